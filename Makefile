@@ -1,0 +1,26 @@
+# tempmail. `make run` starts the service; `make test` runs everything CI runs.
+GO ?= go
+BIN := bin/tempmail
+
+.PHONY: build run test vet fmt-check clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/tempmail
+
+# The service with embedded NATS: data in ./data, HTTP on 127.0.0.1:8080,
+# SMTP on 127.0.0.1:2525, domain tempmail.test.
+run: build
+	./$(BIN) serve --data-dir ./data --http-addr 127.0.0.1:8080 --smtp-addr 127.0.0.1:2525 --domains tempmail.test
+
+test: fmt-check vet
+	$(GO) test -race -count=1 -timeout 10m ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+clean:
+	rm -rf bin

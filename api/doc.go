@@ -1,0 +1,12 @@
+// Package api serves tempmail over HTTP: the three API families of SPEC.md
+// and API.md (A, the inbox API under /api/; B, the mailbox API under
+// /api/mailstore/ and /api/create-temp-email/; C, the token API at the root)
+// and the operational endpoints. Handlers read views through the projections
+// Reader and change state only by publishing events through the events
+// Store, waiting until their own event is applied before they answer
+// (read-your-writes). The command logic they share (creating inboxes,
+// recording domains) lives in commands.go.
+//
+// Error kinds become statuses and each family's body shape in one place,
+// errors.go.
+package api

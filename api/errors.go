@@ -1,0 +1,87 @@
+package api
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"tempmail"
+)
+
+// family selects the error body shape (API.md "Error bodies").
+type family int
+
+const (
+	familyA   family = iota // {"detail": ...} for 401/404/405/415, {"error": ...} otherwise
+	familyB                 // {"success": false, "error": ...}
+	familyC                 // {"error": ...}
+	familyOps               // {"error": ...}
+)
+
+// statusOf is the one mapping from error kinds to HTTP statuses.
+func statusOf(k tempmail.Kind) int {
+	switch k {
+	case tempmail.Invalid:
+		return http.StatusBadRequest
+	case tempmail.NotFound:
+		return http.StatusNotFound
+	case tempmail.Conflict:
+		return http.StatusConflict
+	case tempmail.Unauthorized:
+		return http.StatusUnauthorized
+	case tempmail.Forbidden:
+		return http.StatusForbidden
+	case tempmail.Unavailable:
+		return http.StatusServiceUnavailable
+	case tempmail.TooLarge:
+		return http.StatusRequestEntityTooLarge
+	case tempmail.Unsupported:
+		return http.StatusUnsupportedMediaType
+	}
+	return http.StatusInternalServerError
+}
+
+// writeError answers with err's status and the family's body shape. Internal
+// errors are logged and answered without their details.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, fam family, err error) {
+	kind := tempmail.KindOf(err)
+	status := statusOf(kind)
+	msg := tempmail.Message(err, "internal error")
+	if kind == tempmail.Internal || kind == tempmail.Unavailable {
+		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if kind == tempmail.Unavailable {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeErrorBody(w, fam, status, msg, detailShaped(err))
+}
+
+// detailShaped reports an error that family A writes as {"detail": ...}.
+func detailShaped(err error) bool {
+	var e *tempmail.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Kind {
+	case tempmail.Unauthorized, tempmail.Unsupported:
+		return true
+	case tempmail.NotFound:
+		// Validation-style not-founds ("Domain not found or inactive") are
+		// written as {"error": ...}; the generic one as {"detail": ...}.
+		return e.Msg == notFoundA
+	}
+	return false
+}
+
+const notFoundA = "Not found."
+
+func writeErrorBody(w http.ResponseWriter, fam family, status int, msg string, detail bool) {
+	switch {
+	case fam == familyA && (detail || status == http.StatusMethodNotAllowed):
+		writeJSON(w, status, map[string]string{"detail": msg})
+	case fam == familyB:
+		writeJSON(w, status, map[string]any{"success": false, "error": msg})
+	default:
+		writeJSON(w, status, map[string]string{"error": msg})
+	}
+}

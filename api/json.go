@@ -1,0 +1,71 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"tempmail"
+)
+
+// maxBodyBytes caps API request bodies (API.md); the webhook has its own cap.
+const maxBodyBytes = 1 << 20
+
+// Time is a timestamp as the API writes it: RFC 3339, UTC, microseconds.
+type Time time.Time
+
+const timeLayout = "2006-01-02T15:04:05.000000Z"
+
+// MarshalJSON writes t in the API's layout; the zero time is null.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if time.Time(t).IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + time.Time(t).UTC().Format(timeLayout) + `"`), nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// decodeBody reads a JSON request body into dst. An empty body counts as {};
+// a non-empty body must be JSON (415 otherwise), valid (400) and at most
+// maxBodyBytes (413).
+func decodeBody(r *http.Request, dst any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	if err != nil {
+		return tempmail.Wrap(tempmail.Invalid, err, "could not read the request body")
+	}
+	if len(body) > maxBodyBytes {
+		return tempmail.Errorf(tempmail.TooLarge, "request body is larger than %d bytes", maxBodyBytes)
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return tempmail.Errorf(tempmail.Unsupported, "Unsupported media type %q in request.", ct)
+		}
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	if err := dec.Decode(dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return tempmail.Errorf(tempmail.Invalid, "%s must be of type %s", typeErr.Field, typeErr.Type)
+		}
+		return tempmail.Errorf(tempmail.Invalid, "request body is not valid JSON: %v", err)
+	}
+	if dec.More() {
+		return tempmail.Errorf(tempmail.Invalid, "request body must be a single JSON value")
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"tempmail"
+	"tempmail/config"
+	"tempmail/events"
+	"tempmail/projections"
+)
+
+// Server holds what the handlers need. Its fields are set once by New.
+type Server struct {
+	cfg    config.Config
+	store  *events.Store
+	views  *projections.Reader
+	log    *slog.Logger
+	ready  atomic.Bool
+	router chi.Router
+}
+
+// New returns a Server; it answers 503 on /healthz until SetReady(true).
+func New(cfg config.Config, store *events.Store, views *projections.Reader, log *slog.Logger) *Server {
+	s := &Server{cfg: cfg, store: store, views: views, log: log}
+	s.router = s.routes()
+	return s
+}
+
+// SetReady switches /healthz between 200 and 503.
+func (s *Server) SetReady(ok bool) { s.ready.Store(ok) }
+
+// ServeHTTP makes Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+func (s *Server) routes() chi.Router {
+	r := chi.NewRouter()
+	// Every path is served with and without its trailing slash, no redirect.
+	r.Use(middleware.StripSlashes)
+	r.Use(middleware.Recoverer)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeErrorBody(w, familyOf(r), http.StatusNotFound, notFoundFor(r), true)
+	})
+	r.MethodNotAllowed(s.methodNotAllowed)
+
+	r.Get("/healthz", s.healthz)
+
+	// Family C: the token API.
+	r.Post("/inboxes", s.createTokenInbox)
+	r.Get("/inboxes/{token}/messages", s.tokenMessages)
+	return r
+}
+
+// familyOf tells which family a path belongs to, for error shapes.
+func familyOf(r *http.Request) family {
+	p := r.URL.Path
+	switch {
+	case strings.HasPrefix(p, "/api/mailstore/") || strings.HasPrefix(p, "/api/create-temp-email"):
+		return familyB
+	case strings.HasPrefix(p, "/api/"):
+		return familyA
+	case strings.HasPrefix(p, "/inboxes") || strings.HasPrefix(p, "/address/"):
+		return familyC
+	}
+	return familyOps
+}
+
+func notFoundFor(r *http.Request) string {
+	if familyOf(r) == familyA {
+		return notFoundA
+	}
+	return "Not found"
+}
+
+
+
+// methodNotAllowed answers 405 with the Allow header. chi drops the allowed
+// methods when the handler is custom, so they are found by asking the router.
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if s.router.Match(chi.NewRouteContext(), m, path) {
+			w.Header().Add("Allow", m)
+		}
+	}
+	msg := "Method \"" + r.Method + "\" not allowed."
+	writeErrorBody(w, familyOf(r), http.StatusMethodNotAllowed, msg, true)
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	if !s.ready.Load() {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// errNotFoundInbox is family C's answer for unknown and expired tokens.
+var errNotFoundInbox = tempmail.Errorf(tempmail.NotFound, "Inbox not found")

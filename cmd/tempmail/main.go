@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"tempmail/config"
+)
+
+// shutdownGrace bounds a graceful stop: stop accepting, finish in-flight
+// work, stop NATS.
+const shutdownGrace = 5 * time.Second
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+const usage = `usage: tempmail <command> [flags]
+
+commands:
+  serve     run the service (HTTP, SMTP, embedded NATS)
+  rebuild   replay the event log into fresh views (the server must be stopped)
+  version   print the version
+
+Run 'tempmail <command> -h' for the flags of a command.
+`
+
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "tempmail", version())
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "serve", "rebuild":
+	default:
+		fmt.Fprintf(stderr, "tempmail: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	cfg, err := config.Parse(cmd, rest, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "tempmail: %v\n", err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if cmd == "rebuild" {
+		err = rebuild(ctx, cfg, log, stdout)
+	} else {
+		err = serve(ctx, cfg, log)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "tempmail: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	svc, err := Start(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	svc.Shutdown(sctx)
+	log.Info("stopped")
+	return nil
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v := bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += " " + s.Value[:12]
+			}
+		}
+		return v
+	}
+	return "unknown"
+}

@@ -1,0 +1,289 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of a tempmail process.
+type Config struct {
+	DataDir  string // where the embedded NATS server keeps its store, and the generated API token
+	HTTPAddr string // listener for the three API families and /healthz
+	SMTPAddr string // listener for inbound SMTP
+	Domains  []string
+	NATSURL  string // empty: run NATS embedded in this process
+
+	APIToken     string // family A token; empty: generated on first start and kept in DataDir
+	ReadKey      string // family C read key; empty: reads need no key
+	RequireToken bool   // every family A endpoint needs the token, not only the webhook
+
+	MinInboxTTL      time.Duration
+	MaxInboxTTL      time.Duration
+	TokenInboxTTL    time.Duration // lifetime of family C inboxes
+	MessageRetention time.Duration // age at which family B messages are deleted
+
+	MaxMessageBytes     int64
+	MaxMessagesPerInbox int
+
+	LogLevel slog.Level
+}
+
+// Default returns the configuration that API.md and README.md describe.
+func Default() Config {
+	var c Config
+	for _, o := range options() {
+		if err := o.set(&c, o.def); err != nil {
+			panic("config: bad default for --" + o.name + ": " + err.Error())
+		}
+	}
+	return c
+}
+
+// EnvName is the environment twin of a flag: --data-dir -> TEMPMAIL_DATA_DIR.
+func EnvName(flagName string) string {
+	return "TEMPMAIL_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+type option struct {
+	name  string
+	def   string
+	usage string
+	set   func(c *Config, v string) error // the error says what is allowed
+}
+
+func options() []option {
+	return []option{
+		{"data-dir", "./data", "directory for the event store and views", func(c *Config, v string) error {
+			if strings.TrimSpace(v) == "" {
+				return errors.New("must be a directory path")
+			}
+			c.DataDir = v
+			return nil
+		}},
+		{"http-addr", "127.0.0.1:8080", "HTTP listen address (host:port)", func(c *Config, v string) error {
+			return hostPort(&c.HTTPAddr, v)
+		}},
+		{"smtp-addr", "127.0.0.1:2525", "SMTP listen address (host:port)", func(c *Config, v string) error {
+			return hostPort(&c.SMTPAddr, v)
+		}},
+		{"domains", "tempmail.test", "comma-separated mail domains; the first is family B's and family C's default", func(c *Config, v string) error {
+			d, err := domains(v)
+			c.Domains = d
+			return err
+		}},
+		{"nats-url", "", "NATS server URL(s); empty runs NATS embedded with data in --data-dir", func(c *Config, v string) error {
+			for _, u := range strings.Split(v, ",") {
+				if u = strings.TrimSpace(u); u != "" && !strings.Contains(u, "://") {
+					return errors.New("must be empty or URLs such as nats://host:4222, separated by commas")
+				}
+			}
+			c.NATSURL = strings.TrimSpace(v)
+			return nil
+		}},
+		{"api-token", "", "family A API token; empty: generated on first start and kept in --data-dir", func(c *Config, v string) error {
+			return secret(&c.APIToken, v)
+		}},
+		{"read-key", "", "family C read key for latest, otp and address/latest; empty: no key needed", func(c *Config, v string) error {
+			return secret(&c.ReadKey, v)
+		}},
+		{"require-token", "false", "require the API token on every family A endpoint", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.RequireToken = b
+			return nil
+		}},
+		{"min-inbox-ttl", "60s", "smallest family A inbox ttl", func(c *Config, v string) error {
+			return duration(&c.MinInboxTTL, v)
+		}},
+		{"max-inbox-ttl", "168h", "largest family A inbox ttl", func(c *Config, v string) error {
+			return duration(&c.MaxInboxTTL, v)
+		}},
+		{"token-inbox-ttl", "24h", "lifetime of family C inboxes", func(c *Config, v string) error {
+			return duration(&c.TokenInboxTTL, v)
+		}},
+		{"message-retention", "2160h", "age at which family B messages are deleted", func(c *Config, v string) error {
+			return duration(&c.MessageRetention, v)
+		}},
+		{"max-message-bytes", "25MiB", "largest accepted message (bytes, or with KiB/MiB suffix)", func(c *Config, v string) error {
+			n, err := byteSize(v)
+			if err != nil || n < 1<<10 || n > 1<<30 {
+				return errors.New("must be a size from 1KiB to 1GiB, such as 26214400 or 25MiB")
+			}
+			c.MaxMessageBytes = n
+			return nil
+		}},
+		{"max-messages-per-inbox", "1000", "messages kept per inbox; the oldest is deleted beyond", func(c *Config, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 100000 {
+				return errors.New("must be a whole number from 1 to 100000")
+			}
+			c.MaxMessagesPerInbox = n
+			return nil
+		}},
+		{"log-level", "info", "debug, info, warn or error", func(c *Config, v string) error {
+			switch strings.ToLower(v) {
+			case "debug":
+				c.LogLevel = slog.LevelDebug
+			case "info":
+				c.LogLevel = slog.LevelInfo
+			case "warn", "warning":
+				c.LogLevel = slog.LevelWarn
+			case "error":
+				c.LogLevel = slog.LevelError
+			default:
+				return errors.New("must be debug, info, warn or error")
+			}
+			return nil
+		}},
+	}
+}
+
+// Parse reads flags from args, falling back to the TEMPMAIL_* variables that
+// getenv returns and then to the defaults. A flag given on the command line
+// wins over its environment twin. Usage goes to out on -h. The error names the
+// flag (and the variable, when the value came from there) and what is allowed.
+func Parse(command string, args []string, getenv func(string) string, out io.Writer) (Config, error) {
+	fs := flag.NewFlagSet("tempmail "+command, flag.ContinueOnError)
+	fs.SetOutput(out)
+	opts := options()
+	raw := make(map[string]*string, len(opts))
+	for _, o := range opts {
+		raw[o.name] = fs.String(o.name, o.def, o.usage+" (env "+EnvName(o.name)+")")
+	}
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q (flags look like --data-dir ./data)", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+
+	var c Config
+	for _, o := range opts {
+		v, from := *raw[o.name], "--"+o.name
+		if !given[o.name] {
+			if ev := getenv(EnvName(o.name)); ev != "" {
+				v, from = ev, EnvName(o.name)+" (--"+o.name+")"
+			}
+		}
+		if err := o.set(&c, v); err != nil {
+			return Config{}, fmt.Errorf("invalid %s %q: %v", from, v, err)
+		}
+	}
+	return c, c.check()
+}
+
+// check validates what no single flag can: relations between flags.
+func (c Config) check() error {
+	if c.MinInboxTTL > c.MaxInboxTTL {
+		return fmt.Errorf("invalid --min-inbox-ttl %s: must not exceed --max-inbox-ttl %s", c.MinInboxTTL, c.MaxInboxTTL)
+	}
+	return nil
+}
+
+func hostPort(dst *string, v string) error {
+	host, port, err := net.SplitHostPort(v)
+	if err == nil {
+		var p int
+		p, err = strconv.Atoi(port)
+		if err == nil && (p < 0 || p > 65535) {
+			err = errors.New("port out of range")
+		}
+	}
+	if err != nil || strings.ContainsAny(host, " /") {
+		return errors.New("must be host:port, such as 127.0.0.1:8080 or :8080")
+	}
+	*dst = v
+	return nil
+}
+
+func secret(dst *string, v string) error {
+	if strings.ContainsAny(v, " \t\r\n") {
+		return errors.New("must not contain white space")
+	}
+	*dst = v
+	return nil
+}
+
+// duration accepts Go durations (90s, 10m, 24h) and whole days (90d).
+func duration(dst *time.Duration, v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil && strings.HasSuffix(v, "d") {
+		var n int
+		n, err = strconv.Atoi(strings.TrimSuffix(v, "d"))
+		d = time.Duration(n) * 24 * time.Hour
+	}
+	if err != nil || d < time.Second || d > 100*365*24*time.Hour {
+		return errors.New("must be a duration of at least 1s, such as 90s, 10m, 24h or 90d")
+	}
+	*dst = d
+	return nil
+}
+
+func byteSize(v string) (int64, error) {
+	mult := int64(1)
+	for _, s := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"B", 1}} {
+		if strings.HasSuffix(v, s.suffix) {
+			v, mult = strings.TrimSuffix(v, s.suffix), s.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n < 0 {
+		return 0, errors.New("not a size")
+	}
+	return n * mult, nil
+}
+
+func domains(v string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, d := range strings.Split(v, ",") {
+		d = strings.ToLower(strings.TrimSpace(d))
+		if d == "" {
+			continue
+		}
+		if !isHostname(d) {
+			return nil, fmt.Errorf("%q is not a domain name; must be domain names such as mail.example.com, separated by commas", d)
+		}
+		if seen[d] {
+			return nil, fmt.Errorf("%q is listed twice", d)
+		}
+		seen[d] = true
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("must list at least one domain, such as tempmail.test")
+	}
+	return out, nil
+}
+
+func isHostname(s string) bool {
+	if len(s) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(s, ".") {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,6 @@
+// Package tempmail holds the few things every part of the service shares:
+// the error kinds that the api maps to HTTP statuses and SMTP replies, and
+// address normalisation. It has no dependencies on the rest of the module and
+// must stay that way; the packages below it (events, projections, ingest, api,
+// config) own everything else.
+package tempmail

@@ -1,0 +1,14 @@
+// Package events owns the log that is tempmail's only source of truth: the
+// event types and their JSON encoding with schema versions, the subjects that
+// carry an aggregate (an inbox address, or the domain list) and its partition,
+// the JetStream event stream and raw-message object store, and the NATS
+// connection itself, embedded in the process or external.
+//
+// Publishing goes through Store, which gives every write the guarantees the
+// rest of the service relies on: Nats-Msg-Id deduplication for retried
+// ingests, and expected-last-subject-sequence checks so that the stream, not
+// the caller, decides races (two claims of one address, mail racing an
+// inbox's deletion).
+//
+// This package never reads or writes views; that is the projections package.
+package events

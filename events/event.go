@@ -1,0 +1,238 @@
+package events
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Type names an event. Each type has a schema version; decoding an event of
+// an unknown type or version is an error, never a silent skip, so that an old
+// binary cannot quietly build wrong views from a newer log.
+type Type string
+
+const (
+	TypeDomainAdded       Type = "DomainAdded"
+	TypeDomainDeactivated Type = "DomainDeactivated"
+	TypeInboxCreated      Type = "InboxCreated"
+	TypeInboxDeleted      Type = "InboxDeleted"
+	TypeInboxExpired      Type = "InboxExpired"
+	TypeMailReceived      Type = "MailReceived"
+	TypeMarkedRead        Type = "MarkedRead"
+	TypeDeleted           Type = "Deleted"
+)
+
+// Payload is the body of one event.
+type Payload interface {
+	// EventType is the Type the payload is recorded under.
+	EventType() Type
+}
+
+// Schema versions of the payloads this build writes and reads.
+const (
+	domainAddedV       = 1
+	domainDeactivatedV = 1
+	inboxCreatedV      = 1
+	inboxDeletedV      = 1
+	inboxExpiredV      = 1
+	mailReceivedV      = 1
+	markedReadV        = 1
+	deletedV           = 1
+)
+
+// DomainAdded records a configured domain, active from now on. The id is
+// assigned once and never changes; re-adding an inactive domain reuses it.
+type DomainAdded struct {
+	ID   int    `json:"id"`
+	Name string `json:"name"`
+}
+
+// DomainDeactivated records that a domain left the configuration.
+type DomainDeactivated struct {
+	ID   int    `json:"id"`
+	Name string `json:"name"`
+}
+
+// Family says through which API an inbox was made. It decides its lifetime
+// rules; every family can read every inbox.
+type Family string
+
+const (
+	FamilyA Family = "A" // inbox API: lifetime from ttl
+	FamilyB Family = "B" // mailbox API: never expires, messages retained
+	FamilyC Family = "C" // token API: lifetime from --token-inbox-ttl
+)
+
+// InboxCreated claims an address for a new inbox. It is published on the
+// address's lifecycle subject with the expected last sequence of that subject,
+// so two claims of one address cannot both succeed.
+type InboxCreated struct {
+	InboxID   string    `json:"inbox_id"`
+	Address   string    `json:"address"`
+	Token     string    `json:"token"`
+	Family    Family    `json:"family"`
+	DomainID  int       `json:"domain_id"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"` // zero: never
+	TTL       int64     `json:"ttl,omitempty"`       // seconds, as asked through family A
+}
+
+// InboxDeleted ends an inbox at a user's request.
+type InboxDeleted struct {
+	InboxID string `json:"inbox_id"`
+	Address string `json:"address"`
+}
+
+// InboxExpired ends an inbox whose lifetime ran out.
+type InboxExpired struct {
+	InboxID string `json:"inbox_id"`
+	Address string `json:"address"`
+}
+
+// Attachment describes one attachment of a received message. Its bytes stay
+// in the raw message; Part locates them there.
+type Attachment struct {
+	ID          string `json:"id"`
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+	Part        string `json:"part"` // MIME part path, e.g. "1.2"
+}
+
+// MailReceived records one message delivered to one inbox. The raw message
+// travels inline when small and lives in the object store when large; either
+// way the parsed, bounded summary is here so that projections never parse.
+type MailReceived struct {
+	InboxID    string    `json:"inbox_id"`
+	MessageID  string    `json:"message_id"` // UUIDv7, sorts by arrival
+	Address    string    `json:"address"`    // the recipient inbox address
+	ReceivedAt time.Time `json:"received_at"`
+	Size       int64     `json:"size"` // bytes of the raw message
+	Raw        []byte    `json:"raw,omitempty"`
+	RawObject  string    `json:"raw_object,omitempty"`
+
+	MailFrom        string            `json:"mail_from,omitempty"` // SMTP envelope sender
+	From            string            `json:"from"`
+	FromName        string            `json:"from_name,omitempty"`
+	To              []string          `json:"to,omitempty"`
+	Cc              []string          `json:"cc,omitempty"`
+	Subject         string            `json:"subject,omitempty"`
+	Date            time.Time         `json:"date,omitzero"`
+	HeaderMessageID string            `json:"header_message_id,omitempty"`
+	Text            string            `json:"text,omitempty"`
+	HTML            string            `json:"html,omitempty"`
+	Headers         map[string]string `json:"headers,omitempty"`
+	Attachments     []Attachment      `json:"attachments,omitempty"`
+}
+
+// MarkedRead records that a message was read.
+type MarkedRead struct {
+	InboxID   string `json:"inbox_id"`
+	MessageID string `json:"message_id"`
+}
+
+// Deleted records that a message was deleted.
+type Deleted struct {
+	InboxID   string `json:"inbox_id"`
+	MessageID string `json:"message_id"`
+}
+
+func (DomainAdded) EventType() Type       { return TypeDomainAdded }
+func (DomainDeactivated) EventType() Type { return TypeDomainDeactivated }
+func (InboxCreated) EventType() Type      { return TypeInboxCreated }
+func (InboxDeleted) EventType() Type      { return TypeInboxDeleted }
+func (InboxExpired) EventType() Type      { return TypeInboxExpired }
+func (MailReceived) EventType() Type      { return TypeMailReceived }
+func (MarkedRead) EventType() Type        { return TypeMarkedRead }
+func (Deleted) EventType() Type           { return TypeDeleted }
+
+// envelope is the JSON form of an event in the stream.
+type envelope struct {
+	Type    Type            `json:"type"`
+	Version int             `json:"v"`
+	Time    time.Time       `json:"time"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// Event is a decoded event with its place in the stream.
+type Event struct {
+	Seq       uint64 // stream sequence
+	Subject   string
+	Partition string
+	Time      time.Time // when it was published
+	Payload   Payload
+}
+
+// Encode returns the JSON form of p, stamped with time at.
+func Encode(p Payload, at time.Time) ([]byte, error) {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(envelope{Type: p.EventType(), Version: versionOf(p.EventType()), Time: at.UTC(), Data: data})
+}
+
+// Decode parses an event written by Encode. The payload is a pointer
+// (*InboxCreated, *MailReceived, ...).
+func Decode(b []byte) (Payload, time.Time, error) {
+	var env envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, time.Time{}, fmt.Errorf("decode event: %w", err)
+	}
+	if v := versionOf(env.Type); v == 0 {
+		return nil, env.Time, fmt.Errorf("decode event: unknown type %q", env.Type)
+	} else if env.Version != v {
+		return nil, env.Time, fmt.Errorf("decode event: %s version %d is not supported (this build reads version %d)", env.Type, env.Version, v)
+	}
+	p := newPayload(env.Type)
+	if err := json.Unmarshal(env.Data, p); err != nil {
+		return nil, env.Time, fmt.Errorf("decode %s: %w", env.Type, err)
+	}
+	return p, env.Time, nil
+}
+
+func versionOf(t Type) int {
+	switch t {
+	case TypeDomainAdded:
+		return domainAddedV
+	case TypeDomainDeactivated:
+		return domainDeactivatedV
+	case TypeInboxCreated:
+		return inboxCreatedV
+	case TypeInboxDeleted:
+		return inboxDeletedV
+	case TypeInboxExpired:
+		return inboxExpiredV
+	case TypeMailReceived:
+		return mailReceivedV
+	case TypeMarkedRead:
+		return markedReadV
+	case TypeDeleted:
+		return deletedV
+	}
+	return 0
+}
+
+// newPayload returns a pointer to an empty payload of type t; decoded events
+// are always pointers, so consumers switch on *InboxCreated and the like.
+func newPayload(t Type) Payload {
+	switch t {
+	case TypeDomainAdded:
+		return &DomainAdded{}
+	case TypeDomainDeactivated:
+		return &DomainDeactivated{}
+	case TypeInboxCreated:
+		return &InboxCreated{}
+	case TypeInboxDeleted:
+		return &InboxDeleted{}
+	case TypeInboxExpired:
+		return &InboxExpired{}
+	case TypeMailReceived:
+		return &MailReceived{}
+	case TypeMarkedRead:
+		return &MarkedRead{}
+	case TypeDeleted:
+		return &Deleted{}
+	}
+	panic("events: no payload for " + t)
+}

@@ -1,0 +1,207 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail"
+)
+
+const (
+	// StreamName is the event stream.
+	StreamName = "EVENTS"
+	// RawBucket is the object store of raw messages too large to travel
+	// inside their MailReceived event.
+	RawBucket = "RAW"
+
+	partitionsKey = "tempmail_partitions"
+	// DefaultPartitions is the partition count of a new stream.
+	DefaultPartitions = 16
+	// DedupeWindow bounds how long a retried ingest is recognised by its
+	// Nats-Msg-Id.
+	DedupeWindow = 2 * time.Minute
+)
+
+// StoreConfig shapes the stream when it is first created.
+type StoreConfig struct {
+	Partitions int // used only when the stream is created; fixed afterwards
+	Replicas   int // 1, or 3 on a cluster
+}
+
+// Store publishes events and owns the stream and raw object store.
+type Store struct {
+	js         jetstream.JetStream
+	stream     jetstream.Stream
+	raw        jetstream.ObjectStore
+	partitions int
+}
+
+// Ack says where an event landed.
+type Ack struct {
+	Seq       uint64
+	Partition string
+	Duplicate bool // a retry of an event already in the stream
+}
+
+// OpenStore creates or updates the stream and the raw object store. Running it
+// again, or on several nodes at once, changes nothing.
+func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*Store, error) {
+	if cfg.Replicas == 0 {
+		cfg.Replicas = 1
+	}
+	partitions := cfg.Partitions
+	if partitions <= 0 {
+		partitions = DefaultPartitions
+	}
+	if st, err := js.Stream(ctx, StreamName); err == nil {
+		// The partition count is part of every subject, so the stream's own
+		// record wins over configuration.
+		if n, err := strconv.Atoi(st.CachedInfo().Config.Metadata[partitionsKey]); err == nil && n > 0 {
+			partitions = n
+		}
+	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, fmt.Errorf("look up stream %s: %w", StreamName, err)
+	}
+
+	stream, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        StreamName,
+		Description: "tempmail events: the source of truth",
+		Subjects:    []string{subjectRoot + ".>"},
+		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
+		Retention:   jetstream.LimitsPolicy,
+		Discard:     jetstream.DiscardOld,
+		Duplicates:  DedupeWindow,
+		// Expiry and retention are fired by the server itself (per-message
+		// TTLs and schedules), so they survive restarts and fire once.
+		AllowMsgTTL:       true,
+		AllowMsgSchedules: true,
+		Metadata:          map[string]string{partitionsKey: strconv.Itoa(partitions)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create stream %s: %w", StreamName, err)
+	}
+	raw, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		Bucket:      RawBucket,
+		Description: "raw messages too large for their event",
+		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create object store %s: %w", RawBucket, err)
+	}
+	return &Store{js: js, stream: stream, raw: raw, partitions: partitions}, nil
+}
+
+// Stream is the event stream, for consumers.
+func (s *Store) Stream() jetstream.Stream { return s.stream }
+
+// Raw is the object store of large raw messages.
+func (s *Store) Raw() jetstream.ObjectStore { return s.raw }
+
+// Partitions lists every partition token: "sys" first, then p0..pN-1.
+func (s *Store) Partitions() []string {
+	parts := []string{SysPartition}
+	for i := 0; i < s.partitions; i++ {
+		parts = append(parts, PartitionName(i))
+	}
+	return parts
+}
+
+// PartitionOfAddress returns the partition holding an address's events.
+func (s *Store) PartitionOfAddress(addr string) string { return partitionFor(addr, s.partitions) }
+
+// LastSeq is the sequence of the newest event in the stream.
+func (s *Store) LastSeq(ctx context.Context) (uint64, error) {
+	info, err := s.stream.Info(ctx)
+	if err != nil {
+		return 0, unavailable(err)
+	}
+	return info.State.LastSeq, nil
+}
+
+// AppendDomainEvent publishes a DomainAdded or DomainDeactivated, expecting
+// the domain list's last event to be at expectSeq (0: none yet).
+func (s *Store) AppendDomainEvent(ctx context.Context, p Payload, expectSeq uint64) (Ack, error) {
+	ack, err := s.publish(ctx, domainsSubject, p, jetstream.WithExpectLastSequencePerSubject(expectSeq))
+	if isWrongLastSeq(err) {
+		return ack, tempmail.Wrap(tempmail.Conflict, err, "the domain list changed concurrently")
+	}
+	return ack, err
+}
+
+// CreateInbox claims ev.Address for a new inbox. lastLifecycleSeq is the
+// sequence of the address's last lifecycle event (0 if it never had an
+// inbox); when another claim got there first, the error is of kind Conflict.
+func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleSeq uint64) (Ack, error) {
+	subj := inboxSubject(s.PartitionOfAddress(ev.Address), ev.Address)
+	ack, err := s.publish(ctx, subj, ev, jetstream.WithExpectLastSequencePerSubject(lastLifecycleSeq))
+	if isWrongLastSeq(err) {
+		return ack, tempmail.Wrap(tempmail.Conflict, err, "address already taken")
+	}
+	return ack, err
+}
+
+// EndInbox publishes an InboxDeleted or InboxExpired for the inbox whose
+// InboxCreated is at createdSeq. If the inbox already ended, the error is of
+// kind NotFound.
+func (s *Store) EndInbox(ctx context.Context, addr string, p Payload, createdSeq uint64) (Ack, error) {
+	subj := inboxSubject(s.PartitionOfAddress(addr), addr)
+	ack, err := s.publish(ctx, subj, p, jetstream.WithExpectLastSequencePerSubject(createdSeq))
+	if isWrongLastSeq(err) {
+		return ack, tempmail.Wrap(tempmail.NotFound, err, "inbox not found")
+	}
+	return ack, err
+}
+
+// DeliverMail publishes a MailReceived for the inbox created at createdSeq.
+// If that inbox has ended meanwhile, nothing is stored and the error is of
+// kind NotFound. dedupeID makes a retried delivery of the same bytes to the
+// same recipient a no-op within DedupeWindow (Ack.Duplicate is then true).
+func (s *Store) DeliverMail(ctx context.Context, ev MailReceived, createdSeq uint64, dedupeID string) (Ack, error) {
+	part := s.PartitionOfAddress(ev.Address)
+	ack, err := s.publish(ctx, messageSubject(part, ev.Address, ev.MessageID), ev,
+		jetstream.WithExpectLastSequenceForSubject(createdSeq, inboxSubject(part, ev.Address)),
+		jetstream.WithMsgID(dedupeID))
+	if isWrongLastSeq(err) {
+		return ack, tempmail.Wrap(tempmail.NotFound, err, "inbox not found or expired")
+	}
+	return ack, err
+}
+
+// AppendMessageEvent publishes a MarkedRead or Deleted for one message.
+func (s *Store) AppendMessageEvent(ctx context.Context, addr, messageID string, p Payload) (Ack, error) {
+	return s.publish(ctx, messageSubject(s.PartitionOfAddress(addr), addr, messageID), p)
+}
+
+func (s *Store) publish(ctx context.Context, subject string, p Payload, opts ...jetstream.PublishOpt) (Ack, error) {
+	data, err := Encode(p, time.Now())
+	if err != nil {
+		return Ack{}, err
+	}
+	pa, err := s.js.Publish(ctx, subject, data, opts...)
+	if err != nil {
+		if isWrongLastSeq(err) {
+			return Ack{}, err
+		}
+		return Ack{}, unavailable(err)
+	}
+	return Ack{Seq: pa.Sequence, Partition: PartitionOf(subject), Duplicate: pa.Duplicate}, nil
+}
+
+// isWrongLastSeq reports a failed expected-sequence check: 10071 on a single
+// node, 10164 on replicated streams.
+func isWrongLastSeq(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
+
+func unavailable(err error) error {
+	return tempmail.Wrap(tempmail.Unavailable, err, "the event store is unavailable; try again")
+}

@@ -1,0 +1,60 @@
+package events
+
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Subjects carry the aggregate and its partition:
+//
+//	ev.sys.domains                          domain list (DomainAdded, DomainDeactivated)
+//	ev.<part>.<addrKey>.inbox               inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
+//	ev.<part>.<addrKey>.msg.<messageID>     one message (MailReceived, MarkedRead, Deleted)
+//
+// The address is the aggregate: its lifecycle subject holds at most one live
+// inbox at a time, so claiming an address is one publish with the subject's
+// expected last sequence, and delivering mail is one publish that expects the
+// inbox's creation to still be the last lifecycle event. <part> is "p<n>" with
+// n = xxhash(address) mod the partition count fixed at stream creation.
+const (
+	subjectRoot    = "ev"
+	SysPartition   = "sys"
+	domainsSubject = subjectRoot + "." + SysPartition + ".domains"
+)
+
+// AddressKey encodes a normalised address as a subject token and KV key:
+// exact (no hashing, no collisions) and free of '.', '*', '>' and spaces.
+func AddressKey(addr string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(addr))
+}
+
+// PartitionName is the subject token of partition i.
+func PartitionName(i int) string { return "p" + strconv.Itoa(i) }
+
+// PartitionOf returns the partition token of an event subject.
+func PartitionOf(subject string) string {
+	rest, ok := strings.CutPrefix(subject, subjectRoot+".")
+	if !ok {
+		return ""
+	}
+	part, _, _ := strings.Cut(rest, ".")
+	return part
+}
+
+// PartitionFilter is the subject filter of one partition's events.
+func PartitionFilter(part string) string { return subjectRoot + "." + part + ".>" }
+
+func partitionFor(addr string, n int) string {
+	return PartitionName(int(xxhash.Sum64String(addr) % uint64(n)))
+}
+
+func inboxSubject(part, addr string) string {
+	return subjectRoot + "." + part + "." + AddressKey(addr) + ".inbox"
+}
+
+func messageSubject(part, addr, messageID string) string {
+	return subjectRoot + "." + part + "." + AddressKey(addr) + ".msg." + messageID
+}

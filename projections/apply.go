@@ -1,0 +1,339 @@
+package projections
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"tempmail/events"
+)
+
+// apply applies one event to the views. Writes are ordered so that the entry
+// a reader reaches first (the inbox, the address) changes last; the sequence
+// check on every entry makes a repeated or resumed application harmless.
+func apply(ctx context.Context, st viewStore, seq uint64, p events.Payload) error {
+	t := &tx{ctx: ctx, st: st, seq: seq}
+	switch ev := p.(type) {
+	case *events.DomainAdded:
+		return t.setDomain(ev.ID, ev.Name, true)
+	case *events.DomainDeactivated:
+		return t.setDomain(ev.ID, ev.Name, false)
+	case *events.InboxCreated:
+		return t.inboxCreated(ev)
+	case *events.InboxDeleted:
+		return t.inboxEnded(ev.InboxID, ev.Address)
+	case *events.InboxExpired:
+		return t.inboxEnded(ev.InboxID, ev.Address)
+	case *events.MailReceived:
+		return t.mailReceived(ev)
+	case *events.MarkedRead:
+		return t.markedRead(ev)
+	case *events.Deleted:
+		return t.deleted(ev)
+	}
+	return fmt.Errorf("projections: no view handles %s", p.EventType())
+}
+
+func (t *tx) setDomain(id int, name string, active bool) error {
+	var d Domains
+	e, err := t.load(domainsKey, &d)
+	if err != nil || e.applied {
+		return err
+	}
+	i := slices.IndexFunc(d.List, func(x Domain) bool { return x.ID == id })
+	if i < 0 {
+		d.List = append(d.List, Domain{ID: id})
+		i = len(d.List) - 1
+	}
+	d.List[i].Name, d.List[i].Active = name, active
+	slices.SortFunc(d.List, func(a, b Domain) int { return a.ID - b.ID })
+	return t.save(e, &d)
+}
+
+func (t *tx) inboxCreated(ev *events.InboxCreated) error {
+	var in Inbox
+	ie, err := t.load(inboxKey(ev.InboxID), &in)
+	if err != nil {
+		return err
+	}
+	in = Inbox{ID: ev.InboxID, Address: ev.Address, Token: ev.Token, Family: ev.Family,
+		DomainID: ev.DomainID, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: ev.TTL,
+		CreatedSeq: t.seq}
+	if err := t.save(ie, &in); err != nil {
+		return err
+	}
+	var tok TokenRef
+	te, err := t.load(tokenKey(ev.Token), &tok)
+	if err != nil {
+		return err
+	}
+	if err := t.save(te, &TokenRef{InboxID: ev.InboxID}); err != nil {
+		return err
+	}
+	var a Address
+	ae, err := t.load(addressKey(ev.Address), &a)
+	if err != nil {
+		return err
+	}
+	return t.save(ae, &Address{InboxID: ev.InboxID, Live: true, LifecycleSeq: t.seq})
+}
+
+// inboxEnded removes an inbox with all its messages and list pages. The inbox
+// entry goes last: it is the index that finds the rest if this is resumed.
+func (t *tx) inboxEnded(inboxID, addr string) error {
+	var in Inbox
+	ie, err := t.load(inboxKey(inboxID), &in)
+	if err != nil || ie.applied || !live(ie, &in) {
+		return err
+	}
+	for _, n := range in.Pages {
+		var pg Page
+		pe, err := t.load(pageKey(inboxID, n), &pg)
+		if err != nil {
+			return err
+		}
+		for _, s := range pg.Items {
+			var m Message
+			me, err := t.load(messageKey(s.ID), &m)
+			if err != nil {
+				return err
+			}
+			if err := t.remove(me); err != nil {
+				return err
+			}
+		}
+		if err := t.remove(pe); err != nil {
+			return err
+		}
+	}
+	var tok TokenRef
+	te, err := t.load(tokenKey(in.Token), &tok)
+	if err != nil {
+		return err
+	}
+	if err := t.remove(te); err != nil {
+		return err
+	}
+	var a Address
+	ae, err := t.load(addressKey(addr), &a)
+	if err != nil {
+		return err
+	}
+	if err := t.save(ae, &Address{InboxID: inboxID, Live: false, LifecycleSeq: t.seq}); err != nil {
+		return err
+	}
+	return t.remove(ie)
+}
+
+func (t *tx) mailReceived(ev *events.MailReceived) error {
+	var in Inbox
+	ie, err := t.load(inboxKey(ev.InboxID), &in)
+	if err != nil || ie.applied || !live(ie, &in) {
+		return err
+	}
+	var m Message
+	me, err := t.load(messageKey(ev.MessageID), &m)
+	if err != nil {
+		return err
+	}
+	if !me.applied {
+		page, err := t.headPage(&in)
+		if err != nil {
+			return err
+		}
+		m = messageFrom(ev, page)
+		if err := t.save(me, &m); err != nil {
+			return err
+		}
+	}
+
+	var pg Page
+	pe, err := t.load(pageKey(in.ID, m.Page), &pg)
+	if err != nil {
+		return err
+	}
+	s := summaryOf(&m)
+	pg.Items = slices.Insert(pg.Items, 0, s)
+	pg.Bytes += summaryBytes(&s)
+	if err := t.save(pe, &pg); err != nil {
+		return err
+	}
+
+	if len(in.Pages) == 0 || in.Pages[0] != m.Page {
+		in.Pages = slices.Insert(in.Pages, 0, m.Page)
+		in.NextPage = m.Page + 1
+	}
+	in.Count++
+	in.Latest = m.ID
+	return t.save(ie, &in)
+}
+
+// headPage chooses the page for a new message: the newest page until it is
+// full, then a new one.
+func (t *tx) headPage(in *Inbox) (int64, error) {
+	if len(in.Pages) == 0 {
+		return in.NextPage, nil
+	}
+	var pg Page
+	if _, err := t.load(pageKey(in.ID, in.Pages[0]), &pg); err != nil {
+		return 0, err
+	}
+	if len(pg.Items) >= pageMaxItems || pg.Bytes >= pageMaxBytes {
+		return in.NextPage, nil
+	}
+	return in.Pages[0], nil
+}
+
+func (t *tx) markedRead(ev *events.MarkedRead) error {
+	var m Message
+	me, err := t.load(messageKey(ev.MessageID), &m)
+	if err != nil || !live(me, &m) || m.InboxID != ev.InboxID {
+		return err
+	}
+	if !m.IsRead {
+		m.IsRead = true
+		if err := t.save(me, &m); err != nil {
+			return err
+		}
+	}
+	var pg Page
+	pe, err := t.load(pageKey(m.InboxID, m.Page), &pg)
+	if err != nil || !live(pe, &pg) {
+		return err
+	}
+	i := slices.IndexFunc(pg.Items, func(s Summary) bool { return s.ID == m.ID })
+	if i < 0 || pg.Items[i].IsRead {
+		return nil
+	}
+	pg.Items[i].IsRead = true
+	return t.save(pe, &pg)
+}
+
+func (t *tx) deleted(ev *events.Deleted) error {
+	var m Message
+	me, err := t.load(messageKey(ev.MessageID), &m)
+	if err != nil {
+		return err
+	}
+	// resumed: this very event already tombstoned the message in an
+	// application that stopped half-way; the page and inbox may still need it.
+	resumed := me.found && m.Gone && m.Seq == t.seq
+	if !resumed && (!live(me, &m) || m.InboxID != ev.InboxID) {
+		return nil
+	}
+	var in Inbox
+	ie, err := t.load(inboxKey(ev.InboxID), &in)
+	if err != nil || !live(ie, &in) {
+		return err
+	}
+	page := m.Page
+	if resumed {
+		if page, err = t.pageHolding(&in, ev.MessageID); err != nil {
+			return err
+		}
+	} else if err := t.remove(me); err != nil {
+		return err
+	}
+
+	var pg Page
+	pe, err := t.load(pageKey(in.ID, page), &pg)
+	if err != nil {
+		return err
+	}
+	if i := slices.IndexFunc(pg.Items, func(s Summary) bool { return s.ID == ev.MessageID }); i >= 0 {
+		pg.Bytes -= summaryBytes(&pg.Items[i])
+		pg.Items = slices.Delete(pg.Items, i, i+1)
+	}
+	if len(pg.Items) == 0 {
+		err = t.remove(pe)
+	} else {
+		err = t.save(pe, &pg)
+	}
+	if err != nil || ie.applied {
+		return err
+	}
+
+	in.Count--
+	// Drop emptied pages from the index. Usually only this page; after a
+	// resumed application any page may have been emptied already.
+	kept := in.Pages[:0]
+	var head *Page
+	for _, n := range in.Pages {
+		if n != page && !resumed && head != nil {
+			kept = append(kept, n) // untouched, and Latest is already known
+			continue
+		}
+		p := pg
+		if n != page {
+			p = Page{}
+			if _, err := t.load(pageKey(in.ID, n), &p); err != nil {
+				return err
+			}
+		}
+		if len(p.Items) > 0 && !p.Gone {
+			kept = append(kept, n)
+			if head == nil {
+				head = &p
+			}
+		}
+	}
+	in.Pages = kept
+	in.Latest = ""
+	if head != nil {
+		in.Latest = head.Items[0].ID
+	}
+	return t.save(ie, &in)
+}
+
+// pageHolding finds the page listing a message, or -1.
+func (t *tx) pageHolding(in *Inbox, messageID string) (int64, error) {
+	for _, n := range in.Pages {
+		var pg Page
+		if _, err := t.load(pageKey(in.ID, n), &pg); err != nil {
+			return 0, err
+		}
+		if slices.ContainsFunc(pg.Items, func(s Summary) bool { return s.ID == messageID }) {
+			return n, nil
+		}
+	}
+	return -1, nil
+}
+
+func messageFrom(ev *events.MailReceived, page int64) Message {
+	return Message{ID: ev.MessageID, InboxID: ev.InboxID, Address: ev.Address, Page: page,
+		ReceivedAt: ev.ReceivedAt, Size: ev.Size, RawObject: ev.RawObject,
+		MailFrom: ev.MailFrom, From: ev.From, FromName: ev.FromName, To: ev.To, Cc: ev.Cc,
+		Subject: ev.Subject, Date: ev.Date, HeaderMessageID: ev.HeaderMessageID,
+		Text: ev.Text, HTML: ev.HTML, Headers: ev.Headers, Attachments: ev.Attachments}
+}
+
+func summaryOf(m *Message) Summary {
+	return Summary{ID: m.ID, From: m.From, FromName: m.FromName, Subject: m.Subject,
+		ReceivedAt: m.ReceivedAt, Size: m.Size, IsRead: m.IsRead,
+		Preview: Preview(m.Text, m.HTML), Attachments: m.Attachments}
+}
+
+// Preview is the first PreviewChars characters of a message's text.
+func Preview(text, html string) string {
+	if text == "" {
+		text = html
+	}
+	if utf8.RuneCountInString(text) <= PreviewChars {
+		return text
+	}
+	n := 0
+	for i := range text {
+		if n == PreviewChars {
+			return text[:i]
+		}
+		n++
+	}
+	return text
+}
+
+func summaryBytes(s *Summary) int {
+	b, _ := json.Marshal(s)
+	return len(b)
+}

@@ -1,0 +1,30 @@
+// Package projections builds and serves the key-value views that every read
+// of the service is answered from. Views are derived from the event stream
+// and only from it: the projection workers here are their only writers, and
+// `tempmail rebuild` can always build them anew by replaying the log.
+//
+// Layout of one views bucket (VIEWS_<generation>):
+//
+//	domains              the domain list
+//	i.<inboxID>          an inbox: its fields, message count, newest message and list pages
+//	a.<addressKey>       which inbox holds an address, and the address's last lifecycle sequence
+//	t.<token>            which inbox a family C token names
+//	m.<messageID>        a message, whole (bodies, headers, attachments)
+//	l.<inboxID>.<page>   one page of an inbox's message list: summaries, newest first
+//	c.<partition>        the last stream sequence applied in a partition
+//
+// Every read is a constant number of KV gets: an inbox by token is two, a
+// message is one, a list is the inbox plus its pages, whose number is bounded
+// by --max-messages-per-inbox. Every entry records the stream sequence it
+// reflects; a write happens only if that sequence is older than the event's,
+// and uses compare-and-swap. Applying an event twice, resuming after a crash
+// half-way through an event, or two workers overlapping during a hand-over
+// therefore change nothing. Deleted entries become short-lived tombstones
+// rather than vanishing, so a late, older event cannot resurrect them.
+//
+// One watcher per process turns view changes into in-memory notifications
+// (Hub): commands wait on it for their own events (read-your-writes), and
+// long-polling requests wait on it for new mail.
+//
+// This package never publishes events and never serves HTTP.
+package projections

@@ -1,0 +1,401 @@
+package projections
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/events"
+)
+
+const (
+	metaBucket    = "META"
+	generationKey = "views"
+	consumerPre   = "views-g"
+	// ackWait bounds how long a partition's event may be in a worker's hands
+	// before the server hands it to another; tombstoneTTL must outlast it.
+	ackWait = 30 * time.Second
+)
+
+// Options configures the views of a process.
+type Options struct {
+	Replicas int // of the views bucket and consumers; 1, or 3 on a cluster
+	Logger   *slog.Logger
+}
+
+// Views is the projection side of one process: it runs a worker per
+// partition that applies events to the current generation's bucket, and one
+// watcher that feeds the Hub. Its Reader answers the handlers' reads.
+type Views struct {
+	*Reader
+	js    jetstream.JetStream
+	store *events.Store
+	gen   int
+	log   *slog.Logger
+	opts  Options
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Open creates or opens the current generation of views. It does not start
+// the workers; Start does.
+func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts Options) (*Views, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Replicas == 0 {
+		opts.Replicas = 1
+	}
+	meta, err := metaKV(ctx, js, opts.Replicas)
+	if err != nil {
+		return nil, err
+	}
+	gen, _, err := currentGeneration(ctx, meta)
+	if err != nil {
+		return nil, err
+	}
+	kv, err := viewsBucket(ctx, js, gen, opts.Replicas)
+	if err != nil {
+		return nil, err
+	}
+	v := &Views{js: js, store: store, gen: gen, log: opts.Logger, opts: opts,
+		Reader: &Reader{kv: kv, hub: NewHub(), parts: store.Partitions()}}
+	return v, nil
+}
+
+func metaKV(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.KeyValue, error) {
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: metaBucket, Description: "tempmail: which views generation is current",
+		History: 1, Storage: jetstream.FileStorage, Replicas: replicas})
+	if err != nil {
+		return nil, fmt.Errorf("create KV %s: %w", metaBucket, err)
+	}
+	return kv, nil
+}
+
+// currentGeneration reads (or on first start records) the views generation.
+func currentGeneration(ctx context.Context, meta jetstream.KeyValue) (int, uint64, error) {
+	for {
+		e, err := meta.Get(ctx, generationKey)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			rev, err := meta.Create(ctx, generationKey, []byte("1"))
+			if errors.Is(err, jetstream.ErrKeyExists) {
+				continue // another node recorded it first
+			}
+			if err != nil {
+				return 0, 0, fmt.Errorf("record views generation: %w", err)
+			}
+			return 1, rev, nil
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("read views generation: %w", err)
+		}
+		gen, err := strconv.Atoi(string(e.Value()))
+		if err != nil || gen < 1 {
+			return 0, 0, fmt.Errorf("views generation %q in KV %s is not a positive number", e.Value(), metaBucket)
+		}
+		return gen, e.Revision(), nil
+	}
+}
+
+func bucketName(gen int) string { return "VIEWS_" + strconv.Itoa(gen) }
+
+func viewsBucket(ctx context.Context, js jetstream.JetStream, gen, replicas int) (jetstream.KeyValue, error) {
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      bucketName(gen),
+		Description: "tempmail views, generation " + strconv.Itoa(gen),
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    replicas,
+		// Enables the per-entry TTL that tombstones use.
+		LimitMarkerTTL: time.Second,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create KV %s: %w", bucketName(gen), err)
+	}
+	return kv, nil
+}
+
+// Generation is the views generation this process serves.
+func (v *Views) Generation() int { return v.gen }
+
+// Start starts the watcher and one worker per partition. They run until Stop.
+func (v *Views) Start(ctx context.Context) error {
+	if err := v.dropOtherGenerations(ctx); err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	v.cancel = cancel
+	if err := v.startWatcher(runCtx); err != nil {
+		cancel()
+		return err
+	}
+	st := newKVStore(v.js, v.kv)
+	for _, part := range v.store.Partitions() {
+		cons, err := v.consumer(ctx, part)
+		if err != nil {
+			cancel()
+			v.wg.Wait()
+			return err
+		}
+		v.wg.Add(1)
+		go func() {
+			defer v.wg.Done()
+			v.work(runCtx, st, part, cons)
+		}()
+	}
+	return nil
+}
+
+// Stop stops the workers after the events they are applying, and the watcher.
+func (v *Views) Stop() {
+	if v.cancel != nil {
+		v.cancel()
+	}
+	v.wg.Wait()
+}
+
+// CaughtUp waits until every partition has applied every event that was in
+// the stream when it was called.
+func (v *Views) CaughtUp(ctx context.Context) error {
+	for _, part := range v.store.Partitions() {
+		cons, err := v.js.Consumer(ctx, events.StreamName, v.consumerName(part))
+		if err != nil {
+			return err
+		}
+		for {
+			info, err := cons.Info(ctx)
+			if err != nil {
+				return err
+			}
+			if info.NumPending == 0 && info.NumAckPending == 0 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("views of partition %s did not catch up: %w", part, ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+func (v *Views) consumerName(part string) string {
+	return consumerPre + strconv.Itoa(v.gen) + "-" + part
+}
+
+// consumer returns the partition's durable consumer, creating it to start
+// after the partition's checkpoint: a rebuilt generation starts where its
+// replay ended, a new one from the beginning.
+func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, error) {
+	name := v.consumerName(part)
+	cons, err := v.js.Consumer(ctx, events.StreamName, name)
+	if err == nil {
+		return cons, nil
+	}
+	if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return nil, fmt.Errorf("look up consumer %s: %w", name, err)
+	}
+	cp, err := v.checkpoint(ctx, part)
+	if err != nil {
+		return nil, err
+	}
+	cfg := jetstream.ConsumerConfig{
+		Durable:       name,
+		Description:   "tempmail views, partition " + part,
+		FilterSubject: events.PartitionFilter(part),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       ackWait,
+		// One event in flight: a partition is applied strictly in order,
+		// also across redeliveries.
+		MaxAckPending: 1,
+		MaxDeliver:    -1,
+		Replicas:      v.opts.Replicas,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	}
+	if cp > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, cp+1
+	}
+	cons, err = v.js.CreateConsumer(ctx, events.StreamName, cfg)
+	if errors.Is(err, jetstream.ErrConsumerExists) {
+		return v.js.Consumer(ctx, events.StreamName, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create consumer %s: %w", name, err)
+	}
+	return cons, nil
+}
+
+// dropOtherGenerations deletes consumers of views generations other than
+// ours, left behind by a rebuild.
+func (v *Views) dropOtherGenerations(ctx context.Context) error {
+	mine := consumerPre + strconv.Itoa(v.gen) + "-"
+	names := v.store.Stream().ConsumerNames(ctx)
+	var stale []string
+	for name := range names.Name() {
+		if strings.HasPrefix(name, consumerPre) && !strings.HasPrefix(name, mine) {
+			stale = append(stale, name)
+		}
+	}
+	if err := names.Err(); err != nil {
+		return fmt.Errorf("list consumers: %w", err)
+	}
+	for _, name := range stale {
+		if err := v.js.DeleteConsumer(ctx, events.StreamName, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return fmt.Errorf("delete stale consumer %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// work applies a partition's events one at a time until ctx ends.
+func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstream.Consumer) {
+	log := v.log.With("partition", part)
+	for ctx.Err() == nil {
+		it, err := cons.Messages()
+		if err != nil {
+			log.Warn("views: cannot consume; retrying", "err", err)
+			sleep(ctx, time.Second)
+			continue
+		}
+		stop := context.AfterFunc(ctx, it.Stop)
+		for {
+			msg, err := it.Next()
+			if err != nil {
+				if !errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+					log.Warn("views: consumer interrupted; resuming", "err", err)
+				}
+				break
+			}
+			v.handle(ctx, st, part, msg, log)
+		}
+		stop()
+		it.Stop()
+	}
+}
+
+// handle applies one event, retrying until it is applied or the worker
+// stops; it never skips ahead, because a later event must not be applied
+// before an earlier one of the same partition.
+func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetstream.Msg, log *slog.Logger) {
+	md, err := msg.Metadata()
+	if err != nil {
+		log.Error("views: message without metadata", "err", err)
+		return
+	}
+	seq := md.Sequence.Stream
+	p, _, err := events.Decode(msg.Data())
+	if err != nil {
+		// A newer schema or a corrupt event: stop this partition (by not
+		// acknowledging) and say so, rather than building wrong views.
+		log.Error("views: cannot decode event; partition halted until a build that reads it runs", "seq", seq, "err", err)
+		_ = msg.NakWithDelay(30 * time.Second)
+		return
+	}
+	for attempt := 0; ; attempt++ {
+		// In-flight work finishes on shutdown: the event's writes are not
+		// cut off by ctx, only bounded in time.
+		actx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		err = apply(actx, st, seq, p)
+		if err == nil {
+			err = v.putCheckpoint(actx, part, seq)
+		}
+		cancel()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errConflict) {
+			log.Warn("views: applying event failed; retrying", "seq", seq, "type", p.EventType(), "err", err)
+		}
+		if !sleep(ctx, backoff(attempt)) {
+			return // stopping; the event will be redelivered
+		}
+	}
+	if err := msg.Ack(); err != nil {
+		log.Debug("views: ack failed; the event will be redelivered and skipped", "seq", seq, "err", err)
+	}
+}
+
+func (v *Views) putCheckpoint(ctx context.Context, part string, seq uint64) error {
+	data, _ := json.Marshal(Checkpoint{Meta{Seq: seq}})
+	if _, err := v.kv.Put(ctx, checkpointKey(part), data); err != nil {
+		return unavailable(err)
+	}
+	return nil
+}
+
+func (v *Views) checkpoint(ctx context.Context, part string) (uint64, error) {
+	var cp Checkpoint
+	data, _, err := newKVStore(v.js, v.kv).get(ctx, checkpointKey(part))
+	if err != nil || data == nil {
+		return 0, err
+	}
+	if err := json.Unmarshal(data, &cp); err != nil {
+		return 0, fmt.Errorf("checkpoint %s: %w", part, err)
+	}
+	return cp.Seq, nil
+}
+
+// startWatcher starts the process's one watcher: checkpoints and inbox
+// changes become Hub notifications.
+func (v *Views) startWatcher(ctx context.Context) error {
+	w, err := v.kv.WatchFiltered(ctx, []string{"c.*", "i.*"}, jetstream.UpdatesOnly())
+	if err != nil {
+		return fmt.Errorf("watch views: %w", err)
+	}
+	v.wg.Add(1)
+	go func() {
+		defer v.wg.Done()
+		defer w.Stop()
+		for e := range w.Updates() {
+			if e == nil || e.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			key := e.Key()
+			if part, ok := strings.CutPrefix(key, "c."); ok {
+				var cp Checkpoint
+				if json.Unmarshal(e.Value(), &cp) == nil {
+					v.hub.checkpoint(part, cp.Seq)
+				}
+				continue
+			}
+			v.hub.notify(key)
+		}
+	}()
+	// Prime checkpoints that changed before the watcher started.
+	for _, part := range v.store.Partitions() {
+		seq, err := v.checkpoint(ctx, part)
+		if err != nil {
+			return err
+		}
+		v.hub.checkpoint(part, seq)
+	}
+	return nil
+}
+
+func backoff(attempt int) time.Duration {
+	d := 10 * time.Millisecond << min(attempt, 7)
+	return min(d, time.Second)
+}
+
+// sleep waits for d or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

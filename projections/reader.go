@@ -1,0 +1,151 @@
+package projections
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail"
+	"tempmail/events"
+)
+
+// Reader answers reads from the views. Each method is a constant number of
+// KV gets. Entries that are absent or tombstoned are reported as errors of
+// kind NotFound; expiry by time is the caller's to judge (Inbox.Live).
+type Reader struct {
+	kv    jetstream.KeyValue
+	hub   *Hub
+	parts []string
+}
+
+// Hub is the process's change hub, for long-polling.
+func (r *Reader) Hub() *Hub { return r.hub }
+
+func (r *Reader) get(ctx context.Context, key string, rec record, what string) error {
+	e, err := r.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return tempmail.Errorf(tempmail.NotFound, "%s not found", what)
+	}
+	if err != nil {
+		return unavailable(err)
+	}
+	if err := json.Unmarshal(e.Value(), rec); err != nil {
+		return fmt.Errorf("view entry %s: %w", key, err)
+	}
+	if rec.meta().Gone {
+		return tempmail.Errorf(tempmail.NotFound, "%s not found", what)
+	}
+	return nil
+}
+
+// Domains returns every domain, active or not, in id order, and the sequence
+// of the last domain event applied (0 when there is none).
+func (r *Reader) Domains(ctx context.Context) ([]Domain, uint64, error) {
+	var d Domains
+	err := r.get(ctx, domainsKey, &d, "domain list")
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return nil, 0, nil
+	}
+	return d.List, d.Seq, err
+}
+
+// Inbox returns an inbox by id.
+func (r *Reader) Inbox(ctx context.Context, id string) (*Inbox, error) {
+	var in Inbox
+	if err := r.get(ctx, inboxKey(id), &in, "inbox"); err != nil {
+		return nil, err
+	}
+	return &in, nil
+}
+
+// InboxByToken returns the inbox a family C token names.
+func (r *Reader) InboxByToken(ctx context.Context, token string) (*Inbox, error) {
+	var t TokenRef
+	if err := r.get(ctx, tokenKey(token), &t, "inbox"); err != nil {
+		return nil, err
+	}
+	return r.Inbox(ctx, t.InboxID)
+}
+
+// InboxByAddress returns the inbox that holds a (normalised) address now.
+func (r *Reader) InboxByAddress(ctx context.Context, addr string) (*Inbox, error) {
+	a, err := r.Address(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	if !a.Live {
+		return nil, tempmail.Errorf(tempmail.NotFound, "inbox not found")
+	}
+	return r.Inbox(ctx, a.InboxID)
+}
+
+// Address returns what the views know of an address; a zero Address (not
+// live, lifecycle sequence 0) when it never had an inbox.
+func (r *Reader) Address(ctx context.Context, addr string) (*Address, error) {
+	var a Address
+	err := r.get(ctx, addressKey(addr), &a, "address")
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return &Address{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// Message returns a message by id.
+func (r *Reader) Message(ctx context.Context, id string) (*Message, error) {
+	var m Message
+	if err := r.get(ctx, messageKey(id), &m, "message"); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Messages returns an inbox's message summaries, newest first: one get per
+// list page, and the number of pages is bounded by the per-inbox cap.
+func (r *Reader) Messages(ctx context.Context, in *Inbox) ([]Summary, error) {
+	out := make([]Summary, 0, in.Count)
+	for _, n := range in.Pages {
+		var pg Page
+		err := r.get(ctx, pageKey(in.ID, n), &pg, "list page")
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			continue // emptied by a change that is being applied right now
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, pg.Items...)
+	}
+	return out, nil
+}
+
+// WaitApplied waits until the views reflect the event ack describes, so that
+// a command's effect is visible to the very next read. It waits on the hub;
+// the occasional direct read guards against a watcher that fell behind.
+func (r *Reader) WaitApplied(ctx context.Context, ack events.Ack) error {
+	if ack.Seq == 0 || r.hub.appliedSeq(ack.Partition) >= ack.Seq {
+		return nil
+	}
+	ch, cancel := r.hub.Subscribe(checkpointKey(ack.Partition))
+	defer cancel()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for r.hub.appliedSeq(ack.Partition) < ack.Seq {
+		select {
+		case <-ch:
+		case <-tick.C:
+			var cp Checkpoint
+			if err := r.get(ctx, checkpointKey(ack.Partition), &cp, "checkpoint"); err == nil {
+				r.hub.checkpoint(ack.Partition, cp.Seq)
+			}
+		case <-ctx.Done():
+			return tempmail.Wrap(tempmail.Unavailable, ctx.Err(), "the change was stored but is not visible yet; try reading again shortly")
+		}
+	}
+	return nil
+}

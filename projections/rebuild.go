@@ -1,0 +1,190 @@
+package projections
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/events"
+)
+
+// RebuildResult describes a finished rebuild.
+type RebuildResult struct {
+	Generation int           // the generation now current
+	Events     uint64        // events replayed
+	Keys       int           // view entries written
+	Took       time.Duration // replay and write, without the switch
+}
+
+// Rebuild replays the whole event stream into a new views generation and
+// makes it current only once it is complete; until then readers keep the old
+// one, and an interrupted rebuild leaves it untouched. Serving processes must
+// not run meanwhile (the caller ensures it): they would keep applying to the
+// old generation.
+func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, opts Options) (RebuildResult, error) {
+	start := time.Now()
+	if opts.Replicas == 0 {
+		opts.Replicas = 1
+	}
+	meta, err := metaKV(ctx, js, opts.Replicas)
+	if err != nil {
+		return RebuildResult{}, err
+	}
+	oldGen, rev, err := currentGeneration(ctx, meta)
+	if err != nil {
+		return RebuildResult{}, err
+	}
+	gen := oldGen + 1
+	// A bucket of this generation can only be a leftover of an interrupted
+	// rebuild: start it afresh.
+	if err := js.DeleteKeyValue(ctx, bucketName(gen)); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return RebuildResult{}, fmt.Errorf("remove unfinished %s: %w", bucketName(gen), err)
+	}
+	kv, err := viewsBucket(ctx, js, gen, opts.Replicas)
+	if err != nil {
+		return RebuildResult{}, err
+	}
+
+	mem := newMemStore()
+	n, err := replay(ctx, store, mem)
+	if err != nil {
+		return RebuildResult{}, err
+	}
+	if err := mem.flush(ctx, js, "$KV."+kv.Bucket()+"."); err != nil {
+		return RebuildResult{}, fmt.Errorf("write rebuilt views: %w", err)
+	}
+	res := RebuildResult{Generation: gen, Events: n, Keys: len(mem.data), Took: time.Since(start)}
+
+	// The switch: one compare-and-swap, so a concurrent rebuild cannot be
+	// silently overwritten.
+	if _, err := meta.Update(ctx, generationKey, []byte(strconv.Itoa(gen)), rev); err != nil {
+		return RebuildResult{}, fmt.Errorf("switch to views generation %d: %w", gen, err)
+	}
+	// The old generation is no longer read; its consumers go when a server
+	// next starts (Views.Start), its bucket now.
+	if err := js.DeleteKeyValue(ctx, bucketName(oldGen)); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
+		opts.Logger.Warn("rebuild: could not remove the old views bucket", "bucket", bucketName(oldGen), "err", err)
+	}
+	return res, nil
+}
+
+// replay applies every event in the stream, in order, to st, and records the
+// per-partition checkpoints a live projection would have.
+func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, error) {
+	last, err := store.LastSeq(ctx)
+	if err != nil || last == 0 {
+		return 0, err
+	}
+	cons, err := store.Stream().OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		return 0, fmt.Errorf("replay: %w", err)
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return 0, fmt.Errorf("replay: %w", err)
+	}
+	defer it.Stop()
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+
+	checkpoints := map[string]uint64{}
+	var n uint64
+	for {
+		msg, err := it.Next()
+		if err != nil {
+			return n, fmt.Errorf("replay: %w", err)
+		}
+		md, err := msg.Metadata()
+		if err != nil {
+			return n, fmt.Errorf("replay: %w", err)
+		}
+		seq := md.Sequence.Stream
+		p, _, err := events.Decode(msg.Data())
+		if err != nil {
+			return n, fmt.Errorf("replay event %d: %w", seq, err)
+		}
+		if err := apply(ctx, st, seq, p); err != nil {
+			return n, fmt.Errorf("replay event %d: %w", seq, err)
+		}
+		checkpoints[events.PartitionOf(msg.Subject())] = seq
+		n++
+		if seq >= last {
+			break
+		}
+	}
+	for part, seq := range checkpoints {
+		data, _ := json.Marshal(Checkpoint{Meta{Seq: seq}})
+		st.data[checkpointKey(part)] = data
+	}
+	return n, nil
+}
+
+// memStore is the viewStore of a rebuild: one writer, nothing to race with,
+// so it keeps entries in memory and writes them out once at the end. A
+// tombstone simply removes the entry: no older event can follow in a replay.
+type memStore struct {
+	data map[string][]byte
+	revs map[string]uint64
+}
+
+func newMemStore() *memStore {
+	return &memStore{data: map[string][]byte{}, revs: map[string]uint64{}}
+}
+
+func (m *memStore) get(_ context.Context, key string) ([]byte, uint64, error) {
+	if d, ok := m.data[key]; ok {
+		return d, m.revs[key], nil
+	}
+	return nil, 0, nil
+}
+
+func (m *memStore) put(_ context.Context, key string, rev uint64, data []byte) error {
+	_, present := m.data[key]
+	if (rev == 0 && present) || (rev != 0 && m.revs[key] != rev) {
+		return errConflict
+	}
+	m.data[key] = data
+	m.revs[key]++
+	return nil
+}
+
+func (m *memStore) tombstone(_ context.Context, key string, rev uint64, _ []byte) error {
+	if m.revs[key] != rev {
+		return errConflict
+	}
+	delete(m.data, key)
+	delete(m.revs, key)
+	return nil
+}
+
+// flush writes every entry with asynchronous publishes and waits for all acks.
+func (m *memStore) flush(ctx context.Context, js jetstream.JetStream, prefix string) error {
+	futures := make([]jetstream.PubAckFuture, 0, len(m.data))
+	for key, data := range m.data {
+		f, err := js.PublishMsgAsync(&nats.Msg{Subject: prefix + key, Data: data},
+			jetstream.WithStallWait(30*time.Second))
+		if err != nil {
+			return err
+		}
+		futures = append(futures, f)
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	for _, f := range futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package projections
+
+import (
+	"strconv"
+	"time"
+
+	"tempmail/events"
+)
+
+// Meta is carried by every view entry.
+type Meta struct {
+	Seq  uint64 `json:"seq"`            // stream sequence of the last event applied to this entry
+	Gone bool   `json:"gone,omitempty"` // a tombstone: reads treat the entry as absent
+}
+
+func (m *Meta) meta() *Meta { return m }
+
+// record is a view entry.
+type record interface{ meta() *Meta }
+
+// Domain is one configured domain.
+type Domain struct {
+	ID     int    `json:"id"`
+	Name   string `json:"name"`
+	Active bool   `json:"is_active"`
+}
+
+// Domains is the whole domain list, in id order.
+type Domains struct {
+	Meta
+	List []Domain `json:"domains"`
+}
+
+// Inbox is one inbox and the index of its messages.
+type Inbox struct {
+	Meta
+	ID         string        `json:"id"`
+	Address    string        `json:"address"`
+	Token      string        `json:"token"`
+	Family     events.Family `json:"family"`
+	DomainID   int           `json:"domain_id"`
+	CreatedAt  time.Time     `json:"created_at"`
+	ExpiresAt  time.Time     `json:"expires_at,omitzero"`
+	TTL        int64         `json:"ttl,omitempty"`
+	CreatedSeq uint64        `json:"created_seq"` // the InboxCreated event: what deliveries and deletion expect
+
+	Count    int     `json:"count"`
+	Latest   string  `json:"latest,omitempty"` // id of the newest message
+	Pages    []int64 `json:"pages,omitempty"`  // list pages holding messages, newest first
+	NextPage int64   `json:"next_page"`
+}
+
+// Live reports whether the inbox exists and has not expired at now. Expiry
+// takes effect at ExpiresAt even before its InboxExpired event is applied.
+func (in *Inbox) Live(now time.Time) bool {
+	return !in.Gone && (in.ExpiresAt.IsZero() || now.Before(in.ExpiresAt))
+}
+
+// Address says which inbox, if any, holds an address now.
+type Address struct {
+	Meta
+	InboxID      string `json:"inbox_id"`
+	Live         bool   `json:"live"`
+	LifecycleSeq uint64 `json:"lifecycle_seq"` // last event on the address's lifecycle subject
+}
+
+// TokenRef maps a family C token to its inbox.
+type TokenRef struct {
+	Meta
+	InboxID string `json:"inbox_id"`
+}
+
+// Message is one received message, whole.
+type Message struct {
+	Meta
+	ID         string    `json:"id"`
+	InboxID    string    `json:"inbox_id"`
+	Address    string    `json:"address"`
+	Page       int64     `json:"page"` // the list page that holds its summary
+	IsRead     bool      `json:"is_read"`
+	ReceivedAt time.Time `json:"received_at"`
+	Size       int64     `json:"size"`
+	RawObject  string    `json:"raw_object,omitempty"`
+
+	MailFrom        string              `json:"mail_from,omitempty"`
+	From            string              `json:"from"`
+	FromName        string              `json:"from_name,omitempty"`
+	To              []string            `json:"to,omitempty"`
+	Cc              []string            `json:"cc,omitempty"`
+	Subject         string              `json:"subject,omitempty"`
+	Date            time.Time           `json:"date,omitzero"`
+	HeaderMessageID string              `json:"header_message_id,omitempty"`
+	Text            string              `json:"text,omitempty"`
+	HTML            string              `json:"html,omitempty"`
+	Headers         map[string]string   `json:"headers,omitempty"`
+	Attachments     []events.Attachment `json:"attachments,omitempty"`
+}
+
+// Summary is a message as lists show it.
+type Summary struct {
+	ID          string              `json:"id"`
+	From        string              `json:"from"`
+	FromName    string              `json:"from_name,omitempty"`
+	Subject     string              `json:"subject,omitempty"`
+	ReceivedAt  time.Time           `json:"received_at"`
+	Size        int64               `json:"size"`
+	IsRead      bool                `json:"is_read"`
+	Preview     string              `json:"preview,omitempty"`
+	Attachments []events.Attachment `json:"attachments,omitempty"`
+}
+
+// Page is one page of an inbox's list.
+type Page struct {
+	Meta
+	Items []Summary `json:"items"` // newest first
+	Bytes int       `json:"bytes"` // approximate encoded size, to close full pages
+}
+
+// Checkpoint is the progress of one partition.
+type Checkpoint struct {
+	Meta
+}
+
+// A page closes when it holds this many summaries or bytes, which keeps
+// each write small (so ingest cost does not grow with the inbox) and each
+// value far below the 1 MiB KV limit.
+const (
+	pageMaxItems = 64
+	pageMaxBytes = 256 << 10
+	// PreviewChars is the length of a list preview.
+	PreviewChars = 200
+)
+
+const domainsKey = "domains"
+
+func inboxKey(id string) string        { return "i." + id }
+func addressKey(addr string) string    { return "a." + events.AddressKey(addr) }
+func tokenKey(tok string) string       { return "t." + tok }
+func messageKey(id string) string      { return "m." + id }
+func checkpointKey(part string) string { return "c." + part }
+func pageKey(inboxID string, n int64) string {
+	return "l." + inboxID + "." + strconv.FormatInt(n, 10)
+}
