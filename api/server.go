@@ -77,8 +77,6 @@ func notFoundFor(r *http.Request) string {
 	return "Not found"
 }
 
-
-
 // methodNotAllowed answers 405 with the Allow header. chi drops the allowed
 // methods when the handler is custom, so they are found by asking the router.
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {

@@ -58,6 +58,17 @@ type option struct {
 	set   func(c *Config, v string) error // the error says what is allowed
 }
 
+// rawValue holds a flag's text until every source has been looked at; only
+// then is it parsed, so that errors read the same for flags and variables.
+type rawValue struct {
+	s      string
+	isBool bool // --flag alone means true
+}
+
+func (v *rawValue) String() string     { return v.s }
+func (v *rawValue) Set(s string) error { v.s = s; return nil }
+func (v *rawValue) IsBoolFlag() bool   { return v.isBool }
+
 func options() []option {
 	return []option{
 		{"data-dir", "./data", "directory for the event store and views", func(c *Config, v string) error {
@@ -155,9 +166,10 @@ func Parse(command string, args []string, getenv func(string) string, out io.Wri
 	fs := flag.NewFlagSet("tempmail "+command, flag.ContinueOnError)
 	fs.SetOutput(out)
 	opts := options()
-	raw := make(map[string]*string, len(opts))
+	raw := make(map[string]*rawValue, len(opts))
 	for _, o := range opts {
-		raw[o.name] = fs.String(o.name, o.def, o.usage+" (env "+EnvName(o.name)+")")
+		raw[o.name] = &rawValue{s: o.def, isBool: o.def == "false"}
+		fs.Var(raw[o.name], o.name, o.usage+" (env "+EnvName(o.name)+")")
 	}
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
@@ -170,7 +182,7 @@ func Parse(command string, args []string, getenv func(string) string, out io.Wri
 
 	var c Config
 	for _, o := range opts {
-		v, from := *raw[o.name], "--"+o.name
+		v, from := raw[o.name].s, "--"+o.name
 		if !given[o.name] {
 			if ev := getenv(EnvName(o.name)); ev != "" {
 				v, from = ev, EnvName(o.name)+" (--"+o.name+")"

@@ -101,6 +101,10 @@ func (n *Node) Server() *server.Server { return n.server }
 // Close drains the connection (flushing pending publishes and acks) and then
 // stops the embedded server, waiting at most until ctx is done.
 func (n *Node) Close(ctx context.Context) {
+	if n.Conn.IsClosed() {
+		n.shutdownServer()
+		return
+	}
 	closed := make(chan struct{})
 	n.Conn.SetClosedHandler(func(*nats.Conn) { close(closed) })
 	if err := n.Conn.Drain(); err != nil {
@@ -111,6 +115,10 @@ func (n *Node) Close(ctx context.Context) {
 	case <-ctx.Done():
 		n.Conn.Close()
 	}
+	n.shutdownServer()
+}
+
+func (n *Node) shutdownServer() {
 	if n.server != nil {
 		n.server.Shutdown()
 		n.server.WaitForShutdown()

@@ -136,8 +136,11 @@ func (s *Store) AppendDomainEvent(ctx context.Context, p Payload, expectSeq uint
 }
 
 // CreateInbox claims ev.Address for a new inbox. lastLifecycleSeq is the
-// sequence of the address's last lifecycle event (0 if it never had an
-// inbox); when another claim got there first, the error is of kind Conflict.
+// sequence of the event that ended the address's previous inbox (0 if it
+// never had one): the claim succeeds only if nothing happened on the address
+// since, so of two claims made from the same knowledge exactly one wins and
+// the other gets an error of kind Conflict. The caller must not pass the
+// sequence of an InboxCreated (the views never offer one for a free address).
 func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleSeq uint64) (Ack, error) {
 	subj := inboxSubject(s.PartitionOfAddress(ev.Address), ev.Address)
 	ack, err := s.publish(ctx, subj, ev, jetstream.WithExpectLastSequencePerSubject(lastLifecycleSeq))

@@ -1,0 +1,99 @@
+package config
+
+import (
+	"io"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
+	c, err := Parse("serve", nil, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{DataDir: "./data", HTTPAddr: "127.0.0.1:8080", SMTPAddr: "127.0.0.1:2525",
+		Domains: []string{"tempmail.test"}, MinInboxTTL: time.Minute, MaxInboxTTL: 7 * 24 * time.Hour,
+		TokenInboxTTL: 24 * time.Hour, MessageRetention: 90 * 24 * time.Hour, MaxMessageBytes: 25 << 20,
+		MaxMessagesPerInbox: 1000, LogLevel: slog.LevelInfo}
+	if strings.Join(c.Domains, ",") != "tempmail.test" {
+		t.Errorf("domains %v", c.Domains)
+	}
+	c.Domains, want.Domains = nil, nil
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
+	}
+	if d := Default(); d.HTTPAddr != want.HTTPAddr || d.MaxMessageBytes != want.MaxMessageBytes {
+		t.Errorf("Default() disagrees with Parse: %+v", d)
+	}
+}
+
+func TestFlagsWinOverTheirEnvironmentTwins(t *testing.T) {
+	e := env(map[string]string{"TEMPMAIL_HTTP_ADDR": ":9000", "TEMPMAIL_DOMAINS": "A.test, b.test",
+		"TEMPMAIL_REQUIRE_TOKEN": "true", "TEMPMAIL_MESSAGE_RETENTION": "30d", "TEMPMAIL_MAX_MESSAGE_BYTES": "10MiB"})
+	c, err := Parse("serve", []string{"--http-addr", "127.0.0.1:1234", "--min-inbox-ttl=1s"}, e, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPAddr != "127.0.0.1:1234" {
+		t.Errorf("http addr %q: the flag must win", c.HTTPAddr)
+	}
+	if strings.Join(c.Domains, ",") != "a.test,b.test" || !c.RequireToken || c.MinInboxTTL != time.Second ||
+		c.MessageRetention != 30*24*time.Hour || c.MaxMessageBytes != 10<<20 {
+		t.Errorf("from the environment: %+v", c)
+	}
+}
+
+func TestBadValuesStopWithOneLineNamingTheFlag(t *testing.T) {
+	cases := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--min-inbox-ttl", "soon"}, nil, `invalid --min-inbox-ttl "soon": must be a duration`},
+		{[]string{"--min-inbox-ttl", "0s"}, nil, "at least 1s"},
+		{[]string{"--http-addr", "8080"}, nil, `invalid --http-addr "8080": must be host:port`},
+		{[]string{"--domains", "ex ample.test"}, nil, "is not a domain name"},
+		{[]string{"--domains", "a.test,A.test"}, nil, "listed twice"},
+		{[]string{"--domains", ","}, nil, "at least one domain"},
+		{[]string{"--max-message-bytes", "12"}, nil, "from 1KiB to 1GiB"},
+		{[]string{"--max-messages-per-inbox", "-1"}, nil, "whole number from 1"},
+		{[]string{"--log-level", "loud"}, nil, "debug, info, warn or error"},
+		{[]string{"--require-token=maybe"}, nil, "true or false"},
+		{[]string{"--nats-url", "localhost"}, nil, "nats://host:4222"},
+		{[]string{"--min-inbox-ttl", "2h", "--max-inbox-ttl", "1h"}, nil, "must not exceed --max-inbox-ttl"},
+		{nil, map[string]string{"TEMPMAIL_TOKEN_INBOX_TTL": "forever"}, `invalid TEMPMAIL_TOKEN_INBOX_TTL (--token-inbox-ttl) "forever"`},
+		{[]string{"stray"}, nil, `unexpected argument "stray"`},
+	}
+	for _, tc := range cases {
+		_, err := Parse("serve", tc.args, env(tc.env), io.Discard)
+		if err == nil {
+			t.Errorf("%v %v: accepted", tc.args, tc.env)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, tc.want) || strings.Contains(msg, "\n") {
+			t.Errorf("%v %v:\n got %q\nwant one line containing %q", tc.args, tc.env, msg, tc.want)
+		}
+	}
+}
+
+func TestUnknownFlagsAreRefused(t *testing.T) {
+	var out strings.Builder
+	if _, err := Parse("serve", []string{"--no-such-flag"}, env(nil), &out); err == nil {
+		t.Fatal("unknown flag accepted")
+	}
+	if !strings.Contains(out.String(), "TEMPMAIL_DATA_DIR") {
+		t.Errorf("usage does not name the environment twins:\n%s", out.String())
+	}
+}
+
+func TestBooleanFlagsNeedNoValue(t *testing.T) {
+	c, err := Parse("serve", []string{"--require-token", "--log-level=debug"}, env(nil), io.Discard)
+	if err != nil || !c.RequireToken || c.LogLevel != slog.LevelDebug {
+		t.Fatalf("%+v %v", c, err)
+	}
+}

@@ -1,0 +1,165 @@
+package events_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tempmail"
+	"tempmail/events"
+	"tempmail/events/natstest"
+)
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func inbox(addr string) events.InboxCreated {
+	return events.InboxCreated{InboxID: "id-" + addr, Address: addr, Token: "tok-" + addr,
+		Family: events.FamilyC, CreatedAt: time.Now().UTC()}
+}
+
+func TestConcurrentClaimsOfOneAddressExactlyOneWins(t *testing.T) {
+	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	ctx := ctxT(t)
+	for round := range 5 {
+		addr := "race" + string(rune('a'+round)) + "@x.test"
+		const n = 16
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		start := make(chan struct{})
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				ev := inbox(addr)
+				ev.InboxID = ev.InboxID + string(rune('a'+i))
+				_, errs[i] = s.CreateInbox(ctx, ev, 0)
+			})
+		}
+		close(start)
+		wg.Wait()
+		wins := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				wins++
+			case tempmail.KindOf(err) != tempmail.Conflict:
+				t.Fatalf("a losing claim failed with %v, want a conflict", err)
+			}
+		}
+		if wins != 1 {
+			t.Fatalf("round %d: %d claims of %s won, want exactly 1", round, wins, addr)
+		}
+	}
+}
+
+func TestAddressCanBeClaimedAgainOnlyAfterItsInboxEnded(t *testing.T) {
+	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	ctx := ctxT(t)
+	ev := inbox("again@x.test")
+	created, err := s.CreateInbox(ctx, ev, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateInbox(ctx, ev, 0); tempmail.KindOf(err) != tempmail.Conflict {
+		t.Fatalf("claim while live: %v, want conflict", err)
+	}
+	ended, err := s.EndInbox(ctx, ev.Address, &events.InboxDeleted{InboxID: ev.InboxID, Address: ev.Address}, created.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.EndInbox(ctx, ev.Address, &events.InboxDeleted{InboxID: ev.InboxID, Address: ev.Address}, created.Seq); tempmail.KindOf(err) != tempmail.NotFound {
+		t.Fatalf("ending twice: %v, want not found", err)
+	}
+	if _, err := s.CreateInbox(ctx, ev, created.Seq); tempmail.KindOf(err) != tempmail.Conflict {
+		t.Fatalf("claim with a stale sequence: %v, want conflict", err)
+	}
+	if _, err := s.CreateInbox(ctx, ev, ended.Seq); err != nil {
+		t.Fatalf("claim after the inbox ended: %v", err)
+	}
+}
+
+func TestDeliveryIsDedupedAndRefusedAfterTheInboxEnds(t *testing.T) {
+	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	ctx := ctxT(t)
+	ev := inbox("mail@x.test")
+	created, err := s.CreateInbox(ctx, ev, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := events.MailReceived{InboxID: ev.InboxID, MessageID: "m1", Address: ev.Address, Raw: []byte("x")}
+	first, err := s.DeliverMail(ctx, m, created.Seq, "same-bytes")
+	if err != nil || first.Duplicate {
+		t.Fatalf("first delivery: %+v, %v", first, err)
+	}
+	m.MessageID = "m2" // a retry gets a new id, but carries the same bytes
+	retry, err := s.DeliverMail(ctx, m, created.Seq, "same-bytes")
+	if err != nil || !retry.Duplicate || retry.Seq != first.Seq {
+		t.Fatalf("retried delivery: %+v, %v; want the first event back as a duplicate", retry, err)
+	}
+	if _, err := s.EndInbox(ctx, ev.Address, &events.InboxExpired{InboxID: ev.InboxID, Address: ev.Address}, created.Seq); err != nil {
+		t.Fatal(err)
+	}
+	last, _ := s.LastSeq(ctx)
+	m.MessageID = "m3"
+	if _, err := s.DeliverMail(ctx, m, created.Seq, "other-bytes"); tempmail.KindOf(err) != tempmail.NotFound {
+		t.Fatalf("delivery to an ended inbox: %v, want not found", err)
+	}
+	if now, _ := s.LastSeq(ctx); now != last {
+		t.Fatalf("a refused delivery left %d events in the stream", now-last)
+	}
+}
+
+func TestEventsRoundTripAndUnknownVersionsAreRefused(t *testing.T) {
+	in := &events.MailReceived{InboxID: "i", MessageID: "m", Subject: "héllo", Raw: []byte{0, 1, 2},
+		Attachments: []events.Attachment{{ID: "a", Filename: "f.pdf", Size: 3}}}
+	b, err := events.Encode(in, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := events.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := p.(*events.MailReceived)
+	if !ok || got.Subject != in.Subject || string(got.Raw) != string(in.Raw) || got.Attachments[0].Filename != "f.pdf" {
+		t.Fatalf("round trip: %#v", p)
+	}
+
+	var env map[string]any
+	_ = json.Unmarshal(b, &env)
+	env["v"] = 99
+	future, _ := json.Marshal(env)
+	if _, _, err := events.Decode(future); err == nil || !strings.Contains(err.Error(), "version 99") {
+		t.Errorf("decoding version 99: %v, want a version error", err)
+	}
+	env["type"] = "SomethingNew"
+	unknown, _ := json.Marshal(env)
+	if _, _, err := events.Decode(unknown); err == nil || !strings.Contains(err.Error(), "unknown type") {
+		t.Errorf("decoding an unknown type: %v, want an error", err)
+	}
+}
+
+func TestOpenStoreIsIdempotentAndKeepsThePartitionCount(t *testing.T) {
+	n := natstest.StartNode(t, t.TempDir())
+	ctx := ctxT(t)
+	s1, err := events.OpenStore(ctx, n.JS, events.StoreConfig{Partitions: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := events.OpenStore(ctx, n.JS, events.StoreConfig{Partitions: 32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(s2.Partitions()); got != 5 || len(s1.Partitions()) != 5 {
+		t.Errorf("partitions after reopening with another count: %d, want sys + 4", got)
+	}
+	if a, b := s1.PartitionOfAddress("x@y.test"), s2.PartitionOfAddress("x@y.test"); a != b {
+		t.Errorf("partition of one address changed: %s vs %s", a, b)
+	}
+}

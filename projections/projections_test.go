@@ -1,0 +1,487 @@
+package projections
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/events"
+	"tempmail/events/natstest"
+)
+
+// env is a real embedded node with the event store and running views.
+type env struct {
+	node  *events.Node
+	store *events.Store
+	views *Views
+}
+
+func newEnv(t *testing.T, dir string) *env {
+	t.Helper()
+	node := natstest.StartNode(t, dir)
+	store := natstest.OpenStore(t, node)
+	views, err := Open(t.Context(), node.JS, store, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := views.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(views.Stop)
+	return &env{node: node, store: store, views: views}
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// inboxRef is what the workload keeps of an inbox it created.
+type inboxRef struct {
+	id, addr   string
+	createdSeq uint64
+}
+
+func createInbox(t *testing.T, s *events.Store, addr string, lifecycleSeq uint64) inboxRef {
+	t.Helper()
+	ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: "tok" + uuid.NewString(),
+		Family: events.FamilyC, DomainID: 1, CreatedAt: time.Unix(1700000000, 0).UTC()}
+	ack, err := s.CreateInbox(ctxT(t), ev, lifecycleSeq)
+	if err != nil {
+		t.Fatalf("create inbox %s: %v", addr, err)
+	}
+	return inboxRef{id: ev.InboxID, addr: addr, createdSeq: ack.Seq}
+}
+
+func deliver(t *testing.T, s *events.Store, in inboxRef, subject string) (string, events.Ack) {
+	t.Helper()
+	id := uuid.Must(uuid.NewV7()).String()
+	ev := events.MailReceived{InboxID: in.id, MessageID: id, Address: in.addr,
+		ReceivedAt: time.Unix(1700000100, 0).UTC(), Size: 100, Raw: []byte("Subject: " + subject + "\r\n\r\nhi\r\n"),
+		From: "sender@example.com", FromName: "Sender", Subject: subject, Text: "body of " + subject,
+		Attachments: []events.Attachment{{ID: id + "-1", Filename: "a.txt", ContentType: "text/plain", Size: 3, Part: "2"}}}
+	ack, err := s.DeliverMail(ctxT(t), ev, in.createdSeq, "dedupe-"+id)
+	if err != nil {
+		t.Fatalf("deliver to %s: %v", in.addr, err)
+	}
+	return id, ack
+}
+
+// populate publishes a workload that touches every event type and view: many
+// messages in one inbox (several list pages), reads, deletions of the newest
+// and of a middle message, an inbox deleted with its mail, and its address
+// claimed again by a new inbox.
+func populate(t *testing.T, s *events.Store) map[string]inboxRef {
+	t.Helper()
+	ctx := ctxT(t)
+	for i, name := range []string{"one.test", "two.test"} {
+		if _, err := s.AppendDomainEvent(ctx, &events.DomainAdded{ID: i + 1, Name: name}, uint64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inboxes := map[string]inboxRef{}
+	for _, name := range []string{"big", "small", "gone"} {
+		inboxes[name] = createInbox(t, s, name+"@one.test", 0)
+	}
+	var big []string
+	for i := range 70 {
+		id, _ := deliver(t, s, inboxes["big"], fmt.Sprintf("big %d", i))
+		big = append(big, id)
+	}
+	for i := range 3 {
+		deliver(t, s, inboxes["small"], fmt.Sprintf("small %d", i))
+		deliver(t, s, inboxes["gone"], fmt.Sprintf("gone %d", i))
+	}
+	bigRef := inboxes["big"]
+	for _, id := range []string{big[0], big[10], big[69]} {
+		if _, err := s.AppendMessageEvent(ctx, bigRef.addr, id, &events.MarkedRead{InboxID: bigRef.id, MessageID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{big[69], big[5]} { // the newest, and one on the first page
+		if _, err := s.AppendMessageEvent(ctx, bigRef.addr, id, &events.Deleted{InboxID: bigRef.id, MessageID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone := inboxes["gone"]
+	ack, err := s.EndInbox(ctx, gone.addr, &events.InboxDeleted{InboxID: gone.id, Address: gone.addr}, gone.createdSeq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inboxes["again"] = createInbox(t, s, gone.addr, ack.Seq)
+	deliver(t, s, inboxes["again"], "again 0")
+	if _, err := s.AppendDomainEvent(ctx, &events.DomainDeactivated{ID: 2, Name: "two.test"}, 2); err != nil {
+		t.Fatal(err)
+	}
+	return inboxes
+}
+
+// snapshot returns every live entry of a views bucket (tombstones left out:
+// they are absent to every reader), decoded so that key order in the JSON
+// does not matter.
+func snapshot(t *testing.T, js jetstream.JetStream, bucket string) map[string]any {
+	t.Helper()
+	ctx := ctxT(t)
+	kv, err := js.KeyValue(ctx, bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := kv.ListKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]any{}
+	for key := range keys.Keys() {
+		e, err := kv.Get(ctx, key)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(e.Value(), &v); err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		if v["gone"] == true {
+			continue
+		}
+		out[key] = v
+	}
+	return out
+}
+
+func diffSnapshots(t *testing.T, want, got map[string]any) {
+	t.Helper()
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		w, _ := json.Marshal(want[k])
+		g, ok := got[k]
+		if !ok {
+			t.Errorf("missing %s (want %s)", k, w)
+			continue
+		}
+		gb, _ := json.Marshal(g)
+		if string(w) != string(gb) {
+			t.Errorf("%s differs:\nwant %s\n got %s", k, w, gb)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			gb, _ := json.Marshal(got[k])
+			t.Errorf("unexpected %s = %s", k, gb)
+		}
+	}
+}
+
+func TestViewsFollowTheLog(t *testing.T) {
+	e := newEnv(t, t.TempDir())
+	inboxes := populate(t, e.store)
+	ctx := ctxT(t)
+	if err := e.views.CaughtUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	big, err := e.views.InboxByAddress(ctx, "big@one.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if big.Count != 68 || len(big.Pages) != 2 {
+		t.Errorf("big inbox: count %d pages %v, want 68 messages on 2 pages", big.Count, big.Pages)
+	}
+	list, err := e.views.Messages(ctx, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 68 || list[0].Subject != "big 68" || list[len(list)-1].Subject != "big 0" {
+		t.Errorf("big list: %d items, newest %q, oldest %q", len(list), list[0].Subject, list[len(list)-1].Subject)
+	}
+	if big.Latest != list[0].ID {
+		t.Errorf("latest %s, want the newest listed %s", big.Latest, list[0].ID)
+	}
+	for _, s := range list {
+		if s.Subject == "big 5" || s.Subject == "big 69" {
+			t.Errorf("deleted message %q still listed", s.Subject)
+		}
+		if want := s.Subject == "big 0" || s.Subject == "big 10"; s.IsRead != want {
+			t.Errorf("%q is_read %v, want %v", s.Subject, s.IsRead, want)
+		}
+	}
+	if m, err := e.views.Message(ctx, big.Latest); err != nil || m.Subject != "big 68" || m.Text != "body of big 68" {
+		t.Errorf("latest message: %+v, %v", m, err)
+	}
+
+	// The deleted inbox and its mail are gone; its address holds the new inbox.
+	if _, err := e.views.Inbox(ctx, inboxes["gone"].id); err == nil {
+		t.Error("deleted inbox still readable by id")
+	}
+	again, err := e.views.InboxByAddress(ctx, "gone@one.test")
+	if err != nil || again.ID != inboxes["again"].id || again.Count != 1 {
+		t.Errorf("re-created inbox: %+v, %v", again, err)
+	}
+	doms, _, err := e.views.Domains(ctx)
+	if err != nil || len(doms) != 2 || !doms[0].Active || doms[1].Active {
+		t.Errorf("domains: %+v, %v", doms, err)
+	}
+}
+
+func TestRebuildMatchesLiveViews(t *testing.T) {
+	e := newEnv(t, t.TempDir())
+	populate(t, e.store)
+	ctx := ctxT(t)
+	if err := e.views.CaughtUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	live := snapshot(t, e.node.JS, bucketName(1))
+	e.views.Stop()
+
+	res, err := Rebuild(ctx, e.node.JS, e.store, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, _ := e.store.LastSeq(ctx)
+	if res.Generation != 2 || res.Events != last {
+		t.Errorf("rebuild: %+v, want generation 2 and %d events", res, last)
+	}
+	rebuilt := snapshot(t, e.node.JS, bucketName(2))
+	if len(live) < 80 {
+		t.Fatalf("live views have only %d entries; the workload did not run", len(live))
+	}
+	diffSnapshots(t, live, rebuilt)
+	if _, err := e.node.JS.KeyValue(ctx, bucketName(1)); !errors.Is(err, jetstream.ErrBucketNotFound) {
+		t.Errorf("old generation's bucket still there: %v", err)
+	}
+
+	// Serving the new generation continues after the replay, applying new
+	// events once and the old ones not again.
+	v2, err := Open(ctx, e.node.JS, e.store, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2.Generation() != 2 {
+		t.Fatalf("generation %d after rebuild, want 2", v2.Generation())
+	}
+	if err := v2.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Stop()
+	small, err := v2.InboxByAddress(ctx, "small@one.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ack := deliver(t, e.store, inboxRef{id: small.ID, addr: small.Address, createdSeq: small.CreatedSeq}, "after rebuild")
+	if err := v2.WaitApplied(ctx, ack); err != nil {
+		t.Fatal(err)
+	}
+	if small, _ = v2.Inbox(ctx, small.ID); small.Count != 4 {
+		t.Errorf("after rebuild and one more message, count %d, want 4", small.Count)
+	}
+}
+
+// storedEvents reads the whole stream.
+func storedEvents(t *testing.T, s *events.Store) []events.Event {
+	t.Helper()
+	ctx := ctxT(t)
+	last, err := s.LastSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []events.Event
+	for seq := uint64(1); seq <= last; seq++ {
+		m, err := s.Stream().GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, at, err := events.Decode(m.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, events.Event{Seq: seq, Subject: m.Subject, Time: at, Payload: p})
+	}
+	return out
+}
+
+func TestApplyingAnEventAgainChangesNothing(t *testing.T) {
+	e := newEnv(t, t.TempDir())
+	populate(t, e.store)
+	ctx := ctxT(t)
+	if err := e.views.CaughtUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.views.Stop()
+	before := snapshot(t, e.node.JS, bucketName(1))
+	bucket, _ := e.node.JS.Stream(ctx, "KV_"+bucketName(1))
+	info, _ := bucket.Info(ctx)
+
+	// Every event again, in order: each old event now meets entries that
+	// already reflect it or a later one, as after a redelivery or an
+	// overlapping hand-over.
+	st := newKVStore(e.node.JS, e.views.kv)
+	for _, ev := range storedEvents(t, e.store) {
+		if err := apply(ctx, st, ev.Seq, ev.Payload); err != nil {
+			t.Fatalf("re-apply %d: %v", ev.Seq, err)
+		}
+	}
+	after, _ := bucket.Info(ctx)
+	if after.State.LastSeq != info.State.LastSeq {
+		t.Errorf("re-applying wrote %d view entries, want none", after.State.LastSeq-info.State.LastSeq)
+	}
+	diffSnapshots(t, before, snapshot(t, e.node.JS, bucketName(1)))
+}
+
+// crashingStore is the real KV store, cut off after a number of writes: the
+// process "dies" there, with whatever it wrote before in place.
+type crashingStore struct {
+	viewStore
+	writesLeft int
+}
+
+var errCrashed = errors.New("crashed")
+
+func (c *crashingStore) put(ctx context.Context, key string, rev uint64, data []byte) error {
+	if c.writesLeft == 0 {
+		return errCrashed
+	}
+	c.writesLeft--
+	return c.viewStore.put(ctx, key, rev, data)
+}
+
+func (c *crashingStore) tombstone(ctx context.Context, key string, rev uint64, data []byte) error {
+	if c.writesLeft == 0 {
+		return errCrashed
+	}
+	c.writesLeft--
+	return c.viewStore.tombstone(ctx, key, rev, data)
+}
+
+func TestProjectionResumesAfterCrashMidEvent(t *testing.T) {
+	e := newEnv(t, t.TempDir())
+	e.views.Stop() // this test applies events itself
+	ctx := ctxT(t)
+	s := e.store
+	if _, err := s.AppendDomainEvent(ctx, &events.DomainAdded{ID: 1, Name: "one.test"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	a := createInbox(t, s, "a@one.test", 0)
+	ids := []string{}
+	for i := range 4 {
+		id, _ := deliver(t, s, a, fmt.Sprint("m", i))
+		ids = append(ids, id)
+	}
+	for _, p := range []events.Payload{
+		&events.MarkedRead{InboxID: a.id, MessageID: ids[1]},
+		&events.Deleted{InboxID: a.id, MessageID: ids[3]},
+		&events.Deleted{InboxID: a.id, MessageID: ids[0]},
+	} {
+		var msgID string
+		switch p := p.(type) {
+		case *events.MarkedRead:
+			msgID = p.MessageID
+		case *events.Deleted:
+			msgID = p.MessageID
+		}
+		if _, err := s.AppendMessageEvent(ctx, a.addr, msgID, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := createInbox(t, s, "b@one.test", 0)
+	deliver(t, s, b, "b0")
+	if _, err := s.EndInbox(ctx, b.addr, &events.InboxExpired{InboxID: b.id, Address: b.addr}, b.createdSeq); err != nil {
+		t.Fatal(err)
+	}
+	evs := storedEvents(t, s)
+
+	freshBucket := func(gen int) viewStore {
+		kv, err := viewsBucket(ctx, e.node.JS, gen, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return newKVStore(e.node.JS, kv)
+	}
+	want := freshBucket(100)
+	writes := 0
+	counter := &crashingStore{viewStore: want, writesLeft: 1 << 30}
+	for _, ev := range evs {
+		if err := apply(ctx, counter, ev.Seq, ev.Payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writes = 1<<30 - counter.writesLeft
+	wantSnap := snapshot(t, e.node.JS, bucketName(100))
+
+	// Crash after every possible number of writes, then resume from the
+	// event that was not finished (all before it were acknowledged).
+	for n := 0; n < writes; n++ {
+		gen := 200 + n
+		st := freshBucket(gen)
+		crash := &crashingStore{viewStore: st, writesLeft: n}
+		resumeAt := len(evs)
+		for i, ev := range evs {
+			if err := apply(ctx, crash, ev.Seq, ev.Payload); err != nil {
+				if !errors.Is(err, errCrashed) {
+					t.Fatalf("crash point %d: %v", n, err)
+				}
+				resumeAt = i
+				break
+			}
+		}
+		for _, ev := range evs[resumeAt:] {
+			if err := apply(ctx, st, ev.Seq, ev.Payload); err != nil {
+				t.Fatalf("crash point %d, resuming at event %d: %v", n, ev.Seq, err)
+			}
+		}
+		got := snapshot(t, e.node.JS, bucketName(gen))
+		diffSnapshots(t, wantSnap, got)
+		if t.Failed() {
+			t.Fatalf("views differ after a crash at write %d (event %d)", n, evs[resumeAt].Seq)
+		}
+		_ = e.node.JS.DeleteKeyValue(ctx, bucketName(gen))
+	}
+	t.Logf("checked %d crash points", writes)
+	if writes < 20 {
+		t.Fatalf("only %d writes: the scenario is too small to mean anything", writes)
+	}
+}
+
+func TestViewsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	e := newEnv(t, dir)
+	populate(t, e.store)
+	ctx := ctxT(t)
+	if err := e.views.CaughtUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, e.node.JS, bucketName(1))
+	e.views.Stop()
+	natstest.Stop(e.node)
+
+	e2 := newEnv(t, dir)
+	if err := e2.views.CaughtUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	last, _ := e2.store.LastSeq(ctx)
+	if n := len(storedEvents(t, e2.store)); uint64(n) != last || n < 90 {
+		t.Errorf("after restart the stream has %d events (last seq %d)", n, last)
+	}
+	diffSnapshots(t, before, snapshot(t, e2.node.JS, bucketName(1)))
+	big, err := e2.views.InboxByAddress(ctx, "big@one.test")
+	if err != nil || big.Count != 68 {
+		t.Fatalf("big inbox after restart: %+v, %v", big, err)
+	}
+	// New events after the restart are applied once.
+	_, ack := deliver(t, e2.store, inboxRef{id: big.ID, addr: big.Address, createdSeq: big.CreatedSeq}, "after restart")
+	if err := e2.views.WaitApplied(ctx, ack); err != nil {
+		t.Fatal(err)
+	}
+	if big, _ = e2.views.Inbox(ctx, big.ID); big.Count != 69 {
+		t.Errorf("count %d after one more message, want 69", big.Count)
+	}
+}
