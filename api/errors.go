@@ -53,6 +53,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, fam fa
 	if kind == tempmail.Unavailable {
 		w.Header().Set("Retry-After", "1")
 	}
+	if kind == tempmail.Unauthorized && fam == familyA {
+		w.Header().Set("WWW-Authenticate", "Token")
+	}
 	writeErrorBody(w, fam, status, msg, detailShaped(err))
 }
 

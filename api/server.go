@@ -12,6 +12,7 @@ import (
 	"tempmail"
 	"tempmail/config"
 	"tempmail/events"
+	"tempmail/ingest"
 	"tempmail/projections"
 )
 
@@ -20,14 +21,15 @@ type Server struct {
 	cfg    config.Config
 	store  *events.Store
 	views  *projections.Reader
+	ingest *ingest.Deliverer
 	log    *slog.Logger
 	ready  atomic.Bool
 	router chi.Router
 }
 
 // New returns a Server; it answers 503 on /healthz until SetReady(true).
-func New(cfg config.Config, store *events.Store, views *projections.Reader, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, store: store, views: views, log: log}
+func New(cfg config.Config, store *events.Store, views *projections.Reader, d *ingest.Deliverer, log *slog.Logger) *Server {
+	s := &Server{cfg: cfg, store: store, views: views, ingest: d, log: log}
 	s.router = s.routes()
 	return s
 }
@@ -49,6 +51,9 @@ func (s *Server) routes() chi.Router {
 	r.MethodNotAllowed(s.methodNotAllowed)
 
 	r.Get("/healthz", s.healthz)
+
+	// Family A: the inbox API.
+	r.With(s.requireToken).Post("/api/webhook/email", s.webhook)
 
 	// Family C: the token API.
 	r.Post("/inboxes", s.createTokenInbox)

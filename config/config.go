@@ -32,6 +32,10 @@ type Config struct {
 	MaxMessageBytes     int64
 	MaxMessagesPerInbox int
 
+	SMTPMaxConnsPerIP int    // 0: unlimited
+	SMTPRatePerIP     int    // messages per minute per client IP; 0: unlimited
+	TLSCert, TLSKey   string // PEM files; both set: SMTP offers STARTTLS
+
 	LogLevel slog.Level
 }
 
@@ -140,6 +144,20 @@ func options() []option {
 			c.MaxMessagesPerInbox = n
 			return nil
 		}},
+		{"smtp-max-conns-per-ip", "20", "concurrent SMTP connections per client IP; 0: unlimited", func(c *Config, v string) error {
+			return count(&c.SMTPMaxConnsPerIP, v)
+		}},
+		{"smtp-rate-per-ip", "600", "SMTP messages per minute per client IP; 0: unlimited", func(c *Config, v string) error {
+			return count(&c.SMTPRatePerIP, v)
+		}},
+		{"tls-cert", "", "PEM certificate for SMTP STARTTLS (with --tls-key)", func(c *Config, v string) error {
+			c.TLSCert = v
+			return nil
+		}},
+		{"tls-key", "", "PEM private key for SMTP STARTTLS (with --tls-cert)", func(c *Config, v string) error {
+			c.TLSKey = v
+			return nil
+		}},
 		{"log-level", "info", "debug, info, warn or error", func(c *Config, v string) error {
 			switch strings.ToLower(v) {
 			case "debug":
@@ -200,6 +218,18 @@ func (c Config) check() error {
 	if c.MinInboxTTL > c.MaxInboxTTL {
 		return fmt.Errorf("invalid --min-inbox-ttl %s: must not exceed --max-inbox-ttl %s", c.MinInboxTTL, c.MaxInboxTTL)
 	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return errors.New("invalid --tls-cert/--tls-key: give both files, or neither")
+	}
+	return nil
+}
+
+func count(dst *int, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 1_000_000 {
+		return errors.New("must be a whole number from 0 (unlimited) to 1000000")
+	}
+	*dst = n
 	return nil
 }
 

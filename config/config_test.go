@@ -19,7 +19,7 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 	want := Config{DataDir: "./data", HTTPAddr: "127.0.0.1:8080", SMTPAddr: "127.0.0.1:2525",
 		Domains: []string{"tempmail.test"}, MinInboxTTL: time.Minute, MaxInboxTTL: 7 * 24 * time.Hour,
 		TokenInboxTTL: 24 * time.Hour, MessageRetention: 90 * 24 * time.Hour, MaxMessageBytes: 25 << 20,
-		MaxMessagesPerInbox: 1000, LogLevel: slog.LevelInfo}
+		MaxMessagesPerInbox: 1000, SMTPMaxConnsPerIP: 20, SMTPRatePerIP: 600, LogLevel: slog.LevelInfo}
 	if strings.Join(c.Domains, ",") != "tempmail.test" {
 		t.Errorf("domains %v", c.Domains)
 	}
@@ -68,6 +68,8 @@ func TestBadValuesStopWithOneLineNamingTheFlag(t *testing.T) {
 		{[]string{"--min-inbox-ttl", "2h", "--max-inbox-ttl", "1h"}, nil, "must not exceed --max-inbox-ttl"},
 		{nil, map[string]string{"TEMPMAIL_TOKEN_INBOX_TTL": "forever"}, `invalid TEMPMAIL_TOKEN_INBOX_TTL (--token-inbox-ttl) "forever"`},
 		{[]string{"stray"}, nil, `unexpected argument "stray"`},
+		{[]string{"--smtp-rate-per-ip", "lots"}, nil, "from 0 (unlimited)"},
+		{[]string{"--tls-cert", "c.pem"}, nil, "give both files"},
 	}
 	for _, tc := range cases {
 		_, err := Parse("serve", tc.args, env(tc.env), io.Discard)

@@ -2,12 +2,15 @@ package events
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 
 	"tempmail"
 )
@@ -81,6 +84,8 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		// TTLs and schedules), so they survive restarts and fire once.
 		AllowMsgTTL:       true,
 		AllowMsgSchedules: true,
+		// One message to several inboxes is stored all or nothing.
+		AllowAtomicPublish: true,
 		Metadata:          map[string]string{partitionsKey: strconv.Itoa(partitions)},
 	})
 	if err != nil {
@@ -176,6 +181,108 @@ func (s *Store) DeliverMail(ctx context.Context, ev MailReceived, createdSeq uin
 	}
 	return ack, err
 }
+
+// Delivery is one recipient's copy of a received message.
+type Delivery struct {
+	Mail       MailReceived
+	CreatedSeq uint64 // the recipient inbox's InboxCreated
+	DedupeID   string // same bytes to the same inbox: same id
+}
+
+// Deliver publishes the MailReceived of every recipient of one message, all
+// or nothing: one recipient is one publish, several are one atomic batch.
+// If an inbox ended meanwhile, nothing is stored and the error is of kind
+// NotFound; the caller may retry without it. A retry of deliveries already
+// stored returns their acks with Duplicate set.
+func (s *Store) Deliver(ctx context.Context, ds []Delivery) ([]Ack, error) {
+	if len(ds) == 1 {
+		ack, err := s.DeliverMail(ctx, ds[0].Mail, ds[0].CreatedSeq, ds[0].DedupeID)
+		return []Ack{ack}, err
+	}
+	acks, err := s.deliverBatch(ctx, ds)
+	if errors.Is(err, errBatchDuplicate) {
+		// Some copies were stored by an earlier attempt (perhaps to other
+		// recipients); a batch cannot mix duplicates and new messages, so
+		// each goes on its own, deduplicated one by one.
+		acks = acks[:0]
+		for _, d := range ds {
+			ack, err := s.DeliverMail(ctx, d.Mail, d.CreatedSeq, d.DedupeID)
+			if err != nil {
+				return nil, err
+			}
+			acks = append(acks, ack)
+		}
+		return acks, nil
+	}
+	return acks, err
+}
+
+var errBatchDuplicate = errors.New("batch holds a message stored before")
+
+// deliverBatch publishes an atomic batch (ADR-50): every message carries the
+// batch id and its position, the last one commits and is answered with the
+// batch's ack. nats.go has no helper for it yet.
+func (s *Store) deliverBatch(ctx context.Context, ds []Delivery) ([]Ack, error) {
+	nc := s.js.Conn()
+	batchID := nuid.Next()
+	for i, d := range ds {
+		data, err := Encode(d.Mail, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		part := s.PartitionOfAddress(d.Mail.Address)
+		m := nats.NewMsg(messageSubject(part, d.Mail.Address, d.Mail.MessageID))
+		m.Data = data
+		m.Header.Set(jetstream.MsgIDHeader, d.DedupeID)
+		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(d.CreatedSeq, 10))
+		m.Header.Set(jetstream.ExpectedLastSubjSeqSubjHeader, inboxSubject(part, d.Mail.Address))
+		m.Header.Set("Nats-Batch-Id", batchID)
+		m.Header.Set("Nats-Batch-Sequence", strconv.Itoa(i+1))
+		if i < len(ds)-1 {
+			if err := nc.PublishMsg(m); err != nil {
+				return nil, unavailable(err)
+			}
+			continue
+		}
+		m.Header.Set("Nats-Batch-Commit", "1")
+		reply, err := nc.RequestMsgWithContext(ctx, m)
+		if err != nil {
+			return nil, unavailable(err)
+		}
+		var res struct {
+			Seq   uint64 `json:"seq"`
+			Count int    `json:"count"`
+			Error *struct {
+				Code    int    `json:"err_code"`
+				Message string `json:"description"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(reply.Data, &res); err != nil {
+			return nil, unavailable(fmt.Errorf("batch ack %q: %w", reply.Data, err))
+		}
+		if res.Error != nil {
+			apiErr := &jetstream.APIError{ErrorCode: jetstream.ErrorCode(res.Error.Code), Description: res.Error.Message}
+			switch {
+			case isWrongLastSeq(apiErr):
+				return nil, tempmail.Wrap(tempmail.NotFound, apiErr, "inbox not found or expired")
+			case res.Error.Code == jsErrBatchDuplicateMsgID:
+				return nil, errBatchDuplicate
+			}
+			return nil, unavailable(apiErr)
+		}
+		// The batch's messages got consecutive sequences ending at Seq.
+		acks := make([]Ack, len(ds))
+		for j, d := range ds {
+			acks[j] = Ack{Seq: res.Seq - uint64(len(ds)-1-j), Partition: s.PartitionOfAddress(d.Mail.Address)}
+		}
+		return acks, nil
+	}
+	return nil, nil
+}
+
+// jsErrBatchDuplicateMsgID is the server's "atomic publish batch contains
+// duplicate message id".
+const jsErrBatchDuplicateMsgID = 10201
 
 // AppendMessageEvent publishes a MarkedRead or Deleted for one message.
 func (s *Store) AppendMessageEvent(ctx context.Context, addr, messageID string, p Payload) (Ack, error) {

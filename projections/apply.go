@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"tempmail/events"
@@ -303,7 +304,7 @@ func (t *tx) pageHolding(in *Inbox, messageID string) (int64, error) {
 
 func messageFrom(ev *events.MailReceived, page int64) Message {
 	return Message{ID: ev.MessageID, InboxID: ev.InboxID, Address: ev.Address, Page: page,
-		ReceivedAt: ev.ReceivedAt, Size: ev.Size, RawObject: ev.RawObject,
+		ReceivedAt: ev.ReceivedAt, Size: ev.Size, Raw: ev.Raw, RawObject: ev.RawObject,
 		MailFrom: ev.MailFrom, From: ev.From, FromName: ev.FromName, To: ev.To, Cc: ev.Cc,
 		Subject: ev.Subject, Date: ev.Date, HeaderMessageID: ev.HeaderMessageID,
 		Text: ev.Text, HTML: ev.HTML, Headers: ev.Headers, Attachments: ev.Attachments}
@@ -315,11 +316,13 @@ func summaryOf(m *Message) Summary {
 		Preview: Preview(m.Text, m.HTML), Attachments: m.Attachments}
 }
 
-// Preview is the first PreviewChars characters of a message's text.
+// Preview is the first PreviewChars characters of a message's text, with
+// runs of white space folded to one space.
 func Preview(text, html string) string {
 	if text == "" {
 		text = html
 	}
+	text = strings.Join(strings.Fields(text), " ")
 	if utf8.RuneCountInString(text) <= PreviewChars {
 		return text
 	}

@@ -80,7 +80,8 @@ type Message struct {
 	IsRead     bool      `json:"is_read"`
 	ReceivedAt time.Time `json:"received_at"`
 	Size       int64     `json:"size"`
-	RawObject  string    `json:"raw_object,omitempty"`
+	Raw        []byte    `json:"raw,omitempty"`        // the message as stored, when small
+	RawObject  string    `json:"raw_object,omitempty"` // else its object-store name
 
 	MailFrom        string              `json:"mail_from,omitempty"`
 	From            string              `json:"from"`

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -12,11 +13,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"tempmail/api"
 	"tempmail/config"
 	"tempmail/events"
+	"tempmail/ingest"
 	"tempmail/projections"
 )
 
@@ -29,6 +32,7 @@ type Service struct {
 	Store  *events.Store
 	Views  *projections.Views
 	API    *api.Server
+	SMTP   *ingest.SMTPServer
 
 	log    *slog.Logger
 	lock   *os.File
@@ -73,10 +77,31 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	if err = s.Views.CaughtUp(ctx); err != nil {
 		return s, err
 	}
-	s.API = api.New(s.Config, s.Store, s.Views.Reader, log)
+	hostname, _ := os.Hostname()
+	if hostname == "" {
+		hostname = "localhost"
+	}
+	deliverer := &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
+		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname}
+	s.API = api.New(s.Config, s.Store, s.Views.Reader, deliverer, log)
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
 		return s, err
 	}
+
+	smtpCfg := ingest.SMTPConfig{Addr: cfg.SMTPAddr, MaxConnsPerIP: cfg.SMTPMaxConnsPerIP, RatePerIP: cfg.SMTPRatePerIP}
+	if cfg.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+		if err != nil {
+			return s, fmt.Errorf("invalid --tls-cert/--tls-key: %w", err)
+		}
+		smtpCfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	smtpSrv := ingest.NewSMTPServer(deliverer, smtpCfg)
+	if err = smtpSrv.Listen(); err != nil {
+		return s, err
+	}
+	s.SMTP = smtpSrv
+	go s.SMTP.Serve()
 
 	if s.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
 		return s, fmt.Errorf("HTTP listener: %w", err)
@@ -90,7 +115,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		}
 	}()
 	s.API.SetReady(true)
-	log.Info("tempmail ready", "http", s.httpLn.Addr().String(), "domains", strings.Join(cfg.Domains, ","),
+	log.Info("tempmail ready", "http", s.httpLn.Addr().String(), "smtp", s.SMTP.Addr(), "domains", strings.Join(cfg.Domains, ","),
 		"data_dir", cfg.DataDir, "views_generation", s.Views.Generation())
 	return s, nil
 }
@@ -105,12 +130,23 @@ func (s *Service) Shutdown(ctx context.Context) {
 	if s.API != nil {
 		s.API.SetReady(false)
 	}
-	if s.http != nil {
-		if err := s.http.Shutdown(ctx); err != nil {
-			s.http.Close()
-		}
-		<-s.served
+	// Both listeners stop accepting at once and finish what is in flight;
+	// they get most of the budget, the views and NATS the rest.
+	lctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	if s.SMTP != nil {
+		wg.Go(func() { s.SMTP.Shutdown(lctx) })
 	}
+	if s.http != nil {
+		wg.Go(func() {
+			if err := s.http.Shutdown(lctx); err != nil {
+				s.http.Close()
+			}
+			<-s.served
+		})
+	}
+	wg.Wait()
 	if s.Views != nil {
 		s.Views.Stop()
 	}

@@ -1,0 +1,229 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail"
+	"tempmail/events"
+	"tempmail/projections"
+)
+
+// inlineMax is the largest raw message that travels inside its event; larger
+// ones go to the object store first. Small messages are the common case, and
+// one publish is much cheaper than an object-store put plus a publish.
+const inlineMax = 64 << 10
+
+// defaultTimeout bounds storing one message, all recipients together.
+const defaultTimeout = 15 * time.Second
+
+// Errors of the recipient policy. The SMTP server and the webhook turn them
+// into their own replies.
+var (
+	// ErrNoMailbox: the domain is served, but no live inbox has the address.
+	ErrNoMailbox = tempmail.Errorf(tempmail.NotFound, "no such mailbox here")
+	// ErrNotServed: the domain is not one of ours; we do not relay.
+	ErrNotServed = tempmail.Errorf(tempmail.Forbidden, "relaying denied: domain not served here")
+)
+
+// Deliverer is the one delivery path of SMTP and the webhook.
+type Deliverer struct {
+	Store *events.Store
+	Views *projections.Reader
+	Log   *slog.Logger
+	// MaxMessageBytes is the largest message accepted, raw.
+	MaxMessageBytes int64
+	// Hostname names this server in Received headers and the SMTP greeting.
+	Hostname string
+	// Timeout bounds storing one message; 0 means 15s. When it passes, the
+	// sender is told to retry.
+	Timeout time.Duration
+}
+
+// Recipient returns the live inbox an address names, or ErrNoMailbox or
+// ErrNotServed, or an Unavailable error when the views cannot be read.
+func (d *Deliverer) Recipient(ctx context.Context, addr string) (*projections.Inbox, error) {
+	addr, err := tempmail.NormalizeAddress(addr)
+	if err != nil {
+		return nil, ErrNoMailbox
+	}
+	_, domain := tempmail.SplitAddress(addr)
+	domains, _, err := d.Views.Domains(ctx)
+	if err != nil {
+		return nil, err
+	}
+	served := false
+	for _, dom := range domains {
+		served = served || (dom.Active && dom.Name == domain)
+	}
+	if !served {
+		return nil, ErrNotServed
+	}
+	in, err := d.Views.InboxByAddress(ctx, addr)
+	if tempmail.KindOf(err) == tempmail.NotFound || (err == nil && !in.Live(time.Now())) {
+		return nil, ErrNoMailbox
+	}
+	return in, err
+}
+
+// Envelope is what the transport knows of a message besides its bytes.
+type Envelope struct {
+	MailFrom   string
+	Recipients []*projections.Inbox // live inboxes, each once
+}
+
+// Delivered says what was stored.
+type Delivered struct {
+	MessageIDs      []string // one per recipient still live at delivery, in order
+	HeaderMessageID string   // the message's own Message-ID header
+	Duplicate       bool     // every copy was already stored by an earlier attempt
+}
+
+// Deliver stores a message for every recipient. raw is the message as it
+// will be kept (with the service's Received header on top); clientBytes is
+// the part the sender sent, which identifies a retry. Nothing is stored
+// unless everything is: on error the sender must retry.
+func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clientBytes []byte) (Delivered, error) {
+	timeout := d.Timeout
+	if timeout == 0 {
+		timeout = defaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if int64(len(clientBytes)) > d.MaxMessageBytes {
+		return Delivered{}, tempmail.Errorf(tempmail.TooLarge, "message is larger than %d bytes", d.MaxMessageBytes)
+	}
+	sum := strconv.FormatUint(xxhash.Sum64(clientBytes), 16)
+	p := parse(raw)
+	now := time.Now().UTC()
+
+	recipients := env.Recipients
+	var object string
+	for attempt := 0; ; attempt++ {
+		if len(recipients) == 0 {
+			return Delivered{}, ErrNoMailbox
+		}
+		ds := make([]events.Delivery, len(recipients))
+		for i, in := range recipients {
+			ds[i] = events.Delivery{Mail: mailReceived(in, p, env.MailFrom, now, int64(len(raw))),
+				CreatedSeq: in.CreatedSeq, DedupeID: sum + "-" + strconv.Itoa(len(clientBytes)) + "-" + in.ID}
+		}
+		if len(raw) <= inlineMax {
+			for i := range ds {
+				ds[i].Mail.Raw = raw
+			}
+		} else {
+			if object == "" {
+				object = "msg/" + ds[0].Mail.MessageID
+				if err := d.putRaw(ctx, object, raw); err != nil {
+					return Delivered{}, err
+				}
+			}
+			for i := range ds {
+				ds[i].Mail.RawObject = object
+			}
+		}
+		acks, err := d.Store.Deliver(ctx, ds)
+		if tempmail.KindOf(err) == tempmail.NotFound && attempt < 3 {
+			// An inbox ended between RCPT and now: deliver to the others.
+			recipients = d.stillLive(ctx, recipients)
+			continue
+		}
+		if err != nil {
+			d.dropRaw(object)
+			return Delivered{}, err
+		}
+		out := Delivered{HeaderMessageID: p.HeaderMessageID, Duplicate: true}
+		for i, ack := range acks {
+			out.MessageIDs = append(out.MessageIDs, ds[i].Mail.MessageID)
+			out.Duplicate = out.Duplicate && ack.Duplicate
+		}
+		if out.Duplicate {
+			// An earlier attempt stored this message with its own raw
+			// object; ours is referenced by nothing.
+			d.dropRaw(object)
+		}
+		return out, nil
+	}
+}
+
+func mailReceived(in *projections.Inbox, p parsed, mailFrom string, now time.Time, size int64) events.MailReceived {
+	id := uuid.Must(uuid.NewV7()).String()
+	atts := make([]events.Attachment, len(p.Attachments))
+	for i, a := range p.Attachments {
+		a.ID = attachmentID(id, i+1)
+		atts[i] = a
+	}
+	return events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address, ReceivedAt: now,
+		Size: size, MailFrom: mailFrom, From: p.From, FromName: p.FromName, To: p.To, Cc: p.Cc,
+		Subject: p.Subject, Date: p.Date, HeaderMessageID: p.HeaderMessageID, Text: p.Text,
+		HTML: p.HTML, Headers: p.Headers, Attachments: atts}
+}
+
+// stillLive re-checks recipients after a delivery found one of them ended.
+func (d *Deliverer) stillLive(ctx context.Context, list []*projections.Inbox) []*projections.Inbox {
+	var out []*projections.Inbox
+	for _, in := range list {
+		if cur, err := d.Recipient(ctx, in.Address); err == nil && cur.ID == in.ID {
+			out = append(out, cur)
+		}
+	}
+	return out
+}
+
+func (d *Deliverer) putRaw(ctx context.Context, name string, raw []byte) error {
+	_, err := d.Store.Raw().Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(raw))
+	if err != nil {
+		return tempmail.Wrap(tempmail.Unavailable, err, "could not store the message")
+	}
+	return nil
+}
+
+// dropRaw removes an object no event refers to; failure leaves an orphan,
+// which costs space but no correctness.
+func (d *Deliverer) dropRaw(name string) {
+	if name == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.Store.Raw().Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		d.Log.Warn("could not remove an unreferenced raw message", "object", name, "err", err)
+	}
+}
+
+// ReceivedHeader is the trace header the service puts on top of every
+// message it stores (RFC 5321 section 4.4).
+func (d *Deliverer) ReceivedHeader(helo, remoteIP, proto, id string, rcpts []string, at time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Received: from %s (%s)\r\n\tby %s (tempmail) with %s id %s", sanitize(helo), sanitize(remoteIP), d.Hostname, proto, id)
+	if len(rcpts) == 1 {
+		fmt.Fprintf(&b, "\r\n\tfor <%s>", sanitize(rcpts[0]))
+	}
+	fmt.Fprintf(&b, ";\r\n\t%s\r\n", at.Format(time.RFC1123Z))
+	return b.String()
+}
+
+// sanitize keeps client-supplied words from breaking the header.
+func sanitize(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '(' || r == ')' || r == ';' {
+			return -1
+		}
+		return r
+	}, s)
+	if s == "" {
+		return "unknown"
+	}
+	return truncate(s, 255)
+}

@@ -1,0 +1,236 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"net/mail"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jhillyerd/enmime/v2"
+
+	"tempmail/events"
+)
+
+// Bounds on what parsing keeps, so that an event and its view entry stay far
+// below NATS's 1 MiB message limit whatever the message holds. The raw
+// message is always kept whole; these bound only the parsed summary.
+const (
+	maxBodyBytes    = 256 << 10 // text and HTML bodies, each
+	maxHeaderBytes  = 64 << 10  // the headers object, in total
+	maxHeaderValue  = 8 << 10   // one header value
+	maxSubjectBytes = 16 << 10
+	maxAddresses    = 100 // in To and in Cc
+	maxAttachments  = 256
+	// maxBoundaries bounds MIME nesting. enmime's time doubles with each
+	// level of an unterminated nested multipart (depth 22 takes seconds), so
+	// a message declaring more boundaries than real mail needs is parsed as
+	// headers and text only.
+	maxBoundaries = 12
+)
+
+// parsed is what ingest learns from a message's bytes.
+type parsed struct {
+	From, FromName  string
+	To, Cc          []string
+	Subject         string
+	Date            time.Time
+	HeaderMessageID string
+	Text, HTML      string
+	Headers         map[string]string
+	Attachments     []events.Attachment // IDs are set per recipient copy
+}
+
+// parse reads a message as well as it can. It never fails and never panics:
+// broken MIME, unknown charsets, bad encodings and missing headers yield what
+// could be read, and the raw bytes are kept regardless. Memory is bounded by a
+// small multiple of the message size; deep nesting is refused up front
+// (headers only) rather than recursed into.
+func parse(raw []byte) (p parsed) {
+	p.Headers = topHeaders(raw)
+	defer func() {
+		if r := recover(); r != nil {
+			p = headersOnly(raw)
+		}
+	}()
+	if bytes.Count(raw, []byte("oundary")) > maxBoundaries || bytes.Count(raw, []byte("OUNDARY")) > maxBoundaries {
+		return headersOnly(raw)
+	}
+	env, err := enmime.NewParser(
+		enmime.SkipMalformedParts(true),
+		enmime.MultipartWOBoundaryAsSinglePart(true),
+		enmime.SetReadPartErrorPolicy(enmime.AllowCorruptTextPartErrorPolicy),
+		enmime.MaxStoredPartErrors(10),
+	).ReadEnvelope(bytes.NewReader(raw))
+	if err != nil {
+		return headersOnly(raw)
+	}
+	p.Subject = truncate(env.GetHeader("Subject"), maxSubjectBytes)
+	if from, err := env.AddressList("From"); err == nil && len(from) > 0 {
+		p.From, p.FromName = strings.ToLower(from[0].Address), from[0].Name
+	} else {
+		p.From, p.FromName = looseAddress(env.GetHeader("From"))
+	}
+	p.To = addresses(env, "To")
+	p.Cc = addresses(env, "Cc")
+	if d, err := env.Date(); err == nil {
+		p.Date = d.UTC()
+	}
+	p.HeaderMessageID = truncate(strings.TrimSpace(env.GetHeader("Message-ID")), 998)
+	p.Text = truncate(unixLines(env.Text), maxBodyBytes)
+	p.HTML = truncate(unixLines(env.HTML), maxBodyBytes)
+
+	for _, part := range append(append(env.Attachments, env.Inlines...), env.OtherParts...) {
+		if len(p.Attachments) == maxAttachments {
+			break
+		}
+		if strings.HasPrefix(part.ContentType, "multipart/") {
+			continue
+		}
+		name := part.FileName
+		if name == "" {
+			name = "attachment-" + strconv.Itoa(len(p.Attachments)+1)
+		}
+		ct := part.ContentType
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		p.Attachments = append(p.Attachments, events.Attachment{Filename: truncate(name, 255),
+			ContentType: truncate(ct, 255), Size: int64(len(part.Content)), Part: part.PartID})
+	}
+	if p.Text == "" && p.HTML == "" && len(p.Attachments) == 0 {
+		// Nothing MIME could make sense of (a multipart without parts, say):
+		// show the body as it is rather than nothing.
+		p.Text = headersOnly(raw).Text
+	}
+	return p
+}
+
+// headersOnly is the fallback for messages enmime cannot take: the top-level
+// headers, and the body as text.
+func headersOnly(raw []byte) parsed {
+	p := parsed{Headers: topHeaders(raw)}
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		p.Text = truncate(string(raw), maxBodyBytes)
+		return p
+	}
+	p.Subject = truncate(enmime.DecodeRFC2047(msg.Header.Get("Subject")), maxSubjectBytes)
+	p.From, p.FromName = looseAddress(msg.Header.Get("From"))
+	if d, err := msg.Header.Date(); err == nil {
+		p.Date = d.UTC()
+	}
+	p.HeaderMessageID = truncate(strings.TrimSpace(msg.Header.Get("Message-ID")), 998)
+	if i := bytes.Index(raw, []byte("\r\n\r\n")); i >= 0 {
+		p.Text = truncate(unixLines(string(raw[i+4:])), maxBodyBytes)
+	} else if i := bytes.Index(raw, []byte("\n\n")); i >= 0 {
+		p.Text = truncate(string(raw[i+2:]), maxBodyBytes)
+	}
+	return p
+}
+
+func addresses(env *enmime.Envelope, key string) []string {
+	list, err := env.AddressList(key)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, a := range list {
+		if len(out) == maxAddresses {
+			break
+		}
+		out = append(out, strings.ToLower(a.Address))
+	}
+	return out
+}
+
+// looseAddress makes what it can of a From header that does not parse.
+func looseAddress(v string) (addr, name string) {
+	v = enmime.DecodeRFC2047(strings.TrimSpace(v))
+	if a, err := mail.ParseAddress(v); err == nil {
+		return strings.ToLower(a.Address), a.Name
+	}
+	if i, j := strings.LastIndexByte(v, '<'), strings.LastIndexByte(v, '>'); i >= 0 && j > i {
+		return strings.ToLower(strings.TrimSpace(v[i+1 : j])), strings.Trim(strings.TrimSpace(v[:i]), `"`)
+	}
+	return truncate(strings.ToLower(v), 254), ""
+}
+
+// topHeaders returns the message's top-level headers: the first occurrence
+// of each name, the name as written in the message, the value unfolded and
+// RFC 2047-decoded, all within maxHeaderBytes.
+func topHeaders(raw []byte) map[string]string {
+	out := map[string]string{}
+	seen := map[string]bool{}
+	total := 0
+	var name string
+	var value strings.Builder
+	flush := func() {
+		if name == "" || seen[strings.ToLower(name)] {
+			return
+		}
+		v := truncate(enmime.DecodeRFC2047(strings.TrimSpace(value.String())), maxHeaderValue)
+		if total+len(name)+len(v) > maxHeaderBytes {
+			return
+		}
+		seen[strings.ToLower(name)] = true
+		out[name] = v
+		total += len(name) + len(v)
+	}
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 {
+			break // end of the header block
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			if name != "" && value.Len() < maxHeaderValue {
+				value.WriteByte(' ')
+				value.Write(bytes.TrimSpace(line))
+			}
+			continue
+		}
+		flush()
+		name = ""
+		value.Reset()
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 || bytes.ContainsAny(line[:colon], " \t") {
+			continue // not a header line; skip it rather than give up
+		}
+		name = string(line[:colon])
+		value.Write(line[colon+1:])
+	}
+	flush()
+	return out
+}
+
+// unixLines turns CRLF line ends into LF: clients expect text as text, and
+// the raw message keeps the original bytes.
+func unixLines(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+// truncate cuts s to at most n bytes without splitting a UTF-8 sequence,
+// and replaces invalid UTF-8 so that JSON encoding is lossless.
+func truncate(s string, n int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// attachmentID names one attachment of one recipient's copy of a message.
+func attachmentID(messageID string, n int) string {
+	return fmt.Sprintf("%s-%d", messageID, n)
+}

@@ -1,0 +1,148 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/smtp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// malformed are messages real senders produce or attackers craft. Each must
+// be stored and parsed as well as it can be, never failing the transaction.
+var malformed = map[string]string{
+	"broken boundary":         "Subject: broken boundary\r\nContent-Type: multipart/mixed; boundary=\"abc\"\r\n\r\n--abd\r\nContent-Type: text/plain\r\n\r\nhello\r\n--abc\r\nnot closed",
+	"no boundary param":       "Subject: no boundary\r\nContent-Type: multipart/alternative\r\n\r\nplain words\r\n",
+	"unknown charset":         "Subject: =?x-klingon?Q?qapla=27?=\r\nContent-Type: text/plain; charset=x-klingon\r\n\r\nnuqneH\r\n",
+	"bad base64":              "Subject: bad base64\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n!!!not*base64@@@\r\n",
+	"bad quoted-printable":    "Subject: bad qp\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nbroken =ZZ soft=\r\nbreak =\r\n",
+	"no headers":              "\r\njust a body without any header\r\n",
+	"no blank line":           "Subject: only headers",
+	"eight-bit junk":          "Subject: \xff\xfe junk \x80\r\nFrom: \xc3\x28 <x@y.z>\r\n\r\nbody \xff\xfe\xfd\r\n",
+	"very long line":          "Subject: long\r\n\r\n" + strings.Repeat("a", 300000) + "\r\n",
+	"deep nesting":            deepNesting(500),
+	"deep and cut short":      deepNesting(30)[:1200],
+	"nested just under limit": deepNesting(10),
+	"header without colon":    "Subject: ok\r\nthis is not a header\r\nX-Fine: yes\r\n\r\nbody\r\n",
+	"broken from":             "From: <<<@@@>>>\r\nSubject: broken from\r\n\r\nbody\r\n",
+	"bad date":                "Date: the day after tomorrow\r\nSubject: bad date\r\n\r\nbody\r\n",
+	"null bytes":              "Subject: nul\x00byte\r\n\r\nbody\x00with\x00nuls\r\n",
+	"many attachments":        manyAttachments(400),
+	"bare LF":                 "Subject: bare lf\nContent-Type: text/plain\n\nline1\nline2\n",
+	"html only":               "Subject: html only\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<html><body><p>Your code is <b>135790</b></p></body></html>\r\n",
+	"empty":                   "",
+}
+
+func deepNesting(depth int) string {
+	var b strings.Builder
+	b.WriteString("Subject: deep\r\n")
+	for i := range depth {
+		fmt.Fprintf(&b, "Content-Type: multipart/mixed; boundary=\"b%d\"\r\n\r\n--b%d\r\n", i, i)
+	}
+	b.WriteString("Content-Type: text/plain\r\n\r\nbottom\r\n")
+	for i := depth - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, "--b%d--\r\n", i)
+	}
+	return b.String()
+}
+
+func manyAttachments(n int) string {
+	var b strings.Builder
+	b.WriteString("Subject: many\r\nContent-Type: multipart/mixed; boundary=\"m\"\r\n\r\n")
+	for i := range n {
+		fmt.Fprintf(&b, "--m\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename=\"f%d.bin\"\r\n\r\nxx\r\n", i)
+	}
+	b.WriteString("--m--\r\n")
+	return b.String()
+}
+
+// checkBounded asserts what every parse result must satisfy, whatever the input.
+func checkBounded(t *testing.T, name string, p parsed) {
+	t.Helper()
+	for field, v := range map[string]string{"subject": p.Subject, "from": p.From, "from_name": p.FromName,
+		"text": p.Text, "html": p.HTML, "message-id": p.HeaderMessageID} {
+		if !utf8.ValidString(v) {
+			t.Errorf("%s: %s is not valid UTF-8", name, field)
+		}
+	}
+	if len(p.Text) > maxBodyBytes || len(p.HTML) > maxBodyBytes || len(p.Subject) > maxSubjectBytes ||
+		len(p.Attachments) > maxAttachments || len(p.To) > maxAddresses || len(p.Cc) > maxAddresses {
+		t.Errorf("%s: a bound is exceeded: text %d html %d subject %d attachments %d", name,
+			len(p.Text), len(p.HTML), len(p.Subject), len(p.Attachments))
+	}
+	total := 0
+	for k, v := range p.Headers {
+		total += len(k) + len(v)
+		if !utf8.ValidString(v) {
+			t.Errorf("%s: header %s is not valid UTF-8", name, k)
+		}
+	}
+	if total > maxHeaderBytes {
+		t.Errorf("%s: headers take %d bytes", name, total)
+	}
+	if _, err := json.Marshal(p); err != nil {
+		t.Errorf("%s: cannot be encoded: %v", name, err)
+	}
+}
+
+func TestMalformedMessagesParseAsWellAsTheyCan(t *testing.T) {
+	want := map[string]func(parsed) bool{
+		"broken boundary":      func(p parsed) bool { return p.Subject == "broken boundary" },
+		"no boundary param":    func(p parsed) bool { return strings.Contains(p.Text, "plain words") },
+		"unknown charset":      func(p parsed) bool { return strings.Contains(p.Text, "nuqneH") },
+		"bad quoted-printable": func(p parsed) bool { return strings.Contains(p.Text, "broken") },
+		"no headers":           func(p parsed) bool { return strings.Contains(p.Text, "just a body") },
+		"very long line":       func(p parsed) bool { return len(p.Text) >= 200000 },
+		"deep nesting":         func(p parsed) bool { return p.Subject == "deep" },
+		"nested just under limit": func(p parsed) bool {
+			return p.Subject == "deep" && strings.Contains(p.Text, "bottom")
+		},
+		"header without colon": func(p parsed) bool { return p.Headers["X-Fine"] == "yes" && strings.HasPrefix(p.Subject, "ok") },
+		"bad date":             func(p parsed) bool { return p.Subject == "bad date" && p.Date.IsZero() },
+		"many attachments":     func(p parsed) bool { return len(p.Attachments) == maxAttachments },
+		"bare LF":              func(p parsed) bool { return p.Text == "line1\nline2\n" },
+		"html only": func(p parsed) bool {
+			return strings.Contains(p.Text, "135790") && strings.Contains(p.HTML, "<b>135790</b>")
+		},
+	}
+	for name, raw := range malformed {
+		p := parse([]byte(raw))
+		checkBounded(t, name, p)
+		if ok := want[name]; ok != nil && !ok(p) {
+			t.Errorf("%s: parsed as subject %q text %.80q headers %v attachments %d", name, p.Subject, p.Text, p.Headers, len(p.Attachments))
+		}
+	}
+}
+
+func TestMalformedMessagesAreAcceptedOverSMTP(t *testing.T) {
+	h := newHarness(t)
+	in := h.inbox("junk@tempmail.test")
+	n := 0
+	for name, raw := range malformed {
+		if strings.Contains(raw, "\n.") || raw == "" {
+			continue // dot-stuffing is the client's job; net/smtp does it, but keep the seeds literal
+		}
+		if err := smtp.SendMail(h.addr, nil, "s@example.com", []string{in.Address}, []byte(raw)); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		n++
+	}
+	stored := h.messages(in.ID, n)
+	for _, m := range stored {
+		if len(m.Raw) == 0 && m.RawObject == "" {
+			t.Errorf("message %q kept no raw bytes", m.Subject)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, raw := range malformed {
+		f.Add([]byte(raw))
+	}
+	f.Add([]byte(multipartMsg))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkBounded(t, "fuzz", parse(raw))
+	})
+}

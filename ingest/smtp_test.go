@@ -1,0 +1,364 @@
+package ingest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"fmt"
+	"math/big"
+	"net"
+	"net/smtp"
+	"strings"
+	"testing"
+	"time"
+)
+
+const multipartMsg = "From: =?ISO-8859-1?Q?J=F6rg_M=FCller?= <Joerg@Example.com>\r\n" +
+	"To: Box <box@tempmail.test>, other@example.org\r\n" +
+	"Cc: cc@example.org\r\n" +
+	"Subject: =?UTF-8?B?w5xiZXJwcsO8ZnVuZzog8J+TpyBjb2RlIDQyNDI0Mg==?=\r\n" +
+	"Date: Sat, 21 Nov 2026 19:00:00 +0100\r\n" +
+	"Message-ID: <multi-1@example.com>\r\n" +
+	"MIME-Version: 1.0\r\n" +
+	"Content-Type: multipart/mixed; boundary=\"outer\"\r\n" +
+	"\r\n" +
+	"--outer\r\n" +
+	"Content-Type: multipart/alternative; boundary=\"inner\"\r\n" +
+	"\r\n" +
+	"--inner\r\n" +
+	"Content-Type: text/plain; charset=utf-8\r\n" +
+	"Content-Transfer-Encoding: quoted-printable\r\n" +
+	"\r\n" +
+	"Hall=C3=B6chen, your code is 424242.\r\n" +
+	"--inner\r\n" +
+	"Content-Type: text/html; charset=utf-8\r\n" +
+	"\r\n" +
+	"<p>Hall&ouml;chen, your code is <b>424242</b>.</p>\r\n" +
+	"--inner--\r\n" +
+	"--outer\r\n" +
+	"Content-Type: application/pdf; name=\"r\xc3\xa9sum\xc3\xa9.pdf\"\r\n" +
+	"Content-Disposition: attachment; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf\r\n" +
+	"Content-Transfer-Encoding: base64\r\n" +
+	"\r\n" +
+	"JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoK\r\n" +
+	"--outer--\r\n"
+
+func TestMultipartMessageIsParsedAndStored(t *testing.T) {
+	h := newHarness(t)
+	in := h.inbox("box@tempmail.test")
+	if err := smtp.SendMail(h.addr, nil, "bounce@example.com", []string{"Box@TempMail.test"}, []byte(multipartMsg)); err != nil {
+		t.Fatal(err)
+	}
+	m := h.messages(in.ID, 1)[0]
+	check := func(what, got, want string) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %q, want %q", what, got, want)
+		}
+	}
+	check("from", m.From, "joerg@example.com")
+	check("from_name", m.FromName, "Jörg Müller")
+	check("subject", m.Subject, "Überprüfung: 📧 code 424242")
+	check("text", m.Text, "Hallöchen, your code is 424242.")
+	check("html", m.HTML, "<p>Hall&ouml;chen, your code is <b>424242</b>.</p>")
+	check("to", strings.Join(m.To, ","), "box@tempmail.test,other@example.org")
+	check("cc", strings.Join(m.Cc, ","), "cc@example.org")
+	check("message-id", m.HeaderMessageID, "<multi-1@example.com>")
+	check("mail from", m.MailFrom, "bounce@example.com")
+	check("date", m.Date.Format(time.RFC3339), "2026-11-21T18:00:00Z")
+	check("header Subject", m.Headers["Subject"], "Überprüfung: 📧 code 424242")
+	check("header Message-ID", m.Headers["Message-ID"], "<multi-1@example.com>")
+	if len(m.Attachments) != 1 {
+		t.Fatalf("attachments %+v", m.Attachments)
+	}
+	a := m.Attachments[0]
+	pdf, _ := base64.StdEncoding.DecodeString("JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoK")
+	if a.Filename != "résumé.pdf" || a.ContentType != "application/pdf" || a.Size != int64(len(pdf)) || a.Part == "" || a.ID != m.ID+"-1" {
+		t.Errorf("attachment %+v", a)
+	}
+	raw := string(m.Raw)
+	if !strings.HasPrefix(raw, "Received: from ") || !strings.Contains(raw, "by mx.tempmail.test (tempmail) with ESMTP id ") ||
+		!strings.Contains(raw, "for <box@tempmail.test>") || !strings.HasSuffix(raw, multipartMsg) {
+		t.Errorf("raw is not the message with our Received header on top:\n%.400s", raw)
+	}
+	if m.Size != int64(len(m.Raw)) {
+		t.Errorf("size %d, raw is %d bytes", m.Size, len(m.Raw))
+	}
+}
+
+func TestSMTPUTF8AddressAnd8BitBody(t *testing.T) {
+	h := newHarness(t)
+	in := h.inbox("δοκιμή@tempmail.test")
+	c := dial(t, h.addr)
+	ehlo := c.cmd(250, "EHLO client.example")
+	for _, ext := range []string{"PIPELINING", "8BITMIME", "SMTPUTF8", "ENHANCEDSTATUSCODES", "CHUNKING", "SIZE 26214400"} {
+		if !strings.Contains(ehlo, ext) {
+			t.Errorf("EHLO does not advertise %s:\n%s", ext, ehlo)
+		}
+	}
+	if strings.Contains(ehlo, "STARTTLS") || strings.Contains(ehlo, "AUTH") {
+		t.Errorf("EHLO advertises STARTTLS or AUTH without a certificate:\n%s", ehlo)
+	}
+	c.cmd(250, "MAIL FROM:<χρήστης@example.gr> BODY=8BITMIME SMTPUTF8")
+	c.cmd(250, "RCPT TO:<ΔΟΚΙΜΉ@tempmail.test>")
+	c.cmd(354, "DATA")
+	c.cmd(250, "From: Χρήστης <χρήστης@example.gr>\r\nTo: δοκιμή@tempmail.test\r\nSubject: Γειά σου\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nΚαλημέρα κόσμε\r\n.")
+	c.cmd(221, "QUIT")
+	m := h.messages(in.ID, 1)[0]
+	if m.Subject != "Γειά σου" || m.Text != "Καλημέρα κόσμε\n" || m.From != "χρήστης@example.gr" || m.FromName != "Χρήστης" {
+		t.Errorf("got subject %q text %q from %q %q", m.Subject, m.Text, m.From, m.FromName)
+	}
+}
+
+func TestRecipientPolicy(t *testing.T) {
+	h := newHarness(t)
+	a, b := h.inbox("a@tempmail.test"), h.inbox("b@tempmail.test")
+	c := dial(t, h.addr)
+	c.cmd(250, "EHLO client.example")
+	c.cmd(250, "MAIL FROM:<s@example.com>")
+	c.cmd(250, "RCPT TO:<a@tempmail.test>")
+	if reply := c.cmd(550, "RCPT TO:<nobody@tempmail.test>"); !strings.HasPrefix(reply, "5.1.1") {
+		t.Errorf("unknown mailbox: %q, want 5.1.1", reply)
+	}
+	if reply := c.cmd(550, "RCPT TO:<someone@gmail.com>"); !strings.HasPrefix(reply, "5.7.1") {
+		t.Errorf("domain not served: %q, want 5.7.1", reply)
+	}
+	c.cmd(501, "RCPT TO:<no-domain>") // syntax, refused by go-smtp itself
+	c.cmd(250, "RCPT TO:<B@tempmail.test>")
+	c.cmd(250, "RCPT TO:<a@tempmail.test>") // twice: one copy
+	c.cmd(354, "DATA")
+	c.cmd(250, msg("s@example.com", "a@tempmail.test, b@tempmail.test", "to two", "hello both")+".")
+	for _, in := range []struct {
+		id, addr string
+	}{{a.ID, a.Address}, {b.ID, b.Address}} {
+		got := h.messages(in.id, 1)
+		if got[0].Subject != "to two" || got[0].Address != in.addr {
+			t.Errorf("%s got %+v", in.addr, got[0])
+		}
+	}
+	if h.messages(a.ID, 1)[0].ID == h.messages(b.ID, 1)[0].ID {
+		t.Error("both recipients share one message id")
+	}
+}
+
+func TestAtMost100Recipients(t *testing.T) {
+	h := newHarness(t)
+	c := dial(t, h.addr)
+	c.cmd(250, "EHLO client.example")
+	c.cmd(250, "MAIL FROM:<s@example.com>")
+	var inboxes []string
+	for i := range 100 {
+		in := h.inbox(fmt.Sprintf("r%d@tempmail.test", i))
+		inboxes = append(inboxes, in.ID)
+		c.cmd(250, "RCPT TO:<"+in.Address+">")
+	}
+	extra := h.inbox("r100@tempmail.test")
+	if reply := c.cmd(452, "RCPT TO:<r100@tempmail.test>"); !strings.HasPrefix(reply, "4.5.3") {
+		t.Errorf("101st recipient: %q, want 4.5.3", reply)
+	}
+	c.cmd(354, "DATA")
+	c.cmd(250, msg("s@example.com", "many@tempmail.test", "to a hundred", "hi")+".")
+	for _, id := range []string{inboxes[0], inboxes[57], inboxes[99]} {
+		if got := h.messages(id, 1); got[0].Subject != "to a hundred" {
+			t.Errorf("inbox %s: %+v", id, got[0])
+		}
+	}
+	if n := len(h.messages(extra.ID, 0)); n != 0 {
+		t.Errorf("the refused 101st recipient got %d messages", n)
+	}
+}
+
+func TestOversizedMessagesAreRefused(t *testing.T) {
+	h := newHarness(t, func(d *Deliverer, _ *SMTPConfig) { d.MaxMessageBytes = 64 << 10 })
+	in := h.inbox("big@tempmail.test")
+	c := dial(t, h.addr)
+	c.cmd(250, "EHLO client.example")
+	if reply := c.cmd(552, "MAIL FROM:<s@example.com> SIZE=100000"); !strings.HasPrefix(reply, "5.3.4") {
+		t.Errorf("declared size: %q", reply)
+	}
+	c.cmd(250, "MAIL FROM:<s@example.com>")
+	c.cmd(250, "RCPT TO:<big@tempmail.test>")
+	c.cmd(354, "DATA")
+	body := strings.Repeat(strings.Repeat("x", 99)+"\r\n", 700)
+	c.write(msg("s@example.com", "big@tempmail.test", "too big", body) + ".\r\n")
+	if code, reply := c.reply(); code != 552 || !strings.HasPrefix(reply, "5.3.4") {
+		t.Errorf("oversized DATA: %d %s", code, reply)
+	}
+	// The session goes on, and a message within the limit is taken.
+	c.cmd(250, "MAIL FROM:<s@example.com>")
+	c.cmd(250, "RCPT TO:<big@tempmail.test>")
+	c.cmd(354, "DATA")
+	c.cmd(250, msg("s@example.com", "big@tempmail.test", "fits", "small")+".")
+	if got := h.messages(in.ID, 1); got[0].Subject != "fits" {
+		t.Errorf("got %q", got[0].Subject)
+	}
+}
+
+func TestSTARTTLS(t *testing.T) {
+	cert := selfSigned(t)
+	h := newHarness(t, func(_ *Deliverer, cfg *SMTPConfig) {
+		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	})
+	in := h.inbox("tls@tempmail.test")
+	cl, err := smtp.Dial(h.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if ok, _ := cl.Extension("STARTTLS"); !ok {
+		t.Fatal("STARTTLS not advertised with a certificate configured")
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert.Leaf)
+	if err := cl.StartTLS(&tls.Config{ServerName: "localhost", RootCAs: pool}); err != nil {
+		t.Fatal(err)
+	}
+	if state, ok := cl.TLSConnectionState(); !ok || !state.HandshakeComplete {
+		t.Fatal("no TLS after STARTTLS")
+	}
+	send(t, cl, "s@example.com", "tls@tempmail.test", msg("s@example.com", "tls@tempmail.test", "secret", "over TLS"))
+	m := h.messages(in.ID, 1)[0]
+	if m.Subject != "secret" || !strings.Contains(string(m.Raw), "with ESMTPS id") {
+		t.Errorf("subject %q, raw %.200s", m.Subject, m.Raw)
+	}
+}
+
+func send(t *testing.T, cl *smtp.Client, from, to, body string) {
+	t.Helper()
+	if err := cl.Mail(from); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Rcpt(to); err != nil {
+		t.Fatal(err)
+	}
+	w, err := cl.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func selfSigned(t *testing.T) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, _ := x509.ParseCertificate(der)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
+}
+
+func TestPipelinedCommands(t *testing.T) {
+	h := newHarness(t)
+	a, b := h.inbox("p1@tempmail.test"), h.inbox("p2@tempmail.test")
+	c := dial(t, h.addr)
+	c.cmd(250, "EHLO client.example")
+	// RFC 2920: the whole envelope and DATA in one write.
+	c.write("MAIL FROM:<s@example.com>\r\nRCPT TO:<p1@tempmail.test>\r\nRCPT TO:<nope@tempmail.test>\r\nRCPT TO:<p2@tempmail.test>\r\nDATA\r\n")
+	for _, want := range []int{250, 250, 550, 250, 354} {
+		if code, reply := c.reply(); code != want {
+			t.Fatalf("pipelined reply %d %s, want %d", code, reply, want)
+		}
+	}
+	// Two messages back to back in one write as well.
+	c.write(msg("s@example.com", "p1", "first", "1") + ".\r\nMAIL FROM:<s@example.com>\r\nRCPT TO:<p1@tempmail.test>\r\nDATA\r\n")
+	for _, want := range []int{250, 250, 250, 354} {
+		if code, reply := c.reply(); code != want {
+			t.Fatalf("pipelined reply %d %s, want %d", code, reply, want)
+		}
+	}
+	c.cmd(250, msg("s@example.com", "p1", "second", "2")+".")
+	if got := h.messages(a.ID, 2); got[0].Subject != "second" || got[1].Subject != "first" {
+		t.Errorf("p1: %q, %q", got[0].Subject, got[1].Subject)
+	}
+	if got := h.messages(b.ID, 1); got[0].Subject != "first" {
+		t.Errorf("p2: %q", got[0].Subject)
+	}
+}
+
+func TestBDAT(t *testing.T) {
+	h := newHarness(t)
+	in := h.inbox("chunks@tempmail.test")
+	c := dial(t, h.addr)
+	c.cmd(250, "EHLO client.example")
+	c.cmd(250, "MAIL FROM:<s@example.com>")
+	c.cmd(250, "RCPT TO:<chunks@tempmail.test>")
+	m := msg("s@example.com", "chunks@tempmail.test", "in chunks", "line one\r\n.line that starts with a dot\r\nline three")
+	first, rest := m[:50], m[50:]
+	c.write(fmt.Sprintf("BDAT %d\r\n%s", len(first), first))
+	if code, reply := c.reply(); code != 250 {
+		t.Fatalf("first chunk: %d %s", code, reply)
+	}
+	c.write(fmt.Sprintf("BDAT %d LAST\r\n%s", len(rest), rest))
+	if code, reply := c.reply(); code != 250 {
+		t.Fatalf("last chunk: %d %s", code, reply)
+	}
+	got := h.messages(in.ID, 1)[0]
+	if got.Subject != "in chunks" || !strings.Contains(got.Text, "\n.line that starts with a dot\n") || !strings.HasSuffix(string(got.Raw), m) {
+		t.Errorf("subject %q text %q", got.Subject, got.Text)
+	}
+}
+
+func TestRetriedTransactionIsStoredOnce(t *testing.T) {
+	h := newHarness(t)
+	in := h.inbox("retry@tempmail.test")
+	body := msg("s@example.com", "retry@tempmail.test", "once", "same bytes")
+	for range 3 {
+		if err := smtp.SendMail(h.addr, nil, "s@example.com", []string{"retry@tempmail.test"}, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := smtp.SendMail(h.addr, nil, "s@example.com", []string{"retry@tempmail.test"}, []byte(body+"different")); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.messages(in.ID, 2); got[1].Subject != "once" {
+		t.Errorf("got %+v", got)
+	}
+}
+
+func TestPerIPLimits(t *testing.T) {
+	h := newHarness(t, func(_ *Deliverer, cfg *SMTPConfig) { cfg.MaxConnsPerIP, cfg.RatePerIP = 2, 3 })
+	h.inbox("rate@tempmail.test")
+	c1, c2 := dial(t, h.addr), dial(t, h.addr)
+	third, err := net.Dial("tcp", h.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Close()
+	buf := make([]byte, 200)
+	n, _ := third.Read(buf)
+	if !strings.HasPrefix(string(buf[:n]), "421 4.7.0") {
+		t.Errorf("third connection greeted with %q, want 421 4.7.0", buf[:n])
+	}
+	c2.cmd(221, "QUIT")
+	c1.cmd(250, "EHLO client.example")
+	for i := range 3 {
+		c1.cmd(250, "MAIL FROM:<s@example.com>")
+		c1.cmd(250, "RCPT TO:<rate@tempmail.test>")
+		c1.cmd(354, "DATA")
+		c1.cmd(250, msg("s@example.com", "rate@tempmail.test", fmt.Sprint("n", i), "x")+".")
+	}
+	if reply := c1.cmd(421, "MAIL FROM:<s@example.com>"); !strings.HasPrefix(reply, "4.7.0") {
+		t.Errorf("fourth message in a minute: %q", reply)
+	}
+	// A closed connection frees its place.
+	time.Sleep(50 * time.Millisecond)
+	dial(t, h.addr).cmd(250, "EHLO again")
+}
