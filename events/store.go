@@ -86,7 +86,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		AllowMsgSchedules: true,
 		// One message to several inboxes is stored all or nothing.
 		AllowAtomicPublish: true,
-		Metadata:          map[string]string{partitionsKey: strconv.Itoa(partitions)},
+		Metadata:           map[string]string{partitionsKey: strconv.Itoa(partitions)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create stream %s: %w", StreamName, err)
