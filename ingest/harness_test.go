@@ -24,6 +24,7 @@ import (
 // the event store, running projections, and the SMTP server on loopback.
 type harness struct {
 	t     *testing.T
+	dir   string
 	node  *events.Node
 	store *events.Store
 	views *projections.Views
@@ -34,7 +35,8 @@ type harness struct {
 
 func newHarness(t *testing.T, tweak ...func(*Deliverer, *SMTPConfig)) *harness {
 	t.Helper()
-	h := &harness{t: t, node: natstest.StartNode(t, t.TempDir())}
+	h := &harness{t: t, dir: t.TempDir()}
+	h.node = natstest.StartNode(t, h.dir)
 	h.store = natstest.OpenStore(t, h.node)
 	ctx := ctxT(t)
 	views, err := projections.Open(ctx, h.node.JS, h.store, projections.Options{})

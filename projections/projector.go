@@ -29,6 +29,11 @@ const (
 type Options struct {
 	Replicas int // of the views bucket and consumers; 1, or 3 on a cluster
 	Logger   *slog.Logger
+	// Exclusive says this process is the only one applying events (a single
+	// node that holds its data directory). Then Start resets each consumer
+	// to just after its checkpoint: an event a killed predecessor held
+	// unacknowledged is redelivered at once instead of after the ack wait.
+	Exclusive bool
 }
 
 // Views is the projection side of one process: it runs a worker per
@@ -142,6 +147,9 @@ func (v *Views) Start(ctx context.Context) error {
 	st := newKVStore(v.js, v.kv)
 	for _, part := range v.store.Partitions() {
 		cons, err := v.consumer(ctx, part)
+		if err == nil && v.opts.Exclusive {
+			err = v.resetToCheckpoint(ctx, part)
+		}
 		if err != nil {
 			cancel()
 			v.wg.Wait()
@@ -234,6 +242,17 @@ func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, 
 		return nil, fmt.Errorf("create consumer %s: %w", name, err)
 	}
 	return cons, nil
+}
+
+func (v *Views) resetToCheckpoint(ctx context.Context, part string) error {
+	cp, err := v.checkpoint(ctx, part)
+	if err != nil {
+		return err
+	}
+	if _, err := v.js.ResetConsumerToSequence(ctx, events.StreamName, v.consumerName(part), cp+1); err != nil {
+		return fmt.Errorf("reset consumer %s: %w", v.consumerName(part), err)
+	}
+	return nil
 }
 
 // dropOtherGenerations deletes consumers of views generations other than

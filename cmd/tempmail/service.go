@@ -68,7 +68,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	if s.Store, err = events.OpenStore(ctx, s.Node.JS, events.StoreConfig{}); err != nil {
 		return s, err
 	}
-	if s.Views, err = projections.Open(ctx, s.Node.JS, s.Store, projections.Options{Logger: log}); err != nil {
+	if s.Views, err = projections.Open(ctx, s.Node.JS, s.Store, projections.Options{Logger: log, Exclusive: cfg.NATSURL == ""}); err != nil {
 		return s, err
 	}
 	if err = s.Views.Start(ctx); err != nil {

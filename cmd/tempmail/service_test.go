@@ -8,11 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/smtp"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -264,6 +266,12 @@ func TestMain(m *testing.M) {
 // runServe starts `tempmail serve` as a child and returns it with its HTTP
 // base URL, read from its "ready" log line.
 func runServe(t *testing.T, dir string, extra ...string) (*exec.Cmd, string) {
+	cmd, base, _ := runServeSMTP(t, dir, extra...)
+	return cmd, base
+}
+
+// runServeSMTP is runServe that also returns the SMTP address.
+func runServeSMTP(t *testing.T, dir string, extra ...string) (*exec.Cmd, string, string) {
 	t.Helper()
 	args := append([]string{"serve", "--data-dir", dir, "--http-addr", "127.0.0.1:0", "--smtp-addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(binary, args...)
@@ -272,23 +280,23 @@ func runServe(t *testing.T, dir string, extra ...string) (*exec.Cmd, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	ready := regexp.MustCompile(`tempmail ready" http=(\S+)`)
-	addr := make(chan string, 1)
+	ready := regexp.MustCompile(`tempmail ready" http=(\S+) smtp=(\S+)`)
+	addrs := make(chan []string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if m := ready.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
+				addrs <- m
 			}
 		}
 	}()
 	select {
-	case a := <-addr:
-		return cmd, "http://" + a
+	case m := <-addrs:
+		return cmd, "http://" + m[1], m[2]
 	case <-time.After(30 * time.Second):
 		t.Fatal("tempmail serve did not become ready")
 	}
-	return nil, ""
+	return nil, "", ""
 }
 
 func TestServeStopsWithinFiveSecondsOnSignals(t *testing.T) {
@@ -317,6 +325,58 @@ func TestServeStopsWithinFiveSecondsOnSignals(t *testing.T) {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_ = cmd.Wait()
 	}
+}
+
+// Every message that got its 250 survives a SIGKILL of the service in the
+// middle of a stream of deliveries, once.
+func TestAcknowledgedMailSurvivesSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	cmd, base, smtpAddr := runServeSMTP(t, dir, "--smtp-rate-per-ip", "0")
+	in := createTokenInbox(t, base)
+
+	var mu sync.Mutex
+	var acked []string
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				subject := fmt.Sprintf("w%d-m%d", w, i)
+				body := fmt.Sprintf("From: s@example.com\r\nTo: %s\r\nSubject: %s\r\n\r\n%s\r\n", in.Address, subject, strings.Repeat("x", 2000))
+				if err := smtp.SendMail(smtpAddr, nil, "s@example.com", []string{in.Address}, []byte(body)); err != nil {
+					return // the server is gone
+				}
+				mu.Lock()
+				acked = append(acked, subject)
+				mu.Unlock()
+			}
+		})
+	}
+	for {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 200 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	wg.Wait()
+
+	_, base = runServe(t, dir)
+	seen := map[string]int{}
+	for _, m := range listMessages(t, base, in.Token) {
+		seen[m.Subject]++
+	}
+	for _, s := range acked {
+		if seen[s] != 1 {
+			t.Errorf("acknowledged message %s is there %d times after SIGKILL and restart", s, seen[s])
+		}
+	}
+	t.Logf("%d messages acknowledged before SIGKILL, %d readable after restart", len(acked), len(seen))
 }
 
 func TestBadFlagStopsStartupWithOneLine(t *testing.T) {
