@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"net/http"
 	"slices"
 	"time"
 
@@ -76,6 +77,13 @@ func (s *Server) createInbox(ctx context.Context, spec inboxSpec) (*projections.
 		return nil, tempmail.Errorf(tempmail.Conflict, "Email name already taken")
 	}
 	return nil, tempmail.Errorf(tempmail.Unavailable, "could not find a free address; try again")
+}
+
+// waitApplied waits, bounded, until the views show the event of ack.
+func (s *Server) waitApplied(r *http.Request, ack events.Ack) error {
+	ctx, cancel := context.WithTimeout(r.Context(), commandTimeout)
+	defer cancel()
+	return s.views.WaitApplied(ctx, ack)
 }
 
 const randomAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"

@@ -63,5 +63,12 @@ func (s *Server) webhook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyA, err)
 		return
 	}
+	// Read-your-writes: the message is readable when the 201 arrives.
+	for _, ack := range res.Acks {
+		if err := s.waitApplied(r, ack); err != nil {
+			writeError(w, r, s.log, familyA, err)
+			return
+		}
+	}
 	writeJSON(w, http.StatusCreated, webhookResult{Success: true, MessageID: res.HeaderMessageID, EmailID: res.MessageIDs[0]})
 }

@@ -49,6 +49,9 @@ type Ack struct {
 	Seq       uint64
 	Partition string
 	Duplicate bool // a retry of an event already in the stream
+	// MessageID, from Deliver only: the id of the stored copy, which for a
+	// duplicate is the earlier attempt's, not the one just offered.
+	MessageID string
 }
 
 // OpenStore creates or updates the stream and the raw object store. Running it
@@ -195,6 +198,39 @@ type Delivery struct {
 // NotFound; the caller may retry without it. A retry of deliveries already
 // stored returns their acks with Duplicate set.
 func (s *Store) Deliver(ctx context.Context, ds []Delivery) ([]Ack, error) {
+	acks, err := s.deliver(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	for i := range acks {
+		acks[i].MessageID = ds[i].Mail.MessageID
+		if acks[i].Duplicate {
+			if acks[i].MessageID, err = s.storedMessageID(ctx, acks[i].Seq); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return acks, nil
+}
+
+// storedMessageID reads the message id of the MailReceived at seq.
+func (s *Store) storedMessageID(ctx context.Context, seq uint64) (string, error) {
+	m, err := s.stream.GetMsg(ctx, seq)
+	if err != nil {
+		return "", unavailable(err)
+	}
+	p, _, err := Decode(m.Data)
+	if err != nil {
+		return "", err
+	}
+	mr, ok := p.(*MailReceived)
+	if !ok {
+		return "", fmt.Errorf("event %d is a %s, not the MailReceived it was deduplicated against", seq, p.EventType())
+	}
+	return mr.MessageID, nil
+}
+
+func (s *Store) deliver(ctx context.Context, ds []Delivery) ([]Ack, error) {
 	if len(ds) == 1 {
 		ack, err := s.DeliverMail(ctx, ds[0].Mail, ds[0].CreatedSeq, ds[0].DedupeID)
 		return []Ack{ack}, err

@@ -87,6 +87,7 @@ type Delivered struct {
 	MessageIDs      []string // one per recipient still live at delivery, in order
 	HeaderMessageID string   // the message's own Message-ID header
 	Duplicate       bool     // every copy was already stored by an earlier attempt
+	Acks            []events.Ack
 }
 
 // Deliver stores a message for every recipient. raw is the message as it
@@ -143,9 +144,9 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 			d.dropRaw(object)
 			return Delivered{}, err
 		}
-		out := Delivered{HeaderMessageID: p.HeaderMessageID, Duplicate: true}
-		for i, ack := range acks {
-			out.MessageIDs = append(out.MessageIDs, ds[i].Mail.MessageID)
+		out := Delivered{HeaderMessageID: p.HeaderMessageID, Duplicate: true, Acks: acks}
+		for _, ack := range acks {
+			out.MessageIDs = append(out.MessageIDs, ack.MessageID)
 			out.Duplicate = out.Duplicate && ack.Duplicate
 		}
 		if out.Duplicate {
