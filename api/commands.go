@@ -79,13 +79,6 @@ func (s *Server) createInbox(ctx context.Context, spec inboxSpec) (*projections.
 	return nil, tempmail.Errorf(tempmail.Unavailable, "could not find a free address; try again")
 }
 
-// waitApplied waits, bounded, until the views show the event of ack.
-func (s *Server) waitApplied(r *http.Request, ack events.Ack) error {
-	ctx, cancel := context.WithTimeout(r.Context(), commandTimeout)
-	defer cancel()
-	return s.views.WaitApplied(ctx, ack)
-}
-
 const randomAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 // randomName returns n characters of [a-z0-9] from crypto/rand, without
@@ -158,4 +151,43 @@ func domainChanges(list []projections.Domain, names []string) []events.Payload {
 		}
 	}
 	return out
+}
+
+// deleteInbox ends an inbox for good, with all its mail.
+func (s *Server) deleteInbox(r *http.Request, in *projections.Inbox) error {
+	ctx, cancel := context.WithTimeout(r.Context(), commandTimeout)
+	defer cancel()
+	ack, err := s.store.EndInbox(ctx, in.Address, &events.InboxDeleted{InboxID: in.ID, Address: in.Address}, in.CreatedSeq)
+	if err != nil {
+		return err
+	}
+	return s.views.WaitApplied(ctx, ack)
+}
+
+// markRead marks a message read and returns it as the views now show it.
+func (s *Server) markRead(r *http.Request, m *projections.Message) (*projections.Message, error) {
+	if m.IsRead {
+		return m, nil // idempotent, and nothing to record
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), commandTimeout)
+	defer cancel()
+	ack, err := s.store.AppendMessageEvent(ctx, m.Address, m.ID, &events.MarkedRead{InboxID: m.InboxID, MessageID: m.ID})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.views.WaitApplied(ctx, ack); err != nil {
+		return nil, err
+	}
+	return s.views.Message(ctx, m.ID)
+}
+
+// deleteMessage deletes a message for good.
+func (s *Server) deleteMessage(r *http.Request, m *projections.Message) error {
+	ctx, cancel := context.WithTimeout(r.Context(), commandTimeout)
+	defer cancel()
+	ack, err := s.store.AppendMessageEvent(ctx, m.Address, m.ID, &events.Deleted{InboxID: m.InboxID, MessageID: m.ID})
+	if err != nil {
+		return err
+	}
+	return s.views.WaitApplied(ctx, ack)
 }

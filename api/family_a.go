@@ -1,13 +1,23 @@
 package api
 
 import (
+	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
+	"io"
+	"mime"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/events"
 	"tempmail/ingest"
+	"tempmail/projections"
 )
 
 // Family A: the inbox API (API.md "Family A").
@@ -64,11 +74,354 @@ func (s *Server) webhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Read-your-writes: the message is readable when the 201 arrives.
+	ctx, cancel := context.WithTimeout(r.Context(), commandTimeout)
+	defer cancel()
 	for _, ack := range res.Acks {
-		if err := s.waitApplied(r, ack); err != nil {
+		if err := s.views.WaitApplied(ctx, ack); err != nil {
 			writeError(w, r, s.log, familyA, err)
 			return
 		}
 	}
 	writeJSON(w, http.StatusCreated, webhookResult{Success: true, MessageID: res.HeaderMessageID, EmailID: res.MessageIDs[0]})
+}
+
+// optionalToken guards every other family A endpoint when --require-token is set.
+func (s *Server) optionalToken(next http.Handler) http.Handler {
+	if !s.cfg.RequireToken {
+		return next
+	}
+	return s.requireToken(next)
+}
+
+type domainA struct {
+	ID       int    `json:"id"`
+	Name     string `json:"name"`
+	IsActive bool   `json:"is_active"`
+}
+
+func (s *Server) domainsA(w http.ResponseWriter, r *http.Request) {
+	list, _, err := s.views.Domains(r.Context())
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	out := []domainA{}
+	for _, d := range list {
+		if d.Active {
+			out = append(out, domainA{d.ID, d.Name, true})
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type inboxA struct {
+	ID          string `json:"id"`
+	Email       string `json:"email"`
+	ExpiresAt   Time   `json:"expires_at"`
+	TTL         *int64 `json:"ttl"`
+	CreatedAt   Time   `json:"created_at"`
+	Domain      string `json:"domain"`
+	AccessToken string `json:"access_token"`
+	EmailCount  *int   `json:"email_count,omitempty"`
+}
+
+func toInboxA(in *projections.Inbox) inboxA {
+	_, domain := tempmail.SplitAddress(in.Address)
+	out := inboxA{ID: in.ID, Email: in.Address, ExpiresAt: Time(in.ExpiresAt), CreatedAt: Time(in.CreatedAt),
+		Domain: domain, AccessToken: in.Token}
+	if in.TTL > 0 {
+		out.TTL = &in.TTL
+	}
+	return out
+}
+
+func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		DomainID json.RawMessage `json:"domain_id"`
+		TTL      json.RawMessage `json:"ttl"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	domainID, err := jsonInt(body.DomainID)
+	switch {
+	case len(body.DomainID) == 0 || string(body.DomainID) == "null":
+		err = tempmail.Errorf(tempmail.Invalid, "domain_id is required")
+	case err != nil:
+		err = tempmail.Errorf(tempmail.Invalid, "domain_id must be an integer")
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	ttl := int64(3600)
+	if len(body.TTL) > 0 && string(body.TTL) != "null" {
+		ttl, err = jsonInt(body.TTL)
+	}
+	minTTL, maxTTL := int64(s.cfg.MinInboxTTL/time.Second), int64(s.cfg.MaxInboxTTL/time.Second)
+	if err != nil || ttl < minTTL || ttl > maxTTL {
+		writeError(w, r, s.log, familyA, tempmail.Errorf(tempmail.Invalid, "ttl must be an integer between %d and %d", minTTL, maxTTL))
+		return
+	}
+	dom, err := s.activeDomain(r, func(d projections.Domain) bool { return int64(d.ID) == domainID })
+	if err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, "Domain not found or inactive"))
+		return
+	}
+	in, err := s.createInbox(r.Context(), inboxSpec{Family: events.FamilyA, Random: 10, Domain: dom,
+		TTL: time.Duration(ttl) * time.Second})
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, toInboxA(in))
+}
+
+// jsonInt reads a JSON number that is a whole number.
+func jsonInt(raw json.RawMessage) (int64, error) {
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(n.String(), 10, 64)
+}
+
+// activeDomain returns the first active domain that match accepts.
+func (s *Server) activeDomain(r *http.Request, match func(projections.Domain) bool) (projections.Domain, error) {
+	list, _, err := s.views.Domains(r.Context())
+	if err != nil {
+		return projections.Domain{}, err
+	}
+	for _, d := range list {
+		if d.Active && match(d) {
+			return d, nil
+		}
+	}
+	return projections.Domain{}, errNotFound
+}
+
+func (s *Server) inboxA(w http.ResponseWriter, r *http.Request) (*projections.Inbox, bool) {
+	in, err := s.inboxByID(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		return nil, false
+	}
+	return in, true
+}
+
+func (s *Server) getInboxA(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.inboxA(w, r)
+	if !ok {
+		return
+	}
+	out := toInboxA(in)
+	out.EmailCount = &in.Count
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) deleteInboxA(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.inboxA(w, r)
+	if !ok {
+		return
+	}
+	if err := s.deleteInbox(r, in); err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+type emailSummaryA struct {
+	ID             string `json:"id"`
+	FromEmail      string `json:"from_email"`
+	FromName       string `json:"from_name"`
+	Subject        string `json:"subject"`
+	ReceivedAt     Time   `json:"received_at"`
+	IsRead         bool   `json:"is_read"`
+	Size           int64  `json:"size"`
+	HasAttachments bool   `json:"has_attachments"`
+	Preview        string `json:"preview"`
+}
+
+func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.inboxA(w, r)
+	if !ok {
+		return
+	}
+	list, err := s.views.Messages(r.Context(), in)
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	out := make([]emailSummaryA, 0, len(list))
+	for _, m := range list {
+		out = append(out, emailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
+			ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
+			HasAttachments: len(m.Attachments) > 0, Preview: m.Preview})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type attachmentA struct {
+	ID          string `json:"id"`
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	FileSize    int64  `json:"file_size"`
+}
+
+type emailA struct {
+	ID          string        `json:"id"`
+	InboxID     string        `json:"inbox_id"`
+	MessageID   string        `json:"message_id"`
+	FromEmail   string        `json:"from_email"`
+	FromName    string        `json:"from_name"`
+	To          []string      `json:"to"`
+	Cc          []string      `json:"cc"`
+	Subject     string        `json:"subject"`
+	BodyText    string        `json:"body_text"`
+	BodyHTML    string        `json:"body_html"`
+	ReceivedAt  Time          `json:"received_at"`
+	IsRead      bool          `json:"is_read"`
+	Size        int64         `json:"size"`
+	Attachments []attachmentA `json:"attachments"`
+}
+
+func toEmailA(m *projections.Message) emailA {
+	out := emailA{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
+		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
+		BodyHTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
+		Attachments: []attachmentA{}}
+	for _, a := range m.Attachments {
+		out.Attachments = append(out.Attachments, attachmentA{a.ID, a.Filename, a.ContentType, a.Size})
+	}
+	return out
+}
+
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
+func (s *Server) emailA(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
+	m, _, err := s.messageByID(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		return nil, false
+	}
+	return m, true
+}
+
+func (s *Server) getEmailA(w http.ResponseWriter, r *http.Request) {
+	if m, ok := s.emailA(w, r); ok {
+		writeJSON(w, http.StatusOK, toEmailA(m))
+	}
+}
+
+func (s *Server) markReadA(w http.ResponseWriter, r *http.Request) {
+	var body struct{}
+	if err := decodeBody(r, &body); err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	m, ok := s.emailA(w, r)
+	if !ok {
+		return
+	}
+	m, err := s.markRead(r, m)
+	if err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		return
+	}
+	writeJSON(w, http.StatusOK, toEmailA(m))
+}
+
+func (s *Server) deleteEmailA(w http.ResponseWriter, r *http.Request) {
+	m, ok := s.emailA(w, r)
+	if !ok {
+		return
+	}
+	if err := s.deleteMessage(r, m); err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) rawEmailA(w http.ResponseWriter, r *http.Request) {
+	m, ok := s.emailA(w, r)
+	if !ok {
+		return
+	}
+	rc, err := s.openRaw(r.Context(), m)
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	defer rc.Close()
+	w.Header().Set("Content-Type", "message/rfc822")
+	w.Header().Set("Content-Length", strconv.FormatInt(m.Size, 10))
+	w.Header().Set("Content-Disposition", `inline; filename="`+m.ID+`.eml"`)
+	if _, err := io.Copy(w, rc); err != nil {
+		s.log.Warn("raw download interrupted", "id", m.ID, "err", err)
+	}
+}
+
+// downloadAttachmentA serves an attachment's bytes. Its id is the message id
+// and its position, so no index is needed to find it.
+func (s *Server) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
+	id := strings.ToLower(chi.URLParam(r, "id"))
+	msgID := ""
+	if len(id) > 37 && id[36] == '-' {
+		msgID = id[:36]
+	}
+	m, _, err := s.messageByID(r.Context(), msgID)
+	var att *events.Attachment
+	if err == nil {
+		for i := range m.Attachments {
+			if m.Attachments[i].ID == id {
+				att = &m.Attachments[i]
+			}
+		}
+		if att == nil {
+			err = errNotFound
+		}
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		return
+	}
+	raw, err := s.rawBytes(r.Context(), m)
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	content, err := ingest.PartContent(raw, att.Part)
+	if err != nil {
+		writeError(w, r, s.log, familyA, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))
+		return
+	}
+	w.Header().Set("Content-Type", att.ContentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(content)))
+	w.Header().Set("Content-Disposition", attachmentDisposition(att.Filename))
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write(content)
+}
+
+// attachmentDisposition is `attachment; filename="name"`, or the RFC 2231
+// form when the name is not plain ASCII.
+func attachmentDisposition(name string) string {
+	plain := name != ""
+	for _, r := range name {
+		plain = plain && r >= 0x20 && r < 0x7f && r != '"' && r != '\\'
+	}
+	if plain {
+		return `attachment; filename="` + name + `"`
+	}
+	if v := mime.FormatMediaType("attachment", map[string]string{"filename": name}); v != "" {
+		return v
+	}
+	return "attachment"
 }

@@ -1,7 +1,12 @@
 package api
 
 import (
+	"context"
+	"crypto/subtle"
 	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -110,4 +115,287 @@ func attachmentsC(list []events.Attachment) []attachmentC {
 		out = append(out, attachmentC{Filename: a.Filename, ContentType: a.ContentType, Size: a.Size})
 	}
 	return out
+}
+
+type messageC struct {
+	ID          string        `json:"id"`
+	From        string        `json:"from"`
+	FromName    string        `json:"from_name"`
+	To          string        `json:"to"`
+	Subject     string        `json:"subject"`
+	Text        string        `json:"text"`
+	HTML        string        `json:"html"`
+	ReceivedAt  Time          `json:"received_at"`
+	Size        int64         `json:"size"`
+	IsRead      bool          `json:"is_read"`
+	Attachments []attachmentC `json:"attachments"`
+}
+
+func toMessageC(m *projections.Message) messageC {
+	return messageC{ID: m.ID, From: m.From, FromName: m.FromName, To: m.Address, Subject: m.Subject,
+		Text: m.Text, HTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead,
+		Attachments: attachmentsC(m.Attachments)}
+}
+
+func (s *Server) tokenMessage(w http.ResponseWriter, r *http.Request) {
+	in, err := s.tokenInboxOf(r)
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	m, err := s.messageIn(r.Context(), in, chi.URLParam(r, "id"))
+	if err != nil {
+		writeError(w, r, s.log, familyC, asNotFound(err, "Message not found"))
+		return
+	}
+	writeJSON(w, http.StatusOK, toMessageC(m))
+}
+
+var (
+	errReadKeyMissing = tempmail.Errorf(tempmail.Unauthorized, "read key required")
+	errReadKeyWrong   = tempmail.Errorf(tempmail.Forbidden, "invalid read key")
+	errNoMessages     = tempmail.Errorf(tempmail.NotFound, "No messages")
+	errNoCode         = tempmail.Errorf(tempmail.NotFound, "No code found")
+)
+
+// checkReadKey enforces --read-key on latest, otp and address/latest, in
+// constant time.
+func (s *Server) checkReadKey(r *http.Request) error {
+	if s.cfg.ReadKey == "" {
+		return nil
+	}
+	key := r.Header.Get("X-Read-Key")
+	if key == "" {
+		return errReadKeyMissing
+	}
+	if subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.ReadKey)) != 1 {
+		return errReadKeyWrong
+	}
+	return nil
+}
+
+// waitParams reads wait (0-60 seconds) and after (a message id).
+func waitParams(r *http.Request) (wait time.Duration, after string, err error) {
+	q := r.URL.Query()
+	if v := q.Get("wait"); v != "" {
+		n, perr := strconv.Atoi(v)
+		if perr != nil || n < 0 || n > 60 {
+			return 0, "", tempmail.Errorf(tempmail.Invalid, "wait must be a whole number of seconds from 0 to 60")
+		}
+		wait = time.Duration(n) * time.Second
+	}
+	if after = strings.ToLower(q.Get("after")); after != "" && !validID(after) {
+		return 0, "", tempmail.Errorf(tempmail.Invalid, "after must be a message id")
+	}
+	return wait, after, nil
+}
+
+// finder looks for an answer; found is false when there is none yet.
+type finder func(ctx context.Context) (v any, found bool, err error)
+
+// hold answers with find's result. With wait, while find has nothing yet, the
+// request is held until the inbox changes (a Hub notification, no polling
+// and no NATS consumer of its own) or the time is up, and then answered as
+// without wait. Shutdown releases held requests at once.
+func (s *Server) hold(r *http.Request, inboxID string, wait time.Duration, notFound error, find finder) (any, error) {
+	ctx := r.Context()
+	var changed <-chan struct{}
+	if wait > 0 {
+		ch, cancel := s.views.Hub().Subscribe(projections.InboxTopic(inboxID))
+		defer cancel()
+		changed = ch
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		v, found, err := find(ctx)
+		if err != nil || found {
+			return v, err
+		}
+		if wait == 0 {
+			return nil, notFound
+		}
+		select {
+		case <-changed:
+			continue
+		case <-timer.C:
+		case <-s.stopping:
+		case <-ctx.Done():
+		}
+		wait = 0 // one last look, then answer as without wait
+	}
+}
+
+// latestOf finds the newest message of an inbox newer than after. It reads
+// the inbox afresh, so a held request sees expiry and new mail alike.
+func (s *Server) latestOf(inboxID, after string) finder {
+	return func(ctx context.Context) (any, bool, error) {
+		in, err := liveInbox(s.views.Inbox(ctx, inboxID))
+		if err != nil {
+			return nil, false, asNotFound(err, "Inbox not found")
+		}
+		if in.Latest == "" || (after != "" && in.Latest <= after) {
+			return nil, false, nil
+		}
+		m, err := s.views.Message(ctx, in.Latest)
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			return nil, false, nil // deleted a moment ago; the next change tells
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return toMessageC(m), true, nil
+	}
+}
+
+func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
+	if err := s.checkReadKey(r); err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	wait, after, err := waitParams(r)
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	in, err := s.tokenInboxOf(r)
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	s.answerHeld(w, r, in.ID, wait, errNoMessages, s.latestOf(in.ID, after))
+}
+
+func (s *Server) answerHeld(w http.ResponseWriter, r *http.Request, inboxID string, wait time.Duration, notFound error, find finder) {
+	v, err := s.hold(r, inboxID, wait, notFound, find)
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
+	if err := s.checkReadKey(r); err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	wait, after, err := waitParams(r)
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	raw := r.URL.Query().Get("address")
+	if strings.TrimSpace(raw) == "" {
+		writeError(w, r, s.log, familyC, tempmail.Errorf(tempmail.Invalid, "address is required"))
+		return
+	}
+	addr, err := tempmail.NormalizeAddress(raw)
+	var in *projections.Inbox
+	if err == nil {
+		in, err = liveInbox(s.views.InboxByAddress(r.Context(), addr))
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyC, asNotFound(asNotFoundInvalid(err), "Inbox not found"))
+		return
+	}
+	s.answerHeld(w, r, in.ID, wait, errNoMessages, s.latestOf(in.ID, after))
+}
+
+// asNotFoundInvalid treats a malformed address as an unknown one: no inbox
+// can have it.
+func asNotFoundInvalid(err error) error {
+	if tempmail.KindOf(err) == tempmail.Invalid {
+		return errNotFound
+	}
+	return err
+}
+
+// defaultOTPPattern finds a six-digit code.
+const defaultOTPPattern = `\b\d{6}\b`
+
+type otpC struct {
+	OTP        string `json:"otp"`
+	MessageID  string `json:"message_id"`
+	Subject    string `json:"subject"`
+	From       string `json:"from"`
+	ReceivedAt Time   `json:"received_at"`
+}
+
+func (s *Server) otpC(w http.ResponseWriter, r *http.Request) {
+	if err := s.checkReadKey(r); err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	wait, after, err := waitParams(r)
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	pattern := r.URL.Query().Get("pattern")
+	if pattern == "" {
+		pattern = defaultOTPPattern
+	}
+	if len(pattern) > 512 {
+		writeError(w, r, s.log, familyC, tempmail.Errorf(tempmail.Invalid, "invalid pattern: longer than 512 bytes"))
+		return
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		writeError(w, r, s.log, familyC, tempmail.Errorf(tempmail.Invalid, "invalid pattern: %v", err))
+		return
+	}
+	in, err := s.tokenInboxOf(r)
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	s.answerHeld(w, r, in.ID, wait, errNoCode, s.findOTP(in.ID, re, after))
+}
+
+// findOTP finds the newest message newer than after whose subject or text
+// matches re, trying the subject first. The code is the first capture group
+// if the pattern has one, else the whole match.
+func (s *Server) findOTP(inboxID string, re *regexp.Regexp, after string) finder {
+	code := func(text string) (string, bool) {
+		m := re.FindStringSubmatch(text)
+		if m == nil {
+			return "", false
+		}
+		if len(m) > 1 {
+			return m[1], true
+		}
+		return m[0], true
+	}
+	return func(ctx context.Context) (any, bool, error) {
+		in, err := liveInbox(s.views.Inbox(ctx, inboxID))
+		if err != nil {
+			return nil, false, asNotFound(err, "Inbox not found")
+		}
+		list, err := s.views.Messages(ctx, in)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, sum := range list {
+			if after != "" && sum.ID <= after {
+				break // newest first: the rest are older still
+			}
+			otp, ok := code(sum.Subject)
+			if !ok {
+				m, err := s.views.Message(ctx, sum.ID)
+				if tempmail.KindOf(err) == tempmail.NotFound {
+					continue
+				}
+				if err != nil {
+					return nil, false, err
+				}
+				if otp, ok = code(m.Text); !ok {
+					continue
+				}
+			}
+			return otpC{OTP: otp, MessageID: sum.ID, Subject: sum.Subject, From: sum.From,
+				ReceivedAt: Time(sum.ReceivedAt)}, true, nil
+		}
+		return nil, false, nil
+	}
 }

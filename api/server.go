@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
@@ -25,17 +26,27 @@ type Server struct {
 	log    *slog.Logger
 	ready  atomic.Bool
 	router chi.Router
+
+	stopping chan struct{} // closed when the server begins to stop
+	stopOnce sync.Once
 }
 
 // New returns a Server; it answers 503 on /healthz until SetReady(true).
 func New(cfg config.Config, store *events.Store, views *projections.Reader, d *ingest.Deliverer, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, store: store, views: views, ingest: d, log: log}
+	s := &Server{cfg: cfg, store: store, views: views, ingest: d, log: log, stopping: make(chan struct{})}
 	s.router = s.routes()
 	return s
 }
 
 // SetReady switches /healthz between 200 and 503.
 func (s *Server) SetReady(ok bool) { s.ready.Store(ok) }
+
+// Stopping marks the server as shutting down: /healthz answers 503 and held
+// long-poll requests are answered now rather than when their wait ends.
+func (s *Server) Stopping() {
+	s.ready.Store(false)
+	s.stopOnce.Do(func() { close(s.stopping) })
+}
 
 // ServeHTTP makes Server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
@@ -54,10 +65,34 @@ func (s *Server) routes() chi.Router {
 
 	// Family A: the inbox API.
 	r.With(s.requireToken).Post("/api/webhook/email", s.webhook)
+	r.Group(func(r chi.Router) {
+		r.Use(s.optionalToken)
+		r.Get("/api/domains", s.domainsA)
+		r.Post("/api/inboxes/create_inbox", s.createInboxA)
+		r.Get("/api/inboxes/{id}", s.getInboxA)
+		r.Delete("/api/inboxes/{id}", s.deleteInboxA)
+		r.Get("/api/inboxes/{id}/emails", s.inboxEmailsA)
+		r.Get("/api/emails/{id}", s.getEmailA)
+		r.Delete("/api/emails/{id}", s.deleteEmailA)
+		r.Post("/api/emails/{id}/mark_as_read", s.markReadA)
+		r.Get("/api/emails/{id}/raw", s.rawEmailA)
+		r.Get("/api/attachments/{id}/download", s.downloadAttachmentA)
+	})
+
+	// Family B: the mailbox API.
+	r.Post("/api/create-temp-email", s.createTempEmailB)
+	r.Get("/api/mailstore/mailbox/{username}", s.mailboxListB)
+	r.Get("/api/mailstore/mailbox/{username}/{filename}", s.getMessageB)
+	r.Post("/api/mailstore/mailbox/{username}/{filename}", s.markReadB)
+	r.Delete("/api/mailstore/mailbox/{username}/{filename}/delete", s.deleteMessageB)
 
 	// Family C: the token API.
 	r.Post("/inboxes", s.createTokenInbox)
 	r.Get("/inboxes/{token}/messages", s.tokenMessages)
+	r.Get("/inboxes/{token}/messages/{id}", s.tokenMessage)
+	r.Get("/inboxes/{token}/latest", s.latestC)
+	r.Get("/inboxes/{token}/otp", s.otpC)
+	r.Get("/address/latest", s.addressLatestC)
 	return r
 }
 

@@ -234,3 +234,24 @@ func truncate(s string, n int) string {
 func attachmentID(messageID string, n int) string {
 	return fmt.Sprintf("%s-%d", messageID, n)
 }
+
+// PartContent returns the decoded bytes of the MIME part partID (as recorded
+// in an Attachment) of a stored message.
+func PartContent(raw []byte, partID string) (content []byte, err error) {
+	defer func() {
+		if recover() != nil {
+			content, err = nil, fmt.Errorf("part %s cannot be read", partID)
+		}
+	}()
+	env, err := enmime.NewParser(enmime.SkipMalformedParts(true), enmime.MultipartWOBoundaryAsSinglePart(true)).
+		ReadEnvelope(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	for _, part := range append(append(env.Attachments, env.Inlines...), env.OtherParts...) {
+		if part.PartID == partID {
+			return part.Content, nil
+		}
+	}
+	return nil, fmt.Errorf("no part %s", partID)
+}

@@ -149,3 +149,6 @@ func (r *Reader) WaitApplied(ctx context.Context, ack events.Ack) error {
 	}
 	return nil
 }
+
+// InboxTopic is the Hub topic that changes whenever an inbox's messages do.
+func InboxTopic(inboxID string) string { return inboxKey(inboxID) }

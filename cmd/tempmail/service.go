@@ -128,7 +128,7 @@ func (s *Service) HTTPAddr() string { return s.httpLn.Addr().String() }
 // Service.
 func (s *Service) Shutdown(ctx context.Context) {
 	if s.API != nil {
-		s.API.SetReady(false)
+		s.API.Stopping()
 	}
 	// Both listeners stop accepting at once and finish what is in flight;
 	// they get most of the budget, the views and NATS the rest.

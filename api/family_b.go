@@ -1,0 +1,236 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"tempmail"
+	"tempmail/events"
+	"tempmail/projections"
+)
+
+// Family B: mailboxes by username on the first configured domain (API.md
+// "Family B"). Its inboxes never expire; its messages are retained for
+// --message-retention.
+
+var (
+	emailNameRe   = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$`)
+	reservedNames = []string{"postmaster", "abuse", "hostmaster", "webmaster", "mailer-daemon", "root", "admin"}
+)
+
+type tempEmailB struct {
+	Success   bool   `json:"success"`
+	Email     string `json:"email"`
+	InboxID   string `json:"inbox_id"`
+	CreatedAt Time   `json:"created_at"`
+	Token     string `json:"token"`
+}
+
+func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		EmailName json.RawMessage `json:"email_name"`
+	}
+	if err := decodeBody(r, &body); err != nil {
+		writeError(w, r, s.log, familyB, err)
+		return
+	}
+	name, err := emailName(body.EmailName)
+	if err != nil {
+		writeError(w, r, s.log, familyB, err)
+		return
+	}
+	dom, err := s.activeDomain(r, func(d projections.Domain) bool { return d.Name == s.cfg.Domains[0] })
+	if err != nil {
+		writeError(w, r, s.log, familyB, asInvalid(err, "No domains available"))
+		return
+	}
+	in, err := s.createInbox(r.Context(), inboxSpec{Family: events.FamilyB, Local: name, Random: 12, Domain: dom})
+	if err != nil {
+		writeError(w, r, s.log, familyB, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, tempEmailB{Success: true, Email: in.Address, InboxID: in.ID,
+		CreatedAt: Time(in.CreatedAt), Token: in.Token})
+}
+
+// emailName validates a wanted name; empty means "pick one at random".
+func emailName(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		return "", invalidName("must be a string")
+	}
+	name = strings.ToLower(strings.TrimSpace(name))
+	switch {
+	case name == "":
+		return "", nil
+	case len(name) > 64:
+		return "", invalidName("must be at most 64 characters")
+	case strings.Contains(name, ".."):
+		return "", invalidName("must not contain '..'")
+	case strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != "":
+		return "", invalidName("may contain only a-z, 0-9, '.', '_' and '-'")
+	case !emailNameRe.MatchString(name):
+		return "", invalidName("must start and end with a letter or digit")
+	case slices.Contains(reservedNames, name):
+		return "", invalidName("'" + name + "' is reserved")
+	}
+	return name, nil
+}
+
+func invalidName(why string) error {
+	return tempmail.Errorf(tempmail.Invalid, "Invalid email_name: %s", why)
+}
+
+// asInvalid turns a NotFound into a 400 with msg.
+func asInvalid(err error, msg string) error {
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return tempmail.Errorf(tempmail.Invalid, "%s", msg)
+	}
+	return err
+}
+
+type attachmentB struct {
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+}
+
+type messageB struct {
+	Filename    string            `json:"filename"`
+	From        string            `json:"from"`
+	FromName    string            `json:"from_name"`
+	To          string            `json:"to"`
+	Subject     string            `json:"subject"`
+	Date        Time              `json:"date"`
+	Size        int64             `json:"size"`
+	Headers     map[string]string `json:"headers"`
+	Body        string            `json:"body"`
+	BodyHTML    string            `json:"body_html"`
+	IsRead      bool              `json:"is_read"`
+	Attachments []attachmentB     `json:"attachments"`
+}
+
+func toMessageB(m *projections.Message) messageB {
+	out := messageB{Filename: m.ID + ".eml", From: m.From, FromName: m.FromName, To: m.Address,
+		Subject: m.Subject, Date: Time(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: m.Text,
+		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []attachmentB{}}
+	if out.Headers == nil {
+		out.Headers = map[string]string{}
+	}
+	for _, a := range m.Attachments {
+		out.Attachments = append(out.Attachments, attachmentB{a.Filename, a.ContentType, a.Size})
+	}
+	return out
+}
+
+// mailboxB resolves {username} to a live inbox on the family B domain.
+func (s *Server) mailboxB(w http.ResponseWriter, r *http.Request) (*projections.Inbox, bool) {
+	user := strings.ToLower(chi.URLParam(r, "username"))
+	addr, err := tempmail.NormalizeAddress(user + "@" + s.cfg.Domains[0])
+	var in *projections.Inbox
+	if err == nil && !strings.Contains(user, "@") {
+		in, err = s.views.InboxByAddress(r.Context(), addr)
+		in, err = liveInbox(in, err)
+	} else {
+		err = errNotFound
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyB, asNotFound(err, "Mailbox not found"))
+		return nil, false
+	}
+	return in, true
+}
+
+type mailboxListB struct {
+	Emails []messageB `json:"emails"`
+	Total  int        `json:"total"`
+}
+
+func (s *Server) mailboxListB(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.mailboxB(w, r)
+	if !ok {
+		return
+	}
+	list, err := s.views.Messages(r.Context(), in)
+	if err != nil {
+		writeError(w, r, s.log, familyB, err)
+		return
+	}
+	out := mailboxListB{Emails: make([]messageB, 0, len(list))}
+	for _, sum := range list {
+		m, err := s.views.Message(r.Context(), sum.ID)
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			continue // deleted between the list and now
+		}
+		if err != nil {
+			writeError(w, r, s.log, familyB, err)
+			return
+		}
+		out.Emails = append(out.Emails, toMessageB(m))
+	}
+	out.Total = len(out.Emails)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// messageB resolves {username}/{filename} to a message of that mailbox.
+func (s *Server) messageB(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
+	in, ok := s.mailboxB(w, r)
+	if !ok {
+		return nil, false
+	}
+	id, isEML := strings.CutSuffix(chi.URLParam(r, "filename"), ".eml")
+	var m *projections.Message
+	var err error = errNotFound
+	if isEML {
+		m, err = s.messageIn(r.Context(), in, id)
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyB, asNotFound(err, "Email not found"))
+		return nil, false
+	}
+	return m, true
+}
+
+func (s *Server) getMessageB(w http.ResponseWriter, r *http.Request) {
+	if m, ok := s.messageB(w, r); ok {
+		writeJSON(w, http.StatusOK, toMessageB(m))
+	}
+}
+
+func (s *Server) markReadB(w http.ResponseWriter, r *http.Request) {
+	var body struct{}
+	if err := decodeBody(r, &body); err != nil {
+		writeError(w, r, s.log, familyB, err)
+		return
+	}
+	m, ok := s.messageB(w, r)
+	if !ok {
+		return
+	}
+	m, err := s.markRead(r, m)
+	if err != nil {
+		writeError(w, r, s.log, familyB, asNotFound(err, "Email not found"))
+		return
+	}
+	writeJSON(w, http.StatusOK, toMessageB(m))
+}
+
+func (s *Server) deleteMessageB(w http.ResponseWriter, r *http.Request) {
+	m, ok := s.messageB(w, r)
+	if !ok {
+		return
+	}
+	if err := s.deleteMessage(r, m); err != nil {
+		writeError(w, r, s.log, familyB, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "message": "Email deleted successfully"})
+}
