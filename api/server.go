@@ -3,12 +3,15 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"tempmail"
 	"tempmail/config"
@@ -17,23 +20,44 @@ import (
 	"tempmail/projections"
 )
 
+// Deps are what the handlers work with.
+type Deps struct {
+	Config config.Config
+	Store  *events.Store
+	Views  *projections.Reader
+	Ingest *ingest.Deliverer
+	Log    *slog.Logger
+	// Metrics is served on /metrics, and gets the HTTP request counter. If
+	// nil, a registry of the API's own metrics is used.
+	Metrics *prometheus.Registry
+}
+
 // Server holds what the handlers need. Its fields are set once by New.
 type Server struct {
-	cfg    config.Config
-	store  *events.Store
-	views  *projections.Reader
-	ingest *ingest.Deliverer
-	log    *slog.Logger
-	ready  atomic.Bool
-	router chi.Router
+	cfg      config.Config
+	store    *events.Store
+	views    *projections.Reader
+	ingest   *ingest.Deliverer
+	log      *slog.Logger
+	ready    atomic.Bool
+	router   chi.Router
+	metrics  *prometheus.Registry
+	requests *prometheus.CounterVec
 
 	stopping chan struct{} // closed when the server begins to stop
 	stopOnce sync.Once
 }
 
 // New returns a Server; it answers 503 on /healthz until SetReady(true).
-func New(cfg config.Config, store *events.Store, views *projections.Reader, d *ingest.Deliverer, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, store: store, views: views, ingest: d, log: log, stopping: make(chan struct{})}
+func New(d Deps) *Server {
+	if d.Metrics == nil {
+		d.Metrics = prometheus.NewRegistry()
+	}
+	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, log: d.Log,
+		metrics: d.Metrics, stopping: make(chan struct{})}
+	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tempmail_http_requests_total",
+		Help: "HTTP requests, by route pattern, method and status."}, []string{"route", "method", "status"})
+	s.metrics.MustRegister(s.requests)
 	s.router = s.routes()
 	return s
 }
@@ -55,6 +79,7 @@ func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
 	// Every path is served with and without its trailing slash, no redirect.
 	r.Use(middleware.StripSlashes)
+	r.Use(s.countRequests)
 	r.Use(middleware.Recoverer)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeErrorBody(w, familyOf(r), http.StatusNotFound, notFoundFor(r), true)
@@ -62,6 +87,7 @@ func (s *Server) routes() chi.Router {
 	r.MethodNotAllowed(s.methodNotAllowed)
 
 	r.Get("/healthz", s.healthz)
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics, promhttp.HandlerOpts{}))
 
 	// Family A: the inbox API.
 	r.With(s.requireToken).Post("/api/webhook/email", s.webhook)
@@ -115,6 +141,24 @@ func notFoundFor(r *http.Request) string {
 		return notFoundA
 	}
 	return "Not found"
+}
+
+// countRequests counts every request by its route pattern (not its path, so
+// that ids do not make a label each) and status.
+func (s *Server) countRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		next.ServeHTTP(ww, r)
+		route := "unmatched"
+		if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
+			route = rc.RoutePattern()
+		}
+		status := ww.Status()
+		if status == 0 {
+			status = http.StatusOK
+		}
+		s.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
+	})
 }
 
 // methodNotAllowed answers 405 with the Allow header. chi drops the allowed

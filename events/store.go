@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"tempmail"
 )
@@ -42,6 +43,21 @@ type Store struct {
 	stream     jetstream.Stream
 	raw        jetstream.ObjectStore
 	partitions int
+	errors     *prometheus.CounterVec // nil until Instrument
+}
+
+// Instrument registers the event store's error counter with reg.
+func (s *Store) Instrument(reg prometheus.Registerer) {
+	s.errors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tempmail_event_store_errors_total",
+		Help: "Failed event store and view store operations, by operation."}, []string{"op"})
+	reg.MustRegister(s.errors)
+}
+
+// CountError records a failed operation (publish, apply, read) for metrics.
+func (s *Store) CountError(op string) {
+	if s.errors != nil {
+		s.errors.WithLabelValues(op).Inc()
+	}
 }
 
 // Ack says where an event landed.
@@ -335,6 +351,7 @@ func (s *Store) publish(ctx context.Context, subject string, p Payload, opts ...
 		if isWrongLastSeq(err) {
 			return Ack{}, err
 		}
+		s.CountError("publish")
 		return Ack{}, unavailable(err)
 	}
 	return Ack{Seq: pa.Sequence, Partition: PartitionOf(subject), Duplicate: pa.Duplicate}, nil

@@ -48,6 +48,8 @@ type Deliverer struct {
 	// Timeout bounds storing one message; 0 means 15s. When it passes, the
 	// sender is told to retry.
 	Timeout time.Duration
+	// Metrics, if set, counts deliveries and refusals.
+	Metrics *Metrics
 }
 
 // Recipient returns the live inbox an address names, or ErrNoMailbox or
@@ -142,12 +144,16 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 		}
 		if err != nil {
 			d.dropRaw(object)
+			d.Metrics.reject(RejectUnavailable)
 			return Delivered{}, err
 		}
 		out := Delivered{HeaderMessageID: p.HeaderMessageID, Duplicate: true, Acks: acks}
 		for _, ack := range acks {
 			out.MessageIDs = append(out.MessageIDs, ack.MessageID)
 			out.Duplicate = out.Duplicate && ack.Duplicate
+		}
+		if !out.Duplicate {
+			d.Metrics.addReceived(len(acks))
 		}
 		if out.Duplicate {
 			// An earlier attempt stored this message with its own raw

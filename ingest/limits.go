@@ -17,6 +17,7 @@ type ipLimits struct {
 	conns      map[string]int
 	limiters   map[string]*limiter
 	lastPruned time.Time
+	onRefused  func() // a connection was refused; may be nil
 }
 
 type limiter struct {
@@ -90,6 +91,9 @@ func (ln *limitedListener) Accept() (net.Conn, error) {
 		ip := hostOf(c.RemoteAddr())
 		if ln.limits.open(ip) {
 			return &countedConn{Conn: c, release: func() { ln.limits.close(ip) }}, nil
+		}
+		if ln.limits.onRefused != nil {
+			ln.limits.onRefused()
 		}
 		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
 		_, _ = c.Write([]byte("421 4.7.0 Too many connections from your address, try again later\r\n"))

@@ -46,6 +46,7 @@ type SMTPServer struct {
 // NewSMTPServer returns a server delivering through d.
 func NewSMTPServer(d *Deliverer, cfg SMTPConfig) *SMTPServer {
 	s := &SMTPServer{d: d, limits: newIPLimits(cfg.MaxConnsPerIP, cfg.RatePerIP), done: make(chan struct{})}
+	s.limits.onRefused = func() { d.Metrics.reject(RejectTooManyConn) }
 	srv := smtp.NewServer(s)
 	srv.Addr = cfg.Addr
 	srv.Domain = d.Hostname
@@ -114,6 +115,7 @@ var (
 
 func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	if !s.srv.limits.allowMessage(s.ip, time.Now()) {
+		s.srv.d.Metrics.reject(RejectRateLimited)
 		return errRate
 	}
 	s.from, s.size = from, 0
@@ -129,11 +131,14 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	in, err := s.srv.d.Recipient(ctx, to)
 	switch {
 	case errors.Is(err, ErrNoMailbox):
+		s.srv.d.Metrics.reject(RejectNoMailbox)
 		return errNoMailbox
 	case errors.Is(err, ErrNotServed):
+		s.srv.d.Metrics.reject(RejectNotServed)
 		return errNoRelay
 	case err != nil:
 		s.srv.d.Log.Warn("SMTP: recipient check failed", "rcpt", to, "err", err)
+		s.srv.d.Metrics.reject(RejectUnavailable)
 		return errTempFail
 	}
 	for _, r := range s.rcpts {
@@ -165,6 +170,9 @@ func (s *session) Data(r io.Reader) error {
 	}
 	buf.WriteString(hdr)
 	if _, err := io.Copy(&buf, r); err != nil {
+		if errors.Is(err, smtp.ErrDataTooLarge) {
+			s.srv.d.Metrics.reject(RejectTooLarge)
+		}
 		return err // go-smtp's size limit (552 5.3.4) or a broken connection
 	}
 	raw := buf.Bytes()
@@ -172,8 +180,10 @@ func (s *session) Data(r io.Reader) error {
 	res, err := s.srv.d.Deliver(context.Background(), Envelope{MailFrom: s.from, Recipients: s.rcpts}, raw, raw[len(hdr):])
 	switch {
 	case errors.Is(err, ErrNoMailbox):
+		s.srv.d.Metrics.reject(RejectNoMailbox)
 		return errNoMailbox
 	case tempmail.KindOf(err) == tempmail.TooLarge:
+		s.srv.d.Metrics.reject(RejectTooLarge)
 		return smtp.ErrDataTooLarge
 	case err != nil:
 		s.srv.d.Log.Warn("SMTP: delivery failed; answered 451", "err", err)

@@ -213,7 +213,12 @@ func (d *Deliverer) DeliverWebhook(r *http.Request, msg WebhookMessage) (Deliver
 	var addrs []string
 	for _, to := range msg.To {
 		in, err := d.Recipient(r.Context(), to)
-		if errors.Is(err, ErrNoMailbox) || errors.Is(err, ErrNotServed) {
+		if errors.Is(err, ErrNoMailbox) {
+			d.Metrics.reject(RejectNoMailbox)
+			continue
+		}
+		if errors.Is(err, ErrNotServed) {
+			d.Metrics.reject(RejectNotServed)
 			continue
 		}
 		if err != nil {

@@ -16,6 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
 	"tempmail/api"
 	"tempmail/config"
 	"tempmail/events"
@@ -81,9 +84,14 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	if hostname == "" {
 		hostname = "localhost"
 	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		s.Views.LagCollector())
+	s.Store.Instrument(reg)
 	deliverer := &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
-		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname}
-	s.API = api.New(s.Config, s.Store, s.Views.Reader, deliverer, log)
+		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg)}
+	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: deliverer,
+		Log: log, Metrics: reg})
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
 		return s, err
 	}
