@@ -178,8 +178,12 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, toInboxA(in))
 }
 
-// jsonInt reads a JSON number that is a whole number.
+// jsonInt reads a JSON number that is a whole number (not a string that
+// holds one, which json.Number would accept).
 func jsonInt(raw json.RawMessage) (int64, error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		return 0, errors.New("a string, not a number")
+	}
 	var n json.Number
 	if err := json.Unmarshal(raw, &n); err != nil {
 		return 0, err

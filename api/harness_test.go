@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"tempmail/config"
+	"tempmail/events"
 	"tempmail/events/natstest"
 	"tempmail/ingest"
 	"tempmail/projections"
@@ -21,6 +24,8 @@ import (
 // projections, and the SMTP server beside it for mail.
 type harness struct {
 	t     *testing.T
+	js    jetstream.JetStream
+	node  *events.Node
 	cfg   config.Config
 	views *projections.Views
 	smtp  *ingest.SMTPServer
@@ -57,7 +62,7 @@ func newHarness(t *testing.T, tweak ...func(*config.Config)) *harness {
 		t.Fatal(err)
 	}
 	srv.SetReady(true)
-	h := &harness{t: t, cfg: cfg, views: views, http: httptest.NewServer(srv)}
+	h := &harness{t: t, js: node.JS, node: node, cfg: cfg, views: views, http: httptest.NewServer(srv)}
 	t.Cleanup(h.http.Close)
 	h.smtp = ingest.NewSMTPServer(d, ingest.SMTPConfig{Addr: cfg.SMTPAddr})
 	if err := h.smtp.Listen(); err != nil {

@@ -1,0 +1,153 @@
+package api
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"tempmail/config"
+)
+
+func TestTokenInboxC(t *testing.T) {
+	h := newHarness(t)
+	token, addr := h.tokenInbox()
+	h.expect(h.do("GET", "/inboxes/"+token+"/messages/", ""), 200, `[]`)
+	h.expect(h.do("GET", "/inboxes/"+token+"/latest/", ""), 404, `{"error":"No messages"}`)
+	h.expect(h.do("GET", "/inboxes/"+token+"/otp/", ""), 404, `{"error":"No code found"}`)
+	for _, p := range []string{"/inboxes/nope/messages/", "/inboxes/nope/latest/", "/inboxes/nope/otp/",
+		"/inboxes/nope/messages/0190f0f0-0000-7000-8000-000000000000/"} {
+		h.expect(h.do("GET", p, ""), 404, `{"error":"Inbox not found"}`)
+	}
+	h.expect(h.do("POST", "/inboxes/", "x", "Content-Type", "text/plain"), 415, "")
+	h.expect(h.do("POST", "/inboxes/", "{", "Content-Type", jsonCT), 400, "")
+	h.expect(h.do("DELETE", "/inboxes/"+token+"/latest/", ""), 405, "")
+
+	h.sendMail(addr, "From: Bank <no-reply@bank.example>\r\nSubject: Sign-in\r\n\r\nYour one-time code is 246810. Ref 1234567.\r\n")
+	first := h.waitLatest(token, "")
+	h.sendMail(addr, "From: Shop <shop@example.com>\r\nSubject: Code 135791 inside\r\nContent-Type: text/html\r\n\r\n<p>Order <b>ABC-778899</b> shipped, code 112233</p>\r\n")
+	second := h.waitLatest(token, first["id"].(string))
+	if second["subject"] != "Code 135791 inside" || second["from"] != "shop@example.com" || second["from_name"] != "Shop" ||
+		second["to"] != addr || !strings.Contains(second["html"].(string), "ABC-778899") || !strings.Contains(second["text"].(string), "ABC-778899") {
+		t.Errorf("latest %v", second)
+	}
+	var list []map[string]any
+	_ = jsonUnmarshal(h.do("GET", "/inboxes/"+token+"/messages", "").Body, &list)
+	if len(list) != 2 || list[0]["id"] != second["id"] || list[1]["preview"] != "Your one-time code is 246810. Ref 1234567." ||
+		list[0]["text"] != nil || list[0]["html"] != nil {
+		t.Errorf("list %v", list)
+	}
+	m := h.do("GET", "/inboxes/"+token+"/messages/"+first["id"].(string)+"/", "").JSON(t)
+	if m["text"] != "Your one-time code is 246810. Ref 1234567.\n" || m["is_read"] != false {
+		t.Errorf("message %v", m)
+	}
+	h.expect(h.do("GET", "/inboxes/"+token+"/messages/0190f0f0-0000-7000-8000-000000000000/", ""), 404, `{"error":"Message not found"}`)
+	h.expect(h.do("GET", "/inboxes/"+token+"/messages/../../etc/", ""), 404, "")
+
+	otp := func(query string) response {
+		return h.do("GET", "/inboxes/"+token+"/otp/"+query, "")
+	}
+	// Newest first, subject before text.
+	if v := otp("").JSON(t); v["otp"] != "135791" || v["message_id"] != second["id"] || v["subject"] != "Code 135791 inside" ||
+		v["from"] != "shop@example.com" || v["received_at"] != second["received_at"] {
+		t.Errorf("default pattern: %v", v)
+	}
+	if v := otp("?pattern=" + url.QueryEscape(`ABC-(\d+)`)).JSON(t); v["otp"] != "778899" {
+		t.Errorf("capture group (from HTML rendered as text): %v", v)
+	}
+	if v := otp("?pattern=" + url.QueryEscape(`Ref \d{7}`)).JSON(t); v["otp"] != "Ref 1234567" || v["message_id"] != first["id"] {
+		t.Errorf("whole match in an older message: %v", v)
+	}
+	if v := otp("?after=" + second["id"].(string)); v.Status != 404 {
+		t.Errorf("nothing newer than the newest: %d", v.Status)
+	}
+	if v := otp("?after=" + first["id"].(string)).JSON(t); v["otp"] != "135791" {
+		t.Errorf("after the first: %v", v)
+	}
+	h.expect(otp("?pattern="+url.QueryEscape("zzz")), 404, `{"error":"No code found"}`)
+	r := otp("?pattern=" + url.QueryEscape("(unclosed"))
+	if r.Status != 400 || !strings.HasPrefix(r.JSON(t)["error"].(string), "invalid pattern: ") {
+		t.Errorf("bad pattern: %d %s", r.Status, r.Body)
+	}
+	h.expect(otp("?pattern="+strings.Repeat("a", 513)), 400, `{"error":"invalid pattern: longer than 512 bytes"}`)
+	for _, q := range []string{"?wait=61", "?wait=-1", "?wait=soon", "?after=yesterday"} {
+		if r := otp(q); r.Status != 400 {
+			t.Errorf("%s: %d", q, r.Status)
+		}
+	}
+
+	// address/latest
+	al := func(q string) response { return h.do("GET", "/address/latest/"+q, "") }
+	if v := al("?address=" + url.QueryEscape(strings.ToUpper(addr))).JSON(t); v["id"] != second["id"] {
+		t.Errorf("address/latest %v", v)
+	}
+	h.expect(al(""), 400, `{"error":"address is required"}`)
+	h.expect(al("?address=nobody@tempmail.test"), 404, `{"error":"Inbox not found"}`)
+	h.expect(al("?address=not-an-address"), 404, `{"error":"Inbox not found"}`)
+	_, empty := h.tokenInbox()
+	h.expect(al("?address="+empty), 404, `{"error":"No messages"}`)
+}
+
+func TestReadKeyC(t *testing.T) {
+	h := newHarness(t, func(c *config.Config) { c.ReadKey = "s3cret-key" })
+	token, addr := h.tokenInbox()
+	for _, p := range []string{"/inboxes/" + token + "/latest/", "/inboxes/" + token + "/otp/", "/address/latest/?address=" + addr} {
+		h.expect(h.do("GET", p, ""), 401, `{"error":"read key required"}`)
+		h.expect(h.do("GET", p, "", "X-Read-Key", "wrong"), 403, `{"error":"invalid read key"}`)
+		if r := h.do("GET", p, "", "X-Read-Key", "s3cret-key"); r.Status != 404 {
+			t.Errorf("%s with the key: %d %s, want 404 (nothing there yet)", p, r.Status, r.Body)
+		}
+	}
+	// The key guards those three reads only.
+	h.expect(h.do("GET", "/inboxes/"+token+"/messages/", ""), 200, `[]`)
+	// An unknown token is not revealed before the key is checked.
+	h.expect(h.do("GET", "/inboxes/nope/latest/", ""), 401, `{"error":"read key required"}`)
+}
+
+func TestExpiredTokenInboxC(t *testing.T) {
+	h := newHarness(t, func(c *config.Config) { c.TokenInboxTTL = time.Second })
+	token, addr := h.tokenInbox()
+	h.sendMail(addr, "Subject: in time\r\n\r\ncode 123456\r\n")
+	h.waitLatest(token, "")
+	time.Sleep(1100 * time.Millisecond)
+	for _, p := range []string{"/inboxes/" + token + "/messages/", "/inboxes/" + token + "/latest/", "/inboxes/" + token + "/otp/"} {
+		h.expect(h.do("GET", p, ""), 404, `{"error":"Inbox not found"}`)
+	}
+	h.expect(h.do("GET", "/address/latest/?address="+addr, ""), 404, `{"error":"Inbox not found"}`)
+}
+
+func TestWaitAnswersWhenTheMessageArrives(t *testing.T) {
+	h := newHarness(t)
+	token, addr := h.tokenInbox()
+	// Without anything to wait for, wait=1 answers as without it after 1s.
+	start := time.Now()
+	h.expect(h.do("GET", "/inboxes/"+token+"/latest/?wait=1", ""), 404, `{"error":"No messages"}`)
+	if time.Since(start) < 900*time.Millisecond {
+		t.Errorf("wait=1 answered after %v", time.Since(start))
+	}
+	for i, path := range []string{"/inboxes/" + token + "/latest/?wait=10", "/inboxes/" + token + "/otp/?wait=10",
+		"/address/latest/?wait=10&address=" + addr} {
+		done := make(chan response, 1)
+		after := ""
+		if v := h.do("GET", "/inboxes/"+token+"/latest/", ""); v.Status == 200 {
+			after = v.JSON(t)["id"].(string)
+		}
+		go func() { done <- h.do("GET", path+"&after="+after, "") }()
+		time.Sleep(100 * time.Millisecond)
+		select {
+		case r := <-done:
+			t.Fatalf("%s answered before any mail: %d %s", path, r.Status, r.Body)
+		default:
+		}
+		h.sendMail(addr, fmt.Sprintf("Subject: message %d\r\n\r\nyour code is 5550%02d\r\n", i, i))
+		select {
+		case r := <-done:
+			if r.Status != 200 {
+				t.Errorf("%s: %d %s", path, r.Status, r.Body)
+			}
+		case <-time.After(9 * time.Second):
+			t.Fatalf("%s still held after the message arrived", path)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// consumers counts the JetStream consumers on every stream.
+func (h *harness) consumers() int {
+	h.t.Helper()
+	n := 0
+	streams := h.js.ListStreams(context.Background())
+	for info := range streams.Info() {
+		n += info.State.Consumers
+	}
+	if err := streams.Err(); err != nil {
+		h.t.Fatal(err)
+	}
+	return n
+}
+
+// heldHandlers counts goroutines inside hold, and reports whether any
+// goroutine of ours is sleeping (a polling loop would be).
+func heldHandlers() (held int, sleeping []string) {
+	buf := make([]byte, 64<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "tempmail/api.(*Server).hold") {
+			held++
+		}
+		header, _, _ := strings.Cut(g, "\n")
+		if strings.Contains(g, "tempmail/") && strings.Contains(header, "[sleep") {
+			sleeping = append(sleeping, header)
+		}
+	}
+	return held, sleeping
+}
+
+func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
+	h := newHarness(t)
+	token, addr := h.tokenInbox()
+	before := h.consumers()
+	heldBefore, _ := heldHandlers()
+
+	const n = 200
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
+	defer client.CloseIdleConnections()
+	results := make(chan string, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			resp, err := client.Get(h.http.URL + "/inboxes/" + token + "/latest/?wait=10")
+			if err != nil {
+				results <- err.Error()
+				return
+			}
+			resp.Body.Close()
+			results <- resp.Status
+		})
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for h.views.Hub().Waiters() < n && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if w := h.views.Hub().Waiters(); w != n {
+		t.Fatalf("%d requests held on the hub, want %d", w, n)
+	}
+	if after := h.consumers(); after != before {
+		t.Errorf("holding %d requests changed the number of NATS consumers from %d to %d", n, before, after)
+	}
+	// While they are held, nothing asks NATS for anything on their behalf:
+	// a loop re-reading views would show as messages into the server.
+	varz := func() int64 {
+		v, err := h.node.Server().Varz(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.InMsgs
+	}
+	in0 := varz()
+	time.Sleep(500 * time.Millisecond)
+	if grew := varz() - in0; grew > 20 {
+		t.Errorf("%d messages reached NATS in 500ms while %d requests were held; want only background traffic", grew, n)
+	}
+	held, sleeping := heldHandlers()
+	if held-heldBefore != n {
+		t.Errorf("%d goroutines in hold, want exactly one per request (%d)", held-heldBefore, n)
+	}
+	if len(sleeping) > 0 {
+		t.Errorf("goroutines of ours sleeping while requests are held (polling?): %v", sleeping)
+	}
+
+	start := time.Now()
+	h.sendMail(addr, "Subject: wake up\r\n\r\ncode 424242\r\n")
+	wg.Wait()
+	close(results)
+	ok := 0
+	for r := range results {
+		if r == "200 OK" {
+			ok++
+		} else {
+			t.Errorf("a held request got %s", r)
+		}
+	}
+	t.Logf("%d held requests answered 200 within %v of the message's 250", ok, time.Since(start))
+	if ok != n {
+		t.Errorf("%d of %d held requests got the message", ok, n)
+	}
+	if w := h.views.Hub().Waiters(); w != 0 {
+		t.Errorf("%d hub subscriptions left after the requests ended", w)
+	}
+}
