@@ -174,6 +174,20 @@ func (s *Server) checkReadKey(r *http.Request) error {
 	return nil
 }
 
+// readParams checks the read key and reads wait and after: the common
+// start of latest, otp and address/latest. On failure it has answered.
+func (s *Server) readParams(w http.ResponseWriter, r *http.Request) (wait time.Duration, after string, ok bool) {
+	err := s.checkReadKey(r)
+	if err == nil {
+		wait, after, err = waitParams(r)
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return 0, "", false
+	}
+	return wait, after, true
+}
+
 // waitParams reads wait (0-60 seconds) and after (a message id).
 func waitParams(r *http.Request) (wait time.Duration, after string, err error) {
 	q := r.URL.Query()
@@ -249,13 +263,8 @@ func (s *Server) latestOf(inboxID, after string) finder {
 }
 
 func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
-	if err := s.checkReadKey(r); err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
-	}
-	wait, after, err := waitParams(r)
-	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+	wait, after, ok := s.readParams(w, r)
+	if !ok {
 		return
 	}
 	in, err := s.tokenInboxOf(r)
@@ -276,13 +285,8 @@ func (s *Server) answerHeld(w http.ResponseWriter, r *http.Request, inboxID stri
 }
 
 func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
-	if err := s.checkReadKey(r); err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
-	}
-	wait, after, err := waitParams(r)
-	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+	wait, after, ok := s.readParams(w, r)
+	if !ok {
 		return
 	}
 	raw := r.URL.Query().Get("address")
@@ -323,13 +327,8 @@ type otpC struct {
 }
 
 func (s *Server) otpC(w http.ResponseWriter, r *http.Request) {
-	if err := s.checkReadKey(r); err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
-	}
-	wait, after, err := waitParams(r)
-	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+	wait, after, ok := s.readParams(w, r)
+	if !ok {
 		return
 	}
 	pattern := r.URL.Query().Get("pattern")
