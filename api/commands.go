@@ -157,7 +157,7 @@ func domainChanges(list []projections.Domain, names []string) []events.Payload {
 func (s *Server) deleteInbox(r *http.Request, in *projections.Inbox) error {
 	ctx, cancel := context.WithTimeout(r.Context(), commandTimeout)
 	defer cancel()
-	ack, err := s.store.EndInbox(ctx, in.Address, &events.InboxDeleted{InboxID: in.ID, Address: in.Address}, in.CreatedSeq)
+	ack, err := s.store.EndInbox(ctx, in.Address, &events.InboxDeleted{InboxID: in.ID, Address: in.Address}, in.LifecycleSeq)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func (s *Server) markRead(r *http.Request, m *projections.Message) (*projections
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), commandTimeout)
 	defer cancel()
-	ack, err := s.store.AppendMessageEvent(ctx, m.Address, m.ID, &events.MarkedRead{InboxID: m.InboxID, MessageID: m.ID})
+	ack, err := s.store.AppendMessageEvent(ctx, m.Address, m.InboxID, m.ID, &events.MarkedRead{InboxID: m.InboxID, MessageID: m.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func (s *Server) markRead(r *http.Request, m *projections.Message) (*projections
 func (s *Server) deleteMessage(r *http.Request, m *projections.Message) error {
 	ctx, cancel := context.WithTimeout(r.Context(), commandTimeout)
 	defer cancel()
-	ack, err := s.store.AppendMessageEvent(ctx, m.Address, m.ID, &events.Deleted{InboxID: m.InboxID, MessageID: m.ID})
+	ack, err := s.store.AppendMessageEvent(ctx, m.Address, m.InboxID, m.ID, &events.Deleted{InboxID: m.InboxID, MessageID: m.ID})
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,8 @@ func newHarness(t *testing.T, tweak ...func(*config.Config)) *harness {
 	}
 	t.Cleanup(views.Stop)
 	log := slog.New(slog.DiscardHandler)
-	d := &ingest.Deliverer{Store: store, Views: views.Reader, Log: log, MaxMessageBytes: cfg.MaxMessageBytes, Hostname: "mx.test"}
+	d := &ingest.Deliverer{Store: store, Views: views.Reader, Log: log, MaxMessageBytes: cfg.MaxMessageBytes, Hostname: "mx.test",
+		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
 	srv := New(Deps{Config: cfg, Store: store, Views: views.Reader, Ingest: d, Log: log})
 	if err := srv.SyncDomains(ctx, cfg.Domains); err != nil {
 		t.Fatal(err)

@@ -99,18 +99,31 @@ type Attachment struct {
 	Part        string `json:"part"` // MIME part path, e.g. "1.2"
 }
 
-// MailReceived records one message delivered to one inbox. The raw message
-// travels inline when small and lives in the object store when large; either
-// way the parsed, bounded summary is here so that projections never parse.
+// MailReceived records one message delivered to one inbox.
+//
+// The event in the log carries only the message's place (inbox, id, time,
+// size); its content, everything a person wrote, is stored beside it as a
+// Content record in the same atomic publish, and deleting the message purges
+// that record (and the raw object) while the event stays. So a rebuild after
+// deletions replays the very history the live views saw, and nothing of a
+// deleted message can be read back from the log. Store.Deliver splits a
+// MailReceived into the two; Store.Content joins them again.
 type MailReceived struct {
 	InboxID    string    `json:"inbox_id"`
 	MessageID  string    `json:"message_id"` // UUIDv7, sorts by arrival
 	Address    string    `json:"address"`    // the recipient inbox address
 	ReceivedAt time.Time `json:"received_at"`
-	Size       int64     `json:"size"` // bytes of the raw message
-	Raw        []byte    `json:"raw,omitempty"`
-	RawObject  string    `json:"raw_object,omitempty"`
+	Size       int64     `json:"size"`                 // bytes of the raw message
+	RawObject  string    `json:"raw_object,omitempty"` // where the raw bytes are, when not in Content
 
+	Content
+}
+
+// Content is what a received message says: the raw message (when small
+// enough to travel inline) and its parsed, bounded summary, so that
+// projections never parse.
+type Content struct {
+	Raw             []byte            `json:"raw,omitempty"`
 	MailFrom        string            `json:"mail_from,omitempty"` // SMTP envelope sender
 	From            string            `json:"from"`
 	FromName        string            `json:"from_name,omitempty"`
@@ -135,7 +148,14 @@ type MarkedRead struct {
 type Deleted struct {
 	InboxID   string `json:"inbox_id"`
 	MessageID string `json:"message_id"`
+	Reason    string `json:"reason,omitempty"` // empty: a user deleted it
 }
+
+// Reasons a message is deleted other than a user's request.
+const (
+	ReasonRetention = "retention" // older than --message-retention (family B)
+	ReasonCap       = "cap"       // evicted by a newer one beyond --max-messages-per-inbox
+)
 
 func (DomainAdded) EventType() Type       { return TypeDomainAdded }
 func (DomainDeactivated) EventType() Type { return TypeDomainDeactivated }

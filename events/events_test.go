@@ -92,13 +92,13 @@ func TestDeliveryIsDedupedAndRefusedAfterTheInboxEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := events.MailReceived{InboxID: ev.InboxID, MessageID: "m1", Address: ev.Address, Raw: []byte("x")}
-	first, err := s.DeliverMail(ctx, m, created.Seq, "same-bytes")
+	m := events.MailReceived{InboxID: ev.InboxID, MessageID: "m1", Address: ev.Address, Content: events.Content{Raw: []byte("x")}}
+	first, err := deliverOne(ctx, s, m, created.Seq, "same-bytes")
 	if err != nil || first.Duplicate {
 		t.Fatalf("first delivery: %+v, %v", first, err)
 	}
 	m.MessageID = "m2" // a retry gets a new id, but carries the same bytes
-	retry, err := s.DeliverMail(ctx, m, created.Seq, "same-bytes")
+	retry, err := deliverOne(ctx, s, m, created.Seq, "same-bytes")
 	if err != nil || !retry.Duplicate || retry.Seq != first.Seq {
 		t.Fatalf("retried delivery: %+v, %v; want the first event back as a duplicate", retry, err)
 	}
@@ -107,7 +107,7 @@ func TestDeliveryIsDedupedAndRefusedAfterTheInboxEnds(t *testing.T) {
 	}
 	last, _ := s.LastSeq(ctx)
 	m.MessageID = "m3"
-	if _, err := s.DeliverMail(ctx, m, created.Seq, "other-bytes"); tempmail.KindOf(err) != tempmail.NotFound {
+	if _, err := deliverOne(ctx, s, m, created.Seq, "other-bytes"); tempmail.KindOf(err) != tempmail.NotFound {
 		t.Fatalf("delivery to an ended inbox: %v, want not found", err)
 	}
 	if now, _ := s.LastSeq(ctx); now != last {
@@ -116,8 +116,8 @@ func TestDeliveryIsDedupedAndRefusedAfterTheInboxEnds(t *testing.T) {
 }
 
 func TestEventsRoundTripAndUnknownVersionsAreRefused(t *testing.T) {
-	in := &events.MailReceived{InboxID: "i", MessageID: "m", Subject: "héllo", Raw: []byte{0, 1, 2},
-		Attachments: []events.Attachment{{ID: "a", Filename: "f.pdf", Size: 3}}}
+	in := &events.MailReceived{InboxID: "i", MessageID: "m", Content: events.Content{Subject: "héllo", Raw: []byte{0, 1, 2},
+		Attachments: []events.Attachment{{ID: "a", Filename: "f.pdf", Size: 3}}}}
 	b, err := events.Encode(in, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -162,4 +162,12 @@ func TestOpenStoreIsIdempotentAndKeepsThePartitionCount(t *testing.T) {
 	if a, b := s1.PartitionOfAddress("x@y.test"), s2.PartitionOfAddress("x@y.test"); a != b {
 		t.Errorf("partition of one address changed: %s vs %s", a, b)
 	}
+}
+
+func deliverOne(ctx context.Context, s *events.Store, m events.MailReceived, lifecycleSeq uint64, dedupe string) (events.Ack, error) {
+	acks, err := s.Deliver(ctx, []events.Delivery{{Mail: m, LifecycleSeq: lifecycleSeq, DedupeID: dedupe}})
+	if err != nil {
+		return events.Ack{}, err
+	}
+	return acks[0], nil
 }

@@ -93,7 +93,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	stream, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:        StreamName,
 		Description: "tempmail events: the source of truth",
-		Subjects:    []string{subjectRoot + ".>"},
+		Subjects:    []string{subjectRoot + ".>", contentRoot + ".>", scheduleRoot + ".>"},
 		Storage:     jetstream.FileStorage,
 		Replicas:    cfg.Replicas,
 		Retention:   jetstream.LimitsPolicy,
@@ -149,77 +149,174 @@ func (s *Store) LastSeq(ctx context.Context) (uint64, error) {
 	return info.State.LastSeq, nil
 }
 
+// LastEventSeq is the sequence of the newest event (content records and
+// schedules, which share the stream, are not events).
+func (s *Store) LastEventSeq(ctx context.Context) (uint64, error) {
+	m, err := s.stream.GetLastMsgForSubject(ctx, EventFilter)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, unavailable(err)
+	}
+	return m.Sequence, nil
+}
+
 // AppendDomainEvent publishes a DomainAdded or DomainDeactivated, expecting
 // the domain list's last event to be at expectSeq (0: none yet).
 func (s *Store) AppendDomainEvent(ctx context.Context, p Payload, expectSeq uint64) (Ack, error) {
-	ack, err := s.publish(ctx, domainsSubject, p, jetstream.WithExpectLastSequencePerSubject(expectSeq))
-	if isWrongLastSeq(err) {
-		return ack, tempmail.Wrap(tempmail.Conflict, err, "the domain list changed concurrently")
+	m, err := eventMsg(domainsSubject, p)
+	if err != nil {
+		return Ack{}, err
 	}
-	return ack, err
+	expect(m, domainsSubject, expectSeq)
+	acks, err := s.publishMsgs(ctx, m)
+	if isWrongLastSeq(err) {
+		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "the domain list changed concurrently")
+	}
+	return first(acks), err
 }
 
 // CreateInbox claims ev.Address for a new inbox. lastLifecycleSeq is the
-// sequence of the event that ended the address's previous inbox (0 if it
-// never had one): the claim succeeds only if nothing happened on the address
-// since, so of two claims made from the same knowledge exactly one wins and
-// the other gets an error of kind Conflict. The caller must not pass the
-// sequence of an InboxCreated (the views never offer one for a free address).
+// sequence of the last event on the address's lifecycle subject (0 if it
+// never had an inbox), which the views record: the claim succeeds only if
+// nothing happened on the address since, so of two claims made from the same
+// knowledge exactly one wins and the other gets an error of kind Conflict.
+// The caller must claim only addresses the views show as free.
+//
+// An inbox with an expiry is created together with its InboxExpired, which
+// the server itself publishes when the time comes (a message schedule): it
+// survives restarts, fires once in a cluster, and costs no loop.
 func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleSeq uint64) (Ack, error) {
-	subj := inboxSubject(s.PartitionOfAddress(ev.Address), ev.Address)
-	ack, err := s.publish(ctx, subj, ev, jetstream.WithExpectLastSequencePerSubject(lastLifecycleSeq))
-	if isWrongLastSeq(err) {
-		return ack, tempmail.Wrap(tempmail.Conflict, err, "address already taken")
-	}
-	return ack, err
-}
-
-// EndInbox publishes an InboxDeleted or InboxExpired for the inbox whose
-// InboxCreated is at createdSeq. If the inbox already ended, the error is of
-// kind NotFound.
-func (s *Store) EndInbox(ctx context.Context, addr string, p Payload, createdSeq uint64) (Ack, error) {
-	subj := inboxSubject(s.PartitionOfAddress(addr), addr)
-	ack, err := s.publish(ctx, subj, p, jetstream.WithExpectLastSequencePerSubject(createdSeq))
-	if isWrongLastSeq(err) {
-		return ack, tempmail.Wrap(tempmail.NotFound, err, "inbox not found")
-	}
-	return ack, err
-}
-
-// DeliverMail publishes a MailReceived for the inbox created at createdSeq.
-// If that inbox has ended meanwhile, nothing is stored and the error is of
-// kind NotFound. dedupeID makes a retried delivery of the same bytes to the
-// same recipient a no-op within DedupeWindow (Ack.Duplicate is then true).
-func (s *Store) DeliverMail(ctx context.Context, ev MailReceived, createdSeq uint64, dedupeID string) (Ack, error) {
 	part := s.PartitionOfAddress(ev.Address)
-	ack, err := s.publish(ctx, messageSubject(part, ev.Address, ev.MessageID), ev,
-		jetstream.WithExpectLastSequenceForSubject(createdSeq, inboxSubject(part, ev.Address)),
-		jetstream.WithMsgID(dedupeID))
-	if isWrongLastSeq(err) {
-		return ack, tempmail.Wrap(tempmail.NotFound, err, "inbox not found or expired")
+	lifecycle := inboxSubject(part, ev.Address)
+	created, err := eventMsg(lifecycle, ev)
+	if err != nil {
+		return Ack{}, err
 	}
-	return ack, err
+	expect(created, lifecycle, lastLifecycleSeq)
+	msgs := []*nats.Msg{created}
+	if !ev.ExpiresAt.IsZero() {
+		expiry, err := scheduleMsg(scheduleSubject(part, ev.Address, ev.InboxID, "expire"), lifecycle, ev.ExpiresAt,
+			InboxExpired{InboxID: ev.InboxID, Address: ev.Address})
+		if err != nil {
+			return Ack{}, err
+		}
+		msgs = append(msgs, expiry)
+	}
+	acks, err := s.publishMsgs(ctx, msgs...)
+	if isWrongLastSeq(err) {
+		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "address already taken")
+	}
+	return first(acks), err
+}
+
+// EndInbox publishes an InboxDeleted for the inbox whose lifecycle subject
+// was last at lifecycleSeq. If the inbox already ended, the error is of kind
+// NotFound.
+func (s *Store) EndInbox(ctx context.Context, addr string, p Payload, lifecycleSeq uint64) (Ack, error) {
+	subj := inboxSubject(s.PartitionOfAddress(addr), addr)
+	m, err := eventMsg(subj, p)
+	if err != nil {
+		return Ack{}, err
+	}
+	expect(m, subj, lifecycleSeq)
+	acks, err := s.publishMsgs(ctx, m)
+	if isWrongLastSeq(err) {
+		return Ack{}, tempmail.Wrap(tempmail.NotFound, err, "inbox not found")
+	}
+	return first(acks), err
 }
 
 // Delivery is one recipient's copy of a received message.
 type Delivery struct {
-	Mail       MailReceived
-	CreatedSeq uint64 // the recipient inbox's InboxCreated
-	DedupeID   string // same bytes to the same inbox: same id
+	Mail         MailReceived
+	LifecycleSeq uint64    // the last event on the recipient inbox's lifecycle subject
+	DedupeID     string    // same bytes to the same inbox: same id
+	RetainUntil  time.Time // when set, the copy is deleted then (family B retention)
 }
 
-// Deliver publishes the MailReceived of every recipient of one message, all
-// or nothing: one recipient is one publish, several are one atomic batch.
-// If an inbox ended meanwhile, nothing is stored and the error is of kind
-// NotFound; the caller may retry without it. A retry of deliveries already
-// stored returns their acks with Duplicate set.
+// Deliver publishes the MailReceived of every recipient of one message, with
+// the retention schedules some of them carry, all or nothing: a lone event is
+// one publish, anything more one atomic batch. Each copy expects its inbox's
+// lifecycle subject unchanged; if an inbox ended meanwhile, nothing is stored
+// and the error is of kind NotFound (the caller may retry without it). A
+// retry of deliveries already stored returns their acks with Duplicate set
+// and the stored message ids.
 func (s *Store) Deliver(ctx context.Context, ds []Delivery) ([]Ack, error) {
-	acks, err := s.deliver(ctx, ds)
+	var msgs []*nats.Msg
+	var eventAt []int // where each delivery's event is in msgs
+	for _, d := range ds {
+		part := s.PartitionOfAddress(d.Mail.Address)
+		content, err := contentMsg(contentSubject(part, d.Mail.Address, d.Mail.InboxID, d.Mail.MessageID), d.Mail.Content)
+		if err != nil {
+			return nil, err
+		}
+		// Only the event carries the dedupe id: a retried batch then fails
+		// whole as a duplicate, and the stored copy is found alone below.
+		msgs = append(msgs, content)
+		ev := d.Mail
+		ev.Content = Content{} // the event itself says nothing of what the message says
+		m, err := eventMsg(messageSubject(part, d.Mail.Address, d.Mail.InboxID, d.Mail.MessageID), ev)
+		if err != nil {
+			return nil, err
+		}
+		expect(m, inboxSubject(part, d.Mail.Address), d.LifecycleSeq)
+		m.Header.Set(jetstream.MsgIDHeader, d.DedupeID)
+		eventAt = append(eventAt, len(msgs))
+		msgs = append(msgs, m)
+		if !d.RetainUntil.IsZero() {
+			sched, err := scheduleMsg(scheduleSubject(part, d.Mail.Address, d.Mail.InboxID, d.Mail.MessageID),
+				m.Subject, d.RetainUntil, Deleted{InboxID: d.Mail.InboxID, MessageID: d.Mail.MessageID, Reason: ReasonRetention})
+			if err != nil {
+				return nil, err
+			}
+			msgs = append(msgs, sched)
+		}
+	}
+	all, err := s.publishMsgs(ctx, msgs...)
+	if errors.Is(err, errBatchDuplicate) && len(ds) > 1 {
+		// Some copies were stored by an earlier attempt (perhaps to other
+		// recipients); a batch cannot mix duplicates and new messages, so
+		// each delivery goes on its own, deduplicated one by one.
+		acks := make([]Ack, 0, len(ds))
+		for _, d := range ds {
+			a, err := s.Deliver(ctx, []Delivery{d})
+			if err != nil {
+				return nil, err
+			}
+			acks = append(acks, a[0])
+		}
+		return acks, nil
+	}
+	if errors.Is(err, errBatchDuplicate) {
+		// A retry: its event is a duplicate, so the server refused the
+		// batch. The event alone is deduplicated and says where the stored
+		// copy is. Should it not be a duplicate after all, it is stored now
+		// and its content and schedule follow it.
+		var one []Ack
+		if one, err = s.publishMsgs(ctx, msgs[eventAt[0]]); err == nil && !one[0].Duplicate {
+			for i, m := range msgs {
+				if i != eventAt[0] && err == nil {
+					_, err = s.publishMsgs(ctx, m)
+				}
+			}
+		}
+		if err == nil {
+			all = make([]Ack, len(msgs))
+			all[eventAt[0]] = one[0]
+		}
+	}
+	if isWrongLastSeq(err) {
+		return nil, tempmail.Wrap(tempmail.NotFound, err, "inbox not found or expired")
+	}
 	if err != nil {
 		return nil, err
 	}
-	for i := range acks {
-		acks[i].MessageID = ds[i].Mail.MessageID
+	acks := make([]Ack, len(ds))
+	for i, d := range ds {
+		acks[i] = all[eventAt[i]]
+		acks[i].MessageID = d.Mail.MessageID
 		if acks[i].Duplicate {
 			if acks[i].MessageID, err = s.storedMessageID(ctx, acks[i].Seq); err != nil {
 				return nil, err
@@ -246,116 +343,179 @@ func (s *Store) storedMessageID(ctx context.Context, seq uint64) (string, error)
 	return mr.MessageID, nil
 }
 
-func (s *Store) deliver(ctx context.Context, ds []Delivery) ([]Ack, error) {
-	if len(ds) == 1 {
-		ack, err := s.DeliverMail(ctx, ds[0].Mail, ds[0].CreatedSeq, ds[0].DedupeID)
-		return []Ack{ack}, err
+// AppendMessageEvent publishes a MarkedRead or Deleted for one message.
+func (s *Store) AppendMessageEvent(ctx context.Context, addr, inboxID, messageID string, p Payload) (Ack, error) {
+	m, err := eventMsg(messageSubject(s.PartitionOfAddress(addr), addr, inboxID, messageID), p)
+	if err != nil {
+		return Ack{}, err
 	}
-	acks, err := s.deliverBatch(ctx, ds)
-	if errors.Is(err, errBatchDuplicate) {
-		// Some copies were stored by an earlier attempt (perhaps to other
-		// recipients); a batch cannot mix duplicates and new messages, so
-		// each goes on its own, deduplicated one by one.
-		acks = acks[:0]
-		for _, d := range ds {
-			ack, err := s.DeliverMail(ctx, d.Mail, d.CreatedSeq, d.DedupeID)
-			if err != nil {
-				return nil, err
-			}
-			acks = append(acks, ack)
-		}
-		return acks, nil
+	acks, err := s.publishMsgs(ctx, m)
+	return first(acks), err
+}
+
+// contentRecord is the stored form of a message's Content.
+type contentRecord struct {
+	Version int `json:"v"`
+	Content
+}
+
+const contentV = 1
+
+func contentMsg(subject string, c Content) (*nats.Msg, error) {
+	data, err := json.Marshal(contentRecord{Version: contentV, Content: c})
+	if err != nil {
+		return nil, err
 	}
-	return acks, err
+	m := nats.NewMsg(subject)
+	m.Data = data
+	return m, nil
+}
+
+// Content fills in what a MailReceived event read from the log does not
+// carry: the message's content. After the message was deleted there is
+// none, and ev is left as it is.
+func (s *Store) Content(ctx context.Context, ev *MailReceived) error {
+	subj := contentSubject(s.PartitionOfAddress(ev.Address), ev.Address, ev.InboxID, ev.MessageID)
+	m, err := s.stream.GetLastMsgForSubject(ctx, subj)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil
+	}
+	if err != nil {
+		return unavailable(err)
+	}
+	var rec contentRecord
+	if err := json.Unmarshal(m.Data, &rec); err != nil {
+		return fmt.Errorf("content of message %s: %w", ev.MessageID, err)
+	}
+	if rec.Version != contentV {
+		return fmt.Errorf("content of message %s: version %d is not supported (this build reads version %d)", ev.MessageID, rec.Version, contentV)
+	}
+	ev.Content = rec.Content
+	return nil
+}
+
+func eventMsg(subject string, p Payload) (*nats.Msg, error) {
+	data, err := Encode(p, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	m := nats.NewMsg(subject)
+	m.Data = data
+	return m, nil
+}
+
+// scheduleMsg is a message the server keeps until at and then publishes, as
+// the event p, on target (ADR-51). @at has whole seconds; rounding up means
+// it never fires early.
+func scheduleMsg(subject, target string, at time.Time, p Payload) (*nats.Msg, error) {
+	data, err := Encode(p, at)
+	if err != nil {
+		return nil, err
+	}
+	m := nats.NewMsg(subject)
+	m.Data = data
+	fire := at.UTC().Truncate(time.Second)
+	if fire.Before(at) {
+		fire = fire.Add(time.Second)
+	}
+	m.Header.Set("Nats-Schedule", "@at "+fire.Format(time.RFC3339))
+	m.Header.Set("Nats-Schedule-Target", target)
+	return m, nil
+}
+
+// expect makes m conditional on subject's last sequence being seq.
+func expect(m *nats.Msg, subject string, seq uint64) {
+	m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(seq, 10))
+	if subject != m.Subject {
+		m.Header.Set(jetstream.ExpectedLastSubjSeqSubjHeader, subject)
+	}
+}
+
+func first(acks []Ack) Ack {
+	if len(acks) == 0 {
+		return Ack{}
+	}
+	return acks[0]
 }
 
 var errBatchDuplicate = errors.New("batch holds a message stored before")
 
-// deliverBatch publishes an atomic batch (ADR-50): every message carries the
-// batch id and its position, the last one commits and is answered with the
-// batch's ack. nats.go has no helper for it yet.
-func (s *Store) deliverBatch(ctx context.Context, ds []Delivery) ([]Ack, error) {
-	nc := s.js.Conn()
-	batchID := nuid.Next()
-	for i, d := range ds {
-		data, err := Encode(d.Mail, time.Now())
-		if err != nil {
-			return nil, err
+// publishMsgs publishes one message, or several as one atomic batch (ADR-50):
+// every message carries the batch id and its position, the last one commits
+// and is answered with the batch's ack; nats.go has no helper for it yet. A
+// failed expectation comes back as is (isWrongLastSeq); other failures as
+// errors of kind Unavailable.
+func (s *Store) publishMsgs(ctx context.Context, msgs ...*nats.Msg) ([]Ack, error) {
+	if len(msgs) == 1 {
+		for _, h := range []string{"Nats-Batch-Id", "Nats-Batch-Sequence", "Nats-Batch-Commit"} {
+			msgs[0].Header.Del(h) // left by a batch this message was part of
 		}
-		part := s.PartitionOfAddress(d.Mail.Address)
-		m := nats.NewMsg(messageSubject(part, d.Mail.Address, d.Mail.MessageID))
-		m.Data = data
-		m.Header.Set(jetstream.MsgIDHeader, d.DedupeID)
-		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(d.CreatedSeq, 10))
-		m.Header.Set(jetstream.ExpectedLastSubjSeqSubjHeader, inboxSubject(part, d.Mail.Address))
-		m.Header.Set("Nats-Batch-Id", batchID)
-		m.Header.Set("Nats-Batch-Sequence", strconv.Itoa(i+1))
-		if i < len(ds)-1 {
-			if err := nc.PublishMsg(m); err != nil {
-				return nil, unavailable(err)
+		pa, err := s.js.PublishMsg(ctx, msgs[0])
+		if err != nil {
+			if isWrongLastSeq(err) {
+				return nil, err
 			}
-			continue
-		}
-		m.Header.Set("Nats-Batch-Commit", "1")
-		reply, err := nc.RequestMsgWithContext(ctx, m)
-		if err != nil {
+			s.CountError("publish")
 			return nil, unavailable(err)
 		}
-		var res struct {
-			Seq   uint64 `json:"seq"`
-			Count int    `json:"count"`
-			Error *struct {
-				Code    int    `json:"err_code"`
-				Message string `json:"description"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(reply.Data, &res); err != nil {
-			return nil, unavailable(fmt.Errorf("batch ack %q: %w", reply.Data, err))
-		}
-		if res.Error != nil {
-			apiErr := &jetstream.APIError{ErrorCode: jetstream.ErrorCode(res.Error.Code), Description: res.Error.Message}
-			switch {
-			case isWrongLastSeq(apiErr):
-				return nil, tempmail.Wrap(tempmail.NotFound, apiErr, "inbox not found or expired")
-			case res.Error.Code == jsErrBatchDuplicateMsgID:
-				return nil, errBatchDuplicate
-			}
-			return nil, unavailable(apiErr)
-		}
-		// The batch's messages got consecutive sequences ending at Seq.
-		acks := make([]Ack, len(ds))
-		for j, d := range ds {
-			acks[j] = Ack{Seq: res.Seq - uint64(len(ds)-1-j), Partition: s.PartitionOfAddress(d.Mail.Address)}
-		}
-		return acks, nil
+		return []Ack{{Seq: pa.Sequence, Partition: PartitionOf(msgs[0].Subject), Duplicate: pa.Duplicate}}, nil
 	}
-	return nil, nil
-}
-
-// jsErrBatchDuplicateMsgID is the server's "atomic publish batch contains
-// duplicate message id".
-const jsErrBatchDuplicateMsgID = 10201
-
-// AppendMessageEvent publishes a MarkedRead or Deleted for one message.
-func (s *Store) AppendMessageEvent(ctx context.Context, addr, messageID string, p Payload) (Ack, error) {
-	return s.publish(ctx, messageSubject(s.PartitionOfAddress(addr), addr, messageID), p)
-}
-
-func (s *Store) publish(ctx context.Context, subject string, p Payload, opts ...jetstream.PublishOpt) (Ack, error) {
-	data, err := Encode(p, time.Now())
-	if err != nil {
-		return Ack{}, err
+	nc := s.js.Conn()
+	batchID := nuid.Next()
+	var reply *nats.Msg
+	for i, m := range msgs {
+		m.Header.Set("Nats-Batch-Id", batchID)
+		m.Header.Set("Nats-Batch-Sequence", strconv.Itoa(i+1))
+		var err error
+		if i < len(msgs)-1 {
+			err = nc.PublishMsg(m)
+		} else {
+			m.Header.Set("Nats-Batch-Commit", "1")
+			reply, err = nc.RequestMsgWithContext(ctx, m)
+		}
+		if err != nil {
+			s.CountError("publish")
+			return nil, unavailable(err)
+		}
 	}
-	pa, err := s.js.Publish(ctx, subject, data, opts...)
-	if err != nil {
-		if isWrongLastSeq(err) {
-			return Ack{}, err
+	var res struct {
+		Seq   uint64 `json:"seq"`
+		Error *struct {
+			Code    int    `json:"err_code"`
+			Message string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(reply.Data, &res); err != nil {
+		s.CountError("publish")
+		return nil, unavailable(fmt.Errorf("batch ack %q: %w", reply.Data, err))
+	}
+	if res.Error != nil {
+		apiErr := &jetstream.APIError{ErrorCode: jetstream.ErrorCode(res.Error.Code), Description: res.Error.Message}
+		switch {
+		case isWrongLastSeq(apiErr):
+			return nil, apiErr
+		case res.Error.Code == jsErrBatchDuplicateMsgID || res.Error.Code == jsErrBatchIncomplete:
+			// A message with a known Nats-Msg-Id is refused, or dropped
+			// (leaving the batch incomplete): a retry of one stored.
+			return nil, errBatchDuplicate
 		}
 		s.CountError("publish")
-		return Ack{}, unavailable(err)
+		return nil, unavailable(apiErr)
 	}
-	return Ack{Seq: pa.Sequence, Partition: PartitionOf(subject), Duplicate: pa.Duplicate}, nil
+	// A batch's messages get consecutive sequences ending at Seq.
+	acks := make([]Ack, len(msgs))
+	for i, m := range msgs {
+		acks[i] = Ack{Seq: res.Seq - uint64(len(msgs)-1-i), Partition: PartitionOf(m.Subject)}
+	}
+	return acks, nil
 }
+
+// The server's "atomic publish batch contains duplicate message id" and
+// "atomic publish batch is incomplete".
+const (
+	jsErrBatchDuplicateMsgID = 10201
+	jsErrBatchIncomplete     = 10176
+)
 
 // isWrongLastSeq reports a failed expected-sequence check: 10071 on a single
 // node, 10164 on replicated streams.

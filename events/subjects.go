@@ -10,17 +10,24 @@ import (
 
 // Subjects carry the aggregate and its partition:
 //
-//	ev.sys.domains                          domain list (DomainAdded, DomainDeactivated)
-//	ev.<part>.<addrKey>.inbox               inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
-//	ev.<part>.<addrKey>.msg.<messageID>     one message (MailReceived, MarkedRead, Deleted)
+//	ev.sys.domains                               domain list (DomainAdded, DomainDeactivated)
+//	ev.<part>.<addrKey>.inbox                    inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
+//	ev.<part>.<addrKey>.m.<inboxID>.<messageID>  one message (MailReceived, MarkedRead, Deleted)
+//	content.<part>.<addrKey>.<inboxID>.<msgID>   what a message says (purged when it is deleted)
+//	sched.<part>.<addrKey>.<inboxID>.<what>      schedules: the server publishes their event when due
 //
 // The address is the aggregate: its lifecycle subject holds at most one live
 // inbox at a time, so claiming an address is one publish with the subject's
 // expected last sequence, and delivering mail is one publish that expects the
-// inbox's creation to still be the last lifecycle event. <part> is "p<n>" with
-// n = xxhash(address) mod the partition count fixed at stream creation.
+// lifecycle subject unchanged since the views last saw it. Message subjects
+// carry the inbox id, so that an ended inbox's content can be purged
+// exactly; content and schedules live outside ev.>, so that projections
+// consume events only, and a schedule's event only when it fires. <part> is "p<n>" with n = xxhash(address) mod the partition
+// count fixed at stream creation.
 const (
 	subjectRoot    = "ev"
+	scheduleRoot   = "sched"
+	contentRoot    = "content"
 	SysPartition   = "sys"
 	domainsSubject = subjectRoot + "." + SysPartition + ".domains"
 )
@@ -44,6 +51,9 @@ func PartitionOf(subject string) string {
 	return part
 }
 
+// EventFilter matches every event, and nothing else the stream holds.
+const EventFilter = subjectRoot + ".>"
+
 // PartitionFilter is the subject filter of one partition's events.
 func PartitionFilter(part string) string { return subjectRoot + "." + part + ".>" }
 
@@ -55,6 +65,27 @@ func inboxSubject(part, addr string) string {
 	return subjectRoot + "." + part + "." + AddressKey(addr) + ".inbox"
 }
 
-func messageSubject(part, addr, messageID string) string {
-	return subjectRoot + "." + part + "." + AddressKey(addr) + ".msg." + messageID
+func messageSubject(part, addr, inboxID, messageID string) string {
+	return messagesOf(part, addr, inboxID) + "." + messageID
+}
+
+// messagesOf is the prefix of every message subject of one inbox.
+func messagesOf(part, addr, inboxID string) string {
+	return subjectRoot + "." + part + "." + AddressKey(addr) + ".m." + inboxID
+}
+
+func contentSubject(part, addr, inboxID, messageID string) string {
+	return contentsOf(part, addr, inboxID) + "." + messageID
+}
+
+func contentsOf(part, addr, inboxID string) string {
+	return contentRoot + "." + part + "." + AddressKey(addr) + "." + inboxID
+}
+
+func scheduleSubject(part, addr, inboxID, what string) string {
+	return schedulesOf(part, addr, inboxID) + "." + what
+}
+
+func schedulesOf(part, addr, inboxID string) string {
+	return scheduleRoot + "." + part + "." + AddressKey(addr) + "." + inboxID
 }

@@ -50,6 +50,11 @@ type Deliverer struct {
 	Timeout time.Duration
 	// Metrics, if set, counts deliveries and refusals.
 	Metrics *Metrics
+	// MaxMessagesPerInbox caps an inbox: a delivery beyond it evicts the
+	// oldest message. 0: no cap.
+	MaxMessagesPerInbox int
+	// Retention is how long family B inboxes keep a message. 0: forever.
+	Retention time.Duration
 }
 
 // Recipient returns the live inbox an address names, or ErrNoMailbox or
@@ -111,7 +116,6 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 	now := time.Now().UTC()
 
 	recipients := env.Recipients
-	var object string
 	for attempt := 0; ; attempt++ {
 		if len(recipients) == 0 {
 			return Delivered{}, ErrNoMailbox
@@ -119,48 +123,77 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 		ds := make([]events.Delivery, len(recipients))
 		for i, in := range recipients {
 			ds[i] = events.Delivery{Mail: mailReceived(in, p, env.MailFrom, now, int64(len(raw))),
-				CreatedSeq: in.CreatedSeq, DedupeID: sum + "-" + strconv.Itoa(len(clientBytes)) + "-" + in.ID}
+				LifecycleSeq: in.LifecycleSeq, DedupeID: sum + "-" + strconv.Itoa(len(clientBytes)) + "-" + in.ID}
+			if in.Family == events.FamilyB && d.Retention > 0 {
+				ds[i].RetainUntil = now.Add(d.Retention)
+			}
 		}
-		if len(raw) <= inlineMax {
-			for i := range ds {
+		// Small messages travel inside their events. A large one goes to the
+		// object store first, one object per copy, so that deleting one
+		// copy never takes another's bytes.
+		var objects []string
+		for i := range ds {
+			if len(raw) <= inlineMax {
 				ds[i].Mail.Raw = raw
+				continue
 			}
-		} else {
-			if object == "" {
-				object = "msg/" + ds[0].Mail.MessageID
-				if err := d.putRaw(ctx, object, raw); err != nil {
-					return Delivered{}, err
-				}
-			}
-			for i := range ds {
-				ds[i].Mail.RawObject = object
+			ds[i].Mail.RawObject = events.RawObjectName(ds[i].Mail.MessageID)
+			objects = append(objects, ds[i].Mail.RawObject)
+			if err := d.putRaw(ctx, ds[i].Mail.RawObject, raw); err != nil {
+				d.dropRaw(objects...)
+				return Delivered{}, err
 			}
 		}
 		acks, err := d.Store.Deliver(ctx, ds)
 		if tempmail.KindOf(err) == tempmail.NotFound && attempt < 3 {
-			// An inbox ended between RCPT and now: deliver to the others.
+			// An inbox ended between RCPT and now, or its lifecycle moved
+			// on: look again, once the views have caught up, and deliver
+			// to those still live.
+			d.dropRaw(objects...)
+			time.Sleep(time.Duration(attempt+1) * 20 * time.Millisecond)
 			recipients = d.stillLive(ctx, recipients)
 			continue
 		}
 		if err != nil {
-			d.dropRaw(object)
+			d.dropRaw(objects...)
 			d.Metrics.reject(RejectUnavailable)
 			return Delivered{}, err
 		}
 		out := Delivered{HeaderMessageID: p.HeaderMessageID, Duplicate: true, Acks: acks}
-		for _, ack := range acks {
+		for i, ack := range acks {
 			out.MessageIDs = append(out.MessageIDs, ack.MessageID)
 			out.Duplicate = out.Duplicate && ack.Duplicate
-		}
-		if !out.Duplicate {
-			d.Metrics.addReceived(len(acks))
-		}
-		if out.Duplicate {
-			// An earlier attempt stored this message with its own raw
-			// object; ours is referenced by nothing.
-			d.dropRaw(object)
+			if ack.Duplicate {
+				// An earlier attempt stored this copy with its own raw
+				// object; ours is referenced by nothing.
+				d.dropRaw(ds[i].Mail.RawObject)
+				continue
+			}
+			d.Metrics.addReceived(1)
+			d.evict(ctx, recipients[i])
 		}
 		return out, nil
+	}
+}
+
+// evict deletes an inbox's oldest messages beyond the cap, as seen when the
+// recipient was checked. Concurrent deliveries can leave an inbox a message
+// or two over for a moment; the next delivery evicts those too. A failure
+// here does not fail the delivery, which is stored already.
+func (d *Deliverer) evict(ctx context.Context, in *projections.Inbox) {
+	excess := in.Count + 1 - d.MaxMessagesPerInbox
+	if d.MaxMessagesPerInbox <= 0 || excess <= 0 {
+		return
+	}
+	oldest, err := d.Views.Oldest(ctx, in, excess)
+	for _, m := range oldest {
+		if err == nil {
+			_, err = d.Store.AppendMessageEvent(ctx, in.Address, in.ID, m.ID,
+				&events.Deleted{InboxID: in.ID, MessageID: m.ID, Reason: events.ReasonCap})
+		}
+	}
+	if err != nil {
+		d.Log.Warn("could not evict the oldest messages of a full inbox", "inbox", in.ID, "err", err)
 	}
 }
 
@@ -171,10 +204,10 @@ func mailReceived(in *projections.Inbox, p parsed, mailFrom string, now time.Tim
 		a.ID = attachmentID(id, i+1)
 		atts[i] = a
 	}
+	content := p
+	content.MailFrom, content.Attachments = mailFrom, atts
 	return events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address, ReceivedAt: now,
-		Size: size, MailFrom: mailFrom, From: p.From, FromName: p.FromName, To: p.To, Cc: p.Cc,
-		Subject: p.Subject, Date: p.Date, HeaderMessageID: p.HeaderMessageID, Text: p.Text,
-		HTML: p.HTML, Headers: p.Headers, Attachments: atts}
+		Size: size, Content: content}
 }
 
 // stillLive re-checks recipients after a delivery found one of them ended.
@@ -196,16 +229,18 @@ func (d *Deliverer) putRaw(ctx context.Context, name string, raw []byte) error {
 	return nil
 }
 
-// dropRaw removes an object no event refers to; failure leaves an orphan,
+// dropRaw removes objects no event refers to; failure leaves an orphan,
 // which costs space but no correctness.
-func (d *Deliverer) dropRaw(name string) {
-	if name == "" {
-		return
-	}
+func (d *Deliverer) dropRaw(names ...string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := d.Store.Raw().Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
-		d.Log.Warn("could not remove an unreferenced raw message", "object", name, "err", err)
+	for _, name := range names {
+		if name == "" {
+			continue
+		}
+		if err := d.Store.Raw().Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+			d.Log.Warn("could not remove an unreferenced raw message", "object", name, "err", err)
+		}
 	}
 }
 

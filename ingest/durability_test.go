@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strings"
 	"sync/atomic"
@@ -75,6 +76,11 @@ func TestIngestMemoryIsBoundedFor25MiBMessage(t *testing.T) {
 	line := strings.Repeat("QUJD", 19) + "\r\n" // 76 base64 chars: 57 bytes decoded
 	lines := (size - len(head) - len(tail)) / len(line)
 
+	// What is measured is the memory ingest keeps live; a GC that runs
+	// often keeps the peak close to it instead of to the collector's
+	// timing (with the default GOGC=100 the same run peaks anywhere from
+	// 3.6x to 5.5x).
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	runtime.GC()
 	base := heapBytes()
 	var peak atomic.Uint64
@@ -126,7 +132,7 @@ func TestIngestMemoryIsBoundedFor25MiBMessage(t *testing.T) {
 		t.Errorf("raw object: %+v %v", info, err)
 	}
 	growth := float64(peak.Load()-base) / size
-	t.Logf("heap: base %d MiB, peak %d MiB: %.1f× the message", base>>20, peak.Load()>>20, growth)
+	t.Logf("heap (GOGC=25): base %d MiB, peak %d MiB: %.1f× the message", base>>20, peak.Load()>>20, growth)
 	if growth > 5 {
 		t.Errorf("ingest of a 25 MiB message grew the heap by %.1f× its size, want at most 5×", growth)
 	}

@@ -6,7 +6,6 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/jhillyerd/enmime/v2"
@@ -31,17 +30,9 @@ const (
 	maxBoundaries = 12
 )
 
-// parsed is what ingest learns from a message's bytes.
-type parsed struct {
-	From, FromName  string
-	To, Cc          []string
-	Subject         string
-	Date            time.Time
-	HeaderMessageID string
-	Text, HTML      string
-	Headers         map[string]string
-	Attachments     []events.Attachment // IDs are set per recipient copy
-}
+// parsed is what ingest learns from a message's bytes: its Content, less
+// the raw bytes and envelope sender, which the transport adds.
+type parsed = events.Content
 
 // parse reads a message as well as it can. It never fails and never panics:
 // broken MIME, unknown charsets, bad encodings and missing headers yield what

@@ -24,9 +24,9 @@ func apply(ctx context.Context, st viewStore, seq uint64, p events.Payload) erro
 	case *events.InboxCreated:
 		return t.inboxCreated(ev)
 	case *events.InboxDeleted:
-		return t.inboxEnded(ev.InboxID, ev.Address)
+		return t.lifecycleEnded(ev.InboxID, ev.Address)
 	case *events.InboxExpired:
-		return t.inboxEnded(ev.InboxID, ev.Address)
+		return t.lifecycleEnded(ev.InboxID, ev.Address)
 	case *events.MailReceived:
 		return t.mailReceived(ev)
 	case *events.MarkedRead:
@@ -61,7 +61,7 @@ func (t *tx) inboxCreated(ev *events.InboxCreated) error {
 	}
 	in = Inbox{ID: ev.InboxID, Address: ev.Address, Token: ev.Token, Family: ev.Family,
 		DomainID: ev.DomainID, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: ev.TTL,
-		CreatedSeq: t.seq}
+		LifecycleSeq: t.seq}
 	if err := t.save(ie, &in); err != nil {
 		return err
 	}
@@ -81,9 +81,42 @@ func (t *tx) inboxCreated(ev *events.InboxCreated) error {
 	return t.save(ae, &Address{InboxID: ev.InboxID, Live: true, LifecycleSeq: t.seq})
 }
 
+// lifecycleEnded applies an InboxDeleted or InboxExpired. Usually it ends
+// the address's live inbox. A scheduled expiry can also fire for an inbox
+// that was deleted already, landing after a newer inbox's creation: then it
+// ends nothing, but it is now the last event on the address's lifecycle
+// subject, so the address and its live inbox must expect it.
+func (t *tx) lifecycleEnded(inboxID, addr string) error {
+	var a Address
+	ae, err := t.load(addressKey(addr), &a)
+	if err != nil {
+		return err
+	}
+	if a.InboxID == inboxID && (a.Live || ae.applied) {
+		// Ending it (or resuming an ending that stopped half-way, after
+		// the address was written).
+		return t.inboxEnded(inboxID, addr, ae)
+	}
+	if a.Live {
+		var in Inbox
+		ie, err := t.load(inboxKey(a.InboxID), &in)
+		if err != nil {
+			return err
+		}
+		if live(ie, &in) {
+			in.LifecycleSeq = t.seq
+			if err := t.save(ie, &in); err != nil {
+				return err
+			}
+		}
+	}
+	a.LifecycleSeq = t.seq
+	return t.save(ae, &a)
+}
+
 // inboxEnded removes an inbox with all its messages and list pages. The inbox
 // entry goes last: it is the index that finds the rest if this is resumed.
-func (t *tx) inboxEnded(inboxID, addr string) error {
+func (t *tx) inboxEnded(inboxID, addr string, ae *entry) error {
 	var in Inbox
 	ie, err := t.load(inboxKey(inboxID), &in)
 	if err != nil || ie.applied || !live(ie, &in) {
@@ -115,11 +148,6 @@ func (t *tx) inboxEnded(inboxID, addr string) error {
 		return err
 	}
 	if err := t.remove(te); err != nil {
-		return err
-	}
-	var a Address
-	ae, err := t.load(addressKey(addr), &a)
-	if err != nil {
 		return err
 	}
 	if err := t.save(ae, &Address{InboxID: inboxID, Live: false, LifecycleSeq: t.seq}); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,8 +48,8 @@ func ctxT(t *testing.T) context.Context {
 
 // inboxRef is what the workload keeps of an inbox it created.
 type inboxRef struct {
-	id, addr   string
-	createdSeq uint64
+	id, addr     string
+	lifecycleSeq uint64
 }
 
 func createInbox(t *testing.T, s *events.Store, addr string, lifecycleSeq uint64) inboxRef {
@@ -59,21 +60,21 @@ func createInbox(t *testing.T, s *events.Store, addr string, lifecycleSeq uint64
 	if err != nil {
 		t.Fatalf("create inbox %s: %v", addr, err)
 	}
-	return inboxRef{id: ev.InboxID, addr: addr, createdSeq: ack.Seq}
+	return inboxRef{id: ev.InboxID, addr: addr, lifecycleSeq: ack.Seq}
 }
 
 func deliver(t *testing.T, s *events.Store, in inboxRef, subject string) (string, events.Ack) {
 	t.Helper()
 	id := uuid.Must(uuid.NewV7()).String()
 	ev := events.MailReceived{InboxID: in.id, MessageID: id, Address: in.addr,
-		ReceivedAt: time.Unix(1700000100, 0).UTC(), Size: 100, Raw: []byte("Subject: " + subject + "\r\n\r\nhi\r\n"),
-		From: "sender@example.com", FromName: "Sender", Subject: subject, Text: "body of " + subject,
-		Attachments: []events.Attachment{{ID: id + "-1", Filename: "a.txt", ContentType: "text/plain", Size: 3, Part: "2"}}}
-	ack, err := s.DeliverMail(ctxT(t), ev, in.createdSeq, "dedupe-"+id)
+		ReceivedAt: time.Unix(1700000100, 0).UTC(), Size: 100, Content: events.Content{Raw: []byte("Subject: " + subject + "\r\n\r\nhi\r\n"),
+			From: "sender@example.com", FromName: "Sender", Subject: subject, Text: "body of " + subject,
+			Attachments: []events.Attachment{{ID: id + "-1", Filename: "a.txt", ContentType: "text/plain", Size: 3, Part: "2"}}}}
+	acks, err := s.Deliver(ctxT(t), []events.Delivery{{Mail: ev, LifecycleSeq: in.lifecycleSeq, DedupeID: "dedupe-" + id}})
 	if err != nil {
 		t.Fatalf("deliver to %s: %v", in.addr, err)
 	}
-	return id, ack
+	return id, acks[0]
 }
 
 // populate publishes a workload that touches every event type and view: many
@@ -103,17 +104,17 @@ func populate(t *testing.T, s *events.Store) map[string]inboxRef {
 	}
 	bigRef := inboxes["big"]
 	for _, id := range []string{big[0], big[10], big[69]} {
-		if _, err := s.AppendMessageEvent(ctx, bigRef.addr, id, &events.MarkedRead{InboxID: bigRef.id, MessageID: id}); err != nil {
+		if _, err := s.AppendMessageEvent(ctx, bigRef.addr, bigRef.id, id, &events.MarkedRead{InboxID: bigRef.id, MessageID: id}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, id := range []string{big[69], big[5]} { // the newest, and one on the first page
-		if _, err := s.AppendMessageEvent(ctx, bigRef.addr, id, &events.Deleted{InboxID: bigRef.id, MessageID: id}); err != nil {
+		if _, err := s.AppendMessageEvent(ctx, bigRef.addr, bigRef.id, id, &events.Deleted{InboxID: bigRef.id, MessageID: id}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	gone := inboxes["gone"]
-	ack, err := s.EndInbox(ctx, gone.addr, &events.InboxDeleted{InboxID: gone.id, Address: gone.addr}, gone.createdSeq)
+	ack, err := s.EndInbox(ctx, gone.addr, &events.InboxDeleted{InboxID: gone.id, Address: gone.addr}, gone.lifecycleSeq)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,9 +248,8 @@ func TestRebuildMatchesLiveViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last, _ := e.store.LastSeq(ctx)
-	if res.Generation != 2 || res.Events != last {
-		t.Errorf("rebuild: %+v, want generation 2 and %d events", res, last)
+	if n := uint64(len(storedEvents(t, e.store))); res.Generation != 2 || res.Events != n {
+		t.Errorf("rebuild: %+v, want generation 2 and %d events", res, n)
 	}
 	rebuilt := snapshot(t, e.node.JS, bucketName(2))
 	if len(live) < 80 {
@@ -277,7 +277,7 @@ func TestRebuildMatchesLiveViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ack := deliver(t, e.store, inboxRef{id: small.ID, addr: small.Address, createdSeq: small.CreatedSeq}, "after rebuild")
+	_, ack := deliver(t, e.store, inboxRef{id: small.ID, addr: small.Address, lifecycleSeq: small.LifecycleSeq}, "after rebuild")
 	if err := v2.WaitApplied(ctx, ack); err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestRebuildMatchesLiveViews(t *testing.T) {
 	}
 }
 
-// storedEvents reads the whole stream.
+// storedEvents reads every event in the stream (not content or schedules).
 func storedEvents(t *testing.T, s *events.Store) []events.Event {
 	t.Helper()
 	ctx := ctxT(t)
@@ -297,8 +297,14 @@ func storedEvents(t *testing.T, s *events.Store) []events.Event {
 	var out []events.Event
 	for seq := uint64(1); seq <= last; seq++ {
 		m, err := s.Stream().GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // purged content
+		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !strings.HasPrefix(m.Subject, "ev.") {
+			continue
 		}
 		p, at, err := events.Decode(m.Data)
 		if err != nil {
@@ -388,13 +394,13 @@ func TestProjectionResumesAfterCrashMidEvent(t *testing.T) {
 		case *events.Deleted:
 			msgID = p.MessageID
 		}
-		if _, err := s.AppendMessageEvent(ctx, a.addr, msgID, p); err != nil {
+		if _, err := s.AppendMessageEvent(ctx, a.addr, a.id, msgID, p); err != nil {
 			t.Fatal(err)
 		}
 	}
 	b := createInbox(t, s, "b@one.test", 0)
 	deliver(t, s, b, "b0")
-	if _, err := s.EndInbox(ctx, b.addr, &events.InboxExpired{InboxID: b.id, Address: b.addr}, b.createdSeq); err != nil {
+	if _, err := s.EndInbox(ctx, b.addr, &events.InboxExpired{InboxID: b.id, Address: b.addr}, b.lifecycleSeq); err != nil {
 		t.Fatal(err)
 	}
 	evs := storedEvents(t, s)
@@ -467,9 +473,8 @@ func TestViewsSurviveRestart(t *testing.T) {
 	if err := e2.views.CaughtUp(ctx); err != nil {
 		t.Fatal(err)
 	}
-	last, _ := e2.store.LastSeq(ctx)
-	if n := len(storedEvents(t, e2.store)); uint64(n) != last || n < 90 {
-		t.Errorf("after restart the stream has %d events (last seq %d)", n, last)
+	if n := len(storedEvents(t, e2.store)); n < 90 {
+		t.Errorf("after restart the stream has %d events", n)
 	}
 	diffSnapshots(t, before, snapshot(t, e2.node.JS, bucketName(1)))
 	big, err := e2.views.InboxByAddress(ctx, "big@one.test")
@@ -477,7 +482,7 @@ func TestViewsSurviveRestart(t *testing.T) {
 		t.Fatalf("big inbox after restart: %+v, %v", big, err)
 	}
 	// New events after the restart are applied once.
-	_, ack := deliver(t, e2.store, inboxRef{id: big.ID, addr: big.Address, createdSeq: big.CreatedSeq}, "after restart")
+	_, ack := deliver(t, e2.store, inboxRef{id: big.ID, addr: big.Address, lifecycleSeq: big.LifecycleSeq}, "after restart")
 	if err := e2.views.WaitApplied(ctx, ack); err != nil {
 		t.Fatal(err)
 	}

@@ -326,7 +326,15 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 		// In-flight work finishes on shutdown: the event's writes are not
 		// cut off by ctx, only bounded in time.
 		actx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		err = apply(actx, st, seq, p)
+		err = withContent(actx, v.store, p)
+		if err == nil {
+			err = apply(actx, st, seq, p)
+		}
+		if err == nil {
+			// The views no longer show what a deletion removed; now the
+			// log and the object store let go of it too.
+			err = v.store.Purge(actx, msg.Subject(), p)
+		}
 		if err == nil {
 			err = v.putCheckpoint(actx, part, seq)
 		}
@@ -400,6 +408,16 @@ func (v *Views) startWatcher(ctx context.Context) error {
 			return err
 		}
 		v.hub.checkpoint(part, seq)
+	}
+	return nil
+}
+
+// withContent joins a MailReceived read from the log with its content, which
+// is stored beside it (events.Content). A deleted message has none left; its
+// views are removed by the Deleted that follows, so the result is the same.
+func withContent(ctx context.Context, store *events.Store, p events.Payload) error {
+	if m, ok := p.(*events.MailReceived); ok && m.Content.Raw == nil && m.Subject == "" {
+		return store.Content(ctx, m)
 	}
 	return nil
 }

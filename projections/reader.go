@@ -124,6 +124,26 @@ func (r *Reader) Messages(ctx context.Context, in *Inbox) ([]Summary, error) {
 	return out, nil
 }
 
+// Oldest returns up to n of an inbox's oldest messages, oldest first. It
+// reads list pages from the oldest until it has n.
+func (r *Reader) Oldest(ctx context.Context, in *Inbox, n int) ([]Summary, error) {
+	var out []Summary
+	for i := len(in.Pages) - 1; i >= 0 && len(out) < n; i-- {
+		var pg Page
+		err := r.get(ctx, pageKey(in.ID, in.Pages[i]), &pg, "list page")
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for j := len(pg.Items) - 1; j >= 0 && len(out) < n; j-- {
+			out = append(out, pg.Items[j])
+		}
+	}
+	return out, nil
+}
+
 // WaitApplied waits until the views reflect the event ack describes, so that
 // a command's effect is visible to the very next read. It waits on the hub;
 // the occasional direct read guards against a watcher that fell behind.

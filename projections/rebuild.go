@@ -77,11 +77,11 @@ func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, o
 // replay applies every event in the stream, in order, to st, and records the
 // per-partition checkpoints a live projection would have.
 func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, error) {
-	last, err := store.LastSeq(ctx)
+	last, err := store.LastEventSeq(ctx)
 	if err != nil || last == 0 {
 		return 0, err
 	}
-	cons, err := store.Stream().OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+	cons, err := store.Stream().OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.EventFilter}})
 	if err != nil {
 		return 0, fmt.Errorf("replay: %w", err)
 	}
@@ -107,6 +107,9 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 		seq := md.Sequence.Stream
 		p, _, err := events.Decode(msg.Data())
 		if err != nil {
+			return n, fmt.Errorf("replay event %d: %w", seq, err)
+		}
+		if err := withContent(ctx, store, p); err != nil {
 			return n, fmt.Errorf("replay event %d: %w", seq, err)
 		}
 		if err := apply(ctx, st, seq, p); err != nil {

@@ -34,15 +34,17 @@ type Domains struct {
 // Inbox is one inbox and the index of its messages.
 type Inbox struct {
 	Meta
-	ID         string        `json:"id"`
-	Address    string        `json:"address"`
-	Token      string        `json:"token"`
-	Family     events.Family `json:"family"`
-	DomainID   int           `json:"domain_id"`
-	CreatedAt  time.Time     `json:"created_at"`
-	ExpiresAt  time.Time     `json:"expires_at,omitzero"`
-	TTL        int64         `json:"ttl,omitempty"`
-	CreatedSeq uint64        `json:"created_seq"` // the InboxCreated event: what deliveries and deletion expect
+	ID        string        `json:"id"`
+	Address   string        `json:"address"`
+	Token     string        `json:"token"`
+	Family    events.Family `json:"family"`
+	DomainID  int           `json:"domain_id"`
+	CreatedAt time.Time     `json:"created_at"`
+	ExpiresAt time.Time     `json:"expires_at,omitzero"`
+	TTL       int64         `json:"ttl,omitempty"`
+	// LifecycleSeq is the last event on the address's lifecycle subject:
+	// what deliveries and deletion expect to be unchanged.
+	LifecycleSeq uint64 `json:"lifecycle_seq"`
 
 	Count    int     `json:"count"`
 	Latest   string  `json:"latest,omitempty"` // id of the newest message

@@ -89,7 +89,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		s.Views.LagCollector())
 	s.Store.Instrument(reg)
 	deliverer := &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
-		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg)}
+		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
+		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: deliverer,
 		Log: log, Metrics: reg})
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {

@@ -129,16 +129,16 @@ func deliverTo(t *testing.T, svc *Service, token, subject string) events.Ack {
 		t.Fatal(err)
 	}
 	id := uuid.Must(uuid.NewV7()).String()
-	ack, err := svc.Store.DeliverMail(ctx, events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address,
-		ReceivedAt: time.Now().UTC(), Size: 10, Raw: []byte("Subject: " + subject + "\r\n\r\n."),
-		From: "a@example.com", Subject: subject}, in.CreatedSeq, id)
+	acks, err := svc.Store.Deliver(ctx, []events.Delivery{{Mail: events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address,
+		ReceivedAt: time.Now().UTC(), Size: 10, Content: events.Content{Raw: []byte("Subject: " + subject + "\r\n\r\n."),
+			From: "a@example.com", Subject: subject}}, LifecycleSeq: in.LifecycleSeq, DedupeID: id}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.Views.WaitApplied(ctx, ack); err != nil {
+	if err := svc.Views.WaitApplied(ctx, acks[0]); err != nil {
 		t.Fatal(err)
 	}
-	return ack
+	return acks[0]
 }
 
 func TestCreatedInboxIsReadableByTheVeryNextRequest(t *testing.T) {
