@@ -184,31 +184,54 @@ func (s *Store) AppendDomainEvent(ctx context.Context, p Payload, expectSeq uint
 // knowledge exactly one wins and the other gets an error of kind Conflict.
 // The caller must claim only addresses the views show as free.
 //
-// An inbox with an expiry is created together with its InboxExpired, which
-// the server itself publishes when the time comes (a message schedule): it
-// survives restarts, fires once in a cluster, and costs no loop.
+// An inbox with an expiry gets its InboxExpired scheduled first, which the
+// server itself publishes when the time comes (a message schedule): it
+// survives restarts, fires once in a cluster, and costs no loop. Scheduled
+// before the claim, it cannot be missing for a created inbox; if the claim
+// then fails, it is withdrawn (and should that fail too, the lone expiry of
+// an inbox that never was is ignored by the views).
 func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleSeq uint64) (Ack, error) {
 	part := s.PartitionOfAddress(ev.Address)
 	lifecycle := inboxSubject(part, ev.Address)
+	var withdraw []string
+	if !ev.ExpiresAt.IsZero() {
+		subj := scheduleSubject(part, ev.Address, ev.InboxID, "expire")
+		expiry, err := scheduleMsg(subj, lifecycle, ev.ExpiresAt, InboxExpired{InboxID: ev.InboxID, Address: ev.Address})
+		if err != nil {
+			return Ack{}, err
+		}
+		if _, err := s.publishMsgs(ctx, expiry); err != nil {
+			return Ack{}, err
+		}
+		withdraw = append(withdraw, subj)
+	}
 	created, err := eventMsg(lifecycle, ev)
 	if err != nil {
 		return Ack{}, err
 	}
 	expect(created, lifecycle, lastLifecycleSeq)
-	msgs := []*nats.Msg{created}
-	if !ev.ExpiresAt.IsZero() {
-		expiry, err := scheduleMsg(scheduleSubject(part, ev.Address, ev.InboxID, "expire"), lifecycle, ev.ExpiresAt,
-			InboxExpired{InboxID: ev.InboxID, Address: ev.Address})
-		if err != nil {
-			return Ack{}, err
-		}
-		msgs = append(msgs, expiry)
+	acks, err := s.publishMsgs(ctx, created)
+	if err != nil {
+		s.withdraw(withdraw...)
 	}
-	acks, err := s.publishMsgs(ctx, msgs...)
 	if isWrongLastSeq(err) {
 		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "address already taken")
 	}
 	return first(acks), err
+}
+
+// withdraw removes what a failed or duplicate publish left behind: a content
+// record or a schedule that no event refers to. It is best effort; what it
+// cannot remove is never shown (no event refers to it).
+func (s *Store) withdraw(subjects ...string) {
+	if len(subjects) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, subj := range subjects {
+		_ = s.purgeSubject(ctx, subj)
+	}
 }
 
 // EndInbox publishes an InboxDeleted for the inbox whose lifecycle subject
@@ -237,13 +260,20 @@ type Delivery struct {
 }
 
 // Deliver publishes the MailReceived of every recipient of one message, with
-// the retention schedules some of them carry, all or nothing: a lone event is
-// one publish, anything more one atomic batch. Each copy expects its inbox's
+// its content record and the retention schedules some copies carry, all or
+// nothing: one copy in order (deliverOne), several as one atomic batch. Each copy expects its inbox's
 // lifecycle subject unchanged; if an inbox ended meanwhile, nothing is stored
 // and the error is of kind NotFound (the caller may retry without it). A
 // retry of deliveries already stored returns their acks with Duplicate set
 // and the stored message ids.
 func (s *Store) Deliver(ctx context.Context, ds []Delivery) ([]Ack, error) {
+	if len(ds) == 1 {
+		ack, err := s.deliverOne(ctx, ds[0])
+		if err != nil {
+			return nil, err
+		}
+		return []Ack{ack}, nil
+	}
 	var msgs []*nats.Msg
 	var eventAt []int // where each delivery's event is in msgs
 	for _, d := range ds {
@@ -275,7 +305,7 @@ func (s *Store) Deliver(ctx context.Context, ds []Delivery) ([]Ack, error) {
 		}
 	}
 	all, err := s.publishMsgs(ctx, msgs...)
-	if errors.Is(err, errBatchDuplicate) && len(ds) > 1 {
+	if errors.Is(err, errBatchDuplicate) {
 		// Some copies were stored by an earlier attempt (perhaps to other
 		// recipients); a batch cannot mix duplicates and new messages, so
 		// each delivery goes on its own, deduplicated one by one.
@@ -288,24 +318,6 @@ func (s *Store) Deliver(ctx context.Context, ds []Delivery) ([]Ack, error) {
 			acks = append(acks, a[0])
 		}
 		return acks, nil
-	}
-	if errors.Is(err, errBatchDuplicate) {
-		// A retry: its event is a duplicate, so the server refused the
-		// batch. The event alone is deduplicated and says where the stored
-		// copy is. Should it not be a duplicate after all, it is stored now
-		// and its content and schedule follow it.
-		var one []Ack
-		if one, err = s.publishMsgs(ctx, msgs[eventAt[0]]); err == nil && !one[0].Duplicate {
-			for i, m := range msgs {
-				if i != eventAt[0] && err == nil {
-					_, err = s.publishMsgs(ctx, m)
-				}
-			}
-		}
-		if err == nil {
-			all = make([]Ack, len(msgs))
-			all[eventAt[0]] = one[0]
-		}
 	}
 	if isWrongLastSeq(err) {
 		return nil, tempmail.Wrap(tempmail.NotFound, err, "inbox not found or expired")
@@ -324,6 +336,63 @@ func (s *Store) Deliver(ctx context.Context, ds []Delivery) ([]Ack, error) {
 		}
 	}
 	return acks, nil
+}
+
+// deliverOne stores one copy without an atomic batch, which on a
+// single-replica stream costs a fresh on-disk store per batch (about 3 ms,
+// against 0.03 ms a publish). The order keeps it safe: the content record and
+// the retention schedule go first, the event last; until the event is stored
+// nothing refers to them, and when it is not stored (refused, failed, or a
+// retry of a copy stored before) they are withdrawn.
+func (s *Store) deliverOne(ctx context.Context, d Delivery) (Ack, error) {
+	part := s.PartitionOfAddress(d.Mail.Address)
+	contentSubj := contentSubject(part, d.Mail.Address, d.Mail.InboxID, d.Mail.MessageID)
+	content, err := contentMsg(contentSubj, d.Mail.Content)
+	if err != nil {
+		return Ack{}, err
+	}
+	if _, err := s.publishMsgs(ctx, content); err != nil {
+		return Ack{}, err
+	}
+	written := []string{contentSubj}
+	ev := d.Mail
+	ev.Content = Content{}
+	event, err := eventMsg(messageSubject(part, d.Mail.Address, d.Mail.InboxID, d.Mail.MessageID), ev)
+	if err != nil {
+		return Ack{}, err
+	}
+	if !d.RetainUntil.IsZero() {
+		schedSubj := scheduleSubject(part, d.Mail.Address, d.Mail.InboxID, d.Mail.MessageID)
+		sched, err := scheduleMsg(schedSubj, event.Subject, d.RetainUntil,
+			Deleted{InboxID: d.Mail.InboxID, MessageID: d.Mail.MessageID, Reason: ReasonRetention})
+		if err == nil {
+			_, err = s.publishMsgs(ctx, sched)
+		}
+		if err != nil {
+			s.withdraw(written...)
+			return Ack{}, err
+		}
+		written = append(written, schedSubj)
+	}
+	expect(event, inboxSubject(part, d.Mail.Address), d.LifecycleSeq)
+	event.Header.Set(jetstream.MsgIDHeader, d.DedupeID)
+	acks, err := s.publishMsgs(ctx, event)
+	if err != nil {
+		s.withdraw(written...)
+		if isWrongLastSeq(err) {
+			return Ack{}, tempmail.Wrap(tempmail.NotFound, err, "inbox not found or expired")
+		}
+		return Ack{}, err
+	}
+	ack := acks[0]
+	ack.MessageID = d.Mail.MessageID
+	if ack.Duplicate {
+		s.withdraw(written...) // the stored copy has its own
+		if ack.MessageID, err = s.storedMessageID(ctx, ack.Seq); err != nil {
+			return Ack{}, err
+		}
+	}
+	return ack, nil
 }
 
 // storedMessageID reads the message id of the MailReceived at seq.

@@ -46,7 +46,13 @@ func ctxT(t *testing.T) context.Context {
 // of the test (or earlier by stop).
 func startService(t *testing.T, dir string, domains ...string) (svc *Service, base string) {
 	t.Helper()
-	svc, err := Start(ctxT(t), testConfig(dir, domains...), slog.New(slog.DiscardHandler))
+	return startServiceWith(t, testConfig(dir, domains...))
+}
+
+// startServiceWith runs the whole service in process with cfg.
+func startServiceWith(t *testing.T, cfg config.Config) (svc *Service, base string) {
+	t.Helper()
+	svc, err := Start(ctxT(t), cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

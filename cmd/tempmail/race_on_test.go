@@ -1,0 +1,7 @@
+//go:build race
+
+package main
+
+// raceDetector is true when the tests run with -race, which makes the
+// scale test too slow to be worth it; `make test` runs that one without.
+const raceDetector = true
