@@ -244,6 +244,16 @@ func TestRebuildMatchesLiveViews(t *testing.T) {
 	live := snapshot(t, e.node.JS, bucketName(1))
 	e.views.Stop()
 
+	// Deletions were purged before the rebuild: only the 72 messages still
+	// live (68 + 3 + 1) have content left in the log.
+	info, err := e.store.Stream().Info(ctx, jetstream.WithSubjectFilter("content.>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(info.State.Subjects); n != 72 {
+		t.Errorf("%d messages have content in the log, want the 72 not deleted", n)
+	}
+
 	res, err := Rebuild(ctx, e.node.JS, e.store, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -488,5 +498,38 @@ func TestViewsSurviveRestart(t *testing.T) {
 	}
 	if big, _ = e2.views.Inbox(ctx, big.ID); big.Count != 69 {
 		t.Errorf("count %d after one more message, want 69", big.Count)
+	}
+}
+
+// A scheduled expiry can fire for an inbox that was deleted already, after
+// its address went to a new inbox. The stale event ends nothing, and the new
+// inbox goes on receiving mail.
+func TestStaleExpiryOfAnEarlierInboxChangesNothing(t *testing.T) {
+	e := newEnv(t, t.TempDir())
+	ctx := ctxT(t)
+	old := createInbox(t, e.store, "reused@one.test", 0)
+	ended, err := e.store.EndInbox(ctx, old.addr, &events.InboxDeleted{InboxID: old.id, Address: old.addr}, old.lifecycleSeq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur := createInbox(t, e.store, old.addr, ended.Seq)
+	// The late expiry of the old inbox, as the scheduler would publish it.
+	stale, err := e.store.EndInbox(ctx, old.addr, &events.InboxExpired{InboxID: old.id, Address: old.addr}, cur.lifecycleSeq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.views.WaitApplied(ctx, stale); err != nil {
+		t.Fatal(err)
+	}
+	in, err := e.views.InboxByAddress(ctx, old.addr)
+	if err != nil || in.ID != cur.id || !in.Live(time.Now()) || in.LifecycleSeq != stale.Seq {
+		t.Fatalf("after a stale expiry: %+v %v; want the new inbox live, expecting the stale event", in, err)
+	}
+	_, ack := deliver(t, e.store, inboxRef{id: in.ID, addr: in.Address, lifecycleSeq: in.LifecycleSeq}, "still here")
+	if err := e.views.WaitApplied(ctx, ack); err != nil {
+		t.Fatal(err)
+	}
+	if in, _ = e.views.Inbox(ctx, cur.id); in.Count != 1 {
+		t.Errorf("new inbox count %d, want 1", in.Count)
 	}
 }
