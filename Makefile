@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/tempmail
 
-.PHONY: build run test vet fmt-check clean
+.PHONY: build run test vet fmt-check clean bench bench-quick
 
 build:
 	$(GO) build -o $(BIN) ./cmd/tempmail
@@ -26,3 +26,12 @@ fmt-check:
 
 clean:
 	rm -rf bin
+
+# Benchmarks against DESIGN.md's targets (docs/BENCHMARKS.md). Not part of test.
+bench: build
+	$(GO) build -o bin/tmbench ./cmd/tmbench
+	./bin/tmbench -tempmail $(BIN) -profiles bench-profiles | tee bench-output.txt
+
+bench-quick: build
+	$(GO) build -o bin/tmbench ./cmd/tmbench
+	./bin/tmbench -tempmail $(BIN) -quick

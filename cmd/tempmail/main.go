@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -76,6 +77,18 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 }
 
 func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	// A CPU profile of the whole run, for the benchmarks (docs/BENCHMARKS.md).
+	if path := os.Getenv("TEMPMAIL_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	svc, err := Start(ctx, cfg, log)
 	if err != nil {
 		return err

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tempmail/events"
+)
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+// 1. SMTP ingest against a go-smtp server that discards, alternating.
+func (b *bench) ingest() {
+	n, rounds := b.scale(20000, 4000), 4
+	fmt.Printf("\n[1] SMTP ingest: %d messages of 4 KiB, 16 connections, 50 inboxes\n", n)
+	svc := b.startService("", b.profile("ingest.pprof"))
+	defer svc.remove()
+	defer svc.stop()
+	var rcpts []string
+	for range 50 {
+		rcpts = append(rcpts, svc.newInbox().Address)
+	}
+	refAddr := freePort()
+	ref := b.startRef("discard-smtp", refAddr)
+	defer stopCmd(ref)
+	blast(refAddr, 16, 500, rcpts, "warm")
+	blast(svc.smt, 16, 500, rcpts, "warm")
+
+	var refLat, tmLat []time.Duration
+	var refTime, tmTime float64
+	per := n / rounds
+	for r := range rounds {
+		rate, lat := blast(refAddr, 16, per, rcpts, fmt.Sprintf("ref%d", r))
+		refTime += float64(per) / rate
+		refLat = append(refLat, lat...)
+		rate, lat = blast(svc.smt, 16, per, rcpts, fmt.Sprintf("tm%d", r))
+		tmTime += float64(per) / rate
+		tmLat = append(tmLat, lat...)
+	}
+	refRate, tmRate := float64(n)/refTime, float64(n)/tmTime
+	fmt.Printf("  discard: %.0f msg/s, 250 p50 %s p99 %s\n", refRate, ms(pct(refLat, .5)), ms(pct(refLat, .99)))
+	fmt.Printf("  tempmail: %.0f msg/s, 250 p50 %s p99 %s\n", tmRate, ms(pct(tmLat, .5)), ms(pct(tmLat, .99)))
+	b.add("SMTP ingest ≥ 0.5× discard", fmt.Sprintf("%.0f vs %.0f msg/s; p99 %s vs %s", tmRate, refRate, ms(pct(tmLat, .99)), ms(pct(refLat, .99))),
+		fmt.Sprintf("%.2f×", tmRate/refRate), tmRate/refRate >= 0.5)
+}
+
+// 2. From the 250 to readable through GET /inboxes/<token>/latest/, at a
+// steady 1,000 messages a second.
+func (b *bench) endToEnd() {
+	dur := time.Duration(b.scale(15, 5)) * time.Second
+	fmt.Printf("\n[2] end to end at 1,000 msg/s for %v\n", dur)
+	svc := b.startService("", "")
+	defer svc.remove()
+	defer svc.stop()
+	var inboxes []inbox
+	for range 50 {
+		inboxes = append(inboxes, svc.newInbox())
+	}
+	var mu sync.Mutex
+	acked := map[string]time.Time{}
+	read := map[string]time.Time{}
+	ctx, cancel := context.WithCancel(context.Background())
+	var readers sync.WaitGroup
+	for _, in := range inboxes {
+		readers.Go(func() {
+			after := ""
+			for ctx.Err() == nil {
+				req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+svc.http+"/inboxes/"+in.Token+"/latest/?wait=10&after="+after, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					continue
+				}
+				var m struct{ ID, Subject string }
+				_ = json.NewDecoder(resp.Body).Decode(&m)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					mu.Lock()
+					read[m.Subject] = time.Now()
+					mu.Unlock()
+					after = m.ID
+				}
+			}
+		})
+	}
+	time.Sleep(200 * time.Millisecond)
+
+	tokens := make(chan int, 1000)
+	go func() {
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		deadline := time.Now().Add(dur)
+		for i := 0; time.Now().Before(deadline); i++ {
+			<-tick.C
+			tokens <- i
+		}
+		close(tokens)
+	}()
+	var senders sync.WaitGroup
+	sent := atomic.Int64{}
+	for range 16 {
+		senders.Go(func() {
+			s := dialSender(svc.smt)
+			defer s.c.Close()
+			for i := range tokens {
+				in := inboxes[i%len(inboxes)]
+				subject := "e2e-" + strconv.Itoa(i)
+				if _, err := s.send(in.Address, message(in.Address, subject, 4096)); err != nil {
+					panic(err)
+				}
+				t := time.Now()
+				mu.Lock()
+				acked[subject] = t
+				mu.Unlock()
+				sent.Add(1)
+			}
+		})
+	}
+	start := time.Now()
+	senders.Wait()
+	elapsed := time.Since(start)
+	time.Sleep(2 * time.Second)
+	cancel()
+	readers.Wait()
+	var lat []time.Duration
+	for subj, at := range acked {
+		if r, ok := read[subj]; ok {
+			lat = append(lat, max(r.Sub(at), 0))
+		}
+	}
+	rate := float64(sent.Load()) / elapsed.Seconds()
+	maxLat := pct(lat, 1)
+	fmt.Printf("  sent %d at %.0f msg/s; observed %d as latest: p50 %s p99 %s max %s\n", sent.Load(), rate, len(lat), ms(pct(lat, .5)), ms(pct(lat, .99)), ms(maxLat))
+	b.add("250 → readable p99 < 25 ms at 1,000 msg/s", fmt.Sprintf("p50 %s, p99 %s, max %s at %.0f msg/s", ms(pct(lat, .5)), ms(pct(lat, .99)), ms(maxLat), rate),
+		fmt.Sprintf("%.2f of 25 ms", float64(pct(lat, .99))/float64(25*time.Millisecond)), pct(lat, .99) < 25*time.Millisecond && rate > 900)
+}
+
+// load runs conc workers against url for dur: requests a second and p99.
+func load(url string, conc int, dur time.Duration) (float64, time.Duration) {
+	var lat []time.Duration
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(dur)
+	for range conc {
+		wg.Go(func() {
+			var mine []time.Duration
+			for time.Now().Before(deadline) {
+				t := time.Now()
+				resp, err := client.Get(url)
+				if err != nil {
+					panic(err)
+				}
+				_, _ = drain(resp)
+				if resp.StatusCode != 200 {
+					panic(fmt.Sprintf("%s: %d", url, resp.StatusCode))
+				}
+				mine = append(mine, time.Since(t))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return float64(len(lat)) / dur.Seconds(), pct(lat, .99)
+}
+
+// 3. Reads against a minimal handler with a fixed JSON document.
+func (b *bench) reads() {
+	dur := time.Duration(b.scale(10, 3)) * time.Second
+	fmt.Printf("\n[3] reads: 32 concurrent clients, %v each\n", dur)
+	svc := b.startService("", b.profile("read.pprof"))
+	defer svc.remove()
+	defer svc.stop()
+	in := svc.newInbox()
+	svc.newMailbox("bench")
+	s := dialSender(svc.smt)
+	for i := range 10 {
+		_, _ = s.send(in.Address, message(in.Address, fmt.Sprintf("read-%d", i), 4096))
+		_, _ = s.send("bench@tempmail.test", message("bench@tempmail.test", fmt.Sprintf("read-%d", i), 4096))
+	}
+	s.c.Close()
+	time.Sleep(500 * time.Millisecond)
+	refAddr := freePort()
+	ref := b.startRef("fixed-http", refAddr)
+	defer stopCmd(ref)
+
+	load("http://"+refAddr+"/", 32, time.Second) // warm up
+	load("http://"+svc.http+"/inboxes/"+in.Token+"/latest/", 32, time.Second)
+	refRPS, refP99 := load("http://"+refAddr+"/", 32, dur)
+	latRPS, latP99 := load("http://"+svc.http+"/inboxes/"+in.Token+"/latest/", 32, dur)
+	boxRPS, boxP99 := load("http://"+svc.http+"/api/mailstore/mailbox/bench/", 32, dur)
+	fmt.Printf("  fixed JSON handler: %.0f req/s, p99 %s\n", refRPS, ms(refP99))
+	fmt.Printf("  GET latest: %.0f req/s, p99 %s\n", latRPS, ms(latP99))
+	fmt.Printf("  GET mailbox list (10 messages): %.0f req/s, p99 %s\n", boxRPS, ms(boxP99))
+	b.add("GET latest ≥ 0.5× fixed handler", fmt.Sprintf("%.0f vs %.0f req/s; p99 %s vs %s", latRPS, refRPS, ms(latP99), ms(refP99)),
+		fmt.Sprintf("%.2f×", latRPS/refRPS), latRPS/refRPS >= 0.5)
+	b.add("family B mailbox list (no target)", fmt.Sprintf("%.0f req/s; p99 %s", boxRPS, ms(boxP99)), fmt.Sprintf("%.2f×", boxRPS/refRPS), true)
+}
+
+// 4. One big inbox: does ingest cost grow with the inbox?
+func (b *bench) bigInbox() {
+	n := b.scale(10000, 3000)
+	fmt.Printf("\n[4] one inbox: messages 1-1,000 against %d-%d (cap %d)\n", n-999, n, 1000)
+	svc := b.startService("", "")
+	defer svc.remove()
+	defer svc.stop()
+	in := svc.newInbox()
+	var lat []time.Duration
+	var mu sync.Mutex
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	lat = make([]time.Duration, n)
+	for range 4 {
+		wg.Go(func() {
+			s := dialSender(svc.smt)
+			defer s.c.Close()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				d, err := s.send(in.Address, message(in.Address, "big-"+strconv.Itoa(i), 4096))
+				if err != nil {
+					panic(err)
+				}
+				mu.Lock()
+				lat[i] = d
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	first, last := mean(lat[:1000]), mean(lat[n-1000:])
+	fmt.Printf("  mean DATA→250: first 1,000 %s, last 1,000 %s\n", ms(first), ms(last))
+	b.add("10,000th message costs the same as the 1st", fmt.Sprintf("mean 250 %s (1-1,000) vs %s (%d-%d)", ms(first), ms(last), n-999, n),
+		fmt.Sprintf("%.2f×", float64(last)/float64(first)), float64(last)/float64(first) <= 1.25)
+}
+
+// 5. Rebuild: events a second replaying the log.
+func (b *bench) rebuild() {
+	n := b.scale(200000, 40000)
+	fmt.Printf("\n[5] rebuild of %d events\n", n)
+	dir, _ := os.MkdirTemp("", "tmbench-rebuild")
+	defer os.RemoveAll(dir)
+	if err := generateEvents(dir, n); err != nil {
+		panic(err)
+	}
+	out, err := exec.Command(b.bin, "rebuild", "--data-dir", dir).CombinedOutput()
+	if err != nil {
+		panic(fmt.Sprintf("rebuild: %v\n%s", err, out))
+	}
+	m := regexp.MustCompile(`(\d+) events, .* \((\d+) events/s\)`).FindStringSubmatch(string(out))
+	if m == nil {
+		panic("rebuild said: " + string(out))
+	}
+	rate, _ := strconv.Atoi(m[2])
+	fmt.Printf("  %s", out)
+	b.add("rebuild ≥ 20,000 events/s", fmt.Sprintf("%s events at %d/s", m[1], rate), fmt.Sprintf("%.2f×", float64(rate)/20000), rate >= 20000)
+}
+
+// generateEvents writes n events straight into a store: 100 inboxes, the
+// rest messages of 4 KiB, as ingest would publish them.
+func generateEvents(dir string, n int) error {
+	ctx := context.Background()
+	node, err := events.StartNode(ctx, events.NodeConfig{DataDir: dir})
+	if err != nil {
+		return err
+	}
+	defer node.Close(ctx)
+	store, err := events.OpenStore(ctx, node.JS, events.StoreConfig{})
+	if err != nil {
+		return err
+	}
+	type ib struct {
+		id, addr string
+		seq      uint64
+	}
+	var inboxes []ib
+	for i := range 100 {
+		addr := fmt.Sprintf("gen%d@tempmail.test", i)
+		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: uuid.NewString(), Family: events.FamilyB, DomainID: 1, CreatedAt: time.Now()}
+		ack, err := store.CreateInbox(ctx, ev, 0)
+		if err != nil {
+			return err
+		}
+		inboxes = append(inboxes, ib{ev.InboxID, addr, ack.Seq})
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	for range 8 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n-100 {
+					return
+				}
+				in := inboxes[i%len(inboxes)]
+				id := uuid.Must(uuid.NewV7()).String()
+				raw := message(in.addr, "gen-"+strconv.Itoa(i), 4096)
+				m := events.MailReceived{InboxID: in.id, MessageID: id, Address: in.addr, ReceivedAt: time.Now(), Size: int64(len(raw)),
+					Content: events.Content{Raw: raw, From: "bench@example.com", Subject: "gen-" + strconv.Itoa(i), Text: string(raw[200:])}}
+				if _, err := store.Deliver(ctx, []events.Delivery{{Mail: m, LifecycleSeq: in.seq, DedupeID: id}}); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, ok := firstErr.Load().(error); ok {
+		return err
+	}
+	return nil
+}
+
+// 6. Memory: resident size after many messages, and the peak.
+func (b *bench) memory() {
+	n := b.scale(100000, 20000)
+	fmt.Printf("\n[6] memory: %d messages of 4 KiB into 50 inboxes\n", n)
+	svc := b.startService("", "")
+	defer svc.remove()
+	defer svc.stop()
+	var rcpts []string
+	for range 50 {
+		rcpts = append(rcpts, svc.newInbox().Address)
+	}
+	fifth := n / 5
+	blast(svc.smt, 16, fifth, rcpts, "mem-a")
+	time.Sleep(3 * time.Second)
+	early, _ := rss(svc.cmd.Process.Pid)
+	blast(svc.smt, 16, n-fifth, rcpts, "mem-b")
+	time.Sleep(3 * time.Second)
+	late, peak := rss(svc.cmd.Process.Pid)
+	fmt.Printf("  RSS after %d: %d MiB; after %d: %d MiB; peak %d MiB\n", fifth, early>>20, n, late>>20, peak>>20)
+	b.add("memory bounded, not growing with messages", fmt.Sprintf("RSS %d MiB after %d, %d MiB after %d, peak %d MiB", early>>20, fifth, late>>20, n, peak>>20),
+		fmt.Sprintf("%.2f×", float64(late)/float64(early)), float64(late) <= 1.5*float64(early))
+}
