@@ -105,6 +105,10 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		AllowMsgSchedules: true,
 		// One message to several inboxes is stored all or nothing.
 		AllowAtomicPublish: true,
+		// Projections read a message's content record as they apply its
+		// event; a direct get returns it raw, where the JSON API would
+		// base64 it (a tenth of all ingest CPU, measured).
+		AllowDirect: true,
 		Metadata:           map[string]string{partitionsKey: strconv.Itoa(partitions)},
 	})
 	if err != nil {

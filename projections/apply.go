@@ -167,21 +167,30 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 	if err != nil {
 		return err
 	}
+	var pg Page
+	var pe *entry
 	if !me.applied {
-		page, err := t.headPage(&in)
-		if err != nil {
-			return err
+		// The newest page takes the message until it is full; the page
+		// loaded to decide is the one written below, read once.
+		page := in.NextPage
+		if len(in.Pages) > 0 {
+			if pe, err = t.load(pageKey(in.ID, in.Pages[0]), &pg); err != nil {
+				return err
+			}
+			if len(pg.Items) < pageMaxItems && pg.Bytes < pageMaxBytes {
+				page = in.Pages[0]
+			}
 		}
 		m = messageFrom(ev, page)
 		if err := t.save(me, &m); err != nil {
 			return err
 		}
 	}
-
-	var pg Page
-	pe, err := t.load(pageKey(in.ID, m.Page), &pg)
-	if err != nil {
-		return err
+	if pe == nil || pe.key != pageKey(in.ID, m.Page) {
+		pg = Page{}
+		if pe, err = t.load(pageKey(in.ID, m.Page), &pg); err != nil {
+			return err
+		}
 	}
 	s := summaryOf(&m)
 	pg.Items = slices.Insert(pg.Items, 0, s)
@@ -197,22 +206,6 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 	in.Count++
 	in.Latest = m.ID
 	return t.save(ie, &in)
-}
-
-// headPage chooses the page for a new message: the newest page until it is
-// full, then a new one.
-func (t *tx) headPage(in *Inbox) (int64, error) {
-	if len(in.Pages) == 0 {
-		return in.NextPage, nil
-	}
-	var pg Page
-	if _, err := t.load(pageKey(in.ID, in.Pages[0]), &pg); err != nil {
-		return 0, err
-	}
-	if len(pg.Items) >= pageMaxItems || pg.Bytes >= pageMaxBytes {
-		return in.NextPage, nil
-	}
-	return in.Pages[0], nil
 }
 
 func (t *tx) markedRead(ev *events.MarkedRead) error {

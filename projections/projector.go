@@ -281,6 +281,7 @@ func (v *Views) dropOtherGenerations(ctx context.Context) error {
 // work applies a partition's events one at a time until ctx ends.
 func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstream.Consumer) {
 	log := v.log.With("partition", part)
+	var cp checkpointer
 	for ctx.Err() == nil {
 		it, err := cons.Messages()
 		if err != nil {
@@ -297,7 +298,7 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 				}
 				break
 			}
-			v.handle(ctx, st, part, msg, log)
+			v.handle(ctx, st, part, msg, &cp, log)
 		}
 		stop()
 		it.Stop()
@@ -307,7 +308,21 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 // handle applies one event, retrying until it is applied or the worker
 // stops; it never skips ahead, because a later event must not be applied
 // before an earlier one of the same partition.
-func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetstream.Msg, log *slog.Logger) {
+// checkpointer spaces out a partition's checkpoint writes under load: one
+// when the partition has caught up, and at least every checkpointEvery while
+// events keep coming. Commands wait on checkpoints, so the bound is also
+// the most a command waits beyond its own event's application.
+type checkpointer struct {
+	written time.Time
+}
+
+const checkpointEvery = 20 * time.Millisecond
+
+func (c *checkpointer) due(md *jetstream.MsgMetadata) bool {
+	return md.NumPending == 0 || time.Since(c.written) >= checkpointEvery
+}
+
+func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetstream.Msg, cp *checkpointer, log *slog.Logger) {
 	md, err := msg.Metadata()
 	if err != nil {
 		log.Error("views: message without metadata", "err", err)
@@ -335,8 +350,10 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 			// log and the object store let go of it too.
 			err = v.store.Purge(actx, msg.Subject(), p)
 		}
-		if err == nil {
-			err = v.putCheckpoint(actx, part, seq)
+		if err == nil && cp.due(md) {
+			if err = v.putCheckpoint(actx, part, seq); err == nil {
+				cp.written = time.Now()
+			}
 		}
 		cancel()
 		if err == nil {

@@ -128,7 +128,7 @@ type Checkpoint struct {
 // each write small (so ingest cost does not grow with the inbox) and each
 // value far below the 1 MiB KV limit.
 const (
-	pageMaxItems = 64
+	pageMaxItems = 32
 	pageMaxBytes = 256 << 10
 	// PreviewChars is the length of a list preview.
 	PreviewChars = 200

@@ -64,11 +64,17 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stopProfile, err := startProfile()
+	if err != nil {
+		fmt.Fprintf(stderr, "tempmail: TEMPMAIL_CPUPROFILE: %v\n", err)
+		return 1
+	}
 	if cmd == "rebuild" {
 		err = rebuild(ctx, cfg, log, stdout)
 	} else {
 		err = serve(ctx, cfg, log)
 	}
+	stopProfile()
 	if err != nil {
 		fmt.Fprintf(stderr, "tempmail: %v\n", err)
 		return 1
@@ -76,19 +82,25 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	return 0
 }
 
-func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	// A CPU profile of the whole run, for the benchmarks (docs/BENCHMARKS.md).
-	if path := os.Getenv("TEMPMAIL_CPUPROFILE"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+// startProfile writes a CPU profile of the whole run to the file that
+// TEMPMAIL_CPUPROFILE names, for the benchmarks (docs/BENCHMARKS.md).
+func startProfile() (stop func(), err error) {
+	path := os.Getenv("TEMPMAIL_CPUPROFILE")
+	if path == "" {
+		return func() {}, nil
 	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	svc, err := Start(ctx, cfg, log)
 	if err != nil {
 		return err

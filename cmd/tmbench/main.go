@@ -38,8 +38,9 @@ func main() {
 	quick := flag.Bool("quick", false, "a short run (under 2 minutes)")
 	bin := flag.String("tempmail", "bin/tempmail", "the tempmail binary")
 	profiles := flag.String("profiles", "", "directory for CPU profiles of the ingest and read runs")
+	only := flag.String("only", "", "run only these scenarios (comma-separated: ingest,e2e,reads,big,rebuild,memory)")
 	flag.Parse()
-	b := &bench{bin: *bin, quick: *quick, profiles: *profiles}
+	b := &bench{bin: *bin, quick: *quick, profiles: *profiles, only: *only}
 	self, _ := os.Executable()
 	b.self = self
 	b.run()
@@ -47,6 +48,7 @@ func main() {
 
 type bench struct {
 	bin, self, profiles string
+	only                string
 	quick               bool
 	rows                []row
 }
@@ -79,12 +81,14 @@ func (b *bench) scale(full, quick int) int {
 func (b *bench) run() {
 	start := time.Now()
 	fmt.Printf("tmbench: %s, quick=%v\n", time.Now().UTC().Format(time.RFC3339), b.quick)
-	b.ingest()
-	b.endToEnd()
-	b.reads()
-	b.bigInbox()
-	b.rebuild()
-	b.memory()
+	for _, sc := range []struct {
+		name string
+		run  func()
+	}{{"ingest", b.ingest}, {"e2e", b.endToEnd}, {"reads", b.reads}, {"big", b.bigInbox}, {"rebuild", b.rebuild}, {"memory", b.memory}} {
+		if b.only == "" || strings.Contains(","+b.only+",", ","+sc.name+",") {
+			sc.run()
+		}
+	}
 	fmt.Printf("\n| target | measured | ratio | result |\n|---|---|---|---|\n")
 	for _, r := range b.rows {
 		fmt.Printf("| %s | %s | %s | %s |\n", r.target, r.measured, r.ratio, passMiss(r.pass))
