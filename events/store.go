@@ -109,7 +109,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		// event; a direct get returns it raw, where the JSON API would
 		// base64 it (a tenth of all ingest CPU, measured).
 		AllowDirect: true,
-		Metadata:           map[string]string{partitionsKey: strconv.Itoa(partitions)},
+		Metadata:    map[string]string{partitionsKey: strconv.Itoa(partitions)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create stream %s: %w", StreamName, err)
