@@ -18,6 +18,9 @@ import (
 )
 
 const (
+	// cacheBytes bounds the read cache of view entries.
+	cacheBytes = 64 << 20
+
 	metaBucket    = "META"
 	generationKey = "views"
 	consumerPre   = "views-g"
@@ -395,19 +398,25 @@ func (v *Views) checkpoint(ctx context.Context, part string) (uint64, error) {
 // startWatcher starts the process's one watcher: checkpoints and inbox
 // changes become Hub notifications.
 func (v *Views) startWatcher(ctx context.Context) error {
-	w, err := v.kv.WatchFiltered(ctx, []string{"c.*", "i.*"}, jetstream.UpdatesOnly())
+	w, err := v.kv.WatchAll(ctx, jetstream.UpdatesOnly())
 	if err != nil {
 		return fmt.Errorf("watch views: %w", err)
 	}
+	v.Reader.cache = newCache(cacheBytes)
 	v.wg.Add(1)
 	go func() {
 		defer v.wg.Done()
 		defer w.Stop()
 		for e := range w.Updates() {
-			if e == nil || e.Operation() != jetstream.KeyValuePut {
+			if e == nil {
 				continue
 			}
 			key := e.Key()
+			if e.Operation() != jetstream.KeyValuePut {
+				v.cache.update(key, nil)
+				continue
+			}
+			v.cache.update(key, e.Value())
 			if part, ok := strings.CutPrefix(key, "c."); ok {
 				var cp Checkpoint
 				if json.Unmarshal(e.Value(), &cp) == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -20,26 +21,69 @@ type Reader struct {
 	kv    jetstream.KeyValue
 	hub   *Hub
 	parts []string
+	cache *cache // nil until the watcher runs: without it the cache would go stale
 }
 
 // Hub is the process's change hub, for long-polling.
 func (r *Reader) Hub() *Hub { return r.hub }
 
+// get reads key into rec. Records decoded before are shared from the cache
+// (copied shallowly into rec): callers must treat what they read as
+// read-only, which every reader of views does.
 func (r *Reader) get(ctx context.Context, key string, rec record, what string) error {
-	e, err := r.kv.Get(ctx, key)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
+	value, decoded, err := r.read(ctx, key)
+	if err != nil {
+		return err
+	}
+	if value == nil {
 		return tempmail.Errorf(tempmail.NotFound, "%s not found", what)
 	}
-	if err != nil {
-		return unavailable(err)
-	}
-	if err := json.Unmarshal(e.Value(), rec); err != nil {
-		return fmt.Errorf("view entry %s: %w", key, err)
+	dst := reflect.ValueOf(rec).Elem()
+	if decoded != nil && reflect.TypeOf(decoded) == reflect.TypeOf(rec) {
+		dst.Set(reflect.ValueOf(decoded).Elem())
+	} else {
+		if err := json.Unmarshal(value, rec); err != nil {
+			return fmt.Errorf("view entry %s: %w", key, err)
+		}
+		if r.cache != nil {
+			kept := reflect.New(dst.Type())
+			kept.Elem().Set(dst)
+			r.cache.keepDecoded(key, value, kept.Interface().(record))
+		}
 	}
 	if rec.meta().Gone {
 		return tempmail.Errorf(tempmail.NotFound, "%s not found", what)
 	}
 	return nil
+}
+
+// read returns a view entry's value (nil when absent), and its decoded
+// record when the cache has one.
+func (r *Reader) read(ctx context.Context, key string) ([]byte, record, error) {
+	var token *cached
+	if r.cache != nil {
+		e, ok, t := r.cache.lookup(key)
+		if ok {
+			return e.value, e.decoded, nil
+		}
+		token = t
+	}
+	var value []byte
+	e, err := r.kv.Get(ctx, key)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+	case err != nil:
+		if token != nil {
+			r.cache.forget(key, token)
+		}
+		return nil, nil, unavailable(err)
+	default:
+		value = e.Value()
+	}
+	if token != nil {
+		r.cache.fill(key, token, value)
+	}
+	return value, nil, nil
 }
 
 // Domains returns every domain, active or not, in id order, and the sequence
