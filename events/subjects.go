@@ -51,8 +51,21 @@ func PartitionOf(subject string) string {
 	return part
 }
 
-// EventFilter matches every event, and nothing else the stream holds.
-const EventFilter = subjectRoot + ".>"
+// EventFilter matches every event, and nothing else the stream holds;
+// ContentFilter every content record.
+const (
+	EventFilter   = subjectRoot + ".>"
+	ContentFilter = contentRoot + ".>"
+)
+
+// ContentMessageID returns the message id a content subject belongs to, and
+// whether subject is a content subject at all.
+func ContentMessageID(subject string) (string, bool) {
+	if !strings.HasPrefix(subject, contentRoot+".") {
+		return "", false
+	}
+	return subject[strings.LastIndexByte(subject, '.')+1:], true
+}
 
 // PartitionFilter is the subject filter of one partition's events.
 func PartitionFilter(part string) string { return subjectRoot + "." + part + ".>" }

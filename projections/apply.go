@@ -343,7 +343,12 @@ func Preview(text, html string) string {
 	if text == "" {
 		text = html
 	}
-	text = strings.Join(strings.Fields(text), " ")
+	// Folding needs only the start: a preview never takes more than
+	// PreviewChars runes of at most 4 bytes, plus the spaces folded away.
+	if len(text) > 16*PreviewChars {
+		text = text[:16*PreviewChars]
+	}
+	text = strings.ToValidUTF8(strings.Join(strings.Fields(text), " "), "")
 	if utf8.RuneCountInString(text) <= PreviewChars {
 		return text
 	}

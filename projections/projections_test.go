@@ -362,20 +362,20 @@ type crashingStore struct {
 
 var errCrashed = errors.New("crashed")
 
-func (c *crashingStore) put(ctx context.Context, key string, rev uint64, data []byte) error {
+func (c *crashingStore) put(ctx context.Context, key string, rev uint64, rec record) error {
 	if c.writesLeft == 0 {
 		return errCrashed
 	}
 	c.writesLeft--
-	return c.viewStore.put(ctx, key, rev, data)
+	return c.viewStore.put(ctx, key, rev, rec)
 }
 
-func (c *crashingStore) tombstone(ctx context.Context, key string, rev uint64, data []byte) error {
+func (c *crashingStore) tombstone(ctx context.Context, key string, rev uint64, seq uint64) error {
 	if c.writesLeft == 0 {
 		return errCrashed
 	}
 	c.writesLeft--
-	return c.viewStore.tombstone(ctx, key, rev, data)
+	return c.viewStore.tombstone(ctx, key, rev, seq)
 }
 
 func TestProjectionResumesAfterCrashMidEvent(t *testing.T) {

@@ -148,7 +148,6 @@ func (v *Views) Start(ctx context.Context) error {
 		cancel()
 		return err
 	}
-	st := newKVStore(v.js, v.kv)
 	for _, part := range v.store.Partitions() {
 		cons, err := v.consumer(ctx, part)
 		if err == nil && v.opts.Exclusive {
@@ -162,7 +161,7 @@ func (v *Views) Start(ctx context.Context) error {
 		v.wg.Add(1)
 		go func() {
 			defer v.wg.Done()
-			v.work(runCtx, st, part, cons)
+			v.work(runCtx, newKVStore(v.js, v.kv), part, cons)
 		}()
 	}
 	return nil
@@ -385,12 +384,8 @@ func (v *Views) putCheckpoint(ctx context.Context, part string, seq uint64) erro
 
 func (v *Views) checkpoint(ctx context.Context, part string) (uint64, error) {
 	var cp Checkpoint
-	data, _, err := newKVStore(v.js, v.kv).get(ctx, checkpointKey(part))
-	if err != nil || data == nil {
+	if _, _, err := newKVStore(v.js, v.kv).get(ctx, checkpointKey(part), &cp); err != nil {
 		return 0, err
-	}
-	if err := json.Unmarshal(data, &cp); err != nil {
-		return 0, fmt.Errorf("checkpoint %s: %w", part, err)
 	}
 	return cp.Seq, nil
 }

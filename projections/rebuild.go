@@ -81,7 +81,10 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 	if err != nil || last == 0 {
 		return 0, err
 	}
-	cons, err := store.Stream().OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.EventFilter}})
+	// Content records come in the same replay, each just before its event,
+	// so that no event costs a read of its own.
+	cons, err := store.Stream().OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{events.EventFilter, events.ContentFilter}})
 	if err != nil {
 		return 0, fmt.Errorf("replay: %w", err)
 	}
@@ -94,6 +97,7 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 	defer stop()
 
 	checkpoints := map[string]uint64{}
+	contents := map[string]events.Content{}
 	var n uint64
 	for {
 		msg, err := it.Next()
@@ -105,9 +109,23 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 			return n, fmt.Errorf("replay: %w", err)
 		}
 		seq := md.Sequence.Stream
+		if id, ok := events.ContentMessageID(msg.Subject()); ok {
+			c, err := events.DecodeContent(msg.Data())
+			if err != nil {
+				return n, fmt.Errorf("replay content %d: %w", seq, err)
+			}
+			contents[id] = c
+			continue
+		}
 		p, _, err := events.Decode(msg.Data())
 		if err != nil {
 			return n, fmt.Errorf("replay event %d: %w", seq, err)
+		}
+		if m, ok := p.(*events.MailReceived); ok {
+			if c, ok := contents[m.MessageID]; ok {
+				m.Content = c
+				delete(contents, m.MessageID)
+			}
 		}
 		if err := withContent(ctx, store, p); err != nil {
 			return n, fmt.Errorf("replay event %d: %w", seq, err)
@@ -122,42 +140,44 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 		}
 	}
 	for part, seq := range checkpoints {
-		data, _ := json.Marshal(Checkpoint{Meta{Seq: seq}})
-		st.data[checkpointKey(part)] = data
+		st.data[checkpointKey(part)] = &Checkpoint{Meta{Seq: seq}}
 	}
 	return n, nil
 }
 
 // memStore is the viewStore of a rebuild: one writer, nothing to race with,
-// so it keeps entries in memory and writes them out once at the end. A
-// tombstone simply removes the entry: no older event can follow in a replay.
+// so it keeps records in memory, decoded, and writes them out once at the
+// end. A tombstone simply removes the entry: no older event can follow in a
+// replay.
 type memStore struct {
-	data map[string][]byte
+	data map[string]record
 	revs map[string]uint64
 }
 
 func newMemStore() *memStore {
-	return &memStore{data: map[string][]byte{}, revs: map[string]uint64{}}
+	return &memStore{data: map[string]record{}, revs: map[string]uint64{}}
 }
 
-func (m *memStore) get(_ context.Context, key string) ([]byte, uint64, error) {
-	if d, ok := m.data[key]; ok {
-		return d, m.revs[key], nil
+func (m *memStore) get(_ context.Context, key string, rec record) (uint64, bool, error) {
+	stored, ok := m.data[key]
+	if !ok {
+		return 0, false, nil
 	}
-	return nil, 0, nil
+	copyRecord(rec, stored)
+	return m.revs[key], true, nil
 }
 
-func (m *memStore) put(_ context.Context, key string, rev uint64, data []byte) error {
+func (m *memStore) put(_ context.Context, key string, rev uint64, rec record) error {
 	_, present := m.data[key]
 	if (rev == 0 && present) || (rev != 0 && m.revs[key] != rev) {
 		return errConflict
 	}
-	m.data[key] = data
+	m.data[key] = rec.clone()
 	m.revs[key]++
 	return nil
 }
 
-func (m *memStore) tombstone(_ context.Context, key string, rev uint64, _ []byte) error {
+func (m *memStore) tombstone(_ context.Context, key string, rev uint64, _ uint64) error {
 	if m.revs[key] != rev {
 		return errConflict
 	}
@@ -169,7 +189,11 @@ func (m *memStore) tombstone(_ context.Context, key string, rev uint64, _ []byte
 // flush writes every entry with asynchronous publishes and waits for all acks.
 func (m *memStore) flush(ctx context.Context, js jetstream.JetStream, prefix string) error {
 	futures := make([]jetstream.PubAckFuture, 0, len(m.data))
-	for key, data := range m.data {
+	for key, rec := range m.data {
+		data, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
 		f, err := js.PublishMsgAsync(&nats.Msg{Subject: prefix + key, Data: data},
 			jetstream.WithStallWait(30*time.Second))
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -22,57 +23,109 @@ var errConflict = errors.New("view entry changed concurrently")
 // a partition hand-over, bounded by the consumer's AckWait.
 const tombstoneTTL = 10 * time.Minute
 
-// viewStore is where views live: the KV bucket when serving, memory while
-// rebuilding.
+// viewStore is where a projection keeps views: the KV bucket when serving,
+// memory while rebuilding. It deals in records, so that a store can keep
+// them decoded between events.
 type viewStore interface {
-	get(ctx context.Context, key string) (data []byte, rev uint64, err error) // data nil: absent
-	put(ctx context.Context, key string, rev uint64, data []byte) error       // rev 0: must be absent
-	tombstone(ctx context.Context, key string, rev uint64, data []byte) error
+	// get fills rec; found is false (rec untouched) when the key is absent.
+	get(ctx context.Context, key string, rec record) (rev uint64, found bool, err error)
+	// put writes rec if the entry is still at rev (0: absent).
+	put(ctx context.Context, key string, rev uint64, rec record) error
+	// tombstone replaces the entry at rev by a short-lived tombstone.
+	tombstone(ctx context.Context, key string, rev uint64, seq uint64) error
+}
+
+// copyRecord sets *dst to a copy of src (same type) that shares nothing the
+// appliers change in place.
+func copyRecord(dst, src record) {
+	reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src.clone()).Elem())
 }
 
 // kvStore is a viewStore on a JetStream KV bucket, with compare-and-swap.
+// It keeps the records it read or wrote, decoded, with their revisions: a
+// partition worker is normally the only writer of its entries, so most
+// reads cost neither a round trip nor a decode. Should another writer have
+// changed an entry (a hand-over), the compare-and-swap fails, the entry is
+// forgotten, and the event is applied again from a fresh read.
 type kvStore struct {
 	kv      jetstream.KeyValue
 	js      jetstream.JetStream
 	subject string // "$KV.<bucket>."
+	known   map[string]known
 }
+
+type known struct {
+	rev uint64
+	rec record // nil: a tombstone
+}
+
+// maxKnown bounds what a worker keeps; past it, it starts over.
+const maxKnown = 20000
 
 func newKVStore(js jetstream.JetStream, kv jetstream.KeyValue) *kvStore {
-	return &kvStore{kv: kv, js: js, subject: "$KV." + kv.Bucket() + "."}
+	return &kvStore{kv: kv, js: js, subject: "$KV." + kv.Bucket() + ".", known: map[string]known{}}
 }
 
-func (s *kvStore) get(ctx context.Context, key string) ([]byte, uint64, error) {
+func (s *kvStore) remember(key string, k known) {
+	if len(s.known) >= maxKnown {
+		clear(s.known)
+	}
+	s.known[key] = k
+}
+
+func (s *kvStore) get(ctx context.Context, key string, rec record) (uint64, bool, error) {
+	if k, ok := s.known[key]; ok && k.rec != nil && reflect.TypeOf(k.rec) == reflect.TypeOf(rec) {
+		copyRecord(rec, k.rec)
+		return k.rev, true, nil
+	}
 	e, err := s.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, 0, nil
+		return 0, false, nil
 	}
 	if err != nil {
-		return nil, 0, unavailable(err)
+		return 0, false, unavailable(err)
 	}
-	return e.Value(), e.Revision(), nil
+	if err := json.Unmarshal(e.Value(), rec); err != nil {
+		return 0, false, fmt.Errorf("view entry %s: %w", key, err)
+	}
+	if !rec.meta().Gone {
+		s.remember(key, known{rev: e.Revision(), rec: rec.clone()})
+	}
+	return e.Revision(), true, nil
 }
 
-func (s *kvStore) put(ctx context.Context, key string, rev uint64, data []byte) error {
-	var err error
-	if rev == 0 {
-		_, err = s.kv.Create(ctx, key, data)
-	} else {
-		_, err = s.kv.Update(ctx, key, data, rev)
+func (s *kvStore) put(ctx context.Context, key string, rev uint64, rec record) error {
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
 	}
-	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-		return errConflict
+	var newRev uint64
+	if rev == 0 {
+		newRev, err = s.kv.Create(ctx, key, data)
+	} else {
+		newRev, err = s.kv.Update(ctx, key, data, rev)
 	}
 	if err != nil {
+		delete(s.known, key)
+		if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			return errConflict
+		}
 		return unavailable(err)
 	}
+	s.remember(key, known{rev: newRev, rec: rec.clone()})
 	return nil
 }
 
 // tombstone replaces an entry with a value that expires by itself. KV has no
 // "update with TTL", so this is the same compare-and-swap publish that Update
 // makes, plus the Nats-TTL header.
-func (s *kvStore) tombstone(ctx context.Context, key string, rev uint64, data []byte) error {
-	_, err := s.js.PublishMsg(ctx, &nats.Msg{Subject: s.subject + key, Data: data},
+func (s *kvStore) tombstone(ctx context.Context, key string, rev uint64, seq uint64) error {
+	delete(s.known, key)
+	data, err := json.Marshal(Meta{Seq: seq, Gone: true})
+	if err != nil {
+		return err
+	}
+	_, err = s.js.PublishMsg(ctx, &nats.Msg{Subject: s.subject + key, Data: data},
 		jetstream.WithExpectLastSequencePerSubject(rev), jetstream.WithMsgTTL(tombstoneTTL))
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
@@ -107,18 +160,12 @@ type tx struct {
 
 // load reads key into rec (left zero when absent).
 func (t *tx) load(key string, rec record) (*entry, error) {
-	data, rev, err := t.st.get(t.ctx, key)
+	rev, found, err := t.st.get(t.ctx, key, rec)
 	if err != nil {
 		return nil, err
 	}
-	e := &entry{key: key, rev: rev}
-	if data != nil {
-		if err := json.Unmarshal(data, rec); err != nil {
-			return nil, fmt.Errorf("view entry %s: %w", key, err)
-		}
-		e.found = true
-		e.applied = rec.meta().Seq >= t.seq
-	}
+	e := &entry{key: key, rev: rev, found: found}
+	e.applied = found && rec.meta().Seq >= t.seq
 	return e, nil
 }
 
@@ -132,11 +179,7 @@ func (t *tx) save(e *entry, rec record) error {
 	}
 	rec.meta().Seq = t.seq
 	rec.meta().Gone = false
-	data, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	return t.st.put(t.ctx, e.key, e.rev, data)
+	return t.st.put(t.ctx, e.key, e.rev, rec)
 }
 
 // remove turns a present entry into a tombstone unless it already reflects
@@ -145,9 +188,5 @@ func (t *tx) remove(e *entry) error {
 	if e.applied || !e.found {
 		return nil
 	}
-	data, err := json.Marshal(Meta{Seq: t.seq, Gone: true})
-	if err != nil {
-		return err
-	}
-	return t.st.tombstone(t.ctx, e.key, e.rev, data)
+	return t.st.tombstone(t.ctx, e.key, e.rev, t.seq)
 }

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -16,7 +17,21 @@ type Meta struct {
 func (m *Meta) meta() *Meta { return m }
 
 // record is a view entry.
-type record interface{ meta() *Meta }
+type record interface {
+	meta() *Meta
+	// clone copies the record so that the copy shares nothing the
+	// appliers change in place (slices they insert into or edit).
+	clone() record
+}
+
+func (d *Domains) clone() record    { c := *d; c.List = slices.Clone(d.List); return &c }
+func (in *Inbox) clone() record     { c := *in; c.Pages = slices.Clone(in.Pages); return &c }
+func (a *Address) clone() record    { c := *a; return &c }
+func (t *TokenRef) clone() record   { c := *t; return &c }
+func (m *Message) clone() record    { c := *m; return &c }
+func (p *Page) clone() record       { c := *p; c.Items = slices.Clone(p.Items); return &c }
+func (c *Checkpoint) clone() record { d := *c; return &d }
+func (m *Meta) clone() record       { c := *m; return &c }
 
 // Domain is one configured domain.
 type Domain struct {
