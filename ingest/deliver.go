@@ -178,10 +178,13 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 
 // evict deletes an inbox's oldest messages beyond the cap, as seen when the
 // recipient was checked. Concurrent deliveries can leave an inbox a message
-// or two over for a moment; the next delivery evicts those too. A failure
-// here does not fail the delivery, which is stored already.
+// or two over for a moment; the next delivery evicts those too. Each delivery
+// evicts at most two: under a burst the views lag and every delivery sees
+// the same excess, and evicting all of it each time would multiply the work
+// (and the deletions) by the lag. A failure here does not fail the
+// delivery, which is stored already.
 func (d *Deliverer) evict(ctx context.Context, in *projections.Inbox) {
-	excess := in.Count + 1 - d.MaxMessagesPerInbox
+	excess := min(in.Count+1-d.MaxMessagesPerInbox, 2)
 	if d.MaxMessagesPerInbox <= 0 || excess <= 0 {
 		return
 	}

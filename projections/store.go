@@ -59,14 +59,27 @@ type known struct {
 	rec record // nil: a tombstone
 }
 
-// maxKnown bounds what a worker keeps; past it, it starts over.
-const maxKnown = 20000
+// maxKnown bounds what a worker keeps; past it, it starts over. Only the
+// small, hot entries are kept (inboxes, addresses, the domain list, list
+// pages of at most pageMaxBytes): messages are read again rarely.
+const maxKnown = 512
+
+func keepable(rec record) bool {
+	switch rec.(type) {
+	case *Inbox, *Address, *Domains, *Page:
+		return true
+	}
+	return false
+}
 
 func newKVStore(js jetstream.JetStream, kv jetstream.KeyValue) *kvStore {
 	return &kvStore{kv: kv, js: js, subject: "$KV." + kv.Bucket() + ".", known: map[string]known{}}
 }
 
 func (s *kvStore) remember(key string, k known) {
+	if !keepable(k.rec) {
+		return
+	}
 	if len(s.known) >= maxKnown {
 		clear(s.known)
 	}

@@ -144,7 +144,7 @@ type Checkpoint struct {
 // value far below the 1 MiB KV limit.
 const (
 	pageMaxItems = 32
-	pageMaxBytes = 256 << 10
+	pageMaxBytes = 64 << 10
 	// PreviewChars is the length of a list preview.
 	PreviewChars = 200
 )
