@@ -105,7 +105,7 @@ func (h *harness) do(method, path, body string, headers ...string) response {
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -148,3 +148,7 @@ func (h *harness) expect(r response, status int, want string) {
 		h.t.Errorf("body %s, want %s", g, e)
 	}
 }
+
+// testClient bounds every request, so that a hang fails its test with a
+// message instead of stalling the run until the global timeout.
+var testClient = &http.Client{Timeout: 90 * time.Second}

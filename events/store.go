@@ -356,32 +356,39 @@ func (s *Store) deliverOne(ctx context.Context, d Delivery) (Ack, error) {
 	if err != nil {
 		return Ack{}, err
 	}
-	if _, err := s.publishMsgs(ctx, content); err != nil {
-		return Ack{}, err
-	}
-	written := []string{contentSubj}
 	ev := d.Mail
 	ev.Content = Content{}
 	event, err := eventMsg(messageSubject(part, d.Mail.Address, d.Mail.InboxID, d.Mail.MessageID), ev)
 	if err != nil {
 		return Ack{}, err
 	}
+	before := []*nats.Msg{content}
 	if !d.RetainUntil.IsZero() {
-		schedSubj := scheduleSubject(part, d.Mail.Address, d.Mail.InboxID, d.Mail.MessageID)
-		sched, err := scheduleMsg(schedSubj, event.Subject, d.RetainUntil,
-			Deleted{InboxID: d.Mail.InboxID, MessageID: d.Mail.MessageID, Reason: ReasonRetention})
-		if err == nil {
-			_, err = s.publishMsgs(ctx, sched)
-		}
+		sched, err := scheduleMsg(scheduleSubject(part, d.Mail.Address, d.Mail.InboxID, d.Mail.MessageID), event.Subject,
+			d.RetainUntil, Deleted{InboxID: d.Mail.InboxID, MessageID: d.Mail.MessageID, Reason: ReasonRetention})
 		if err != nil {
-			s.withdraw(written...)
 			return Ack{}, err
 		}
-		written = append(written, schedSubj)
+		before = append(before, sched)
+	}
+	// What must precede the event is sent without waiting: the stream
+	// stores one connection's messages in order, so the event, sent next and
+	// waited for, lands after them. Their acks are checked afterwards.
+	var futures []jetstream.PubAckFuture
+	var written []string
+	for _, m := range before {
+		f, err := s.js.PublishMsgAsync(m)
+		if err != nil {
+			s.withdraw(written...)
+			return Ack{}, unavailable(err)
+		}
+		futures = append(futures, f)
+		written = append(written, m.Subject)
 	}
 	expect(event, inboxSubject(part, d.Mail.Address), d.LifecycleSeq)
 	event.Header.Set(jetstream.MsgIDHeader, d.DedupeID)
 	acks, err := s.publishMsgs(ctx, event)
+	failed := s.awaitAll(ctx, futures)
 	if err != nil {
 		s.withdraw(written...)
 		if isWrongLastSeq(err) {
@@ -396,8 +403,31 @@ func (s *Store) deliverOne(ctx context.Context, d Delivery) (Ack, error) {
 		if ack.MessageID, err = s.storedMessageID(ctx, ack.Seq); err != nil {
 			return Ack{}, err
 		}
+		return ack, nil
+	}
+	// The event is stored; what should have preceded it must exist too.
+	for _, i := range failed {
+		if _, err := s.publishMsgs(ctx, before[i]); err != nil {
+			return Ack{}, err
+		}
 	}
 	return ack, nil
+}
+
+// awaitAll waits for asynchronous publishes and returns the positions of
+// those that failed.
+func (s *Store) awaitAll(ctx context.Context, futures []jetstream.PubAckFuture) []int {
+	var failed []int
+	for i, f := range futures {
+		select {
+		case <-f.Ok():
+		case <-f.Err():
+			failed = append(failed, i)
+		case <-ctx.Done():
+			failed = append(failed, i)
+		}
+	}
+	return failed
 }
 
 // storedMessageID reads the message id of the MailReceived at seq.

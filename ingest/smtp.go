@@ -78,18 +78,24 @@ func (s *SMTPServer) Addr() string { return s.ln.Addr().String() }
 // Serve accepts connections until Shutdown.
 func (s *SMTPServer) Serve() {
 	defer close(s.done)
-	if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, smtp.ErrServerClosed) {
+	if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, smtp.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 		s.d.Log.Error("SMTP server stopped", "err", err)
 	}
 }
 
 // Shutdown stops accepting and waits for open transactions until ctx ends;
-// then it closes what is left.
+// then it closes what is left. It may run before Serve has begun: closing the
+// listener first makes a Serve that starts late return at once (go-smtp's
+// own Shutdown only knows listeners Serve has registered).
 func (s *SMTPServer) Shutdown(ctx context.Context) {
+	_ = s.ln.Close()
 	if err := s.srv.Shutdown(ctx); err != nil {
 		_ = s.srv.Close()
 	}
-	<-s.done
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+	}
 }
 
 // NewSession implements smtp.Backend.

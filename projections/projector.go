@@ -398,6 +398,9 @@ func (v *Views) startWatcher(ctx context.Context) error {
 		return fmt.Errorf("watch views: %w", err)
 	}
 	v.Reader.cache = newCache(cacheBytes)
+	// The watcher stops with the workers, whatever the client library does
+	// with its context.
+	context.AfterFunc(ctx, func() { _ = w.Stop() })
 	v.wg.Add(1)
 	go func() {
 		defer v.wg.Done()

@@ -106,6 +106,12 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		return err
 	}
 	<-ctx.Done()
+	if path := os.Getenv("TEMPMAIL_MEMPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			_ = pprof.WriteHeapProfile(f) // before the stop frees it all
+			f.Close()
+		}
+	}
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()

@@ -75,7 +75,7 @@ func call(t *testing.T, method, url string, body string) (int, []byte) {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := testClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,3 +407,7 @@ func exitCode(err error) int {
 	}
 	return 0
 }
+
+// testClient bounds every request, so that a hang fails its test with a
+// message instead of stalling the run until the global timeout.
+var testClient = &http.Client{Timeout: 90 * time.Second}

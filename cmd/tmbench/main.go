@@ -124,7 +124,8 @@ func (b *bench) startService(dir, profile string, extra ...string) *service {
 	s.cmd = exec.Command(b.bin, args...)
 	s.cmd.Stderr = os.Stderr
 	if profile != "" {
-		s.cmd.Env = append(os.Environ(), "TEMPMAIL_CPUPROFILE="+profile)
+		s.cmd.Env = append(os.Environ(), "TEMPMAIL_CPUPROFILE="+profile,
+			"TEMPMAIL_MEMPROFILE="+strings.TrimSuffix(profile, ".pprof")+"-heap.pprof")
 	}
 	if err := s.cmd.Start(); err != nil {
 		panic(err)

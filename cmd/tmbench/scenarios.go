@@ -329,7 +329,7 @@ func generateEvents(dir string, n int) error {
 func (b *bench) memory() {
 	n := b.scale(100000, 20000)
 	fmt.Printf("\n[6] memory: %d messages of 4 KiB into 50 inboxes\n", n)
-	svc := b.startService("", "")
+	svc := b.startService("", b.profile("memory.pprof"))
 	defer svc.remove()
 	defer svc.stop()
 	var rcpts []string
