@@ -83,11 +83,15 @@ func (s *Server) messageIn(ctx context.Context, in *projections.Inbox, id string
 	return m, nil
 }
 
-// openRaw returns the stored bytes of a message: from its view entry when
-// small, streamed from the object store when large.
+// openRaw returns the stored bytes of a message: from its content record
+// when small, streamed from the object store when large.
 func (s *Server) openRaw(ctx context.Context, m *projections.Message) (io.ReadCloser, error) {
 	if m.RawObject == "" {
-		return io.NopCloser(bytes.NewReader(m.Raw)), nil
+		raw, err := s.store.RawOf(ctx, m.Address, m.InboxID, m.ID)
+		if err != nil {
+			return nil, err
+		}
+		return io.NopCloser(bytes.NewReader(raw)), nil
 	}
 	obj, err := s.store.Raw().Get(ctx, m.RawObject)
 	if err != nil {

@@ -499,6 +499,21 @@ func (s *Store) Content(ctx context.Context, ev *MailReceived) error {
 	return nil
 }
 
+// RawOf returns the raw bytes of a small message, kept in its content record
+// (a large one is in the object store under RawObjectName). Views leave the
+// raw message out: it is read rarely, and would make every view entry of a
+// message larger to write, cache and decode.
+func (s *Store) RawOf(ctx context.Context, addr, inboxID, messageID string) ([]byte, error) {
+	ev := MailReceived{InboxID: inboxID, MessageID: messageID, Address: addr}
+	if err := s.Content(ctx, &ev); err != nil {
+		return nil, err
+	}
+	if ev.Raw == nil {
+		return nil, tempmail.Errorf(tempmail.NotFound, "message not found")
+	}
+	return ev.Raw, nil
+}
+
 // DecodeContent parses a content record as stored on a content subject.
 func DecodeContent(data []byte) (Content, error) {
 	head, raw, found := bytes.Cut(data, []byte("\n"))

@@ -200,3 +200,23 @@ func msg(from, to, subject, body string) string {
 	return fmt.Sprintf("From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: Sat, 21 Nov 2026 19:00:00 +0000\r\nMessage-ID: <%s@test>\r\n\r\n%s\r\n",
 		from, to, subject, uuid.NewString(), body)
 }
+
+// raw returns a stored message's bytes as the API serves them.
+func (h *harness) raw(m *projections.Message) []byte {
+	h.t.Helper()
+	ctx := ctxT(h.t)
+	if m.RawObject != "" {
+		r, err := h.store.Raw().Get(ctx, m.RawObject)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		defer r.Close()
+		b, _ := io.ReadAll(r)
+		return b
+	}
+	b, err := h.store.RawOf(ctx, m.Address, m.InboxID, m.ID)
+	if err != nil {
+		h.t.Fatalf("raw of %s: %v", m.ID, err)
+	}
+	return b
+}

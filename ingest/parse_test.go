@@ -131,7 +131,7 @@ func TestMalformedMessagesAreAcceptedOverSMTP(t *testing.T) {
 	}
 	stored := h.messages(in.ID, n)
 	for _, m := range stored {
-		if len(m.Raw) == 0 && m.RawObject == "" {
+		if len(h.raw(m)) == 0 {
 			t.Errorf("message %q kept no raw bytes", m.Subject)
 		}
 	}

@@ -325,7 +325,7 @@ func (t *tx) pageHolding(in *Inbox, messageID string) (int64, error) {
 
 func messageFrom(ev *events.MailReceived, page int64) Message {
 	return Message{ID: ev.MessageID, InboxID: ev.InboxID, Address: ev.Address, Page: page,
-		ReceivedAt: ev.ReceivedAt, Size: ev.Size, Raw: ev.Raw, RawObject: ev.RawObject,
+		ReceivedAt: ev.ReceivedAt, Size: ev.Size, RawObject: ev.RawObject,
 		MailFrom: ev.MailFrom, From: ev.From, FromName: ev.FromName, To: ev.To, Cc: ev.Cc,
 		Subject: ev.Subject, Date: ev.Date, HeaderMessageID: ev.HeaderMessageID,
 		Text: ev.Text, HTML: ev.HTML, Headers: ev.Headers, Attachments: ev.Attachments}

@@ -97,8 +97,9 @@ type Message struct {
 	IsRead     bool      `json:"is_read"`
 	ReceivedAt time.Time `json:"received_at"`
 	Size       int64     `json:"size"`
-	Raw        []byte    `json:"raw,omitempty"`        // the message as stored, when small
-	RawObject  string    `json:"raw_object,omitempty"` // else its object-store name
+	// RawObject names the raw message in the object store when it is
+	// large; a small one is in the message's content record (RawOf).
+	RawObject string `json:"raw_object,omitempty"`
 
 	MailFrom        string              `json:"mail_from,omitempty"`
 	From            string              `json:"from"`
