@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -148,7 +149,9 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 // memStore is the viewStore of a rebuild: one writer, nothing to race with,
 // so it keeps records in memory, decoded, and writes them out once at the
 // end. A tombstone simply removes the entry: no older event can follow in a
-// replay.
+// replay. Nor is an event ever applied twice or abandoned half-way (a failed
+// replay is thrown away), so records are handed out and taken back without
+// the copies kvStore makes: a reader's changes are what it writes next.
 type memStore struct {
 	data map[string]record
 	revs map[string]uint64
@@ -163,7 +166,7 @@ func (m *memStore) get(_ context.Context, key string, rec record) (uint64, bool,
 	if !ok {
 		return 0, false, nil
 	}
-	copyRecord(rec, stored)
+	reflect.ValueOf(rec).Elem().Set(reflect.ValueOf(stored).Elem())
 	return m.revs[key], true, nil
 }
 
@@ -172,7 +175,7 @@ func (m *memStore) put(_ context.Context, key string, rev uint64, rec record) er
 	if (rev == 0 && present) || (rev != 0 && m.revs[key] != rev) {
 		return errConflict
 	}
-	m.data[key] = rec.clone()
+	m.data[key] = rec
 	m.revs[key]++
 	return nil
 }
