@@ -187,6 +187,14 @@ func (s *service) newInbox() inbox {
 	return in
 }
 
+func (s *service) newInboxes(n int) []inbox {
+	out := make([]inbox, n)
+	for i := range out {
+		out[i] = s.newInbox()
+	}
+	return out
+}
+
 func (s *service) newMailbox(name string) {
 	resp, err := client.Post("http://"+s.http+"/api/create-temp-email/", "application/json", strings.NewReader(`{"email_name":"`+name+`"}`))
 	if err != nil {

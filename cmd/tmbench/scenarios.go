@@ -27,10 +27,7 @@ func (b *bench) ingest() {
 	svc := b.startService("", b.profile("ingest.pprof"))
 	defer svc.remove()
 	defer svc.stop()
-	var rcpts []string
-	for range 50 {
-		rcpts = append(rcpts, svc.newInbox().Address)
-	}
+	rcpts := addresses(svc.newInboxes(50))
 	refAddr := freePort()
 	ref := b.startRef("discard-smtp", refAddr)
 	defer stopCmd(ref)
@@ -63,10 +60,7 @@ func (b *bench) endToEnd() {
 	svc := b.startService("", "")
 	defer svc.remove()
 	defer svc.stop()
-	var inboxes []inbox
-	for range 50 {
-		inboxes = append(inboxes, svc.newInbox())
-	}
+	inboxes := svc.newInboxes(50)
 	var mu sync.Mutex
 	acked := map[string]time.Time{}
 	read := map[string]time.Time{}
@@ -332,10 +326,7 @@ func (b *bench) memory() {
 	svc := b.startService("", b.profile("memory.pprof"))
 	defer svc.remove()
 	defer svc.stop()
-	var rcpts []string
-	for range 50 {
-		rcpts = append(rcpts, svc.newInbox().Address)
-	}
+	rcpts := addresses(svc.newInboxes(50))
 	fifth := n / 5
 	blast(svc.smt, 16, fifth, rcpts, "mem-a")
 	time.Sleep(3 * time.Second)
@@ -346,4 +337,13 @@ func (b *bench) memory() {
 	fmt.Printf("  RSS after %d: %d MiB; after %d: %d MiB; peak %d MiB\n", fifth, early>>20, n, late>>20, peak>>20)
 	b.add("memory bounded, not growing with messages", fmt.Sprintf("RSS %d MiB after %d, %d MiB after %d, peak %d MiB", early>>20, fifth, late>>20, n, peak>>20),
 		fmt.Sprintf("%.2f×", float64(late)/float64(early)), float64(late) <= 1.5*float64(early))
+}
+
+// addresses lists the addresses of inboxes.
+func addresses(inboxes []inbox) []string {
+	out := make([]string, len(inboxes))
+	for i, in := range inboxes {
+		out[i] = in.Address
+	}
+	return out
 }
