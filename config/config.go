@@ -20,6 +20,20 @@ type Config struct {
 	Domains  []string
 	NATSURL  string // empty: run NATS embedded in this process
 
+	// An external NATS (NATSURL set): credentials and TLS for its connection.
+	NATSCreds                          string // .creds file (JWT and NKey seed)
+	NATSTLSCA, NATSTLSCert, NATSTLSKey string // PEM files; CA alone verifies the server, cert+key authenticate us
+
+	// An embedded cluster node (ClusterName set): the node joins its peers by
+	// routes, and its client listener is open so that other tempmail
+	// processes and tools can connect (nats-server cannot route without it).
+	ServerName  string   // unique per node; default: the host name
+	ClusterName string   // empty: a single node
+	ClusterAddr string   // route listener, host:port
+	Routes      []string // every node's route URL, this node's included
+	NATSListen  string   // client listener, host:port; empty: none (single node only)
+	Replicas    int      // copies of every stream, KV bucket and object store: 1 or 3
+
 	APIToken     string // family A token; empty: generated on first start and kept in DataDir
 	ReadKey      string // family C read key; empty: reads need no key
 	RequireToken bool   // every family A endpoint needs the token, not only the webhook
@@ -35,6 +49,11 @@ type Config struct {
 	SMTPMaxConnsPerIP int    // 0: unlimited
 	SMTPRatePerIP     int    // messages per minute per client IP; 0: unlimited
 	TLSCert, TLSKey   string // PEM files; both set: SMTP offers STARTTLS
+
+	// MemoryLimit is the soft limit of the serving process's memory (Go
+	// heap, embedded NATS included); 0: none. Under it the garbage collector
+	// works harder instead of letting caches grow with the write rate.
+	MemoryLimit int64
 
 	LogLevel slog.Level
 }
@@ -102,6 +121,72 @@ func options() []option {
 			c.NATSURL = strings.TrimSpace(v)
 			return nil
 		}},
+		{"nats-creds", "", "credentials file for --nats-url", func(c *Config, v string) error {
+			c.NATSCreds = v
+			return nil
+		}},
+		{"nats-tls-ca", "", "PEM CA bundle that signs the --nats-url servers' certificates", func(c *Config, v string) error {
+			c.NATSTLSCA = v
+			return nil
+		}},
+		{"nats-tls-cert", "", "PEM client certificate for --nats-url (with --nats-tls-key)", func(c *Config, v string) error {
+			c.NATSTLSCert = v
+			return nil
+		}},
+		{"nats-tls-key", "", "PEM client key for --nats-url (with --nats-tls-cert)", func(c *Config, v string) error {
+			c.NATSTLSKey = v
+			return nil
+		}},
+		{"server-name", "", "this node's name in an embedded cluster; default: the host name", func(c *Config, v string) error {
+			if strings.ContainsAny(v, " \t.*>") {
+				return errors.New("must be a name without spaces, dots, * or >, such as tempmail-1")
+			}
+			c.ServerName = v
+			return nil
+		}},
+		{"cluster-name", "", "embedded JetStream cluster name; empty: a single node", func(c *Config, v string) error {
+			if strings.ContainsAny(v, " \t.*>") {
+				return errors.New("must be a name without spaces, dots, * or >, such as tempmail")
+			}
+			c.ClusterName = v
+			return nil
+		}},
+		{"cluster-addr", "", "route listener of an embedded cluster node (host:port)", func(c *Config, v string) error {
+			if v == "" {
+				return nil
+			}
+			return hostPort(&c.ClusterAddr, v)
+		}},
+		{"routes", "", "route URLs of every cluster node, this one included, separated by commas", func(c *Config, v string) error {
+			c.Routes = nil
+			for _, u := range strings.Split(v, ",") {
+				if u = strings.TrimSpace(u); u == "" {
+					continue
+				}
+				if !strings.HasPrefix(u, "nats://") && !strings.HasPrefix(u, "nats-route://") && !strings.HasPrefix(u, "tls://") {
+					return errors.New("must be URLs such as nats://tempmail-1:6222, separated by commas")
+				}
+				c.Routes = append(c.Routes, u)
+			}
+			return nil
+		}},
+		{"nats-listen", "", "client listener of the embedded NATS server (host:port); required in a cluster", func(c *Config, v string) error {
+			if v == "" {
+				return nil
+			}
+			return hostPort(&c.NATSListen, v)
+		}},
+		{"replicas", "1", "copies of each stream, KV bucket and object store: 1, or 3 in a cluster", func(c *Config, v string) error {
+			switch v {
+			case "1":
+				c.Replicas = 1
+			case "3":
+				c.Replicas = 3
+			default:
+				return errors.New("must be 1 or 3")
+			}
+			return nil
+		}},
 		{"api-token", "", "family A API token; empty: generated on first start and kept in --data-dir", func(c *Config, v string) error {
 			return secret(&c.APIToken, v)
 		}},
@@ -156,6 +241,14 @@ func options() []option {
 		}},
 		{"tls-key", "", "PEM private key for SMTP STARTTLS (with --tls-cert)", func(c *Config, v string) error {
 			c.TLSKey = v
+			return nil
+		}},
+		{"memory-limit", "1GiB", "soft memory limit of the server process (with KiB/MiB/GiB suffix); 0: none", func(c *Config, v string) error {
+			n, err := byteSize(v)
+			if err != nil || (n != 0 && n < 64<<20) {
+				return errors.New("must be 0 (no limit) or a size of at least 64MiB, such as 512MiB or 2GiB")
+			}
+			c.MemoryLimit = n
 			return nil
 		}},
 		{"log-level", "info", "debug, info, warn or error", func(c *Config, v string) error {
@@ -220,6 +313,39 @@ func (c Config) check() error {
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("invalid --tls-cert/--tls-key: give both files, or neither")
+	}
+	return c.checkNATS()
+}
+
+// checkNATS validates the choice between an embedded single node, an
+// embedded cluster node and an external NATS.
+func (c Config) checkNATS() error {
+	external := c.NATSURL != ""
+	if !external && (c.NATSCreds != "" || c.NATSTLSCA != "" || c.NATSTLSCert != "" || c.NATSTLSKey != "") {
+		return errors.New("invalid --nats-creds/--nats-tls-*: they configure the connection to --nats-url, which is not set")
+	}
+	if (c.NATSTLSCert == "") != (c.NATSTLSKey == "") {
+		return errors.New("invalid --nats-tls-cert/--nats-tls-key: give both files, or neither")
+	}
+	cluster := c.ClusterName != ""
+	if external && (cluster || c.ClusterAddr != "" || len(c.Routes) > 0 || c.NATSListen != "") {
+		return errors.New("invalid --nats-url with --cluster-name/--cluster-addr/--routes/--nats-listen: use an external NATS or run one embedded, not both")
+	}
+	if !cluster && (c.ClusterAddr != "" || len(c.Routes) > 0) {
+		return errors.New("invalid --cluster-addr/--routes: they need --cluster-name")
+	}
+	if cluster {
+		switch {
+		case c.ClusterAddr == "":
+			return errors.New("invalid --cluster-name without --cluster-addr: a cluster node needs a route listener, such as 0.0.0.0:6222")
+		case len(c.Routes) == 0:
+			return errors.New("invalid --cluster-name without --routes: list every node's route URL, this node's included")
+		case c.NATSListen == "":
+			return errors.New("invalid --cluster-name without --nats-listen: a cluster node needs a client listener, such as 127.0.0.1:4222")
+		}
+	}
+	if c.Replicas > 1 && !cluster && !external {
+		return fmt.Errorf("invalid --replicas %d: a single embedded node keeps one copy; replicas need --cluster-name or --nats-url", c.Replicas)
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 	want := Config{DataDir: "./data", HTTPAddr: "127.0.0.1:8080", SMTPAddr: "127.0.0.1:2525",
 		Domains: []string{"tempmail.test"}, MinInboxTTL: time.Minute, MaxInboxTTL: 7 * 24 * time.Hour,
 		TokenInboxTTL: 24 * time.Hour, MessageRetention: 90 * 24 * time.Hour, MaxMessageBytes: 25 << 20,
-		MaxMessagesPerInbox: 1000, SMTPMaxConnsPerIP: 20, SMTPRatePerIP: 600, LogLevel: slog.LevelInfo}
+		MaxMessagesPerInbox: 1000, SMTPMaxConnsPerIP: 20, SMTPRatePerIP: 600, Replicas: 1, MemoryLimit: 1 << 30, LogLevel: slog.LevelInfo}
 	if strings.Join(c.Domains, ",") != "tempmail.test" {
 		t.Errorf("domains %v", c.Domains)
 	}
@@ -97,5 +97,43 @@ func TestBooleanFlagsNeedNoValue(t *testing.T) {
 	c, err := Parse("serve", []string{"--require-token", "--log-level=debug"}, env(nil), io.Discard)
 	if err != nil || !c.RequireToken || c.LogLevel != slog.LevelDebug {
 		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+func TestClusterAndExternalNATSFlagsMustFitTogether(t *testing.T) {
+	node := []string{"--cluster-name", "tm", "--server-name", "n1", "--cluster-addr", "127.0.0.1:6222",
+		"--routes", "nats://127.0.0.1:6222, nats://127.0.0.1:6223,nats://127.0.0.1:6224", "--nats-listen", "127.0.0.1:4222", "--replicas", "3"}
+	c, err := Parse("serve", node, env(nil), io.Discard)
+	if err != nil {
+		t.Fatalf("a complete cluster node: %v", err)
+	}
+	if len(c.Routes) != 3 || c.Routes[1] != "nats://127.0.0.1:6223" || c.Replicas != 3 || c.ServerName != "n1" {
+		t.Errorf("parsed %+v", c)
+	}
+	ext := []string{"--nats-url", "nats://a:4222,nats://b:4222", "--nats-creds", "/x.creds", "--nats-tls-ca", "/ca.pem", "--replicas", "3"}
+	if _, err := Parse("serve", ext, env(nil), io.Discard); err != nil {
+		t.Fatalf("an external cluster: %v", err)
+	}
+	bad := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--replicas", "3"}, "--replicas"},
+		{[]string{"--replicas", "2"}, "must be 1 or 3"},
+		{[]string{"--cluster-name", "tm"}, "--cluster-addr"},
+		{[]string{"--cluster-name", "tm", "--cluster-addr", ":6222"}, "--routes"},
+		{[]string{"--cluster-name", "tm", "--cluster-addr", ":6222", "--routes", "nats://a:6222"}, "--nats-listen"},
+		{[]string{"--routes", "nats://a:6222"}, "need --cluster-name"},
+		{[]string{"--routes", "a:6222", "--cluster-name", "tm"}, "must be URLs"},
+		{[]string{"--cluster-name", "t.m"}, "without spaces, dots"},
+		{append([]string{"--nats-url", "nats://a:4222"}, node...), "not both"},
+		{[]string{"--nats-creds", "/x.creds"}, "--nats-url, which is not set"},
+		{[]string{"--nats-url", "nats://a:4222", "--nats-tls-cert", "/c.pem"}, "give both"},
+	}
+	for _, b := range bad {
+		_, err := Parse("serve", b.args, env(nil), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), b.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: got %v, want one line mentioning %q", b.args, err, b.want)
+		}
 	}
 }
