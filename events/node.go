@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -18,9 +21,28 @@ type NodeConfig struct {
 	// DataDir holds the embedded server's JetStream store (in DataDir/nats).
 	DataDir string
 	// URL, when set, connects to an external server (or cluster, comma
-	// separated) instead of embedding one.
-	URL    string
-	Logger *slog.Logger
+	// separated) instead of embedding one; Creds and the TLS files
+	// configure that connection.
+	URL                    string
+	Creds                  string
+	TLSCA, TLSCert, TLSKey string
+
+	// Cluster, when Name is set, makes the embedded server a node of a
+	// JetStream cluster.
+	Cluster ClusterConfig
+	Logger  *slog.Logger
+}
+
+// ClusterConfig joins an embedded server to its peers.
+type ClusterConfig struct {
+	Name       string   // cluster name, the same on every node
+	ServerName string   // unique per node
+	Addr       string   // route listener, host:port
+	Routes     []string // every node's route URL, this one's included
+	// Listen is the client listener. A cluster node must have one:
+	// nats-server opens its routes only after its client listener
+	// (nats-server issue 5174), and other processes connect there.
+	Listen string
 }
 
 // Node is a connection to NATS JetStream, and the embedded server behind it
@@ -39,23 +61,11 @@ func StartNode(ctx context.Context, cfg NodeConfig) (*Node, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.URL != "" {
-		nc, err := nats.Connect(cfg.URL, nats.Name("tempmail"), nats.MaxReconnects(-1),
-			nats.Timeout(5*time.Second))
-		if err != nil {
-			return nil, fmt.Errorf("connect to NATS at %s: %w", cfg.URL, err)
-		}
-		return newNode(nc, nil)
+		return connect(ctx, cfg, log)
 	}
-
-	opts := &server.Options{
-		ServerName: "tempmail",
-		DontListen: true, // single node: the process talks to it in-process only
-		JetStream:  true,
-		StoreDir:   filepath.Join(cfg.DataDir, "nats"),
-		NoSigs:     true, // we own SIGINT/SIGTERM and shut down in order
-		// Views and events live in file storage; memory is only for ordered
-		// consumers' state, so a modest cap keeps the process bounded.
-		JetStreamMaxMemory: 256 << 20,
+	opts, err := serverOptions(cfg)
+	if err != nil {
+		return nil, err
 	}
 	ns, err := server.NewServer(opts)
 	if err != nil {
@@ -75,12 +85,156 @@ func StartNode(ctx context.Context, cfg NodeConfig) (*Node, error) {
 		ns.Shutdown()
 		return nil, fmt.Errorf("embedded NATS: JetStream is not enabled: %s", f)
 	}
-	nc, err := nats.Connect("", nats.InProcessServer(ns), nats.Name("tempmail"))
+	if cfg.Cluster.Name != "" {
+		if err := waitForMetaLeader(ctx, ns, log); err != nil {
+			ns.Shutdown()
+			return nil, err
+		}
+	}
+	nc, err := nats.Connect("", nats.InProcessServer(ns), nats.Name("tempmail"), nats.MaxReconnects(-1))
 	if err != nil {
 		ns.Shutdown()
 		return nil, fmt.Errorf("connect to embedded NATS: %w", err)
 	}
-	return newNode(nc, ns)
+	node, err := newNode(nc, ns)
+	if err != nil || cfg.Cluster.Name == "" {
+		return node, err
+	}
+	if err := waitForAPI(ctx, node.JS); err != nil {
+		node.Close(context.Background())
+		return nil, err
+	}
+	return node, nil
+}
+
+// waitForAPI blocks until JetStream answers requests. Just after a cluster
+// has elected its leader, requests can go unanswered for a while (measured:
+// every request of the first ten seconds, when each node began at once);
+// short probes find the moment it answers.
+func waitForAPI(ctx context.Context, js jetstream.JetStream) error {
+	for {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := js.AccountInfo(pctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("JetStream does not answer: %w", err)
+		}
+	}
+}
+
+func serverOptions(cfg NodeConfig) (*server.Options, error) {
+	opts := &server.Options{
+		ServerName: "tempmail",
+		DontListen: true, // single node: the process talks to it in-process only
+		JetStream:  true,
+		StoreDir:   filepath.Join(cfg.DataDir, "nats"),
+		NoSigs:     true, // we own SIGINT/SIGTERM and shut down in order
+		// Views and events live in file storage; memory is only for ordered
+		// consumers' state, so a modest cap keeps the process bounded.
+		JetStreamMaxMemory: 256 << 20,
+	}
+	c := cfg.Cluster
+	if c.Name == "" {
+		return opts, nil
+	}
+	host, port, err := splitHostPort(c.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("invalid --nats-listen %q: %v", c.Listen, err)
+	}
+	chost, cport, err := splitHostPort(c.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("invalid --cluster-addr %q: %v", c.Addr, err)
+	}
+	routes := server.RoutesFromStr(strings.Join(c.Routes, ","))
+	if len(routes) != len(c.Routes) {
+		return nil, fmt.Errorf("invalid --routes %q: every entry must be a URL such as nats://tempmail-1:6222", strings.Join(c.Routes, ","))
+	}
+	opts.DontListen = false
+	opts.Host, opts.Port = host, port
+	opts.ServerName = c.ServerName
+	opts.Cluster = server.ClusterOpts{Name: c.Name, Host: chost, Port: cport}
+	// Every node lists every route, its own included (it recognises and
+	// skips itself), so each expects the same cluster size.
+	opts.Routes = routes
+	return opts, nil
+}
+
+func splitHostPort(addr string) (string, int, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, err
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 1 || port > 65535 {
+		return "", 0, errors.New("needs a port from 1 to 65535")
+	}
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	return host, port, nil
+}
+
+// waitForMetaLeader blocks until the cluster has elected the leader that
+// places streams: before that, nothing can be created or written. At a
+// cluster's first start that needs every node listed in the routes.
+func waitForMetaLeader(ctx context.Context, ns *server.Server, log *slog.Logger) error {
+	start, said := time.Now(), time.Now()
+	for {
+		hs := ns.Healthz(&server.HealthzOptions{JSMetaOnly: true})
+		if hs.Status == "ok" {
+			log.Info("JetStream cluster ready", "server", ns.Name(), "routes", ns.NumRoutes(), "waited", time.Since(start).Round(time.Millisecond))
+			return nil
+		}
+		if time.Since(said) >= 10*time.Second {
+			said = time.Now()
+			log.Warn("waiting for the JetStream cluster to elect a leader; every node in --routes must be up",
+				"server", ns.Name(), "routes_connected", ns.NumRoutes(), "status", hs.Error)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the JetStream cluster has no leader (%d routes connected): %w", ns.NumRoutes(), ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// connect dials an external NATS, and keeps redialling for as long as the
+// process runs: a cluster node restarting is no reason to give up.
+func connect(ctx context.Context, cfg NodeConfig, log *slog.Logger) (*Node, error) {
+	opts := []nats.Option{nats.Name("tempmail"), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
+		nats.Timeout(5 * time.Second),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			log.Warn("NATS connection lost; reconnecting", "err", err)
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS connection restored", "server", nc.ConnectedUrlRedacted()) }),
+	}
+	if cfg.Creds != "" {
+		opts = append(opts, nats.UserCredentials(cfg.Creds))
+	}
+	if cfg.TLSCA != "" {
+		opts = append(opts, nats.RootCAs(cfg.TLSCA))
+	}
+	if cfg.TLSCert != "" {
+		opts = append(opts, nats.ClientCert(cfg.TLSCert, cfg.TLSKey))
+	}
+	nc, err := nats.Connect(cfg.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS at %s: %w", cfg.URL, err)
+	}
+	node, err := newNode(nc, nil)
+	if err != nil {
+		return nil, err
+	}
+	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := node.JS.AccountInfo(actx); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("NATS at %s has no JetStream for this account (it must run with JetStream enabled): %w", cfg.URL, err)
+	}
+	return node, nil
 }
 
 func newNode(nc *nats.Conn, ns *server.Server) (*Node, error) {

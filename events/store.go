@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -91,7 +92,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		return nil, fmt.Errorf("look up stream %s: %w", StreamName, err)
 	}
 
-	stream, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	want := jetstream.StreamConfig{
 		Name:        StreamName,
 		Description: "tempmail events: the source of truth",
 		Subjects:    []string{subjectRoot + ".>", contentRoot + ".>", scheduleRoot + ".>"},
@@ -108,23 +109,80 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		AllowAtomicPublish: true,
 		// Projections read a message's content record as they apply its
 		// event; a direct get returns it raw, where the JSON API would
-		// base64 it (a tenth of all ingest CPU, measured).
-		AllowDirect: true,
+		// base64 it (a tenth of all ingest CPU, measured). Replicated, a
+		// direct get may be answered by a follower that has not yet
+		// stored the record, so there every read goes to the leader.
+		AllowDirect: cfg.Replicas == 1,
 		Metadata:    map[string]string{partitionsKey: strconv.Itoa(partitions)},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("create stream %s: %w", StreamName, err)
 	}
-	raw, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+	stream, err := ensureStream(ctx, js, want)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := openObjectStore(ctx, js, jetstream.ObjectStoreConfig{
 		Bucket:      RawBucket,
 		Description: "raw messages too large for their event",
 		Storage:     jetstream.FileStorage,
 		Replicas:    cfg.Replicas,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("create object store %s: %w", RawBucket, err)
+		return nil, err
 	}
 	return &Store{js: js, stream: stream, raw: raw, partitions: partitions}, nil
+}
+
+// ensureStream creates the stream, or updates it when its configuration
+// differs from want. It leaves an equal stream alone: when several nodes of a
+// new cluster create or update the same stream at once, the server answers
+// only one of them (the others retry, see cmd/tempmail's settle, and then
+// find it in place).
+func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig) (jetstream.Stream, error) {
+	st, err := js.Stream(ctx, want.Name)
+	if err == nil && sameStream(st.CachedInfo().Config, want) {
+		return st, nil
+	}
+	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, fmt.Errorf("look up stream %s: %w", want.Name, err)
+	}
+	if st, err = js.CreateOrUpdateStream(ctx, want); err != nil {
+		return nil, fmt.Errorf("create stream %s: %w", want.Name, err)
+	}
+	return st, nil
+}
+
+// sameStream compares what OpenStore sets; the server fills in the rest.
+func sameStream(have, want jetstream.StreamConfig) bool {
+	return slices.Equal(have.Subjects, want.Subjects) && have.Replicas == want.Replicas &&
+		have.Duplicates == want.Duplicates && have.AllowDirect == want.AllowDirect &&
+		have.AllowMsgTTL == want.AllowMsgTTL && have.AllowMsgSchedules == want.AllowMsgSchedules &&
+		have.AllowAtomicPublish == want.AllowAtomicPublish && have.Metadata[partitionsKey] == want.Metadata[partitionsKey]
+}
+
+// OpenKV binds to a KV bucket, creating it first if it does not exist.
+// Replicated, its Get goes to the bucket's leader (see leaderKV).
+func OpenKV(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	kv, err := js.KeyValue(ctx, cfg.Bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		kv, err = js.CreateOrUpdateKeyValue(ctx, cfg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open KV %s: %w", cfg.Bucket, err)
+	}
+	if cfg.Replicas > 1 {
+		return &leaderKV{KeyValue: kv, nc: js.Conn()}, nil
+	}
+	return kv, nil
+}
+
+func openObjectStore(ctx context.Context, js jetstream.JetStream, cfg jetstream.ObjectStoreConfig) (jetstream.ObjectStore, error) {
+	obs, err := js.ObjectStore(ctx, cfg.Bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		obs, err = js.CreateOrUpdateObjectStore(ctx, cfg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open object store %s: %w", cfg.Bucket, err)
+	}
+	return obs, nil
 }
 
 // Stream is the event stream, for consumers.
@@ -589,7 +647,10 @@ func (s *Store) publishMsgs(ctx context.Context, msgs ...*nats.Msg) ([]Ack, erro
 		for _, h := range []string{"Nats-Batch-Id", "Nats-Batch-Sequence", "Nats-Batch-Commit"} {
 			msgs[0].Header.Del(h) // left by a batch this message was part of
 		}
-		pa, err := s.js.PublishMsg(ctx, msgs[0])
+		// No responders means no stream leader, as while a cluster elects
+		// a new one (a few seconds after a node dies): nothing was stored,
+		// so trying again is safe, and spares the caller a 503.
+		pa, err := s.js.PublishMsg(ctx, msgs[0], jetstream.WithRetryAttempts(12), jetstream.WithRetryWait(250*time.Millisecond))
 		if err != nil {
 			if isWrongLastSeq(err) {
 				return nil, err

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -25,8 +27,17 @@ const (
 	generationKey = "views"
 	consumerPre   = "views-g"
 	// ackWait bounds how long a partition's event may be in a worker's hands
-	// before the server hands it to another; tombstoneTTL must outlast it.
-	ackWait = 30 * time.Second
+	// before the server hands it to another (a worker retrying tells the
+	// server it is still at it); tombstoneTTL must outlast it.
+	ackWait = 10 * time.Second
+
+	// Every process runs a worker for every partition; the server pins each
+	// partition's consumer to one of them (a priority group with the pinned
+	// client policy) and moves the pin when that worker has not pulled for
+	// pinnedTTL: when its process stopped or died. Pinning is not
+	// exclusive for a moment around a move; applying is idempotent.
+	priorityGroup = "views"
+	pinnedTTL     = 5 * time.Second
 )
 
 // Options configures the views of a process.
@@ -51,9 +62,15 @@ type Views struct {
 	log   *slog.Logger
 	opts  Options
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	applied atomic.Uint64 // events this process's workers have applied
 }
+
+// Applied is how many events this process's workers have applied (including
+// redeliveries they found already applied): with several processes, which
+// share of the work this one does.
+func (v *Views) Applied() uint64 { return v.applied.Load() }
 
 // Open creates or opens the current generation of views. It does not start
 // the workers; Start does.
@@ -82,13 +99,9 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 }
 
 func metaKV(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.KeyValue, error) {
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	return events.OpenKV(ctx, js, jetstream.KeyValueConfig{
 		Bucket: metaBucket, Description: "tempmail: which views generation is current",
 		History: 1, Storage: jetstream.FileStorage, Replicas: replicas})
-	if err != nil {
-		return nil, fmt.Errorf("create KV %s: %w", metaBucket, err)
-	}
-	return kv, nil
 }
 
 // currentGeneration reads (or on first start records) the views generation.
@@ -119,7 +132,7 @@ func currentGeneration(ctx context.Context, meta jetstream.KeyValue) (int, uint6
 func bucketName(gen int) string { return "VIEWS_" + strconv.Itoa(gen) }
 
 func viewsBucket(ctx context.Context, js jetstream.JetStream, gen, replicas int) (jetstream.KeyValue, error) {
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	return events.OpenKV(ctx, js, jetstream.KeyValueConfig{
 		Bucket:      bucketName(gen),
 		Description: "tempmail views, generation " + strconv.Itoa(gen),
 		History:     1,
@@ -128,10 +141,6 @@ func viewsBucket(ctx context.Context, js jetstream.JetStream, gen, replicas int)
 		// Enables the per-entry TTL that tombstones use.
 		LimitMarkerTTL: time.Second,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("create KV %s: %w", bucketName(gen), err)
-	}
-	return kv, nil
 }
 
 // Generation is the views generation this process serves.
@@ -211,10 +220,16 @@ func (v *Views) consumerName(part string) string {
 func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, error) {
 	name := v.consumerName(part)
 	cons, err := v.js.Consumer(ctx, events.StreamName, name)
-	if err == nil {
+	if err == nil && slices.Contains(cons.CachedInfo().Config.PriorityGroups, priorityGroup) {
 		return cons, nil
 	}
-	if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+	if err == nil {
+		// Made by a version without priority groups, which a consumer
+		// cannot gain: start it again from the checkpoint.
+		if err := v.js.DeleteConsumer(ctx, events.StreamName, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return nil, fmt.Errorf("replace consumer %s: %w", name, err)
+		}
+	} else if !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return nil, fmt.Errorf("look up consumer %s: %w", name, err)
 	}
 	cp, err := v.checkpoint(ctx, part)
@@ -229,10 +244,13 @@ func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, 
 		AckWait:       ackWait,
 		// One event in flight: a partition is applied strictly in order,
 		// also across redeliveries.
-		MaxAckPending: 1,
-		MaxDeliver:    -1,
-		Replicas:      v.opts.Replicas,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxAckPending:  1,
+		MaxDeliver:     -1,
+		Replicas:       v.opts.Replicas,
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+		PriorityPolicy: jetstream.PriorityPolicyPinned,
+		PriorityGroups: []string{priorityGroup},
+		PinnedTTL:      pinnedTTL,
 	}
 	if cp > 0 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, cp+1
@@ -280,12 +298,19 @@ func (v *Views) dropOtherGenerations(ctx context.Context) error {
 	return nil
 }
 
-// work applies a partition's events one at a time until ctx ends.
+// work applies a partition's events one at a time, while the server has it
+// pinned to this worker, until ctx ends.
 func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstream.Consumer) {
 	log := v.log.With("partition", part)
 	var cp checkpointer
+	pinned := false // this worker has received events, so it may hold the pin
+	defer func() {
+		if pinned {
+			v.unpin(part)
+		}
+	}()
 	for ctx.Err() == nil {
-		it, err := cons.Messages()
+		it, err := cons.Messages(jetstream.PullPriorityGroup(priorityGroup))
 		if err != nil {
 			log.Warn("views: cannot consume; retrying", "err", err)
 			sleep(ctx, time.Second)
@@ -295,11 +320,18 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 		for {
 			msg, err := it.Next()
 			if err != nil {
-				if !errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+				switch {
+				case errors.Is(err, jetstream.ErrMsgIteratorClosed):
+				case errors.Is(err, jetstream.ErrNoHeartbeat):
+					// What a worker that is not pinned sees: the server
+					// holds its pulls without heartbeats.
+					log.Debug("views: waiting for the partition", "err", err)
+				default:
 					log.Warn("views: consumer interrupted; resuming", "err", err)
 				}
 				break
 			}
+			pinned = true
 			v.handle(ctx, st, part, msg, &cp, log)
 		}
 		stop()
@@ -368,9 +400,21 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 		if !sleep(ctx, backoff(attempt)) {
 			return // stopping; the event will be redelivered
 		}
+		_ = msg.InProgress() // still ours: no redelivery while we retry
 	}
+	v.applied.Add(1)
 	if err := msg.Ack(); err != nil {
 		log.Debug("views: ack failed; the event will be redelivered and skipped", "seq", seq, "err", err)
+	}
+}
+
+// unpin lets another process's worker take a partition over at once, rather
+// than after pinnedTTL, when this one stops.
+func (v *Views) unpin(part string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := v.store.Stream().UnpinConsumer(ctx, v.consumerName(part), priorityGroup); err != nil {
+		v.log.Debug("views: unpin on stop failed; another worker takes over after the pinned TTL", "partition", part, "err", err)
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
@@ -60,21 +62,33 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 			return s, err
 		}
 	}
+	if s.Node, err = events.StartNode(ctx, nodeConfig(cfg, log)); err != nil {
+		return s, err
+	}
+	if err = settle(ctx, log, "open the event stream", func(ctx context.Context) (err error) {
+		s.Store, err = events.OpenStore(ctx, s.Node.JS, events.StoreConfig{Replicas: cfg.Replicas})
+		return err
+	}); err != nil {
+		return s, err
+	}
 	if cfg.APIToken == "" {
-		if s.Config.APIToken, err = loadOrCreateToken(cfg.DataDir, log); err != nil {
+		if err = settle(ctx, log, "share the API token", func(ctx context.Context) (err error) {
+			s.Config.APIToken, err = sharedToken(ctx, s.Node.JS, cfg, log)
+			return err
+		}); err != nil {
 			return s, err
 		}
 	}
-	if s.Node, err = events.StartNode(ctx, events.NodeConfig{DataDir: cfg.DataDir, URL: cfg.NATSURL, Logger: log}); err != nil {
+	// A single embedded node is the only process applying events, so it
+	// may reset its consumers at start; in a cluster others may be at it.
+	exclusive := cfg.NATSURL == "" && cfg.ClusterName == ""
+	if err = settle(ctx, log, "open the views", func(ctx context.Context) (err error) {
+		s.Views, err = projections.Open(ctx, s.Node.JS, s.Store, projections.Options{Logger: log, Replicas: cfg.Replicas, Exclusive: exclusive})
+		return err
+	}); err != nil {
 		return s, err
 	}
-	if s.Store, err = events.OpenStore(ctx, s.Node.JS, events.StoreConfig{}); err != nil {
-		return s, err
-	}
-	if s.Views, err = projections.Open(ctx, s.Node.JS, s.Store, projections.Options{Logger: log, Exclusive: cfg.NATSURL == ""}); err != nil {
-		return s, err
-	}
-	if err = s.Views.Start(ctx); err != nil {
+	if err = settle(ctx, log, "start the projection workers", s.Views.Start); err != nil {
 		return s, err
 	}
 	if err = s.Views.CaughtUp(ctx); err != nil {
@@ -180,7 +194,7 @@ func rebuild(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Wr
 	} else {
 		log.Warn("rebuild against an external NATS: make sure no tempmail server is running")
 	}
-	node, err := events.StartNode(ctx, events.NodeConfig{DataDir: cfg.DataDir, URL: cfg.NATSURL, Logger: log})
+	node, err := events.StartNode(ctx, nodeConfig(cfg, log))
 	if err != nil {
 		return err
 	}
@@ -189,11 +203,11 @@ func rebuild(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Wr
 		defer cancel()
 		node.Close(sctx)
 	}()
-	store, err := events.OpenStore(ctx, node.JS, events.StoreConfig{})
+	store, err := events.OpenStore(ctx, node.JS, events.StoreConfig{Replicas: cfg.Replicas})
 	if err != nil {
 		return err
 	}
-	res, err := projections.Rebuild(ctx, node.JS, store, projections.Options{Logger: log})
+	res, err := projections.Rebuild(ctx, node.JS, store, projections.Options{Logger: log, Replicas: cfg.Replicas})
 	if err != nil {
 		return err
 	}
@@ -203,20 +217,119 @@ func rebuild(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Wr
 	return nil
 }
 
-// loadOrCreateToken returns the family A API token kept in the data
-// directory, generating it (and logging it once) on first start.
-func loadOrCreateToken(dir string, log *slog.Logger) (string, error) {
-	path := filepath.Join(dir, "api-token")
-	if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) != "" {
-		return strings.TrimSpace(string(b)), nil
+// settleAttempt bounds one try of a start-up step. Every step is quick
+// when JetStream answers; a lost answer is retried soon rather than awaited.
+const settleAttempt = 3 * time.Second
+
+// settle runs one idempotent start-up step (creating streams, buckets,
+// consumers), again while JetStream cannot answer yet: in a cluster that
+// has just formed, leaders are still being elected, and when several nodes
+// create the same stream at once the server leaves all but one request
+// unanswered.
+func settle(ctx context.Context, log *slog.Logger, step string, fn func(context.Context) error) error {
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, settleAttempt)
+		err := fn(actx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+		log.Warn("JetStream not ready; trying again", "step", step, "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(min(attempt, 5)) * 200 * time.Millisecond):
+		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+}
+
+// transient tells errors worth another try at start-up: timeouts and
+// JetStream's "temporarily unavailable" while leaders are elected.
+func transient(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoHeartbeat) ||
+		(errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeJetStreamNotEnabled ||
+			apiErr.Code == 503 || apiErr.Code == 408 || apiErr.ErrorCode == 10008))
+}
+
+// nodeConfig says which NATS to run or reach.
+func nodeConfig(cfg config.Config, log *slog.Logger) events.NodeConfig {
+	nc := events.NodeConfig{DataDir: cfg.DataDir, URL: cfg.NATSURL, Creds: cfg.NATSCreds,
+		TLSCA: cfg.NATSTLSCA, TLSCert: cfg.NATSTLSCert, TLSKey: cfg.NATSTLSKey, Logger: log}
+	if cfg.ClusterName != "" {
+		name := cfg.ServerName
+		if name == "" {
+			name, _ = os.Hostname()
+		}
+		nc.Cluster = events.ClusterConfig{Name: cfg.ClusterName, ServerName: name, Addr: cfg.ClusterAddr,
+			Routes: cfg.Routes, Listen: cfg.NATSListen}
+	}
+	return nc
+}
+
+// The generated family A token lives in NATS, so that every process of a
+// cluster accepts the same one, and in the data directory for the operator
+// to read.
+const (
+	secretsBucket = "SECRETS"
+	apiTokenKey   = "api-token"
+)
+
+// sharedToken returns the family A API token, generating it (and logging it
+// once) on the first start of the first process. A token already kept in the
+// data directory by an earlier version becomes the shared one.
+func sharedToken(ctx context.Context, js jetstream.JetStream, cfg config.Config, log *slog.Logger) (string, error) {
+	kv, err := events.OpenKV(ctx, js, jetstream.KeyValueConfig{Bucket: secretsBucket,
+		Description: "tempmail: the generated family A API token", History: 1,
+		Storage: jetstream.FileStorage, Replicas: cfg.Replicas})
+	if err != nil {
 		return "", err
 	}
-	tok := rand.Text()
-	if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("store the generated API token: %w", err)
+	path := filepath.Join(cfg.DataDir, "api-token")
+	local := ""
+	if b, err := os.ReadFile(path); err == nil {
+		local = strings.TrimSpace(string(b))
 	}
-	log.Info("generated an API token for family A; it is kept in "+path, "api_token", tok)
+	var tok string
+	for attempt := 0; tok == "" && attempt < 50; attempt++ {
+		e, err := kv.Get(ctx, apiTokenKey)
+		switch {
+		case err == nil:
+			tok = string(e.Value())
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			fresh := local
+			if fresh == "" {
+				fresh = rand.Text()
+			}
+			_, err := kv.Create(ctx, apiTokenKey, []byte(fresh))
+			switch {
+			case err == nil:
+				tok = fresh
+				if local == "" {
+					log.Info("generated an API token for family A; it is kept in "+path, "api_token", tok)
+				}
+			case errors.Is(err, jetstream.ErrKeyExists):
+				// Another process stored one first (a follower may not
+				// show it yet): read again.
+				time.Sleep(100 * time.Millisecond)
+			default:
+				return "", fmt.Errorf("store the generated API token: %w", err)
+			}
+		default:
+			return "", fmt.Errorf("read the API token: %w", err)
+		}
+	}
+	if tok == "" {
+		return "", errors.New("read the API token: another process stored it, but it cannot be read")
+	}
+	if tok != local {
+		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+			return "", fmt.Errorf("keep the API token in %s: %w", path, err)
+		}
+	}
 	return tok, nil
 }

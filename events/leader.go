@@ -1,0 +1,89 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// leaderKV is a replicated KV bucket whose Get asks the bucket's leader.
+//
+// The client library reads KV entries with direct gets, which any replica
+// may answer, and a follower may not yet hold an entry the leader has just
+// acknowledged. A projection worker that read a stale "no such inbox" would
+// drop the message silently, and a reader on another node would answer 404
+// for an inbox just created; the leader always has what it acknowledged.
+// Everything but Get is the library's.
+type leaderKV struct {
+	jetstream.KeyValue
+	nc *nats.Conn
+}
+
+func (kv *leaderKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
+	m, err := leaderLast(ctx, kv.nc, "KV_"+kv.Bucket(), "$KV."+kv.Bucket()+"."+key)
+	if err != nil {
+		return nil, err
+	}
+	// Deletes, purges and the markers of expired entries read as absent,
+	// as the library's Get has them.
+	if op := m.Header.Get("KV-Operation"); op == "DEL" || op == "PURGE" || m.Header.Get("Nats-Marker-Reason") != "" {
+		return nil, jetstream.ErrKeyNotFound
+	}
+	return &leaderEntry{bucket: kv.Bucket(), key: key, msg: m}, nil
+}
+
+// leaderLast asks a stream's leader for the last message on subject, through
+// the JetStream API rather than a direct get.
+func leaderLast(ctx context.Context, nc *nats.Conn, stream, subject string) (*jetstream.RawStreamMsg, error) {
+	req, _ := json.Marshal(map[string]string{"last_by_subj": subject})
+	resp, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+stream, req)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Error *jetstream.APIError `json:"error"`
+		Msg   *struct {
+			Subject string    `json:"subject"`
+			Seq     uint64    `json:"seq"`
+			Header  []byte    `json:"hdrs"`
+			Data    []byte    `json:"data"`
+			Time    time.Time `json:"time"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(resp.Data, &r); err != nil {
+		return nil, fmt.Errorf("message from stream %s: %w", stream, err)
+	}
+	if r.Error != nil {
+		if r.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound {
+			return nil, jetstream.ErrKeyNotFound
+		}
+		return nil, r.Error
+	}
+	if r.Msg == nil {
+		return nil, fmt.Errorf("message from stream %s: empty answer", stream)
+	}
+	m := &jetstream.RawStreamMsg{Subject: r.Msg.Subject, Sequence: r.Msg.Seq, Data: r.Msg.Data, Time: r.Msg.Time, Header: nats.Header{}}
+	if len(r.Msg.Header) > 0 {
+		if m.Header, err = nats.DecodeHeadersMsg(r.Msg.Header); err != nil {
+			return nil, fmt.Errorf("headers of a message from stream %s: %w", stream, err)
+		}
+	}
+	return m, nil
+}
+
+type leaderEntry struct {
+	bucket, key string
+	msg         *jetstream.RawStreamMsg
+}
+
+func (e *leaderEntry) Bucket() string                  { return e.bucket }
+func (e *leaderEntry) Key() string                     { return e.key }
+func (e *leaderEntry) Value() []byte                   { return e.msg.Data }
+func (e *leaderEntry) Revision() uint64                { return e.msg.Sequence }
+func (e *leaderEntry) Created() time.Time              { return e.msg.Time }
+func (e *leaderEntry) Delta() uint64                   { return 0 }
+func (e *leaderEntry) Operation() jetstream.KeyValueOp { return jetstream.KeyValuePut }

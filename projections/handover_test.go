@@ -1,0 +1,107 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"tempmail/events/natstest"
+)
+
+// Two processes' views share one event store: each partition is applied by
+// one of them at a time; when one stops, the other takes its partitions over
+// and every event is applied once in effect.
+func TestPartitionsAreHandedOverWhenAWorkerStops(t *testing.T) {
+	node := natstest.StartNode(t, t.TempDir())
+	store := natstest.OpenStore(t, node)
+	start := func() *Views {
+		v, err := Open(t.Context(), node.JS, store, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	a := start()
+	b := start()
+	t.Cleanup(b.Stop)
+
+	// Many inboxes, so that every partition has work.
+	var inboxes []inboxRef
+	for i := range 48 {
+		inboxes = append(inboxes, createInbox(t, store, fmt.Sprintf("h%02d@tempmail.test", i), 0))
+	}
+	sent := map[string]int{}
+	send := func(round string) {
+		for _, in := range inboxes {
+			for j := range 3 {
+				deliver(t, store, in, fmt.Sprintf("%s-%d", round, j))
+				sent[in.id]++
+			}
+		}
+	}
+	send("before")
+	caughtUp(t, b)
+	// The server pins each partition to the first worker that pulls; A
+	// started first, so it holds most or all of them.
+	beforeA, beforeB := a.Applied(), b.Applied()
+	if n := uint64(len(inboxes) + 3*len(inboxes)); beforeA+beforeB != n {
+		t.Errorf("before the stop A applied %d and B %d events; %d were stored, each to be applied by one of them", beforeA, beforeB, n)
+	}
+
+	a.Stop() // A unpins its partitions as it stops
+	send("after")
+	caughtUp(t, b)
+	if a.Applied() != beforeA {
+		t.Errorf("the stopped worker applied %d more events", a.Applied()-beforeA)
+	}
+	total := a.Applied() + b.Applied()
+	events := uint64(len(inboxes) + 2*3*len(inboxes)) // InboxCreated, MailReceived
+	if beforeA == 0 {
+		t.Fatalf("A applied nothing before it stopped: nothing to hand over (B %d)", beforeB)
+	}
+	if b.Applied() == beforeB {
+		t.Fatal("B applied nothing after A stopped")
+	}
+	t.Logf("A applied %d events before it stopped; B %d before, %d in all; %d events stored", beforeA, beforeB, b.Applied(), events)
+
+	// Every message is in its inbox once, and every entry was written by
+	// the event it says.
+	for _, in := range inboxes {
+		got, err := b.Inbox(ctxT(t), in.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := b.Messages(ctxT(t), got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Count != sent[in.id] || len(list) != sent[in.id] {
+			t.Errorf("inbox %s: count %d, listed %d, sent %d", in.addr, got.Count, len(list), sent[in.id])
+		}
+		seen := map[string]bool{}
+		for _, m := range list {
+			if seen[m.ID] {
+				t.Errorf("inbox %s lists message %s twice", in.addr, m.ID)
+			}
+			seen[m.ID] = true
+		}
+	}
+	if total < events {
+		t.Errorf("applied %d events in all, fewer than the %d stored", total, events)
+	}
+}
+
+// caughtUp waits until every event stored so far has been applied (by
+// whichever worker holds each partition).
+func caughtUp(t *testing.T, v *Views) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 45*time.Second)
+	defer cancel()
+	if err := v.CaughtUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
