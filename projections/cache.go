@@ -31,6 +31,15 @@ func newCache(maxBytes int) *cache {
 	return &cache{entries: map[string]*cached{}, maxBytes: maxBytes}
 }
 
+// clear drops every entry: after the watcher lost track of writes. A read
+// in flight finds its pending mark gone, and its answer is not kept.
+func (c *cache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.entries)
+	c.bytes = 0
+}
+
 // lookup returns a cached entry; ok is false on a miss, in which case the
 // returned token must be passed to fill (or forget) with what NATS answered.
 func (c *cache) lookup(key string) (e cached, ok bool, token *cached) {

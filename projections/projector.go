@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -309,6 +310,11 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 			v.unpin(part)
 		}
 	}()
+	// After a reconnection (an external server restarted) the iterator's
+	// pulls are gone with the old connection, and it would notice only when
+	// heartbeats fail to come; a fresh one pulls at once.
+	reconnected := v.js.Conn().StatusChanged(nats.CONNECTED)
+	defer v.js.Conn().RemoveStatusListener(reconnected)
 	for ctx.Err() == nil {
 		it, err := cons.Messages(jetstream.PullPriorityGroup(priorityGroup))
 		if err != nil {
@@ -316,6 +322,15 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 			sleep(ctx, time.Second)
 			continue
 		}
+		restart := make(chan struct{})
+		go func() {
+			select {
+			case <-reconnected:
+				log.Debug("views: connection restored; pulling again")
+				it.Stop()
+			case <-restart:
+			}
+		}()
 		stop := context.AfterFunc(ctx, it.Stop)
 		for {
 			msg, err := it.Next()
@@ -336,6 +351,7 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 		}
 		stop()
 		it.Stop()
+		close(restart)
 	}
 }
 
@@ -435,41 +451,107 @@ func (v *Views) checkpoint(ctx context.Context, part string) (uint64, error) {
 }
 
 // startWatcher starts the process's one watcher: checkpoints and inbox
-// changes become Hub notifications.
+// changes become Hub notifications, and every write keeps the read cache
+// current.
 func (v *Views) startWatcher(ctx context.Context) error {
 	w, err := v.kv.WatchAll(ctx, jetstream.UpdatesOnly())
 	if err != nil {
 		return fmt.Errorf("watch views: %w", err)
 	}
 	v.Reader.cache = newCache(cacheBytes)
-	// The watcher stops with the workers, whatever the client library does
-	// with its context.
-	context.AfterFunc(ctx, func() { _ = w.Stop() })
+	// A watcher is a consumer on the server; a reconnection (an external
+	// server restarted) loses it, and the client library would notice only
+	// when its heartbeats stop coming, seconds later, while the cache
+	// answered from what it had. So a reconnection restarts it at once.
+	reconnected := v.js.Conn().StatusChanged(nats.CONNECTED)
+	// Likewise when the views bucket elects a new leader in a cluster: the
+	// watcher's consumer lived with the old one.
+	elected := make(chan *nats.Msg, 1)
+	sub, err := v.js.Conn().ChanSubscribe("$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.KV_"+bucketName(v.gen), elected)
+	if err != nil {
+		_ = w.Stop()
+		return fmt.Errorf("watch views: %w", err)
+	}
 	v.wg.Add(1)
 	go func() {
 		defer v.wg.Done()
-		defer w.Stop()
-		for e := range w.Updates() {
-			if e == nil {
-				continue
-			}
-			key := e.Key()
-			if e.Operation() != jetstream.KeyValuePut {
-				v.cache.update(key, nil)
-				continue
-			}
-			v.cache.update(key, e.Value())
-			if part, ok := strings.CutPrefix(key, "c."); ok {
-				var cp Checkpoint
-				if json.Unmarshal(e.Value(), &cp) == nil {
-					v.hub.checkpoint(part, cp.Seq)
+		defer v.js.Conn().RemoveStatusListener(reconnected)
+		defer func() { _ = sub.Unsubscribe() }()
+		var last uint64 // revision of the newest write seen
+		for {
+			select {
+			case e, ok := <-w.Updates():
+				if ok && e != nil {
+					last = e.Revision()
+					v.watched(e)
 				}
-				continue
+				if ok {
+					continue
+				}
+			case <-reconnected:
+			case <-elected:
+			case <-ctx.Done():
+				_ = w.Stop()
+				return
 			}
-			v.hub.notify(key)
+			_ = w.Stop()
+			if w = v.rewatch(ctx, last); w == nil {
+				return
+			}
 		}
 	}()
-	// Prime checkpoints that changed before the watcher started.
+	return v.primeCheckpoints(ctx)
+}
+
+// watched applies one write seen by the watcher.
+func (v *Views) watched(e jetstream.KeyValueEntry) {
+	key := e.Key()
+	if e.Operation() != jetstream.KeyValuePut {
+		v.cache.update(key, nil)
+		return
+	}
+	v.cache.update(key, e.Value())
+	if part, ok := strings.CutPrefix(key, "c."); ok {
+		var cp Checkpoint
+		if json.Unmarshal(e.Value(), &cp) == nil {
+			v.hub.checkpoint(part, cp.Seq)
+		}
+		return
+	}
+	v.hub.notify(key)
+}
+
+// rewatch starts the watcher again just after the last write it saw, so
+// that it misses none; it returns nil once ctx ends.
+func (v *Views) rewatch(ctx context.Context, last uint64) jetstream.KeyWatcher {
+	for {
+		opt := jetstream.ResumeFromRevision(last + 1)
+		if last == 0 {
+			// Nothing seen yet: start afresh, and forget what the cache
+			// holds, which nothing kept current meanwhile.
+			opt = jetstream.UpdatesOnly()
+			v.cache.clear()
+		}
+		w, err := v.kv.WatchAll(ctx, opt)
+		if err == nil && last == 0 {
+			err = v.primeCheckpoints(ctx)
+		}
+		if err == nil {
+			v.log.Debug("views: watcher restarted", "from_revision", last+1)
+			return w
+		}
+		if w != nil {
+			_ = w.Stop()
+		}
+		v.log.Warn("views: cannot watch the views; retrying", "err", err)
+		if !sleep(ctx, time.Second) {
+			return nil
+		}
+	}
+}
+
+// primeCheckpoints reads the checkpoints a watcher started too late to see.
+func (v *Views) primeCheckpoints(ctx context.Context) error {
 	for _, part := range v.store.Partitions() {
 		seq, err := v.checkpoint(ctx, part)
 		if err != nil {

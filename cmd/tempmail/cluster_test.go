@@ -156,10 +156,21 @@ func sendUntil(smtpAddr, addr, prefix string, stop <-chan struct{}) []string {
 	}
 }
 
-// Mail sent to node 1 is read through node 3; node 1 dies while it leads
-// the streams, and mail goes on through nodes 2 and 3: every acknowledged
-// message is there once, on every node, also on node 1 once it is back.
+// Mail sent to node 1 is read through node 3; node 1 dies, while it leads
+// the streams or while another node does, and mail goes on through nodes 2
+// and 3: every acknowledged message is there once, on every node, also on
+// node 1 once it is back.
 func TestClusterLosesNoMailWhenANodeDies(t *testing.T) {
+	for _, leads := range []bool{true, false} {
+		name := "node 1 leads the streams"
+		if !leads {
+			name = "node 2 leads the streams"
+		}
+		t.Run(name, func(t *testing.T) { nodeDies(t, leads) })
+	}
+}
+
+func nodeDies(t *testing.T, node1Leads bool) {
 	nodes := newCluster(t)
 	n1, n2, n3 := nodes[0], nodes[1], nodes[2]
 	in := createTokenInbox(t, n3.base)
@@ -169,7 +180,11 @@ func TestClusterLosesNoMailWhenANodeDies(t *testing.T) {
 	go func() { done <- sendUntil(n1.smtpAddr, in.Address, "n1", stop) }()
 	eventually(t, "the first message readable on node 3", func() bool { return len(listMessages(t, n3.base, in.Token)) > 0 })
 
-	leadEverything(t, n2, n1)
+	if node1Leads {
+		leadEverything(t, n2, n1)
+	} else {
+		leadEverything(t, n2, n2)
+	}
 	time.Sleep(300 * time.Millisecond) // mail keeps flowing through node 1 as leader
 	if err := n1.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
