@@ -93,7 +93,7 @@ func (s *Server) openRaw(ctx context.Context, m *projections.Message) (io.ReadCl
 		}
 		return io.NopCloser(bytes.NewReader(raw)), nil
 	}
-	obj, err := s.store.Raw().Get(ctx, m.RawObject)
+	obj, err := s.store.OpenRaw(ctx, m.RawObject)
 	if err != nil {
 		return nil, tempmail.Wrap(tempmail.Unavailable, err, "the message source cannot be read now; try again")
 	}

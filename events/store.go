@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"time"
@@ -45,6 +46,7 @@ type Store struct {
 	stream     jetstream.Stream
 	raw        jetstream.ObjectStore
 	partitions int
+	replicated bool                   // R3: reads of the object store may reach a follower
 	errors     *prometheus.CounterVec // nil until Instrument
 }
 
@@ -128,7 +130,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	if err != nil {
 		return nil, err
 	}
-	return &Store{js: js, stream: stream, raw: raw, partitions: partitions}, nil
+	return &Store{js: js, stream: stream, raw: raw, partitions: partitions, replicated: cfg.Replicas > 1}, nil
 }
 
 // ensureStream creates the stream, or updates it when its configuration
@@ -187,6 +189,29 @@ func openObjectStore(ctx context.Context, js jetstream.JetStream, cfg jetstream.
 
 // Stream is the event stream, for consumers.
 func (s *Store) Stream() jetstream.Stream { return s.stream }
+
+// OpenRaw streams a large message's raw bytes from the object store.
+//
+// The client library looks objects up with direct gets, which a follower
+// may answer before it holds an object the leader acknowledged; so in a
+// cluster, "not found" for an object a view names is asked again for a
+// moment before it is believed.
+func (s *Store) OpenRaw(ctx context.Context, name string) (io.ReadCloser, error) {
+	for attempt := 0; ; attempt++ {
+		obj, err := s.raw.Get(ctx, name)
+		if err == nil {
+			return obj, nil
+		}
+		if !s.replicated || !errors.Is(err, jetstream.ErrObjectNotFound) || attempt == 10 {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
 
 // Raw is the object store of large raw messages.
 func (s *Store) Raw() jetstream.ObjectStore { return s.raw }

@@ -192,7 +192,10 @@ func rebuild(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Wr
 			return fmt.Errorf("no event store in %s: nothing to rebuild", cfg.DataDir)
 		}
 	} else {
-		log.Warn("rebuild against an external NATS: make sure no tempmail server is running")
+		log.Warn("rebuild against an external NATS: restart every tempmail process afterwards, so that they serve the new views")
+	}
+	if cfg.ClusterName != "" {
+		log.Warn("rebuild in a cluster: restart every other node afterwards, so that they serve the new views")
 	}
 	node, err := events.StartNode(ctx, nodeConfig(cfg, log))
 	if err != nil {
