@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"tempmail/events"
@@ -338,30 +339,36 @@ func summaryOf(m *Message) Summary {
 }
 
 // Preview is the first PreviewChars characters of a message's text, with
-// runs of white space folded to one space.
+// runs of white space folded to one space and bytes that are not UTF-8
+// dropped. It reads only as far as the preview reaches: it runs for every
+// message applied, and bodies can be megabytes.
 func Preview(text, html string) string {
 	if text == "" {
 		text = html
 	}
-	// Folding needs only the start: a preview never takes more than
-	// PreviewChars runes of at most 4 bytes, plus the spaces folded away.
-	if len(text) > 16*PreviewChars {
-		text = text[:16*PreviewChars]
-	}
-	text = strings.ToValidUTF8(strings.Join(strings.Fields(text), " "), "")
-	if utf8.RuneCountInString(text) <= PreviewChars {
-		return text
-	}
-	n := 0
-	for i := range text {
-		if n == PreviewChars {
-			// A copy: the slice would keep the whole folded text alive in
-			// every cached summary (a third of the heap under load).
-			return strings.Clone(text[:i])
+	var b strings.Builder
+	b.Grow(min(len(text), 2*PreviewChars))
+	n, space := 0, false
+	for i := 0; i < len(text) && n < PreviewChars; {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			continue
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case space:
+			b.WriteByte(' ')
+			space = false
+			if n++; n == PreviewChars {
+				continue
+			}
 		}
+		b.WriteRune(r)
 		n++
 	}
-	return text
+	return b.String()
 }
 
 func summaryBytes(s *Summary) int {

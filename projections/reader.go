@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -42,7 +41,7 @@ func (r *Reader) get(ctx context.Context, key string, rec record, what string) e
 	if decoded != nil && reflect.TypeOf(decoded) == reflect.TypeOf(rec) {
 		dst.Set(reflect.ValueOf(decoded).Elem())
 	} else {
-		if err := json.Unmarshal(value, rec); err != nil {
+		if err := decode(value, rec); err != nil {
 			return fmt.Errorf("view entry %s: %w", key, err)
 		}
 		if r.cache != nil {

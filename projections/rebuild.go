@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -193,7 +192,7 @@ func (m *memStore) tombstone(_ context.Context, key string, rev uint64, _ uint64
 func (m *memStore) flush(ctx context.Context, js jetstream.JetStream, prefix string) error {
 	futures := make([]jetstream.PubAckFuture, 0, len(m.data))
 	for key, rec := range m.data {
-		data, err := json.Marshal(rec)
+		data, err := encode(rec)
 		if err != nil {
 			return err
 		}

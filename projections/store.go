@@ -98,7 +98,7 @@ func (s *kvStore) get(ctx context.Context, key string, rec record) (uint64, bool
 	if err != nil {
 		return 0, false, unavailable(err)
 	}
-	if err := json.Unmarshal(e.Value(), rec); err != nil {
+	if err := decode(e.Value(), rec); err != nil {
 		return 0, false, fmt.Errorf("view entry %s: %w", key, err)
 	}
 	if !rec.meta().Gone {
@@ -108,7 +108,7 @@ func (s *kvStore) get(ctx context.Context, key string, rec record) (uint64, bool
 }
 
 func (s *kvStore) put(ctx context.Context, key string, rev uint64, rec record) error {
-	data, err := json.Marshal(rec)
+	data, err := encode(rec)
 	if err != nil {
 		return err
 	}

@@ -27,24 +27,32 @@ type clusterNode struct {
 	natsURL        string
 }
 
-func freeAddr(t *testing.T) string {
+// freeAddrs returns n distinct loopback addresses that were free a moment
+// ago: all are held open until every one is chosen, so that no two coincide.
+func freeAddrs(t *testing.T, n int) []string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	var addrs []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addrs
 }
+
+func freeAddr(t *testing.T) string { return freeAddrs(t, 1)[0] }
 
 func newCluster(t *testing.T) []*clusterNode {
 	t.Helper()
 	var nodes []*clusterNode
 	var routes []string
+	addrs := freeAddrs(t, 6)
 	for i := range 3 {
-		route := freeAddr(t)
+		route, listen := addrs[2*i], addrs[2*i+1]
 		routes = append(routes, "nats://"+route)
-		listen := freeAddr(t)
 		n := &clusterNode{name: fmt.Sprintf("n%d", i+1), dir: t.TempDir(), natsURL: "nats://" + listen}
 		n.args = []string{"--server-name", n.name, "--cluster-name", "tmtest", "--cluster-addr", route,
 			"--nats-listen", listen, "--replicas", "3", "--smtp-rate-per-ip", "0"}

@@ -105,7 +105,7 @@ func startExternalNATS(t *testing.T, dir string) (*externalNATS, string, string)
 	}
 	port, _ := strconv.Atoi(freeAddr(t)[len("127.0.0.1:"):])
 	opts := &server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: filepath.Join(dir, "js"),
-		NoSigs: true, NoLog: false, TrustedOperators: []*jwt.OperatorClaims{oc}, AccountResolver: resolver, SystemAccount: spub,
+		NoSigs: true, NoLog: true, TrustedOperators: []*jwt.OperatorClaims{oc}, AccountResolver: resolver, SystemAccount: spub,
 		TLS: true, TLSConfig: tlsCfg, TLSTimeout: 2}
 	e := &externalNATS{opts: opts}
 	e.start(t)
@@ -119,7 +119,6 @@ func (e *externalNATS) start(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.ConfigureLogger()
 	go srv.Start()
 	if !srv.ReadyForConnections(10 * time.Second) {
 		t.Fatal("external nats-server did not start")

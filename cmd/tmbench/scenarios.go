@@ -250,7 +250,11 @@ func (b *bench) rebuild() {
 	if err := generateEvents(dir, n); err != nil {
 		panic(err)
 	}
-	out, err := exec.Command(b.bin, "rebuild", "--data-dir", dir).CombinedOutput()
+	cmd := exec.Command(b.bin, "rebuild", "--data-dir", dir)
+	if p := b.profile("rebuild.pprof"); p != "" {
+		cmd.Env = append(os.Environ(), "TEMPMAIL_CPUPROFILE="+p)
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		panic(fmt.Sprintf("rebuild: %v\n%s", err, out))
 	}
