@@ -15,8 +15,13 @@ import (
 	"tempmail/projections"
 )
 
-// commandTimeout bounds a command's publish and its wait for the views.
-const commandTimeout = 5 * time.Second
+// commandTimeout bounds a command's publish and its wait for the views. It
+// is normally milliseconds; the bound is for a cluster riding out the loss of
+// a node, which takes new stream leaders (5 to 11 s measured) or moves a
+// partition to another process's worker (the pinned TTL, 5 s): a command
+// that waits that long answers 201, where a shorter wait would answer 503
+// for a change that was in fact stored.
+const commandTimeout = 15 * time.Second
 
 // inboxSpec is what a family asks of a new inbox.
 type inboxSpec struct {
