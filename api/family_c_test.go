@@ -20,6 +20,11 @@ func TestTokenInboxC(t *testing.T) {
 		"/inboxes/nope/messages/0190f0f0-0000-7000-8000-000000000000/"} {
 		h.expect(h.do("GET", p, ""), 404, `{"error":"Inbox not found"}`)
 	}
+	// Tokens that are subject wildcards or not key-shaped name no inbox:
+	// a wildcard must never match someone else's.
+	for _, tok := range []string{"*", ">", "%2A", "t.%2A", "a%20b", ".", "a..b", "%3E"} {
+		h.expect(h.do("GET", "/inboxes/"+tok+"/messages/", ""), 404, `{"error":"Inbox not found"}`)
+	}
 	h.expect(h.do("POST", "/inboxes/", "x", "Content-Type", "text/plain"), 415, "")
 	h.expect(h.do("POST", "/inboxes/", "{", "Content-Type", jsonCT), 400, "")
 	h.expect(h.do("DELETE", "/inboxes/"+token+"/latest/", ""), 405, "")

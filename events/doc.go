@@ -10,5 +10,12 @@
 // the caller, decides races (two claims of one address, mail racing an
 // inbox's deletion).
 //
+// The NATS side runs three ways: a single embedded server (no listener), an
+// embedded node of a JetStream cluster (routes, a client listener, start-up
+// waits for the cluster's leader), or an external server or cluster. With
+// replicas, reads that must follow a write go to the stream's leader: the
+// event stream has direct gets off, and OpenKV's buckets answer Get from
+// the leader (leader.go), because a follower may lag what was acknowledged.
+//
 // This package never reads or writes views; that is the projections package.
 package events

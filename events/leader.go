@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -24,9 +25,18 @@ type leaderKV struct {
 }
 
 func (kv *leaderKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
-	m, err := leaderLast(ctx, kv.nc, "KV_"+kv.Bucket(), "$KV."+kv.Bucket()+"."+key)
+	// The server reads a wildcard in the subject as one: "t.*" would answer
+	// with whichever token entry came last.
+	if !ValidKey(key) {
+		return nil, jetstream.ErrInvalidKey
+	}
+	subject := "$KV." + kv.Bucket() + "." + key
+	m, err := leaderLast(ctx, kv.nc, "KV_"+kv.Bucket(), subject)
 	if err != nil {
 		return nil, err
+	}
+	if m.Subject != subject {
+		return nil, jetstream.ErrKeyNotFound
 	}
 	// Deletes, purges and the markers of expired entries read as absent,
 	// as the library's Get has them.
@@ -36,10 +46,33 @@ func (kv *leaderKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntr
 	return &leaderEntry{bucket: kv.Bucket(), key: key, msg: m}, nil
 }
 
+// ValidKey reports whether key can name a KV entry: dot-separated tokens of
+// letters, digits and -/_=, none empty. Keys built from what a client sent
+// (a token in a URL) must be checked before they reach NATS.
+func ValidKey(key string) bool {
+	if key == "" || key[0] == '.' || key[len(key)-1] == '.' || strings.Contains(key, "..") {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-/_=.", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // leaderLast asks a stream's leader for the last message on subject, through
 // the JetStream API rather than a direct get.
 func leaderLast(ctx context.Context, nc *nats.Conn, stream, subject string) (*jetstream.RawStreamMsg, error) {
 	req, _ := json.Marshal(map[string]string{"last_by_subj": subject})
+	if _, ok := ctx.Deadline(); !ok {
+		// As the client library bounds its own requests: an answer lost
+		// while leaders change must not hang the caller.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+	}
 	resp, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+stream, req)
 	if err != nil {
 		return nil, err

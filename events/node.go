@@ -119,9 +119,22 @@ func waitForAPI(ctx context.Context, js jetstream.JetStream) error {
 		if err == nil {
 			return nil
 		}
-		if ctx.Err() != nil {
+		// A cluster without a leader answers at once that it has none:
+		// pause rather than spin through the election.
+		if !sleepCtx(ctx, 100*time.Millisecond) {
 			return fmt.Errorf("JetStream does not answer: %w", err)
 		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -201,8 +214,10 @@ func waitForMetaLeader(ctx context.Context, ns *server.Server, log *slog.Logger)
 	}
 }
 
-// connect dials an external NATS, and keeps redialling for as long as the
-// process runs: a cluster node restarting is no reason to give up.
+// connect dials an external NATS. It fails at once if no server answers
+// (the operator hears of a wrong URL at start-up); once connected, it
+// redials for as long as the process runs: a server restarting is no reason
+// to give up.
 func connect(ctx context.Context, cfg NodeConfig, log *slog.Logger) (*Node, error) {
 	opts := []nats.Option{nats.Name("tempmail"), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
 		nats.Timeout(5 * time.Second),

@@ -164,7 +164,7 @@ func sameStream(have, want jetstream.StreamConfig) bool {
 // Replicated, its Get goes to the bucket's leader (see leaderKV).
 func OpenKV(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	kv, err := js.KeyValue(ctx, cfg.Bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
+	if errors.Is(err, jetstream.ErrBucketNotFound) || (err == nil && replicasDiffer(ctx, js, "KV_"+cfg.Bucket, cfg.Replicas)) {
 		kv, err = js.CreateOrUpdateKeyValue(ctx, cfg)
 	}
 	if err != nil {
@@ -176,9 +176,17 @@ func OpenKV(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueC
 	return kv, nil
 }
 
+// replicasDiffer reports whether an existing bucket's stream keeps another
+// number of copies than asked for (--replicas changed): then it is updated,
+// or losing a node would lose what only the old copies held.
+func replicasDiffer(ctx context.Context, js jetstream.JetStream, stream string, want int) bool {
+	st, err := js.Stream(ctx, stream)
+	return err == nil && st.CachedInfo().Config.Replicas != max(want, 1)
+}
+
 func openObjectStore(ctx context.Context, js jetstream.JetStream, cfg jetstream.ObjectStoreConfig) (jetstream.ObjectStore, error) {
 	obs, err := js.ObjectStore(ctx, cfg.Bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
+	if errors.Is(err, jetstream.ErrBucketNotFound) || (err == nil && replicasDiffer(ctx, js, "OBJ_"+cfg.Bucket, cfg.Replicas)) {
 		obs, err = js.CreateOrUpdateObjectStore(ctx, cfg)
 	}
 	if err != nil {
@@ -564,7 +572,7 @@ func contentMsg(subject string, c Content) (*nats.Msg, error) {
 	}
 	m := nats.NewMsg(subject)
 	data := make([]byte, 0, len(head)+1+len(text)+len(html)+len(raw))
-	data = append(append(head, '\n'), text...)
+	data = append(append(append(data, head...), '\n'), text...)
 	m.Data = append(append(data, html...), raw...)
 	return m, nil
 }
@@ -617,7 +625,7 @@ func DecodeContent(data []byte) (Content, error) {
 	switch rec.Version {
 	case 2: // bodies in the JSON
 	case contentV:
-		if rec.TextLen < 0 || rec.HTMLLen < 0 || rec.TextLen+rec.HTMLLen > len(rest) {
+		if rec.TextLen < 0 || rec.HTMLLen < 0 || rec.TextLen > len(rest) || rec.HTMLLen > len(rest)-rec.TextLen {
 			return Content{}, fmt.Errorf("content record: bodies of %d and %d bytes in %d", rec.TextLen, rec.HTMLLen, len(rest))
 		}
 		rec.Text = string(rest[:rec.TextLen])

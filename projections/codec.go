@@ -33,7 +33,7 @@ func encode(rec record) ([]byte, error) {
 		return nil, err
 	}
 	out := make([]byte, 0, len(data)+1+len(m.Text)+len(m.HTML))
-	out = append(append(append(data, '\n'), m.Text...), m.HTML...)
+	out = append(append(append(append(out, data...), '\n'), m.Text...), m.HTML...)
 	return out, nil
 }
 
@@ -50,7 +50,7 @@ func decode(data []byte, rec record) error {
 	if err := json.Unmarshal(head, &h); err != nil {
 		return err
 	}
-	if h.TextLen < 0 || h.HTMLLen < 0 || h.TextLen+h.HTMLLen != len(bodies) {
+	if h.TextLen < 0 || h.HTMLLen < 0 || h.TextLen > len(bodies) || h.HTMLLen != len(bodies)-h.TextLen {
 		return fmt.Errorf("message entry: bodies of %d and %d bytes in %d", h.TextLen, h.HTMLLen, len(bodies))
 	}
 	m.Text = string(bodies[:h.TextLen])

@@ -9,7 +9,7 @@
 //	i.<inboxID>          an inbox: its fields, message count, newest message and list pages
 //	a.<addressKey>       which inbox holds an address, and the address's last lifecycle sequence
 //	t.<token>            which inbox a family C token names
-//	m.<messageID>        a message, whole (bodies, headers, attachments)
+//	m.<messageID>        a message, whole (bodies, headers, attachments; bodies after the JSON, codec.go)
 //	l.<inboxID>.<page>   one page of an inbox's message list: summaries, newest first
 //	c.<partition>        the last stream sequence applied in a partition
 //
@@ -21,6 +21,10 @@
 // half-way through an event, or two workers overlapping during a hand-over
 // therefore change nothing. Deleted entries become short-lived tombstones
 // rather than vanishing, so a late, older event cannot resurrect them.
+//
+// Every process runs a worker per partition; each partition's consumer is
+// pinned to one of them at a time (a priority group), and moves when that
+// worker stops or dies.
 //
 // One watcher per process turns view changes into in-memory notifications
 // (Hub): commands wait on it for their own events (read-your-writes), and

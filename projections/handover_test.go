@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/events"
 	"tempmail/events/natstest"
 )
 
@@ -26,8 +27,6 @@ func TestPartitionsAreHandedOverWhenAWorkerStops(t *testing.T) {
 		return v
 	}
 	a := start()
-	b := start()
-	t.Cleanup(b.Stop)
 
 	// Many inboxes, so that every partition has work.
 	var inboxes []inboxRef
@@ -44,15 +43,23 @@ func TestPartitionsAreHandedOverWhenAWorkerStops(t *testing.T) {
 		}
 	}
 	send("before")
-	caughtUp(t, b)
-	// The server pins each partition to the first worker that pulls; A
-	// started first, so it holds most or all of them.
+	caughtUp(t, a)
+	// B starts beside A, which holds every partition's pin.
+	b := start()
+	t.Cleanup(b.Stop)
+	pins := pinnedClients(t, a)
 	beforeA, beforeB := a.Applied(), b.Applied()
-	if n := uint64(len(inboxes) + 3*len(inboxes)); beforeA+beforeB != n {
-		t.Errorf("before the stop A applied %d and B %d events; %d were stored, each to be applied by one of them", beforeA, beforeB, n)
+	if n := uint64(len(inboxes) + 3*len(inboxes)); beforeA != n {
+		t.Errorf("A applied %d events; %d were stored", beforeA, n)
 	}
 
 	a.Stop() // A unpins its partitions as it stops
+	// At once, not after the pinned TTL: no partition is still pinned to A.
+	for part, pin := range pinnedClients(t, b) {
+		if pin != "" && pin == pins[part] {
+			t.Errorf("partition %s is still pinned to the stopped worker", part)
+		}
+	}
 	send("after")
 	caughtUp(t, b)
 	if a.Applied() != beforeA {
@@ -93,6 +100,27 @@ func TestPartitionsAreHandedOverWhenAWorkerStops(t *testing.T) {
 	if total < events {
 		t.Errorf("applied %d events in all, fewer than the %d stored", total, events)
 	}
+}
+
+// pinnedClients returns, per partition, the id of the client its consumer
+// is pinned to ("" for none).
+func pinnedClients(t *testing.T, v *Views) map[string]string {
+	t.Helper()
+	pins := map[string]string{}
+	for _, part := range v.store.Partitions() {
+		cons, err := v.js.Consumer(ctxT(t), events.StreamName, v.consumerName(part))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := cons.Info(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range info.PriorityGroups {
+			pins[part] = g.PinnedClientID
+		}
+	}
+	return pins
 }
 
 // caughtUp waits until every event stored so far has been applied (by

@@ -154,8 +154,9 @@ func (v *Views) Start(ctx context.Context) error {
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	v.cancel = cancel
-	if err := v.startWatcher(runCtx); err != nil {
+	if err := v.startWatcher(ctx, runCtx); err != nil {
 		cancel()
+		v.wg.Wait() // Start may be tried again: nothing of this try may run on
 		return err
 	}
 	for _, part := range v.store.Partitions() {
@@ -316,7 +317,7 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 	reconnected := v.js.Conn().StatusChanged(nats.CONNECTED)
 	defer v.js.Conn().RemoveStatusListener(reconnected)
 	for ctx.Err() == nil {
-		it, err := cons.Messages(jetstream.PullPriorityGroup(priorityGroup))
+		it, err := cons.Messages(v.pullOptions()...)
 		if err != nil {
 			log.Warn("views: cannot consume; retrying", "err", err)
 			sleep(ctx, time.Second)
@@ -331,7 +332,10 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 			case <-restart:
 			}
 		}()
-		stop := context.AfterFunc(ctx, it.Stop)
+		// Stopping drains: an event already delivered is applied and
+		// acknowledged, not left to the ack wait of whoever takes over.
+		pinned = false
+		stop := context.AfterFunc(ctx, it.Drain)
 		for {
 			msg, err := it.Next()
 			if err != nil {
@@ -355,9 +359,6 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 	}
 }
 
-// handle applies one event, retrying until it is applied or the worker
-// stops; it never skips ahead, because a later event must not be applied
-// before an earlier one of the same partition.
 // checkpointer spaces out a partition's checkpoint writes under load: one
 // when the partition has caught up, and at least every checkpointEvery while
 // events keep coming. Commands wait on checkpoints, so the bound is also
@@ -372,6 +373,9 @@ func (c *checkpointer) due(md *jetstream.MsgMetadata) bool {
 	return md.NumPending == 0 || time.Since(c.written) >= checkpointEvery
 }
 
+// handle applies one event, retrying until it is applied or the worker
+// stops; it never skips ahead, because a later event must not be applied
+// before an earlier one of the same partition.
 func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetstream.Msg, cp *checkpointer, log *slog.Logger) {
 	md, err := msg.Metadata()
 	if err != nil {
@@ -424,6 +428,19 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 	}
 }
 
+// pullOptions are a worker's pull requests. The server keeps a partition
+// pinned to a worker only while it keeps asking within pinnedTTL; the
+// client library's default (a pull every 30 s when idle) would let the pin
+// wander between live processes every few seconds. A single node has no
+// one to hand over to, and saves the traffic.
+func (v *Views) pullOptions() []jetstream.PullMessagesOpt {
+	opts := []jetstream.PullMessagesOpt{jetstream.PullPriorityGroup(priorityGroup)}
+	if !v.opts.Exclusive {
+		opts = append(opts, jetstream.PullExpiry(pinnedTTL/2))
+	}
+	return opts
+}
+
 // unpin lets another process's worker take a partition over at once, rather
 // than after pinnedTTL, when this one stops.
 func (v *Views) unpin(part string) {
@@ -453,8 +470,8 @@ func (v *Views) checkpoint(ctx context.Context, part string) (uint64, error) {
 // startWatcher starts the process's one watcher: checkpoints and inbox
 // changes become Hub notifications, and every write keeps the read cache
 // current.
-func (v *Views) startWatcher(ctx context.Context) error {
-	w, err := v.kv.WatchAll(ctx, jetstream.UpdatesOnly())
+func (v *Views) startWatcher(ctx, runCtx context.Context) error {
+	w, err := v.kv.WatchAll(runCtx, jetstream.UpdatesOnly())
 	if err != nil {
 		return fmt.Errorf("watch views: %w", err)
 	}
@@ -490,12 +507,12 @@ func (v *Views) startWatcher(ctx context.Context) error {
 				}
 			case <-reconnected:
 			case <-elected:
-			case <-ctx.Done():
+			case <-runCtx.Done():
 				_ = w.Stop()
 				return
 			}
 			_ = w.Stop()
-			if w = v.rewatch(ctx, last); w == nil {
+			if w = v.rewatch(runCtx, last); w == nil {
 				return
 			}
 		}

@@ -59,6 +59,9 @@ func (r *Reader) get(ctx context.Context, key string, rec record, what string) e
 // read returns a view entry's value (nil when absent), and its decoded
 // record when the cache has one.
 func (r *Reader) read(ctx context.Context, key string) ([]byte, record, error) {
+	if !events.ValidKey(key) {
+		return nil, nil, nil // a token or id no entry can have: absent
+	}
 	var token *cached
 	if r.cache != nil {
 		e, ok, t := r.cache.lookup(key)
