@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -323,34 +324,37 @@ func generateEvents(dir string, n int) error {
 	return nil
 }
 
-// 6. Memory: resident size after many messages, and the peak, with
-// --memory-limit at 512 MiB (half the default), to show that the limit is
-// what bounds it.
+// 6. Memory: resident size while 100,000 messages arrive, in five rounds,
+// against --memory-limit (its default, 1 GiB, which this run sets
+// explicitly). Memory is bounded if it levels off below the limit and stays
+// there while messages keep arriving and piling up.
 func (b *bench) memory() {
-	const limit = 512 << 20
+	const limit = 1 << 30
 	n := b.scale(100000, 20000)
-	fmt.Printf("\n[6] memory: %d messages of 4 KiB into 50 inboxes, --memory-limit %d MiB\n", n, limit>>20)
+	fmt.Printf("\n[6] memory: %d messages of 4 KiB into 50 inboxes in 5 rounds, --memory-limit %d MiB\n", n, limit>>20)
 	svc := b.startService("", b.profile("memory.pprof"), "--memory-limit", fmt.Sprint(limit))
 	defer svc.remove()
 	defer svc.stop()
 	rcpts := addresses(svc.newInboxes(50))
-	fifth := n / 5
-	rateA, _ := blast(svc.smt, 16, fifth, rcpts, "mem-a")
-	time.Sleep(3 * time.Second)
-	early, _ := rss(svc.cmd.Process.Pid)
-	rateB, _ := blast(svc.smt, 16, n-fifth, rcpts, "mem-b")
-	time.Sleep(3 * time.Second)
-	late, peak := rss(svc.cmd.Process.Pid)
-	fmt.Printf("  %.0f msg/s, then %.0f msg/s; RSS after %d: %d MiB; after %d: %d MiB; peak %d MiB\n",
-		rateA, rateB, fifth, early>>20, n, late>>20, peak>>20)
+	var after []int64
+	var rates []string
+	for round := range 5 {
+		rate, _ := blast(svc.smt, 16, n/5, rcpts, fmt.Sprintf("mem-%d", round))
+		cur, _ := rss(svc.cmd.Process.Pid)
+		after = append(after, cur)
+		rates = append(rates, fmt.Sprintf("%.0f", rate))
+		fmt.Printf("  after %d: RSS %d MiB (%.0f msg/s)\n", (round+1)*n/5, cur>>20, rate)
+	}
+	_, peak := rss(svc.cmd.Process.Pid)
 	// The limit is soft and covers the memory the Go runtime manages (the
 	// embedded server's included); RSS adds the binary and what the runtime
-	// has not yet returned: a quarter more is allowed. Five times the
-	// messages must not cost a quarter more either.
-	ok := float64(late) <= 1.25*limit && float64(late) <= 1.25*float64(early)
-	b.add("memory bounded by --memory-limit (here 512 MiB), not by messages",
-		fmt.Sprintf("RSS %d MiB after %d, %d MiB after %d, peak %d MiB", early>>20, fifth, late>>20, n, peak>>20),
-		fmt.Sprintf("%.2f× limit; %.2f× from %d to %d", float64(late)/limit, float64(late)/float64(early), fifth, n), ok)
+	// has not yet returned: a quarter more is allowed. From the second round
+	// on (the server's caches full), more messages must not cost more.
+	second, last := after[1], after[4]
+	ok := float64(peak) <= 1.25*limit && float64(last) <= 1.25*float64(second)
+	b.add("memory bounded by --memory-limit (1 GiB), not by messages",
+		fmt.Sprintf("RSS %d MiB after %d, %d MiB after %d, peak %d MiB; rounds at %s msg/s", second>>20, 2*n/5, last>>20, n, peak>>20, strings.Join(rates, "/")),
+		fmt.Sprintf("peak %.2f× limit; %.2f× from %d to %d", float64(peak)/limit, float64(last)/float64(second), 2*n/5, n), ok)
 }
 
 // addresses lists the addresses of inboxes.
