@@ -58,6 +58,7 @@ func newHarness(t *testing.T, tweak ...func(*config.Config)) *harness {
 	log := slog.New(slog.DiscardHandler)
 	d := &ingest.Deliverer{Store: store, Views: views.Reader, Log: log, MaxMessageBytes: cfg.MaxMessageBytes, Hostname: "mx.test",
 		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
+	t.Cleanup(d.Wait) // evictions finish before NATS stops
 	srv := New(Deps{Config: cfg, Store: store, Views: views.Reader, Ingest: d, Log: log})
 	if err := srv.SyncDomains(ctx, cfg.Domains); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -55,7 +56,13 @@ type Deliverer struct {
 	MaxMessagesPerInbox int
 	// Retention is how long family B inboxes keep a message. 0: forever.
 	Retention time.Duration
+
+	evictions sync.WaitGroup
 }
+
+// Wait waits for the evictions that deliveries started; the service calls
+// it once its listeners have stopped, before it closes NATS.
+func (d *Deliverer) Wait() { d.evictions.Wait() }
 
 // Recipient returns the live inbox an address names, or ErrNoMailbox or
 // ErrNotServed, or an Unavailable error when the views cannot be read.
@@ -170,7 +177,15 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 				continue
 			}
 			d.Metrics.addReceived(1)
-			d.evict(ctx, recipients[i])
+			// Evicting is the cap's business, not the sender's: it runs
+			// after the 250 (it was a third of a full inbox's delivery
+			// time). Lost to a crash, it is made up by the next delivery.
+			in := recipients[i]
+			d.evictions.Go(func() {
+				ectx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				d.evict(ectx, in)
+			})
 		}
 		return out, nil
 	}

@@ -44,6 +44,8 @@ type Service struct {
 	http   *http.Server
 	httpLn net.Listener
 	served chan struct{}
+
+	deliverer *ingest.Deliverer
 }
 
 // Start brings the service up in dependency order and returns once it is
@@ -102,10 +104,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		s.Views.LagCollector())
 	s.Store.Instrument(reg)
-	deliverer := &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
+	s.deliverer = &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
 		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
-	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: deliverer,
+	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.deliverer,
 		Log: log, Metrics: reg})
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
 		return s, err
@@ -119,7 +121,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		}
 		smtpCfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
-	smtpSrv := ingest.NewSMTPServer(deliverer, smtpCfg)
+	smtpSrv := ingest.NewSMTPServer(s.deliverer, smtpCfg)
 	if err = smtpSrv.Listen(); err != nil {
 		return s, err
 	}
@@ -170,6 +172,9 @@ func (s *Service) Shutdown(ctx context.Context) {
 		})
 	}
 	wg.Wait()
+	if s.deliverer != nil {
+		s.deliverer.Wait()
+	}
 	if s.Views != nil {
 		s.Views.Stop()
 	}

@@ -17,9 +17,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	gosmtp "github.com/emersion/go-smtp"
