@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -265,6 +266,10 @@ func (b *bench) rebuild() {
 	}
 	rate, _ := strconv.Atoi(m[2])
 	fmt.Printf("  %s", out)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		// The rebuild holds the new views in memory until it writes them.
+		fmt.Printf("  rebuild peak RSS %d MiB\n", ru.Maxrss>>10)
+	}
 	b.add("rebuild ≥ 20,000 events/s", fmt.Sprintf("%s events at %d/s", m[1], rate), fmt.Sprintf("%.2f×", float64(rate)/20000), rate >= 20000)
 }
 
