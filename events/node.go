@@ -121,20 +121,11 @@ func waitForAPI(ctx context.Context, js jetstream.JetStream) error {
 		}
 		// A cluster without a leader answers at once that it has none:
 		// pause rather than spin through the election.
-		if !sleepCtx(ctx, 100*time.Millisecond) {
+		select {
+		case <-ctx.Done():
 			return fmt.Errorf("JetStream does not answer: %w", err)
+		case <-time.After(100 * time.Millisecond):
 		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 
