@@ -256,9 +256,10 @@ func settle(ctx context.Context, log *slog.Logger, step string, fn func(context.
 func transient(err error) bool {
 	var apiErr *jetstream.APIError
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
-		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoHeartbeat) ||
+		errors.Is(err, nats.ErrNoResponders) ||
 		(errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeJetStreamNotEnabled ||
-			apiErr.Code == 503 || apiErr.Code == 408 || apiErr.ErrorCode == 10008))
+			apiErr.Code == 503 || apiErr.Code == 408 ||
+			apiErr.ErrorCode == 10008)) // "JetStream system temporarily unavailable"
 }
 
 // nodeConfig says which NATS to run or reach.
@@ -299,37 +300,29 @@ func sharedToken(ctx context.Context, js jetstream.JetStream, cfg config.Config,
 	if b, err := os.ReadFile(path); err == nil {
 		local = strings.TrimSpace(string(b))
 	}
+	// The bucket's Get reads from its leader (events.OpenKV), so a token
+	// another process stored first is seen by the Get after a failed Create.
 	var tok string
-	for attempt := 0; tok == "" && attempt < 50; attempt++ {
-		e, err := kv.Get(ctx, apiTokenKey)
-		switch {
-		case err == nil:
-			tok = string(e.Value())
-		case errors.Is(err, jetstream.ErrKeyNotFound):
-			fresh := local
-			if fresh == "" {
-				fresh = rand.Text()
+	e, err := kv.Get(ctx, apiTokenKey)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		fresh := local
+		if fresh == "" {
+			fresh = rand.Text()
+		}
+		if _, err = kv.Create(ctx, apiTokenKey, []byte(fresh)); err == nil {
+			tok = fresh
+			if local == "" {
+				log.Info("generated an API token for family A; it is kept in "+path, "api_token", tok)
 			}
-			_, err := kv.Create(ctx, apiTokenKey, []byte(fresh))
-			switch {
-			case err == nil:
-				tok = fresh
-				if local == "" {
-					log.Info("generated an API token for family A; it is kept in "+path, "api_token", tok)
-				}
-			case errors.Is(err, jetstream.ErrKeyExists):
-				// Another process stored one first (a follower may not
-				// show it yet): read again.
-				time.Sleep(100 * time.Millisecond)
-			default:
-				return "", fmt.Errorf("store the generated API token: %w", err)
-			}
-		default:
-			return "", fmt.Errorf("read the API token: %w", err)
+		} else if errors.Is(err, jetstream.ErrKeyExists) {
+			e, err = kv.Get(ctx, apiTokenKey)
 		}
 	}
 	if tok == "" {
-		return "", errors.New("read the API token: another process stored it, but it cannot be read")
+		if err != nil {
+			return "", fmt.Errorf("read or store the API token: %w", err)
+		}
+		tok = string(e.Value())
 	}
 	if tok != local {
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
