@@ -27,7 +27,8 @@ fmt-check:
 clean:
 	rm -rf bin
 
-# Benchmarks against DESIGN.md's targets (docs/BENCHMARKS.md). Not part of test.
+# Benchmarks against the performance targets (docs/BENCHMARKS.md). Not part of
+# test. The output and profiles stay out of git; results go to docs/BENCHMARKS.md.
 bench: build
 	$(GO) build -o bin/tmbench ./cmd/tmbench
 	./bin/tmbench -tempmail $(BIN) -profiles bench-profiles | tee bench-output.txt
