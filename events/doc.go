@@ -17,5 +17,12 @@
 // event stream has direct gets off, and OpenKV's buckets answer Get from
 // the leader (leader.go), because a follower may lag what was acknowledged.
 //
+// Where things are: store.go opens the stream, buckets and object store;
+// publish.go is the one way anything is written (single messages and atomic
+// batches); commands.go holds the lifecycle commands (domains, inboxes,
+// message events); deliver.go stores received mail; content.go the records
+// of what a message says; purge.go lets go of it after a deletion; node.go
+// and leader.go the NATS connection and leader reads.
+//
 // This package never reads or writes views; that is the projections package.
 package events

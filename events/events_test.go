@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tempmail"
+
 	"tempmail/events"
 	"tempmail/events/natstest"
 )

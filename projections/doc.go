@@ -30,5 +30,12 @@
 // (Hub): commands wait on it for their own events (read-your-writes), and
 // long-polling requests wait on it for new mail.
 //
+// Where things are: projector.go starts and stops a process's views;
+// generations.go keeps track of the current views bucket; worker.go runs a
+// partition's consumer; apply.go turns one event into view writes (views.go
+// has the entries, store.go the compare-and-swap store under them);
+// watcher.go, hub.go and cache.go carry changes to readers; reader.go
+// answers reads; rebuild.go replays the log; metrics.go reports lag.
+//
 // This package never publishes events and never serves HTTP.
 package projections

@@ -1,0 +1,107 @@
+package events
+
+import (
+	"context"
+	"time"
+
+	"tempmail"
+)
+
+// AppendDomainEvent publishes a DomainAdded or DomainDeactivated, expecting
+// the domain list's last event to be at expectSeq (0: none yet).
+func (s *Store) AppendDomainEvent(ctx context.Context, p Payload, expectSeq uint64) (Ack, error) {
+	m, err := eventMsg(domainsSubject, p)
+	if err != nil {
+		return Ack{}, err
+	}
+	expect(m, domainsSubject, expectSeq)
+	acks, err := s.publishMsgs(ctx, m)
+	if isWrongLastSeq(err) {
+		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "the domain list changed concurrently")
+	}
+	return first(acks), err
+}
+
+// CreateInbox claims ev.Address for a new inbox. lastLifecycleSeq is the
+// sequence of the last event on the address's lifecycle subject (0 if it
+// never had an inbox), which the views record: the claim succeeds only if
+// nothing happened on the address since, so of two claims made from the same
+// knowledge exactly one wins and the other gets an error of kind Conflict.
+// The caller must claim only addresses the views show as free.
+//
+// An inbox with an expiry gets its InboxExpired scheduled first, which the
+// server itself publishes when the time comes (a message schedule): it
+// survives restarts, fires once in a cluster, and costs no loop. Scheduled
+// before the claim, it cannot be missing for a created inbox; if the claim
+// then fails, it is withdrawn (and should that fail too, the lone expiry of
+// an inbox that never was is ignored by the views).
+func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleSeq uint64) (Ack, error) {
+	part := s.PartitionOfAddress(ev.Address)
+	lifecycle := inboxSubject(part, ev.Address)
+	var withdraw []string
+	if !ev.ExpiresAt.IsZero() {
+		subj := scheduleSubject(part, ev.Address, ev.InboxID, "expire")
+		expiry, err := scheduleMsg(subj, lifecycle, ev.ExpiresAt, InboxExpired{InboxID: ev.InboxID, Address: ev.Address})
+		if err != nil {
+			return Ack{}, err
+		}
+		if _, err := s.publishMsgs(ctx, expiry); err != nil {
+			return Ack{}, err
+		}
+		withdraw = append(withdraw, subj)
+	}
+	created, err := eventMsg(lifecycle, ev)
+	if err != nil {
+		return Ack{}, err
+	}
+	expect(created, lifecycle, lastLifecycleSeq)
+	acks, err := s.publishMsgs(ctx, created)
+	if err != nil {
+		s.withdraw(withdraw...)
+	}
+	if isWrongLastSeq(err) {
+		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "address already taken")
+	}
+	return first(acks), err
+}
+
+// withdraw removes what a failed or duplicate publish left behind: a content
+// record or a schedule that no event refers to. It is best effort; what it
+// cannot remove is never shown (no event refers to it).
+func (s *Store) withdraw(subjects ...string) {
+	if len(subjects) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, subj := range subjects {
+		_ = s.purgeSubject(ctx, subj)
+	}
+}
+
+// EndInbox publishes an InboxDeleted for the inbox whose lifecycle subject
+// was last at lifecycleSeq. If the inbox already ended, the error is of kind
+// NotFound.
+func (s *Store) EndInbox(ctx context.Context, addr string, p Payload, lifecycleSeq uint64) (Ack, error) {
+	subj := inboxSubject(s.PartitionOfAddress(addr), addr)
+	m, err := eventMsg(subj, p)
+	if err != nil {
+		return Ack{}, err
+	}
+	expect(m, subj, lifecycleSeq)
+	acks, err := s.publishMsgs(ctx, m)
+	if isWrongLastSeq(err) {
+		return Ack{}, tempmail.Wrap(tempmail.NotFound, err, "inbox not found")
+	}
+	return first(acks), err
+}
+
+// AppendMessageEvent publishes a MarkedRead or Deleted for one message.
+func (s *Store) AppendMessageEvent(ctx context.Context, addr, inboxID, messageID string, p Payload) (Ack, error) {
+	m, err := eventMsg(messageSubject(s.PartitionOfAddress(addr), addr, inboxID, messageID), p)
+	if err != nil {
+		return Ack{}, err
+	}
+	acks, err := s.publishMsgs(ctx, m)
+	return first(acks), err
+}

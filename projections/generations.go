@@ -1,0 +1,81 @@
+package projections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/events"
+)
+
+func metaKV(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.KeyValue, error) {
+	return events.OpenKV(ctx, js, jetstream.KeyValueConfig{
+		Bucket: metaBucket, Description: "tempmail: which views generation is current",
+		History: 1, Storage: jetstream.FileStorage, Replicas: replicas})
+}
+
+// currentGeneration reads (or on first start records) the views generation.
+func currentGeneration(ctx context.Context, meta jetstream.KeyValue) (int, uint64, error) {
+	for {
+		e, err := meta.Get(ctx, generationKey)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			rev, err := meta.Create(ctx, generationKey, []byte("1"))
+			if errors.Is(err, jetstream.ErrKeyExists) {
+				continue // another node recorded it first
+			}
+			if err != nil {
+				return 0, 0, fmt.Errorf("record views generation: %w", err)
+			}
+			return 1, rev, nil
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("read views generation: %w", err)
+		}
+		gen, err := strconv.Atoi(string(e.Value()))
+		if err != nil || gen < 1 {
+			return 0, 0, fmt.Errorf("views generation %q in KV %s is not a positive number", e.Value(), metaBucket)
+		}
+		return gen, e.Revision(), nil
+	}
+}
+
+func bucketName(gen int) string { return "VIEWS_" + strconv.Itoa(gen) }
+
+func viewsBucket(ctx context.Context, js jetstream.JetStream, gen, replicas int) (jetstream.KeyValue, error) {
+	return events.OpenKV(ctx, js, jetstream.KeyValueConfig{
+		Bucket:      bucketName(gen),
+		Description: "tempmail views, generation " + strconv.Itoa(gen),
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    replicas,
+		// Enables the per-entry TTL that tombstones use.
+		LimitMarkerTTL: time.Second,
+	})
+}
+
+// dropOtherGenerations deletes consumers of views generations other than
+// ours, left behind by a rebuild.
+func (v *Views) dropOtherGenerations(ctx context.Context) error {
+	mine := consumerPre + strconv.Itoa(v.gen) + "-"
+	names := v.store.Stream().ConsumerNames(ctx)
+	var stale []string
+	for name := range names.Name() {
+		if strings.HasPrefix(name, consumerPre) && !strings.HasPrefix(name, mine) {
+			stale = append(stale, name)
+		}
+	}
+	if err := names.Err(); err != nil {
+		return fmt.Errorf("list consumers: %w", err)
+	}
+	for _, name := range stale {
+		if err := v.js.DeleteConsumer(ctx, events.StreamName, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return fmt.Errorf("delete stale consumer %s: %w", name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package projections
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// startWatcher starts the process's one watcher: checkpoints and inbox
+// changes become Hub notifications, and every write keeps the read cache
+// current.
+func (v *Views) startWatcher(ctx, runCtx context.Context) error {
+	w, err := v.kv.WatchAll(runCtx, jetstream.UpdatesOnly())
+	if err != nil {
+		return fmt.Errorf("watch views: %w", err)
+	}
+	v.Reader.cache = newCache(cacheBytes)
+	// A watcher is a consumer on the server; a reconnection (an external
+	// server restarted) loses it, and the client library would notice only
+	// when its heartbeats stop coming, seconds later, while the cache
+	// answered from what it had. So a reconnection restarts it at once.
+	reconnected := v.js.Conn().StatusChanged(nats.CONNECTED)
+	// Likewise when the views bucket elects a new leader in a cluster: the
+	// watcher's consumer lived with the old one.
+	elected := make(chan *nats.Msg, 1)
+	sub, err := v.js.Conn().ChanSubscribe("$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.KV_"+bucketName(v.gen), elected)
+	if err != nil {
+		_ = w.Stop()
+		return fmt.Errorf("watch views: %w", err)
+	}
+	v.wg.Add(1)
+	go func() {
+		defer v.wg.Done()
+		defer v.js.Conn().RemoveStatusListener(reconnected)
+		defer func() { _ = sub.Unsubscribe() }()
+		var last uint64 // revision of the newest write seen
+		for {
+			select {
+			case e, ok := <-w.Updates():
+				if ok && e != nil {
+					last = e.Revision()
+					v.watched(e)
+				}
+				if ok {
+					continue
+				}
+			case <-reconnected:
+			case <-elected:
+			case <-runCtx.Done():
+				_ = w.Stop()
+				return
+			}
+			_ = w.Stop()
+			if w = v.rewatch(runCtx, last); w == nil {
+				return
+			}
+		}
+	}()
+	return v.primeCheckpoints(ctx)
+}
+
+// watched applies one write seen by the watcher.
+func (v *Views) watched(e jetstream.KeyValueEntry) {
+	key := e.Key()
+	if e.Operation() != jetstream.KeyValuePut {
+		v.cache.update(key, nil)
+		return
+	}
+	v.cache.update(key, e.Value())
+	if part, ok := strings.CutPrefix(key, "c."); ok {
+		var cp Checkpoint
+		if json.Unmarshal(e.Value(), &cp) == nil {
+			v.hub.checkpoint(part, cp.Seq)
+		}
+		return
+	}
+	v.hub.notify(key)
+}
+
+// rewatch starts the watcher again just after the last write it saw, so
+// that it misses none; it returns nil once ctx ends.
+func (v *Views) rewatch(ctx context.Context, last uint64) jetstream.KeyWatcher {
+	for {
+		opt := jetstream.ResumeFromRevision(last + 1)
+		if last == 0 {
+			// Nothing seen yet: start afresh, and forget what the cache
+			// holds, which nothing kept current meanwhile.
+			opt = jetstream.UpdatesOnly()
+			v.cache.clear()
+		}
+		w, err := v.kv.WatchAll(ctx, opt)
+		if err == nil && last == 0 {
+			err = v.primeCheckpoints(ctx)
+		}
+		if err == nil {
+			v.log.Debug("views: watcher restarted", "from_revision", last+1)
+			return w
+		}
+		if w != nil {
+			_ = w.Stop()
+		}
+		v.log.Warn("views: cannot watch the views; retrying", "err", err)
+		if !sleep(ctx, time.Second) {
+			return nil
+		}
+	}
+}
+
+// primeCheckpoints reads the checkpoints a watcher started too late to see.
+func (v *Views) primeCheckpoints(ctx context.Context) error {
+	for _, part := range v.store.Partitions() {
+		seq, err := v.checkpoint(ctx, part)
+		if err != nil {
+			return err
+		}
+		v.hub.checkpoint(part, seq)
+	}
+	return nil
+}

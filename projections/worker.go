@@ -1,0 +1,277 @@
+package projections
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/events"
+)
+
+func (v *Views) consumerName(part string) string {
+	return consumerPre + strconv.Itoa(v.gen) + "-" + part
+}
+
+// consumer returns the partition's durable consumer, creating it to start
+// after the partition's checkpoint: a rebuilt generation starts where its
+// replay ended, a new one from the beginning.
+func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, error) {
+	name := v.consumerName(part)
+	cons, err := v.js.Consumer(ctx, events.StreamName, name)
+	if err == nil && slices.Contains(cons.CachedInfo().Config.PriorityGroups, priorityGroup) {
+		return cons, nil
+	}
+	if err == nil {
+		// Made by a version without priority groups, which a consumer
+		// cannot gain: start it again from the checkpoint.
+		if err := v.js.DeleteConsumer(ctx, events.StreamName, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return nil, fmt.Errorf("replace consumer %s: %w", name, err)
+		}
+	} else if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return nil, fmt.Errorf("look up consumer %s: %w", name, err)
+	}
+	cp, err := v.checkpoint(ctx, part)
+	if err != nil {
+		return nil, err
+	}
+	cfg := jetstream.ConsumerConfig{
+		Durable:       name,
+		Description:   "tempmail views, partition " + part,
+		FilterSubject: events.PartitionFilter(part),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       ackWait,
+		// One event in flight: a partition is applied strictly in order,
+		// also across redeliveries.
+		MaxAckPending:  1,
+		MaxDeliver:     -1,
+		Replicas:       v.opts.Replicas,
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+		PriorityPolicy: jetstream.PriorityPolicyPinned,
+		PriorityGroups: []string{priorityGroup},
+		PinnedTTL:      pinnedTTL,
+	}
+	if cp > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, cp+1
+	}
+	cons, err = v.js.CreateConsumer(ctx, events.StreamName, cfg)
+	if errors.Is(err, jetstream.ErrConsumerExists) {
+		return v.js.Consumer(ctx, events.StreamName, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create consumer %s: %w", name, err)
+	}
+	return cons, nil
+}
+
+func (v *Views) resetToCheckpoint(ctx context.Context, part string) error {
+	cp, err := v.checkpoint(ctx, part)
+	if err != nil {
+		return err
+	}
+	if _, err := v.js.ResetConsumerToSequence(ctx, events.StreamName, v.consumerName(part), cp+1); err != nil {
+		return fmt.Errorf("reset consumer %s: %w", v.consumerName(part), err)
+	}
+	return nil
+}
+
+// work applies a partition's events one at a time, while the server has it
+// pinned to this worker, until ctx ends.
+func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstream.Consumer) {
+	log := v.log.With("partition", part)
+	var cp checkpointer
+	pinned := false // this worker has received events, so it may hold the pin
+	defer func() {
+		if pinned {
+			v.unpin(part)
+		}
+	}()
+	// After a reconnection (an external server restarted) the iterator's
+	// pulls are gone with the old connection, and it would notice only when
+	// heartbeats fail to come; a fresh one pulls at once.
+	reconnected := v.js.Conn().StatusChanged(nats.CONNECTED)
+	defer v.js.Conn().RemoveStatusListener(reconnected)
+	for ctx.Err() == nil {
+		it, err := cons.Messages(v.pullOptions()...)
+		if err != nil {
+			log.Warn("views: cannot consume; retrying", "err", err)
+			sleep(ctx, time.Second)
+			continue
+		}
+		restart := make(chan struct{})
+		go func() {
+			select {
+			case <-reconnected:
+				log.Debug("views: connection restored; pulling again")
+				it.Stop()
+			case <-restart:
+			}
+		}()
+		// Stopping drains: an event already delivered is applied and
+		// acknowledged, not left to the ack wait of whoever takes over.
+		pinned = false
+		stop := context.AfterFunc(ctx, it.Drain)
+		for {
+			msg, err := it.Next()
+			if err != nil {
+				switch {
+				case errors.Is(err, jetstream.ErrMsgIteratorClosed):
+				case errors.Is(err, jetstream.ErrNoHeartbeat):
+					// What a worker that is not pinned sees: the server
+					// holds its pulls without heartbeats.
+					log.Debug("views: waiting for the partition", "err", err)
+				default:
+					log.Warn("views: consumer interrupted; resuming", "err", err)
+				}
+				break
+			}
+			pinned = true
+			v.handle(ctx, st, part, msg, &cp, log)
+		}
+		stop()
+		it.Stop()
+		close(restart)
+	}
+}
+
+// checkpointer spaces out a partition's checkpoint writes under load: one
+// when the partition has caught up, and at least every checkpointEvery while
+// events keep coming. Commands wait on checkpoints, so the bound is also
+// the most a command waits beyond its own event's application.
+type checkpointer struct {
+	written time.Time
+}
+
+const checkpointEvery = 20 * time.Millisecond
+
+func (c *checkpointer) due(md *jetstream.MsgMetadata) bool {
+	return md.NumPending == 0 || time.Since(c.written) >= checkpointEvery
+}
+
+// handle applies one event, retrying until it is applied or the worker
+// stops; it never skips ahead, because a later event must not be applied
+// before an earlier one of the same partition.
+func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetstream.Msg, cp *checkpointer, log *slog.Logger) {
+	md, err := msg.Metadata()
+	if err != nil {
+		log.Error("views: message without metadata", "err", err)
+		return
+	}
+	seq := md.Sequence.Stream
+	p, _, err := events.Decode(msg.Data())
+	if err != nil {
+		// A newer schema or a corrupt event: stop this partition (by not
+		// acknowledging) and say so, rather than building wrong views.
+		log.Error("views: cannot decode event; partition halted until a build that reads it runs", "seq", seq, "err", err)
+		_ = msg.NakWithDelay(30 * time.Second)
+		return
+	}
+	for attempt := 0; ; attempt++ {
+		// In-flight work finishes on shutdown: the event's writes are not
+		// cut off by ctx, only bounded in time.
+		actx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		err = withContent(actx, v.store, p)
+		if err == nil {
+			err = apply(actx, st, seq, p)
+		}
+		if err == nil {
+			// The views no longer show what a deletion removed; now the
+			// log and the object store let go of it too.
+			err = v.store.Purge(actx, msg.Subject(), p)
+		}
+		if err == nil && cp.due(md) {
+			if err = v.putCheckpoint(actx, part, seq); err == nil {
+				cp.written = time.Now()
+			}
+		}
+		cancel()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errConflict) {
+			v.store.CountError("apply")
+			log.Warn("views: applying event failed; retrying", "seq", seq, "type", p.EventType(), "err", err)
+		}
+		if !sleep(ctx, backoff(attempt)) {
+			return // stopping; the event will be redelivered
+		}
+		_ = msg.InProgress() // still ours: no redelivery while we retry
+	}
+	v.applied.Add(1)
+	if err := msg.Ack(); err != nil {
+		log.Debug("views: ack failed; the event will be redelivered and skipped", "seq", seq, "err", err)
+	}
+}
+
+// pullOptions are a worker's pull requests. The server keeps a partition
+// pinned to a worker only while it keeps asking within pinnedTTL; the
+// client library's default (a pull every 30 s when idle) would let the pin
+// wander between live processes every few seconds. A single node has no
+// one to hand over to, and saves the traffic.
+func (v *Views) pullOptions() []jetstream.PullMessagesOpt {
+	opts := []jetstream.PullMessagesOpt{jetstream.PullPriorityGroup(priorityGroup)}
+	if !v.opts.Exclusive {
+		opts = append(opts, jetstream.PullExpiry(pinnedTTL/2))
+	}
+	return opts
+}
+
+// unpin lets another process's worker take a partition over at once, rather
+// than after pinnedTTL, when this one stops.
+func (v *Views) unpin(part string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := v.store.Stream().UnpinConsumer(ctx, v.consumerName(part), priorityGroup); err != nil {
+		v.log.Debug("views: unpin on stop failed; another worker takes over after the pinned TTL", "partition", part, "err", err)
+	}
+}
+
+func (v *Views) putCheckpoint(ctx context.Context, part string, seq uint64) error {
+	data, _ := json.Marshal(Checkpoint{Meta{Seq: seq}})
+	if _, err := v.kv.Put(ctx, checkpointKey(part), data); err != nil {
+		return unavailable(err)
+	}
+	return nil
+}
+
+func (v *Views) checkpoint(ctx context.Context, part string) (uint64, error) {
+	var cp Checkpoint
+	if _, _, err := newKVStore(v.js, v.kv).get(ctx, checkpointKey(part), &cp); err != nil {
+		return 0, err
+	}
+	return cp.Seq, nil
+}
+
+// withContent joins a MailReceived read from the log with its content, which
+// is stored beside it (events.Content). A deleted message has none left; its
+// views are removed by the Deleted that follows, so the result is the same.
+func withContent(ctx context.Context, store *events.Store, p events.Payload) error {
+	if m, ok := p.(*events.MailReceived); ok && m.Content.Raw == nil && m.Subject == "" {
+		return store.Content(ctx, m)
+	}
+	return nil
+}
+
+func backoff(attempt int) time.Duration {
+	d := 10 * time.Millisecond << min(attempt, 7)
+	return min(d, time.Second)
+}
+
+// sleep waits for d or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
