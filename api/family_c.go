@@ -80,9 +80,14 @@ func (s *Server) defaultDomain(r *http.Request) (projections.Domain, error) {
 	return projections.Domain{}, tempmail.Errorf(tempmail.Invalid, "No domains available")
 }
 
-// tokenInboxOf resolves the {token} path parameter to a live inbox.
+// tokenInboxOf resolves the {token} path parameter to a live inbox. A token
+// that no inbox can have is answered without asking the views.
 func (s *Server) tokenInboxOf(r *http.Request) (*projections.Inbox, error) {
-	in, err := s.views.InboxByToken(r.Context(), chi.URLParam(r, "token"))
+	tok := chi.URLParam(r, "token")
+	if !validToken(tok) {
+		return nil, errNotFoundInbox
+	}
+	in, err := s.views.InboxByToken(r.Context(), tok)
 	if tempmail.KindOf(err) == tempmail.NotFound || (err == nil && !in.Live(time.Now())) {
 		return nil, errNotFoundInbox
 	}

@@ -32,6 +32,22 @@ func validID(id string) bool {
 	return err == nil && len(id) == 36 && u.String() == strings.ToLower(id)
 }
 
+// validToken reports whether tok can be an inbox token: the service makes
+// them of 26 base32 characters (crypto/rand.Text); anything of another
+// alphabet, or longer than 64, is no token.
+func validToken(tok string) bool {
+	if len(tok) == 0 || len(tok) > 64 {
+		return false
+	}
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // liveInbox passes on a looked-up inbox only if it exists and has not expired.
 func liveInbox(in *projections.Inbox, err error) (*projections.Inbox, error) {
 	if err != nil {

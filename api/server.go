@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -30,6 +31,10 @@ type Deps struct {
 	// Metrics is served on /metrics, and gets the HTTP request counter. If
 	// nil, a registry of the API's own metrics is used.
 	Metrics *prometheus.Registry
+	// Probe names what keeps the service from serving (the NATS
+	// connection, a projection partition, a listener); /readyz answers 503
+	// while it names anything. Nil: nothing is checked beyond SetReady.
+	Probe func(ctx context.Context) []string
 }
 
 // Server holds what the handlers need. Its fields are set once by New.
@@ -43,6 +48,7 @@ type Server struct {
 	router   chi.Router
 	metrics  *prometheus.Registry
 	requests *prometheus.CounterVec
+	probe    func(ctx context.Context) []string
 
 	stopping chan struct{} // closed when the server begins to stop
 	stopOnce sync.Once
@@ -54,7 +60,7 @@ func New(d Deps) *Server {
 		d.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, log: d.Log,
-		metrics: d.Metrics, stopping: make(chan struct{})}
+		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{})}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tempmail_http_requests_total",
 		Help: "HTTP requests, by route pattern, method and status."}, []string{"route", "method", "status"})
 	s.metrics.MustRegister(s.requests)
@@ -62,10 +68,11 @@ func New(d Deps) *Server {
 	return s
 }
 
-// SetReady switches /healthz between 200 and 503.
+// SetReady marks the service as started (ready) or not; until it is,
+// /readyz answers 503.
 func (s *Server) SetReady(ok bool) { s.ready.Store(ok) }
 
-// Stopping marks the server as shutting down: /healthz answers 503 and held
+// Stopping marks the server as shutting down: /readyz answers 503 and held
 // long-poll requests are answered now rather than when their wait ends.
 func (s *Server) Stopping() {
 	s.ready.Store(false)
@@ -86,7 +93,9 @@ func (s *Server) routes() chi.Router {
 	})
 	r.MethodNotAllowed(s.methodNotAllowed)
 
-	r.Get("/healthz", s.healthz)
+	r.Get("/livez", s.livez)
+	r.Get("/readyz", s.readyz)
+	r.Get("/healthz", s.readyz) // the name before /readyz, kept
 	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics, promhttp.HandlerOpts{}))
 
 	// Family A: the inbox API.
@@ -174,12 +183,41 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	writeErrorBody(w, familyOf(r), http.StatusMethodNotAllowed, msg, true)
 }
 
-func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	if !s.ready.Load() {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+// livez answers while the process runs: a supervisor restarts it when it
+// does not.
+func (s *Server) livez(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// health is the body of /readyz.
+type health struct {
+	Status  string   `json:"status"` // ok, starting, stopping or failing
+	Failing []string `json:"failing,omitempty"`
+}
+
+// readyz answers 200 only while the service can do its work: started and
+// not stopping, and nothing the probe checks is failing. A load balancer
+// sends traffic elsewhere while it answers 503.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	h := health{Status: "ok"}
+	select {
+	case <-s.stopping:
+		h = health{Status: "stopping", Failing: []string{"shutting down"}}
+	default:
+		if !s.ready.Load() {
+			h = health{Status: "starting", Failing: []string{"starting up"}}
+		} else if s.probe != nil {
+			if failing := s.probe(r.Context()); len(failing) > 0 {
+				h = health{Status: "failing", Failing: failing}
+			}
+		}
+	}
+	if h.Status != "ok" {
+		w.Header().Set("Retry-After", "5")
+		writeJSON(w, http.StatusServiceUnavailable, h)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeJSON(w, http.StatusOK, h)
 }
 
 // errNotFoundInbox is family C's answer for unknown and expired tokens.

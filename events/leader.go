@@ -46,11 +46,19 @@ func (kv *leaderKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntr
 	return &leaderEntry{bucket: kv.Bucket(), key: key, msg: m}, nil
 }
 
-// ValidKey reports whether key can name a KV entry: dot-separated tokens of
-// letters, digits and -/_=, none empty. Keys built from what a client sent
-// (a token in a URL) must be checked before they reach NATS.
+// MaxKeyLen bounds a view key. Every key the service makes is far shorter
+// (an address key, the longest, is at most 344 bytes); the bound keeps any
+// key, with its bucket's subject prefix and a reply subject, far below the
+// NATS server's 4,096-byte control line, over which the server closes the
+// connection.
+const MaxKeyLen = 1024
+
+// ValidKey reports whether key can name a KV entry: at most MaxKeyLen
+// bytes of dot-separated tokens of letters, digits and -/_=, none empty.
+// Keys built from what a client sent (a token in a URL) must be checked
+// before they reach NATS.
 func ValidKey(key string) bool {
-	if key == "" || key[0] == '.' || key[len(key)-1] == '.' || strings.Contains(key, "..") {
+	if key == "" || len(key) > MaxKeyLen || key[0] == '.' || key[len(key)-1] == '.' || strings.Contains(key, "..") {
 		return false
 	}
 	for i := 0; i < len(key); i++ {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -47,10 +49,21 @@ type ClusterConfig struct {
 
 // Node is a connection to NATS JetStream, and the embedded server behind it
 // when there is one.
+//
+// The client library reconnects by itself after a disconnection, but a
+// connection the server closes for a protocol error (a subject over the
+// server's control line limit, say) is closed for good; Lost then tells
+// the process, which cannot serve without it.
 type Node struct {
 	Conn   *nats.Conn
 	JS     jetstream.JetStream
 	server *server.Server // nil when external
+
+	closing  atomic.Bool   // Close was called: the connection's end is ours
+	closed   chan struct{} // closed when the connection is
+	lost     chan struct{} // closed when the connection closed without Close
+	lostErr  atomic.Pointer[error]
+	lostOnce sync.Once
 }
 
 // StartNode starts the embedded server (or dials the external one) and
@@ -91,7 +104,7 @@ func StartNode(ctx context.Context, cfg NodeConfig) (*Node, error) {
 			return nil, err
 		}
 	}
-	nc, err := nats.Connect("", nats.InProcessServer(ns), nats.Name("tempmail"), nats.MaxReconnects(-1))
+	nc, err := nats.Connect("", append(clientOptions(log), nats.InProcessServer(ns))...)
 	if err != nil {
 		ns.Shutdown()
 		return nil, fmt.Errorf("connect to embedded NATS: %w", err)
@@ -210,13 +223,7 @@ func waitForMetaLeader(ctx context.Context, ns *server.Server, log *slog.Logger)
 // redials for as long as the process runs: a server restarting is no reason
 // to give up.
 func connect(ctx context.Context, cfg NodeConfig, log *slog.Logger) (*Node, error) {
-	opts := []nats.Option{nats.Name("tempmail"), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second),
-		nats.Timeout(5 * time.Second),
-		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
-			log.Warn("NATS connection lost; reconnecting", "err", err)
-		}),
-		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS connection restored", "server", nc.ConnectedUrlRedacted()) }),
-	}
+	opts := append(clientOptions(log), nats.ReconnectWait(time.Second), nats.Timeout(5*time.Second))
 	if cfg.Creds != "" {
 		opts = append(opts, nats.UserCredentials(cfg.Creds))
 	}
@@ -243,6 +250,22 @@ func connect(ctx context.Context, cfg NodeConfig, log *slog.Logger) (*Node, erro
 	return node, nil
 }
 
+// clientOptions are those of every connection: reconnect forever, and say
+// so in the log (the library's own default prints to stderr).
+func clientOptions(log *slog.Logger) []nats.Option {
+	return []nats.Option{nats.Name("tempmail"), nats.MaxReconnects(-1),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("NATS connection lost; reconnecting", "err", err)
+			}
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("NATS connection restored", "server", nc.ConnectedUrlRedacted()) }),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			log.Warn("NATS: asynchronous error", "err", err)
+		}),
+	}
+}
+
 func newNode(nc *nats.Conn, ns *server.Server) (*Node, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -252,8 +275,41 @@ func newNode(nc *nats.Conn, ns *server.Server) (*Node, error) {
 		}
 		return nil, err
 	}
-	return &Node{Conn: nc, JS: js, server: ns}, nil
+	n := &Node{Conn: nc, JS: js, server: ns, closed: make(chan struct{}), lost: make(chan struct{})}
+	nc.SetClosedHandler(func(c *nats.Conn) {
+		close(n.closed)
+		if n.closing.Load() {
+			return
+		}
+		err := c.LastError()
+		if err == nil {
+			err = errors.New("closed by the server")
+		}
+		n.lostErr.Store(&err)
+		n.lostOnce.Do(func() { close(n.lost) })
+	})
+	if nc.IsClosed() {
+		// Closed before the handler was in place.
+		return nil, fmt.Errorf("NATS connection closed at once: %v", nc.LastError())
+	}
+	return n, nil
 }
+
+// Lost is closed when the NATS connection has closed for good without Close
+// being called: the process must stop (its supervisor starts it again).
+func (n *Node) Lost() <-chan struct{} { return n.lost }
+
+// LostErr says why the connection was lost; nil while it is not.
+func (n *Node) LostErr() error {
+	if p := n.lostErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Connected reports whether the connection to NATS is up now (it is not
+// while the client library reconnects).
+func (n *Node) Connected() bool { return n.Conn.IsConnected() }
 
 // Server returns the embedded server, or nil when connected to an external one.
 func (n *Node) Server() *server.Server { return n.server }
@@ -261,17 +317,16 @@ func (n *Node) Server() *server.Server { return n.server }
 // Close drains the connection (flushing pending publishes and acks) and then
 // stops the embedded server, waiting at most until ctx is done.
 func (n *Node) Close(ctx context.Context) {
+	n.closing.Store(true)
 	if n.Conn.IsClosed() {
 		n.shutdownServer()
 		return
 	}
-	closed := make(chan struct{})
-	n.Conn.SetClosedHandler(func(*nats.Conn) { close(closed) })
 	if err := n.Conn.Drain(); err != nil {
 		n.Conn.Close()
 	}
 	select {
-	case <-closed:
+	case <-n.closed:
 	case <-ctx.Done():
 		n.Conn.Close()
 	}

@@ -230,6 +230,15 @@ func (s *Store) Partitions() []string {
 // PartitionOfAddress returns the partition holding an address's events.
 func (s *Store) PartitionOfAddress(addr string) string { return partitionFor(addr, s.partitions) }
 
+// Ping asks the event stream's leader for the stream's state: it fails
+// when the store cannot take or serve events now.
+func (s *Store) Ping(ctx context.Context) error {
+	if _, err := s.stream.Info(ctx); err != nil {
+		return unavailable(err)
+	}
+	return nil
+}
+
 // LastSeq is the sequence of the newest event in the stream.
 func (s *Store) LastSeq(ctx context.Context) (uint64, error) {
 	info, err := s.stream.Info(ctx)

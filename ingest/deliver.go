@@ -57,12 +57,38 @@ type Deliverer struct {
 	// Retention is how long family B inboxes keep a message. 0: forever.
 	Retention time.Duration
 
+	mu        sync.Mutex
+	waited    bool // Wait was called: work after a delivery runs within it
 	evictions sync.WaitGroup
 }
 
 // Wait waits for the evictions that deliveries started; the service calls
-// it once its listeners have stopped, before it closes NATS.
-func (d *Deliverer) Wait() { d.evictions.Wait() }
+// it once its listeners have stopped, before it closes NATS. A delivery
+// still finishing after that evicts before it returns, so that nothing it
+// started outlives the wait.
+func (d *Deliverer) Wait() {
+	d.mu.Lock()
+	d.waited = true
+	d.mu.Unlock()
+	d.evictions.Wait()
+}
+
+// afterDelivery runs fn once the sender has its answer, or at once when
+// Wait has begun.
+func (d *Deliverer) afterDelivery(fn func()) {
+	d.mu.Lock()
+	if d.waited {
+		d.mu.Unlock()
+		fn()
+		return
+	}
+	d.evictions.Add(1)
+	d.mu.Unlock()
+	go func() {
+		defer d.evictions.Done()
+		fn()
+	}()
+}
 
 // Recipient returns the live inbox an address names, or ErrNoMailbox or
 // ErrNotServed, or an Unavailable error when the views cannot be read.
@@ -181,7 +207,7 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 			// after the 250 (it was a third of a full inbox's delivery
 			// time). Lost to a crash, it is made up by the next delivery.
 			in := recipients[i]
-			d.evictions.Go(func() {
+			d.afterDelivery(func() {
 				ectx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				d.evict(ectx, in)

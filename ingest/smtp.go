@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -41,6 +42,8 @@ type SMTPServer struct {
 	limits *ipLimits
 	ln     net.Listener
 	done   chan struct{}
+	// shutdown is set once Shutdown began: Serve's end is then expected.
+	shutdown atomic.Bool
 }
 
 // NewSMTPServer returns a server delivering through d.
@@ -72,15 +75,24 @@ func (s *SMTPServer) Listen() error {
 	return nil
 }
 
+// Stopped is closed once Serve has returned.
+func (s *SMTPServer) Stopped() <-chan struct{} { return s.done }
+
 // Addr is the address the listener is bound to.
 func (s *SMTPServer) Addr() string { return s.ln.Addr().String() }
 
-// Serve accepts connections until Shutdown.
-func (s *SMTPServer) Serve() {
+// Serve accepts connections until Shutdown, and then returns nil. Any
+// other end is an error: the listener failed, and mail is no longer taken.
+func (s *SMTPServer) Serve() error {
 	defer close(s.done)
-	if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, smtp.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
-		s.d.Log.Error("SMTP server stopped", "err", err)
+	err := s.srv.Serve(s.ln)
+	if s.shutdown.Load() || errors.Is(err, smtp.ErrServerClosed) {
+		return nil
 	}
+	if err == nil {
+		err = errors.New("stopped accepting connections")
+	}
+	return fmt.Errorf("SMTP listener: %w", err)
 }
 
 // Shutdown stops accepting and waits for open transactions until ctx ends;
@@ -88,6 +100,7 @@ func (s *SMTPServer) Serve() {
 // listener first makes a Serve that starts late return at once (go-smtp's
 // own Shutdown only knows listeners Serve has registered).
 func (s *SMTPServer) Shutdown(ctx context.Context) {
+	s.shutdown.Store(true)
 	_ = s.ln.Close()
 	if err := s.srv.Shutdown(ctx); err != nil {
 		_ = s.srv.Close()

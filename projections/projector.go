@@ -59,6 +59,7 @@ type Views struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	applied atomic.Uint64 // events this process's workers have applied
+	health  *health
 }
 
 // Applied is how many events this process's workers have applied (including
@@ -87,7 +88,7 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 	if err != nil {
 		return nil, err
 	}
-	v := &Views{js: js, store: store, gen: gen, log: opts.Logger, opts: opts,
+	v := &Views{js: js, store: store, gen: gen, log: opts.Logger, opts: opts, health: newHealth(),
 		Reader: &Reader{kv: kv, hub: NewHub(), parts: store.Partitions()}}
 	return v, nil
 }

@@ -98,9 +98,11 @@ func (v *Views) rewatch(ctx context.Context, last uint64) jetstream.KeyWatcher {
 			err = v.primeCheckpoints(ctx)
 		}
 		if err == nil {
+			v.health.ok(watcherComponent)
 			v.log.Debug("views: watcher restarted", "from_revision", last+1)
 			return w
 		}
+		v.health.fail(watcherComponent, false)
 		if w != nil {
 			_ = w.Stop()
 		}

@@ -101,10 +101,12 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 	for ctx.Err() == nil {
 		it, err := cons.Messages(v.pullOptions()...)
 		if err != nil {
+			v.health.fail(partitionComponent(part), false)
 			log.Warn("views: cannot consume; retrying", "err", err)
 			sleep(ctx, time.Second)
 			continue
 		}
+		v.health.ok(partitionComponent(part))
 		restart := make(chan struct{})
 		go func() {
 			select {
@@ -128,6 +130,7 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 					// holds its pulls without heartbeats.
 					log.Debug("views: waiting for the partition", "err", err)
 				default:
+					v.health.fail(partitionComponent(part), false)
 					log.Warn("views: consumer interrupted; resuming", "err", err)
 				}
 				break
@@ -170,6 +173,7 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 		// A newer schema or a corrupt event: stop this partition (by not
 		// acknowledging) and say so, rather than building wrong views.
 		log.Error("views: cannot decode event; partition halted until a build that reads it runs", "seq", seq, "err", err)
+		v.health.fail(partitionComponent(part), true)
 		_ = msg.NakWithDelay(30 * time.Second)
 		return
 	}
@@ -193,9 +197,11 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 		}
 		cancel()
 		if err == nil {
+			v.health.ok(partitionComponent(part))
 			break
 		}
 		if !errors.Is(err, errConflict) {
+			v.health.fail(partitionComponent(part), false)
 			v.store.CountError("apply")
 			log.Warn("views: applying event failed; retrying", "seq", seq, "type", p.EventType(), "err", err)
 		}

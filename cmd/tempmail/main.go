@@ -28,9 +28,10 @@ func main() {
 const usage = `usage: tempmail <command> [flags]
 
 commands:
-  serve     run the service (HTTP, SMTP, embedded NATS)
-  rebuild   replay the event log into fresh views (the server must be stopped)
-  version   print the version
+  serve        run the service (HTTP, SMTP, embedded NATS)
+  rebuild      replay the event log into fresh views (the server must be stopped)
+  healthcheck  exit 0 if the service at --http-addr is ready, else 1
+  version      print the version
 
 Run 'tempmail <command> -h' for the flags of a command.
 `
@@ -48,7 +49,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "serve", "rebuild":
+	case "serve", "rebuild", "healthcheck":
 	default:
 		fmt.Fprintf(stderr, "tempmail: unknown command %q\n\n%s", cmd, usage)
 		return 2
@@ -60,6 +61,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	if err != nil {
 		fmt.Fprintf(stderr, "tempmail: %v\n", err)
 		return 2
+	}
+	if cmd == "healthcheck" {
+		return healthcheck(cfg, stdout, stderr)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -114,7 +118,10 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case err = <-svc.Fatal():
+	}
 	if path := os.Getenv("TEMPMAIL_MEMPROFILE"); path != "" {
 		if f, err := os.Create(path); err == nil {
 			_ = pprof.WriteHeapProfile(f) // before the stop frees it all
@@ -126,7 +133,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	defer cancel()
 	svc.Shutdown(sctx)
 	log.Info("stopped")
-	return nil
+	return err
 }
 
 func version() string {

@@ -76,7 +76,7 @@ func TestMetricsAndHealth(t *testing.T) {
 		t.Errorf("healthz while running: %d", code)
 	}
 	svc.API.Stopping()
-	if code, body := call(t, "GET", base+"/healthz", ""); code != 503 || !strings.Contains(string(body), "unavailable") {
+	if code, body := call(t, "GET", base+"/healthz", ""); code != 503 || !strings.Contains(string(body), `"stopping"`) {
 		t.Errorf("healthz while stopping: %d %s", code, body)
 	}
 }

@@ -46,12 +46,58 @@ type Service struct {
 	served chan struct{}
 
 	deliverer *ingest.Deliverer
+
+	// fatal receives what ends the service against its will: the NATS
+	// connection closed for good, a listener that stopped serving. The
+	// process then stops and exits non-zero, so that its supervisor starts
+	// it again, rather than live on answering 503.
+	fatal     chan error
+	fatalOnce sync.Once
+	stopping  chan struct{} // closed when Shutdown begins
+	stopOnce  sync.Once
+}
+
+// Fatal receives at most one error: why the service can no longer serve.
+// The caller must then Shutdown.
+func (s *Service) Fatal() <-chan error { return s.fatal }
+
+func (s *Service) fail(err error) {
+	select {
+	case <-s.stopping:
+		return // a listener or connection closing in a shutdown is expected
+	default:
+	}
+	s.fatalOnce.Do(func() {
+		s.log.Error("the service cannot go on; stopping", "err", err)
+		s.fatal <- err
+	})
+}
+
+// probe names what keeps the service from serving now, for /readyz.
+func (s *Service) probe(ctx context.Context) []string {
+	var failing []string
+	if !s.Node.Connected() {
+		failing = append(failing, "nats connection")
+	} else {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		if err := s.Store.Ping(pctx); err != nil {
+			failing = append(failing, "event store")
+		}
+		cancel()
+	}
+	failing = append(failing, s.Views.Failing()...)
+	select {
+	case <-s.SMTP.Stopped():
+		failing = append(failing, "smtp listener")
+	default:
+	}
+	return failing
 }
 
 // Start brings the service up in dependency order and returns once it is
 // ready (healthz answers 200). On failure everything started is stopped.
 func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service, err error) {
-	s := &Service{Config: cfg, log: log, served: make(chan struct{})}
+	s := &Service{Config: cfg, log: log, served: make(chan struct{}), fatal: make(chan error, 1), stopping: make(chan struct{})}
 	defer func() {
 		if err != nil {
 			sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
@@ -67,6 +113,13 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	if s.Node, err = events.StartNode(ctx, nodeConfig(cfg, log)); err != nil {
 		return s, err
 	}
+	go func() {
+		select {
+		case <-s.Node.Lost():
+			s.fail(fmt.Errorf("the connection to NATS is closed: %w", s.Node.LostErr()))
+		case <-s.stopping:
+		}
+	}()
 	if err = settle(ctx, log, "open the event stream", func(ctx context.Context) (err error) {
 		s.Store, err = events.OpenStore(ctx, s.Node.JS, events.StoreConfig{Replicas: cfg.Replicas})
 		return err
@@ -108,7 +161,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
 		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.deliverer,
-		Log: log, Metrics: reg})
+		Log: log, Metrics: reg, Probe: s.probe})
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
 		return s, err
 	}
@@ -126,7 +179,11 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		return s, err
 	}
 	s.SMTP = smtpSrv
-	go s.SMTP.Serve()
+	go func() {
+		if err := s.SMTP.Serve(); err != nil {
+			s.fail(err)
+		}
+	}()
 
 	if s.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
 		return s, fmt.Errorf("HTTP listener: %w", err)
@@ -136,7 +193,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	go func() {
 		defer close(s.served)
 		if err := s.http.Serve(s.httpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("HTTP server stopped", "err", err)
+			s.fail(fmt.Errorf("HTTP listener: %w", err))
 		}
 	}()
 	s.API.SetReady(true)
@@ -152,6 +209,7 @@ func (s *Service) HTTPAddr() string { return s.httpLn.Addr().String() }
 // stops NATS, all within ctx's deadline. It is safe on a partly started
 // Service.
 func (s *Service) Shutdown(ctx context.Context) {
+	s.stopOnce.Do(func() { close(s.stopping) })
 	if s.API != nil {
 		s.API.Stopping()
 	}

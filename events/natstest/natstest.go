@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"tempmail/events"
 )
 
@@ -40,4 +42,26 @@ func OpenStore(t testing.TB, n *events.Node) *events.Store {
 		t.Fatalf("open event store: %v", err)
 	}
 	return s
+}
+
+// StartServer runs a standalone JetStream server with a client listener on
+// a loopback port, storing its data in dir: what an external NATS looks
+// like to the service (--nats-url), without the process. It stops at the
+// end of the test.
+func StartServer(t testing.TB, dir string) (ns *server.Server, url string) {
+	t.Helper()
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: dir, NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("NATS server did not start")
+	}
+	t.Cleanup(func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	})
+	return ns, ns.ClientURL()
 }

@@ -1,0 +1,80 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestLongAndStrangeInputsNeverReachNATS sends every endpoint that takes a
+// path parameter, query value or header the longest and strangest values
+// an attacker would: each is answered in its family's shape, and the
+// service goes on working. A 5,000-character token once made the NATS
+// client send a subject over the server's control line limit, and the
+// server closed the connection for good.
+func TestLongAndStrangeInputsNeverReachNATS(t *testing.T) {
+	h := newHarness(t)
+	token, address := h.tokenInbox()
+	long := strings.Repeat("A", 5000)
+	huge := strings.Repeat("a", 64<<10)
+	dots := strings.Repeat("a.", 2000) + "a"
+	id := "0190f0e0-0000-7000-8000-000000000000"
+	cases := []struct {
+		method, path string
+		status       int
+		field        string // the body's error field
+	}{
+		{"GET", "/inboxes/" + long + "/messages/", 404, "error"},
+		{"GET", "/inboxes/" + huge + "/messages/", 404, "error"},
+		{"GET", "/inboxes/" + long + "/latest/", 404, "error"},
+		{"GET", "/inboxes/" + long + "/otp/", 404, "error"},
+		{"GET", "/inboxes/" + url.PathEscape("t.*") + "/latest/", 404, "error"},
+		{"GET", "/inboxes/" + url.PathEscape("a b\x00>") + "/messages/", 404, "error"},
+		{"GET", "/inboxes/" + token + "/messages/" + long + "/", 404, "error"},
+		{"GET", "/inboxes/" + token + "/latest/?after=" + long, 400, "error"},
+		{"GET", "/inboxes/" + token + "/latest/?wait=" + long, 400, "error"},
+		{"GET", "/inboxes/" + token + "/otp/?pattern=" + long, 400, "error"},
+		{"GET", "/address/latest/?address=" + long + "@tempmail.test", 404, "error"},
+		{"GET", "/address/latest/?address=" + url.QueryEscape(dots+"@"+dots), 404, "error"},
+		{"GET", "/address/latest/?address=" + huge, 404, "error"},
+		{"GET", "/api/inboxes/" + long + "/", 404, "detail"},
+		{"GET", "/api/inboxes/" + long + "/emails/", 404, "detail"},
+		{"GET", "/api/emails/" + long + "/", 404, "detail"},
+		{"GET", "/api/emails/" + long + "/raw/", 404, "detail"},
+		{"GET", "/api/attachments/" + id + "-" + long + "/download/", 404, "detail"},
+		{"GET", "/api/attachments/" + long + "/download/", 404, "detail"},
+		{"GET", "/api/mailstore/mailbox/" + long + "/", 404, "error"},
+		{"GET", "/api/mailstore/mailbox/" + dots + "/", 404, "error"},
+		{"GET", "/api/mailstore/mailbox/" + huge + "/", 404, "error"},
+		{"GET", "/api/mailstore/mailbox/x/" + long + ".eml/", 404, "error"},
+		{"POST", "/api/create-temp-email/", 400, "error"},
+	}
+	for _, c := range cases {
+		body := ""
+		if c.method == "POST" {
+			body = `{"email_name":"` + long + `"}`
+		}
+		r := h.do(c.method, c.path, body, "X-Read-Key", long, "Authorization", "Token "+long)
+		if r.Status != c.status {
+			t.Errorf("%s %.80s...: status %d, want %d; body %.200s", c.method, c.path, r.Status, c.status, r.Body)
+			continue
+		}
+		if _, ok := r.JSON(t)[c.field]; !ok {
+			t.Errorf("%s %.80s...: body %.200s has no %q", c.method, c.path, r.Body, c.field)
+		}
+	}
+	// The webhook's recipients reach the views too.
+	r := h.do("POST", "/api/webhook/email/?to="+long+"@tempmail.test&to="+huge, "Subject: x\r\n\r\nx\r\n",
+		"Authorization", "Token "+testToken, "Content-Type", "message/rfc822")
+	h.expect(r, http.StatusNotFound, `{"error":"Inbox not found or expired"}`)
+
+	// The connection to NATS is still there, and the service still serves.
+	if !h.node.Conn.IsConnected() {
+		t.Fatalf("the NATS connection is %v after the requests: %v", h.node.Conn.Status(), h.node.Conn.LastError())
+	}
+	h.sendMail(address, "Subject: still here\r\n\r\nhello\r\n")
+	if got := h.waitLatest(token, ""); got["subject"] != "still here" {
+		t.Errorf("latest after the requests: %v", got)
+	}
+}
