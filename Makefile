@@ -30,6 +30,7 @@ clean:
 # Benchmarks against the performance targets (docs/BENCHMARKS.md). Not part of
 # test. The output and profiles stay out of git; results go to docs/BENCHMARKS.md.
 bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./events/
 	$(GO) build -o bin/tmbench ./cmd/tmbench
 	./bin/tmbench -tempmail $(BIN) -profiles bench-profiles | tee bench-output.txt
 

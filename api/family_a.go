@@ -253,13 +253,12 @@ func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	list, err := s.views.Messages(r.Context(), in)
-	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+	l, ok := s.list(w, r, familyA, in)
+	if !ok {
 		return
 	}
-	out := make([]emailSummaryA, 0, len(list))
-	for _, m := range list {
+	out := make([]emailSummaryA, 0, len(l.Items))
+	for _, m := range l.Items {
 		out = append(out, emailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
 			ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
 			HasAttachments: len(m.Attachments) > 0, Preview: m.Preview})

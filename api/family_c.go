@@ -100,13 +100,12 @@ func (s *Server) tokenMessages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyC, err)
 		return
 	}
-	list, err := s.views.Messages(r.Context(), in)
-	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+	l, ok := s.list(w, r, familyC, in)
+	if !ok {
 		return
 	}
-	out := make([]messageSummaryC, 0, len(list))
-	for _, m := range list {
+	out := make([]messageSummaryC, 0, len(l.Items))
+	for _, m := range l.Items {
 		out = append(out, messageSummaryC{ID: m.ID, From: m.From, FromName: m.FromName,
 			To: in.Address, Subject: m.Subject, ReceivedAt: Time(m.ReceivedAt), Size: m.Size,
 			IsRead: m.IsRead, Attachments: attachmentsC(m.Attachments), Preview: m.Preview})
@@ -179,18 +178,30 @@ func (s *Server) checkReadKey(r *http.Request) error {
 	return nil
 }
 
-// readParams checks the read key and reads wait and after: the common
-// start of latest, otp and address/latest. On failure it has answered.
-func (s *Server) readParams(w http.ResponseWriter, r *http.Request) (wait time.Duration, after string, ok bool) {
+// waitRequest is what latest, otp and address/latest are asked: how long
+// to wait, for what newer than which message, matching what.
+type waitRequest struct {
+	wait   time.Duration
+	after  string
+	filter projections.Filter
+}
+
+// readParams checks the read key and reads wait, after and the match
+// filters: the common start of latest, otp and address/latest. On failure
+// it has answered.
+func (s *Server) readParams(w http.ResponseWriter, r *http.Request) (q waitRequest, ok bool) {
 	err := s.checkReadKey(r)
 	if err == nil {
-		wait, after, err = waitParams(r)
+		q.wait, q.after, err = waitParams(r)
+	}
+	if err == nil {
+		q.filter, err = matchFilter(r)
 	}
 	if err != nil {
 		writeError(w, r, s.log, familyC, err)
-		return 0, "", false
+		return q, false
 	}
-	return wait, after, true
+	return q, true
 }
 
 // waitParams reads wait (0-60 seconds) and after (a message id).
@@ -245,18 +256,30 @@ func (s *Server) hold(r *http.Request, inboxID string, wait time.Duration, notFo
 	}
 }
 
-// latestOf finds the newest message of an inbox newer than after. It reads
-// the inbox afresh, so a held request sees expiry and new mail alike.
-func (s *Server) latestOf(inboxID, after string) finder {
+// latestOf finds the newest message of an inbox newer than q.after that
+// passes q's filter. It reads the inbox afresh, so a held request sees
+// expiry and new mail alike.
+func (s *Server) latestOf(inboxID string, q waitRequest) finder {
 	return func(ctx context.Context) (any, bool, error) {
 		in, err := liveInbox(s.views.Inbox(ctx, inboxID))
 		if err != nil {
 			return nil, false, asNotFound(err, "Inbox not found")
 		}
-		if in.Latest == "" || (after != "" && in.Latest <= after) {
+		latest := in.Latest
+		if !q.filter.Empty() {
+			l, err := s.views.List(ctx, in, projections.Query{Limit: 1, Filter: q.filter})
+			if err != nil {
+				return nil, false, err
+			}
+			latest = ""
+			if len(l.Items) > 0 {
+				latest = l.Items[0].ID
+			}
+		}
+		if latest == "" || (q.after != "" && latest <= q.after) {
 			return nil, false, nil
 		}
-		m, err := s.views.Message(ctx, in.Latest)
+		m, err := s.views.Message(ctx, latest)
 		if tempmail.KindOf(err) == tempmail.NotFound {
 			return nil, false, nil // deleted a moment ago; the next change tells
 		}
@@ -268,7 +291,7 @@ func (s *Server) latestOf(inboxID, after string) finder {
 }
 
 func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
-	wait, after, ok := s.readParams(w, r)
+	q, ok := s.readParams(w, r)
 	if !ok {
 		return
 	}
@@ -277,10 +300,19 @@ func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyC, err)
 		return
 	}
-	s.answerHeld(w, r, in.ID, wait, errNoMessages, s.latestOf(in.ID, after))
+	s.answerHeld(w, r, in.ID, q.wait, errNoMessages, s.latestOf(in.ID, q))
 }
 
 func (s *Server) answerHeld(w http.ResponseWriter, r *http.Request, inboxID string, wait time.Duration, notFound error, find finder) {
+	if wait > 0 {
+		release, err := s.waiters.acquire()
+		if err != nil {
+			writeError(w, r, s.log, familyC, err)
+			return
+		}
+		defer release()
+		holdOpen(w, wait)
+	}
 	v, err := s.hold(r, inboxID, wait, notFound, find)
 	if err != nil {
 		writeError(w, r, s.log, familyC, err)
@@ -290,7 +322,7 @@ func (s *Server) answerHeld(w http.ResponseWriter, r *http.Request, inboxID stri
 }
 
 func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
-	wait, after, ok := s.readParams(w, r)
+	q, ok := s.readParams(w, r)
 	if !ok {
 		return
 	}
@@ -308,7 +340,7 @@ func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyC, asNotFound(asNotFoundInvalid(err), "Inbox not found"))
 		return
 	}
-	s.answerHeld(w, r, in.ID, wait, errNoMessages, s.latestOf(in.ID, after))
+	s.answerHeld(w, r, in.ID, q.wait, errNoMessages, s.latestOf(in.ID, q))
 }
 
 // asNotFoundInvalid treats a malformed address as an unknown one: no inbox
@@ -332,7 +364,7 @@ type otpC struct {
 }
 
 func (s *Server) otpC(w http.ResponseWriter, r *http.Request) {
-	wait, after, ok := s.readParams(w, r)
+	q, ok := s.readParams(w, r)
 	if !ok {
 		return
 	}
@@ -354,13 +386,13 @@ func (s *Server) otpC(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyC, err)
 		return
 	}
-	s.answerHeld(w, r, in.ID, wait, errNoCode, s.findOTP(in.ID, re, after))
+	s.answerHeld(w, r, in.ID, q.wait, errNoCode, s.findOTP(in.ID, re, q))
 }
 
-// findOTP finds the newest message newer than after whose subject or text
-// matches re, trying the subject first. The code is the first capture group
-// if the pattern has one, else the whole match.
-func (s *Server) findOTP(inboxID string, re *regexp.Regexp, after string) finder {
+// findOTP finds the newest message newer than q.after, passing q's filter,
+// whose subject or text matches re, trying the subject first. The code is
+// the first capture group if the pattern has one, else the whole match.
+func (s *Server) findOTP(inboxID string, re *regexp.Regexp, q waitRequest) finder {
 	code := func(text string) (string, bool) {
 		m := re.FindStringSubmatch(text)
 		if m == nil {
@@ -376,12 +408,12 @@ func (s *Server) findOTP(inboxID string, re *regexp.Regexp, after string) finder
 		if err != nil {
 			return nil, false, asNotFound(err, "Inbox not found")
 		}
-		list, err := s.views.Messages(ctx, in)
+		l, err := s.views.List(ctx, in, projections.Query{Filter: q.filter})
 		if err != nil {
 			return nil, false, err
 		}
-		for _, sum := range list {
-			if after != "" && sum.ID <= after {
+		for _, sum := range l.Items {
+			if q.after != "" && sum.ID <= q.after {
 				break // newest first: the rest are older still
 			}
 			otp, ok := code(sum.Subject)

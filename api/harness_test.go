@@ -29,6 +29,7 @@ type harness struct {
 	cfg   config.Config
 	views *projections.Views
 	smtp  *ingest.SMTPServer
+	api   *Server
 	http  *httptest.Server
 }
 
@@ -64,7 +65,7 @@ func newHarness(t *testing.T, tweak ...func(*config.Config)) *harness {
 		t.Fatal(err)
 	}
 	srv.SetReady(true)
-	h := &harness{t: t, js: node.JS, node: node, cfg: cfg, views: views, http: httptest.NewServer(srv)}
+	h := &harness{t: t, js: node.JS, node: node, cfg: cfg, views: views, api: srv, http: httptest.NewServer(srv)}
 	t.Cleanup(h.http.Close)
 	h.smtp = ingest.NewSMTPServer(d, ingest.SMTPConfig{Addr: cfg.SMTPAddr})
 	if err := h.smtp.Listen(); err != nil {

@@ -41,11 +41,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // maxBodyBytes (413).
 func decodeBody(r *http.Request, dst any) error {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) || len(body) > maxBodyBytes {
+		return tempmail.Errorf(tempmail.TooLarge, "request body is larger than %d bytes", maxBodyBytes)
+	}
 	if err != nil {
 		return tempmail.Wrap(tempmail.Invalid, err, "could not read the request body")
-	}
-	if len(body) > maxBodyBytes {
-		return tempmail.Errorf(tempmail.TooLarge, "request body is larger than %d bytes", maxBodyBytes)
 	}
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return nil

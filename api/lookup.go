@@ -99,17 +99,16 @@ func (s *Server) messageIn(ctx context.Context, in *projections.Inbox, id string
 	return m, nil
 }
 
-// openRaw returns the stored bytes of a message: from its content record
-// when small, streamed from the object store when large.
+// openRaw returns the stored bytes of a message: from its content when
+// small, streamed from the object store when large.
 func (s *Server) openRaw(ctx context.Context, m *projections.Message) (io.ReadCloser, error) {
 	if m.RawObject == "" {
-		raw, err := s.store.RawOf(ctx, m.Address, m.InboxID, m.ID)
-		if err != nil {
-			return nil, err
-		}
-		return io.NopCloser(bytes.NewReader(raw)), nil
+		return io.NopCloser(bytes.NewReader(m.Raw)), nil
 	}
-	obj, err := s.store.OpenRaw(ctx, m.RawObject)
+	obj, err := s.store.OpenRaw(ctx, m.ContentRef(), m.RawObject)
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return nil, errNotFound
+	}
 	if err != nil {
 		return nil, tempmail.Wrap(tempmail.Unavailable, err, "the message source cannot be read now; try again")
 	}

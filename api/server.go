@@ -49,6 +49,7 @@ type Server struct {
 	metrics  *prometheus.Registry
 	requests *prometheus.CounterVec
 	probe    func(ctx context.Context) []string
+	waiters  waiters
 
 	stopping chan struct{} // closed when the server begins to stop
 	stopOnce sync.Once
@@ -60,7 +61,7 @@ func New(d Deps) *Server {
 		d.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, log: d.Log,
-		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{})}
+		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tempmail_http_requests_total",
 		Help: "HTTP requests, by route pattern, method and status."}, []string{"route", "method", "status"})
 	s.metrics.MustRegister(s.requests)
@@ -88,6 +89,7 @@ func (s *Server) routes() chi.Router {
 	r.Use(middleware.StripSlashes)
 	r.Use(s.countRequests)
 	r.Use(middleware.Recoverer)
+	r.Use(s.boundBodies)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeErrorBody(w, familyOf(r), http.StatusNotFound, notFoundFor(r), true)
 	})
@@ -129,6 +131,20 @@ func (s *Server) routes() chi.Router {
 	r.Get("/inboxes/{token}/otp", s.otpC)
 	r.Get("/address/latest", s.addressLatestC)
 	return r
+}
+
+// boundBodies caps every request body as it is read (API.md: 1 MiB; the
+// webhook takes a message of up to --max-message-bytes, base64 in JSON),
+// and makes the server close a connection whose body ran over.
+func (s *Server) boundBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		limit := int64(maxBodyBytes)
+		if strings.HasPrefix(r.URL.Path, "/api/webhook/") {
+			limit = s.ingest.MaxWebhookBytes()
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		next.ServeHTTP(w, r)
+	})
 }
 
 // familyOf tells which family a path belongs to, for error shapes.

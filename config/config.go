@@ -46,9 +46,12 @@ type Config struct {
 	MaxMessageBytes     int64
 	MaxMessagesPerInbox int
 
-	SMTPMaxConnsPerIP int    // 0: unlimited
-	SMTPRatePerIP     int    // messages per minute per client IP; 0: unlimited
-	TLSCert, TLSKey   string // PEM files; both set: SMTP offers STARTTLS
+	SMTPMaxConns         int    // SMTP connections in all; 0: unlimited
+	SMTPMaxConnsPerIP    int    // 0: unlimited
+	SMTPRatePerIP        int    // messages per minute per client IP; 0: unlimited
+	SMTPMaxInflightBytes int64  // message bytes held in memory by all SMTP sessions at once; 0: unlimited
+	MaxWaiters           int    // held long-polls and event streams at once; 0: unlimited
+	TLSCert, TLSKey      string // PEM files; both set: SMTP offers STARTTLS
 
 	// MemoryLimit is the soft limit of the serving process's memory (Go
 	// heap, embedded NATS included); 0: none. Under it the garbage collector
@@ -229,8 +232,22 @@ func options() []option {
 			c.MaxMessagesPerInbox = n
 			return nil
 		}},
+		{"smtp-max-conns", "1000", "concurrent SMTP connections in all; 0: unlimited", func(c *Config, v string) error {
+			return count(&c.SMTPMaxConns, v)
+		}},
 		{"smtp-max-conns-per-ip", "20", "concurrent SMTP connections per client IP; 0: unlimited", func(c *Config, v string) error {
 			return count(&c.SMTPMaxConnsPerIP, v)
+		}},
+		{"smtp-max-inflight-bytes", "256MiB", "message bytes all SMTP sessions may hold in memory at once (with KiB/MiB/GiB suffix); 0: unlimited", func(c *Config, v string) error {
+			n, err := byteSize(v)
+			if err != nil || (n != 0 && n < 1<<20) {
+				return errors.New("must be 0 (unlimited) or a size of at least 1MiB, such as 256MiB")
+			}
+			c.SMTPMaxInflightBytes = n
+			return nil
+		}},
+		{"max-waiters", "10000", "long-polls and event streams held at once; beyond, 503; 0: unlimited", func(c *Config, v string) error {
+			return count(&c.MaxWaiters, v)
 		}},
 		{"smtp-rate-per-ip", "600", "SMTP messages per minute per client IP; 0: unlimited", func(c *Config, v string) error {
 			return count(&c.SMTPRatePerIP, v)

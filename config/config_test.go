@@ -19,7 +19,8 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 	want := Config{DataDir: "./data", HTTPAddr: "127.0.0.1:8080", SMTPAddr: "127.0.0.1:2525",
 		Domains: []string{"tempmail.test"}, MinInboxTTL: time.Minute, MaxInboxTTL: 7 * 24 * time.Hour,
 		TokenInboxTTL: 24 * time.Hour, MessageRetention: 90 * 24 * time.Hour, MaxMessageBytes: 25 << 20,
-		MaxMessagesPerInbox: 1000, SMTPMaxConnsPerIP: 20, SMTPRatePerIP: 600, Replicas: 1, MemoryLimit: 1 << 30, LogLevel: slog.LevelInfo}
+		MaxMessagesPerInbox: 1000, SMTPMaxConns: 1000, SMTPMaxConnsPerIP: 20, SMTPRatePerIP: 600, SMTPMaxInflightBytes: 256 << 20,
+		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, LogLevel: slog.LevelInfo}
 	if strings.Join(c.Domains, ",") != "tempmail.test" {
 		t.Errorf("domains %v", c.Domains)
 	}

@@ -14,12 +14,12 @@ func (s *Store) AppendDomainEvent(ctx context.Context, p Payload, expectSeq uint
 	if err != nil {
 		return Ack{}, err
 	}
-	expect(m, domainsSubject, expectSeq)
-	acks, err := s.publishMsgs(ctx, m)
+	expect(withID(m, ""), domainsSubject, expectSeq)
+	ack, err := s.publish(ctx, m)
 	if isWrongLastSeq(err) {
 		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "the domain list changed concurrently")
 	}
-	return first(acks), err
+	return ack, err
 }
 
 // CreateInbox claims ev.Address for a new inbox. lastLifecycleSeq is the
@@ -32,9 +32,10 @@ func (s *Store) AppendDomainEvent(ctx context.Context, p Payload, expectSeq uint
 // An inbox with an expiry gets its InboxExpired scheduled first, which the
 // server itself publishes when the time comes (a message schedule): it
 // survives restarts, fires once in a cluster, and costs no loop. Scheduled
-// before the claim, it cannot be missing for a created inbox; if the claim
-// then fails, it is withdrawn (and should that fail too, the lone expiry of
-// an inbox that never was is ignored by the views).
+// before the claim, it cannot be missing for a created inbox. If the claim
+// is refused, the schedule is withdrawn; if its outcome is unknown, the
+// schedule stays, since the inbox may exist (the lone expiry of an inbox
+// that never was is ignored by the views).
 func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleSeq uint64) (Ack, error) {
 	part := s.PartitionOfAddress(ev.Address)
 	lifecycle := inboxSubject(part, ev.Address)
@@ -45,7 +46,7 @@ func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleS
 		if err != nil {
 			return Ack{}, err
 		}
-		if _, err := s.publishMsgs(ctx, expiry); err != nil {
+		if _, err := s.publish(ctx, withID(expiry, "expire-"+ev.InboxID)); err != nil {
 			return Ack{}, err
 		}
 		withdraw = append(withdraw, subj)
@@ -54,20 +55,20 @@ func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleS
 	if err != nil {
 		return Ack{}, err
 	}
-	expect(created, lifecycle, lastLifecycleSeq)
-	acks, err := s.publishMsgs(ctx, created)
-	if err != nil {
+	expect(withID(created, "inbox-"+ev.InboxID), lifecycle, lastLifecycleSeq)
+	ack, err := s.publish(ctx, created)
+	if err != nil && !IsUnknownOutcome(err) {
 		s.withdraw(withdraw...)
 	}
 	if isWrongLastSeq(err) {
 		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "address already taken")
 	}
-	return first(acks), err
+	return ack, err
 }
 
-// withdraw removes what a failed or duplicate publish left behind: a content
-// record or a schedule that no event refers to. It is best effort; what it
-// cannot remove is never shown (no event refers to it).
+// withdraw removes schedules that no stored event refers to, after a
+// publish was refused. It is best effort: a schedule that stays fires an
+// event the views ignore.
 func (s *Store) withdraw(subjects ...string) {
 	if len(subjects) == 0 {
 		return
@@ -88,20 +89,21 @@ func (s *Store) EndInbox(ctx context.Context, addr string, p Payload, lifecycleS
 	if err != nil {
 		return Ack{}, err
 	}
-	expect(m, subj, lifecycleSeq)
-	acks, err := s.publishMsgs(ctx, m)
+	expect(withID(m, ""), subj, lifecycleSeq)
+	ack, err := s.publish(ctx, m)
 	if isWrongLastSeq(err) {
 		return Ack{}, tempmail.Wrap(tempmail.NotFound, err, "inbox not found")
 	}
-	return first(acks), err
+	return ack, err
 }
 
-// AppendMessageEvent publishes a MarkedRead or Deleted for one message.
+// AppendMessageEvent publishes a MarkedRead or Deleted for one message. Each
+// is recorded once per message and kind within the dedupe window: a second
+// deletion (an eviction and a user's, say) is the first one's duplicate.
 func (s *Store) AppendMessageEvent(ctx context.Context, addr, inboxID, messageID string, p Payload) (Ack, error) {
 	m, err := eventMsg(messageSubject(s.PartitionOfAddress(addr), addr, inboxID, messageID), p)
 	if err != nil {
 		return Ack{}, err
 	}
-	acks, err := s.publishMsgs(ctx, m)
-	return first(acks), err
+	return s.publish(ctx, withID(m, string(p.EventType())+"-"+messageID))
 }

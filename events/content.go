@@ -2,23 +2,28 @@ package events
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
-	"tempmail"
-
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// contentRecord is the head of a message's stored Content: this JSON on
-// one line (json.Marshal never writes a raw newline), then the text body, the
-// HTML body and the raw message as they are, their lengths in the head.
-// Bodies kept out of the JSON are neither escaped when stored nor unescaped
-// when read (JSON's string handling was a quarter of a rebuild's CPU).
-// Version 2 had the bodies in the JSON; it is still read.
+// contentRecord is the head of a message's Content as it is sealed: this
+// JSON on one line (json.Marshal never writes a raw newline), then the text
+// body, the HTML body and the raw message as they are, their lengths in the
+// head. Bodies kept out of the JSON are neither escaped when stored nor
+// unescaped when read (JSON's string handling was a quarter of a rebuild's
+// CPU when views were built from it).
 type contentRecord struct {
 	Version int `json:"v"`
 	TextLen int `json:"text_len,omitempty"`
@@ -26,81 +31,274 @@ type contentRecord struct {
 	Content
 }
 
-const contentV = 3
+const contentV = 4
 
-func contentMsg(subject string, c Content) (*nats.Msg, error) {
-	raw, text, html := c.Raw, c.Text, c.HTML
+func encodeContent(c Content) ([]byte, error) {
+	raw, text, htm := c.Raw, c.Text, c.HTML
 	c.Raw, c.Text, c.HTML = nil, "", ""
-	head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(text), HTMLLen: len(html), Content: c})
+	if c.Preview == "" {
+		c.Preview = Preview(text, htm)
+	}
+	head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(text), HTMLLen: len(htm), Content: c})
 	if err != nil {
 		return nil, err
 	}
-	m := nats.NewMsg(subject)
-	data := make([]byte, 0, len(head)+1+len(text)+len(html)+len(raw))
+	data := make([]byte, 0, len(head)+1+len(text)+len(htm)+len(raw))
 	data = append(append(append(data, head...), '\n'), text...)
-	m.Data = append(append(data, html...), raw...)
-	return m, nil
+	return append(append(data, htm...), raw...), nil
 }
 
-// Content fills in what a MailReceived event read from the log does not
-// carry: the message's content. After the message was deleted there is
-// none, and ev is left as it is.
-func (s *Store) Content(ctx context.Context, ev *MailReceived) error {
-	subj := contentSubject(s.PartitionOfAddress(ev.Address), ev.Address, ev.InboxID, ev.MessageID)
-	m, err := s.stream.GetLastMsgForSubject(ctx, subj)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil
-	}
-	if err != nil {
-		return unavailable(err)
-	}
-	c, err := DecodeContent(m.Data)
-	if err != nil {
-		return fmt.Errorf("content of message %s: %w", ev.MessageID, err)
-	}
-	ev.Content = c
-	return nil
-}
-
-// RawOf returns the raw bytes of a small message, kept in its content record
-// (a large one is in the object store under RawObjectName). Views leave the
-// raw message out: it is read rarely, and would make every view entry of a
-// message larger to write, cache and decode.
-func (s *Store) RawOf(ctx context.Context, addr, inboxID, messageID string) ([]byte, error) {
-	ev := MailReceived{InboxID: inboxID, MessageID: messageID, Address: addr}
-	if err := s.Content(ctx, &ev); err != nil {
-		return nil, err
-	}
-	if ev.Raw == nil {
-		return nil, tempmail.Errorf(tempmail.NotFound, "message not found")
-	}
-	return ev.Raw, nil
-}
-
-// DecodeContent parses a content record as stored on a content subject.
-func DecodeContent(data []byte) (Content, error) {
+func decodeContent(data []byte) (Content, error) {
 	head, rest, found := bytes.Cut(data, []byte("\n"))
 	if !found {
-		return Content{}, errors.New("content record without its raw part")
+		return Content{}, errors.New("content record without its bodies")
 	}
 	var rec contentRecord
 	if err := json.Unmarshal(head, &rec); err != nil {
 		return Content{}, err
 	}
-	switch rec.Version {
-	case 2: // bodies in the JSON
-	case contentV:
-		if rec.TextLen < 0 || rec.HTMLLen < 0 || rec.TextLen > len(rest) || rec.HTMLLen > len(rest)-rec.TextLen {
-			return Content{}, fmt.Errorf("content record: bodies of %d and %d bytes in %d", rec.TextLen, rec.HTMLLen, len(rest))
-		}
-		rec.Text = string(rest[:rec.TextLen])
-		rec.HTML = string(rest[rec.TextLen : rec.TextLen+rec.HTMLLen])
-		rest = rest[rec.TextLen+rec.HTMLLen:]
-	default:
-		return Content{}, fmt.Errorf("content version %d is not supported (this build reads versions 2 and %d)", rec.Version, contentV)
+	if rec.Version != contentV {
+		return Content{}, fmt.Errorf("content version %d is not supported (this build reads version %d)", rec.Version, contentV)
 	}
-	if len(rest) > 0 {
+	if rec.TextLen < 0 || rec.HTMLLen < 0 || rec.TextLen > len(rest) || rec.HTMLLen > len(rest)-rec.TextLen {
+		return Content{}, fmt.Errorf("content record: bodies of %d and %d bytes in %d", rec.TextLen, rec.HTMLLen, len(rest))
+	}
+	rec.Text = string(rest[:rec.TextLen])
+	rec.HTML = string(rest[rec.TextLen : rec.TextLen+rec.HTMLLen])
+	if rest = rest[rec.TextLen+rec.HTMLLen:]; len(rest) > 0 {
 		rec.Raw = rest
 	}
 	return rec.Content, nil
+}
+
+// ContentRef says where a message's content is: in the MailReceived at Seq,
+// sealed under the key Key names.
+type ContentRef struct {
+	MessageID string
+	Seq       uint64
+	Key       uint64
+}
+
+// Content returns what a message says, opened from its sealed record. It
+// is of kind NotFound once the message is deleted (its key erased), and
+// kept decoded in a bounded cache: it never changes while it exists.
+// Callers must not change what it returns.
+func (s *Store) Content(ctx context.Context, ref ContentRef) (*Content, error) {
+	if c := s.contents.get(ref.MessageID); c != nil {
+		return c, nil
+	}
+	m, err := s.stream.GetMsg(ctx, ref.Seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, ErrErased
+	}
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	if !strings.HasSuffix(m.Subject, "."+ref.MessageID) {
+		return nil, fmt.Errorf("event %d is on %s, not message %s's subject", ref.Seq, m.Subject, ref.MessageID)
+	}
+	_, sealed, _ := bytes.Cut(m.Data, []byte("\n"))
+	key, err := s.keys.Get(ctx, ref.Key, ref.MessageID)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := unseal(key, ref.MessageID, sealed)
+	if err != nil {
+		return nil, fmt.Errorf("content of message %s: %w", ref.MessageID, err)
+	}
+	c, err := decodeContent(plain)
+	if err != nil {
+		return nil, fmt.Errorf("content of message %s: %w", ref.MessageID, err)
+	}
+	s.contents.put(ref.MessageID, &c)
+	return &c, nil
+}
+
+// SealKey returns the key a message's content is sealed under, for tests
+// and tools that show what a deletion erases.
+func (s *Store) SealKey(ctx context.Context, ref ContentRef) ([]byte, error) {
+	return s.keys.Get(ctx, ref.Key, ref.MessageID)
+}
+
+// OpenRaw streams a large message's raw source from the object store,
+// opening it with the message's key as it goes.
+//
+// The client library looks objects up with direct gets, which a follower
+// may answer before it holds an object the leader acknowledged; so in a
+// cluster, "not found" for an object a view names is asked again for a
+// moment before it is believed.
+func (s *Store) OpenRaw(ctx context.Context, ref ContentRef, object string) (io.ReadCloser, error) {
+	key, err := s.keys.Get(ctx, ref.Key, ref.MessageID)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		obj, err := s.raw.Get(ctx, object)
+		if err == nil {
+			return struct {
+				io.Reader
+				io.Closer
+			}{newOpenedReader(key, ref.MessageID, obj), obj}, nil
+		}
+		if errors.Is(err, jetstream.ErrObjectNotFound) && (!s.replicated || attempt == 10) {
+			return nil, ErrErased
+		}
+		if !errors.Is(err, jetstream.ErrObjectNotFound) {
+			return nil, unavailable(err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, unavailable(ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// contentCache keeps opened contents, least recently used out first,
+// within a byte budget.
+type contentCache struct {
+	mu       sync.Mutex
+	maxBytes int
+	bytes    int
+	order    *list.List // of *cachedContent, most recent first
+	byID     map[string]*list.Element
+}
+
+type cachedContent struct {
+	id   string
+	c    *Content
+	size int
+}
+
+func newContentCache(maxBytes int) *contentCache {
+	return &contentCache{maxBytes: maxBytes, order: list.New(), byID: map[string]*list.Element{}}
+}
+
+func contentSize(c *Content) int {
+	n := 512 + len(c.Text) + len(c.HTML) + len(c.Raw) + len(c.Subject) + len(c.Preview)
+	for k, v := range c.Headers {
+		n += len(k) + len(v) + 32
+	}
+	return n + 128*len(c.Attachments)
+}
+
+func (cc *contentCache) get(id string) *Content {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	e, ok := cc.byID[id]
+	if !ok {
+		return nil
+	}
+	cc.order.MoveToFront(e)
+	return e.Value.(*cachedContent).c
+}
+
+func (cc *contentCache) put(id string, c *Content) {
+	size := contentSize(c)
+	if size > cc.maxBytes/8 {
+		return // a few large messages would push out many small ones
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if _, ok := cc.byID[id]; ok {
+		return
+	}
+	cc.byID[id] = cc.order.PushFront(&cachedContent{id: id, c: c, size: size})
+	cc.bytes += size
+	for cc.bytes > cc.maxBytes {
+		last := cc.order.Back()
+		cc.removeLocked(last.Value.(*cachedContent).id)
+	}
+}
+
+func (cc *contentCache) remove(id string) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.removeLocked(id)
+}
+
+func (cc *contentCache) removeLocked(id string) {
+	if e, ok := cc.byID[id]; ok {
+		cc.bytes -= e.Value.(*cachedContent).size
+		cc.order.Remove(e)
+		delete(cc.byID, id)
+	}
+}
+
+// PreviewChars is the length of a list preview.
+const PreviewChars = 200
+
+// Preview is the first PreviewChars characters of a message's text (or of
+// its HTML as text, when it has no text part), with runs of white space
+// folded to one space and bytes that are not UTF-8 dropped. It reads only
+// as far as the preview reaches: bodies can be megabytes.
+func Preview(text, htm string) string {
+	if text == "" && htm != "" {
+		text = htmlText(htm[:min(len(htm), 16*PreviewChars)])
+	}
+	var b strings.Builder
+	b.Grow(min(len(text), 2*PreviewChars))
+	n, space := 0, false
+	for i := 0; i < len(text) && n < PreviewChars; {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			continue
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case space:
+			b.WriteByte(' ')
+			space = false
+			if n++; n == PreviewChars {
+				continue
+			}
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
+
+// htmlText is HTML with its tags, comments, scripts and styles left out
+// and its entities decoded: enough for a preview, not a renderer.
+func htmlText(h string) string {
+	var b strings.Builder
+	for len(h) > 0 {
+		lt := strings.IndexByte(h, '<')
+		if lt < 0 {
+			b.WriteString(h)
+			break
+		}
+		b.WriteString(h[:lt])
+		h = h[lt:]
+		lower := strings.ToLower(h[:min(len(h), 8)])
+		end := ">"
+		switch {
+		case strings.HasPrefix(lower, "<!--"):
+			end = "-->"
+		case strings.HasPrefix(lower, "<script"):
+			end = "</script>"
+		case strings.HasPrefix(lower, "<style"):
+			end = "</style>"
+		}
+		i := indexFold(h, end)
+		if i < 0 {
+			break
+		}
+		h = h[i+len(end):]
+		b.WriteByte(' ')
+	}
+	return html.UnescapeString(b.String())
+}
+
+// indexFold is strings.Index for an ASCII needle, ignoring ASCII case.
+func indexFold(s, needle string) int {
+	for i := 0; i+len(needle) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(needle)], needle) {
+			return i
+		}
+	}
+	return -1
 }

@@ -1,21 +1,31 @@
 package events
 
 import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
-func TestContentRecordKeepsEveryFieldAndReadsVersion2(t *testing.T) {
+func TestContentRecordKeepsEveryField(t *testing.T) {
 	c := Content{Raw: []byte("Subject: x\r\n\r\nline\n\x00\xff\r\n"), MailFrom: "bounce@example.com",
 		From: "a@example.com", FromName: "Ä", To: []string{"b@tempmail.test"}, Subject: "x\ny",
 		Date: time.Unix(1700000000, 0).UTC(), Text: "text\nwith \"quotes\" and \\ and \xe2\x82", HTML: "<p>\n</p>",
-		Headers: map[string]string{"X-A": "1"}, Attachments: []Attachment{{ID: "m-1", Filename: "a.txt", Size: 3}}}
-	m, err := contentMsg("content.p0.x", c)
+		Preview: "text with", Headers: map[string]string{"X-A": "1"}, Attachments: []Attachment{{ID: "m-1", Filename: "a.txt", Size: 3}}}
+	data, err := encodeContent(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeContent(m.Data)
+	got, err := decodeContent(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,22 +33,164 @@ func TestContentRecordKeepsEveryFieldAndReadsVersion2(t *testing.T) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, c)
 	}
 	for _, tc := range []struct{ name, data string }{
-		{"no raw part", `{"v":3}`},
-		{"bodies longer than the record", "{\"v\":3,\"text_len\":10}\nshort"},
-		{"a future version", "{\"v\":4}\n"},
+		{"no bodies part", `{"v":4}`},
+		{"bodies longer than the record", "{\"v\":4,\"text_len\":10}\nshort"},
+		{"another version", "{\"v\":3}\n"},
 	} {
-		if _, err := DecodeContent([]byte(tc.data)); err == nil {
+		if _, err := decodeContent([]byte(tc.data)); err == nil {
 			t.Errorf("%s: decoded without an error", tc.name)
 		}
 	}
+}
 
-	// Stores written before bodies left the JSON are read as they were.
-	v2 := "{\"v\":2,\"from\":\"a@example.com\",\"subject\":\"old\",\"text\":\"old text\\n\",\"html\":\"<b>old</b>\"}\nRAW BYTES"
-	old, err := DecodeContent([]byte(v2))
+func TestSealOpensOnlyWithItsKeyAndMessage(t *testing.T) {
+	key, other := randomKey(), randomKey()
+	plain := bytes.Repeat([]byte("the quick brown fox "), 500)
+	sealed := seal(key, "m1", plain)
+	if bytes.Contains(sealed, []byte("quick brown")) {
+		t.Fatal("sealed content holds the plaintext")
+	}
+	if got, err := unseal(key, "m1", sealed); err != nil || !bytes.Equal(got, plain) {
+		t.Fatalf("unseal: %v", err)
+	}
+	if _, err := unseal(other, "m1", sealed); err == nil {
+		t.Error("opened with another key")
+	}
+	if _, err := unseal(key, "m2", sealed); err == nil {
+		t.Error("opened as another message")
+	}
+	sealed[len(sealed)/2] ^= 1
+	if _, err := unseal(key, "m1", sealed); err == nil {
+		t.Error("opened after tampering")
+	}
+}
+
+func TestSealedRawStreamsInFrames(t *testing.T) {
+	key := randomKey()
+	for _, size := range []int{0, 1, rawFrame - 1, rawFrame, rawFrame + 1, 5*rawFrame + 17} {
+		plain := make([]byte, size)
+		_, _ = rand.Read(plain)
+		sealed, _ := io.ReadAll(newSealedReader(key, "m", plain))
+		if int64(len(sealed)) != sealedSize(int64(size)) {
+			t.Errorf("%d bytes sealed to %d, want %d", size, len(sealed), sealedSize(int64(size)))
+		}
+		got, err := io.ReadAll(newOpenedReader(key, "m", bytes.NewReader(sealed)))
+		if err != nil || !bytes.Equal(got, plain) {
+			t.Fatalf("%d bytes: %v", size, err)
+		}
+		if size > rawFrame {
+			// Cut after the first frame: the stream must not pass as whole.
+			cut := sealed[:4+rawFrame+16]
+			if _, err := io.ReadAll(newOpenedReader(key, "m", bytes.NewReader(cut))); err == nil {
+				t.Errorf("%d bytes cut short opened without an error", size)
+			}
+		}
+	}
+}
+
+func randomKey() []byte {
+	k := make([]byte, keySize)
+	_, _ = rand.Read(k)
+	return k
+}
+
+// TestKeysKeepAndErase runs both key stores through what the service asks
+// of them: a key is found by its reference and message, an erased one
+// never again, a reference reused after an erasure does not open the
+// erased message, and keys outlive a restart.
+func TestKeysKeepAndErase(t *testing.T) {
+	for _, kind := range []string{"file", "stream"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			dir := t.TempDir()
+			open := func() Keys {
+				if kind == "file" {
+					k, err := openFileKeys(dir)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return k
+				}
+				js := embeddedJS(t, dir)
+				s := &Store{js: js, attemptTimeout: time.Second}
+				k, err := openStreamKeys(ctx, js, 1, s.publish)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.stream = k.stream
+				return k
+			}
+			keys := open()
+			a, b := uuid.NewString(), uuid.NewString()
+			refA, keyA, err := keys.New(ctx, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refB, keyB, err := keys.New(ctx, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := keys.Get(ctx, refA, a); err != nil || !bytes.Equal(got, keyA) {
+				t.Fatalf("get a: %v", err)
+			}
+			if _, err := keys.Get(ctx, refA, b); !errors.Is(err, ErrErased) {
+				t.Errorf("a's reference opened b: %v", err)
+			}
+			if err := keys.Erase(ctx, refA, a); err != nil {
+				t.Fatal(err)
+			}
+			if err := keys.Erase(ctx, refA, a); err != nil {
+				t.Errorf("erasing twice: %v", err)
+			}
+			if _, err := keys.Get(ctx, refA, a); !errors.Is(err, ErrErased) {
+				t.Errorf("get after erase: %v, want ErrErased", err)
+			}
+			c := uuid.NewString()
+			refC, _, err := keys.New(ctx, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := keys.Get(ctx, refC, a); !errors.Is(err, ErrErased) {
+				t.Errorf("a reused reference opened the erased message: %v", err)
+			}
+			if err := keys.Erase(ctx, refC, a); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := keys.Get(ctx, refC, c); err != nil {
+				t.Errorf("erasing an erased message took the reference's new key: %v", err)
+			}
+			if kind == "file" {
+				keys.Close()
+				keys = open()
+			}
+			if got, err := keys.Get(ctx, refB, b); err != nil || !bytes.Equal(got, keyB) {
+				t.Errorf("b after reopening: %v", err)
+			}
+			keys.Close()
+		})
+	}
+}
+
+// embeddedJS is a bare embedded server, for tests inside this package
+// (natstest imports it).
+func embeddedJS(t testing.TB, dir string) jetstream.JetStream {
+	ns, err := server.NewServer(&server.Options{DontListen: true, JetStream: true, StoreDir: dir, NoSigs: true, NoLog: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if old.Text != "old text\n" || old.HTML != "<b>old</b>" || string(old.Raw) != "RAW BYTES" || old.Subject != "old" {
-		t.Errorf("version 2: %+v", old)
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
 	}
+	nc, err := nats.Connect("", nats.InProcessServer(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close(); ns.Shutdown() })
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
 }

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -35,7 +36,7 @@ const (
 	inboxCreatedV      = 1
 	inboxDeletedV      = 1
 	inboxExpiredV      = 1
-	mailReceivedV      = 1
+	mailReceivedV      = 2 // 1 had its content in a record beside it
 	markedReadV        = 1
 	deletedV           = 1
 )
@@ -101,22 +102,28 @@ type Attachment struct {
 
 // MailReceived records one message delivered to one inbox.
 //
-// The event in the log carries only the message's place (inbox, id, time,
-// size); its content, everything a person wrote, is stored beside it as a
-// Content record in the same atomic publish, and deleting the message purges
-// that record (and the raw object) while the event stays. So a rebuild after
-// deletions replays the very history the live views saw, and nothing of a
-// deleted message can be read back from the log. Store.Deliver splits a
-// MailReceived into the two; Store.Content joins them again.
+// Its JSON says only where the message is (inbox, id, time, size, the key
+// its content is sealed under); what the message says, everything a person
+// wrote, follows the JSON in the same stored message, sealed (seal.go).
+// Deleting the message erases its key: the event stays, and nothing of what
+// it said can be read back from it, so a rebuild after deletions replays the
+// very history the live views saw. Store.Deliver seals the Content of a
+// MailReceived; Store.Content opens it again.
 type MailReceived struct {
 	InboxID    string    `json:"inbox_id"`
 	MessageID  string    `json:"message_id"` // UUIDv7, sorts by arrival
 	Address    string    `json:"address"`    // the recipient inbox address
 	ReceivedAt time.Time `json:"received_at"`
 	Size       int64     `json:"size"`                 // bytes of the raw message
-	RawObject  string    `json:"raw_object,omitempty"` // where the raw bytes are, when not in Content
+	RawObject  string    `json:"raw_object,omitempty"` // where the sealed raw bytes are, when not in the content
+	Key        uint64    `json:"key"`                  // the content's key (Keys)
 
-	Content
+	// Content is what to seal, when delivering; it is never part of the
+	// event's JSON.
+	Content `json:"-"`
+	// Sealed is the content as stored after the JSON; Decode leaves it
+	// sealed.
+	Sealed []byte `json:"-"`
 }
 
 // Content is what a received message says: the raw message (when small
@@ -134,6 +141,7 @@ type Content struct {
 	HeaderMessageID string            `json:"header_message_id,omitempty"`
 	Text            string            `json:"text,omitempty"`
 	HTML            string            `json:"html,omitempty"`
+	Preview         string            `json:"preview,omitempty"` // what lists show (Preview)
 	Headers         map[string]string `json:"headers,omitempty"`
 	Attachments     []Attachment      `json:"attachments,omitempty"`
 }
@@ -183,18 +191,26 @@ type Event struct {
 	Payload   Payload
 }
 
-// Encode returns the JSON form of p, stamped with time at.
+// Encode returns the stored form of p, stamped with time at: its JSON, and
+// for a MailReceived its sealed content after a newline (JSON never holds
+// a raw one).
 func Encode(p Payload, at time.Time) ([]byte, error) {
 	data, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(envelope{Type: p.EventType(), Version: versionOf(p.EventType()), Time: at.UTC(), Data: data})
+	out, err := json.Marshal(envelope{Type: p.EventType(), Version: versionOf(p.EventType()), Time: at.UTC(), Data: data})
+	if m, ok := p.(*MailReceived); ok && err == nil && len(m.Sealed) > 0 {
+		out = append(append(out, '\n'), m.Sealed...)
+	}
+	return out, err
 }
 
 // Decode parses an event written by Encode. The payload is a pointer
-// (*InboxCreated, *MailReceived, ...).
+// (*InboxCreated, *MailReceived, ...); a MailReceived's content stays
+// sealed, and shares b's memory.
 func Decode(b []byte) (Payload, time.Time, error) {
+	b, sealed, _ := bytes.Cut(b, []byte("\n"))
 	var env envelope
 	if err := json.Unmarshal(b, &env); err != nil {
 		return nil, time.Time{}, fmt.Errorf("decode event: %w", err)
@@ -207,6 +223,9 @@ func Decode(b []byte) (Payload, time.Time, error) {
 	p := newPayload(env.Type)
 	if err := json.Unmarshal(env.Data, p); err != nil {
 		return nil, env.Time, fmt.Errorf("decode %s: %w", env.Type, err)
+	}
+	if m, ok := p.(*MailReceived); ok {
+		m.Sealed = sealed
 	}
 	return p, env.Time, nil
 }

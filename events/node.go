@@ -58,6 +58,8 @@ type Node struct {
 	Conn   *nats.Conn
 	JS     jetstream.JetStream
 	server *server.Server // nil when external
+	// DataDir is the embedded server's data directory; empty when external.
+	DataDir string
 
 	closing  atomic.Bool   // Close was called: the connection's end is ours
 	closed   chan struct{} // closed when the connection is
@@ -110,8 +112,12 @@ func StartNode(ctx context.Context, cfg NodeConfig) (*Node, error) {
 		return nil, fmt.Errorf("connect to embedded NATS: %w", err)
 	}
 	node, err := newNode(nc, ns)
-	if err != nil || cfg.Cluster.Name == "" {
-		return node, err
+	if err != nil {
+		return nil, err
+	}
+	node.DataDir = cfg.DataDir
+	if cfg.Cluster.Name == "" {
+		return node, nil
 	}
 	if err := waitForAPI(ctx, node.JS); err != nil {
 		node.Close(context.Background())

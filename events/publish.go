@@ -8,12 +8,25 @@ import (
 	"strconv"
 	"time"
 
-	"tempmail"
-
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
+
+	"tempmail"
 )
+
+// Every write goes through publish (one message) or publishBatch (several,
+// all or nothing). A publish whose answer does not come (a timeout, a lost
+// connection) may have been stored all the same: it is not a failure but an
+// unknown outcome. It is tried again, the same message under the same
+// Nats-Msg-Id, so that the stream stores it at most once and its answer says
+// where; only when the caller's time runs out first is the outcome still
+// unknown, and then the caller must keep everything the message refers to
+// (its key, its raw object, its schedules), because it may exist.
+
+// ErrUnknownOutcome is in the chain of an error when a write was sent but
+// never answered within the caller's time: it may or may not be stored.
+var ErrUnknownOutcome = errors.New("the event store did not answer in time; the write may have been stored")
 
 func eventMsg(subject string, p Payload) (*nats.Msg, error) {
 	data, err := Encode(p, time.Now())
@@ -52,38 +65,97 @@ func expect(m *nats.Msg, subject string, seq uint64) {
 	}
 }
 
-func first(acks []Ack) Ack {
-	if len(acks) == 0 {
-		return Ack{}
+// withID gives m the id the stream deduplicates it by; messages without a
+// natural one get a unique id, so that a retry of theirs is recognised too.
+func withID(m *nats.Msg, id string) *nats.Msg {
+	if id == "" {
+		id = nuid.Next()
 	}
-	return acks[0]
+	m.Header.Set(jetstream.MsgIDHeader, id)
+	return m
+}
+
+// publish stores one message, trying again while the outcome is unknown
+// or the stream has no leader (a cluster electing one), until ctx ends. A
+// refused expectation comes back as is (isWrongLastSeq); the outcome
+// unknown at the end, wrapped with ErrUnknownOutcome; other failures as
+// errors of kind Unavailable.
+func (s *Store) publish(ctx context.Context, m *nats.Msg) (Ack, error) {
+	if m.Header.Get(jetstream.MsgIDHeader) == "" {
+		withID(m, "")
+	}
+	for _, h := range []string{"Nats-Batch-Id", "Nats-Batch-Sequence", "Nats-Batch-Commit"} {
+		m.Header.Del(h) // left by a batch this message was part of
+	}
+	unsure := false // an earlier try may have been stored
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, s.attemptTimeout)
+		pa, err := s.js.PublishMsg(actx, m)
+		cancel()
+		switch {
+		case err == nil:
+			return Ack{Seq: pa.Sequence, Partition: PartitionOf(m.Subject), Duplicate: pa.Duplicate}, nil
+		case isWrongLastSeq(err):
+			if unsure {
+				// The expectation held when the first try was sent; if
+				// that try was stored, it is what changed the subject.
+				if seq, ok := s.storedEarlier(ctx, m); ok {
+					return Ack{Seq: seq, Partition: PartitionOf(m.Subject), Duplicate: true}, nil
+				}
+			}
+			return Ack{}, err
+		case errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse):
+			// Nothing was stored: no stream leader took it.
+		case isAPIError(err):
+			s.CountError("publish")
+			return Ack{}, unavailable(err)
+		default:
+			unsure = true
+		}
+		if !pause(ctx, attempt) {
+			s.CountError("publish")
+			if unsure {
+				return Ack{}, unknown(err)
+			}
+			return Ack{}, unavailable(err)
+		}
+	}
+}
+
+// storedEarlier reports whether m itself (by its id) is the last message
+// on its subject, and at which sequence.
+func (s *Store) storedEarlier(ctx context.Context, m *nats.Msg) (uint64, bool) {
+	last, err := s.stream.GetLastMsgForSubject(ctx, m.Subject)
+	if err != nil || last.Header.Get(jetstream.MsgIDHeader) != m.Header.Get(jetstream.MsgIDHeader) {
+		return 0, false
+	}
+	return last.Sequence, true
+}
+
+// pause waits before another try: 50 ms, doubling to a second. It reports
+// false when ctx ends first.
+func pause(ctx context.Context, attempt int) bool {
+	d := min(50*time.Millisecond<<min(attempt, 5), time.Second)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return ctx.Err() == nil
+	case <-ctx.Done():
+		return false
+	}
 }
 
 var errBatchDuplicate = errors.New("batch holds a message stored before")
 
-// publishMsgs publishes one message, or several as one atomic batch (ADR-50):
-// every message carries the batch id and its position, the last one commits
-// and is answered with the batch's ack; nats.go has no helper for it yet. A
-// failed expectation comes back as is (isWrongLastSeq); other failures as
-// errors of kind Unavailable.
-func (s *Store) publishMsgs(ctx context.Context, msgs ...*nats.Msg) ([]Ack, error) {
-	if len(msgs) == 1 {
-		for _, h := range []string{"Nats-Batch-Id", "Nats-Batch-Sequence", "Nats-Batch-Commit"} {
-			msgs[0].Header.Del(h) // left by a batch this message was part of
-		}
-		// No responders means no stream leader, as while a cluster elects
-		// a new one (a few seconds after a node dies): nothing was stored,
-		// so trying again is safe, and spares the caller a 503.
-		pa, err := s.js.PublishMsg(ctx, msgs[0], jetstream.WithRetryAttempts(12), jetstream.WithRetryWait(250*time.Millisecond))
-		if err != nil {
-			if isWrongLastSeq(err) {
-				return nil, err
-			}
-			s.CountError("publish")
-			return nil, unavailable(err)
-		}
-		return []Ack{{Seq: pa.Sequence, Partition: PartitionOf(msgs[0].Subject), Duplicate: pa.Duplicate}}, nil
-	}
+// publishBatch stores several messages as one atomic batch (ADR-50): every
+// message carries the batch id and its position, the last one commits and
+// is answered with the batch's ack; nats.go has no helper for it yet. A
+// batch holding a message stored before (its Nats-Msg-Id known) fails whole
+// with errBatchDuplicate; the caller then stores its messages one by one,
+// each deduplicated on its own. An unanswered commit is an unknown outcome:
+// the caller must find out the same way.
+func (s *Store) publishBatch(ctx context.Context, msgs []*nats.Msg) ([]Ack, error) {
 	nc := s.js.Conn()
 	batchID := nuid.Next()
 	var reply *nats.Msg
@@ -95,12 +167,20 @@ func (s *Store) publishMsgs(ctx context.Context, msgs ...*nats.Msg) ([]Ack, erro
 			err = nc.PublishMsg(m)
 		} else {
 			m.Header.Set("Nats-Batch-Commit", "1")
-			reply, err = nc.RequestMsgWithContext(ctx, m)
+			actx, cancel := context.WithTimeout(ctx, s.attemptTimeout)
+			reply, err = nc.RequestMsgWithContext(actx, m)
+			cancel()
 		}
-		if err != nil {
-			s.CountError("publish")
+		if err == nil {
+			continue
+		}
+		s.CountError("publish")
+		// A batch without its commit is never stored (the server drops
+		// it); a commit sent and not answered may have been.
+		if i < len(msgs)-1 || errors.Is(err, nats.ErrNoResponders) {
 			return nil, unavailable(err)
 		}
+		return nil, unknown(err)
 	}
 	var res struct {
 		Seq   uint64 `json:"seq"`
@@ -111,7 +191,7 @@ func (s *Store) publishMsgs(ctx context.Context, msgs ...*nats.Msg) ([]Ack, erro
 	}
 	if err := json.Unmarshal(reply.Data, &res); err != nil {
 		s.CountError("publish")
-		return nil, unavailable(fmt.Errorf("batch ack %q: %w", reply.Data, err))
+		return nil, unknown(fmt.Errorf("batch ack %q: %w", reply.Data, err))
 	}
 	if res.Error != nil {
 		apiErr := &jetstream.APIError{ErrorCode: jetstream.ErrorCode(res.Error.Code), Description: res.Error.Message}
@@ -149,6 +229,22 @@ func isWrongLastSeq(err error) bool {
 		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }
 
+// isAPIError reports an answer of the JetStream API: the server took the
+// request and refused it, so nothing was stored.
+func isAPIError(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode != 0
+}
+
 func unavailable(err error) error {
 	return tempmail.Wrap(tempmail.Unavailable, err, "the event store is unavailable; try again")
 }
+
+// unknown marks err as an unknown outcome (ErrUnknownOutcome).
+func unknown(err error) error {
+	return tempmail.Wrap(tempmail.Unavailable, fmt.Errorf("%w: %w", ErrUnknownOutcome, err), "the event store did not answer; try again")
+}
+
+// IsUnknownOutcome reports whether err says a write may have been stored
+// though it was not acknowledged.
+func IsUnknownOutcome(err error) bool { return errors.Is(err, ErrUnknownOutcome) }

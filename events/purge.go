@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,53 +10,95 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Purge makes a deletion final in the log and the object store, once the
-// views have applied it. For a Deleted message it removes the message's
-// content record (the raw message when inline, the parsed bodies and
-// headers), its raw object and its retention schedule; its events stay, as
-// small tombstones that say nothing of what it said. For an ended inbox it
-// does that for every message of the inbox, and drops the inbox's schedules.
-// Other events need nothing. Purging again is harmless, so a redelivered
-// event may purge twice.
-func (s *Store) Purge(ctx context.Context, subject string, p Payload) error {
+// Purge makes a deletion final, once the views have applied it. For a
+// Deleted message it erases the message's key, so that what the message
+// said can no longer be read from any copy of its sealed content; it
+// removes the message's raw object and its retention schedule. Its events
+// stay, as small tombstones that say nothing of what it said. For an ended
+// inbox it does that for every message of the inbox, and drops the inbox's
+// schedules. Other events need nothing. Purging again is harmless, so a
+// redelivered event may purge twice. progress, if not nil, is called after
+// each message erased.
+func (s *Store) Purge(ctx context.Context, subject string, p Payload, progress func()) error {
 	switch ev := p.(type) {
 	case *Deleted:
 		part, addrKey, ok := splitSubject(subject)
 		if !ok {
 			return fmt.Errorf("purge: %q is not a message subject", subject)
 		}
-		tail := "." + part + "." + addrKey + "." + ev.InboxID + "." + ev.MessageID
-		if err := s.purgeSubject(ctx, contentRoot+tail); err != nil {
+		if err := s.eraseMessage(ctx, subject); err != nil {
 			return err
 		}
-		if err := s.purgeSubject(ctx, scheduleRoot+tail); err != nil {
+		if err := s.keys.Flush(); err != nil {
 			return err
 		}
-		return s.deleteRaw(ctx, ev.MessageID)
+		return s.purgeSubject(ctx, scheduleRoot+"."+part+"."+addrKey+"."+ev.InboxID+"."+ev.MessageID)
 	case *InboxDeleted:
-		return s.purgeInbox(ctx, ev.Address, ev.InboxID)
+		return s.purgeInbox(ctx, ev.Address, ev.InboxID, progress)
 	case *InboxExpired:
-		return s.purgeInbox(ctx, ev.Address, ev.InboxID)
+		return s.purgeInbox(ctx, ev.Address, ev.InboxID, progress)
 	}
 	return nil
 }
 
-func (s *Store) purgeInbox(ctx context.Context, addr, inboxID string) error {
+func (s *Store) purgeInbox(ctx context.Context, addr, inboxID string, progress func()) error {
 	part := s.PartitionOfAddress(addr)
-	prefix := contentsOf(part, addr, inboxID)
-	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(prefix+".>"))
+	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(messagesOf(part, addr, inboxID)+".>"))
 	if err != nil {
 		return unavailable(err)
 	}
 	for subject := range info.State.Subjects {
-		if err := s.deleteRaw(ctx, subject[strings.LastIndexByte(subject, '.')+1:]); err != nil {
+		if err := s.eraseMessage(ctx, subject); err != nil {
 			return err
 		}
+		if progress != nil {
+			progress()
+		}
 	}
-	if err := s.purgeSubject(ctx, prefix+".>"); err != nil {
+	if err := s.keys.Flush(); err != nil {
 		return err
 	}
 	return s.purgeSubject(ctx, schedulesOf(part, addr, inboxID)+".>")
+}
+
+// eraseMessage erases the content of the message whose events are on
+// subject: its first event there is its MailReceived, which names its key
+// and raw object.
+func (s *Store) eraseMessage(ctx context.Context, subject string) error {
+	m, err := s.stream.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(subject))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil
+	}
+	if err != nil {
+		return unavailable(err)
+	}
+	head, _, _ := bytes.Cut(m.Data, []byte("\n"))
+	p, _, err := Decode(head)
+	if err != nil {
+		return fmt.Errorf("erase %s: %w", subject, err)
+	}
+	mr, ok := p.(*MailReceived)
+	if !ok {
+		return nil // a MarkedRead or Deleted of a message never received: nothing to erase
+	}
+	return s.eraseContent(ctx, mr.Key, mr.MessageID, mr.RawObject)
+}
+
+// eraseContent erases a message's key and removes its raw object.
+func (s *Store) eraseContent(ctx context.Context, key uint64, messageID, object string) error {
+	s.contents.remove(messageID)
+	if err := s.keys.Erase(ctx, key, messageID); err != nil {
+		s.CountError("purge")
+		return err
+	}
+	if object == "" {
+		return nil
+	}
+	if err := s.raw.Delete(ctx, object); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		s.CountError("purge")
+		return unavailable(err)
+	}
+	return nil
 }
 
 func (s *Store) purgeSubject(ctx context.Context, subject string) error {
@@ -70,15 +113,6 @@ func (s *Store) purgeSubject(ctx context.Context, subject string) error {
 // inside its event: one object per recipient copy, so that deleting one copy
 // never takes another's.
 func RawObjectName(messageID string) string { return "msg/" + messageID }
-
-func (s *Store) deleteRaw(ctx context.Context, messageID string) error {
-	err := s.raw.Delete(ctx, RawObjectName(messageID))
-	if err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
-		s.CountError("purge")
-		return unavailable(err)
-	}
-	return nil
-}
 
 // splitSubject returns the partition and address key of an event subject.
 func splitSubject(subject string) (part, addrKey string, ok bool) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"time"
@@ -21,6 +20,11 @@ const (
 	RawBucket = "RAW"
 
 	partitionsKey = "tempmail_partitions"
+	// formatKey records the store's format in the stream's metadata: 2
+	// seals each message's content inside its MailReceived. Format 1 (no
+	// record) kept it in plain records beside.
+	formatKey = "tempmail_format"
+	format    = "2"
 	// DefaultPartitions is the partition count of a new stream.
 	DefaultPartitions = 16
 	// DedupeWindow bounds how long a retried ingest is recognised by its
@@ -32,16 +36,30 @@ const (
 type StoreConfig struct {
 	Partitions int // used only when the stream is created; fixed afterwards
 	Replicas   int // 1, or 3 on a cluster
+	// KeyDir, when set, keeps message keys in a file there: a single node
+	// that alone holds its data directory. Empty: in the KEYS stream, which
+	// every process sharing the NATS reads.
+	KeyDir string
+	// AttemptTimeout bounds one try of a publish; an unanswered try is
+	// tried again (the same message, recognised by its id) until the
+	// caller's deadline. 0: 5 s.
+	AttemptTimeout time.Duration
+	// ContentCacheBytes bounds the opened contents kept in memory. 0: 16 MiB.
+	ContentCacheBytes int
 }
 
-// Store publishes events and owns the stream and raw object store.
+// Store publishes events and owns the stream, the raw object store and the
+// keys the content of messages is sealed under.
 type Store struct {
-	js         jetstream.JetStream
-	stream     jetstream.Stream
-	raw        jetstream.ObjectStore
-	partitions int
-	replicated bool                   // R3: reads of the object store may reach a follower
-	errors     *prometheus.CounterVec // nil until Instrument
+	js             jetstream.JetStream
+	stream         jetstream.Stream
+	raw            jetstream.ObjectStore
+	keys           Keys
+	contents       *contentCache
+	partitions     int
+	replicated     bool // R3: reads of the object store may reach a follower
+	attemptTimeout time.Duration
+	errors         *prometheus.CounterVec // nil until Instrument
 }
 
 // Instrument registers the event store's error counter with reg.
@@ -79,9 +97,13 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		partitions = DefaultPartitions
 	}
 	if st, err := js.Stream(ctx, StreamName); err == nil {
+		info := st.CachedInfo()
+		if info.Config.Metadata[formatKey] != format && info.State.Msgs > 0 {
+			return nil, fmt.Errorf("the event stream %s was written by an earlier tempmail, which stored what messages say in plain records; this one seals it (format %s) and cannot read that log: start with an empty data directory (or NATS account)", StreamName, format)
+		}
 		// The partition count is part of every subject, so the stream's own
 		// record wins over configuration.
-		if n, err := strconv.Atoi(st.CachedInfo().Config.Metadata[partitionsKey]); err == nil && n > 0 {
+		if n, err := strconv.Atoi(info.Config.Metadata[partitionsKey]); err == nil && n > 0 {
 			partitions = n
 		}
 	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -91,7 +113,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	want := jetstream.StreamConfig{
 		Name:        StreamName,
 		Description: "tempmail events: the source of truth",
-		Subjects:    []string{subjectRoot + ".>", contentRoot + ".>", scheduleRoot + ".>"},
+		Subjects:    []string{subjectRoot + ".>", scheduleRoot + ".>"},
 		Storage:     jetstream.FileStorage,
 		Replicas:    cfg.Replicas,
 		Retention:   jetstream.LimitsPolicy,
@@ -103,13 +125,12 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		AllowMsgSchedules: true,
 		// One message to several inboxes is stored all or nothing.
 		AllowAtomicPublish: true,
-		// Projections read a message's content record as they apply its
-		// event; a direct get returns it raw, where the JSON API would
-		// base64 it (a tenth of all ingest CPU, measured). Replicated, a
-		// direct get may be answered by a follower that has not yet
-		// stored the record, so there every read goes to the leader.
+		// Readers fetch a message's content by its event's sequence; a
+		// direct get returns it raw, where the JSON API would base64 it.
+		// Replicated, a direct get may be answered by a follower that has
+		// not yet stored it, so there every read goes to the leader.
 		AllowDirect: cfg.Replicas == 1,
-		Metadata:    map[string]string{partitionsKey: strconv.Itoa(partitions)},
+		Metadata:    map[string]string{partitionsKey: strconv.Itoa(partitions), formatKey: format},
 	}
 	stream, err := ensureStream(ctx, js, want)
 	if err != nil {
@@ -124,8 +145,27 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	if err != nil {
 		return nil, err
 	}
-	return &Store{js: js, stream: stream, raw: raw, partitions: partitions, replicated: cfg.Replicas > 1}, nil
+	s := &Store{js: js, stream: stream, raw: raw, partitions: partitions, replicated: cfg.Replicas > 1,
+		attemptTimeout: cfg.AttemptTimeout, contents: newContentCache(cfg.ContentCacheBytes)}
+	if s.attemptTimeout <= 0 {
+		s.attemptTimeout = 5 * time.Second
+	}
+	if cfg.ContentCacheBytes <= 0 {
+		s.contents = newContentCache(16 << 20)
+	}
+	if cfg.KeyDir != "" {
+		s.keys, err = openFileKeys(cfg.KeyDir)
+	} else {
+		s.keys, err = openStreamKeys(ctx, js, cfg.Replicas, s.publish)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
+
+// Close lets go of the keys; the stream and buckets stay.
+func (s *Store) Close() error { return s.keys.Close() }
 
 // ensureStream creates the stream, or updates it when its configuration
 // differs from want. It leaves an equal stream alone: when several nodes of a
@@ -191,29 +231,6 @@ func openObjectStore(ctx context.Context, js jetstream.JetStream, cfg jetstream.
 
 // Stream is the event stream, for consumers.
 func (s *Store) Stream() jetstream.Stream { return s.stream }
-
-// OpenRaw streams a large message's raw bytes from the object store.
-//
-// The client library looks objects up with direct gets, which a follower
-// may answer before it holds an object the leader acknowledged; so in a
-// cluster, "not found" for an object a view names is asked again for a
-// moment before it is believed.
-func (s *Store) OpenRaw(ctx context.Context, name string) (io.ReadCloser, error) {
-	for attempt := 0; ; attempt++ {
-		obj, err := s.raw.Get(ctx, name)
-		if err == nil {
-			return obj, nil
-		}
-		if !s.replicated || !errors.Is(err, jetstream.ErrObjectNotFound) || attempt == 10 {
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
 
 // Raw is the object store of large raw messages.
 func (s *Store) Raw() jetstream.ObjectStore { return s.raw }

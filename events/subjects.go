@@ -13,7 +13,6 @@ import (
 //	ev.sys.domains                               domain list (DomainAdded, DomainDeactivated)
 //	ev.<part>.<addrKey>.inbox                    inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
 //	ev.<part>.<addrKey>.m.<inboxID>.<messageID>  one message (MailReceived, MarkedRead, Deleted)
-//	content.<part>.<addrKey>.<inboxID>.<msgID>   what a message says (purged when it is deleted)
 //	sched.<part>.<addrKey>.<inboxID>.<what>      schedules: the server publishes their event when due
 //
 // The address is the aggregate: its lifecycle subject holds at most one live
@@ -21,13 +20,12 @@ import (
 // expected last sequence, and delivering mail is one publish that expects the
 // lifecycle subject unchanged since the views last saw it. Message subjects
 // carry the inbox id, so that an ended inbox's content can be purged
-// exactly; content and schedules live outside ev.>, so that projections
-// consume events only, and a schedule's event only when it fires. <part> is "p<n>" with n = xxhash(address) mod the partition
-// count fixed at stream creation.
+// exactly; schedules live outside ev.>, so that projections consume a
+// schedule's event only when it fires. <part> is "p<n>" with
+// n = xxhash(address) mod the partition count fixed at stream creation.
 const (
 	subjectRoot    = "ev"
 	scheduleRoot   = "sched"
-	contentRoot    = "content"
 	SysPartition   = "sys"
 	domainsSubject = subjectRoot + "." + SysPartition + ".domains"
 )
@@ -51,21 +49,8 @@ func PartitionOf(subject string) string {
 	return part
 }
 
-// EventFilter matches every event, and nothing else the stream holds;
-// ContentFilter every content record.
-const (
-	EventFilter   = subjectRoot + ".>"
-	ContentFilter = contentRoot + ".>"
-)
-
-// ContentMessageID returns the message id a content subject belongs to, and
-// whether subject is a content subject at all.
-func ContentMessageID(subject string) (string, bool) {
-	if !strings.HasPrefix(subject, contentRoot+".") {
-		return "", false
-	}
-	return subject[strings.LastIndexByte(subject, '.')+1:], true
-}
+// EventFilter matches every event, and nothing else the stream holds.
+const EventFilter = subjectRoot + ".>"
 
 // PartitionFilter is the subject filter of one partition's events.
 func PartitionFilter(part string) string { return subjectRoot + "." + part + ".>" }
@@ -85,14 +70,6 @@ func messageSubject(part, addr, inboxID, messageID string) string {
 // messagesOf is the prefix of every message subject of one inbox.
 func messagesOf(part, addr, inboxID string) string {
 	return subjectRoot + "." + part + "." + AddressKey(addr) + ".m." + inboxID
-}
-
-func contentSubject(part, addr, inboxID, messageID string) string {
-	return contentsOf(part, addr, inboxID) + "." + messageID
-}
-
-func contentsOf(part, addr, inboxID string) string {
-	return contentRoot + "." + part + "." + AddressKey(addr) + "." + inboxID
 }
 
 func scheduleSubject(part, addr, inboxID, what string) string {

@@ -1,9 +1,7 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -13,17 +11,11 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/google/uuid"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail"
 	"tempmail/events"
 	"tempmail/projections"
 )
-
-// inlineMax is the largest raw message that travels inside its event; larger
-// ones go to the object store first. Small messages are the common case, and
-// one publish is much cheaper than an object-store put plus a publish.
-const inlineMax = 64 << 10
 
 // defaultTimeout bounds storing one message, all recipients together.
 const defaultTimeout = 15 * time.Second
@@ -153,28 +145,15 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 		if len(recipients) == 0 {
 			return Delivered{}, ErrNoMailbox
 		}
+		// Each copy is sealed under a key of its own (and a large one's raw
+		// source stored apart, one object per copy), so that deleting one
+		// copy never leaves another's content unreadable.
 		ds := make([]events.Delivery, len(recipients))
 		for i, in := range recipients {
-			ds[i] = events.Delivery{Mail: mailReceived(in, p, env.MailFrom, now, int64(len(raw))),
+			ds[i] = events.Delivery{Mail: mailReceived(in, p, raw, env.MailFrom, now),
 				LifecycleSeq: in.LifecycleSeq, DedupeID: sum + "-" + strconv.Itoa(len(clientBytes)) + "-" + in.ID}
 			if in.Family == events.FamilyB && d.Retention > 0 {
 				ds[i].RetainUntil = now.Add(d.Retention)
-			}
-		}
-		// Small messages travel inside their events. A large one goes to the
-		// object store first, one object per copy, so that deleting one
-		// copy never takes another's bytes.
-		var objects []string
-		for i := range ds {
-			if len(raw) <= inlineMax {
-				ds[i].Mail.Raw = raw
-				continue
-			}
-			ds[i].Mail.RawObject = events.RawObjectName(ds[i].Mail.MessageID)
-			objects = append(objects, ds[i].Mail.RawObject)
-			if err := d.putRaw(ctx, ds[i].Mail.RawObject, raw); err != nil {
-				d.dropRaw(objects...)
-				return Delivered{}, err
 			}
 		}
 		acks, err := d.Store.Deliver(ctx, ds)
@@ -182,13 +161,11 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 			// An inbox ended between RCPT and now, or its lifecycle moved
 			// on: look again, once the views have caught up, and deliver
 			// to those still live.
-			d.dropRaw(objects...)
 			time.Sleep(time.Duration(attempt+1) * 20 * time.Millisecond)
 			recipients = d.stillLive(ctx, recipients)
 			continue
 		}
 		if err != nil {
-			d.dropRaw(objects...)
 			d.Metrics.reject(RejectUnavailable)
 			return Delivered{}, err
 		}
@@ -197,10 +174,7 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 			out.MessageIDs = append(out.MessageIDs, ack.MessageID)
 			out.Duplicate = out.Duplicate && ack.Duplicate
 			if ack.Duplicate {
-				// An earlier attempt stored this copy with its own raw
-				// object; ours is referenced by nothing.
-				d.dropRaw(ds[i].Mail.RawObject)
-				continue
+				continue // stored by an earlier attempt of the sender's
 			}
 			d.Metrics.addReceived(1)
 			// Evicting is the cap's business, not the sender's: it runs
@@ -241,7 +215,7 @@ func (d *Deliverer) evict(ctx context.Context, in *projections.Inbox) {
 	}
 }
 
-func mailReceived(in *projections.Inbox, p parsed, mailFrom string, now time.Time, size int64) events.MailReceived {
+func mailReceived(in *projections.Inbox, p parsed, raw []byte, mailFrom string, now time.Time) events.MailReceived {
 	id := uuid.Must(uuid.NewV7()).String()
 	atts := make([]events.Attachment, len(p.Attachments))
 	for i, a := range p.Attachments {
@@ -249,9 +223,9 @@ func mailReceived(in *projections.Inbox, p parsed, mailFrom string, now time.Tim
 		atts[i] = a
 	}
 	content := p
-	content.MailFrom, content.Attachments = mailFrom, atts
+	content.Raw, content.MailFrom, content.Attachments = raw, mailFrom, atts
 	return events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address, ReceivedAt: now,
-		Size: size, Content: content}
+		Size: int64(len(raw)), Content: content}
 }
 
 // stillLive re-checks recipients after a delivery found one of them ended.
@@ -263,29 +237,6 @@ func (d *Deliverer) stillLive(ctx context.Context, list []*projections.Inbox) []
 		}
 	}
 	return out
-}
-
-func (d *Deliverer) putRaw(ctx context.Context, name string, raw []byte) error {
-	_, err := d.Store.Raw().Put(ctx, jetstream.ObjectMeta{Name: name}, bytes.NewReader(raw))
-	if err != nil {
-		return tempmail.Wrap(tempmail.Unavailable, err, "could not store the message")
-	}
-	return nil
-}
-
-// dropRaw removes objects no event refers to; failure leaves an orphan,
-// which costs space but no correctness.
-func (d *Deliverer) dropRaw(names ...string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, name := range names {
-		if name == "" {
-			continue
-		}
-		if err := d.Store.Raw().Delete(ctx, name); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
-			d.Log.Warn("could not remove an unreferenced raw message", "object", name, "err", err)
-		}
-	}
 }
 
 // ReceivedHeader is the trace header the service puts on top of every

@@ -205,17 +205,15 @@ func msg(from, to, subject, body string) string {
 // raw returns a stored message's bytes as the API serves them.
 func (h *harness) raw(m *projections.Message) []byte {
 	h.t.Helper()
-	ctx := ctxT(h.t)
-	if m.RawObject != "" {
-		r, err := h.store.Raw().Get(ctx, m.RawObject)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		defer r.Close()
-		b, _ := io.ReadAll(r)
-		return b
+	if m.RawObject == "" {
+		return m.Raw
 	}
-	b, err := h.store.RawOf(ctx, m.Address, m.InboxID, m.ID)
+	r, err := h.store.OpenRaw(ctxT(h.t), m.ContentRef(), m.RawObject)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
 	if err != nil {
 		h.t.Fatalf("raw of %s: %v", m.ID, err)
 	}

@@ -8,16 +8,18 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// ipLimits holds the per-client limits: open connections and messages per
-// minute, by IP address.
+// ipLimits holds the connection limits: open connections in all, and per
+// client IP address open connections and messages per minute.
 type ipLimits struct {
-	maxConns   int     // 0: unlimited
+	maxTotal   int     // 0: unlimited
+	maxConns   int     // per IP; 0: unlimited
 	perMinute  float64 // 0: unlimited
 	mu         sync.Mutex
+	total      int
 	conns      map[string]int
 	limiters   map[string]*limiter
 	lastPruned time.Time
-	onRefused  func() // a connection was refused; may be nil
+	onRefused  func(ip, why string) // a connection was refused; may be nil
 }
 
 type limiter struct {
@@ -25,29 +27,41 @@ type limiter struct {
 	lastUsed time.Time
 }
 
-func newIPLimits(maxConns, perMinute int) *ipLimits {
-	return &ipLimits{maxConns: maxConns, perMinute: float64(perMinute),
+func newIPLimits(maxTotal, maxConns, perMinute int) *ipLimits {
+	return &ipLimits{maxTotal: maxTotal, maxConns: maxConns, perMinute: float64(perMinute),
 		conns: map[string]int{}, limiters: map[string]*limiter{}}
 }
 
-// open counts a new connection from ip; false means over the limit (and
-// nothing was counted).
-func (l *ipLimits) open(ip string) bool {
+// open counts a new connection from ip; it returns why it is refused (and
+// then counts nothing), or "" when it may go on.
+func (l *ipLimits) open(ip string) (refused string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.maxConns > 0 && l.conns[ip] >= l.maxConns {
-		return false
+	if l.maxTotal > 0 && l.total >= l.maxTotal {
+		return "Too many connections, try again later"
 	}
+	if l.maxConns > 0 && l.conns[ip] >= l.maxConns {
+		return "Too many connections from your address, try again later"
+	}
+	l.total++
 	l.conns[ip]++
-	return true
+	return ""
 }
 
 func (l *ipLimits) close(ip string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.total--
 	if l.conns[ip]--; l.conns[ip] <= 0 {
 		delete(l.conns, ip)
 	}
+}
+
+// connections is how many connections are open now.
+func (l *ipLimits) connections() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.total
 }
 
 // allowMessage takes one message from ip's budget.
@@ -75,7 +89,7 @@ func (l *ipLimits) allowMessage(ip string, now time.Time) bool {
 	return lim.AllowN(now, 1)
 }
 
-// limitedListener refuses connections over the per-IP limit with a 421
+// limitedListener refuses connections over the limits with a 421
 // greeting, as RFC 5321 allows, instead of letting them in.
 type limitedListener struct {
 	net.Listener
@@ -89,14 +103,15 @@ func (ln *limitedListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		ip := hostOf(c.RemoteAddr())
-		if ln.limits.open(ip) {
+		why := ln.limits.open(ip)
+		if why == "" {
 			return &countedConn{Conn: c, release: func() { ln.limits.close(ip) }}, nil
 		}
 		if ln.limits.onRefused != nil {
-			ln.limits.onRefused()
+			ln.limits.onRefused(ip, why)
 		}
 		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-		_, _ = c.Write([]byte("421 4.7.0 Too many connections from your address, try again later\r\n"))
+		_, _ = c.Write([]byte("421 4.7.0 " + why + "\r\n"))
 		_ = c.Close()
 	}
 }

@@ -17,6 +17,7 @@ const (
 	RejectRateLimited = "rate_limited"
 	RejectTooManyConn = "too_many_connections"
 	RejectUnavailable = "store_unavailable"
+	RejectBusy        = "too_many_bytes_in_flight"
 	RejectInvalid     = "invalid"
 )
 

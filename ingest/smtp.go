@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -21,9 +20,14 @@ import (
 // SMTPConfig configures the SMTP listener.
 type SMTPConfig struct {
 	Addr          string
+	MaxConns      int         // connections in all; 0: unlimited
 	MaxConnsPerIP int         // 0: unlimited
 	RatePerIP     int         // messages per minute per IP; 0: unlimited
 	TLS           *tls.Config // non-nil: STARTTLS is offered
+	// MaxInflightBytes bounds the message bytes held in memory by all
+	// sessions at once; 0: unlimited. Beyond it a message is refused with
+	// 452 4.3.1, and its sender tries again later.
+	MaxInflightBytes int64
 }
 
 const (
@@ -42,14 +46,25 @@ type SMTPServer struct {
 	limits *ipLimits
 	ln     net.Listener
 	done   chan struct{}
+	// inflight is the memory budget of message bytes being received.
+	inflight *byteBudget
+	// ctx bounds every session's work; it ends when Shutdown gives up
+	// waiting for them.
+	ctx    context.Context
+	cancel context.CancelFunc
 	// shutdown is set once Shutdown began: Serve's end is then expected.
 	shutdown atomic.Bool
 }
 
 // NewSMTPServer returns a server delivering through d.
 func NewSMTPServer(d *Deliverer, cfg SMTPConfig) *SMTPServer {
-	s := &SMTPServer{d: d, limits: newIPLimits(cfg.MaxConnsPerIP, cfg.RatePerIP), done: make(chan struct{})}
-	s.limits.onRefused = func() { d.Metrics.reject(RejectTooManyConn) }
+	s := &SMTPServer{d: d, limits: newIPLimits(cfg.MaxConns, cfg.MaxConnsPerIP, cfg.RatePerIP), done: make(chan struct{}),
+		inflight: &byteBudget{max: cfg.MaxInflightBytes}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.limits.onRefused = func(ip, why string) {
+		d.Metrics.reject(RejectTooManyConn)
+		d.Log.Info("SMTP: connection refused", "client", ip, "reason", why)
+	}
 	srv := smtp.NewServer(s)
 	srv.Addr = cfg.Addr
 	srv.Domain = d.Hostname
@@ -103,8 +118,10 @@ func (s *SMTPServer) Shutdown(ctx context.Context) {
 	s.shutdown.Store(true)
 	_ = s.ln.Close()
 	if err := s.srv.Shutdown(ctx); err != nil {
+		s.cancel()
 		_ = s.srv.Close()
 	}
+	defer s.cancel()
 	select {
 	case <-s.done:
 	case <-ctx.Done():
@@ -121,7 +138,6 @@ type session struct {
 	conn  *smtp.Conn
 	ip    string
 	from  string
-	size  int64
 	rcpts []*projections.Inbox
 }
 
@@ -130,22 +146,20 @@ var (
 	errNoMailbox = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "Mailbox unavailable"}
 	errNoRelay   = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "Relaying denied: domain not served here"}
 	errTempFail  = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure storing the message, try again later"}
+	errBusy      = &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Too much mail in progress, try again later"}
 )
 
-func (s *session) Mail(from string, opts *smtp.MailOptions) error {
+func (s *session) Mail(from string, _ *smtp.MailOptions) error {
 	if !s.srv.limits.allowMessage(s.ip, time.Now()) {
 		s.srv.d.Metrics.reject(RejectRateLimited)
 		return errRate
 	}
-	s.from, s.size = from, 0
-	if opts != nil {
-		s.size = opts.Size
-	}
+	s.from = from
 	return nil
 }
 
 func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(s.srv.ctx, 5*time.Second)
 	defer cancel()
 	in, err := s.srv.d.Recipient(ctx, to)
 	switch {
@@ -181,22 +195,27 @@ func (s *session) Data(r io.Reader) error {
 	}
 	hdr := s.srv.d.ReceivedHeader(s.conn.Hostname(), s.ip, proto, id, addrs, time.Now())
 
-	// The message is held in memory once: sized from SIZE= when the client
-	// gave it, with our Received header in front so no second copy is made.
-	var buf bytes.Buffer
-	if s.size > 0 && s.size <= s.srv.d.MaxMessageBytes {
-		buf.Grow(len(hdr) + int(s.size) + 1024)
+	// The message is held in memory once, with our Received header in
+	// front so no second copy is made. Memory is taken from the budget as
+	// bytes arrive, never on the client's word (its SIZE=): a client that
+	// announces 25 MB and sends nothing costs nothing.
+	buf := &budgetBuffer{budget: s.srv.inflight}
+	defer buf.release()
+	err := buf.readFrom(hdr, r)
+	switch {
+	case errors.Is(err, errBudget):
+		s.srv.d.Metrics.reject(RejectBusy)
+		s.srv.d.Log.Warn("SMTP: refused a message: too many bytes in flight", "client", s.ip, "held", s.srv.inflight.used.Load())
+		return errBusy
+	case errors.Is(err, smtp.ErrDataTooLarge):
+		s.srv.d.Metrics.reject(RejectTooLarge)
+		return err // 552 5.3.4
+	case err != nil:
+		return err // a broken connection
 	}
-	buf.WriteString(hdr)
-	if _, err := io.Copy(&buf, r); err != nil {
-		if errors.Is(err, smtp.ErrDataTooLarge) {
-			s.srv.d.Metrics.reject(RejectTooLarge)
-		}
-		return err // go-smtp's size limit (552 5.3.4) or a broken connection
-	}
-	raw := buf.Bytes()
+	raw := buf.b
 
-	res, err := s.srv.d.Deliver(context.Background(), Envelope{MailFrom: s.from, Recipients: s.rcpts}, raw, raw[len(hdr):])
+	res, err := s.srv.d.Deliver(s.srv.ctx, Envelope{MailFrom: s.from, Recipients: s.rcpts}, raw, raw[len(hdr):])
 	switch {
 	case errors.Is(err, ErrNoMailbox):
 		s.srv.d.Metrics.reject(RejectNoMailbox)
@@ -213,7 +232,7 @@ func (s *session) Data(r io.Reader) error {
 }
 
 func (s *session) Reset() {
-	s.from, s.size, s.rcpts = "", 0, nil
+	s.from, s.rcpts = "", nil
 }
 
 func (s *session) Logout() error { return nil }

@@ -63,9 +63,7 @@ func (d *Deliverer) ReadWebhook(r *http.Request) (WebhookMessage, error) {
 		}
 		return WebhookMessage{To: to, Raw: raw}, checkRaw(raw)
 	case "application/json":
-		// Base64 and JSON framing make the body up to a third larger
-		// than the message it carries.
-		body, err := readLimited(r.Body, d.MaxMessageBytes*4/3+64<<10)
+		body, err := readLimited(r.Body, d.MaxWebhookBytes())
 		if err != nil {
 			return WebhookMessage{}, err
 		}
@@ -191,13 +189,18 @@ func decodeBase64(s string) ([]byte, error) {
 	return nil, errors.New("not base64")
 }
 
+// MaxWebhookBytes is the largest webhook request body: a message of up to
+// MaxMessageBytes, which base64 and JSON framing make up to a third larger.
+func (d *Deliverer) MaxWebhookBytes() int64 { return d.MaxMessageBytes*4/3 + 64<<10 }
+
 func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) || int64(len(b)) > limit {
+		return nil, tempmail.Errorf(tempmail.TooLarge, "request body is larger than %d bytes", limit)
+	}
 	if err != nil {
 		return nil, tempmail.Wrap(tempmail.Invalid, err, "could not read the request body")
-	}
-	if int64(len(b)) > limit {
-		return nil, tempmail.Errorf(tempmail.TooLarge, "request body is larger than %d bytes", limit)
 	}
 	return b, nil
 }

@@ -2,12 +2,8 @@ package projections
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"tempmail/events"
 )
@@ -178,11 +174,11 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 			if pe, err = t.load(pageKey(in.ID, in.Pages[0]), &pg); err != nil {
 				return err
 			}
-			if len(pg.Items) < pageMaxItems && pg.Bytes < pageMaxBytes {
+			if len(pg.Items) < pageMaxItems {
 				page = in.Pages[0]
 			}
 		}
-		m = messageFrom(ev, page)
+		m = messageFrom(ev, t.seq, page)
 		if err := t.save(me, &m); err != nil {
 			return err
 		}
@@ -193,17 +189,17 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 			return err
 		}
 	}
-	s := summaryOf(&m)
-	pg.Items = slices.Insert(pg.Items, 0, s)
-	pg.Bytes += summaryBytes(&s)
+	pg.Items = slices.Insert(pg.Items, 0, summaryOf(&m))
 	if err := t.save(pe, &pg); err != nil {
 		return err
 	}
 
 	if len(in.Pages) == 0 || in.Pages[0] != m.Page {
 		in.Pages = slices.Insert(in.Pages, 0, m.Page)
+		in.PageSizes = slices.Insert(in.PageSizes, 0, 0)
 		in.NextPage = m.Page + 1
 	}
+	in.PageSizes[0] = len(pg.Items)
 	in.Count++
 	in.Latest = m.ID
 	return t.save(ie, &in)
@@ -216,7 +212,7 @@ func (t *tx) markedRead(ev *events.MarkedRead) error {
 		return err
 	}
 	if !m.IsRead {
-		m.IsRead = true
+		m.IsRead, m.ReadSeq = true, t.seq
 		if err := t.save(me, &m); err != nil {
 			return err
 		}
@@ -230,7 +226,7 @@ func (t *tx) markedRead(ev *events.MarkedRead) error {
 	if i < 0 || pg.Items[i].IsRead {
 		return nil
 	}
-	pg.Items[i].IsRead = true
+	pg.Items[i].IsRead, pg.Items[i].ReadSeq = true, m.ReadSeq
 	return t.save(pe, &pg)
 }
 
@@ -266,7 +262,6 @@ func (t *tx) deleted(ev *events.Deleted) error {
 		return err
 	}
 	if i := slices.IndexFunc(pg.Items, func(s Summary) bool { return s.ID == ev.MessageID }); i >= 0 {
-		pg.Bytes -= summaryBytes(&pg.Items[i])
 		pg.Items = slices.Delete(pg.Items, i, i+1)
 	}
 	if len(pg.Items) == 0 {
@@ -279,13 +274,15 @@ func (t *tx) deleted(ev *events.Deleted) error {
 	}
 
 	in.Count--
-	// Drop emptied pages from the index. Usually only this page; after a
-	// resumed application any page may have been emptied already.
-	kept := in.Pages[:0]
+	// Drop emptied pages from the index, and record this page's new size.
+	// Usually only this page changed; after a resumed application any page
+	// may have been emptied already.
+	var kept []int64
+	var sizes []int
 	var head *Page
-	for _, n := range in.Pages {
+	for i, n := range in.Pages {
 		if n != page && !resumed && head != nil {
-			kept = append(kept, n) // untouched, and Latest is already known
+			kept, sizes = append(kept, n), append(sizes, in.PageSizes[i]) // untouched, and Latest is already known
 			continue
 		}
 		p := pg
@@ -296,13 +293,13 @@ func (t *tx) deleted(ev *events.Deleted) error {
 			}
 		}
 		if len(p.Items) > 0 && !p.Gone {
-			kept = append(kept, n)
+			kept, sizes = append(kept, n), append(sizes, len(p.Items))
 			if head == nil {
 				head = &p
 			}
 		}
 	}
-	in.Pages = kept
+	in.Pages, in.PageSizes = kept, sizes
 	in.Latest = ""
 	if head != nil {
 		in.Latest = head.Items[0].ID
@@ -324,54 +321,12 @@ func (t *tx) pageHolding(in *Inbox, messageID string) (int64, error) {
 	return -1, nil
 }
 
-func messageFrom(ev *events.MailReceived, page int64) Message {
+func messageFrom(ev *events.MailReceived, seq uint64, page int64) Message {
 	return Message{ID: ev.MessageID, InboxID: ev.InboxID, Address: ev.Address, Page: page,
-		ReceivedAt: ev.ReceivedAt, Size: ev.Size, RawObject: ev.RawObject,
-		MailFrom: ev.MailFrom, From: ev.From, FromName: ev.FromName, To: ev.To, Cc: ev.Cc,
-		Subject: ev.Subject, Date: ev.Date, HeaderMessageID: ev.HeaderMessageID,
-		Text: ev.Text, HTML: ev.HTML, Headers: ev.Headers, Attachments: ev.Attachments}
+		ReceivedAt: ev.ReceivedAt, Size: ev.Size, ContentSeq: seq, Key: ev.Key, RawObject: ev.RawObject}
 }
 
 func summaryOf(m *Message) Summary {
-	return Summary{ID: m.ID, From: m.From, FromName: m.FromName, Subject: m.Subject,
-		ReceivedAt: m.ReceivedAt, Size: m.Size, IsRead: m.IsRead,
-		Preview: Preview(m.Text, m.HTML), Attachments: m.Attachments}
-}
-
-// Preview is the first PreviewChars characters of a message's text, with
-// runs of white space folded to one space and bytes that are not UTF-8
-// dropped. It reads only as far as the preview reaches: it runs for every
-// message applied, and bodies can be megabytes.
-func Preview(text, html string) string {
-	if text == "" {
-		text = html
-	}
-	var b strings.Builder
-	b.Grow(min(len(text), 2*PreviewChars))
-	n, space := 0, false
-	for i := 0; i < len(text) && n < PreviewChars; {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		i += size
-		switch {
-		case r == utf8.RuneError && size == 1:
-			continue
-		case unicode.IsSpace(r):
-			space = b.Len() > 0
-			continue
-		case space:
-			b.WriteByte(' ')
-			space = false
-			if n++; n == PreviewChars {
-				continue
-			}
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
-
-func summaryBytes(s *Summary) int {
-	b, _ := json.Marshal(s)
-	return len(b)
+	return Summary{ID: m.ID, ReceivedAt: m.ReceivedAt, Size: m.Size, IsRead: m.IsRead, ReadSeq: m.ReadSeq,
+		ContentSeq: m.ContentSeq, Key: m.Key}
 }

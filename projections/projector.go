@@ -89,7 +89,7 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 		return nil, err
 	}
 	v := &Views{js: js, store: store, gen: gen, log: opts.Logger, opts: opts, health: newHealth(),
-		Reader: &Reader{kv: kv, hub: NewHub(), parts: store.Partitions()}}
+		Reader: &Reader{kv: kv, hub: NewHub(), parts: store.Partitions(), content: store}}
 	return v, nil
 }
 

@@ -17,10 +17,11 @@ import (
 // KV gets. Entries that are absent or tombstoned are reported as errors of
 // kind NotFound; expiry by time is the caller's to judge (Inbox.Live).
 type Reader struct {
-	kv    jetstream.KeyValue
-	hub   *Hub
-	parts []string
-	cache *cache // nil until the watcher runs: without it the cache would go stale
+	kv      jetstream.KeyValue
+	hub     *Hub
+	parts   []string
+	cache   *cache   // nil until the watcher runs: without it the cache would go stale
+	content contents // what messages say, joined in as they are read
 }
 
 // Hub is the process's change hub, for long-polling.
@@ -143,31 +144,20 @@ func (r *Reader) Address(ctx context.Context, addr string) (*Address, error) {
 	return &a, nil
 }
 
-// Message returns a message by id.
+// Message returns a message by id, with what it says joined in. It is of
+// kind NotFound once the message is deleted, also while the deletion is
+// still being applied (its key already erased).
 func (r *Reader) Message(ctx context.Context, id string) (*Message, error) {
 	var m Message
 	if err := r.get(ctx, messageKey(id), &m, "message"); err != nil {
 		return nil, err
 	}
-	return &m, nil
-}
-
-// Messages returns an inbox's message summaries, newest first: one get per
-// list page, and the number of pages is bounded by the per-inbox cap.
-func (r *Reader) Messages(ctx context.Context, in *Inbox) ([]Summary, error) {
-	out := make([]Summary, 0, in.Count)
-	for _, n := range in.Pages {
-		var pg Page
-		err := r.get(ctx, pageKey(in.ID, n), &pg, "list page")
-		if tempmail.KindOf(err) == tempmail.NotFound {
-			continue // emptied by a change that is being applied right now
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pg.Items...)
+	c, err := r.content.Content(ctx, m.ContentRef())
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	m.Content = *c
+	return &m, nil
 }
 
 // Oldest returns up to n of an inbox's oldest messages, oldest first. It

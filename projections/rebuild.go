@@ -81,10 +81,9 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 	if err != nil || last == 0 {
 		return 0, err
 	}
-	// Content records come in the same replay, each just before its event,
-	// so that no event costs a read of its own.
+	// Views hold no content, so the replay reads events only.
 	cons, err := store.Stream().OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{events.EventFilter, events.ContentFilter}})
+		FilterSubjects: []string{events.EventFilter}})
 	if err != nil {
 		return 0, fmt.Errorf("replay: %w", err)
 	}
@@ -97,7 +96,6 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 	defer stop()
 
 	checkpoints := map[string]uint64{}
-	contents := map[string]events.Content{}
 	var n uint64
 	for {
 		msg, err := it.Next()
@@ -109,25 +107,8 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 			return n, fmt.Errorf("replay: %w", err)
 		}
 		seq := md.Sequence.Stream
-		if id, ok := events.ContentMessageID(msg.Subject()); ok {
-			c, err := events.DecodeContent(msg.Data())
-			if err != nil {
-				return n, fmt.Errorf("replay content %d: %w", seq, err)
-			}
-			contents[id] = c
-			continue
-		}
 		p, _, err := events.Decode(msg.Data())
 		if err != nil {
-			return n, fmt.Errorf("replay event %d: %w", seq, err)
-		}
-		if m, ok := p.(*events.MailReceived); ok {
-			if c, ok := contents[m.MessageID]; ok {
-				m.Content = c
-				delete(contents, m.MessageID)
-			}
-		}
-		if err := withContent(ctx, store, p); err != nil {
 			return n, fmt.Errorf("replay event %d: %w", seq, err)
 		}
 		if err := apply(ctx, st, seq, p); err != nil {

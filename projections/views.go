@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"time"
@@ -24,8 +25,12 @@ type record interface {
 	clone() record
 }
 
-func (d *Domains) clone() record    { c := *d; c.List = slices.Clone(d.List); return &c }
-func (in *Inbox) clone() record     { c := *in; c.Pages = slices.Clone(in.Pages); return &c }
+func (d *Domains) clone() record { c := *d; c.List = slices.Clone(d.List); return &c }
+func (in *Inbox) clone() record {
+	c := *in
+	c.Pages, c.PageSizes = slices.Clone(in.Pages), slices.Clone(in.PageSizes)
+	return &c
+}
 func (a *Address) clone() record    { c := *a; return &c }
 func (t *TokenRef) clone() record   { c := *t; return &c }
 func (m *Message) clone() record    { c := *m; return &c }
@@ -61,10 +66,11 @@ type Inbox struct {
 	// what deliveries and deletion expect to be unchanged.
 	LifecycleSeq uint64 `json:"lifecycle_seq"`
 
-	Count    int     `json:"count"`
-	Latest   string  `json:"latest,omitempty"` // id of the newest message
-	Pages    []int64 `json:"pages,omitempty"`  // list pages holding messages, newest first
-	NextPage int64   `json:"next_page"`
+	Count     int     `json:"count"`
+	Latest    string  `json:"latest,omitempty"`     // id of the newest message
+	Pages     []int64 `json:"pages,omitempty"`      // list pages holding messages, newest first
+	PageSizes []int   `json:"page_sizes,omitempty"` // how many messages each of Pages holds
+	NextPage  int64   `json:"next_page"`
 }
 
 // Live reports whether the inbox exists and has not expired at now. Expiry
@@ -87,7 +93,11 @@ type TokenRef struct {
 	InboxID string `json:"inbox_id"`
 }
 
-// Message is one received message, whole.
+// Message is one received message. Views hold only where it is and what
+// happened to it; what it says stays sealed in its MailReceived (see
+// events.Content), and Reader joins it in as it reads: so deleting a
+// message (erasing its key) leaves nothing of what it said in any view
+// entry, old revisions included.
 type Message struct {
 	Meta
 	ID         string    `json:"id"`
@@ -95,44 +105,58 @@ type Message struct {
 	Address    string    `json:"address"`
 	Page       int64     `json:"page"` // the list page that holds its summary
 	IsRead     bool      `json:"is_read"`
+	ReadSeq    uint64    `json:"read_seq,omitempty"` // the MarkedRead that marked it
 	ReceivedAt time.Time `json:"received_at"`
 	Size       int64     `json:"size"`
-	// RawObject names the raw message in the object store when it is
-	// large; a small one is in the message's content record (RawOf).
+	// ContentSeq is the sequence of its MailReceived, which holds its
+	// sealed content, and Key the reference of that content's key.
+	ContentSeq uint64 `json:"content_seq"`
+	Key        uint64 `json:"key"`
+	// RawObject names the sealed raw message in the object store when it
+	// is large; a small one is in its content.
 	RawObject string `json:"raw_object,omitempty"`
 
-	MailFrom        string              `json:"mail_from,omitempty"`
-	From            string              `json:"from"`
-	FromName        string              `json:"from_name,omitempty"`
-	To              []string            `json:"to,omitempty"`
-	Cc              []string            `json:"cc,omitempty"`
-	Subject         string              `json:"subject,omitempty"`
-	Date            time.Time           `json:"date,omitzero"`
-	HeaderMessageID string              `json:"header_message_id,omitempty"`
-	Text            string              `json:"text,omitempty"`
-	HTML            string              `json:"html,omitempty"`
-	Headers         map[string]string   `json:"headers,omitempty"`
-	Attachments     []events.Attachment `json:"attachments,omitempty"`
+	// Content is what the message says, joined in by Reader.Message;
+	// never stored in a view.
+	events.Content `json:"-"`
 }
 
-// Summary is a message as lists show it.
+// ContentRef locates a message's sealed content.
+func (m *Message) ContentRef() events.ContentRef {
+	return events.ContentRef{MessageID: m.ID, Seq: m.ContentSeq, Key: m.Key}
+}
+
+// Summary is a message as lists show it. A page stores its place and
+// state; what lists show of what it says (sender, subject, preview,
+// attachments) is joined in by Reader.List.
 type Summary struct {
-	ID          string              `json:"id"`
-	From        string              `json:"from"`
-	FromName    string              `json:"from_name,omitempty"`
-	Subject     string              `json:"subject,omitempty"`
-	ReceivedAt  time.Time           `json:"received_at"`
-	Size        int64               `json:"size"`
-	IsRead      bool                `json:"is_read"`
-	Preview     string              `json:"preview,omitempty"`
-	Attachments []events.Attachment `json:"attachments,omitempty"`
+	ID         string    `json:"id"`
+	ReceivedAt time.Time `json:"received_at"`
+	Size       int64     `json:"size"`
+	IsRead     bool      `json:"is_read"`
+	ReadSeq    uint64    `json:"read_seq,omitempty"`
+	ContentSeq uint64    `json:"content_seq"`
+	Key        uint64    `json:"key"`
+
+	// Joined by Reader.List; never stored.
+	From        string              `json:"-"`
+	FromName    string              `json:"-"`
+	Subject     string              `json:"-"`
+	Preview     string              `json:"-"`
+	To          []string            `json:"-"`
+	Cc          []string            `json:"-"`
+	Attachments []events.Attachment `json:"-"`
+}
+
+// ContentRef locates the summarised message's sealed content.
+func (s *Summary) ContentRef() events.ContentRef {
+	return events.ContentRef{MessageID: s.ID, Seq: s.ContentSeq, Key: s.Key}
 }
 
 // Page is one page of an inbox's list.
 type Page struct {
 	Meta
 	Items []Summary `json:"items"` // newest first
-	Bytes int       `json:"bytes"` // approximate encoded size, to close full pages
 }
 
 // Checkpoint is the progress of one partition.
@@ -140,15 +164,10 @@ type Checkpoint struct {
 	Meta
 }
 
-// A page closes when it holds this many summaries or bytes, which keeps
-// each write small (so ingest cost does not grow with the inbox) and each
-// value far below the 1 MiB KV limit.
-const (
-	pageMaxItems = 32
-	pageMaxBytes = 64 << 10
-	// PreviewChars is the length of a list preview.
-	PreviewChars = 200
-)
+// A page closes when it holds this many summaries, which keeps each write
+// small (so ingest cost does not grow with the inbox) and each value far
+// below the 1 MiB KV limit.
+const pageMaxItems = 32
 
 const domainsKey = "domains"
 
@@ -160,3 +179,8 @@ func checkpointKey(part string) string { return "c." + part }
 func pageKey(inboxID string, n int64) string {
 	return "l." + inboxID + "." + strconv.FormatInt(n, 10)
 }
+
+// encode and decode are a view entry's stored form: JSON, which never
+// holds what a message says (Message and Summary leave it out).
+func encode(rec record) ([]byte, error)    { return json.Marshal(rec) }
+func decode(data []byte, rec record) error { return json.Unmarshal(data, rec) }

@@ -144,6 +144,22 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 	}
 }
 
+// purgeTimeout bounds one try at erasing what a deletion took away.
+const purgeTimeout = 2 * time.Minute
+
+// inProgress returns a function that tells the server, at most every
+// second, that msg is still being worked on, so that it is not handed to
+// another worker after the ack wait.
+func inProgress(msg jetstream.Msg) func() {
+	last := time.Now()
+	return func() {
+		if time.Since(last) >= time.Second {
+			_ = msg.InProgress()
+			last = time.Now()
+		}
+	}
+}
+
 // checkpointer spaces out a partition's checkpoint writes under load: one
 // when the partition has caught up, and at least every checkpointEvery while
 // events keep coming. Commands wait on checkpoints, so the bound is also
@@ -181,14 +197,16 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 		// In-flight work finishes on shutdown: the event's writes are not
 		// cut off by ctx, only bounded in time.
 		actx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		err = withContent(actx, v.store, p)
+		err = apply(actx, st, seq, p)
 		if err == nil {
-			err = apply(actx, st, seq, p)
-		}
-		if err == nil {
-			// The views no longer show what a deletion removed; now the
-			// log and the object store let go of it too.
-			err = v.store.Purge(actx, msg.Subject(), p)
+			// The views no longer show what a deletion removed; now its
+			// keys are erased. An inbox's thousand messages can take a
+			// while (much longer where erasing rewrites a block), so the
+			// erasure has its own time, and tells the server it is
+			// still at it.
+			pctx, pcancel := context.WithTimeout(context.Background(), purgeTimeout)
+			err = v.store.Purge(pctx, msg.Subject(), p, inProgress(msg))
+			pcancel()
 		}
 		if err == nil && cp.due(md) {
 			if err = v.putCheckpoint(actx, part, seq); err == nil {
@@ -253,16 +271,6 @@ func (v *Views) checkpoint(ctx context.Context, part string) (uint64, error) {
 		return 0, err
 	}
 	return cp.Seq, nil
-}
-
-// withContent joins a MailReceived read from the log with its content, which
-// is stored beside it (events.Content). A deleted message has none left; its
-// views are removed by the Deleted that follows, so the result is the same.
-func withContent(ctx context.Context, store *events.Store, p events.Payload) error {
-	if m, ok := p.(*events.MailReceived); ok && m.Content.Raw == nil && m.Subject == "" {
-		return store.Content(ctx, m)
-	}
-	return nil
 }
 
 func backoff(attempt int) time.Duration {

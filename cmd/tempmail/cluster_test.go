@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"net/smtp"
 	"os/exec"
 	"regexp"
@@ -223,7 +224,19 @@ func nodeDies(t *testing.T, node1Leads bool) {
 		}
 		return len(after) >= 20
 	})
-	other := createTokenInbox(t, n2.base)
+	// While the dead node's partitions move (its pins expire after 5 s, an
+	// event it held after the 10 s ack wait), a command may answer 503:
+	// stored, not yet visible. Under the race detector on two busy cores
+	// that can outlast the command's 15 s; a client tries again.
+	var other tokenInbox
+	eventually(t, "an inbox made on node 2 after the failure", func() bool {
+		code, body := call(t, "POST", n2.base+"/inboxes/", "{}")
+		if code != http.StatusCreated {
+			t.Logf("POST /inboxes/ on node 2: %d %s", code, body)
+			return false
+		}
+		return json.Unmarshal(body, &other) == nil
+	})
 	// Reads that miss the cache go to the views' leader; a token that is a
 	// subject wildcard must not match someone's inbox there.
 	if code, body := call(t, "GET", n3.base+"/inboxes/*/messages/", ""); code != 404 {

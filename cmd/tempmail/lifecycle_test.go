@@ -5,76 +5,122 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
+	"io/fs"
 	"net/smtp"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-// assertNoTrace scans every message of every stream (events, content, object
-// store chunks, views) and every stored object for marker.
-func assertNoTrace(t *testing.T, svc *Service, marker string) {
-	t.Helper()
-	if where := traces(t, svc, marker); len(where) > 0 {
-		t.Errorf("%q can still be read back: %v", marker, where)
-	}
-}
+// What a deletion must leave: nothing readable of the message in the data
+// directory. What a message says is stored only sealed under a key of its
+// own (events/seal.go), so the data directory holds a readable copy exactly
+// when it holds the plaintext, or the key. These helpers look for both, in
+// every file under the data directory, as someone with a copy of it would.
 
-func traces(t *testing.T, svc *Service, marker string) []string {
+// filesHolding returns the files under dir that contain any of needles.
+func filesHolding(t *testing.T, dir string, needles ...[]byte) []string {
 	t.Helper()
-	ctx := ctxT(t)
-	var where []string
-	streams := svc.Node.JS.ListStreams(ctx)
-	for info := range streams.Info() {
-		st, err := svc.Node.JS.Stream(ctx, info.Config.Name)
+	var found []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil // a file removed while walking
+		}
+		data, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatal(err)
+			return nil
 		}
-		for seq := info.State.FirstSeq; seq <= info.State.LastSeq && seq > 0; seq++ {
-			m, err := st.GetMsg(ctx, seq)
-			if err != nil {
-				continue // deleted
-			}
-			hdr, _ := json.Marshal(m.Header)
-			if containsMarker(m.Data, marker) || bytes.Contains(hdr, []byte(marker)) {
-				where = append(where, fmt.Sprintf("%s #%d %s", info.Config.Name, seq, m.Subject))
+		for _, n := range needles {
+			if bytes.Contains(data, n) {
+				found = append(found, path)
+				break
 			}
 		}
-	}
-	if err := streams.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	objects, _ := svc.Store.Raw().List(ctx)
-	for _, o := range objects {
-		r, err := svc.Store.Raw().Get(ctx, o.Name)
-		if err != nil {
-			continue
-		}
-		b, _ := io.ReadAll(r)
-		r.Close()
-		if bytes.Contains(b, []byte(marker)) {
-			where = append(where, "object "+o.Name)
-		}
-	}
-	return where
+	return found
 }
 
-// containsMarker finds marker in data as it is, or base64-encoded (raw
-// bytes inside JSON) at any of the three alignments base64 can give it.
-func containsMarker(data []byte, marker string) bool {
-	if bytes.Contains(data, []byte(marker)) {
-		return true
-	}
+// plaintext is marker as it is and base64-encoded (attachments, raw bytes
+// inside JSON) at any of the three alignments base64 can give it.
+func plaintext(marker string) [][]byte {
+	out := [][]byte{[]byte(marker)}
 	for k := range 3 {
 		enc := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("\x00", k) + marker))
 		// Skip the first group (it holds the alignment bytes) and any
 		// partial last group: what is left depends on the marker alone.
-		if inner := enc[4 : 4*((k+len(marker))/3)]; bytes.Contains(data, []byte(inner)) {
-			return true
+		out = append(out, []byte(enc[4:4*((k+len(marker))/3)]))
+	}
+	return out
+}
+
+// sealKey returns the key message id's content is sealed under.
+func sealKey(t *testing.T, svc *Service, id string) []byte {
+	t.Helper()
+	m, err := svc.Views.Message(ctxT(t), id)
+	if err != nil {
+		t.Fatalf("message %s: %v", id, err)
+	}
+	key, err := svc.Store.SealKey(ctxT(t), m.ContentRef())
+	if err != nil {
+		t.Fatalf("key of %s: %v", id, err)
+	}
+	return key
+}
+
+// sealedAtRest checks that no file under the data directory holds any of
+// the markers in plaintext, and that each key is there (the scan would find
+// it: it proves something when it later finds nothing).
+func sealedAtRest(t *testing.T, svc *Service, markers []string, keys ...[]byte) {
+	t.Helper()
+	for _, m := range markers {
+		if files := filesHolding(t, svc.Config.DataDir, plaintext(m)...); len(files) > 0 {
+			t.Errorf("%q is in plaintext in %v", m, files)
 		}
 	}
-	return false
+	for i, k := range keys {
+		if len(filesHolding(t, svc.Config.DataDir, k)) == 0 {
+			t.Fatalf("key %d of a live message is nowhere in the data directory; the scan proves nothing", i)
+		}
+	}
+}
+
+// erasedWithin waits at most d for every key to leave the data directory.
+func erasedWithin(t *testing.T, svc *Service, d time.Duration, what string, keys ...[]byte) {
+	t.Helper()
+	start := time.Now()
+	for {
+		var left []string
+		for _, k := range keys {
+			left = append(left, filesHolding(t, svc.Config.DataDir, k)...)
+		}
+		if len(left) == 0 {
+			t.Logf("%s: erased %v after", what, time.Since(start).Round(10*time.Millisecond))
+			return
+		}
+		if time.Since(start) > d {
+			t.Fatalf("%s: a key is still readable in %v after %v", what, left, d)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// messageIDs lists an inbox's messages through family A, by subject.
+func messageIDs(t *testing.T, base, inboxID string) map[string]string {
+	t.Helper()
+	_, b := call(t, "GET", base+"/api/inboxes/"+inboxID+"/emails/?limit=200", "")
+	var list []struct{ ID, Subject string }
+	_ = json.Unmarshal(b, &list)
+	out := map[string]string{}
+	for _, m := range list {
+		out[m.Subject] = m.ID
+	}
+	return out
 }
 
 // eventually polls cond until it holds or 45 s pass: generous, because CI
@@ -109,11 +155,11 @@ func createInboxA(t *testing.T, base, body string) (id, addr string) {
 	return v.ID, v.Email
 }
 
-func TestExpiryRefusesMailAnd404sAndPurgesEverything(t *testing.T) {
+func TestExpiryRefusesMailAnd404sAndErasesEverything(t *testing.T) {
 	cfg := testConfig(t.TempDir())
 	cfg.MinInboxTTL = time.Second
 	svc, base := startServiceWith(t, cfg)
-	id, addr := createInboxA(t, base, `{"domain_id":1,"ttl":2}`)
+	id, addr := createInboxA(t, base, `{"domain_id":1,"ttl":3}`)
 	small, large := "MARKERsmall"+id[:8], "MARKERlarge"+id[:8]
 	if err := sendSMTP(svc, addr, small, small+" body"); err != nil {
 		t.Fatalf("before expiry: %v", err)
@@ -121,38 +167,33 @@ func TestExpiryRefusesMailAnd404sAndPurgesEverything(t *testing.T) {
 	if err := sendSMTP(svc, addr, large, large+strings.Repeat(" padding to go to the object store", 4000)); err != nil {
 		t.Fatalf("before expiry: %v", err)
 	}
+	var ids map[string]string
 	eventually(t, "both messages listed", func() bool {
-		_, b := call(t, "GET", base+"/api/inboxes/"+id+"/emails/", "")
-		return strings.Count(string(b), `"id"`) == 2
+		ids = messageIDs(t, base, id)
+		return len(ids) == 2
 	})
-	if len(traces(t, svc, small)) == 0 || len(traces(t, svc, large)) == 0 {
-		t.Fatal("the scan finds nothing even before expiry; it would prove nothing after")
-	}
-	code, b := call(t, "GET", base+"/api/inboxes/"+id+"/emails/", "")
-	var list []struct{ ID string }
-	_ = json.Unmarshal(b, &list)
+	keys := [][]byte{sealKey(t, svc, ids[small]), sealKey(t, svc, ids[large])}
+	sealedAtRest(t, svc, []string{small, large}, keys...)
 
 	// At expiry: refused and 404 at once, by time, before the event fires.
-	created := time.Now()
 	eventually(t, "inbox answers 404", func() bool {
-		code, _ = call(t, "GET", base+"/api/inboxes/"+id+"/", "")
+		code, _ := call(t, "GET", base+"/api/inboxes/"+id+"/", "")
 		return code == 404
 	})
+	expired := time.Now()
 	if err := sendSMTP(svc, addr, "late", "too late"); err == nil || !strings.Contains(err.Error(), "550") {
 		t.Errorf("mail after expiry: %v, want 550 5.1.1", err)
 	}
-	for _, m := range list {
-		if code, _ := call(t, "GET", base+"/api/emails/"+m.ID+"/", ""); code != 404 {
-			t.Errorf("email %s after expiry: %d", m.ID, code)
+	for _, m := range ids {
+		if code, _ := call(t, "GET", base+"/api/emails/"+m+"/", ""); code != 404 {
+			t.Errorf("email %s after expiry: %d", m, code)
 		}
 	}
-	// The server fires InboxExpired; then nothing of either message is left.
-	eventually(t, "purge after expiry", func() bool {
-		return len(traces(t, svc, small)) == 0 && len(traces(t, svc, large)) == 0
-	})
-	assertNoTrace(t, svc, small)
-	assertNoTrace(t, svc, large)
-	t.Logf("purged %v after the 404 began", time.Since(created).Round(100*time.Millisecond))
+	// The server fires InboxExpired; then nothing of either message can
+	// be read from the data directory.
+	erasedWithin(t, svc, 30*time.Second, "expiry", keys...)
+	sealedAtRest(t, svc, []string{small, large})
+	t.Logf("erased %v after the 404 began", time.Since(expired).Round(100*time.Millisecond))
 	if objects, _ := svc.Store.Raw().List(ctxT(t)); len(objects) != 0 {
 		t.Errorf("object store still holds %d objects", len(objects))
 	}
@@ -167,10 +208,12 @@ func TestExpiryDueWhileStoppedFiresOnStart(t *testing.T) {
 	if err := sendSMTP(svc, addr, marker, marker+" body"); err != nil {
 		t.Fatal(err)
 	}
+	var ids map[string]string
 	eventually(t, "message listed", func() bool {
-		_, b := call(t, "GET", base+"/api/inboxes/"+id+"/emails/", "")
-		return strings.Contains(string(b), marker)
+		ids = messageIDs(t, base, id)
+		return ids[marker] != ""
 	})
+	key := sealKey(t, svc, ids[marker])
 	stop(svc)
 	time.Sleep(3 * time.Second) // the expiry falls due while nothing runs
 
@@ -178,49 +221,60 @@ func TestExpiryDueWhileStoppedFiresOnStart(t *testing.T) {
 	if code, _ := call(t, "GET", base+"/api/inboxes/"+id+"/", ""); code != 404 {
 		t.Errorf("expired inbox after restart: %d", code)
 	}
-	eventually(t, "purge after restart", func() bool { return len(traces(t, svc, marker)) == 0 })
+	erasedWithin(t, svc, 30*time.Second, "expiry while stopped", key)
 	if in, err := svc.Views.InboxByAddress(ctxT(t), addr); err == nil {
 		t.Errorf("views still hold the expired inbox: %+v", in)
 	}
 }
 
-func TestDeletionPurgesContent(t *testing.T) {
+// TestDeletionErasesEverythingReadable sends messages whose subject, text,
+// HTML, attachment and raw source carry a marker; deleting one message
+// leaves nothing readable of it in the data directory within 30 s and
+// leaves the others readable; deleting the inbox does the same for the
+// rest.
+func TestDeletionErasesEverythingReadable(t *testing.T) {
 	svc, base := startService(t, t.TempDir())
 	id, addr := createInboxA(t, base, `{"domain_id":1}`)
 	keep, gone, inboxGone := "MARKERkeep"+id[:8], "MARKERgone"+id[:8], "MARKERinbox"+id[:8]
 	for _, m := range []string{keep, gone, inboxGone} {
-		if err := sendSMTP(svc, addr, m, m+" body"); err != nil {
+		raw := "From: s@example.com\r\nTo: " + addr + "\r\nSubject: " + m + "\r\nMIME-Version: 1.0\r\n" +
+			"Content-Type: multipart/mixed; boundary=\"B\"\r\n\r\n" +
+			"--B\r\nContent-Type: multipart/alternative; boundary=\"A\"\r\n\r\n" +
+			"--A\r\nContent-Type: text/plain\r\n\r\n" + m + " in the text\r\n" +
+			"--A\r\nContent-Type: text/html\r\n\r\n<p>" + m + " in the html</p>\r\n--A--\r\n" +
+			"--B\r\nContent-Type: text/plain; name=\"" + m + ".txt\"\r\nContent-Disposition: attachment; filename=\"" + m + ".txt\"\r\n" +
+			"Content-Transfer-Encoding: base64\r\n\r\n" + base64.StdEncoding.EncodeToString([]byte(m+" in the attachment")) + "\r\n--B--\r\n"
+		if err := smtp.SendMail(svc.SMTP.Addr(), nil, "s@example.com", []string{addr}, []byte(raw)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var list []struct{ ID, Subject string }
+	var ids map[string]string
 	eventually(t, "three listed", func() bool {
-		_, b := call(t, "GET", base+"/api/inboxes/"+id+"/emails/", "")
-		_ = json.Unmarshal(b, &list)
-		return len(list) == 3
+		ids = messageIDs(t, base, id)
+		return len(ids) == 3
 	})
-	deleted := 0
-	for _, m := range list {
-		if m.Subject == gone {
-			if code, _ := call(t, "DELETE", base+"/api/emails/"+m.ID+"/", ""); code != 204 {
-				t.Fatal(code)
-			}
-			deleted++
-		}
+	keys := map[string][]byte{}
+	for _, m := range []string{keep, gone, inboxGone} {
+		keys[m] = sealKey(t, svc, ids[m])
 	}
-	if deleted != 1 {
-		t.Fatalf("found %d messages to delete in %+v", deleted, list)
+	sealedAtRest(t, svc, []string{keep, gone, inboxGone}, keys[keep], keys[gone], keys[inboxGone])
+
+	if code, _ := call(t, "DELETE", base+"/api/emails/"+ids[gone]+"/", ""); code != 204 {
+		t.Fatal(code)
 	}
-	eventually(t, "deleted message purged", func() bool { return len(traces(t, svc, gone)) == 0 })
-	if len(traces(t, svc, keep)) == 0 {
-		t.Error("deleting one message purged another")
+	erasedWithin(t, svc, 30*time.Second, "deleted message", keys[gone])
+	if code, b := call(t, "GET", base+"/api/emails/"+ids[keep]+"/", ""); code != 200 || !strings.Contains(string(b), keep+" in the text") {
+		t.Errorf("the message kept after deleting another: %d %s", code, b)
 	}
+	if len(filesHolding(t, svc.Config.DataDir, keys[keep])) == 0 {
+		t.Error("deleting one message erased another's key")
+	}
+
 	if code, _ := call(t, "DELETE", base+"/api/inboxes/"+id+"/", ""); code != 204 {
 		t.Fatal(code)
 	}
-	eventually(t, "deleted inbox purged", func() bool {
-		return len(traces(t, svc, keep)) == 0 && len(traces(t, svc, inboxGone)) == 0
-	})
+	erasedWithin(t, svc, 30*time.Second, "deleted inbox", keys[keep], keys[inboxGone])
+	sealedAtRest(t, svc, []string{keep, gone, inboxGone})
 }
 
 func TestRetentionDeletesFamilyBMessagesAndKeepsTheMailbox(t *testing.T) {
@@ -235,6 +289,7 @@ func TestRetentionDeletesFamilyBMessagesAndKeepsTheMailbox(t *testing.T) {
 	if err := sendSMTP(svc, "keeper@tempmail.test", marker, marker+" body"); err != nil {
 		t.Fatal(err)
 	}
+	var key []byte
 	total := func() int {
 		code, b := call(t, "GET", base+"/api/mailstore/mailbox/keeper/", "")
 		if code != 200 {
@@ -245,8 +300,13 @@ func TestRetentionDeletesFamilyBMessagesAndKeepsTheMailbox(t *testing.T) {
 		return v.Total
 	}
 	eventually(t, "message listed", func() bool { return total() == 1 })
+	if in, err := svc.Views.InboxByAddress(ctxT(t), "keeper@tempmail.test"); err == nil && in.Latest != "" {
+		key = sealKey(t, svc, in.Latest)
+	} else {
+		t.Fatalf("keeper's latest: %+v %v", in, err)
+	}
 	eventually(t, "message gone after retention", func() bool { return total() == 0 })
-	eventually(t, "content purged", func() bool { return len(traces(t, svc, marker)) == 0 })
+	erasedWithin(t, svc, 30*time.Second, "retention", key)
 	// The mailbox stays and keeps receiving.
 	if err := sendSMTP(svc, "keeper@tempmail.test", "again", "after retention"); err != nil {
 		t.Fatalf("mail after retention: %v", err)
@@ -303,17 +363,24 @@ func TestMessage1001EvictsMessage1Everywhere(t *testing.T) {
 	}
 	eventually(t, "1000 messages", func() bool { return count() == 1000 })
 	first := fmt.Sprintf("MARKERn%04d-%s", 1, id[:8])
-	if len(traces(t, svc, first)) == 0 {
-		t.Fatal("message 1 not found before the 1001st; the scan proves nothing")
+	in, err := svc.Views.Inbox(ctxT(t), id)
+	if err != nil {
+		t.Fatal(err)
 	}
+	oldest, err := svc.Views.Oldest(ctxT(t), in, 1)
+	if err != nil || len(oldest) != 1 {
+		t.Fatalf("oldest: %v %v", oldest, err)
+	}
+	key := sealKey(t, svc, oldest[0].ID)
+	sealedAtRest(t, svc, []string{first}, key)
 	send(1001)
-	eventually(t, "message 1 evicted", func() bool { return len(traces(t, svc, first)) == 0 })
+	erasedWithin(t, svc, 30*time.Second, "eviction", key)
 	if n := count(); n != 1000 {
 		t.Errorf("%d messages after the 1001st, want 1000", n)
 	}
-	_, b := call(t, "GET", base+"/api/inboxes/"+id+"/emails/", "")
-	if strings.Contains(string(b), first) || !strings.Contains(string(b), fmt.Sprintf("MARKERn%04d", 1001)) ||
-		!strings.Contains(string(b), fmt.Sprintf("MARKERn%04d", 2)) {
-		t.Error("the list does not hold messages 2..1001")
+	_, newest := call(t, "GET", base+"/api/inboxes/"+id+"/emails/?limit=1", "")
+	_, oldestPage := call(t, "GET", base+"/api/inboxes/"+id+"/emails/?limit=1&offset=999", "")
+	if !strings.Contains(string(newest), fmt.Sprintf("MARKERn%04d", 1001)) || !strings.Contains(string(oldestPage), fmt.Sprintf("MARKERn%04d", 2)) {
+		t.Errorf("the list does not hold messages 2..1001: newest %s, oldest %s", newest, oldestPage)
 	}
 }

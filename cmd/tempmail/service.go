@@ -121,7 +121,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		}
 	}()
 	if err = settle(ctx, log, "open the event stream", func(ctx context.Context) (err error) {
-		s.Store, err = events.OpenStore(ctx, s.Node.JS, events.StoreConfig{Replicas: cfg.Replicas})
+		s.Store, err = events.OpenStore(ctx, s.Node.JS, storeConfig(cfg))
 		return err
 	}); err != nil {
 		return s, err
@@ -166,7 +166,8 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		return s, err
 	}
 
-	smtpCfg := ingest.SMTPConfig{Addr: cfg.SMTPAddr, MaxConnsPerIP: cfg.SMTPMaxConnsPerIP, RatePerIP: cfg.SMTPRatePerIP}
+	smtpCfg := ingest.SMTPConfig{Addr: cfg.SMTPAddr, MaxConns: cfg.SMTPMaxConns, MaxConnsPerIP: cfg.SMTPMaxConnsPerIP,
+		RatePerIP: cfg.SMTPRatePerIP, MaxInflightBytes: cfg.SMTPMaxInflightBytes}
 	if cfg.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
 		if err != nil {
@@ -188,7 +189,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	if s.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
 		return s, fmt.Errorf("HTTP listener: %w", err)
 	}
-	s.http = &http.Server{Handler: s.API, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	// Every request is bounded in time: its headers, its body, and its
+	// answer (held long-polls and event streams lift their own deadlines).
+	s.http = &http.Server{Handler: s.API, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	go func() {
 		defer close(s.served)
@@ -239,6 +243,9 @@ func (s *Service) Shutdown(ctx context.Context) {
 	if s.Node != nil {
 		s.Node.Close(ctx)
 	}
+	if s.Store != nil {
+		s.Store.Close()
+	}
 	unlockDataDir(s.lock)
 }
 
@@ -269,10 +276,11 @@ func rebuild(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Wr
 		defer cancel()
 		node.Close(sctx)
 	}()
-	store, err := events.OpenStore(ctx, node.JS, events.StoreConfig{Replicas: cfg.Replicas})
+	store, err := events.OpenStore(ctx, node.JS, storeConfig(cfg))
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	res, err := projections.Rebuild(ctx, node.JS, store, projections.Options{Logger: log, Replicas: cfg.Replicas})
 	if err != nil {
 		return err
@@ -317,7 +325,19 @@ func transient(err error) bool {
 		errors.Is(err, nats.ErrNoResponders) ||
 		(errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeJetStreamNotEnabled ||
 			apiErr.Code == 503 || apiErr.Code == 408 ||
-			apiErr.ErrorCode == 10008)) // "JetStream system temporarily unavailable"
+			apiErr.ErrorCode == 10008 || // "JetStream system temporarily unavailable"
+			apiErr.ErrorCode == 10005)) // "no suitable peers for placement": a peer not yet back
+}
+
+// storeConfig keeps message keys in the data directory of a single
+// embedded node, which alone reads and erases them; processes that share
+// a cluster or an external NATS keep them in NATS.
+func storeConfig(cfg config.Config) events.StoreConfig {
+	sc := events.StoreConfig{Replicas: cfg.Replicas}
+	if cfg.NATSURL == "" && cfg.ClusterName == "" {
+		sc.KeyDir = filepath.Join(cfg.DataDir, "keys")
+	}
+	return sc
 }
 
 // nodeConfig says which NATS to run or reach.

@@ -113,17 +113,24 @@ type summary struct {
 	To      string `json:"to"`
 }
 
+// listMessages reads every message of an inbox, page by page.
 func listMessages(t *testing.T, base, token string) []summary {
 	t.Helper()
-	code, body := call(t, "GET", base+"/inboxes/"+token+"/messages/", "")
-	if code != http.StatusOK {
-		t.Fatalf("GET messages: %d %s", code, body)
+	var all []summary
+	for {
+		code, body := call(t, "GET", fmt.Sprintf("%s/inboxes/%s/messages/?limit=200&offset=%d", base, token, len(all)), "")
+		if code != http.StatusOK {
+			t.Fatalf("GET messages: %d %s", code, body)
+		}
+		var page []summary
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatalf("%v: %s", err, body)
+		}
+		all = append(all, page...)
+		if len(page) < 200 {
+			return all
+		}
 	}
-	var list []summary
-	if err := json.Unmarshal(body, &list); err != nil {
-		t.Fatalf("%v: %s", err, body)
-	}
-	return list
 }
 
 // deliverTo publishes mail for an inbox through the event store, as ingest does.

@@ -28,6 +28,7 @@ type Proxy struct {
 	mu      sync.Mutex
 	conns   []net.Conn
 	drop    func(subject string) bool // publishes whose answer is dropped
+	budget  int                       // how many more answers to drop; < 0: all
 	pending map[string]bool           // reply subjects whose answer is to be dropped
 	dropped int
 }
@@ -52,12 +53,13 @@ func StartProxy(t testing.TB, target string) *Proxy {
 // URL is the proxy's address as a NATS URL.
 func (p *Proxy) URL() string { return "nats://" + p.ln.Addr().String() }
 
-// DropAnswers makes the proxy drop the server's answer to every publish
-// whose subject match accepts, from now on, until it is called with nil.
-func (p *Proxy) DropAnswers(match func(subject string) bool) {
+// DropAnswers makes the proxy drop the server's answers to the next n
+// publishes (every one, when n < 0) whose subject match accepts; the
+// publishes themselves reach the server. DropAnswers(nil, 0) stops it.
+func (p *Proxy) DropAnswers(match func(subject string) bool, n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.drop = match
+	p.drop, p.budget = match, n
 }
 
 // Dropped is how many answers were dropped so far.
@@ -144,8 +146,9 @@ func (p *Proxy) fromClient(c *proxyClient, s net.Conn) {
 			}
 			out = append(out, body...)
 			p.mu.Lock()
-			if reply != "" && p.drop != nil && p.drop(f[1]) {
+			if reply != "" && p.drop != nil && p.budget != 0 && p.drop(f[1]) {
 				p.pending[reply] = true
+				p.budget--
 			}
 			p.mu.Unlock()
 		}

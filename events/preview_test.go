@@ -1,4 +1,4 @@
-package projections
+package events
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ func TestPreviewFoldsSpaceAndStopsAtTheLimit(t *testing.T) {
 	words := strings.Repeat("wörd ", 100)
 	cases := []struct{ text, html, want string }{
 		{"  Hello,\r\n\n\tworld  ", "", "Hello, world"},
-		{"", "<p>from the html</p>", "<p>from the html</p>"},
+		{"", "<p>from the <b>html</b></p><style>p{}</style>&amp; more", "from the html & more"},
 		{"a \xff b\xfec", "", "a bc"},
 		{"", "", ""},
 		{"\u00a0\u2003 x \ufffd", "", "x \ufffd"},

@@ -1,0 +1,104 @@
+package api
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"tempmail/config"
+)
+
+// TestEmptyPostIsAnEmptyObject: a POST with no body counts as {} whatever
+// its Content-Type, as curl's -X POST and -d '' send it.
+func TestEmptyPostIsAnEmptyObject(t *testing.T) {
+	h := newHarness(t)
+	for _, ct := range []string{"", "application/json", "application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x"} {
+		headers := []string{}
+		if ct != "" {
+			headers = append(headers, "Content-Type", ct)
+		}
+		if r := h.do("POST", "/inboxes/", "", headers...); r.Status != http.StatusCreated {
+			t.Errorf("POST /inboxes/ empty with Content-Type %q: %d %s", ct, r.Status, r.Body)
+		}
+		if r := h.do("POST", "/api/create-temp-email/", "", headers...); r.Status != http.StatusCreated {
+			t.Errorf("POST /api/create-temp-email/ empty with Content-Type %q: %d %s", ct, r.Status, r.Body)
+		}
+	}
+	// A body that is there must be JSON.
+	h.expect(h.do("POST", "/inboxes/", "a=1", "Content-Type", "application/x-www-form-urlencoded"), http.StatusUnsupportedMediaType, "")
+}
+
+// TestBodiesAreBoundedAsTheyAreRead: a body over 1 MiB is refused with 413
+// in the family's shape, also when it comes without a length (chunked).
+func TestBodiesAreBoundedAsTheyAreRead(t *testing.T) {
+	h := newHarness(t)
+	big := `{"email_name":"` + strings.Repeat("a", 1<<20) + `"}`
+	h.expect(h.do("POST", "/api/create-temp-email/", big, "Content-Type", "application/json"), http.StatusRequestEntityTooLarge, "")
+	req, _ := http.NewRequest("POST", h.http.URL+"/inboxes/", io.MultiReader(strings.NewReader(`{"x":"`), strings.NewReader(strings.Repeat("b", 2<<20))))
+	req.Header.Set("Content-Type", "application/json")
+	req.ContentLength = -1 // chunked: no length announced
+	resp, err := testClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), `"error"`) {
+		t.Errorf("chunked 2 MiB body: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestHeldRequestsOutliveTheServersTimeouts: a long-poll is held past the
+// server's read and write timeouts (which bound ordinary requests) and
+// answered when its wait ends.
+func TestHeldRequestsOutliveTheServersTimeouts(t *testing.T) {
+	h := newHarness(t)
+	token, _ := h.tokenInbox()
+	srv := httptest.NewUnstartedServer(h.api)
+	srv.Config.ReadTimeout, srv.Config.WriteTimeout = 500*time.Millisecond, 500*time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	start := time.Now()
+	resp, err := testClient.Get(srv.URL + "/inboxes/" + token + "/latest/?wait=2")
+	if err != nil {
+		t.Fatalf("a held request past the server's timeouts: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 404 || !strings.Contains(string(body), "No messages") || time.Since(start) < 2*time.Second {
+		t.Errorf("held for %v: %d %s; want the 404 after the 2 s wait", time.Since(start), resp.StatusCode, body)
+	}
+}
+
+// TestHeldRequestsAreCapped: beyond --max-waiters, a request that would be
+// held is answered 503 with Retry-After at once; a request without wait is
+// served as usual.
+func TestHeldRequestsAreCapped(t *testing.T) {
+	h := newHarness(t, func(c *config.Config) { c.MaxWaiters = 2 })
+	token, address := h.tokenInbox()
+	held := make(chan response, 2)
+	for range 2 {
+		go func() { held <- h.do("GET", "/inboxes/"+token+"/latest/?wait=30", "") }()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for h.api.waiters.Held() < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r := h.do("GET", "/inboxes/"+token+"/latest/?wait=30", "")
+	if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
+		t.Errorf("a third held request: %d %s (Retry-After %q), want 503 with Retry-After", r.Status, r.Body, r.Header.Get("Retry-After"))
+	}
+	h.expect(h.do("GET", "/inboxes/"+token+"/latest/", ""), 404, `{"error":"No messages"}`)
+	h.sendMail(address, "Subject: release\r\n\r\nx\r\n")
+	for range 2 {
+		if r := <-held; r.Status != 200 {
+			t.Errorf("a held request: %d %s", r.Status, r.Body)
+		}
+	}
+	if n := h.api.waiters.Held(); n != 0 {
+		t.Errorf("%d requests still counted as held", n)
+	}
+}

@@ -1,0 +1,194 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/smtp"
+	"strings"
+	"testing"
+
+	"tempmail/config"
+)
+
+// fill sends n messages to address, numbered 0..n-1 in their subjects
+// ("m007"), the even ones from even@example.com and the odd ones from
+// odd@example.com, every tenth to a Cc, and waits until all are listed.
+func (h *harness) fill(token, address string, n int) {
+	h.t.Helper()
+	for i := range n {
+		from := "odd@example.com"
+		if i%2 == 0 {
+			from = "even@example.com"
+		}
+		cc := ""
+		if i%10 == 0 {
+			cc = "Cc: Watcher <watcher@elsewhere.test>\r\n"
+		}
+		h.sendMailFrom(from, address, fmt.Sprintf("From: %s\r\nTo: %s\r\n%sSubject: m%03d\r\n\r\nbody %d\r\n", from, address, cc, i, i))
+	}
+	r := h.do("GET", "/inboxes/"+token+"/latest/?wait=30&subject="+fmt.Sprintf("m%03d", n-1), "")
+	if r.Status != 200 {
+		h.t.Fatalf("message %d not listed: %d %s", n-1, r.Status, r.Body)
+	}
+}
+
+func (h *harness) smtpClient() *smtp.Client {
+	h.t.Helper()
+	c, err := smtp.Dial(h.smtp.Addr())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return c
+}
+
+func (h *harness) sendMailFrom(from, to, raw string) {
+	h.t.Helper()
+	c := h.smtpClient()
+	defer c.Close()
+	if err := c.Mail(from); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := c.Rcpt(to); err != nil {
+		h.t.Fatal(err)
+	}
+	w, err := c.Data()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	_, _ = w.Write([]byte(raw))
+	if err := w.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func subjects(t *testing.T, body []byte, field string) []string {
+	t.Helper()
+	var list []map[string]any
+	if err := json.Unmarshal(body, &list); err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	var out []string
+	for _, m := range list {
+		out = append(out, m[field].(string))
+	}
+	return out
+}
+
+func want(from, to int) []string {
+	var out []string
+	for i := from; i >= to; i-- {
+		out = append(out, fmt.Sprintf("m%03d", i))
+	}
+	return out
+}
+
+// TestListsArePaged: every message list takes limit (default 50, at most
+// 200) and offset, newest first; families A and C answer the page and put
+// the total in X-Total-Count, family B keeps its total in the body.
+func TestListsArePaged(t *testing.T) {
+	h := newHarness(t, func(c *config.Config) { c.SMTPRatePerIP = 0 })
+	r := h.do("POST", "/api/create-temp-email/", `{"email_name":"pager"}`)
+	v := r.JSON(t)
+	token, address, inboxID := v["token"].(string), v["email"].(string), v["inbox_id"].(string)
+	h.fill(token, address, 75)
+
+	r = h.do("GET", "/inboxes/"+token+"/messages/", "")
+	if got := subjects(t, r.Body, "subject"); strings.Join(got, ",") != strings.Join(want(74, 25), ",") {
+		t.Errorf("C default page: %v", got)
+	}
+	if r.Header.Get("X-Total-Count") != "75" {
+		t.Errorf("C X-Total-Count %q, want 75", r.Header.Get("X-Total-Count"))
+	}
+	r = h.do("GET", "/inboxes/"+token+"/messages/?limit=10&offset=60", "")
+	if got := subjects(t, r.Body, "subject"); strings.Join(got, ",") != strings.Join(want(14, 5), ",") {
+		t.Errorf("C limit=10 offset=60: %v", got)
+	}
+	r = h.do("GET", "/api/inboxes/"+inboxID+"/emails/?limit=200", "")
+	if got := subjects(t, r.Body, "subject"); len(got) != 75 || got[0] != "m074" || got[74] != "m000" || r.Header.Get("X-Total-Count") != "75" {
+		t.Errorf("A limit=200: %d items, %q..., total %q", len(got), got[:1], r.Header.Get("X-Total-Count"))
+	}
+	r = h.do("GET", "/api/inboxes/"+inboxID+"/emails/?offset=75", "")
+	h.expect(r, 200, `[]`)
+
+	r = h.do("GET", "/api/mailstore/mailbox/pager/?limit=5&offset=3", "")
+	var b struct {
+		Emails []struct{ Subject, Body string }
+		Total  int
+	}
+	if err := json.Unmarshal(r.Body, &b); err != nil || b.Total != 75 || len(b.Emails) != 5 || b.Emails[0].Subject != "m071" || b.Emails[0].Body != "body 71\n" {
+		t.Errorf("B limit=5 offset=3: %+v %v", b, err)
+	}
+
+	for _, q := range []string{"limit=0", "limit=201", "limit=x", "limit=-1", "offset=-1", "offset=x", "offset=99999999999"} {
+		for _, path := range []string{"/inboxes/" + token + "/messages/?", "/api/inboxes/" + inboxID + "/emails/?", "/api/mailstore/mailbox/pager/?"} {
+			if r := h.do("GET", path+q, ""); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "must be a whole number") {
+				t.Errorf("%s%s: %d %s", path, q, r.Status, r.Body)
+			}
+		}
+	}
+}
+
+// TestMatchFilters: from, to and subject select messages in every list and
+// in latest, otp and address/latest, as case-insensitive substrings, ANDed;
+// with wait, a request waits for the first message that matches.
+func TestMatchFilters(t *testing.T) {
+	h := newHarness(t, func(c *config.Config) { c.SMTPRatePerIP = 0 })
+	token, address := h.tokenInbox()
+	h.fill(token, address, 20)
+
+	cases := []struct {
+		query string
+		want  []string
+	}{
+		{"from=ODD@", []string{"m019", "m017", "m015", "m013", "m011", "m009", "m007", "m005", "m003", "m001"}},
+		{"subject=M01&from=even", []string{"m018", "m016", "m014", "m012", "m010"}},
+		{"to=watcher", []string{"m010", "m000"}},
+		{"to=" + address, want(19, 0)},
+		{"subject=nothing-like-it", nil},
+	}
+	for _, c := range cases {
+		r := h.do("GET", "/inboxes/"+token+"/messages/?"+c.query, "")
+		if got := subjects(t, r.Body, "subject"); strings.Join(got, ",") != strings.Join(c.want, ",") || r.Header.Get("X-Total-Count") != fmt.Sprint(len(c.want)) {
+			t.Errorf("messages?%s: %v (total %s), want %v", c.query, got, r.Header.Get("X-Total-Count"), c.want)
+		}
+	}
+	r := h.do("GET", "/inboxes/"+token+"/messages/?from=odd&limit=2&offset=1", "")
+	if got := subjects(t, r.Body, "subject"); strings.Join(got, ",") != "m017,m015" || r.Header.Get("X-Total-Count") != "10" {
+		t.Errorf("a filtered page: %v total %s", got, r.Header.Get("X-Total-Count"))
+	}
+
+	r = h.do("GET", "/inboxes/"+token+"/latest/?from=even", "")
+	if r.JSON(t)["subject"] != "m018" {
+		t.Errorf("latest from even: %s", r.Body)
+	}
+	r = h.do("GET", "/address/latest/?address="+address+"&subject=m00", "")
+	if r.JSON(t)["subject"] != "m009" {
+		t.Errorf("address/latest subject=m00: %s", r.Body)
+	}
+	r = h.do("GET", "/inboxes/"+token+"/otp/?pattern=body+(\\d%2B)&from=even&subject=m00", "")
+	if v := r.JSON(t); v["otp"] != "8" || v["subject"] != "m008" {
+		t.Errorf("otp with filters: %s", r.Body)
+	}
+	h.expect(h.do("GET", "/inboxes/"+token+"/latest/?from=nobody", ""), 404, `{"error":"No messages"}`)
+
+	// A wait for a match is answered by the first message that matches,
+	// not by the first that arrives.
+	done := make(chan response, 1)
+	go func() { done <- h.do("GET", "/inboxes/"+token+"/latest/?wait=20&subject=welcome", "") }()
+	h.sendMailFrom("x@example.com", address, "Subject: unrelated\r\n\r\nnot this one\r\n")
+	h.sendMailFrom("shop@example.com", address, "Subject: Welcome aboard\r\n\r\nthis one\r\n")
+	if r := <-done; r.Status != 200 || r.JSON(t)["subject"] != "Welcome aboard" {
+		t.Errorf("wait for a match: %d %s", r.Status, r.Body)
+	}
+
+	long := strings.Repeat("a", 257)
+	for _, q := range []string{"from=" + long, "to=" + long, "subject=" + long} {
+		if r := h.do("GET", "/inboxes/"+token+"/messages/?"+q, ""); r.Status != 400 {
+			t.Errorf("messages?%.20s...: %d %s", q, r.Status, r.Body)
+		}
+		if r := h.do("GET", "/inboxes/"+token+"/latest/?"+q, ""); r.Status != 400 {
+			t.Errorf("latest?%.20s...: %d %s", q, r.Status, r.Body)
+		}
+	}
+}

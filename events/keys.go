@@ -1,0 +1,292 @@
+package events
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail"
+)
+
+// Keys keeps the key each message's content is sealed under (seal.go), and
+// erases it for good when the message is deleted. A key is found by the
+// reference New returned, which the message's MailReceived carries; the
+// message id is checked against what the reference holds, so a reference
+// reused after an erasure never opens another message.
+type Keys interface {
+	New(ctx context.Context, messageID string) (ref uint64, key []byte, err error)
+	// Get returns ErrErased when the key is gone.
+	Get(ctx context.Context, ref uint64, messageID string) ([]byte, error)
+	// Erase is idempotent; what it erased is gone from the disk once
+	// Flush returns.
+	Erase(ctx context.Context, ref uint64, messageID string) error
+	Flush() error
+	Close() error
+}
+
+// ErrErased means a message's key is gone: the message was deleted, and
+// what it said can no longer be read by anyone.
+var ErrErased = tempmail.Errorf(tempmail.NotFound, "message not found")
+
+// fileKeys keeps keys in one file of fixed-size slots in the data
+// directory of a single node. Erasing overwrites the slot with zeros in
+// place (ext4 and the like write data in place), and Flush puts that on the
+// disk: the erased key is gone from the data directory within moments.
+// A new key is written to the operating system at once, as JetStream does
+// with every message, and flushed to disk within a second.
+//
+// Slot layout (64 bytes): a state byte (1: in use), the message id (16
+// bytes of its UUID), the key (32 bytes), zeros.
+type fileKeys struct {
+	mu    sync.Mutex
+	f     *os.File
+	free  []uint32 // erased slots, reused first
+	next  uint32   // first slot never used
+	dirty bool     // written since the last flush
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+const (
+	slotSize = 64
+	keysFile = "keys"
+)
+
+// openFileKeys opens (or creates) the key file in dir.
+func openFileKeys(dir string) (*fileKeys, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("key directory: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, keysFile), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("key file: %w", err)
+	}
+	// Two writers of one file would hand out one slot twice.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("key file %s is in use by another store", f.Name())
+	}
+	data, err := os.ReadFile(f.Name())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("key file: %w", err)
+	}
+	k := &fileKeys{f: f, next: uint32(len(data) / slotSize), stop: make(chan struct{}), done: make(chan struct{})}
+	for i := uint32(0); i < k.next; i++ {
+		if data[int(i)*slotSize] != 1 {
+			k.free = append(k.free, i)
+		}
+	}
+	go k.flushLoop()
+	return k, nil
+}
+
+func (k *fileKeys) New(_ context.Context, messageID string) (uint64, []byte, error) {
+	id, err := uuid.Parse(messageID)
+	if err != nil {
+		return 0, nil, fmt.Errorf("key for message %q: %w", messageID, err)
+	}
+	key := make([]byte, keySize)
+	if _, err := rand.Read(key); err != nil {
+		return 0, nil, err
+	}
+	var slot [slotSize]byte
+	slot[0] = 1
+	copy(slot[1:17], id[:])
+	copy(slot[17:17+keySize], key)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var ref uint32
+	if n := len(k.free); n > 0 {
+		ref, k.free = k.free[n-1], k.free[:n-1]
+	} else {
+		ref = k.next
+		k.next++
+	}
+	if _, err := k.f.WriteAt(slot[:], int64(ref)*slotSize); err != nil {
+		k.free = append(k.free, ref)
+		return 0, nil, tempmail.Wrap(tempmail.Unavailable, err, "could not store the message's key")
+	}
+	k.dirty = true
+	return uint64(ref), key, nil
+}
+
+func (k *fileKeys) Get(_ context.Context, ref uint64, messageID string) ([]byte, error) {
+	id, err := uuid.Parse(messageID)
+	if err != nil {
+		return nil, ErrErased
+	}
+	var slot [slotSize]byte
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if ref >= uint64(k.next) {
+		return nil, ErrErased
+	}
+	if _, err := k.f.ReadAt(slot[:], int64(ref)*slotSize); err != nil {
+		return nil, tempmail.Wrap(tempmail.Unavailable, err, "could not read the message's key")
+	}
+	if slot[0] != 1 || [16]byte(slot[1:17]) != id {
+		return nil, ErrErased
+	}
+	return slot[17 : 17+keySize], nil
+}
+
+func (k *fileKeys) Erase(_ context.Context, ref uint64, messageID string) error {
+	id, err := uuid.Parse(messageID)
+	if err != nil {
+		return nil
+	}
+	var slot [slotSize]byte
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if ref >= uint64(k.next) {
+		return nil
+	}
+	if _, err := k.f.ReadAt(slot[:], int64(ref)*slotSize); err != nil {
+		return tempmail.Wrap(tempmail.Unavailable, err, "could not erase the message's key")
+	}
+	if slot[0] != 1 || [16]byte(slot[1:17]) != id {
+		return nil // erased already (and perhaps reused)
+	}
+	if _, err := k.f.WriteAt(make([]byte, slotSize), int64(ref)*slotSize); err != nil {
+		return tempmail.Wrap(tempmail.Unavailable, err, "could not erase the message's key")
+	}
+	k.free = append(k.free, uint32(ref))
+	k.dirty = true
+	return nil
+}
+
+// Flush puts what was written and erased on the disk.
+func (k *fileKeys) Flush() error {
+	k.mu.Lock()
+	k.dirty = false
+	k.mu.Unlock()
+	if err := k.f.Sync(); err != nil {
+		return tempmail.Wrap(tempmail.Unavailable, err, "could not flush the message keys")
+	}
+	return nil
+}
+
+// flushLoop flushes new keys to disk within a second of their writing.
+func (k *fileKeys) flushLoop() {
+	defer close(k.done)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-k.stop:
+			return
+		case <-t.C:
+			k.mu.Lock()
+			dirty := k.dirty
+			k.mu.Unlock()
+			if dirty {
+				_ = k.Flush()
+			}
+		}
+	}
+}
+
+func (k *fileKeys) Close() error {
+	err := error(nil)
+	k.once.Do(func() {
+		close(k.stop)
+		<-k.done
+		_ = k.Flush()
+		err = k.f.Close()
+	})
+	return err
+}
+
+// streamKeys keeps keys in a JetStream stream, one message each, so that
+// every process of a cluster (or sharing an external NATS) reads them and
+// every replica holds them. The reference is the key message's sequence.
+// Erasing overwrites the message in place on every replica (a secure
+// delete), which rewrites its whole block: about 21 ms a key, measured on
+// one node, so erasing is slower here than with a single node's key file.
+type streamKeys struct {
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	pub    func(context.Context, *nats.Msg) (Ack, error)
+}
+
+// KeysStream holds the keys of a cluster or an external NATS.
+const KeysStream = "KEYS"
+
+func openStreamKeys(ctx context.Context, js jetstream.JetStream, replicas int, pub func(context.Context, *nats.Msg) (Ack, error)) (*streamKeys, error) {
+	st, err := ensureStream(ctx, js, jetstream.StreamConfig{
+		Name:        KeysStream,
+		Description: "tempmail: the keys messages are sealed under, erased with their message",
+		Subjects:    []string{"keys.>"},
+		Storage:     jetstream.FileStorage,
+		Replicas:    replicas,
+		Duplicates:  DedupeWindow,
+		AllowDirect: replicas == 1,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &streamKeys{js: js, stream: st, pub: pub}, nil
+}
+
+func keySubject(messageID string) string { return "keys." + messageID }
+
+func (k *streamKeys) New(ctx context.Context, messageID string) (uint64, []byte, error) {
+	key := make([]byte, keySize)
+	if _, err := rand.Read(key); err != nil {
+		return 0, nil, err
+	}
+	m := nats.NewMsg(keySubject(messageID))
+	m.Data = key
+	m.Header.Set(jetstream.MsgIDHeader, "key-"+messageID)
+	ack, err := k.pub(ctx, m)
+	if err != nil {
+		return 0, nil, err
+	}
+	return ack.Seq, key, nil
+}
+
+func (k *streamKeys) Get(ctx context.Context, ref uint64, messageID string) ([]byte, error) {
+	m, err := k.stream.GetMsg(ctx, ref)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, ErrErased
+	}
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	if m.Subject != keySubject(messageID) || len(m.Data) != keySize {
+		return nil, ErrErased
+	}
+	return m.Data, nil
+}
+
+func (k *streamKeys) Erase(ctx context.Context, ref uint64, messageID string) error {
+	m, err := k.stream.GetMsg(ctx, ref)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil
+	}
+	if err != nil {
+		return unavailable(err)
+	}
+	if m.Subject != keySubject(messageID) {
+		return nil
+	}
+	if err := k.stream.SecureDeleteMsg(ctx, ref); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+		return unavailable(err)
+	}
+	return nil
+}
+
+func (k *streamKeys) Flush() error { return nil } // a secure delete is on disk when it returns
+func (k *streamKeys) Close() error { return nil }
