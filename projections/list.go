@@ -31,7 +31,9 @@ func (f Filter) Match(s *Summary, address string) bool {
 		(f.To == "" || containsFold(address, f.To) || anyContainsFold(s.To, f.To) || anyContainsFold(s.Cc, f.To))
 }
 
-func containsFold(s, sub string) bool { return strings.Contains(strings.ToLower(s), strings.ToLower(sub)) }
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
 
 func anyContainsFold(list []string, sub string) bool {
 	for _, s := range list {
