@@ -12,7 +12,7 @@ import (
 )
 
 // TestEmptyPostIsAnEmptyObject: a POST with no body counts as {} whatever
-// its Content-Type, as curl's -X POST and -d ” send it.
+// its Content-Type, as curl sends it with -X POST or an empty -d.
 func TestEmptyPostIsAnEmptyObject(t *testing.T) {
 	h := newHarness(t)
 	for _, ct := range []string{"", "application/json", "application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x"} {
