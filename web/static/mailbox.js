@@ -1,0 +1,256 @@
+// Mailbox keeps one inbox's messages up to date: it opens the inbox's event
+// stream first, then loads the list, and merges both by message id, so that
+// mail arriving between the two is neither missed nor shown twice.
+
+import * as api from './api.js';
+
+// How long start() waits for the stream to open before it loads the list
+// anyway (the list is worth showing even while the stream reconnects).
+const openTimeout = 5000;
+const pageSize = 50;
+
+/**
+ * @typedef {object} Handlers
+ * @property {() => void} changed the messages or their loading state changed
+ * @property {(message: object) => void} arrived a new message came in live
+ * @property {(id: string) => void} removed a message was deleted
+ * @property {(state: 'live'|'reconnecting'|'offline') => void} status the stream's state
+ * @property {(reason: string) => void} gone the inbox expired ("expired") or was
+ *   deleted ("deleted"), or is no longer there ("gone"); the Mailbox has stopped
+ */
+
+export class Mailbox {
+  /** id → the message as the list shows it (family C's list element). */
+  messages = new Map();
+  /** How many messages the inbox holds, as far as we know. */
+  total = 0;
+  /** A page of the list is being loaded. */
+  loading = false;
+  /** Why the last load failed (an ApiError), or null. */
+  loadError = null;
+
+  #token;
+  #on;
+  /** @type {EventSource|null} */
+  #source = null;
+  #stopped = false;
+  #loadedOnce = false;
+  // Changes the stream reported before the list that holds their message
+  // was loaded: the list's copy would otherwise bring the message back, or
+  // show it unread.
+  #deleted = new Set();
+  #read = new Set();
+  // After the browser gave up on the stream we open a new one, which does
+  // not resume where the old one stopped: the list is then loaded afresh.
+  #needsReload = false;
+  #retryTimer = 0;
+  #retryDelay = 2000;
+
+  /**
+   * @param {string} token the inbox's token
+   * @param {Handlers} handlers
+   */
+  constructor(token, handlers) {
+    this.#token = token;
+    this.#on = handlers;
+  }
+
+  /** Opens the stream, waits until the server holds it, then loads the first page. */
+  async start() {
+    await this.#connect();
+    if (!this.#stopped) await this.#load(0);
+  }
+
+  /** Stops listening; nothing is reported after this. */
+  stop() {
+    this.#stopped = true;
+    clearTimeout(this.#retryTimer);
+    this.#source?.close();
+    this.#source = null;
+  }
+
+  /** Loads the next page of older messages. */
+  loadMore() {
+    if (this.loading) return Promise.resolve(); // a second click while the first loads
+    return this.#load(this.#loadedOnce ? this.messages.size : 0);
+  }
+
+  /** The messages, newest first. */
+  sorted() {
+    return [...this.messages.values()].sort((a, b) =>
+      // RFC 3339 UTC times of one layout sort as strings; ids (time-ordered) break ties.
+      a.received_at === b.received_at ? cmp(b.id, a.id) : cmp(b.received_at, a.received_at));
+  }
+
+  get unread() {
+    let n = 0;
+    for (const m of this.messages.values()) if (!m.is_read) n++;
+    return n;
+  }
+
+  /** More messages are on the server than are loaded. */
+  get hasMore() {
+    return this.#loadedOnce && this.messages.size < this.total;
+  }
+
+  /** Records that a message was read (by us; the stream confirms it to the others). */
+  markRead(id) {
+    const m = this.messages.get(id);
+    if (m && !m.is_read) {
+      m.is_read = true;
+      this.#on.changed();
+    }
+    this.#read.add(id);
+  }
+
+  /** Records that a message was deleted. */
+  remove(id) {
+    this.#deleted.add(id);
+    if (this.messages.delete(id)) {
+      this.total = Math.max(0, this.total - 1);
+      this.#on.removed(id);
+      this.#on.changed();
+    }
+  }
+
+  // --- the event stream ---
+
+  /** Opens the stream; resolves once it is open, has failed, or after openTimeout. */
+  #connect() {
+    return new Promise((resolve) => {
+      const source = new EventSource(api.eventsURL(this.#token));
+      this.#source = source;
+      const timer = setTimeout(resolve, openTimeout);
+      const settle = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      // Events of a stream we have replaced or stopped are ignored.
+      const current = () => !this.#stopped && source === this.#source;
+
+      source.addEventListener('open', () => {
+        if (!current()) return;
+        settle();
+        this.#retryDelay = 2000;
+        this.#on.status('live');
+        if (this.#needsReload) {
+          this.#needsReload = false;
+          this.#reload();
+        }
+      });
+      source.addEventListener('error', () => {
+        if (!current()) return;
+        if (source.readyState === EventSource.CLOSED) {
+          // The browser gave up: the server answered with an error (404
+          // when the inbox is gone, 503 when it holds too many streams).
+          settle();
+          this.#recover();
+        } else {
+          // The browser reconnects by itself and resumes with Last-Event-ID.
+          this.#on.status('reconnecting');
+        }
+      });
+      source.addEventListener('message', (e) => current() && this.#parsed(e, (m) => this.#arrived(m)));
+      source.addEventListener('read', (e) => current() && this.#parsed(e, (d) => this.markRead(d.id)));
+      source.addEventListener('deleted', (e) => current() && this.#parsed(e, (d) => this.remove(d.id)));
+      source.addEventListener('expired', (e) => current() && this.#parsed(e, (d) => {
+        // The server ends the stream now; without close() the browser would
+        // reconnect and be answered 404.
+        this.#end(d.reason === 'deleted' ? 'deleted' : 'expired');
+      }));
+    });
+  }
+
+  #parsed(event, handle) {
+    let data;
+    try {
+      data = JSON.parse(event.data);
+    } catch {
+      return; // not ours to show; the next event or a reload brings the truth
+    }
+    if (data && typeof data === 'object') handle(data);
+  }
+
+  #arrived(message) {
+    if (typeof message.id !== 'string' || this.#deleted.has(message.id) || this.messages.has(message.id)) return;
+    if (this.#read.has(message.id)) message.is_read = true;
+    this.messages.set(message.id, message);
+    this.total++;
+    this.#on.arrived(message);
+    this.#on.changed();
+  }
+
+  /** After the browser gave up on the stream: find out why, and try again. */
+  async #recover() {
+    this.#source?.close();
+    this.#source = null;
+    this.#on.status('reconnecting');
+    try {
+      await api.getInbox(this.#token);
+    } catch (err) {
+      if (this.#stopped) return;
+      if (err.inboxGone) {
+        this.#end('gone');
+        return;
+      }
+      if (err.network) this.#on.status('offline');
+    }
+    if (this.#stopped) return;
+    this.#needsReload = true;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => {
+      if (!this.#stopped) this.#connect();
+    }, this.#retryDelay);
+    this.#retryDelay = Math.min(this.#retryDelay * 2, 30000);
+  }
+
+  #end(reason) {
+    if (this.#stopped) return;
+    this.stop();
+    this.#on.gone(reason);
+  }
+
+  // --- the list ---
+
+  /** Forgets what is loaded and loads the first page again. */
+  #reload() {
+    this.messages.clear();
+    this.#deleted.clear();
+    this.#read.clear();
+    this.#loadedOnce = false;
+    this.total = 0;
+    return this.#load(0);
+  }
+
+  async #load(offset) {
+    this.loading = true;
+    this.loadError = null;
+    this.#on.changed();
+    try {
+      const page = await api.listMessages(this.#token, { limit: pageSize, offset });
+      if (this.#stopped) return;
+      for (const m of page.messages) {
+        if (this.#deleted.has(m.id) || this.messages.has(m.id)) continue;
+        if (this.#read.has(m.id)) m.is_read = true;
+        this.messages.set(m.id, m);
+      }
+      this.total = Math.max(page.total, this.messages.size);
+      this.#loadedOnce = true;
+    } catch (err) {
+      if (this.#stopped) return;
+      if (err.inboxGone) {
+        this.loading = false;
+        this.#end('gone');
+        return;
+      }
+      this.loadError = err;
+    } finally {
+      this.loading = false;
+      if (!this.#stopped) this.#on.changed();
+    }
+  }
+}
+
+function cmp(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
