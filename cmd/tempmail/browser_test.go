@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -568,7 +569,7 @@ func TestBrowserChoosingDeletingAndLosingTheAddress(t *testing.T) {
 	shown := first // the address the page should show
 
 	// A chosen name and domain; the server's refusals are shown by the field.
-	p.do(t, chromedp.Click(chromedp.CSS("#chooser summary")))
+	p.do(t, chromedp.Click(chromedp.ID("choose-toggle")))
 	p.waitFor(t, "the domains", `document.querySelectorAll('#choose-domain option').length === 2`)
 	choose := func(name, domain string) {
 		t.Helper()
@@ -597,14 +598,14 @@ func TestBrowserChoosingDeletingAndLosingTheAddress(t *testing.T) {
 	choose("jane.doe", "other.test")
 	p.waitFor(t, "the chosen address", `document.getElementById('address').textContent === 'jane.doe@other.test'`)
 	shown = "jane.doe@other.test"
-	if !eval[bool](t, p, `!document.getElementById('chooser').open && document.getElementById('choose-error').hidden`) {
+	if !eval[bool](t, p, `document.getElementById('choose-form').hidden && document.getElementById('choose-error').hidden`) {
 		t.Error("after success the chooser stays open or keeps its error")
 	}
-	p.do(t, chromedp.Click(chromedp.CSS("#chooser summary")))
+	p.do(t, chromedp.Click(chromedp.ID("choose-toggle")))
 	choose("jane.doe", "other.test")
 	refused("Email name already taken", "choose-name")
 	p.do(t, chromedp.KeyEvent(kb.Escape))
-	p.waitFor(t, "the chooser closed", `!document.getElementById('chooser').open`)
+	p.waitFor(t, "the chooser closed", `document.getElementById('choose-form').hidden`)
 
 	// "New address" starts over on the default domain.
 	p.do(t, chromedp.Click(chromedp.ID("new-address")))
@@ -653,7 +654,7 @@ func TestBrowserChoosingDeletingAndLosingTheAddress(t *testing.T) {
 
 func TestBrowserShowsExpiry(t *testing.T) {
 	cfg := testConfig(t.TempDir())
-	cfg.TokenInboxTTL = 3 * time.Second
+	cfg.TokenInboxTTL = 2 * time.Second
 	_, base := startServiceWith(t, cfg)
 	p := newBrowser(t, 1280, 900)
 	p.do(t, chromedp.Navigate(base+"/"))
@@ -667,4 +668,105 @@ func TestBrowserShowsExpiry(t *testing.T) {
 	p.do(t, chromedp.Reload())
 	p.address(t)
 	p.waitFor(t, "mail view", `!document.getElementById('mail').hidden && document.getElementById('expired').hidden`)
+}
+
+// TestScreenshots writes the README's pictures of the page, with mail in it:
+// docs/img/page-light.png and page-dark.png at a desktop's width, and
+// page-phone.png at a phone's. It runs only when asked, so that make test
+// leaves them alone:
+//
+//	TEMPMAIL_SCREENSHOTS=1 go test -run TestScreenshots ./cmd/tempmail
+func TestScreenshots(t *testing.T) {
+	if os.Getenv("TEMPMAIL_SCREENSHOTS") == "" {
+		t.Skip("set TEMPMAIL_SCREENSHOTS=1 to write docs/img/page-*.png")
+	}
+	svc, base := startService(t, t.TempDir())
+	code, body := call(t, "POST", base+"/inboxes/", `{"name": "jane.doe"}`)
+	if code != http.StatusCreated {
+		t.Fatalf("POST /inboxes/: %d %s", code, body)
+	}
+	var in struct{ Token, Address string }
+	if err := json.Unmarshal(body, &in); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range screenshotMail(in.Address) {
+		deliverSMTP(t, svc, in.Address, m)
+	}
+	// One read already, the others not, as an inbox in use looks.
+	list := listMessages(t, base, in.Token)
+	if code, body := call(t, "POST", base+"/inboxes/"+in.Token+"/messages/"+list[2].ID+"/read/", "{}"); code != http.StatusOK {
+		t.Fatalf("mark read: %d %s", code, body)
+	}
+
+	shoot := func(name string, width, height int64, dark, open bool) {
+		t.Helper()
+		p := newBrowser(t, width, height)
+		scheme := "light"
+		if dark {
+			scheme = "dark"
+		}
+		if _, err := chromedp.Call(p.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		// The page takes the inbox from localStorage, as after a reload.
+		p.do(t, chromedp.Navigate(base+"/ui/icon.svg"),
+			chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem('tempmail.inbox', %s)`,
+				jsString(fmt.Sprintf(`{"token":%q,"address":%q,"expires_at":%q}`, in.Token, in.Address,
+					time.Now().Add(24*time.Hour).UTC().Format(time.RFC3339))))),
+			chromedp.Navigate(base+"/"))
+		p.waitLive(t)
+		p.waitFor(t, "the mail", `document.querySelectorAll('.message-item').length === 4`)
+		if open {
+			p.do(t, chromedp.Click(chromedp.CSS(".message-open")))
+			p.frameEval(t, `document.readyState`)
+			p.waitFor(t, "the message", `document.getElementById('message-status').hidden`)
+		}
+		// No focus ring or caret in the picture.
+		p.do(t, chromedp.Evaluate[chromedp.Void](`document.activeElement?.blur(); window.scrollTo(0, 0)`))
+		png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := "../../docs/img/" + name
+		if err := os.MkdirAll("../../docs/img", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s (%d KB)", path, len(png)/1024)
+	}
+	shoot("page-light.png", 1280, 800, false, true)
+	shoot("page-dark.png", 1280, 800, true, true)
+	shoot("page-phone.png", 390, 844, false, false)
+}
+
+// screenshotMail is an inbox's worth of ordinary mail, oldest first.
+func screenshotMail(to string) []string {
+	head := func(from, subject, contentType string) string {
+		return "\nFrom: " + from + "\nTo: " + to + "\nSubject: " + subject +
+			"\nMIME-Version: 1.0\nContent-Type: " + contentType + "\n\n"
+	}
+	return []string{
+		head("Orbit Notes <hello@orbitnotes.example>", "Welcome to the Orbit Notes beta", "text/plain; charset=utf-8") +
+			"Hi Jane,\n\nthanks for joining the beta. Your notes sync across all your devices from today.\n\nThe Orbit Notes team\n",
+		head("Paper & Ink <billing@paperink.example>", "Your invoice #2041", `multipart/mixed; boundary="b"`) +
+			"--b\nContent-Type: text/plain; charset=utf-8\n\nHello Jane, your invoice for order #2041 (2 notebooks, 1 fountain pen) is attached.\n" +
+			"--b\nContent-Type: application/pdf; name=\"invoice-2041.pdf\"\nContent-Disposition: attachment; filename=\"invoice-2041.pdf\"\n" +
+			"Content-Transfer-Encoding: base64\n\nJVBERi0xLjQKJcOkw7zDtsOfCjEgMCBvYmoKPDwvVHlwZS9DYXRhbG9nPj4KZW5kb2JqCnRyYWlsZXIKPDwvUm9vdCAxIDAgUj4+CiUlRU9GCg==\n--b--\n",
+		head("Photo Share <security@photoshare.example>", "Reset your password", "text/plain; charset=utf-8") +
+			"Someone asked to reset the password of your Photo Share account. If it was you, open the link below within an hour.\n",
+		head("Acme Cloud <no-reply@acme.example>", "Confirm your email address", `multipart/alternative; boundary="a"`) +
+			"--a\nContent-Type: text/plain; charset=utf-8\n\nHi Jane, your Acme Cloud verification code is 482913. It expires in 10 minutes.\n" +
+			"--a\nContent-Type: text/html; charset=utf-8\n\n" +
+			`<div style="font-family:Helvetica,Arial,sans-serif;max-width:520px;margin:28px auto;color:#1f2933">` +
+			`<p style="font-size:20px;font-weight:bold;color:#1a56db;margin:0 0 18px">&#9729; Acme Cloud</p>` +
+			`<h1 style="font-size:22px;margin:0 0 12px">Confirm your email address</h1>` +
+			`<p style="font-size:15px;line-height:1.5">Hi Jane, thanks for signing up. Enter this code to confirm your address:</p>` +
+			`<p style="font-size:34px;letter-spacing:10px;font-weight:bold;background:#eef2ff;padding:18px;text-align:center;border-radius:10px;margin:18px 0">482913</p>` +
+			`<p style="font-size:13px;color:#667085;line-height:1.5">The code expires in 10 minutes. If you did not sign up, you can ignore this email.</p></div>` +
+			"\n--a--\n",
+	}
 }

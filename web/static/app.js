@@ -46,7 +46,7 @@ function boot() {
   byId('delete-inbox').addEventListener('click', () => /** @type {HTMLDialogElement} */ (byId('confirm-delete')).showModal());
   byId('confirm-delete').addEventListener('close', onDeleteDialogClosed);
   byId('choose-form').addEventListener('submit', onChoose);
-  byId('chooser').addEventListener('toggle', onChooserToggle);
+  byId('choose-toggle').addEventListener('click', () => setChooserOpen(byId('choose-form').hidden));
   byId('load-more').addEventListener('click', () => state.mailbox?.loadMore());
   byId('list-retry').addEventListener('click', () => state.mailbox?.loadMore());
   document.addEventListener('keydown', onKeydown);
@@ -123,6 +123,7 @@ function show(inbox) {
   setShown(byId('fatal'), false);
   setShown(byId('expired'), false);
   setShown(byId('mail'), true);
+  setShown(byId('delete-inbox'), true);
   setButtonsEnabled(true);
   startCountdown();
   setConnection('connecting');
@@ -145,6 +146,7 @@ async function startOver() {
   try {
     const inbox = await newInbox({});
     show(inbox);
+    showNotice('');
     announce(`Your new address is ${inbox.address}`);
   } catch (err) {
     if (state.inbox && state.mailbox) {
@@ -174,7 +176,9 @@ function inboxGone(reason) {
   byId('expiry-text').textContent = reason === 'deleted' ? 'Deleted' : 'Expired';
   setShown(byId('mail'), false);
   setShown(byId('expired'), true);
+  setChooserOpen(false);
   setButtonsEnabled(false);
+  setShown(byId('delete-inbox'), false);
   /** @type {HTMLButtonElement} */ (byId('new-address')).disabled = false;
   setConnection('none');
   document.title = 'tempmail';
@@ -222,8 +226,9 @@ async function onChoose(event) {
   try {
     const inbox = await newInbox(choice);
     show(inbox);
+    showNotice('');
     input.value = '';
-    /** @type {HTMLDetailsElement} */ (byId('chooser')).open = false;
+    setChooserOpen(false);
     byId('copy-address').focus();
     announce(`Your new address is ${inbox.address}`);
   } catch (err) {
@@ -248,9 +253,11 @@ function showChooserError(text, field = null) {
   if (field) field.focus();
 }
 
-function onChooserToggle() {
-  const chooser = /** @type {HTMLDetailsElement} */ (byId('chooser'));
-  if (chooser.open) byId('choose-name').focus();
+/** Shows or hides the form that chooses the name and domain. */
+function setChooserOpen(open) {
+  byId('choose-toggle').setAttribute('aria-expanded', String(open));
+  setShown(byId('choose-form'), open);
+  if (open) byId('choose-name').focus();
   else showChooserError('');
 }
 
@@ -273,10 +280,10 @@ function render() {
 function onKeydown(event) {
   if (event.key !== 'Escape') return;
   if (/** @type {HTMLDialogElement} */ (byId('confirm-delete')).open) return; // the dialog closes itself
-  const chooser = /** @type {HTMLDetailsElement} */ (byId('chooser'));
-  if (chooser.open && chooser.contains(document.activeElement)) {
-    chooser.open = false;
-    chooser.querySelector('summary').focus();
+  const form = byId('choose-form');
+  if (!form.hidden && form.contains(document.activeElement)) {
+    setChooserOpen(false);
+    byId('choose-toggle').focus();
     return;
   }
   if (reader.openId) {

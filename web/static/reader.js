@@ -225,21 +225,25 @@ export class Reader {
     button.disabled = true;
     try {
       await api.deleteMessage(this.#token, id);
-      announce('Message deleted.');
-      this.#on.deleted(id);
-      if (this.#id === id) this.close();
+      this.#deleted(id);
     } catch (err) {
       if (err.inboxGone) {
         this.#on.gone();
       } else if (err.status === 404) {
-        this.#on.deleted(id); // already gone: the same outcome
-        if (this.#id === id) this.close();
+        this.#deleted(id); // already gone: the same outcome
       } else if (this.#id === id) {
         this.#status(`Could not delete the message: ${err.message}`);
       }
     } finally {
       button.disabled = false;
     }
+  }
+
+  /** Closes the deleted message, then lets the list drop it. */
+  #deleted(id) {
+    if (this.#id === id) this.close();
+    this.#on.deleted(id);
+    announce('Message deleted.');
   }
 
   #toggleRemote() {
