@@ -27,6 +27,8 @@ const state = {
   config: null,
   countdown: 0,
   expiryCheck: 0,
+  /** what "Try again" does after a fatal error */
+  retry: () => {},
 };
 
 const list = new MessageList(openMessage);
@@ -49,6 +51,11 @@ function boot() {
   byId('choose-toggle').addEventListener('click', () => setChooserOpen(byId('choose-form').hidden));
   byId('load-more').addEventListener('click', () => state.mailbox?.loadMore());
   byId('list-retry').addEventListener('click', () => state.mailbox?.loadMore());
+  byId('fatal-retry').addEventListener('click', () => state.retry());
+  // Coming back online is a good moment to try again by itself.
+  window.addEventListener('online', () => {
+    if (!byId('fatal').hidden) state.retry();
+  });
   document.addEventListener('keydown', onKeydown);
   window.addEventListener('storage', onStorage);
   loadConfig();
@@ -149,7 +156,8 @@ async function startOver() {
     showNotice('');
     announce(`Your new address is ${inbox.address}`);
   } catch (err) {
-    if (state.inbox && state.mailbox) {
+    if (state.mailbox) {
+      // The current address still works: keep it.
       showNotice(`Could not get a new address: ${err.message}`);
       setButtonsEnabled(true);
     } else {
@@ -344,20 +352,24 @@ function showAddressLoading() {
   setButtonsEnabled(false);
 }
 
-/** The service could not give us an inbox at all: say why, offer to retry. */
+/**
+ * The service could not give us an inbox at all: say why, and offer to try
+ * again with retry.
+ */
 function showFatal(err, retry) {
+  state.mailbox?.stop();
+  state.mailbox = null;
+  state.inbox = null;
+  state.retry = retry;
+  stopCountdown();
   setShown(byId('address-loading'), false);
+  setShown(byId('address-row'), false);
+  setShown(byId('expiry'), false);
   setShown(byId('mail'), false);
   setShown(byId('expired'), false);
   byId('fatal-text').textContent = err.message;
   setShown(byId('fatal'), true);
   setConnection('none');
-  const button = byId('fatal-retry');
-  button.onclick = () => retry();
-  // Coming back online is a good moment to try again by itself.
-  window.addEventListener('online', () => {
-    if (!byId('fatal').hidden) retry();
-  }, { once: true });
 }
 
 function showNotice(text) {
