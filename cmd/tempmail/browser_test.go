@@ -108,8 +108,12 @@ func newBrowser(t *testing.T, width, height int64) *browserPage {
 			if m.IsException() {
 				t.Errorf("the page threw: %s (%s:%d)", m.Text, m.URL, m.Line)
 			}
+			// The page must keep to its own policy (no inline script or style).
+			if strings.Contains(m.Text, "Content Security Policy") {
+				t.Errorf("the page broke its policy: %s (%s)", m.Text, m.URL)
+			}
 		}
-		if t.Failed() {
+		if t.Failed() || os.Getenv("TEMPMAIL_CONSOLE") != "" {
 			for _, m := range p.console {
 				t.Logf("console %s (%s)", m, m.URL)
 			}
@@ -281,7 +285,12 @@ func (p *browserPage) storedToken(t *testing.T) string {
 }
 
 func TestBrowserMailArrivesLiveAndIsReadAndDeleted(t *testing.T) {
-	svc, base := startService(t, t.TempDir())
+	// The page needs only what an inbox's token authorizes: with the read
+	// key and the API token required, it works all the same.
+	cfg := testConfig(t.TempDir())
+	cfg.ReadKey = "a-read-key-the-page-never-has"
+	cfg.RequireToken = true
+	svc, base := startServiceWith(t, cfg)
 	p := newBrowser(t, 1280, 900)
 
 	// An address at once, kept across a reload.
