@@ -779,3 +779,28 @@ func screenshotMail(to string) []string {
 			"\n--a--\n",
 	}
 }
+
+func TestBrowserShowsOlderMessagesOnRequest(t *testing.T) {
+	svc, base := startService(t, t.TempDir())
+	p := newBrowser(t, 1280, 900)
+	p.do(t, chromedp.Navigate(base+"/"))
+	p.address(t)
+	token := p.storedToken(t)
+	for i := range 55 {
+		deliverTo(t, svc, token, fmt.Sprint("message ", i))
+	}
+	// The page lists a page of 50, newest first, and the rest on request.
+	p.do(t, chromedp.Reload())
+	p.waitFor(t, "the first page", `document.querySelectorAll('.message-item').length === 50 && !document.getElementById('load-more').hidden`)
+	if got := p.text(t, ".item-subject"); got != "message 54" {
+		t.Errorf("the list starts with %q, want the newest", got)
+	}
+	p.do(t, chromedp.Click(chromedp.ID("load-more")))
+	p.waitFor(t, "every message", `document.querySelectorAll('.message-item').length === 55 && document.getElementById('load-more').hidden`)
+	if got := eval[string](t, p, `[...document.querySelectorAll('.item-subject')].at(-1).textContent`); got != "message 0" {
+		t.Errorf("the list ends with %q, want the oldest", got)
+	}
+	if got := p.text(t, "#message-count"); got != "55 messages, 55 unread" {
+		t.Errorf("count %q", got)
+	}
+}

@@ -93,7 +93,7 @@ export class Mailbox {
     return this.#loadedOnce && this.messages.size < this.total;
   }
 
-  /** Records that a message was read (by us; the stream confirms it to the others). */
+  /** Records that a message was read (here, or as the stream reports). */
   markRead(id) {
     const m = this.messages.get(id);
     if (m && !m.is_read) {
@@ -103,14 +103,17 @@ export class Mailbox {
     this.#read.add(id);
   }
 
-  /** Records that a message was deleted. */
+  /**
+   * Records that a message was deleted (here, or as the stream reports; the
+   * second report of one deletion changes nothing).
+   */
   remove(id) {
+    if (this.#deleted.has(id)) return;
     this.#deleted.add(id);
-    if (this.messages.delete(id)) {
-      this.total = Math.max(0, this.total - 1);
-      this.#on.removed(id);
-      this.#on.changed();
-    }
+    // Counted even when not loaded: it was on a page not shown yet.
+    this.total = Math.max(0, this.total - 1);
+    if (this.messages.delete(id)) this.#on.removed(id);
+    this.#on.changed();
   }
 
   // --- the event stream ---
