@@ -108,8 +108,10 @@ func newBrowser(t *testing.T, width, height int64) *browserPage {
 			if m.IsException() {
 				t.Errorf("the page threw: %s (%s:%d)", m.Text, m.URL, m.Line)
 			}
-			// The page must keep to its own policy (no inline script or style).
-			if strings.Contains(m.Text, "Content Security Policy") {
+			// The page must keep to its own policy (no inline script or
+			// style). What the policies block in a mail's frame is them
+			// doing their work.
+			if strings.Contains(m.Text, "Content Security Policy") && !strings.Contains(m.URL, "/body.html") {
 				t.Errorf("the page broke its policy: %s (%s)", m.Text, m.URL)
 			}
 		}
