@@ -258,12 +258,17 @@ func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := make([]emailSummaryA, 0, len(l.Items))
-	for _, m := range l.Items {
-		out = append(out, emailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
-			ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
-			HasAttachments: len(m.Attachments) > 0, Preview: m.Preview})
+	for i := range l.Items {
+		out = append(out, summaryA(&l.Items[i]))
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// summaryA is a message as family A lists it.
+func summaryA(m *projections.Summary) emailSummaryA {
+	return emailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
+		ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
+		HasAttachments: len(m.Attachments) > 0, Preview: m.Preview}
 }
 
 type attachmentA struct {
@@ -354,21 +359,8 @@ func (s *Server) deleteEmailA(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) rawEmailA(w http.ResponseWriter, r *http.Request) {
-	m, ok := s.emailA(w, r)
-	if !ok {
-		return
-	}
-	rc, err := s.openRaw(r.Context(), m)
-	if err != nil {
-		writeError(w, r, s.log, familyA, err)
-		return
-	}
-	defer rc.Close()
-	w.Header().Set("Content-Type", "message/rfc822")
-	w.Header().Set("Content-Length", strconv.FormatInt(m.Size, 10))
-	w.Header().Set("Content-Disposition", `inline; filename="`+m.ID+`.eml"`)
-	if _, err := io.Copy(w, rc); err != nil {
-		s.log.Warn("raw download interrupted", "id", m.ID, "err", err)
+	if m, ok := s.emailA(w, r); ok {
+		s.serveRaw(w, r, familyA, m, false)
 	}
 }
 
@@ -396,20 +388,48 @@ func (s *Server) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
 		return
 	}
+	s.serveAttachment(w, r, familyA, m, att)
+}
+
+// serveRaw answers with a message exactly as received; download makes the
+// browser save it as <id>.eml rather than show it.
+func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, download bool) {
+	rc, err := s.openRaw(r.Context(), m)
+	if err != nil {
+		writeError(w, r, s.log, fam, asNotFound(err, notFoundFor(r)))
+		return
+	}
+	defer rc.Close()
+	disposition := "inline"
+	if download {
+		disposition = "attachment"
+	}
+	w.Header().Set("Content-Type", "message/rfc822")
+	w.Header().Set("Content-Length", strconv.FormatInt(m.Size, 10))
+	w.Header().Set("Content-Disposition", disposition+`; filename="`+m.ID+`.eml"`)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if _, err := io.Copy(w, rc); err != nil {
+		s.log.Warn("raw download interrupted", "id", m.ID, "err", err)
+	}
+}
+
+// serveAttachment answers with the decoded bytes of one attachment.
+func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, att *events.Attachment) {
 	raw, err := s.rawBytes(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, fam, asNotFound(err, notFoundFor(r)))
 		return
 	}
 	content, err := ingest.PartContent(raw, att.Part)
 	if err != nil {
-		writeError(w, r, s.log, familyA, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))
+		writeError(w, r, s.log, fam, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))
 		return
 	}
 	w.Header().Set("Content-Type", att.ContentType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(content)))
 	w.Header().Set("Content-Disposition", attachmentDisposition(att.Filename))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	_, _ = w.Write(content)
 }
 

@@ -39,7 +39,7 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyB, err)
 		return
 	}
-	name, err := emailName(body.EmailName)
+	name, err := emailName(body.EmailName, "email_name")
 	if err != nil {
 		writeError(w, r, s.log, familyB, err)
 		return
@@ -58,35 +58,33 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		CreatedAt: Time(in.CreatedAt), Token: in.Token})
 }
 
-// emailName validates a wanted name; empty means "pick one at random".
-func emailName(raw json.RawMessage) (string, error) {
+// emailName validates a wanted name, sent as field; empty means "pick one
+// at random".
+func emailName(raw json.RawMessage, field string) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
+	invalid := func(why string) error { return tempmail.Errorf(tempmail.Invalid, "Invalid %s: %s", field, why) }
 	var name string
 	if err := json.Unmarshal(raw, &name); err != nil {
-		return "", invalidName("must be a string")
+		return "", invalid("must be a string")
 	}
 	name = strings.ToLower(strings.TrimSpace(name))
 	switch {
 	case name == "":
 		return "", nil
 	case len(name) > 64:
-		return "", invalidName("must be at most 64 characters")
+		return "", invalid("must be at most 64 characters")
 	case strings.Contains(name, ".."):
-		return "", invalidName("must not contain '..'")
+		return "", invalid("must not contain '..'")
 	case strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != "":
-		return "", invalidName("may contain only a-z, 0-9, '.', '_' and '-'")
+		return "", invalid("may contain only a-z, 0-9, '.', '_' and '-'")
 	case !emailNameRe.MatchString(name):
-		return "", invalidName("must start and end with a letter or digit")
+		return "", invalid("must start and end with a letter or digit")
 	case slices.Contains(reservedNames, name):
-		return "", invalidName("'" + name + "' is reserved")
+		return "", invalid("'" + name + "' is reserved")
 	}
 	return name, nil
-}
-
-func invalidName(why string) error {
-	return tempmail.Errorf(tempmail.Invalid, "Invalid email_name: %s", why)
 }
 
 // asInvalid turns a NotFound into a 400 with msg.

@@ -29,6 +29,7 @@ type attachmentC struct {
 	Filename    string `json:"filename"`
 	ContentType string `json:"content_type"`
 	Size        int64  `json:"size"`
+	URL         string `json:"url,omitempty"` // in a message's detail: where it downloads
 }
 
 type messageSummaryC struct {
@@ -42,27 +43,6 @@ type messageSummaryC struct {
 	IsRead      bool          `json:"is_read"`
 	Attachments []attachmentC `json:"attachments"`
 	Preview     string        `json:"preview"`
-}
-
-func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
-	var body struct{}
-	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
-	}
-	dom, err := s.defaultDomain(r)
-	if err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
-	}
-	in, err := s.createInbox(r.Context(), inboxSpec{Family: events.FamilyC, Random: 10,
-		Domain: dom, TTL: s.cfg.TokenInboxTTL})
-	if err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, tokenInbox{Token: in.Token, Address: in.Address,
-		CreatedAt: Time(in.CreatedAt), ExpiresAt: Time(in.ExpiresAt)})
 }
 
 // defaultDomain is the first configured domain (family B's, and family C's
@@ -105,12 +85,17 @@ func (s *Server) tokenMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := make([]messageSummaryC, 0, len(l.Items))
-	for _, m := range l.Items {
-		out = append(out, messageSummaryC{ID: m.ID, From: m.From, FromName: m.FromName,
-			To: in.Address, Subject: m.Subject, ReceivedAt: Time(m.ReceivedAt), Size: m.Size,
-			IsRead: m.IsRead, Attachments: attachmentsC(m.Attachments), Preview: m.Preview})
+	for i := range l.Items {
+		out = append(out, summaryC(in, &l.Items[i]))
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// summaryC is a message as family C lists it.
+func summaryC(in *projections.Inbox, m *projections.Summary) messageSummaryC {
+	return messageSummaryC{ID: m.ID, From: m.From, FromName: m.FromName,
+		To: in.Address, Subject: m.Subject, ReceivedAt: Time(m.ReceivedAt), Size: m.Size,
+		IsRead: m.IsRead, Attachments: attachmentsC(m.Attachments), Preview: m.Preview}
 }
 
 func attachmentsC(list []events.Attachment) []attachmentC {
@@ -122,23 +107,36 @@ func attachmentsC(list []events.Attachment) []attachmentC {
 }
 
 type messageC struct {
-	ID          string        `json:"id"`
-	From        string        `json:"from"`
-	FromName    string        `json:"from_name"`
-	To          string        `json:"to"`
-	Subject     string        `json:"subject"`
-	Text        string        `json:"text"`
-	HTML        string        `json:"html"`
-	ReceivedAt  Time          `json:"received_at"`
-	Size        int64         `json:"size"`
-	IsRead      bool          `json:"is_read"`
-	Attachments []attachmentC `json:"attachments"`
+	ID          string            `json:"id"`
+	From        string            `json:"from"`
+	FromName    string            `json:"from_name"`
+	To          string            `json:"to"`
+	Cc          []string          `json:"cc"`
+	Subject     string            `json:"subject"`
+	Text        string            `json:"text"`
+	HTML        string            `json:"html"`
+	ReceivedAt  Time              `json:"received_at"`
+	Size        int64             `json:"size"`
+	IsRead      bool              `json:"is_read"`
+	Headers     map[string]string `json:"headers"`
+	Attachments []attachmentC     `json:"attachments"`
 }
 
-func toMessageC(m *projections.Message) messageC {
-	return messageC{ID: m.ID, From: m.From, FromName: m.FromName, To: m.Address, Subject: m.Subject,
+// toMessageC is a message as family C shows it; token, when set, gives
+// each attachment the url that downloads it with the inbox's token.
+func toMessageC(m *projections.Message, token string) messageC {
+	out := messageC{ID: m.ID, From: m.From, FromName: m.FromName, To: m.Address, Cc: orEmpty(m.Cc), Subject: m.Subject,
 		Text: m.Text, HTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead,
-		Attachments: attachmentsC(m.Attachments)}
+		Headers: m.Headers, Attachments: attachmentsC(m.Attachments)}
+	if out.Headers == nil {
+		out.Headers = map[string]string{}
+	}
+	if token != "" {
+		for i := range out.Attachments {
+			out.Attachments[i].URL = "/inboxes/" + token + "/messages/" + m.ID + "/attachments/" + strconv.Itoa(i+1) + "/"
+		}
+	}
+	return out
 }
 
 func (s *Server) tokenMessage(w http.ResponseWriter, r *http.Request) {
@@ -152,7 +150,7 @@ func (s *Server) tokenMessage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyC, asNotFound(err, "Message not found"))
 		return
 	}
-	writeJSON(w, http.StatusOK, toMessageC(m))
+	writeJSON(w, http.StatusOK, toMessageC(m, in.Token))
 }
 
 var (
@@ -286,7 +284,7 @@ func (s *Server) latestOf(inboxID string, q waitRequest) finder {
 		if err != nil {
 			return nil, false, err
 		}
-		return toMessageC(m), true, nil
+		return toMessageC(m, ""), true, nil
 	}
 }
 

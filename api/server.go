@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -19,6 +20,7 @@ import (
 	"tempmail/events"
 	"tempmail/ingest"
 	"tempmail/projections"
+	"tempmail/web"
 )
 
 // Deps are what the handlers work with.
@@ -50,6 +52,8 @@ type Server struct {
 	requests *prometheus.CounterVec
 	probe    func(ctx context.Context) []string
 	waiters  waiters
+	// keepAlive is how often an idle event stream sends a comment.
+	keepAlive time.Duration
 
 	stopping chan struct{} // closed when the server begins to stop
 	stopOnce sync.Once
@@ -61,7 +65,7 @@ func New(d Deps) *Server {
 		d.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, log: d.Log,
-		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}}
+		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}, keepAlive: keepAlive}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tempmail_http_requests_total",
 		Help: "HTTP requests, by route pattern, method and status."}, []string{"route", "method", "status"})
 	s.metrics.MustRegister(s.requests)
@@ -95,6 +99,12 @@ func (s *Server) routes() chi.Router {
 	})
 	r.MethodNotAllowed(s.methodNotAllowed)
 
+	// The page for people (package web), and what it needs to know.
+	page := web.Handler()
+	r.Get("/", page.ServeHTTP)
+	r.Get("/ui/config.json", s.pageConfig)
+	r.Get("/ui/*", page.ServeHTTP)
+
 	r.Get("/livez", s.livez)
 	r.Get("/readyz", s.readyz)
 	r.Get("/healthz", s.readyz) // the name before /readyz, kept
@@ -109,6 +119,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/api/inboxes/{id}", s.getInboxA)
 		r.Delete("/api/inboxes/{id}", s.deleteInboxA)
 		r.Get("/api/inboxes/{id}/emails", s.inboxEmailsA)
+		r.Get("/api/inboxes/{id}/events", s.eventsA)
 		r.Get("/api/emails/{id}", s.getEmailA)
 		r.Delete("/api/emails/{id}", s.deleteEmailA)
 		r.Post("/api/emails/{id}/mark_as_read", s.markReadA)
@@ -123,10 +134,19 @@ func (s *Server) routes() chi.Router {
 	r.Post("/api/mailstore/mailbox/{username}/{filename}", s.markReadB)
 	r.Delete("/api/mailstore/mailbox/{username}/{filename}/delete", s.deleteMessageB)
 
-	// Family C: the token API.
+	// Family C: the token API, and what the token alone authorizes
+	// (family_c_inbox.go).
 	r.Post("/inboxes", s.createTokenInbox)
+	r.Get("/inboxes/{token}", s.getTokenInbox)
+	r.Delete("/inboxes/{token}", s.deleteTokenInbox)
 	r.Get("/inboxes/{token}/messages", s.tokenMessages)
+	r.Get("/inboxes/{token}/events", s.eventsC)
 	r.Get("/inboxes/{token}/messages/{id}", s.tokenMessage)
+	r.Delete("/inboxes/{token}/messages/{id}", s.deleteMessageC)
+	r.Post("/inboxes/{token}/messages/{id}/read", s.markReadC)
+	r.Get("/inboxes/{token}/messages/{id}/raw", s.rawC)
+	r.Get("/inboxes/{token}/messages/{id}/body.html", s.bodyHTML)
+	r.Get("/inboxes/{token}/messages/{id}/attachments/{n}", s.attachmentC)
 	r.Get("/inboxes/{token}/latest", s.latestC)
 	r.Get("/inboxes/{token}/otp", s.otpC)
 	r.Get("/address/latest", s.addressLatestC)

@@ -139,6 +139,14 @@ func (t *tx) inboxEnded(inboxID, addr string, ae *entry) error {
 			return err
 		}
 	}
+	var rm Removals
+	re, err := t.load(removalsKey(inboxID), &rm)
+	if err != nil {
+		return err
+	}
+	if err := t.remove(re); err != nil {
+		return err
+	}
 	var tok TokenRef
 	te, err := t.load(tokenKey(in.Token), &tok)
 	if err != nil {
@@ -247,6 +255,22 @@ func (t *tx) deleted(ev *events.Deleted) error {
 	if err != nil || !live(ie, &in) {
 		return err
 	}
+	// Event streams that reconnect learn of deletions they missed here.
+	// It is written before the message is tombstoned, so that a resumed
+	// application (below) finds it written and needs m no more.
+	var rm Removals
+	re, err := t.load(removalsKey(in.ID), &rm)
+	if err != nil {
+		return err
+	}
+	if !re.applied {
+		rm.Items = append(rm.Items, Removal{ID: ev.MessageID, Seq: t.seq, ContentSeq: m.ContentSeq})
+		rm.Items = rm.Items[max(0, len(rm.Items)-removalsKept):]
+		if err := t.save(re, &rm); err != nil {
+			return err
+		}
+	}
+
 	page := m.Page
 	if resumed {
 		if page, err = t.pageHolding(&in, ev.MessageID); err != nil {

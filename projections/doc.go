@@ -9,8 +9,9 @@
 //	i.<inboxID>          an inbox: its fields, message count, newest message and list pages
 //	a.<addressKey>       which inbox holds an address, and the address's last lifecycle sequence
 //	t.<token>            which inbox a family C token names
-//	m.<messageID>        a message, whole (bodies, headers, attachments; bodies after the JSON, codec.go)
+//	m.<messageID>        a message: where it is and its state (what it says stays sealed in the log)
 //	l.<inboxID>.<page>   one page of an inbox's message list: summaries, newest first
+//	r.<inboxID>          an inbox's latest deletions, for event streams that reconnect
 //	c.<partition>        the last stream sequence applied in a partition
 //
 // Every read is a constant number of KV gets: an inbox by token is two, a

@@ -36,6 +36,7 @@ func (t *TokenRef) clone() record   { c := *t; return &c }
 func (m *Message) clone() record    { c := *m; return &c }
 func (p *Page) clone() record       { c := *p; c.Items = slices.Clone(p.Items); return &c }
 func (c *Checkpoint) clone() record { d := *c; return &d }
+func (r *Removals) clone() record   { c := *r; c.Items = slices.Clone(r.Items); return &c }
 func (m *Meta) clone() record       { c := *m; return &c }
 
 // Domain is one configured domain.
@@ -159,6 +160,27 @@ type Page struct {
 	Items []Summary `json:"items"` // newest first
 }
 
+// Removals are an inbox's most recent deletions, for event streams that
+// reconnect and must learn of those they missed (API.md: "within what the
+// inbox still holds").
+type Removals struct {
+	Meta
+	Items []Removal `json:"items"` // oldest first
+}
+
+// Removal is one message deleted by the event at Seq; ContentSeq is when
+// it arrived, so that a stream that never told of it does not tell of its
+// deletion either.
+type Removal struct {
+	ID         string `json:"id"`
+	Seq        uint64 `json:"seq"`
+	ContentSeq uint64 `json:"content_seq"`
+}
+
+// removalsKept bounds Removals: a stream away longer than this many
+// deletions misses the oldest of them.
+const removalsKept = 64
+
 // Checkpoint is the progress of one partition.
 type Checkpoint struct {
 	Meta
@@ -171,11 +193,12 @@ const pageMaxItems = 32
 
 const domainsKey = "domains"
 
-func inboxKey(id string) string        { return "i." + id }
-func addressKey(addr string) string    { return "a." + events.AddressKey(addr) }
-func tokenKey(tok string) string       { return "t." + tok }
-func messageKey(id string) string      { return "m." + id }
-func checkpointKey(part string) string { return "c." + part }
+func inboxKey(id string) string         { return "i." + id }
+func addressKey(addr string) string     { return "a." + events.AddressKey(addr) }
+func tokenKey(tok string) string        { return "t." + tok }
+func messageKey(id string) string       { return "m." + id }
+func checkpointKey(part string) string  { return "c." + part }
+func removalsKey(inboxID string) string { return "r." + inboxID }
 func pageKey(inboxID string, n int64) string {
 	return "l." + inboxID + "." + strconv.FormatInt(n, 10)
 }

@@ -1,0 +1,35 @@
+package api
+
+import (
+	"net/http"
+	"time"
+)
+
+// pageConfig is what the page (package web) needs to know of the service:
+// the domains an address may be made on, the first being the default, and
+// how long an address lives.
+type pageConfigBody struct {
+	Domains       []string `json:"domains"`
+	DefaultDomain string   `json:"default_domain"`
+	InboxTTL      int64    `json:"inbox_ttl"` // seconds
+	MaxNameLength int      `json:"max_name_length"`
+}
+
+func (s *Server) pageConfig(w http.ResponseWriter, r *http.Request) {
+	list, _, err := s.views.Domains(r.Context())
+	if err != nil {
+		writeError(w, r, s.log, familyOps, err)
+		return
+	}
+	out := pageConfigBody{Domains: []string{}, InboxTTL: int64(s.cfg.TokenInboxTTL / time.Second), MaxNameLength: 64}
+	for _, d := range list {
+		if d.Active {
+			out.Domains = append(out.Domains, d.Name)
+		}
+	}
+	if len(out.Domains) > 0 {
+		out.DefaultDomain = s.cfg.Domains[0]
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,187 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"tempmail"
+	"tempmail/projections"
+)
+
+// Server-Sent Events (API.md "Push: Server-Sent Events"): an inbox's
+// changes as they are applied, fed by the process's change hub (no NATS
+// consumer per client). Each event's id is the stream sequence of the
+// event that made it; a client that reconnects with Last-Event-ID gets
+// what it missed, from the views (projections.Changes).
+
+const (
+	// keepAlive is how often an idle stream sends a comment, so that
+	// proxies do not close it.
+	keepAlive = 15 * time.Second
+	// streamWriteTimeout bounds each write to a stream: a client that
+	// stops reading is let go.
+	streamWriteTimeout = 30 * time.Second
+	// streamRetry is what EventSource waits before it reconnects.
+	streamRetry = 2 * time.Second
+)
+
+// render turns a new message's summary into the list element of the
+// stream's family.
+type render func(in *projections.Inbox, s *projections.Summary) any
+
+func renderC(in *projections.Inbox, m *projections.Summary) any { return summaryC(in, m) }
+func renderA(_ *projections.Inbox, m *projections.Summary) any  { return summaryA(m) }
+
+func (s *Server) eventsC(w http.ResponseWriter, r *http.Request) {
+	in, err := s.tokenInboxOf(r)
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	s.stream(w, r, familyC, in, renderC)
+}
+
+func (s *Server) eventsA(w http.ResponseWriter, r *http.Request) {
+	if in, ok := s.inboxA(w, r); ok {
+		s.stream(w, r, familyA, in, renderA)
+	}
+}
+
+// lastEventID reads where a reconnecting client left off; ok is false for
+// a fresh stream.
+func lastEventID(r *http.Request) (seq uint64, ok bool, err error) {
+	v := r.Header.Get("Last-Event-ID")
+	if v == "" {
+		return 0, false, nil
+	}
+	seq, err = strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, false, tempmail.Errorf(tempmail.Invalid, "Last-Event-ID must be the id of an event of this stream (a whole number)")
+	}
+	return seq, true, nil
+}
+
+// stream answers with in's changes until the inbox ends (expired, then
+// the stream closes), the client goes, or the service stops.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *projections.Inbox, render render) {
+	ctx := r.Context()
+	cursor, resumed, err := lastEventID(r)
+	if err == nil && !resumed {
+		cursor, err = s.views.Cursor(ctx, in)
+	}
+	if err != nil {
+		writeError(w, r, s.log, fam, err)
+		return
+	}
+	release, err := s.waiters.acquire()
+	if err != nil {
+		writeError(w, r, s.log, fam, err)
+		return
+	}
+	defer release()
+	changed, cancel := s.views.Hub().Subscribe(projections.InboxTopic(in.ID))
+	defer cancel()
+
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{}) // the server's ReadTimeout would end the request's context
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx: pass each event on as it comes
+	w.WriteHeader(http.StatusOK)
+	sw := &sseWriter{w: w, rc: rc}
+	sw.printf("retry: %d\n\n", streamRetry.Milliseconds())
+
+	ping := time.NewTicker(s.keepAlive)
+	defer ping.Stop()
+	var expired <-chan time.Time
+	if !in.ExpiresAt.IsZero() {
+		t := time.NewTimer(time.Until(in.ExpiresAt))
+		defer t.Stop()
+		expired = t.C
+	}
+	for sw.err == nil {
+		cur, err := s.views.Inbox(ctx, in.ID)
+		if tempmail.KindOf(err) == tempmail.NotFound || (err == nil && !cur.Live(time.Now())) {
+			sw.end(cursor, in)
+			return
+		}
+		if err == nil {
+			in = cur
+			cursor, err = s.send(ctx, sw, in, cursor, render)
+		}
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("event stream: cannot read the views; closing it", "inbox", in.ID, "err", err)
+			return // the client reconnects and resumes
+		}
+		select {
+		case <-changed:
+		case <-ping.C:
+			sw.printf(": keep-alive\n\n")
+		case <-expired:
+		case <-ctx.Done():
+			return
+		case <-s.stopping:
+			return
+		}
+	}
+}
+
+// send writes the changes after cursor and returns the new cursor.
+func (s *Server) send(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render render) (uint64, error) {
+	changes, err := s.views.Changes(ctx, in, cursor)
+	if err != nil {
+		return cursor, err
+	}
+	for _, c := range changes {
+		var data any = map[string]string{"id": c.ID}
+		if c.Kind == projections.ChangeMessage {
+			data = render(in, c.Summary)
+		}
+		sw.event(c.Seq, string(c.Kind), data)
+		cursor = c.Seq
+	}
+	return cursor, nil
+}
+
+// sseWriter writes events, each flushed at once under its own deadline,
+// and keeps the first error: after it, nothing more is written.
+type sseWriter struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	err error
+}
+
+func (sw *sseWriter) printf(format string, args ...any) {
+	if sw.err != nil {
+		return
+	}
+	_ = sw.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	if _, sw.err = fmt.Fprintf(sw.w, format, args...); sw.err == nil {
+		sw.err = sw.rc.Flush()
+	}
+}
+
+func (sw *sseWriter) event(id uint64, name string, data any) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		sw.err = err
+		return
+	}
+	sw.printf("id: %d\nevent: %s\ndata: %s\n\n", id, name, b)
+}
+
+// end tells the client the inbox is gone (API.md: expired, and the stream
+// then ends): by its time, or because it was deleted. It carries the last
+// change's id: a client that still reconnects with it is answered 404.
+func (sw *sseWriter) end(cursor uint64, in *projections.Inbox) {
+	reason := "deleted"
+	if !in.ExpiresAt.IsZero() && !time.Now().Before(in.ExpiresAt) {
+		reason = "expired"
+	}
+	sw.event(cursor, "expired", map[string]string{"id": in.ID, "reason": reason})
+}

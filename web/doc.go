@@ -1,0 +1,13 @@
+// Package web is tempmail's page for people: an address at once, its mail
+// arriving live, each message readable safely. It is plain HTML, CSS and
+// ES modules embedded in the binary (go:embed), served at / and under
+// /ui/, with no build step and no request to anything but the service.
+//
+// The page uses only what an inbox's token authorizes (family C and its
+// event stream), so it works when --read-key or --require-token guard the
+// rest. Everything it serves carries a strict Content-Security-Policy; a
+// mail's HTML is never rendered by this package but by the api package's
+// body endpoint, inside a sandboxed frame.
+//
+// This package never reads views or publishes events.
+package web
