@@ -18,6 +18,7 @@ import (
 	"tempmail/events/natstest"
 	"tempmail/ingest"
 	"tempmail/projections"
+	"tempmail/webhooks"
 )
 
 // harness is the API over real HTTP, on a real embedded NATS with running
@@ -28,6 +29,7 @@ type harness struct {
 	node  *events.Node
 	cfg   config.Config
 	views *projections.Views
+	hooks *webhooks.Webhooks
 	smtp  *ingest.SMTPServer
 	api   *Server
 	http  *httptest.Server
@@ -48,7 +50,12 @@ func newHarness(t *testing.T, tweak ...func(*config.Config)) *harness {
 	defer cancel()
 	node := natstest.StartNode(t, t.TempDir())
 	store := natstest.OpenStore(t, node)
-	views, err := projections.Open(ctx, node.JS, store, projections.Options{Exclusive: true})
+	hooks, err := webhooks.Open(ctx, node.JS, webhooks.Options{Exclusive: true, AllowPrivate: cfg.WebhookAllowPrivate,
+		RetrySchedule: cfg.WebhookRetrySchedule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	views, err := projections.Open(ctx, node.JS, store, projections.Options{Exclusive: true, Outbox: hooks})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,16 +63,18 @@ func newHarness(t *testing.T, tweak ...func(*config.Config)) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(views.Stop)
+	hooks.Start(views.Reader)
+	t.Cleanup(hooks.Stop) // before the views stop: it reads them
 	log := slog.New(slog.DiscardHandler)
 	d := &ingest.Deliverer{Store: store, Views: views.Reader, Log: log, MaxMessageBytes: cfg.MaxMessageBytes, Hostname: "mx.test",
 		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
 	t.Cleanup(d.Wait) // evictions finish before NATS stops
-	srv := New(Deps{Config: cfg, Store: store, Views: views.Reader, Ingest: d, Log: log})
+	srv := New(Deps{Config: cfg, Store: store, Views: views.Reader, Ingest: d, Hooks: hooks, Log: log})
 	if err := srv.SyncDomains(ctx, cfg.Domains); err != nil {
 		t.Fatal(err)
 	}
 	srv.SetReady(true)
-	h := &harness{t: t, js: node.JS, node: node, cfg: cfg, views: views, api: srv, http: httptest.NewServer(srv)}
+	h := &harness{t: t, js: node.JS, node: node, cfg: cfg, views: views, hooks: hooks, api: srv, http: httptest.NewServer(srv)}
 	t.Cleanup(h.http.Close)
 	h.smtp = ingest.NewSMTPServer(d, ingest.SMTPConfig{Addr: cfg.SMTPAddr})
 	if err := h.smtp.Listen(); err != nil {

@@ -21,6 +21,7 @@ import (
 	"tempmail/ingest"
 	"tempmail/projections"
 	"tempmail/web"
+	"tempmail/webhooks"
 )
 
 // Deps are what the handlers work with.
@@ -29,6 +30,7 @@ type Deps struct {
 	Store  *events.Store
 	Views  *projections.Reader
 	Ingest *ingest.Deliverer
+	Hooks  *webhooks.Webhooks // outbound webhooks
 	Log    *slog.Logger
 	// Metrics is served on /metrics, and gets the HTTP request counter. If
 	// nil, a registry of the API's own metrics is used.
@@ -45,6 +47,7 @@ type Server struct {
 	store    *events.Store
 	views    *projections.Reader
 	ingest   *ingest.Deliverer
+	hooks    *webhooks.Webhooks
 	log      *slog.Logger
 	ready    atomic.Bool
 	router   chi.Router
@@ -64,7 +67,7 @@ func New(d Deps) *Server {
 	if d.Metrics == nil {
 		d.Metrics = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, log: d.Log,
+	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, log: d.Log,
 		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}, keepAlive: keepAlive}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tempmail_http_requests_total",
 		Help: "HTTP requests, by route pattern, method and status."}, []string{"route", "method", "status"})
@@ -113,6 +116,15 @@ func (s *Server) routes() chi.Router {
 	// Family A: the inbox API.
 	r.With(s.requireToken).Post("/api/webhook/email", s.webhook)
 	r.Group(func(r chi.Router) {
+		// Outbound webhook subscriptions: always the operator's token.
+		r.Use(s.requireToken)
+		r.Post("/api/webhooks", s.createSubscriptionA)
+		r.Get("/api/webhooks", s.listSubscriptionsA)
+		r.Get("/api/webhooks/{webhook}", s.getSubscriptionA)
+		r.Delete("/api/webhooks/{webhook}", s.deleteSubscriptionA)
+		r.Get("/api/webhooks/{webhook}/deliveries", s.deliveriesA)
+	})
+	r.Group(func(r chi.Router) {
 		r.Use(s.optionalToken)
 		r.Get("/api/domains", s.domainsA)
 		r.Post("/api/inboxes/create_inbox", s.createInboxA)
@@ -147,6 +159,11 @@ func (s *Server) routes() chi.Router {
 	r.Get("/inboxes/{token}/messages/{id}/raw", s.rawC)
 	r.Get("/inboxes/{token}/messages/{id}/body.html", s.bodyHTML)
 	r.Get("/inboxes/{token}/messages/{id}/attachments/{n}", s.attachmentC)
+	r.Post("/inboxes/{token}/webhooks", s.createSubscriptionC)
+	r.Get("/inboxes/{token}/webhooks", s.listSubscriptionsC)
+	r.Get("/inboxes/{token}/webhooks/{webhook}", s.getSubscriptionC)
+	r.Delete("/inboxes/{token}/webhooks/{webhook}", s.deleteSubscriptionC)
+	r.Get("/inboxes/{token}/webhooks/{webhook}/deliveries", s.deliveriesC)
 	r.Get("/inboxes/{token}/latest", s.latestC)
 	r.Get("/inboxes/{token}/otp", s.otpC)
 	r.Get("/address/latest", s.addressLatestC)

@@ -51,6 +51,13 @@ type Config struct {
 	SMTPRatePerIP        int    // messages per minute per client IP; 0: unlimited
 	SMTPMaxInflightBytes int64  // message bytes held in memory by all SMTP sessions at once; 0: unlimited
 	MaxWaiters           int    // held long-polls and event streams at once; 0: unlimited
+
+	// Outbound webhooks: when a failed delivery is tried again (after the
+	// first attempt; its length is the number of retries), and whether
+	// targets on private, loopback and link-local addresses are allowed.
+	WebhookRetrySchedule []time.Duration
+	WebhookAllowPrivate  bool
+
 	TLSCert, TLSKey      string // PEM files; both set: SMTP offers STARTTLS
 
 	// MemoryLimit is the soft limit of the serving process's memory (Go
@@ -248,6 +255,31 @@ func options() []option {
 		}},
 		{"max-waiters", "10000", "long-polls and event streams held at once; beyond, 503; 0: unlimited", func(c *Config, v string) error {
 			return count(&c.MaxWaiters, v)
+		}},
+		{"webhook-retry-schedule", "5s,5m,30m,2h,5h,10h,10h", "waits before each retry of a failed webhook delivery, separated by commas; none: no retries", func(c *Config, v string) error {
+			c.WebhookRetrySchedule = nil
+			if strings.TrimSpace(v) == "none" {
+				return nil
+			}
+			for _, f := range strings.Split(v, ",") {
+				d, err := time.ParseDuration(strings.TrimSpace(f))
+				if err != nil || d < time.Second || d > 7*24*time.Hour {
+					return errors.New("must be durations from 1s to 168h separated by commas, such as 5s,5m,30m, or none")
+				}
+				c.WebhookRetrySchedule = append(c.WebhookRetrySchedule, d)
+			}
+			if len(c.WebhookRetrySchedule) > 20 {
+				return errors.New("must have at most 20 retries")
+			}
+			return nil
+		}},
+		{"webhook-allow-private", "false", "let webhooks target loopback, private and link-local addresses", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.WebhookAllowPrivate = b
+			return nil
 		}},
 		{"smtp-rate-per-ip", "600", "SMTP messages per minute per client IP; 0: unlimited", func(c *Config, v string) error {
 			return count(&c.SMTPRatePerIP, v)

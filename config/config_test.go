@@ -20,7 +20,8 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 		Domains: []string{"tempmail.test"}, MinInboxTTL: time.Minute, MaxInboxTTL: 7 * 24 * time.Hour,
 		TokenInboxTTL: 24 * time.Hour, MessageRetention: 90 * 24 * time.Hour, MaxMessageBytes: 25 << 20,
 		MaxMessagesPerInbox: 1000, SMTPMaxConns: 1000, SMTPMaxConnsPerIP: 20, SMTPRatePerIP: 600, SMTPMaxInflightBytes: 256 << 20,
-		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, LogLevel: slog.LevelInfo}
+		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, LogLevel: slog.LevelInfo,
+		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}}
 	if strings.Join(c.Domains, ",") != "tempmail.test" {
 		t.Errorf("domains %v", c.Domains)
 	}
@@ -71,6 +72,9 @@ func TestBadValuesStopWithOneLineNamingTheFlag(t *testing.T) {
 		{[]string{"stray"}, nil, `unexpected argument "stray"`},
 		{[]string{"--smtp-rate-per-ip", "lots"}, nil, "from 0 (unlimited)"},
 		{[]string{"--tls-cert", "c.pem"}, nil, "give both files"},
+		{[]string{"--webhook-retry-schedule", "5s,soon"}, nil, "durations from 1s to 168h"},
+		{[]string{"--webhook-retry-schedule", "100ms"}, nil, "durations from 1s to 168h"},
+		{[]string{"--webhook-allow-private=perhaps"}, nil, "true or false"},
 	}
 	for _, tc := range cases {
 		_, err := Parse("serve", tc.args, env(tc.env), io.Discard)

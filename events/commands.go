@@ -107,3 +107,44 @@ func (s *Store) AppendMessageEvent(ctx context.Context, addr, inboxID, messageID
 	}
 	return s.publish(ctx, withID(m, string(p.EventType())+"-"+messageID))
 }
+
+// CreateWebhook records a subscription. One of an inbox is recorded among
+// the inbox's events only while the inbox lives: lifecycleSeq is its
+// lifecycle subject's last sequence as the views show it, and if the inbox
+// has ended since, the error is of kind NotFound.
+func (s *Store) CreateWebhook(ctx context.Context, ev WebhookCreated, lifecycleSeq uint64) (Ack, error) {
+	subject, lifecycle := s.hooksSubjects(ev.InboxID, ev.Address)
+	m, err := eventMsg(subject, ev)
+	if err != nil {
+		return Ack{}, err
+	}
+	withID(m, "webhook-"+ev.WebhookID)
+	if lifecycle != "" {
+		expect(m, lifecycle, lifecycleSeq)
+	}
+	ack, err := s.publish(ctx, m)
+	if isWrongLastSeq(err) {
+		return Ack{}, tempmail.Wrap(tempmail.NotFound, err, "inbox not found")
+	}
+	return ack, err
+}
+
+// DeleteWebhook ends a subscription.
+func (s *Store) DeleteWebhook(ctx context.Context, ev WebhookDeleted) (Ack, error) {
+	subject, _ := s.hooksSubjects(ev.InboxID, ev.Address)
+	m, err := eventMsg(subject, ev)
+	if err != nil {
+		return Ack{}, err
+	}
+	return s.publish(ctx, withID(m, "webhook-deleted-"+ev.WebhookID))
+}
+
+// hooksSubjects returns where a subscription's events go and, for one of
+// an inbox, the inbox's lifecycle subject.
+func (s *Store) hooksSubjects(inboxID, addr string) (subject, lifecycle string) {
+	if inboxID == "" {
+		return hooksSubject, ""
+	}
+	part := s.PartitionOfAddress(addr)
+	return inboxHooksSubject(part, addr, inboxID), inboxSubject(part, addr)
+}

@@ -21,6 +21,8 @@ const (
 	TypeMailReceived      Type = "MailReceived"
 	TypeMarkedRead        Type = "MarkedRead"
 	TypeDeleted           Type = "Deleted"
+	TypeWebhookCreated    Type = "WebhookCreated"
+	TypeWebhookDeleted    Type = "WebhookDeleted"
 )
 
 // Payload is the body of one event.
@@ -39,6 +41,8 @@ const (
 	mailReceivedV      = 2 // 1 had its content in a record beside it
 	markedReadV        = 1
 	deletedV           = 1
+	webhookCreatedV    = 1
+	webhookDeletedV    = 1
 )
 
 // DomainAdded records a configured domain, active from now on. The id is
@@ -165,6 +169,45 @@ const (
 	ReasonCap       = "cap"       // evicted by a newer one beyond --max-messages-per-inbox
 )
 
+// WebhookCreated records an outbound webhook subscription: events of the
+// kinds it names are delivered to URL, signed with Secret. With an inbox it
+// follows that inbox alone and ends with it, and is recorded among the
+// inbox's events (so after the inbox's own creation, in its partition);
+// without, it follows every inbox and is recorded with the domain list.
+// The secret is part of the event so that a rebuild restores the
+// subscription whole.
+type WebhookCreated struct {
+	WebhookID string    `json:"webhook_id"`
+	URL       string    `json:"url"`
+	Events    []string  `json:"events"`
+	InboxID   string    `json:"inbox_id,omitempty"`
+	Address   string    `json:"address,omitempty"` // the inbox's address, when InboxID is set
+	Secret    string    `json:"secret"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// WebhookDeleted ends a subscription at its owner's request.
+type WebhookDeleted struct {
+	WebhookID string `json:"webhook_id"`
+	InboxID   string `json:"inbox_id,omitempty"`
+	Address   string `json:"address,omitempty"`
+}
+
+// The kinds of change a webhook subscription can ask for (API.md
+// "Outbound webhooks"), each told by one kind of event.
+const (
+	HookMessageReceived = "message.received" // MailReceived
+	HookMessageRead     = "message.read"     // MarkedRead
+	HookMessageDeleted  = "message.deleted"  // Deleted
+	HookInboxExpired    = "inbox.expired"    // InboxExpired
+	HookInboxDeleted    = "inbox.deleted"    // InboxDeleted
+)
+
+// HookKinds lists every kind a subscription may name.
+func HookKinds() []string {
+	return []string{HookMessageReceived, HookMessageRead, HookMessageDeleted, HookInboxExpired, HookInboxDeleted}
+}
+
 func (DomainAdded) EventType() Type       { return TypeDomainAdded }
 func (DomainDeactivated) EventType() Type { return TypeDomainDeactivated }
 func (InboxCreated) EventType() Type      { return TypeInboxCreated }
@@ -173,6 +216,8 @@ func (InboxExpired) EventType() Type      { return TypeInboxExpired }
 func (MailReceived) EventType() Type      { return TypeMailReceived }
 func (MarkedRead) EventType() Type        { return TypeMarkedRead }
 func (Deleted) EventType() Type           { return TypeDeleted }
+func (WebhookCreated) EventType() Type    { return TypeWebhookCreated }
+func (WebhookDeleted) EventType() Type    { return TypeWebhookDeleted }
 
 // envelope is the JSON form of an event in the stream.
 type envelope struct {
@@ -248,6 +293,10 @@ func versionOf(t Type) int {
 		return markedReadV
 	case TypeDeleted:
 		return deletedV
+	case TypeWebhookCreated:
+		return webhookCreatedV
+	case TypeWebhookDeleted:
+		return webhookDeletedV
 	}
 	return 0
 }
@@ -272,6 +321,10 @@ func newPayload(t Type) Payload {
 		return &MarkedRead{}
 	case TypeDeleted:
 		return &Deleted{}
+	case TypeWebhookCreated:
+		return &WebhookCreated{}
+	case TypeWebhookDeleted:
+		return &WebhookDeleted{}
 	}
 	panic("events: no payload for " + t)
 }

@@ -11,6 +11,8 @@ import (
 // Subjects carry the aggregate and its partition:
 //
 //	ev.sys.domains                               domain list (DomainAdded, DomainDeactivated)
+//	ev.sys.webhooks                              subscriptions to every inbox (WebhookCreated, WebhookDeleted)
+//	ev.<part>.<addrKey>.w.<inboxID>              subscriptions to one inbox (WebhookCreated, WebhookDeleted)
 //	ev.<part>.<addrKey>.inbox                    inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
 //	ev.<part>.<addrKey>.m.<inboxID>.<messageID>  one message (MailReceived, MarkedRead, Deleted)
 //	sched.<part>.<addrKey>.<inboxID>.<what>      schedules: the server publishes their event when due
@@ -28,6 +30,7 @@ const (
 	scheduleRoot   = "sched"
 	SysPartition   = "sys"
 	domainsSubject = subjectRoot + "." + SysPartition + ".domains"
+	hooksSubject   = subjectRoot + "." + SysPartition + ".webhooks"
 )
 
 // AddressKey encodes a normalised address as a subject token and KV key:
@@ -70,6 +73,11 @@ func messageSubject(part, addr, inboxID, messageID string) string {
 // messagesOf is the prefix of every message subject of one inbox.
 func messagesOf(part, addr, inboxID string) string {
 	return subjectRoot + "." + part + "." + AddressKey(addr) + ".m." + inboxID
+}
+
+// inboxHooksSubject holds the webhook subscriptions of one inbox.
+func inboxHooksSubject(part, addr, inboxID string) string {
+	return subjectRoot + "." + part + "." + AddressKey(addr) + ".w." + inboxID
 }
 
 func scheduleSubject(part, addr, inboxID, what string) string {

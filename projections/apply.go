@@ -30,6 +30,10 @@ func apply(ctx context.Context, st viewStore, seq uint64, p events.Payload) erro
 		return t.markedRead(ev)
 	case *events.Deleted:
 		return t.deleted(ev)
+	case *events.WebhookCreated:
+		return t.webhookCreated(ev)
+	case *events.WebhookDeleted:
+		return t.webhookDeleted(ev)
 	}
 	return fmt.Errorf("projections: no view handles %s", p.EventType())
 }
@@ -146,6 +150,17 @@ func (t *tx) inboxEnded(inboxID, addr string, ae *entry) error {
 	}
 	if err := t.remove(re); err != nil {
 		return err
+	}
+	// Its subscriptions end with it.
+	for _, ref := range in.Webhooks {
+		var w Webhook
+		we, err := t.load(webhookKey(ref.ID), &w)
+		if err != nil {
+			return err
+		}
+		if err := t.remove(we); err != nil {
+			return err
+		}
 	}
 	var tok TokenRef
 	te, err := t.load(tokenKey(in.Token), &tok)
@@ -343,6 +358,84 @@ func (t *tx) pageHolding(in *Inbox, messageID string) (int64, error) {
 		}
 	}
 	return -1, nil
+}
+
+// webhookCreated records a subscription: its entry first, then the index
+// that dispatch reads (its inbox's entry, or the list of subscriptions to
+// every inbox), so that a resumed application finds the entry written.
+func (t *tx) webhookCreated(ev *events.WebhookCreated) error {
+	ref := WebhookRef{ID: ev.WebhookID, Events: ev.Events, Seq: t.seq}
+	w := Webhook{ID: ev.WebhookID, URL: ev.URL, Events: ev.Events, InboxID: ev.InboxID,
+		Address: ev.Address, Secret: ev.Secret, CreatedAt: ev.CreatedAt}
+	if ev.InboxID == "" {
+		var l WebhookList
+		le, err := t.load(webhooksKey, &l)
+		if err != nil || le.applied {
+			return err
+		}
+		we, err := t.load(webhookKey(ev.WebhookID), &Webhook{})
+		if err != nil {
+			return err
+		}
+		if err := t.save(we, &w); err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(l.Items, func(r WebhookRef) bool { return r.ID == ref.ID }) {
+			l.Items = append(l.Items, ref)
+		}
+		return t.save(le, &l)
+	}
+	var in Inbox
+	ie, err := t.load(inboxKey(ev.InboxID), &in)
+	if err != nil || ie.applied || !live(ie, &in) {
+		return err // an inbox that ended meanwhile takes no subscription
+	}
+	we, err := t.load(webhookKey(ev.WebhookID), &Webhook{})
+	if err != nil {
+		return err
+	}
+	if err := t.save(we, &w); err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(in.Webhooks, func(r WebhookRef) bool { return r.ID == ref.ID }) {
+		in.Webhooks = append(in.Webhooks, ref)
+	}
+	return t.save(ie, &in)
+}
+
+// webhookDeleted ends a subscription: out of its index first, so that
+// dispatch stops naming it, then its entry.
+func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
+	notIt := func(r WebhookRef) bool { return r.ID == ev.WebhookID }
+	if ev.InboxID == "" {
+		var l WebhookList
+		le, err := t.load(webhooksKey, &l)
+		if err != nil {
+			return err
+		}
+		l.Items = slices.DeleteFunc(l.Items, notIt)
+		if err := t.save(le, &l); err != nil {
+			return err
+		}
+	} else {
+		var in Inbox
+		ie, err := t.load(inboxKey(ev.InboxID), &in)
+		if err != nil {
+			return err
+		}
+		if live(ie, &in) {
+			in.Webhooks = slices.DeleteFunc(in.Webhooks, notIt)
+			if err := t.save(ie, &in); err != nil {
+				return err
+			}
+		}
+	}
+	var w Webhook
+	we, err := t.load(webhookKey(ev.WebhookID), &w)
+	if err != nil {
+		return err
+	}
+	return t.remove(we)
 }
 
 func messageFrom(ev *events.MailReceived, seq uint64, page int64) Message {

@@ -12,6 +12,8 @@
 //	m.<messageID>        a message: where it is and its state (what it says stays sealed in the log)
 //	l.<inboxID>.<page>   one page of an inbox's message list: summaries, newest first
 //	r.<inboxID>          an inbox's latest deletions, for event streams that reconnect
+//	w.<webhookID>        an outbound webhook subscription
+//	webhooks             the subscriptions to every inbox (those of one inbox are in its entry)
 //	c.<partition>        the last stream sequence applied in a partition
 //
 // Every read is a constant number of KV gets: an inbox by token is two, a

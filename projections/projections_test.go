@@ -114,6 +114,15 @@ func populate(t *testing.T, s *events.Store) map[string]inboxRef {
 			t.Fatal(err)
 		}
 	}
+	// Webhook subscriptions: to every inbox (one kept, one deleted), to the
+	// big inbox, and to the inbox about to end, which ends them.
+	subscribe(t, s, "", inboxRef{})
+	dropped := subscribe(t, s, "", inboxRef{})
+	if _, err := s.DeleteWebhook(ctx, events.WebhookDeleted{WebhookID: dropped}); err != nil {
+		t.Fatal(err)
+	}
+	subscribe(t, s, "big", bigRef)
+	subscribe(t, s, "gone", inboxes["gone"])
 	gone := inboxes["gone"]
 	ack, err := s.EndInbox(ctx, gone.addr, &events.InboxDeleted{InboxID: gone.id, Address: gone.addr}, gone.lifecycleSeq)
 	if err != nil {
@@ -125,6 +134,21 @@ func populate(t *testing.T, s *events.Store) map[string]inboxRef {
 		t.Fatal(err)
 	}
 	return inboxes
+}
+
+// subscribe records a webhook subscription to in (name "": every inbox).
+func subscribe(t *testing.T, s *events.Store, name string, in inboxRef) string {
+	t.Helper()
+	ev := events.WebhookCreated{WebhookID: uuid.NewString(), URL: "https://hooks.example/" + name,
+		Events: []string{events.HookMessageReceived, events.HookInboxDeleted}, Secret: "whsec_c2VjcmV0",
+		CreatedAt: time.Unix(1700000200, 0).UTC()}
+	if name != "" {
+		ev.InboxID, ev.Address = in.id, in.addr
+	}
+	if _, err := s.CreateWebhook(ctxT(t), ev, in.lifecycleSeq); err != nil {
+		t.Fatalf("subscribe %s: %v", name, err)
+	}
+	return ev.WebhookID
 }
 
 // snapshot returns every live entry of a views bucket (tombstones left out:
@@ -275,6 +299,15 @@ func TestRebuildMatchesLiveViews(t *testing.T) {
 	if len(live) < 80 {
 		t.Fatalf("live views have only %d entries; the workload did not run", len(live))
 	}
+	hooks := 0
+	for k := range rebuilt {
+		if strings.HasPrefix(k, "w.") {
+			hooks++
+		}
+	}
+	if l, _ := rebuilt["webhooks"].(map[string]any); hooks != 2 || l == nil || len(l["items"].([]any)) != 1 {
+		t.Errorf("rebuilt subscriptions: %d entries, list %v; want the one to every inbox and the big inbox's", hooks, rebuilt["webhooks"])
+	}
 	diffSnapshots(t, live, rebuilt)
 	if _, err := e.node.JS.KeyValue(ctx, bucketName(1)); !errors.Is(err, jetstream.ErrBucketNotFound) {
 		t.Errorf("old generation's bucket still there: %v", err)
@@ -418,7 +451,9 @@ func TestProjectionResumesAfterCrashMidEvent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	subscribe(t, s, "", inboxRef{})
 	b := createInbox(t, s, "b@one.test", 0)
+	subscribe(t, s, "b", b)
 	deliver(t, s, b, "b0")
 	if _, err := s.EndInbox(ctx, b.addr, &events.InboxExpired{InboxID: b.id, Address: b.addr}, b.lifecycleSeq); err != nil {
 		t.Fatal(err)

@@ -43,6 +43,9 @@ type Options struct {
 	// to just after its checkpoint: an event a killed predecessor held
 	// unacknowledged is redelivered at once instead of after the ack wait.
 	Exclusive bool
+	// Outbox, if set, is handed the webhook deliveries each event calls
+	// for as it is applied (webhooks.go). A rebuild never dispatches.
+	Outbox Outbox
 }
 
 // Views is the projection side of one process: it runs a worker per

@@ -66,7 +66,7 @@ const maxKnown = 512
 
 func keepable(rec record) bool {
 	switch rec.(type) {
-	case *Inbox, *Address, *Domains, *Page, *Removals:
+	case *Inbox, *Address, *Domains, *Page, *Removals, *WebhookList:
 		return true
 	}
 	return false

@@ -29,6 +29,7 @@ func (d *Domains) clone() record { c := *d; c.List = slices.Clone(d.List); retur
 func (in *Inbox) clone() record {
 	c := *in
 	c.Pages, c.PageSizes = slices.Clone(in.Pages), slices.Clone(in.PageSizes)
+	c.Webhooks = slices.Clone(in.Webhooks)
 	return &c
 }
 func (a *Address) clone() record    { c := *a; return &c }
@@ -38,6 +39,12 @@ func (p *Page) clone() record       { c := *p; c.Items = slices.Clone(p.Items); 
 func (c *Checkpoint) clone() record { d := *c; return &d }
 func (r *Removals) clone() record   { c := *r; c.Items = slices.Clone(r.Items); return &c }
 func (m *Meta) clone() record       { c := *m; return &c }
+func (w *Webhook) clone() record    { c := *w; c.Events = slices.Clone(w.Events); return &c }
+func (l *WebhookList) clone() record {
+	c := *l
+	c.Items = slices.Clone(l.Items)
+	return &c
+}
 
 // Domain is one configured domain.
 type Domain struct {
@@ -72,6 +79,9 @@ type Inbox struct {
 	Pages     []int64 `json:"pages,omitempty"`      // list pages holding messages, newest first
 	PageSizes []int   `json:"page_sizes,omitempty"` // how many messages each of Pages holds
 	NextPage  int64   `json:"next_page"`
+
+	// Webhooks are the subscriptions to this inbox alone.
+	Webhooks []WebhookRef `json:"webhooks,omitempty"`
 }
 
 // Live reports whether the inbox exists and has not expired at now. Expiry
@@ -181,6 +191,36 @@ type Removal struct {
 // deletions misses the oldest of them.
 const removalsKept = 64
 
+// Webhook is an outbound webhook subscription (events.WebhookCreated).
+type Webhook struct {
+	Meta
+	ID        string    `json:"id"`
+	URL       string    `json:"url"`
+	Events    []string  `json:"events"`
+	InboxID   string    `json:"inbox_id,omitempty"`
+	Address   string    `json:"address,omitempty"`
+	Secret    string    `json:"secret"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Wants reports whether the subscription asks for events of kind.
+func (w *Webhook) Wants(kind string) bool { return slices.Contains(w.Events, kind) }
+
+// WebhookRef is what deciding who hears of an event needs of a
+// subscription, kept where that decision reads: in its inbox's entry, or
+// in the list of subscriptions to every inbox.
+type WebhookRef struct {
+	ID     string   `json:"id"`
+	Events []string `json:"events"`
+	Seq    uint64   `json:"seq"` // its WebhookCreated: it hears of later events only
+}
+
+// WebhookList is the subscriptions to every inbox, oldest first.
+type WebhookList struct {
+	Meta
+	Items []WebhookRef `json:"items"`
+}
+
 // Checkpoint is the progress of one partition.
 type Checkpoint struct {
 	Meta
@@ -191,7 +231,10 @@ type Checkpoint struct {
 // below the 1 MiB KV limit.
 const pageMaxItems = 32
 
-const domainsKey = "domains"
+const (
+	domainsKey  = "domains"
+	webhooksKey = "webhooks" // the WebhookList
+)
 
 func inboxKey(id string) string         { return "i." + id }
 func addressKey(addr string) string     { return "a." + events.AddressKey(addr) }
@@ -199,6 +242,7 @@ func tokenKey(tok string) string        { return "t." + tok }
 func messageKey(id string) string       { return "m." + id }
 func checkpointKey(part string) string  { return "c." + part }
 func removalsKey(inboxID string) string { return "r." + inboxID }
+func webhookKey(id string) string       { return "w." + id }
 func pageKey(inboxID string, n int64) string {
 	return "l." + inboxID + "." + strconv.FormatInt(n, 10)
 }

@@ -184,7 +184,7 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 		return
 	}
 	seq := md.Sequence.Stream
-	p, _, err := events.Decode(msg.Data())
+	p, at, err := events.Decode(msg.Data())
 	if err != nil {
 		// A newer schema or a corrupt event: stop this partition (by not
 		// acknowledging) and say so, rather than building wrong views.
@@ -197,7 +197,10 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 		// In-flight work finishes on shutdown: the event's writes are not
 		// cut off by ctx, only bounded in time.
 		actx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		err = apply(actx, st, seq, p)
+		err = v.dispatch(actx, st, seq, part, at, p)
+		if err == nil {
+			err = apply(actx, st, seq, p)
+		}
 		if err == nil {
 			// The views no longer show what a deletion removed; now its
 			// keys are erased. An inbox's thousand messages can take a
@@ -232,6 +235,22 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 	if err := msg.Ack(); err != nil {
 		log.Debug("views: ack failed; the event will be redelivered and skipped", "seq", seq, "err", err)
 	}
+}
+
+// dispatch hands the deliveries an event calls for to the outbox, before
+// the event is applied: the views then still show who was subscribed when
+// it happened (an inbox's own subscriptions hear of its end). Applying
+// follows only once the outbox holds them, so a crash in between
+// dispatches again, which the outbox recognises.
+func (v *Views) dispatch(ctx context.Context, st viewStore, seq uint64, part string, at time.Time, p events.Payload) error {
+	if v.opts.Outbox == nil {
+		return nil
+	}
+	ds, err := v.deliveries(ctx, st, seq, part, at, p)
+	if err != nil || len(ds) == 0 {
+		return err
+	}
+	return v.opts.Outbox.Enqueue(ctx, ds)
 }
 
 // pullOptions are a worker's pull requests. The server keeps a partition

@@ -26,6 +26,7 @@ import (
 	"tempmail/events"
 	"tempmail/ingest"
 	"tempmail/projections"
+	"tempmail/webhooks"
 )
 
 // Service is a running tempmail: NATS (embedded or external), the event
@@ -36,6 +37,7 @@ type Service struct {
 	Node   *events.Node
 	Store  *events.Store
 	Views  *projections.Views
+	Hooks  *webhooks.Webhooks
 	API    *api.Server
 	SMTP   *ingest.SMTPServer
 
@@ -137,8 +139,17 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	// A single embedded node is the only process applying events, so it
 	// may reset its consumers at start; in a cluster others may be at it.
 	exclusive := cfg.NATSURL == "" && cfg.ClusterName == ""
+	if err = settle(ctx, log, "open the webhook outbox", func(ctx context.Context) (err error) {
+		s.Hooks, err = webhooks.Open(ctx, s.Node.JS, webhooks.Options{Replicas: cfg.Replicas, Logger: log,
+			RetrySchedule: cfg.WebhookRetrySchedule, AllowPrivate: cfg.WebhookAllowPrivate, Exclusive: exclusive,
+			Version: version()})
+		return err
+	}); err != nil {
+		return s, err
+	}
 	if err = settle(ctx, log, "open the views", func(ctx context.Context) (err error) {
-		s.Views, err = projections.Open(ctx, s.Node.JS, s.Store, projections.Options{Logger: log, Replicas: cfg.Replicas, Exclusive: exclusive})
+		s.Views, err = projections.Open(ctx, s.Node.JS, s.Store, projections.Options{Logger: log, Replicas: cfg.Replicas,
+			Exclusive: exclusive, Outbox: s.Hooks})
 		return err
 	}); err != nil {
 		return s, err
@@ -157,11 +168,13 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		s.Views.LagCollector())
 	s.Store.Instrument(reg)
+	s.Hooks.Instrument(reg)
+	s.Hooks.Start(s.Views.Reader)
 	s.deliverer = &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
 		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.deliverer,
-		Log: log, Metrics: reg, Probe: s.probe})
+		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe})
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
 		return s, err
 	}
@@ -236,6 +249,9 @@ func (s *Service) Shutdown(ctx context.Context) {
 	wg.Wait()
 	if s.deliverer != nil {
 		s.deliverer.Wait()
+	}
+	if s.Hooks != nil {
+		s.Hooks.Stop() // it reads the views
 	}
 	if s.Views != nil {
 		s.Views.Stop()

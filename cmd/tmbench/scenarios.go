@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -60,7 +61,7 @@ func (b *bench) ingest() {
 func (b *bench) endToEnd() {
 	dur := time.Duration(b.scale(15, 5)) * time.Second
 	fmt.Printf("\n[2] end to end at 1,000 msg/s for %v, read by long-polls\n", dur)
-	lat, rate := b.steady(dur, func(ctx context.Context, svc *service, in inbox, seen func(subject string)) {
+	lat, rate := b.steady(dur, 1000, nil, eachInbox(func(ctx context.Context, svc *service, in inbox, seen func(subject string)) {
 		after := ""
 		for ctx.Err() == nil {
 			req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+svc.http+"/inboxes/"+in.Token+"/latest/?wait=10&after="+after, nil)
@@ -76,9 +77,8 @@ func (b *bench) endToEnd() {
 				after = m.ID
 			}
 		}
-	})
-	b.add("250 → readable p99 < 25 ms at 1,000 msg/s", fmt.Sprintf("p50 %s, p99 %s, max %s at %.0f msg/s", ms(pct(lat, .5)), ms(pct(lat, .99)), ms(pct(lat, 1)), rate),
-		fmt.Sprintf("%.2f of 25 ms", float64(pct(lat, .99))/float64(25*time.Millisecond)), pct(lat, .99) < 25*time.Millisecond && rate > 900)
+	}))
+	b.addLatency("250 → readable p99 < 25 ms at 1,000 msg/s", lat, rate, 1000, 25*time.Millisecond)
 }
 
 // 2b. From the 250 to the message event on a connected event stream
@@ -86,7 +86,7 @@ func (b *bench) endToEnd() {
 func (b *bench) streams() {
 	dur := time.Duration(b.scale(15, 5)) * time.Second
 	fmt.Printf("\n[2b] event streams at 1,000 msg/s for %v\n", dur)
-	lat, rate := b.steady(dur, func(ctx context.Context, svc *service, in inbox, seen func(subject string)) {
+	lat, rate := b.steady(dur, 1000, nil, eachInbox(func(ctx context.Context, svc *service, in inbox, seen func(subject string)) {
 		req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+svc.http+"/inboxes/"+in.Token+"/events/", nil)
 		resp, err := streamClient.Do(req)
 		if err != nil {
@@ -103,23 +103,77 @@ func (b *bench) streams() {
 				}
 			}
 		}
-	})
-	b.add("250 → event on a stream p99 < 25 ms at 1,000 msg/s", fmt.Sprintf("p50 %s, p99 %s, max %s at %.0f msg/s", ms(pct(lat, .5)), ms(pct(lat, .99)), ms(pct(lat, 1)), rate),
-		fmt.Sprintf("%.2f of 25 ms", float64(pct(lat, .99))/float64(25*time.Millisecond)), pct(lat, .99) < 25*time.Millisecond && rate > 900)
+	}))
+	b.addLatency("250 → event on a stream p99 < 25 ms at 1,000 msg/s", lat, rate, 1000, 25*time.Millisecond)
+}
+
+// 2c. From the 250 to the first attempt at its outbound webhook, to a fast
+// loopback receiver subscribed to every inbox, at 200 messages a second.
+func (b *bench) webhooks() {
+	dur := time.Duration(b.scale(15, 5)) * time.Second
+	fmt.Printf("\n[2c] outbound webhooks at 200 msg/s for %v\n", dur)
+	lat, rate := b.steady(dur, 200, []string{"--webhook-allow-private", "--api-token", benchToken},
+		func(ctx context.Context, svc *service, _ []inbox, seen func(subject string)) {
+			rc := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var ev struct {
+					Data struct{ Subject string } `json:"data"`
+				}
+				_ = json.NewDecoder(r.Body).Decode(&ev)
+				seen(ev.Data.Subject)
+				w.WriteHeader(http.StatusNoContent)
+			})}
+			addr := freePort()
+			l, err := net.Listen("tcp", addr)
+			if err != nil {
+				panic(err)
+			}
+			go func() { _ = rc.Serve(l) }()
+			req, _ := http.NewRequest("POST", "http://"+svc.http+"/api/webhooks/", strings.NewReader(`{"url":"http://`+addr+`/"}`))
+			req.Header.Set("Authorization", "Token "+benchToken)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(req)
+			if err != nil || resp.StatusCode != http.StatusCreated {
+				panic(fmt.Sprintf("subscribe: %v %v", resp, err))
+			}
+			resp.Body.Close()
+			<-ctx.Done()
+			_ = rc.Close()
+		})
+	b.addLatency("250 → first webhook attempt p99 ≤ 50 ms at 200 msg/s", lat, rate, 200, 50*time.Millisecond)
+}
+
+const benchToken = "tmbench-api-token"
+
+// addLatency adds a row for a latency target at a rate.
+func (b *bench) addLatency(target string, lat []time.Duration, rate float64, want int, limit time.Duration) {
+	b.add(target, fmt.Sprintf("p50 %s, p99 %s, max %s at %.0f msg/s", ms(pct(lat, .5)), ms(pct(lat, .99)), ms(pct(lat, 1)), rate),
+		fmt.Sprintf("%.2f of %s", float64(pct(lat, .99))/float64(limit), limit), pct(lat, .99) <= limit && rate > 0.9*float64(want))
 }
 
 // streamClient holds event streams open as long as they last.
 var streamClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
 
-// watcher follows one inbox until ctx ends, calling seen with the subject
-// of each message as it learns of it.
-type watcher func(ctx context.Context, svc *service, in inbox, seen func(subject string))
+// follower learns of messages as they arrive until ctx ends, calling seen
+// with the subject of each.
+type follower func(ctx context.Context, svc *service, inboxes []inbox, seen func(subject string))
 
-// steady sends 1,000 4 KiB messages a second over 16 connections to 50
-// inboxes for dur, each inbox followed by watch, and returns the times
-// from each 250 to its message being seen, and the rate reached.
-func (b *bench) steady(dur time.Duration, watch watcher) ([]time.Duration, float64) {
-	svc := b.startService("", "")
+// eachInbox follows every inbox with its own watch.
+func eachInbox(watch func(ctx context.Context, svc *service, in inbox, seen func(subject string))) follower {
+	return func(ctx context.Context, svc *service, inboxes []inbox, seen func(subject string)) {
+		var wg sync.WaitGroup
+		for _, in := range inboxes {
+			wg.Go(func() { watch(ctx, svc, in, seen) })
+		}
+		wg.Wait()
+	}
+}
+
+// steady sends rate 4 KiB messages a second over 16 connections to 50
+// inboxes for dur, on a service started with args and followed by follow,
+// and returns the times from each 250 to its message being seen, and the
+// rate reached.
+func (b *bench) steady(dur time.Duration, rate int, args []string, follow follower) ([]time.Duration, float64) {
+	svc := b.startService("", "", args...)
 	defer svc.remove()
 	defer svc.stop()
 	inboxes := svc.newInboxes(50)
@@ -135,15 +189,16 @@ func (b *bench) steady(dur time.Duration, watch watcher) ([]time.Duration, float
 		mu.Unlock()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var watchers sync.WaitGroup
-	for _, in := range inboxes {
-		watchers.Go(func() { watch(ctx, svc, in, seen) })
-	}
-	time.Sleep(200 * time.Millisecond)
-
-	tokens := make(chan int, 1000)
+	followed := make(chan struct{})
 	go func() {
-		tick := time.NewTicker(time.Millisecond)
+		defer close(followed)
+		follow(ctx, svc, inboxes, seen)
+	}()
+	time.Sleep(500 * time.Millisecond)
+
+	tokens := make(chan int, rate)
+	go func() {
+		tick := time.NewTicker(time.Second / time.Duration(rate))
 		defer tick.Stop()
 		deadline := time.Now().Add(dur)
 		for i := 0; time.Now().Before(deadline); i++ {
@@ -177,19 +232,19 @@ func (b *bench) steady(dur time.Duration, watch watcher) ([]time.Duration, float
 	elapsed := time.Since(start)
 	time.Sleep(2 * time.Second)
 	cancel()
-	watchers.Wait()
+	<-followed
 	var lat []time.Duration
 	for subj, at := range acked {
 		if r, ok := read[subj]; ok {
 			lat = append(lat, max(r.Sub(at), 0))
 		}
 	}
-	rate := float64(sent.Load()) / elapsed.Seconds()
-	fmt.Printf("  sent %d at %.0f msg/s; seen %d: p50 %s p99 %s max %s\n", sent.Load(), rate, len(lat), ms(pct(lat, .5)), ms(pct(lat, .99)), ms(pct(lat, 1)))
+	got := float64(sent.Load()) / elapsed.Seconds()
+	fmt.Printf("  sent %d at %.0f msg/s; seen %d: p50 %s p99 %s max %s\n", sent.Load(), got, len(lat), ms(pct(lat, .5)), ms(pct(lat, .99)), ms(pct(lat, 1)))
 	if len(lat) < int(sent.Load()) {
 		fmt.Printf("  %d messages were never seen\n", int(sent.Load())-len(lat))
 	}
-	return lat, rate
+	return lat, got
 }
 
 // load runs conc workers against url for dur: requests a second and p99.

@@ -1,0 +1,342 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"tempmail"
+	"tempmail/events"
+	"tempmail/projections"
+	"tempmail/webhooks"
+)
+
+// Outbound webhook subscriptions (API.md "Outbound webhooks"): the
+// operator's, with the family A token, to every inbox or one; an inbox
+// owner's, with the inbox's token, to that inbox. A subscription is
+// recorded as events like everything else; package webhooks delivers.
+
+const (
+	// maxGlobalWebhooks and maxInboxWebhooks bound the subscriptions every
+	// event is matched against.
+	maxGlobalWebhooks = 100
+	maxInboxWebhooks  = 10
+)
+
+// subscription is a subscription as the API shows it.
+type subscription struct {
+	ID           string   `json:"id"`
+	URL          string   `json:"url"`
+	Events       []string `json:"events"`
+	InboxID      *string  `json:"inbox_id"` // null: every inbox
+	Secret       string   `json:"secret"`
+	CreatedAt    Time     `json:"created_at"`
+	Failing      bool     `json:"failing"`
+	FailingSince *Time    `json:"failing_since,omitempty"`
+}
+
+func (s *Server) subscriptionOf(ctx context.Context, h *projections.Webhook) (subscription, error) {
+	out := subscription{ID: h.ID, URL: h.URL, Events: h.Events, Secret: h.Secret, CreatedAt: Time(h.CreatedAt)}
+	if h.InboxID != "" {
+		out.InboxID = &h.InboxID
+	}
+	st, err := s.hooks.State(ctx, h.ID)
+	if err != nil {
+		return out, tempmail.Wrap(tempmail.Unavailable, err, "the delivery log cannot be read now; try again")
+	}
+	if st.Failing {
+		since := Time(st.Since)
+		out.Failing, out.FailingSince = true, &since
+	}
+	return out, nil
+}
+
+func (s *Server) subscriptionsOf(ctx context.Context, list []projections.Webhook) ([]subscription, error) {
+	out := make([]subscription, 0, len(list))
+	for i := range list {
+		sub, err := s.subscriptionOf(ctx, &list[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub)
+	}
+	return out, nil
+}
+
+// subscribeRequest is the body of a new subscription.
+type subscribeRequest struct {
+	URL     string          `json:"url"`
+	Events  json.RawMessage `json:"events"`
+	InboxID *string         `json:"inbox_id"`
+}
+
+// hookKinds validates the kinds a subscription asks for; none given means
+// message.received.
+func hookKinds(raw json.RawMessage) ([]string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return []string{events.HookMessageReceived}, nil
+	}
+	var kinds []string
+	allowed := events.HookKinds()
+	bad := tempmail.Errorf(tempmail.Invalid, "events must be a non-empty array of: %s", strings.Join(allowed, ", "))
+	if err := json.Unmarshal(raw, &kinds); err != nil || len(kinds) == 0 {
+		return nil, bad
+	}
+	var out []string
+	for _, k := range kinds {
+		if !slices.Contains(allowed, k) {
+			return nil, tempmail.Errorf(tempmail.Invalid, "unknown event %q: events may be %s", truncate(k, 64), strings.Join(allowed, ", "))
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// subscribe records a subscription to in (nil: every inbox) and returns it
+// as the views now show it.
+func (s *Server) subscribe(ctx context.Context, req subscribeRequest, in *projections.Inbox) (*projections.Webhook, error) {
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	if strings.TrimSpace(req.URL) == "" {
+		return nil, tempmail.Errorf(tempmail.Invalid, "url is required")
+	}
+	kinds, err := hookKinds(req.Events)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.hooks.CheckURL(ctx, req.URL); err != nil {
+		return nil, err
+	}
+	ev := events.WebhookCreated{WebhookID: uuid.NewString(), URL: req.URL, Events: kinds,
+		Secret: webhooks.NewSecret(), CreatedAt: time.Now().UTC()}
+	var lifecycle uint64
+	if in != nil {
+		if len(in.Webhooks) >= maxInboxWebhooks {
+			return nil, tempmail.Errorf(tempmail.Conflict, "the inbox has %d webhooks, the most it may have: delete one first", maxInboxWebhooks)
+		}
+		ev.InboxID, ev.Address, lifecycle = in.ID, in.Address, in.LifecycleSeq
+	} else {
+		global, err := s.views.Webhooks(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(global) >= maxGlobalWebhooks {
+			return nil, tempmail.Errorf(tempmail.Conflict, "there are %d webhooks to every inbox, the most there may be: delete one first", maxGlobalWebhooks)
+		}
+	}
+	ack, err := s.store.CreateWebhook(ctx, ev, lifecycle)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.views.WaitApplied(ctx, ack); err != nil {
+		return nil, err
+	}
+	return s.views.Webhook(ctx, ev.WebhookID)
+}
+
+// unsubscribe ends a subscription and forgets its delivery log.
+func (s *Server) unsubscribe(ctx context.Context, h *projections.Webhook) error {
+	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	ack, err := s.store.DeleteWebhook(ctx, events.WebhookDeleted{WebhookID: h.ID, InboxID: h.InboxID, Address: h.Address})
+	if err != nil {
+		return err
+	}
+	if err := s.views.WaitApplied(ctx, ack); err != nil {
+		return err
+	}
+	if err := s.hooks.Forget(ctx, h.ID); err != nil {
+		s.log.Warn("webhooks: cannot drop a deleted subscription's log; it ages out", "webhook", h.ID, "err", err)
+	}
+	return nil
+}
+
+// webhookByID resolves the {webhook} path parameter.
+func (s *Server) webhookByID(r *http.Request) (*projections.Webhook, error) {
+	id := chi.URLParam(r, "webhook")
+	if !validID(id) {
+		return nil, errNotFound
+	}
+	return s.views.Webhook(r.Context(), strings.ToLower(id))
+}
+
+// Family A: the operator's subscriptions.
+
+func (s *Server) createSubscriptionA(w http.ResponseWriter, r *http.Request) {
+	var req subscribeRequest
+	err := decodeBody(r, &req)
+	var in *projections.Inbox
+	if err == nil && req.InboxID != nil {
+		in, err = s.inboxByID(r.Context(), *req.InboxID)
+		err = asNotFound(err, "Inbox not found or expired")
+	}
+	var h *projections.Webhook
+	if err == nil {
+		h, err = s.subscribe(r.Context(), req, in)
+		err = asNotFound(err, "Inbox not found or expired")
+	}
+	s.answerSubscription(w, r, familyA, http.StatusCreated, h, err)
+}
+
+func (s *Server) answerSubscription(w http.ResponseWriter, r *http.Request, fam family, status int, h *projections.Webhook, err error) {
+	var out subscription
+	if err == nil {
+		out, err = s.subscriptionOf(r.Context(), h)
+	}
+	if err != nil {
+		writeError(w, r, s.log, fam, err)
+		return
+	}
+	writeJSON(w, status, out)
+}
+
+func (s *Server) listSubscriptionsA(w http.ResponseWriter, r *http.Request) {
+	var list []projections.Webhook
+	var err error
+	if id := r.URL.Query().Get("inbox_id"); id != "" {
+		var in *projections.Inbox
+		if in, err = s.inboxByID(r.Context(), id); err == nil {
+			list, err = s.views.InboxWebhooks(r.Context(), in)
+		}
+		err = asNotFound(err, "Inbox not found or expired")
+	} else {
+		list, err = s.views.Webhooks(r.Context())
+	}
+	var out []subscription
+	if err == nil {
+		out, err = s.subscriptionsOf(r.Context(), list)
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getSubscriptionA(w http.ResponseWriter, r *http.Request) {
+	h, err := s.webhookByID(r)
+	s.answerSubscription(w, r, familyA, http.StatusOK, h, asNotFound(err, notFoundA))
+}
+
+func (s *Server) deleteSubscriptionA(w http.ResponseWriter, r *http.Request) {
+	h, err := s.webhookByID(r)
+	if err == nil {
+		err = s.unsubscribe(r.Context(), h)
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) deliveriesA(w http.ResponseWriter, r *http.Request) {
+	h, err := s.webhookByID(r)
+	s.answerDeliveries(w, r, familyA, h, asNotFound(err, notFoundA))
+}
+
+func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, fam family, h *projections.Webhook, err error) {
+	var list []webhooks.Attempt
+	if err == nil {
+		list, err = s.hooks.Attempts(r.Context(), h.ID)
+		if err != nil {
+			err = tempmail.Wrap(tempmail.Unavailable, err, "the delivery log cannot be read now; try again")
+		}
+	}
+	if err != nil {
+		writeError(w, r, s.log, fam, err)
+		return
+	}
+	if list == nil {
+		list = []webhooks.Attempt{}
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// Family C: an inbox owner's subscriptions, with the inbox's token.
+
+func (s *Server) createSubscriptionC(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		URL    string          `json:"url"`
+		Events json.RawMessage `json:"events"`
+	}
+	err := decodeBody(r, &req)
+	var in *projections.Inbox
+	if err == nil {
+		in, err = s.tokenInboxOf(r)
+	}
+	var h *projections.Webhook
+	if err == nil {
+		h, err = s.subscribe(r.Context(), subscribeRequest{URL: req.URL, Events: req.Events}, in)
+		err = asNotFound(err, "Inbox not found")
+	}
+	s.answerSubscription(w, r, familyC, http.StatusCreated, h, err)
+}
+
+func (s *Server) listSubscriptionsC(w http.ResponseWriter, r *http.Request) {
+	in, err := s.tokenInboxOf(r)
+	var list []projections.Webhook
+	if err == nil {
+		list, err = s.views.InboxWebhooks(r.Context(), in)
+	}
+	var out []subscription
+	if err == nil {
+		out, err = s.subscriptionsOf(r.Context(), list)
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// inboxSubscription resolves {token} and {webhook} to a subscription of
+// that inbox alone.
+func (s *Server) inboxSubscription(r *http.Request) (*projections.Webhook, error) {
+	in, err := s.tokenInboxOf(r)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.webhookByID(r)
+	if err == nil && h.InboxID != in.ID {
+		err = errNotFound
+	}
+	return h, asNotFound(err, "Webhook not found")
+}
+
+func (s *Server) getSubscriptionC(w http.ResponseWriter, r *http.Request) {
+	h, err := s.inboxSubscription(r)
+	s.answerSubscription(w, r, familyC, http.StatusOK, h, err)
+}
+
+func (s *Server) deleteSubscriptionC(w http.ResponseWriter, r *http.Request) {
+	h, err := s.inboxSubscription(r)
+	if err == nil {
+		err = asNotFound(s.unsubscribe(r.Context(), h), "Webhook not found")
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) deliveriesC(w http.ResponseWriter, r *http.Request) {
+	h, err := s.inboxSubscription(r)
+	s.answerDeliveries(w, r, familyC, h, err)
+}

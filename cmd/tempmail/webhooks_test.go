@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestWebhookDeliveriesOutliveSIGKILL: the process is killed with a
+// delivery under way, and then with one waiting for its retry; after a
+// restart on the same data directory both are delivered, each under the
+// webhook-id it had before.
+func TestWebhookDeliveriesOutliveSIGKILL(t *testing.T) {
+	dir := t.TempDir()
+	flags := []string{"--webhook-allow-private", "--webhook-retry-schedule", "2s"}
+	cmd, base, smtpAddr := runServeSMTP(t, dir, flags...)
+	in := createTokenInbox(t, base)
+
+	type hit struct{ id, subject string }
+	var mode atomic.Int32 // 0: hold the request until the client goes; 1: answer 500; 2: answer 204
+	held, got := make(chan hit, 10), make(chan hit, 10)
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ev struct {
+			Data struct{ Subject string } `json:"data"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&ev)
+		h := hit{r.Header.Get("webhook-id"), ev.Data.Subject}
+		switch mode.Load() {
+		case 0:
+			held <- h
+			<-r.Context().Done() // the sender is gone
+		case 1:
+			held <- h
+			w.WriteHeader(http.StatusInternalServerError)
+		default:
+			got <- h
+		}
+	}))
+	defer rc.Close()
+	code, b := call(t, "POST", base+"/inboxes/"+in.Token+"/webhooks/", `{"url":"`+rc.URL+`"}`)
+	if code != 201 {
+		t.Fatalf("subscribe: %d %s", code, b)
+	}
+	var sub struct{ ID string }
+	_ = json.Unmarshal(b, &sub)
+	wait := func(ch chan hit, what string) hit {
+		t.Helper()
+		select {
+		case h := <-ch:
+			return h
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: nothing within 30 s", what)
+		}
+		return hit{}
+	}
+	kill := func() {
+		t.Helper()
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+	}
+
+	// Killed while the attempt is under way.
+	if err := sendMail(smtpAddr, in.Address, "under way"); err != nil {
+		t.Fatal(err)
+	}
+	first := wait(held, "the first attempt")
+	kill()
+	mode.Store(2)
+	cmd, base, smtpAddr = runServeSMTP(t, dir, flags...)
+	if h := wait(got, "the delivery after a restart"); h != first {
+		t.Errorf("after the restart: %+v, want %+v", h, first)
+	}
+
+	// Killed while a retry waits.
+	mode.Store(1)
+	if err := sendMail(smtpAddr, in.Address, "retried"); err != nil {
+		t.Fatal(err)
+	}
+	failed := wait(held, "the failing attempt")
+	eventually(t, "the retry scheduled", func() bool {
+		_, b := call(t, "GET", base+"/inboxes/"+in.Token+"/webhooks/"+sub.ID+"/deliveries/", "")
+		var log []struct {
+			EventID string     `json:"webhook_event_id"`
+			Next    *time.Time `json:"next_attempt_at"`
+		}
+		_ = json.Unmarshal(b, &log)
+		return len(log) > 0 && log[0].EventID == failed.id && log[0].Next != nil
+	})
+	kill()
+	killedAt := time.Now()
+	mode.Store(2)
+	_, base = runServe(t, dir, flags...)
+	if h := wait(got, "the retry after a restart"); h != failed {
+		t.Errorf("after the restart: %+v, want %+v", h, failed)
+	}
+	if d := time.Since(killedAt); d < time.Second {
+		t.Errorf("the retry came %v after the kill: before its 2 s wait, so not the scheduled one", d)
+	}
+
+	// What operators graph: outcomes, attempt durations, deliveries waiting.
+	eventually(t, "metrics", func() bool {
+		_, b := call(t, "GET", base+"/metrics", "")
+		m := string(b)
+		return strings.Contains(m, `tempmail_webhook_deliveries_total{outcome="delivered"} 1`) &&
+			strings.Contains(m, "tempmail_webhook_attempt_seconds_count 1") &&
+			strings.Contains(m, "tempmail_webhook_pending_deliveries 0")
+	})
+}

@@ -1,0 +1,82 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// rebinding answers a name with a public address the first time and a
+// loopback one afterwards: the DNS trick that gets a target checked at
+// subscription to lead somewhere else at delivery.
+type rebinding struct {
+	mu    sync.Mutex
+	calls int
+}
+
+func (r *rebinding) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls++
+	if r.calls == 1 {
+		return []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil
+	}
+	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+}
+
+// TestGuardChecksTheAddressActuallyDialled: a host that passed the check at
+// subscription and resolves to loopback at delivery is refused on the
+// address dialled, and nothing reaches the server there.
+func TestGuardChecksTheAddressActuallyDialled(t *testing.T) {
+	reached := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached = true }))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+
+	g := newGuard(&rebinding{}, false)
+	if _, err := g.CheckURL(context.Background(), "http://rebind.test:"+port+"/hook"); err != nil {
+		t.Fatalf("at subscription the host is public: %v", err)
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: g.dial}}
+	_, err := client.Post("http://rebind.test:"+port+"/hook", "application/json", strings.NewReader("{}"))
+	var refused *refusedError
+	if !errors.As(err, &refused) || !strings.Contains(refused.msg, "127.0.0.1: it is a loopback address") {
+		t.Errorf("delivery after rebinding: %v", err)
+	}
+	if reached {
+		t.Error("the request reached the loopback server")
+	}
+
+	// With --webhook-allow-private the same goes through.
+	open := newGuard(&rebinding{calls: 1}, true)
+	client = &http.Client{Transport: &http.Transport{DialContext: open.dial}}
+	resp, err := client.Post("http://rebind.test:"+port+"/hook", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if !reached {
+		t.Error("allowed, the request did not arrive")
+	}
+}
+
+func TestWhichAddressesAreRefused(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1": "loopback", "::1": "loopback", "10.0.0.1": "private", "172.16.5.4": "private",
+		"192.168.0.1": "private", "fd00::1": "private", "169.254.169.254": "link-local", "fe80::1": "link-local",
+		"0.0.0.0": "unspecified", "::": "unspecified", "::ffff:127.0.0.1": "loopback", "100.64.0.1": "reserved",
+		"224.0.0.1": "link-local", "239.1.2.3": "multicast", "255.255.255.255": "reserved", "64:ff9b::a00:1": "reserved",
+		"93.184.215.14": "", "2606:4700::6810:85e5": "", "8.8.8.8": "",
+	} {
+		got := whyRefused(netip.MustParseAddr(addr))
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", addr, got, want)
+		}
+	}
+}
