@@ -39,6 +39,13 @@ const testToken = "test-api-token-0123456789"
 
 func newHarness(t *testing.T, tweak ...func(*config.Config)) *harness {
 	t.Helper()
+	return newHarnessWith(t, webhooks.Options{}, tweak...)
+}
+
+// newHarnessWith is newHarness with outbound webhooks shaped by hooks
+// beyond what the configuration says.
+func newHarnessWith(t *testing.T, hooks webhooks.Options, tweak ...func(*config.Config)) *harness {
+	t.Helper()
 	cfg := config.Default()
 	cfg.Domains = []string{"tempmail.test", "other.test"}
 	cfg.APIToken = testToken
@@ -50,12 +57,12 @@ func newHarness(t *testing.T, tweak ...func(*config.Config)) *harness {
 	defer cancel()
 	node := natstest.StartNode(t, t.TempDir())
 	store := natstest.OpenStore(t, node)
-	hooks, err := webhooks.Open(ctx, node.JS, webhooks.Options{Exclusive: true, AllowPrivate: cfg.WebhookAllowPrivate,
-		RetrySchedule: cfg.WebhookRetrySchedule})
+	hooks.Exclusive, hooks.AllowPrivate, hooks.RetrySchedule = true, cfg.WebhookAllowPrivate, cfg.WebhookRetrySchedule
+	wh, err := webhooks.Open(ctx, node.JS, hooks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	views, err := projections.Open(ctx, node.JS, store, projections.Options{Exclusive: true, Outbox: hooks})
+	views, err := projections.Open(ctx, node.JS, store, projections.Options{Exclusive: true, Outbox: wh})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,18 +70,18 @@ func newHarness(t *testing.T, tweak ...func(*config.Config)) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(views.Stop)
-	hooks.Start(views.Reader)
-	t.Cleanup(hooks.Stop) // before the views stop: it reads them
+	wh.Start(views.Reader)
+	t.Cleanup(wh.Stop) // before the views stop: it reads them
 	log := slog.New(slog.DiscardHandler)
 	d := &ingest.Deliverer{Store: store, Views: views.Reader, Log: log, MaxMessageBytes: cfg.MaxMessageBytes, Hostname: "mx.test",
 		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
 	t.Cleanup(d.Wait) // evictions finish before NATS stops
-	srv := New(Deps{Config: cfg, Store: store, Views: views.Reader, Ingest: d, Hooks: hooks, Log: log})
+	srv := New(Deps{Config: cfg, Store: store, Views: views.Reader, Ingest: d, Hooks: wh, Log: log})
 	if err := srv.SyncDomains(ctx, cfg.Domains); err != nil {
 		t.Fatal(err)
 	}
 	srv.SetReady(true)
-	h := &harness{t: t, js: node.JS, node: node, cfg: cfg, views: views, hooks: hooks, api: srv, http: httptest.NewServer(srv)}
+	h := &harness{t: t, js: node.JS, node: node, cfg: cfg, views: views, hooks: wh, api: srv, http: httptest.NewServer(srv)}
 	t.Cleanup(h.http.Close)
 	h.smtp = ingest.NewSMTPServer(d, ingest.SMTPConfig{Addr: cfg.SMTPAddr})
 	if err := h.smtp.Listen(); err != nil {

@@ -250,6 +250,20 @@ func (s *Server) deliveriesA(w http.ResponseWriter, r *http.Request) {
 	s.answerDeliveries(w, r, familyA, h, asNotFound(err, notFoundA))
 }
 
+// attempt is one delivery attempt as GET .../deliveries/ lists it.
+type attempt struct {
+	EventID     string `json:"webhook_event_id"` // its webhook-id header
+	EventType   string `json:"event_type"`
+	Attempt     int    `json:"attempt"`
+	StatusCode  int    `json:"status_code"` // 0: no answer
+	Error       string `json:"error"`       // empty on success
+	DurationMS  int64  `json:"duration_ms"`
+	At          Time   `json:"at"`
+	Response    string `json:"response"` // the start of the answer, at most 1 KiB
+	GaveUp      bool   `json:"gave_up"`
+	NextAttempt *Time  `json:"next_attempt_at"` // when it is tried again, if it is
+}
+
 func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, fam family, h *projections.Webhook, err error) {
 	var list []webhooks.Attempt
 	if err == nil {
@@ -262,10 +276,17 @@ func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, fam fa
 		writeError(w, r, s.log, fam, err)
 		return
 	}
-	if list == nil {
-		list = []webhooks.Attempt{}
+	out := make([]attempt, 0, len(list))
+	for _, a := range list {
+		x := attempt{EventID: a.EventID, EventType: a.EventType, Attempt: a.Attempt, StatusCode: a.StatusCode,
+			Error: a.Error, DurationMS: a.DurationMS, At: Time(a.At), Response: a.Response, GaveUp: a.GaveUp}
+		if a.Next != nil {
+			next := Time(*a.Next)
+			x.NextAttempt = &next
+		}
+		out = append(out, x)
 	}
-	writeJSON(w, http.StatusOK, list)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // Family C: an inbox owner's subscriptions, with the inbox's token.

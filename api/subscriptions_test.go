@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"tempmail/config"
+	"tempmail/webhooks"
 )
 
 // receiver is a real loopback HTTP server that takes webhook deliveries
@@ -314,6 +315,26 @@ func TestWebhookReceiverDownThenUp(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 	if d := rc.nextOf("message.received"); d.Event.Data["subject"] != "while down" {
 		t.Errorf("after coming back: %s", d.Body)
+	}
+}
+
+// TestWebhookAttemptsAreBoundedInTime: a receiver that never answers is
+// given up on after the attempt's time, and the log says so.
+func TestWebhookAttemptsAreBoundedInTime(t *testing.T) {
+	h := newHarnessWith(t, webhooks.Options{AttemptTimeout: 300 * time.Millisecond}, allowPrivate,
+		func(c *config.Config) { c.WebhookRetrySchedule = nil })
+	rc := newReceiver(t)
+	rc.answerWith(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	sub := h.subscribe(`{"url":"` + rc.srv.URL + `"}`)
+	_, address := h.tokenInbox()
+	h.sendMail(address, "Subject: unanswered\r\n\r\nx\r\n")
+	eventually(t, "the attempt given up", func() bool {
+		log := h.attempts(sub["id"].(string))
+		return len(log) == 1 && log[0]["gave_up"] == true
+	})
+	a := h.attempts(sub["id"].(string))[0]
+	if a["error"] != "no answer within 300ms" || a["status_code"] != 0.0 || a["duration_ms"].(float64) < 300 || a["duration_ms"].(float64) > 5000 {
+		t.Errorf("an unanswered attempt: %v", a)
 	}
 }
 

@@ -290,9 +290,9 @@ func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
 }
 
 // post makes one signed POST and says how it went.
-func (w *Webhooks) post(ctx context.Context, tgt target, j job, body []byte) Attempt {
+func (w *Webhooks) post(ctx context.Context, tgt target, j job, body []byte) (a Attempt) {
 	start := time.Now()
-	a := Attempt{EventID: j.ID(), EventType: j.Kind, Attempt: j.Attempt, At: start.UTC()}
+	a = Attempt{EventID: j.ID(), EventType: j.Kind, Attempt: j.Attempt, At: start.UTC()}
 	defer func() {
 		a.DurationMS = time.Since(start).Milliseconds()
 		w.m.attemptSeconds.Observe(time.Since(start).Seconds())
@@ -302,7 +302,7 @@ func (w *Webhooks) post(ctx context.Context, tgt target, j job, body []byte) Att
 		a.Error = err.Error()
 		return a
 	}
-	actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	actx, cancel := context.WithTimeout(ctx, w.opts.AttemptTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, tgt.url, bytes.NewReader(body))
 	if err != nil {
@@ -316,7 +316,7 @@ func (w *Webhooks) post(ctx context.Context, tgt target, j job, body []byte) Att
 	req.Header.Set("webhook-signature", sig)
 	resp, err := w.client.Do(req)
 	if err != nil {
-		a.Error = describe(err)
+		a.Error = describe(err, w.opts.AttemptTimeout)
 		return a
 	}
 	defer resp.Body.Close()
@@ -333,13 +333,13 @@ func (w *Webhooks) post(ctx context.Context, tgt target, j job, body []byte) Att
 }
 
 // describe says why a POST got no answer, in a receiver's owner's terms.
-func describe(err error) string {
+func describe(err error, timeout time.Duration) string {
 	var refused *refusedError
 	switch {
 	case errors.As(err, &refused):
 		return refused.msg
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Sprintf("no answer within %s", attemptTimeout)
+		return fmt.Sprintf("no answer within %s", timeout)
 	}
 	return err.Error()
 }

@@ -19,7 +19,7 @@ const (
 	logKeptFor   = 7 * 24 * time.Hour
 )
 
-// Attempt is one try at a delivery, as GET .../deliveries/ lists it.
+// Attempt is one try at a delivery.
 type Attempt struct {
 	EventID    string    `json:"webhook_event_id"` // the webhook-id header
 	EventType  string    `json:"event_type"`

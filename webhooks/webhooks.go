@@ -42,7 +42,8 @@ const (
 	// laneConcurrency and laneMax bound one subscription's share.
 	laneConcurrency = 4
 	laneMax         = 64
-	// attemptTimeout bounds one POST, from dialling to the answer.
+	// attemptTimeout bounds one POST, from dialling to the answer
+	// (API.md: 10 s).
 	attemptTimeout = 10 * time.Second
 	// maxKeptResponse is how much of a receiver's answer the log keeps.
 	maxKeptResponse = 1 << 10
@@ -68,6 +69,8 @@ type Options struct {
 	Resolver  Resolver // nil: the system's
 	// Version goes into the User-Agent of deliveries.
 	Version string
+	// AttemptTimeout bounds one attempt; 0: attemptTimeout. Tests shorten it.
+	AttemptTimeout time.Duration
 }
 
 // Webhooks is a process's outbox (projections.Outbox) and deliverer.
@@ -98,6 +101,9 @@ func Open(ctx context.Context, js jetstream.JetStream, opts Options) (*Webhooks,
 	}
 	if opts.Replicas == 0 {
 		opts.Replicas = 1
+	}
+	if opts.AttemptTimeout <= 0 {
+		opts.AttemptTimeout = attemptTimeout
 	}
 	jobs, err := ensureStream(ctx, js, jetstream.StreamConfig{
 		Name:        JobStream,
@@ -152,7 +158,7 @@ func Open(ctx context.Context, js jetstream.JetStream, opts Options) (*Webhooks,
 		Transport: &http.Transport{
 			Proxy:               nil, // a proxy would dial for us, past the guard
 			DialContext:         w.guard.dial,
-			TLSHandshakeTimeout: attemptTimeout,
+			TLSHandshakeTimeout: opts.AttemptTimeout,
 			MaxIdleConnsPerHost: laneConcurrency,
 			IdleConnTimeout:     time.Minute,
 		},

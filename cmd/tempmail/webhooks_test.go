@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -111,4 +116,79 @@ func TestWebhookDeliveriesOutliveSIGKILL(t *testing.T) {
 			strings.Contains(m, "tempmail_webhook_attempt_seconds_count 1") &&
 			strings.Contains(m, "tempmail_webhook_pending_deliveries 0")
 	})
+}
+
+// TestReadmeWebhookReceiverVerifies: the receiver README shows takes a real
+// delivery, whose signature it checks, and refuses a forged one; README
+// shows its check as it is in the file.
+func TestReadmeWebhookReceiverVerifies(t *testing.T) {
+	src, err := os.ReadFile("../../examples/webhook-receiver/main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := string(src[strings.Index(string(src), "// verified checks"):])
+	if !strings.Contains(string(readme), "```go\n"+check+"```") {
+		t.Error("README's receiver check differs from examples/webhook-receiver/main.go")
+	}
+	bin := filepath.Join(t.TempDir(), "webhook-receiver")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/webhook-receiver").CombinedOutput(); err != nil {
+		t.Fatalf("build the example: %v\n%s", err, out)
+	}
+
+	cfg := testConfig(t.TempDir())
+	cfg.WebhookAllowPrivate = true
+	svc, base := startServiceWith(t, cfg)
+	in := createTokenInbox(t, base)
+	addr := freeAddr(t)
+	code, b := call(t, "POST", base+"/inboxes/"+in.Token+"/webhooks/", `{"url":"http://`+addr+`/hook"}`)
+	if code != 201 {
+		t.Fatalf("subscribe: %d %s", code, b)
+	}
+	var sub struct{ Secret string }
+	_ = json.Unmarshal(b, &sub)
+
+	rc := exec.Command(bin, "-addr", addr)
+	rc.Env = append(os.Environ(), "WEBHOOK_SECRET="+sub.Secret)
+	out, _ := rc.StdoutPipe()
+	if err := rc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rc.Process.Kill(); _ = rc.Wait() })
+	lines := make(chan string, 10)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	for { // until it listens
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	resp, err := http.Post("http://"+addr+"/hook", "application/json", strings.NewReader(`{"type":"message.received"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a forged delivery: %d, want 401", resp.StatusCode)
+	}
+	if err := sendMail(svc.SMTP.Addr(), in.Address, "checked by the example"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case line := <-lines:
+		if !strings.HasPrefix(line, "msg_") || !strings.Contains(line, `"subject":"checked by the example"`) {
+			t.Errorf("the receiver printed %q", line)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the example receiver printed nothing within 20 s")
+	}
 }
