@@ -46,11 +46,11 @@ type Config struct {
 	MaxMessageBytes     int64
 	MaxMessagesPerInbox int
 
-	SMTPMaxConns         int    // SMTP connections in all; 0: unlimited
-	SMTPMaxConnsPerIP    int    // 0: unlimited
-	SMTPRatePerIP        int    // messages per minute per client IP; 0: unlimited
-	SMTPMaxInflightBytes int64  // message bytes held in memory by all SMTP sessions at once; 0: unlimited
-	MaxWaiters           int    // held long-polls and event streams at once; 0: unlimited
+	SMTPMaxConns         int   // SMTP connections in all; 0: unlimited
+	SMTPMaxConnsPerIP    int   // 0: unlimited
+	SMTPRatePerIP        int   // messages per minute per client IP; 0: unlimited
+	SMTPMaxInflightBytes int64 // message bytes held in memory by all SMTP sessions at once; 0: unlimited
+	MaxWaiters           int   // held long-polls and event streams at once; 0: unlimited
 
 	// Outbound webhooks: when a failed delivery is tried again (after the
 	// first attempt; its length is the number of retries), and whether
@@ -58,7 +58,7 @@ type Config struct {
 	WebhookRetrySchedule []time.Duration
 	WebhookAllowPrivate  bool
 
-	TLSCert, TLSKey      string // PEM files; both set: SMTP offers STARTTLS
+	TLSCert, TLSKey string // PEM files; both set: SMTP offers STARTTLS
 
 	// MemoryLimit is the soft limit of the serving process's memory (Go
 	// heap, embedded NATS included); 0: none. Under it the garbage collector
