@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"tempmail"
 )
 
@@ -57,6 +59,15 @@ func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleS
 	}
 	expect(withID(created, "inbox-"+ev.InboxID), lifecycle, lastLifecycleSeq)
 	ack, err := s.publish(ctx, created)
+	if isWrongLastSeq(err) {
+		// The views may name a history the log no longer holds (an ended
+		// inbox's events are purged): the subject itself says whether the
+		// address is free, and since when.
+		if seq, free := s.lifecycleFree(ctx, lifecycle); free && seq != lastLifecycleSeq {
+			expect(created, lifecycle, seq)
+			ack, err = s.publish(ctx, created)
+		}
+	}
 	if err != nil && !IsUnknownOutcome(err) {
 		s.withdraw(withdraw...)
 	}
@@ -64,6 +75,36 @@ func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleS
 		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "address already taken")
 	}
 	return ack, err
+}
+
+// lifecycleFree reads an address's lifecycle subject: it is free when it
+// holds nothing (its history purged), or only the end of an inbox (an
+// expiry that fired after the inbox was deleted and purged), and seq is
+// what a claim must then expect. Anything more (a claim, or a history not
+// yet purged) is for the views to judge once they catch up.
+func (s *Store) lifecycleFree(ctx context.Context, lifecycle string) (seq uint64, free bool) {
+	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(lifecycle))
+	if err != nil {
+		return 0, false
+	}
+	switch info.State.Subjects[lifecycle] {
+	case 0:
+		return 0, true
+	case 1:
+		m, err := s.stream.GetLastMsgForSubject(ctx, lifecycle)
+		if err != nil {
+			return 0, false
+		}
+		p, _, err := Decode(m.Data)
+		if err != nil {
+			return 0, false
+		}
+		switch p.(type) {
+		case *InboxDeleted, *InboxExpired:
+			return m.Sequence, true
+		}
+	}
+	return 0, false
 }
 
 // withdraw removes schedules that no stored event refers to, after a
@@ -113,7 +154,7 @@ func (s *Store) AppendMessageEvent(ctx context.Context, addr, inboxID, messageID
 // lifecycle subject's last sequence as the views show it, and if the inbox
 // has ended since, the error is of kind NotFound.
 func (s *Store) CreateWebhook(ctx context.Context, ev WebhookCreated, lifecycleSeq uint64) (Ack, error) {
-	subject, lifecycle := s.hooksSubjects(ev.InboxID, ev.Address)
+	subject, lifecycle := s.hookSubjects(ev.WebhookID, ev.InboxID, ev.Address)
 	m, err := eventMsg(subject, ev)
 	if err != nil {
 		return Ack{}, err
@@ -131,7 +172,7 @@ func (s *Store) CreateWebhook(ctx context.Context, ev WebhookCreated, lifecycleS
 
 // DeleteWebhook ends a subscription.
 func (s *Store) DeleteWebhook(ctx context.Context, ev WebhookDeleted) (Ack, error) {
-	subject, _ := s.hooksSubjects(ev.InboxID, ev.Address)
+	subject, _ := s.hookSubjects(ev.WebhookID, ev.InboxID, ev.Address)
 	m, err := eventMsg(subject, ev)
 	if err != nil {
 		return Ack{}, err
@@ -139,12 +180,12 @@ func (s *Store) DeleteWebhook(ctx context.Context, ev WebhookDeleted) (Ack, erro
 	return s.publish(ctx, withID(m, "webhook-deleted-"+ev.WebhookID))
 }
 
-// hooksSubjects returns where a subscription's events go and, for one of
+// hookSubjects returns where a subscription's events go and, for one of
 // an inbox, the inbox's lifecycle subject.
-func (s *Store) hooksSubjects(inboxID, addr string) (subject, lifecycle string) {
+func (s *Store) hookSubjects(webhookID, inboxID, addr string) (subject, lifecycle string) {
 	if inboxID == "" {
-		return hooksSubject, ""
+		return hooksRoot + "." + webhookID, ""
 	}
 	part := s.PartitionOfAddress(addr)
-	return inboxHooksSubject(part, addr, inboxID), inboxSubject(part, addr)
+	return hooksOf(part, addr, inboxID) + "." + webhookID, inboxSubject(part, addr)
 }

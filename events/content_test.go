@@ -6,6 +6,9 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
+	mrand "math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -193,4 +196,92 @@ func embeddedJS(t testing.TB, dir string) jetstream.JetStream {
 		t.Fatal(err)
 	}
 	return js
+}
+
+// TestKeyFileShrinksAsKeysAreErased: the key file follows what is live:
+// erasing the keys of the last slots cuts them off, erasing them all
+// empties it, and slots freed and cut off are never handed out twice.
+func TestKeyFileShrinksAsKeysAreErased(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	k, err := openFileKeys(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	size := func() int64 {
+		info, err := os.Stat(filepath.Join(dir, keysFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Size()
+	}
+	type live struct {
+		ref uint64
+		key []byte
+	}
+	keys := map[string]live{}
+	add := func() {
+		id := uuid.NewString()
+		ref, key, err := k.New(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys[id] = live{ref, key}
+	}
+	erase := func(id string) {
+		if err := k.Erase(ctx, keys[id].ref, id); err != nil {
+			t.Fatal(err)
+		}
+		delete(keys, id)
+	}
+	check := func() {
+		t.Helper()
+		refs := map[uint64]bool{}
+		for id, l := range keys {
+			if refs[l.ref] {
+				t.Fatalf("slot %d handed out twice", l.ref)
+			}
+			refs[l.ref] = true
+			if got, err := k.Get(ctx, l.ref, id); err != nil || !bytes.Equal(got, l.key) {
+				t.Fatalf("key of %s: %v", id, err)
+			}
+		}
+	}
+	for range 100 {
+		add()
+	}
+	if size() != 100*slotSize {
+		t.Fatalf("100 keys: %d bytes", size())
+	}
+	// Churn: erase at random, add, in many rounds.
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	for range 2000 {
+		if len(keys) > 0 && rng.IntN(2) == 0 {
+			for id := range keys {
+				erase(id)
+				break
+			}
+		} else {
+			add()
+		}
+	}
+	check()
+	for id := range keys {
+		erase(id)
+	}
+	if size() != 0 {
+		t.Errorf("every key erased, the file keeps %d bytes", size())
+	}
+	for range 3 {
+		add()
+	}
+	check()
+	k.Close()
+	// Reopened, it knows which slots are free.
+	if k, err = openFileKeys(dir); err != nil {
+		t.Fatal(err)
+	}
+	add()
+	check()
 }

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"container/heap"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -48,14 +49,31 @@ var ErrErased = tempmail.Errorf(tempmail.NotFound, "message not found")
 // Slot layout (64 bytes): a state byte (1: in use), the message id (16
 // bytes of its UUID), the key (32 bytes), zeros.
 type fileKeys struct {
-	mu    sync.Mutex
-	f     *os.File
-	free  []uint32 // erased slots, reused first
-	next  uint32   // first slot never used
-	dirty bool     // written since the last flush
+	mu   sync.Mutex
+	f    *os.File
+	used []bool    // by slot; the file holds len(used) slots
+	free slotsHeap // erased slots below len(used), lowest reused first
+	// dirty says something was written since the last flush.
+	dirty bool
 	stop  chan struct{}
 	done  chan struct{}
 	once  sync.Once
+}
+
+// slotsHeap is a min-heap of slot numbers: new keys take the lowest free
+// slot, so the slots in use gather at the start of the file and its end
+// can be cut off as messages go (fileKeys.shrink).
+type slotsHeap []uint32
+
+func (h slotsHeap) Len() int           { return len(h) }
+func (h slotsHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h slotsHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *slotsHeap) Push(x any)        { *h = append(*h, x.(uint32)) }
+func (h *slotsHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 const (
@@ -82,14 +100,38 @@ func openFileKeys(dir string) (*fileKeys, error) {
 		f.Close()
 		return nil, fmt.Errorf("key file: %w", err)
 	}
-	k := &fileKeys{f: f, next: uint32(len(data) / slotSize), stop: make(chan struct{}), done: make(chan struct{})}
-	for i := uint32(0); i < k.next; i++ {
-		if data[int(i)*slotSize] != 1 {
-			k.free = append(k.free, i)
+	k := &fileKeys{f: f, used: make([]bool, len(data)/slotSize), stop: make(chan struct{}), done: make(chan struct{})}
+	for i := range k.used {
+		if k.used[i] = data[i*slotSize] == 1; !k.used[i] {
+			k.free = append(k.free, uint32(i))
 		}
+	}
+	heap.Init(&k.free)
+	if err := k.shrink(); err != nil {
+		f.Close()
+		return nil, err
 	}
 	go k.flushLoop()
 	return k, nil
+}
+
+// shrink cuts the free slots off the end of the file, so that the file
+// follows what is live: a store whose messages are all deleted keeps an
+// empty key file.
+func (k *fileKeys) shrink() error {
+	n := len(k.used)
+	for n > 0 && !k.used[n-1] {
+		n--
+	}
+	if n == len(k.used) {
+		return nil
+	}
+	if err := k.f.Truncate(int64(n) * slotSize); err != nil {
+		return tempmail.Wrap(tempmail.Unavailable, err, "could not shrink the key file")
+	}
+	k.used = k.used[:n]
+	k.dirty = true
+	return nil
 }
 
 func (k *fileKeys) New(_ context.Context, messageID string) (uint64, []byte, error) {
@@ -107,17 +149,25 @@ func (k *fileKeys) New(_ context.Context, messageID string) (uint64, []byte, err
 	copy(slot[17:17+keySize], key)
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	var ref uint32
-	if n := len(k.free); n > 0 {
-		ref, k.free = k.free[n-1], k.free[:n-1]
-	} else {
-		ref = k.next
-		k.next++
+	ref := uint32(len(k.used))
+	for k.free.Len() > 0 {
+		// Slots cut off by shrink, and so perhaps in use again since,
+		// may still be on the heap: skip those.
+		if s := heap.Pop(&k.free).(uint32); s < uint32(len(k.used)) && !k.used[s] {
+			ref = s
+			break
+		}
 	}
 	if _, err := k.f.WriteAt(slot[:], int64(ref)*slotSize); err != nil {
-		k.free = append(k.free, ref)
+		if ref < uint32(len(k.used)) {
+			heap.Push(&k.free, ref)
+		}
 		return 0, nil, tempmail.Wrap(tempmail.Unavailable, err, "could not store the message's key")
 	}
+	if ref == uint32(len(k.used)) {
+		k.used = append(k.used, true)
+	}
+	k.used[ref] = true
 	k.dirty = true
 	return uint64(ref), key, nil
 }
@@ -130,7 +180,7 @@ func (k *fileKeys) Get(_ context.Context, ref uint64, messageID string) ([]byte,
 	var slot [slotSize]byte
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if ref >= uint64(k.next) {
+	if ref >= uint64(len(k.used)) {
 		return nil, ErrErased
 	}
 	if _, err := k.f.ReadAt(slot[:], int64(ref)*slotSize); err != nil {
@@ -150,7 +200,7 @@ func (k *fileKeys) Erase(_ context.Context, ref uint64, messageID string) error 
 	var slot [slotSize]byte
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if ref >= uint64(k.next) {
+	if ref >= uint64(len(k.used)) {
 		return nil
 	}
 	if _, err := k.f.ReadAt(slot[:], int64(ref)*slotSize); err != nil {
@@ -162,9 +212,10 @@ func (k *fileKeys) Erase(_ context.Context, ref uint64, messageID string) error 
 	if _, err := k.f.WriteAt(make([]byte, slotSize), int64(ref)*slotSize); err != nil {
 		return tempmail.Wrap(tempmail.Unavailable, err, "could not erase the message's key")
 	}
-	k.free = append(k.free, uint32(ref))
+	k.used[ref] = false
+	heap.Push(&k.free, uint32(ref))
 	k.dirty = true
-	return nil
+	return k.shrink()
 }
 
 // Flush puts what was written and erased on the disk.

@@ -10,16 +10,22 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Purge makes a deletion final, once the views have applied it. For a
-// Deleted message it erases the message's key, so that what the message
-// said can no longer be read from any copy of its sealed content; it
-// removes the message's raw object and its retention schedule. Its events
-// stay, as small tombstones that say nothing of what it said. For an ended
-// inbox it does that for every message of the inbox, and drops the inbox's
-// schedules. Other events need nothing. Purging again is harmless, so a
-// redelivered event may purge twice. progress, if not nil, is called after
-// each message erased.
-func (s *Store) Purge(ctx context.Context, subject string, p Payload, progress func()) error {
+// Purge makes a deletion final, once the views have applied it, and takes
+// what is gone out of the log. For a Deleted message it erases the
+// message's key, so that what the message said can no longer be read from
+// any copy of its sealed content; then it purges the message's events and
+// its retention schedule. For an inbox that ended (ended: the views found
+// it live; an expiry that fires after the inbox was deleted ends nothing)
+// it does that for every message of the inbox, and purges the inbox's
+// subscriptions, its schedules, and its lifecycle events up to its end,
+// seq. For a deleted subscription it purges its events. Other events need
+// nothing. Purging again is harmless, so a redelivered event may purge
+// twice. progress, if not nil, is called after each message erased.
+//
+// Nothing waits for a grace period: the stream still recognises a retried
+// delivery of a purged message by its Nats-Msg-Id for the dedupe window,
+// and every reader goes through the views, which no longer show it.
+func (s *Store) Purge(ctx context.Context, seq uint64, subject string, p Payload, ended bool, progress func()) error {
 	switch ev := p.(type) {
 	case *Deleted:
 		part, addrKey, ok := splitSubject(subject)
@@ -32,18 +38,32 @@ func (s *Store) Purge(ctx context.Context, subject string, p Payload, progress f
 		if err := s.keys.Flush(); err != nil {
 			return err
 		}
+		if err := s.purgeSubject(ctx, subject); err != nil {
+			return err
+		}
 		return s.purgeSubject(ctx, scheduleRoot+"."+part+"."+addrKey+"."+ev.InboxID+"."+ev.MessageID)
 	case *InboxDeleted:
-		return s.purgeInbox(ctx, ev.Address, ev.InboxID, progress)
+		if ended {
+			return s.purgeInbox(ctx, seq, ev.Address, ev.InboxID, progress)
+		}
 	case *InboxExpired:
-		return s.purgeInbox(ctx, ev.Address, ev.InboxID, progress)
+		if ended {
+			return s.purgeInbox(ctx, seq, ev.Address, ev.InboxID, progress)
+		}
+	case *WebhookDeleted:
+		return s.purgeSubject(ctx, subject)
 	}
 	return nil
 }
 
-func (s *Store) purgeInbox(ctx context.Context, addr, inboxID string, progress func()) error {
+// purgeInbox erases what an ended inbox's messages said and takes every
+// event of the inbox out of the log: its messages', its subscriptions',
+// and on its address's lifecycle subject those up to its end at seq (a
+// newer inbox on the address keeps its own).
+func (s *Store) purgeInbox(ctx context.Context, seq uint64, addr, inboxID string, progress func()) error {
 	part := s.PartitionOfAddress(addr)
-	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(messagesOf(part, addr, inboxID)+".>"))
+	messages := messagesOf(part, addr, inboxID) + ".>"
+	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(messages))
 	if err != nil {
 		return unavailable(err)
 	}
@@ -58,7 +78,16 @@ func (s *Store) purgeInbox(ctx context.Context, addr, inboxID string, progress f
 	if err := s.keys.Flush(); err != nil {
 		return err
 	}
-	return s.purgeSubject(ctx, schedulesOf(part, addr, inboxID)+".>")
+	for _, subject := range []string{messages, hooksOf(part, addr, inboxID) + ".>", schedulesOf(part, addr, inboxID) + ".>"} {
+		if err := s.purgeSubject(ctx, subject); err != nil {
+			return err
+		}
+	}
+	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject(inboxSubject(part, addr)), jetstream.WithPurgeSequence(seq+1)); err != nil {
+		s.CountError("purge")
+		return unavailable(err)
+	}
+	return nil
 }
 
 // eraseMessage erases the content of the message whose events are on

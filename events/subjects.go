@@ -11,11 +11,17 @@ import (
 // Subjects carry the aggregate and its partition:
 //
 //	ev.sys.domains                               domain list (DomainAdded, DomainDeactivated)
-//	ev.sys.webhooks                              subscriptions to every inbox (WebhookCreated, WebhookDeleted)
-//	ev.<part>.<addrKey>.w.<inboxID>              subscriptions to one inbox (WebhookCreated, WebhookDeleted)
+//	ev.sys.webhooks.<webhookID>                  a subscription to every inbox (WebhookCreated, WebhookDeleted)
+//	ev.<part>.<addrKey>.w.<inboxID>.<webhookID>  a subscription to one inbox (WebhookCreated, WebhookDeleted)
 //	ev.<part>.<addrKey>.inbox                    inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
 //	ev.<part>.<addrKey>.m.<inboxID>.<messageID>  one message (MailReceived, MarkedRead, Deleted)
 //	sched.<part>.<addrKey>.<inboxID>.<what>      schedules: the server publishes their event when due
+//
+// Every subject holds the events of one thing, so that when it is gone its
+// events leave the log with one purge (Store.Purge): a deleted message's,
+// a deleted subscription's, an ended inbox's (its messages, subscriptions
+// and the lifecycle events up to its end). The log so holds what is live,
+// not its history.
 //
 // The address is the aggregate: its lifecycle subject holds at most one live
 // inbox at a time, so claiming an address is one publish with the subject's
@@ -30,7 +36,7 @@ const (
 	scheduleRoot   = "sched"
 	SysPartition   = "sys"
 	domainsSubject = subjectRoot + "." + SysPartition + ".domains"
-	hooksSubject   = subjectRoot + "." + SysPartition + ".webhooks"
+	hooksRoot      = subjectRoot + "." + SysPartition + ".webhooks"
 )
 
 // AddressKey encodes a normalised address as a subject token and KV key:
@@ -75,8 +81,9 @@ func messagesOf(part, addr, inboxID string) string {
 	return subjectRoot + "." + part + "." + AddressKey(addr) + ".m." + inboxID
 }
 
-// inboxHooksSubject holds the webhook subscriptions of one inbox.
-func inboxHooksSubject(part, addr, inboxID string) string {
+// hooksOf is the prefix of the subjects of one inbox's webhook
+// subscriptions.
+func hooksOf(part, addr, inboxID string) string {
 	return subjectRoot + "." + part + "." + AddressKey(addr) + ".w." + inboxID
 }
 

@@ -12,7 +12,20 @@ import (
 // a reader reaches first (the inbox, the address) changes last; the sequence
 // check on every entry makes a repeated or resumed application harmless.
 func apply(ctx context.Context, st viewStore, seq uint64, p events.Payload) error {
+	_, err := applyEvent(ctx, st, seq, p)
+	return err
+}
+
+// applyEvent is apply, telling also whether the event ended a live inbox
+// (an InboxDeleted or InboxExpired can come too late to end anything),
+// which decides what of the log it purges (events.Store.Purge).
+func applyEvent(ctx context.Context, st viewStore, seq uint64, p events.Payload) (ended bool, err error) {
 	t := &tx{ctx: ctx, st: st, seq: seq}
+	err = t.apply(p)
+	return t.ended, err
+}
+
+func (t *tx) apply(p events.Payload) error {
 	switch ev := p.(type) {
 	case *events.DomainAdded:
 		return t.setDomain(ev.ID, ev.Name, true)
@@ -84,18 +97,21 @@ func (t *tx) inboxCreated(ev *events.InboxCreated) error {
 
 // lifecycleEnded applies an InboxDeleted or InboxExpired. Usually it ends
 // the address's live inbox. A scheduled expiry can also fire for an inbox
-// that was deleted already, landing after a newer inbox's creation: then it
-// ends nothing, but it is now the last event on the address's lifecycle
-// subject, so the address and its live inbox must expect it.
+// that was deleted already: then it ends nothing, but when it lands after a
+// newer inbox's creation it is now the last event on the address's
+// lifecycle subject, so the address and its live inbox must expect it.
 func (t *tx) lifecycleEnded(inboxID, addr string) error {
 	var a Address
 	ae, err := t.load(addressKey(addr), &a)
 	if err != nil {
 		return err
 	}
-	if a.InboxID == inboxID && (a.Live || ae.applied) {
-		// Ending it (or resuming an ending that stopped half-way, after
-		// the address was written).
+	// Resuming an ending that stopped half-way, after the address was
+	// written: its tombstone (or, written by an earlier version, its
+	// ended entry) carries this event's sequence.
+	resumed := ae.applied && (a.Gone || a.InboxID == inboxID)
+	if (a.InboxID == inboxID && a.Live) || resumed {
+		t.ended = true
 		return t.inboxEnded(inboxID, addr, ae)
 	}
 	if a.Live {
@@ -170,7 +186,10 @@ func (t *tx) inboxEnded(inboxID, addr string, ae *entry) error {
 	if err := t.remove(te); err != nil {
 		return err
 	}
-	if err := t.save(ae, &Address{InboxID: inboxID, Live: false, LifecycleSeq: t.seq}); err != nil {
+	// The address is free again, and its history leaves the log
+	// (events.Store.Purge): a claim expects nothing on its lifecycle
+	// subject, as for an address never used.
+	if err := t.remove(ae); err != nil {
 		return err
 	}
 	return t.remove(ie)

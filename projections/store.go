@@ -20,8 +20,10 @@ var errConflict = errors.New("view entry changed concurrently")
 
 // tombstoneTTL is how long a deleted entry's tombstone stays. It must outlast
 // any window in which an older event can still be applied after a newer one:
-// a partition hand-over, bounded by the consumer's AckWait.
-const tombstoneTTL = 10 * time.Minute
+// a partition hand-over, bounded by the consumer's AckWait (ackWait, six
+// times over). Not much longer: until it goes, the views of what was
+// deleted still take their room on disk.
+const tombstoneTTL = time.Minute
 
 // viewStore is where a projection keeps views: the KV bucket when serving,
 // memory while rebuilding. It deals in records, so that a store can keep
@@ -166,9 +168,10 @@ type entry struct {
 // tx applies one event: it loads entries and writes those that do not yet
 // reflect the event's sequence.
 type tx struct {
-	ctx context.Context
-	st  viewStore
-	seq uint64
+	ctx   context.Context
+	st    viewStore
+	seq   uint64
+	ended bool // the event ended a live inbox
 }
 
 // load reads key into rec (left zero when absent).

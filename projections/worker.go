@@ -198,17 +198,18 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 		// cut off by ctx, only bounded in time.
 		actx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		err = v.dispatch(actx, st, seq, part, at, p)
+		ended := false
 		if err == nil {
-			err = apply(actx, st, seq, p)
+			ended, err = applyEvent(actx, st, seq, p)
 		}
 		if err == nil {
 			// The views no longer show what a deletion removed; now its
-			// keys are erased. An inbox's thousand messages can take a
-			// while (much longer where erasing rewrites a block), so the
-			// erasure has its own time, and tells the server it is
-			// still at it.
+			// keys are erased and its events leave the log. An inbox's
+			// thousand messages can take a while (much longer where
+			// erasing rewrites a block), so the erasure has its own
+			// time, and tells the server it is still at it.
 			pctx, pcancel := context.WithTimeout(context.Background(), purgeTimeout)
-			err = v.store.Purge(pctx, msg.Subject(), p, inProgress(msg))
+			err = v.store.Purge(pctx, seq, msg.Subject(), p, ended, inProgress(msg))
 			pcancel()
 		}
 		if err == nil && cp.due(md) {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -474,5 +475,109 @@ func addresses(inboxes []inbox) []string {
 	for i, in := range inboxes {
 		out[i] = in.Address
 	}
+	return out
+}
+
+// 7. Footprint: what 15,000 messages of 4 KiB (16 connections, 50 inboxes,
+// defaults) leave in memory and on disk, and what is left once every inbox
+// is deleted.
+func (b *bench) footprint() {
+	n := b.scale(15000, 5000)
+	fmt.Printf("\n[7] footprint: %d messages of 4 KiB, 16 connections, 50 inboxes, defaults\n", n)
+	svc := b.startService("", b.profile("footprint.pprof"))
+	defer svc.remove()
+	defer svc.stop()
+	empty := dirBytes(svc.dir)
+	inboxes := svc.newInboxes(50)
+	rate, _ := blast(svc.smt, 16, n, addresses(inboxes), "fp")
+	svc.waitCount(inboxes, n)
+	time.Sleep(5 * time.Second) // the server's caches of recent writes age out
+	cur, peak := rss(svc.cmd.Process.Pid)
+	used := dirBytes(svc.dir)
+	perMsg := float64(used-empty) / float64(n)
+	fmt.Printf("  %.0f msg/s; RSS %d MiB (peak %d MiB); disk %d KiB (empty %d KiB): %.1f KiB per message\n",
+		rate, cur>>20, peak>>20, used>>10, empty>>10, perMsg/1024)
+	for _, d := range dirBreakdown(svc.dir) {
+		fmt.Printf("    %-40s %8d KiB\n", d.name, d.bytes>>10)
+	}
+	b.add("RSS ≤ 128 MiB after 15,000 messages", fmt.Sprintf("%d MiB (peak %d MiB)", cur>>20, peak>>20),
+		fmt.Sprintf("%.2f of 128 MiB", float64(cur)/(128<<20)), cur <= 128<<20)
+	b.add("disk ≤ 8 KiB per 4 KiB message", fmt.Sprintf("%.1f KiB per message (%d MiB for %d)", perMsg/1024, (used-empty)>>20, n),
+		fmt.Sprintf("%.2f of 8 KiB", perMsg/8192), perMsg <= 8192)
+
+	for _, in := range inboxes {
+		req, _ := http.NewRequest("DELETE", "http://"+svc.http+"/inboxes/"+in.Token+"/", nil)
+		resp, err := client.Do(req)
+		if err != nil || resp.StatusCode != http.StatusNoContent {
+			panic(fmt.Sprintf("delete inbox: %v %v", resp, err))
+		}
+		resp.Body.Close()
+	}
+	start := time.Now()
+	var left int64
+	for _, at := range []time.Duration{10 * time.Second, time.Minute, 3 * time.Minute} {
+		time.Sleep(time.Until(start.Add(at)))
+		left = dirBytes(svc.dir)
+		fmt.Printf("  %v after deleting every inbox: disk %d KiB\n", at, left>>10)
+	}
+	for _, d := range dirBreakdown(svc.dir) {
+		fmt.Printf("    %-40s %8d KiB\n", d.name, d.bytes>>10)
+	}
+	b.add("everything deleted: disk back near empty within minutes", fmt.Sprintf("%d KiB 3 min after (empty %d KiB, full %d KiB)", left>>10, empty>>10, used>>10),
+		fmt.Sprintf("%.2f of the full store", float64(left-empty)/float64(used-empty)), left-empty <= (used-empty)/10)
+}
+
+// waitCount waits until the inboxes hold n messages in all (the views have
+// caught up with what was acknowledged).
+func (s *service) waitCount(inboxes []inbox, n int) {
+	for range 600 {
+		total := 0
+		for _, in := range inboxes {
+			resp, err := client.Get("http://" + s.http + "/inboxes/" + in.Token + "/")
+			if err != nil {
+				panic(err)
+			}
+			var v struct{ Count int }
+			_ = json.NewDecoder(resp.Body).Decode(&v)
+			resp.Body.Close()
+			total += v.Count
+		}
+		if total >= n {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	panic("the views did not catch up")
+}
+
+// dirBytes is the disk space the files under dir take.
+func dirBytes(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				if st, ok := info.Sys().(*syscall.Stat_t); ok {
+					n += st.Blocks * 512
+				}
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+type dirSize struct {
+	name  string
+	bytes int64
+}
+
+// dirBreakdown is the space each stream (and the key file) takes.
+func dirBreakdown(dir string) []dirSize {
+	var out []dirSize
+	streams, _ := filepath.Glob(filepath.Join(dir, "nats", "jetstream", "*", "streams", "*"))
+	for _, s := range streams {
+		out = append(out, dirSize{filepath.Base(s), dirBytes(s)})
+	}
+	out = append(out, dirSize{"keys", dirBytes(filepath.Join(dir, "keys"))})
 	return out
 }
