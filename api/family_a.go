@@ -408,6 +408,7 @@ func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, fam family, m 
 	w.Header().Set("Content-Length", strconv.FormatInt(m.Size, 10))
 	w.Header().Set("Content-Disposition", disposition+`; filename="`+m.ID+`.eml"`)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	allowDownload(w, m.Size)
 	if _, err := io.Copy(w, rc); err != nil {
 		s.log.Warn("raw download interrupted", "id", m.ID, "err", err)
 	}
@@ -430,7 +431,17 @@ func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam fam
 	w.Header().Set("Content-Disposition", attachmentDisposition(att.Filename))
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	allowDownload(w, int64(len(content)))
 	_, _ = w.Write(content)
+}
+
+// allowDownload gives a download of size bytes the time it needs: the
+// server's write timeout suits ordinary answers, and would cut off a large
+// message sent to a slow client. It allows a minute, and one more second
+// for every 32 KiB.
+func allowDownload(w http.ResponseWriter, size int64) {
+	d := time.Minute + time.Duration(size/(32<<10))*time.Second
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
 }
 
 // attachmentDisposition is `attachment; filename="name"`, or the RFC 2231

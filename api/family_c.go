@@ -256,8 +256,10 @@ func (s *Server) hold(r *http.Request, inboxID string, wait time.Duration, notFo
 
 // latestOf finds the newest message of an inbox newer than q.after that
 // passes q's filter. It reads the inbox afresh, so a held request sees
-// expiry and new mail alike.
-func (s *Server) latestOf(inboxID string, q waitRequest) finder {
+// expiry and new mail alike. token, when the caller holds it, gives the
+// attachments their download URLs (an address and the read key do not
+// reveal the token).
+func (s *Server) latestOf(inboxID, token string, q waitRequest) finder {
 	return func(ctx context.Context) (any, bool, error) {
 		in, err := liveInbox(s.views.Inbox(ctx, inboxID))
 		if err != nil {
@@ -284,7 +286,7 @@ func (s *Server) latestOf(inboxID string, q waitRequest) finder {
 		if err != nil {
 			return nil, false, err
 		}
-		return toMessageC(m, ""), true, nil
+		return toMessageC(m, token), true, nil
 	}
 }
 
@@ -298,7 +300,7 @@ func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyC, err)
 		return
 	}
-	s.answerHeld(w, r, in.ID, q.wait, errNoMessages, s.latestOf(in.ID, q))
+	s.answerHeld(w, r, in.ID, q.wait, errNoMessages, s.latestOf(in.ID, in.Token, q))
 }
 
 func (s *Server) answerHeld(w http.ResponseWriter, r *http.Request, inboxID string, wait time.Duration, notFound error, find finder) {
@@ -338,7 +340,7 @@ func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyC, asNotFound(asNotFoundInvalid(err), "Inbox not found"))
 		return
 	}
-	s.answerHeld(w, r, in.ID, q.wait, errNoMessages, s.latestOf(in.ID, q))
+	s.answerHeld(w, r, in.ID, q.wait, errNoMessages, s.latestOf(in.ID, "", q))
 }
 
 // asNotFoundInvalid treats a malformed address as an unknown one: no inbox

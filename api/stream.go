@@ -176,12 +176,14 @@ func (sw *sseWriter) event(id uint64, name string, data any) {
 }
 
 // end tells the client the inbox is gone (API.md: expired, and the stream
-// then ends): by its time, or because it was deleted. It carries the last
-// change's id: a client that still reconnects with it is answered 404.
+// then ends): by its time, or because it was deleted. It names the inbox
+// by its id and its address (a family C client knows only the latter), and
+// carries the last change's id: a client that still reconnects with it is
+// answered 404.
 func (sw *sseWriter) end(cursor uint64, in *projections.Inbox) {
 	reason := "deleted"
 	if !in.ExpiresAt.IsZero() && !time.Now().Before(in.ExpiresAt) {
 		reason = "expired"
 	}
-	sw.event(cursor, "expired", map[string]string{"id": in.ID, "reason": reason})
+	sw.event(cursor, "expired", map[string]string{"id": in.ID, "address": in.Address, "reason": reason})
 }

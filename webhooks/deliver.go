@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -340,6 +341,10 @@ func describe(err error, timeout time.Duration) string {
 		return refused.msg
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("no answer within %s", timeout)
+	}
+	var urlErr *url.Error // "Post <url>: ...": the log says which URL already
+	if errors.As(err, &urlErr) {
+		return urlErr.Err.Error()
 	}
 	return err.Error()
 }
