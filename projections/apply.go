@@ -12,7 +12,21 @@ import (
 // a reader reaches first (the inbox, the address) changes last; the sequence
 // check on every entry makes a repeated or resumed application harmless.
 func apply(ctx context.Context, st viewStore, seq uint64, p events.Payload) error {
+	_, err := applyCounting(ctx, st, seq, p)
+	return err
+}
+
+// applyCounting is apply, and says how the writes it made changed the
+// number of live inboxes and stored messages. Even when it fails, the
+// change is that of the writes that were made: the next attempt finds them
+// applied and does not make (or count) them again.
+func applyCounting(ctx context.Context, st viewStore, seq uint64, p events.Payload) (Counts, error) {
 	t := &tx{ctx: ctx, st: st, seq: seq}
+	err := t.apply(p)
+	return t.delta, err
+}
+
+func (t *tx) apply(p events.Payload) error {
 	switch ev := p.(type) {
 	case *events.DomainAdded:
 		return t.setDomain(ev.ID, ev.Name, true)

@@ -160,7 +160,9 @@ type entry struct {
 	key     string
 	rev     uint64
 	found   bool // present, possibly as a tombstone
+	live    bool // present and not a tombstone
 	applied bool // already reflects this event or a later one
+	counted *int64
 }
 
 // tx applies one event: it loads entries and writes those that do not yet
@@ -169,6 +171,10 @@ type tx struct {
 	ctx context.Context
 	st  viewStore
 	seq uint64
+	// delta is what the writes made so far changed in the partition's
+	// counts: an inbox or message entry written where none was live is
+	// one more, one made a tombstone is one fewer.
+	delta Counts
 }
 
 // load reads key into rec (left zero when absent).
@@ -178,7 +184,14 @@ func (t *tx) load(key string, rec record) (*entry, error) {
 		return nil, err
 	}
 	e := &entry{key: key, rev: rev, found: found}
+	e.live = found && !rec.meta().Gone
 	e.applied = found && rec.meta().Seq >= t.seq
+	switch rec.(type) {
+	case *Inbox:
+		e.counted = &t.delta.Inboxes
+	case *Message:
+		e.counted = &t.delta.Messages
+	}
 	return e, nil
 }
 
@@ -192,7 +205,13 @@ func (t *tx) save(e *entry, rec record) error {
 	}
 	rec.meta().Seq = t.seq
 	rec.meta().Gone = false
-	return t.st.put(t.ctx, e.key, e.rev, rec)
+	if err := t.st.put(t.ctx, e.key, e.rev, rec); err != nil {
+		return err
+	}
+	if e.counted != nil && !e.live {
+		*e.counted++
+	}
+	return nil
 }
 
 // remove turns a present entry into a tombstone unless it already reflects
@@ -201,5 +220,11 @@ func (t *tx) remove(e *entry) error {
 	if e.applied || !e.found {
 		return nil
 	}
-	return t.st.tombstone(t.ctx, e.key, e.rev, t.seq)
+	if err := t.st.tombstone(t.ctx, e.key, e.rev, t.seq); err != nil {
+		return err
+	}
+	if e.counted != nil && e.live {
+		*e.counted--
+	}
+	return nil
 }
