@@ -155,8 +155,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		s.Views.LagCollector())
+		buildInfo())
+	s.Views.Instrument(reg)
 	s.Store.Instrument(reg)
+	s.Node.Instrument(reg)
 	s.deliverer = &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
 		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
@@ -179,6 +181,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	if err = smtpSrv.Listen(); err != nil {
 		return s, err
 	}
+	smtpSrv.Instrument(reg)
 	s.SMTP = smtpSrv
 	go func() {
 		if err := s.SMTP.Serve(); err != nil {
@@ -201,8 +204,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		}
 	}()
 	s.API.SetReady(true)
-	log.Info("tempmail ready", "http", s.httpLn.Addr().String(), "smtp", s.SMTP.Addr(), "domains", strings.Join(cfg.Domains, ","),
-		"data_dir", cfg.DataDir, "views_generation", s.Views.Generation())
+	log.Info("tempmail ready", "http", s.httpLn.Addr().String(), "smtp", s.SMTP.Addr(), "version", buildVersion(),
+		"domains", strings.Join(cfg.Domains, ","), "data_dir", cfg.DataDir, "views_generation", s.Views.Generation(),
+		"log_format", cfg.LogFormat, "access_log", cfg.AccessLog, "cors_origins", strings.Join(cfg.CORSOrigins, ","))
 	return s, nil
 }
 
