@@ -12,6 +12,7 @@ import (
 	"net/smtp"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -323,6 +324,28 @@ func TestMetricsOperatorsGraph(t *testing.T) {
 	}
 	if v, _ := metric(body, "tempmail_nats_connected"); v != 1 {
 		t.Errorf("tempmail_nats_connected %v", v)
+	}
+	// Every metric the dashboard graphs exists (under that name).
+	dashboard, err := os.ReadFile("../../deploy/grafana/tempmail.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct{ Panels []json.RawMessage }
+	if err := json.Unmarshal(dashboard, &d); err != nil || len(d.Panels) == 0 {
+		t.Fatalf("deploy/grafana/tempmail.json: %v", err)
+	}
+	if err := sendSMTP(svc, "nobody@tempmail.test", "x", "x"); err == nil {
+		t.Fatal("mail to nobody accepted")
+	}
+	body = scrape(t, base)
+	for _, name := range regexp.MustCompile(`tempmail_[a-z_]+`).FindAllString(string(dashboard), -1) {
+		name = strings.TrimSuffix(name, "_bucket")
+		if name == "tempmail_event_store_errors_total" {
+			continue // shows with the first error
+		}
+		if !strings.Contains(body, "# TYPE "+name+" ") {
+			t.Errorf("the dashboard graphs %s, which /metrics lacks", name)
+		}
 	}
 	endHeld()
 	conn.Close()
