@@ -99,7 +99,7 @@ func (s *kvStore) get(ctx context.Context, key string, rec record) (uint64, bool
 		return 0, false, unavailable(err)
 	}
 	if err := decode(e.Value(), rec); err != nil {
-		return 0, false, fmt.Errorf("view entry %s: %w", key, err)
+		return 0, false, fmt.Errorf("view entry %s: %w", printable(key), err)
 	}
 	if !rec.meta().Gone {
 		s.remember(key, known{rev: e.Revision(), rec: rec.clone()})

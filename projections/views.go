@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"tempmail/events"
@@ -215,9 +216,18 @@ const pageMaxItems = 32
 
 const domainsKey = "domains"
 
-func inboxKey(id string) string         { return "i." + id }
-func addressKey(addr string) string     { return "a." + events.AddressKey(addr) }
-func tokenKey(tok string) string        { return "t." + tok }
+func inboxKey(id string) string     { return "i." + id }
+func addressKey(addr string) string { return "a." + events.AddressKey(addr) }
+func tokenKey(tok string) string    { return "t." + tok }
+
+// printable names a key in an error, which may reach a log: a token key
+// holds an inbox's token, which no log may show.
+func printable(key string) string {
+	if strings.HasPrefix(key, "t.") {
+		return "t.<token>"
+	}
+	return key
+}
 func messageKey(id string) string       { return "m." + id }
 func checkpointKey(part string) string  { return "c." + part }
 func removalsKey(inboxID string) string { return "r." + inboxID }
