@@ -64,7 +64,7 @@ func NewSMTPServer(d *Deliverer, cfg SMTPConfig) *SMTPServer {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.limits.onRefused = func(ip, why string) {
 		d.Metrics.reject(RejectTooManyConn)
-		d.Log.Info("SMTP: connection refused", "client", ip, "reason", why)
+		d.Log.Info("SMTP: rejected", "reason", RejectTooManyConn, "reply", 421, "client", ip, "detail", why)
 	}
 	srv := smtp.NewServer(s)
 	srv.Addr = cfg.Addr
