@@ -1,6 +1,6 @@
 # tempmail: one static binary on a distroless base.
 #
-#   docker build -t tempmail .
+#   docker build --build-arg VERSION=$(git describe --tags --always --dirty) -t tempmail .
 #   docker run -p 127.0.0.1:8080:8080 -p 127.0.0.1:2525:2525 -v tempmail-data:/data tempmail
 #
 # docker-compose.yml runs three of these as an embedded JetStream cluster.
@@ -15,9 +15,13 @@ COPY go.mod go.sum ./
 RUN go mod download
 
 COPY . .
+# The version the binary reports, as `make build` stamps it. The build
+# context has no .git (.dockerignore), so without it the binary says
+# "unknown".
+ARG VERSION=
 # CGO off gives a static binary that needs no libc in the final image;
 # -trimpath keeps build paths out of it, -s -w drops the symbol tables.
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/tempmail ./cmd/tempmail
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/tempmail ./cmd/tempmail
 
 # The final image has no shell to mkdir or chown with, so the data directory
 # is made here and copied over with its owner.

@@ -1,11 +1,15 @@
 # tempmail. `make run` starts the service; `make test` runs everything CI runs.
 GO ?= go
 BIN := bin/tempmail
+# The version the binary reports (tempmail version, /metrics, the start-up
+# line): the nearest tag and the commits since, or the commit alone.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)
+LDFLAGS := -X main.version=$(VERSION)
 
 .PHONY: build run test vet fmt-check clean bench bench-quick
 
 build:
-	$(GO) build -o $(BIN) ./cmd/tempmail
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tempmail
 
 # The service with embedded NATS: data in ./data, HTTP on 127.0.0.1:8080,
 # SMTP on 127.0.0.1:2525, domain tempmail.test.

@@ -8,5 +8,7 @@
 // recording domains) lives in commands.go.
 //
 // Error kinds become statuses and each family's body shape in one place,
-// errors.go.
+// errors.go. Every request is counted, timed and (with --access-log) logged
+// by its route pattern, never its path, which may hold a token (observe.go);
+// with --cors-origins, browsers' preflights are answered (cors.go).
 package api

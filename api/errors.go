@@ -48,7 +48,8 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, fam fa
 	status := statusOf(kind)
 	msg := tempmail.Message(err, "internal error")
 	if kind == tempmail.Internal || kind == tempmail.Unavailable {
-		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		// By route, never by path: family C paths hold the inbox's token.
+		log.Error("request failed", "method", methodLabel(r.Method), "route", routeOf(r), "err", err)
 	}
 	if kind == tempmail.Unavailable {
 		w.Header().Set("Retry-After", "1")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,8 +31,8 @@ type Deps struct {
 	Ingest *ingest.Deliverer
 	Hooks  *webhooks.Webhooks // outbound webhooks
 	Log    *slog.Logger
-	// Metrics is served on /metrics, and gets the HTTP request counter. If
-	// nil, a registry of the API's own metrics is used.
+	// Metrics is served on /metrics, and gets the API's own metrics
+	// (observe.go). If nil, a registry of the API's metrics alone is used.
 	Metrics *prometheus.Registry
 	// Probe names what keeps the service from serving (the NATS
 	// connection, a projection partition, a listener); /readyz answers 503
@@ -43,18 +42,18 @@ type Deps struct {
 
 // Server holds what the handlers need. Its fields are set once by New.
 type Server struct {
-	cfg      config.Config
-	store    *events.Store
-	views    *projections.Reader
-	ingest   *ingest.Deliverer
-	hooks    *webhooks.Webhooks
-	log      *slog.Logger
-	ready    atomic.Bool
-	router   chi.Router
-	metrics  *prometheus.Registry
-	requests *prometheus.CounterVec
-	probe    func(ctx context.Context) []string
-	waiters  waiters
+	cfg     config.Config
+	store   *events.Store
+	views   *projections.Reader
+	ingest  *ingest.Deliverer
+	hooks   *webhooks.Webhooks
+	log     *slog.Logger
+	ready   atomic.Bool
+	router  chi.Router
+	metrics *prometheus.Registry
+	http    httpMetrics
+	probe   func(ctx context.Context) []string
+	waiters waiters
 	// keepAlive is how often an idle event stream sends a comment.
 	keepAlive time.Duration
 
@@ -69,9 +68,7 @@ func New(d Deps) *Server {
 	}
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, log: d.Log,
 		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}, keepAlive: keepAlive}
-	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tempmail_http_requests_total",
-		Help: "HTTP requests, by route pattern, method and status."}, []string{"route", "method", "status"})
-	s.metrics.MustRegister(s.requests)
+	s.http = newHTTPMetrics(s.metrics, func() float64 { return float64(s.waiters.Held()) })
 	s.router = s.routes()
 	return s
 }
@@ -94,8 +91,9 @@ func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
 	// Every path is served with and without its trailing slash, no redirect.
 	r.Use(middleware.StripSlashes)
-	r.Use(s.countRequests)
-	r.Use(middleware.Recoverer)
+	r.Use(s.observe)
+	r.Use(s.recoverer)
+	r.Use(s.cors)
 	r.Use(s.boundBodies)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeErrorBody(w, familyOf(r), http.StatusNotFound, notFoundFor(r), true)
@@ -203,24 +201,6 @@ func notFoundFor(r *http.Request) string {
 		return notFoundA
 	}
 	return "Not found"
-}
-
-// countRequests counts every request by its route pattern (not its path, so
-// that ids do not make a label each) and status.
-func (s *Server) countRequests(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-		next.ServeHTTP(ww, r)
-		route := "unmatched"
-		if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
-			route = rc.RoutePattern()
-		}
-		status := ww.Status()
-		if status == 0 {
-			status = http.StatusOK
-		}
-		s.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
-	})
 }
 
 // methodNotAllowed answers 405 with the Allow header. chi drops the allowed

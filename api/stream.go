@@ -77,7 +77,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 		writeError(w, r, s.log, fam, err)
 		return
 	}
-	release, err := s.waiters.acquire()
+	release, err := s.waiters.acquire(r)
 	if err != nil {
 		writeError(w, r, s.log, fam, err)
 		return

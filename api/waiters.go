@@ -19,12 +19,14 @@ type waiters struct {
 
 var errTooManyWaiters = tempmail.Errorf(tempmail.Unavailable, "too many requests are being held open; try again shortly")
 
-// acquire takes a place, or fails with errTooManyWaiters.
-func (ws *waiters) acquire() (release func(), err error) {
+// acquire takes a place for r, or fails with errTooManyWaiters. A request
+// that holds a place is left out of the request duration histogram.
+func (ws *waiters) acquire(r *http.Request) (release func(), err error) {
 	if n := ws.held.Add(1); ws.max > 0 && n > ws.max {
 		ws.held.Add(-1)
 		return nil, errTooManyWaiters
 	}
+	markHeld(r)
 	return func() { ws.held.Add(-1) }, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,7 +67,13 @@ type Config struct {
 	// works harder instead of letting caches grow with the write rate.
 	MemoryLimit int64
 
-	LogLevel slog.Level
+	LogLevel  slog.Level
+	LogFormat string // "text" or "json": the handler of every log line
+	AccessLog bool   // one log line per HTTP request
+
+	// CORSOrigins are the browser origins (scheme://host[:port]) allowed to
+	// call the API from their pages; "*" alone allows any; empty allows none.
+	CORSOrigins []string
 }
 
 // Default returns the configuration that API.md and README.md describe.
@@ -315,6 +323,27 @@ func options() []option {
 			}
 			return nil
 		}},
+		{"log-format", "text", "text or json", func(c *Config, v string) error {
+			switch strings.ToLower(v) {
+			case "text", "json":
+				c.LogFormat = strings.ToLower(v)
+				return nil
+			}
+			return errors.New("must be text or json")
+		}},
+		{"access-log", "false", "log one line per HTTP request (method, route, status, bytes, duration, client IP)", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.AccessLog = b
+			return nil
+		}},
+		{"cors-origins", "", "browser origins allowed to call the API, such as https://app.example.com, separated by commas, or * for any; empty: none", func(c *Config, v string) error {
+			o, err := origins(v)
+			c.CORSOrigins = o
+			return err
+		}},
 	}
 }
 
@@ -484,6 +513,37 @@ func domains(v string) ([]string, error) {
 	}
 	if len(out) == 0 {
 		return nil, errors.New("must list at least one domain, such as tempmail.test")
+	}
+	return out, nil
+}
+
+// origins parses --cors-origins: "*" alone, or origins as a browser sends
+// them in its Origin header (scheme://host[:port], lower case, no path),
+// which the API then compares exactly.
+func origins(v string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(v, ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		if o == "*" {
+			out = append(out, o)
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" ||
+			u.User != nil || u.Opaque != "" || strings.HasSuffix(o, "?") || strings.HasSuffix(o, "#") {
+			return nil, fmt.Errorf("%q is not an origin; must be origins such as https://app.example.com or http://localhost:3000 (scheme://host[:port], no path), separated by commas, or *", o)
+		}
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				return nil, fmt.Errorf("%q has a port out of range (1 to 65535)", o)
+			}
+		}
+		out = append(out, strings.ToLower(u.Scheme)+"://"+strings.ToLower(u.Host))
+	}
+	if len(out) > 1 && slices.Contains(out, "*") {
+		return nil, errors.New("* allows every origin and must stand alone")
 	}
 	return out, nil
 }

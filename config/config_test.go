@@ -20,7 +20,7 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 		Domains: []string{"tempmail.test"}, MinInboxTTL: time.Minute, MaxInboxTTL: 7 * 24 * time.Hour,
 		TokenInboxTTL: 24 * time.Hour, MessageRetention: 90 * 24 * time.Hour, MaxMessageBytes: 25 << 20,
 		MaxMessagesPerInbox: 1000, SMTPMaxConns: 1000, SMTPMaxConnsPerIP: 20, SMTPRatePerIP: 600, SMTPMaxInflightBytes: 256 << 20,
-		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, LogLevel: slog.LevelInfo,
+		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, LogLevel: slog.LevelInfo, LogFormat: "text",
 		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}}
 	if strings.Join(c.Domains, ",") != "tempmail.test" {
 		t.Errorf("domains %v", c.Domains)
@@ -75,6 +75,15 @@ func TestBadValuesStopWithOneLineNamingTheFlag(t *testing.T) {
 		{[]string{"--webhook-retry-schedule", "5s,soon"}, nil, "durations from 1s to 168h"},
 		{[]string{"--webhook-retry-schedule", "100ms"}, nil, "durations from 1s to 168h"},
 		{[]string{"--webhook-allow-private=perhaps"}, nil, "true or false"},
+		{[]string{"--log-format", "xml"}, nil, `invalid --log-format "xml": must be text or json`},
+		{[]string{"--access-log=sometimes"}, nil, "true or false"},
+		{[]string{"--cors-origins", "https://app.example.com/"}, nil, "(scheme://host[:port], no path)"},
+		{[]string{"--cors-origins", "https://app.example.com/login"}, nil, "is not an origin"},
+		{[]string{"--cors-origins", "app.example.com"}, nil, "is not an origin"},
+		{[]string{"--cors-origins", "https://a.test,*"}, nil, "must stand alone"},
+		{[]string{"--cors-origins", "http://localhost:99999"}, nil, "port out of range"},
+		{[]string{"--cors-origins", "https://a.test?x=1"}, nil, "is not an origin"},
+		{nil, map[string]string{"TEMPMAIL_CORS_ORIGINS": "https://u:p@a.test"}, `invalid TEMPMAIL_CORS_ORIGINS (--cors-origins)`},
 	}
 	for _, tc := range cases {
 		_, err := Parse("serve", tc.args, env(tc.env), io.Discard)
@@ -140,5 +149,20 @@ func TestClusterAndExternalNATSFlagsMustFitTogether(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), b.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: got %v, want one line mentioning %q", b.args, err, b.want)
 		}
+	}
+}
+
+func TestLogAndBrowserFlags(t *testing.T) {
+	c, err := Parse("serve", []string{"--access-log", "--cors-origins", " https://App.Example.com , http://localhost:3000"},
+		env(map[string]string{"TEMPMAIL_LOG_FORMAT": "JSON"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.AccessLog || c.LogFormat != "json" || strings.Join(c.CORSOrigins, " ") != "https://app.example.com http://localhost:3000" {
+		t.Errorf("parsed %+v", c)
+	}
+	c, err = Parse("serve", nil, env(map[string]string{"TEMPMAIL_CORS_ORIGINS": "*", "TEMPMAIL_ACCESS_LOG": "true"}), io.Discard)
+	if err != nil || len(c.CORSOrigins) != 1 || c.CORSOrigins[0] != "*" || !c.AccessLog {
+		t.Errorf("from the environment: %+v %v", c, err)
 	}
 }

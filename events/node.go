@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // NodeConfig says where the NATS server is.
@@ -316,6 +317,23 @@ func (n *Node) LostErr() error {
 // Connected reports whether the connection to NATS is up now (it is not
 // while the client library reconnects).
 func (n *Node) Connected() bool { return n.Conn.IsConnected() }
+
+// Instrument registers the connection's metrics with reg, read from the
+// client library at each scrape.
+func (n *Node) Instrument(reg prometheus.Registerer) {
+	reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tempmail_nats_connected",
+			Help: "1 while the connection to NATS is up, 0 while the client library reconnects."},
+			func() float64 {
+				if n.Connected() {
+					return 1
+				}
+				return 0
+			}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tempmail_nats_reconnects_total",
+			Help: "Times the connection to NATS was lost and made again."},
+			func() float64 { return float64(n.Conn.Stats().Reconnects) }))
+}
 
 // Server returns the embedded server, or nil when connected to an external one.
 func (n *Node) Server() *server.Server { return n.server }

@@ -191,6 +191,14 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 	}
 }
 
+// logAccepted logs one line per accepted delivery: what an operator counts
+// and times. It names the stored copies by id and says how many recipients
+// and bytes; never who sent it, to whom, or what it says.
+func (d *Deliverer) logAccepted(via, client string, res Delivered, size int, took time.Duration) {
+	d.Log.Info("mail accepted", "via", via, "client", client, "ids", res.MessageIDs, "rcpts", len(res.MessageIDs),
+		"size", size, "duplicate", res.Duplicate, "duration_ms", float64(took.Microseconds())/1000)
+}
+
 // evict deletes an inbox's oldest messages beyond the cap, as seen when the
 // recipient was checked. Concurrent deliveries can leave an inbox a message
 // or two over for a moment; the next delivery evicts those too. Each delivery

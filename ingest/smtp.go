@@ -12,6 +12,7 @@ import (
 
 	"github.com/emersion/go-smtp"
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"tempmail"
 	"tempmail/projections"
@@ -63,7 +64,7 @@ func NewSMTPServer(d *Deliverer, cfg SMTPConfig) *SMTPServer {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.limits.onRefused = func(ip, why string) {
 		d.Metrics.reject(RejectTooManyConn)
-		d.Log.Info("SMTP: connection refused", "client", ip, "reason", why)
+		d.Log.Info("SMTP: rejected", "reason", RejectTooManyConn, "reply", 421, "client", ip, "detail", why)
 	}
 	srv := smtp.NewServer(s)
 	srv.Addr = cfg.Addr
@@ -88,6 +89,14 @@ func (s *SMTPServer) Listen() error {
 	}
 	s.ln = &limitedListener{Listener: ln, limits: s.limits}
 	return nil
+}
+
+// Instrument registers the gauge of open SMTP connections with reg. It is
+// read from the connection limits at each scrape.
+func (s *SMTPServer) Instrument(reg prometheus.Registerer) {
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tempmail_smtp_connections",
+		Help: "SMTP connections open now; --smtp-max-conns bounds them."},
+		func() float64 { return float64(s.limits.connections()) }))
 }
 
 // Stopped is closed once Serve has returned.
@@ -149,10 +158,31 @@ var (
 	errBusy      = &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Too much mail in progress, try again later"}
 )
 
+// refuse counts a refusal and logs it with its reason and the client's
+// address; never the recipient's: a family B address is all it takes to
+// read its mailbox.
+func (s *session) refuse(reason string, reply error, cause error) error {
+	s.srv.d.Metrics.reject(reason)
+	s.logRefusal(reason, reply, cause)
+	return reply
+}
+
+func (s *session) logRefusal(reason string, reply error, cause error) {
+	code := 0
+	var se *smtp.SMTPError
+	if errors.As(reply, &se) {
+		code = se.Code
+	}
+	if cause != nil {
+		s.srv.d.Log.Warn("SMTP: rejected", "reason", reason, "reply", code, "client", s.ip, "err", cause)
+		return
+	}
+	s.srv.d.Log.Info("SMTP: rejected", "reason", reason, "reply", code, "client", s.ip)
+}
+
 func (s *session) Mail(from string, _ *smtp.MailOptions) error {
 	if !s.srv.limits.allowMessage(s.ip, time.Now()) {
-		s.srv.d.Metrics.reject(RejectRateLimited)
-		return errRate
+		return s.refuse(RejectRateLimited, errRate, nil)
 	}
 	s.from = from
 	return nil
@@ -164,15 +194,11 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	in, err := s.srv.d.Recipient(ctx, to)
 	switch {
 	case errors.Is(err, ErrNoMailbox):
-		s.srv.d.Metrics.reject(RejectNoMailbox)
-		return errNoMailbox
+		return s.refuse(RejectNoMailbox, errNoMailbox, nil)
 	case errors.Is(err, ErrNotServed):
-		s.srv.d.Metrics.reject(RejectNotServed)
-		return errNoRelay
+		return s.refuse(RejectNotServed, errNoRelay, nil)
 	case err != nil:
-		s.srv.d.Log.Warn("SMTP: recipient check failed", "rcpt", to, "err", err)
-		s.srv.d.Metrics.reject(RejectUnavailable)
-		return errTempFail
+		return s.refuse(RejectUnavailable, errTempFail, fmt.Errorf("recipient check failed: %w", err))
 	}
 	for _, r := range s.rcpts {
 		if r.ID == in.ID {
@@ -184,6 +210,7 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 }
 
 func (s *session) Data(r io.Reader) error {
+	start := time.Now()
 	id := uuid.Must(uuid.NewV7()).String()
 	proto := "ESMTP"
 	if _, tls := s.conn.TLSConnectionState(); tls {
@@ -204,12 +231,9 @@ func (s *session) Data(r io.Reader) error {
 	err := buf.readFrom(hdr, r)
 	switch {
 	case errors.Is(err, errBudget):
-		s.srv.d.Metrics.reject(RejectBusy)
-		s.srv.d.Log.Warn("SMTP: refused a message: too many bytes in flight", "client", s.ip, "held", s.srv.inflight.used.Load())
-		return errBusy
+		return s.refuse(RejectBusy, errBusy, fmt.Errorf("%d bytes in flight", s.srv.inflight.used.Load()))
 	case errors.Is(err, smtp.ErrDataTooLarge):
-		s.srv.d.Metrics.reject(RejectTooLarge)
-		return err // 552 5.3.4
+		return s.refuse(RejectTooLarge, err, nil) // 552 5.3.4
 	case err != nil:
 		return err // a broken connection
 	}
@@ -218,16 +242,17 @@ func (s *session) Data(r io.Reader) error {
 	res, err := s.srv.d.Deliver(s.srv.ctx, Envelope{MailFrom: s.from, Recipients: s.rcpts}, raw, raw[len(hdr):])
 	switch {
 	case errors.Is(err, ErrNoMailbox):
-		s.srv.d.Metrics.reject(RejectNoMailbox)
-		return errNoMailbox
+		return s.refuse(RejectNoMailbox, errNoMailbox, nil)
 	case tempmail.KindOf(err) == tempmail.TooLarge:
-		s.srv.d.Metrics.reject(RejectTooLarge)
-		return smtp.ErrDataTooLarge
+		return s.refuse(RejectTooLarge, smtp.ErrDataTooLarge, nil)
 	case err != nil:
-		s.srv.d.Log.Warn("SMTP: delivery failed; answered 451", "err", err)
+		// Deliver counted it (for the webhook too); here it is logged.
+		s.logRefusal(RejectUnavailable, errTempFail, err)
 		return errTempFail
 	}
-	s.srv.d.Log.Debug("SMTP: delivered", "from", s.from, "rcpts", len(s.rcpts), "size", len(raw), "ids", res.MessageIDs, "duplicate", res.Duplicate)
+	took := time.Since(start)
+	s.srv.d.Metrics.observeData(took)
+	s.srv.d.logAccepted("smtp", s.ip, res, len(raw), took)
 	return nil
 }
 

@@ -209,6 +209,7 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 // Recipients that are not live inboxes are skipped; if none is, the error is
 // ErrNoMailbox.
 func (d *Deliverer) DeliverWebhook(r *http.Request, msg WebhookMessage) (Delivered, error) {
+	start := time.Now()
 	if len(msg.To) > maxRecipients {
 		return Delivered{}, tempmail.Errorf(tempmail.Invalid, "at most %d recipients per message", maxRecipients)
 	}
@@ -242,5 +243,9 @@ func (d *Deliverer) DeliverWebhook(r *http.Request, msg WebhookMessage) (Deliver
 	hdr := d.ReceivedHeader("webhook", ip, "HTTP", uuid.Must(uuid.NewV7()).String(), addrs, time.Now())
 	raw := make([]byte, 0, len(hdr)+len(msg.Raw))
 	raw = append(append(raw, hdr...), msg.Raw...)
-	return d.Deliver(r.Context(), Envelope{Recipients: rcpts}, raw, msg.Raw)
+	res, err := d.Deliver(r.Context(), Envelope{Recipients: rcpts}, raw, msg.Raw)
+	if err == nil {
+		d.logAccepted("webhook", ip, res, len(raw), time.Since(start))
+	}
+	return res, err
 }

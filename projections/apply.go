@@ -16,13 +16,28 @@ func apply(ctx context.Context, st viewStore, seq uint64, p events.Payload) erro
 	return err
 }
 
-// applyEvent is apply, telling also whether the event ended a live inbox
-// (an InboxDeleted or InboxExpired can come too late to end anything),
-// which decides what of the log it purges (events.Store.Purge).
-func applyEvent(ctx context.Context, st viewStore, seq uint64, p events.Payload) (ended bool, err error) {
+// applied is what applying an event did beyond its writes: whether it
+// ended a live inbox (an InboxDeleted or InboxExpired can come too late to
+// end anything), which decides what of the log it purges
+// (events.Store.Purge), and how its writes changed the partition's counts.
+// Even when applying fails, delta is that of the writes that were made: the
+// next attempt finds them applied and does not make (or count) them again.
+type applied struct {
+	ended bool
+	delta Counts
+}
+
+func applyEvent(ctx context.Context, st viewStore, seq uint64, p events.Payload) (applied, error) {
 	t := &tx{ctx: ctx, st: st, seq: seq}
-	err = t.apply(p)
-	return t.ended, err
+	err := t.apply(p)
+	return applied{ended: t.ended, delta: t.delta}, err
+}
+
+// applyCounting is apply, and says how the writes it made changed the
+// number of live inboxes and stored messages.
+func applyCounting(ctx context.Context, st viewStore, seq uint64, p events.Payload) (Counts, error) {
+	a, err := applyEvent(ctx, st, seq, p)
+	return a.delta, err
 }
 
 func (t *tx) apply(p events.Payload) error {

@@ -14,7 +14,8 @@
 //	r.<inboxID>          an inbox's latest deletions, for event streams that reconnect
 //	w.<webhookID>        an outbound webhook subscription
 //	webhooks             the subscriptions to every inbox (those of one inbox are in its entry)
-//	c.<partition>        the last stream sequence applied in a partition
+//	c.<partition>        the last stream sequence applied in a partition, and the partition's counts
+//	                     (live inboxes, stored messages) once it is applied
 //
 // Every read is a constant number of KV gets: an inbox by token is two, a
 // message is one, a list is the inbox plus its pages, whose number is bounded
@@ -38,7 +39,8 @@
 // partition's consumer; apply.go turns one event into view writes (views.go
 // has the entries, store.go the compare-and-swap store under them);
 // watcher.go, hub.go and cache.go carry changes to readers; reader.go
-// answers reads; rebuild.go replays the log; metrics.go reports lag.
+// answers reads; rebuild.go replays the log; metrics.go reports lag, the delay
+// from an event to the views, and the counts the checkpoints carry.
 //
 // This package never publishes events and never serves HTTP.
 package projections

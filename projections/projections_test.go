@@ -423,8 +423,12 @@ func TestApplyingAnEventAgainChangesNothing(t *testing.T) {
 	// overlapping hand-over.
 	st := newKVStore(e.node.JS, e.views.kv)
 	for _, ev := range storedEvents(t, e.store) {
-		if err := apply(ctx, st, ev.Seq, ev.Payload); err != nil {
+		d, err := applyCounting(ctx, st, ev.Seq, ev.Payload)
+		if err != nil {
 			t.Fatalf("re-apply %d: %v", ev.Seq, err)
+		}
+		if d != (Counts{}) {
+			t.Errorf("re-applying %d changed the counts by %+v", ev.Seq, d)
 		}
 	}
 	after, _ := bucket.Info(ctx)
@@ -508,10 +512,17 @@ func TestProjectionResumesAfterCrashMidEvent(t *testing.T) {
 	want := freshBucket(100)
 	writes := 0
 	counter := &crashingStore{viewStore: want, writesLeft: 1 << 30}
+	var total Counts
 	for _, ev := range evs {
-		if err := apply(ctx, counter, ev.Seq, ev.Payload); err != nil {
+		d, err := applyCounting(ctx, counter, ev.Seq, ev.Payload)
+		if err != nil {
 			t.Fatal(err)
 		}
+		total.add(d)
+	}
+	// a lives with m1 and m2; b expired with its message.
+	if total != (Counts{Inboxes: 1, Messages: 2}) {
+		t.Fatalf("counts %+v, want 1 inbox and 2 messages", total)
 	}
 	writes = 1<<30 - counter.writesLeft
 	wantSnap := snapshot(t, e.node.JS, bucketName(100))
@@ -523,8 +534,13 @@ func TestProjectionResumesAfterCrashMidEvent(t *testing.T) {
 		st := freshBucket(gen)
 		crash := &crashingStore{viewStore: st, writesLeft: n}
 		resumeAt := len(evs)
+		// The counts, as a worker keeps them: what the writes that were
+		// made changed, a failed attempt's included.
+		var counts Counts
 		for i, ev := range evs {
-			if err := apply(ctx, crash, ev.Seq, ev.Payload); err != nil {
+			d, err := applyCounting(ctx, crash, ev.Seq, ev.Payload)
+			counts.add(d)
+			if err != nil {
 				if !errors.Is(err, errCrashed) {
 					t.Fatalf("crash point %d: %v", n, err)
 				}
@@ -533,9 +549,14 @@ func TestProjectionResumesAfterCrashMidEvent(t *testing.T) {
 			}
 		}
 		for _, ev := range evs[resumeAt:] {
-			if err := apply(ctx, st, ev.Seq, ev.Payload); err != nil {
+			d, err := applyCounting(ctx, st, ev.Seq, ev.Payload)
+			if err != nil {
 				t.Fatalf("crash point %d, resuming at event %d: %v", n, ev.Seq, err)
 			}
+			counts.add(d)
+		}
+		if counts != total {
+			t.Errorf("crash point %d: counts %+v, want %+v", n, counts, total)
 		}
 		got := snapshot(t, e.node.JS, bucketName(gen))
 		diffSnapshots(t, wantSnap, got)

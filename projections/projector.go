@@ -63,6 +63,8 @@ type Views struct {
 	wg      sync.WaitGroup
 	applied atomic.Uint64 // events this process's workers have applied
 	health  *health
+	metrics viewMetrics
+	tally   *tally // the partitions' counts, from their checkpoints
 }
 
 // Applied is how many events this process's workers have applied (including
@@ -92,6 +94,7 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 		return nil, err
 	}
 	v := &Views{js: js, store: store, gen: gen, log: opts.Logger, opts: opts, health: newHealth(),
+		metrics: newViewMetrics(), tally: newTally(),
 		Reader: &Reader{kv: kv, hub: NewHub(), parts: store.Partitions(), content: store}}
 	return v, nil
 }

@@ -43,7 +43,7 @@ func (r *Reader) get(ctx context.Context, key string, rec record, what string) e
 		dst.Set(reflect.ValueOf(decoded).Elem())
 	} else {
 		if err := decode(value, rec); err != nil {
-			return fmt.Errorf("view entry %s: %w", key, err)
+			return fmt.Errorf("view entry %s: %w", printable(key), err)
 		}
 		if r.cache != nil {
 			kept := reflect.New(dst.Type())

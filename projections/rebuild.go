@@ -95,7 +95,7 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
 
-	checkpoints := map[string]uint64{}
+	checkpoints := map[string]*Checkpoint{}
 	var n uint64
 	for {
 		msg, err := it.Next()
@@ -111,17 +111,25 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 		if err != nil {
 			return n, fmt.Errorf("replay event %d: %w", seq, err)
 		}
-		if err := apply(ctx, st, seq, p); err != nil {
+		d, err := applyCounting(ctx, st, seq, p)
+		if err != nil {
 			return n, fmt.Errorf("replay event %d: %w", seq, err)
 		}
-		checkpoints[events.PartitionOf(msg.Subject())] = seq
+		part := events.PartitionOf(msg.Subject())
+		cp := checkpoints[part]
+		if cp == nil {
+			cp = &Checkpoint{Counts: &Counts{}}
+			checkpoints[part] = cp
+		}
+		cp.Seq = seq
+		cp.Counts.add(d)
 		n++
 		if seq >= last {
 			break
 		}
 	}
-	for part, seq := range checkpoints {
-		st.data[checkpointKey(part)] = &Checkpoint{Meta{Seq: seq}}
+	for part, cp := range checkpoints {
+		st.data[checkpointKey(part)] = cp
 	}
 	return n, nil
 }

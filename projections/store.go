@@ -101,7 +101,7 @@ func (s *kvStore) get(ctx context.Context, key string, rec record) (uint64, bool
 		return 0, false, unavailable(err)
 	}
 	if err := decode(e.Value(), rec); err != nil {
-		return 0, false, fmt.Errorf("view entry %s: %w", key, err)
+		return 0, false, fmt.Errorf("view entry %s: %w", printable(key), err)
 	}
 	if !rec.meta().Gone {
 		s.remember(key, known{rev: e.Revision(), rec: rec.clone()})
@@ -162,7 +162,9 @@ type entry struct {
 	key     string
 	rev     uint64
 	found   bool // present, possibly as a tombstone
+	live    bool // present and not a tombstone
 	applied bool // already reflects this event or a later one
+	counted *int64
 }
 
 // tx applies one event: it loads entries and writes those that do not yet
@@ -172,6 +174,10 @@ type tx struct {
 	st    viewStore
 	seq   uint64
 	ended bool // the event ended a live inbox
+	// delta is what the writes made so far changed in the partition's
+	// counts: an inbox or message entry written where none was live is
+	// one more, one made a tombstone is one fewer.
+	delta Counts
 }
 
 // load reads key into rec (left zero when absent).
@@ -181,7 +187,14 @@ func (t *tx) load(key string, rec record) (*entry, error) {
 		return nil, err
 	}
 	e := &entry{key: key, rev: rev, found: found}
+	e.live = found && !rec.meta().Gone
 	e.applied = found && rec.meta().Seq >= t.seq
+	switch rec.(type) {
+	case *Inbox:
+		e.counted = &t.delta.Inboxes
+	case *Message:
+		e.counted = &t.delta.Messages
+	}
 	return e, nil
 }
 
@@ -195,7 +208,13 @@ func (t *tx) save(e *entry, rec record) error {
 	}
 	rec.meta().Seq = t.seq
 	rec.meta().Gone = false
-	return t.st.put(t.ctx, e.key, e.rev, rec)
+	if err := t.st.put(t.ctx, e.key, e.rev, rec); err != nil {
+		return err
+	}
+	if e.counted != nil && !e.live {
+		*e.counted++
+	}
+	return nil
 }
 
 // remove turns a present entry into a tombstone unless it already reflects
@@ -204,5 +223,11 @@ func (t *tx) remove(e *entry) error {
 	if e.applied || !e.found {
 		return nil
 	}
-	return t.st.tombstone(t.ctx, e.key, e.rev, t.seq)
+	if err := t.st.tombstone(t.ctx, e.key, e.rev, t.seq); err != nil {
+		return err
+	}
+	if e.counted != nil && e.live {
+		*e.counted--
+	}
+	return nil
 }

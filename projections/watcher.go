@@ -75,6 +75,7 @@ func (v *Views) watched(e jetstream.KeyValueEntry) {
 	if part, ok := strings.CutPrefix(key, "c."); ok {
 		var cp Checkpoint
 		if json.Unmarshal(e.Value(), &cp) == nil {
+			v.tally.set(part, cp)
 			v.hub.checkpoint(part, cp.Seq)
 		}
 		return
@@ -133,11 +134,12 @@ func (v *Views) rewatch(ctx context.Context, last uint64) jetstream.KeyWatcher {
 // primeCheckpoints reads the checkpoints a watcher started too late to see.
 func (v *Views) primeCheckpoints(ctx context.Context) error {
 	for _, part := range v.store.Partitions() {
-		seq, err := v.checkpoint(ctx, part)
+		cp, err := v.readCheckpoint(ctx, part)
 		if err != nil {
 			return err
 		}
-		v.hub.checkpoint(part, seq)
+		v.tally.set(part, cp)
+		v.hub.checkpoint(part, cp.Seq)
 	}
 	return nil
 }

@@ -89,6 +89,7 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 	var cp checkpointer
 	pinned := false // this worker has received events, so it may hold the pin
 	defer func() {
+		v.flushCheckpoint(part, &cp, log)
 		if pinned {
 			v.unpin(part)
 		}
@@ -164,14 +165,50 @@ func inProgress(msg jetstream.Msg) func() {
 // when the partition has caught up, and at least every checkpointEvery while
 // events keep coming. Commands wait on checkpoints, so the bound is also
 // the most a command waits beyond its own event's application.
+//
+// It also keeps the partition's counts (live inboxes, stored messages),
+// which travel in the checkpoint: every process's watcher sees them there,
+// and a worker that takes the partition over goes on from them. They are
+// the sum of what each applied event changed (applyCounting), which an
+// idempotent application makes exact across retries and redeliveries. The
+// last checkpoint is written when the worker stops, so a restart or a
+// hand-over loses nothing; only a process killed while events were coming
+// leaves them off by what it applied in its last checkpointEvery, and
+// `tempmail rebuild` counts afresh.
 type checkpointer struct {
 	written time.Time
+	// loaded: counts hold the partition's counts as of lastSeq. When
+	// another worker may have applied events since (the first event of
+	// this worker, or a gap in the consumer's delivery sequence), they are
+	// read again from the checkpoint.
+	loaded      bool
+	counts      *Counts // nil: unknown (views of a version that did not count)
+	lastSeq     uint64  // the last event applied
+	lastDeliver uint64  // its consumer sequence
+	pending     bool    // lastSeq or counts changed since the last checkpoint written
 }
 
 const checkpointEvery = 20 * time.Millisecond
 
 func (c *checkpointer) due(md *jetstream.MsgMetadata) bool {
 	return md.NumPending == 0 || time.Since(c.written) >= checkpointEvery
+}
+
+// loadCounts reads the counts the partition's checkpoint holds, unless
+// they are known to be this worker's own.
+func (v *Views) loadCounts(ctx context.Context, part string, cp *checkpointer, md *jetstream.MsgMetadata) error {
+	if d := md.Sequence.Consumer; cp.loaded && (d == cp.lastDeliver || d == cp.lastDeliver+1) {
+		return nil
+	}
+	c, err := v.readCheckpoint(ctx, part)
+	if err != nil {
+		return err
+	}
+	cp.counts, cp.lastSeq, cp.pending, cp.loaded = c.Counts, c.Seq, false, true
+	if c.Seq == 0 {
+		cp.counts = &Counts{} // a partition that never applied anything holds nothing
+	}
+	return nil
 }
 
 // handle applies one event, retrying until it is applied or the worker
@@ -197,10 +234,22 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 		// In-flight work finishes on shutdown: the event's writes are not
 		// cut off by ctx, only bounded in time.
 		actx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		err = v.dispatch(actx, st, seq, part, at, p)
+		err = v.loadCounts(actx, part, cp, md)
+		if err == nil {
+			err = v.dispatch(actx, st, seq, part, at, p)
+		}
 		ended := false
 		if err == nil {
-			ended, err = applyEvent(actx, st, seq, p)
+			// A failed attempt's writes count too: the next attempt (or
+			// the next worker) finds them applied and does not count them.
+			var a applied
+			a, err = applyEvent(actx, st, seq, p)
+			if cp.counts != nil && a.delta != (Counts{}) {
+				cp.counts.add(a.delta)
+				cp.pending = true
+			}
+			cp.lastDeliver = md.Sequence.Consumer
+			ended = a.ended
 		}
 		if err == nil {
 			// The views no longer show what a deletion removed; now its
@@ -212,9 +261,12 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 			err = v.store.Purge(pctx, seq, msg.Subject(), p, ended, inProgress(msg))
 			pcancel()
 		}
+		if err == nil {
+			cp.lastSeq, cp.pending = seq, true
+		}
 		if err == nil && cp.due(md) {
-			if err = v.putCheckpoint(actx, part, seq); err == nil {
-				cp.written = time.Now()
+			if err = v.putCheckpoint(actx, part, seq, cp.counts); err == nil {
+				cp.written, cp.pending = time.Now(), false
 			}
 		}
 		cancel()
@@ -233,6 +285,7 @@ func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetst
 		_ = msg.InProgress() // still ours: no redelivery while we retry
 	}
 	v.applied.Add(1)
+	v.metrics.observeApplied(md.Timestamp)
 	if err := msg.Ack(); err != nil {
 		log.Debug("views: ack failed; the event will be redelivered and skipped", "seq", seq, "err", err)
 	}
@@ -277,20 +330,43 @@ func (v *Views) unpin(part string) {
 	}
 }
 
-func (v *Views) putCheckpoint(ctx context.Context, part string, seq uint64) error {
-	data, _ := json.Marshal(Checkpoint{Meta{Seq: seq}})
+func (v *Views) putCheckpoint(ctx context.Context, part string, seq uint64, counts *Counts) error {
+	data, _ := json.Marshal(Checkpoint{Meta: Meta{Seq: seq}, Counts: counts})
 	if _, err := v.kv.Put(ctx, checkpointKey(part), data); err != nil {
 		return unavailable(err)
 	}
 	return nil
 }
 
+// flushCheckpoint writes the checkpoint of the last event applied when it
+// was not yet written, as a worker stops: its successor (this process
+// restarted, or another's worker) goes on from it, counts included.
+func (v *Views) flushCheckpoint(part string, cp *checkpointer, log *slog.Logger) {
+	if !cp.pending {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := v.putCheckpoint(ctx, part, cp.lastSeq, cp.counts); err != nil {
+		log.Warn("views: could not write the last checkpoint; its events will be applied again", "seq", cp.lastSeq, "err", err)
+		return
+	}
+	cp.pending = false
+}
+
 func (v *Views) checkpoint(ctx context.Context, part string) (uint64, error) {
+	cp, err := v.readCheckpoint(ctx, part)
+	return cp.Seq, err
+}
+
+// readCheckpoint returns the partition's checkpoint; the zero one if it has
+// none yet.
+func (v *Views) readCheckpoint(ctx context.Context, part string) (Checkpoint, error) {
 	var cp Checkpoint
 	if _, _, err := newKVStore(v.js, v.kv).get(ctx, checkpointKey(part), &cp); err != nil {
-		return 0, err
+		return Checkpoint{}, err
 	}
-	return cp.Seq, nil
+	return cp, nil
 }
 
 func backoff(attempt int) time.Duration {

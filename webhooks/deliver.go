@@ -16,6 +16,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/logs"
 	"tempmail/projections"
 )
 
@@ -189,8 +190,8 @@ func (w *Webhooks) attempt(ctx context.Context, msg jetstream.Msg, j job) {
 		a.GaveUp = true
 		w.m.outcome("gave_up")
 		w.record(octx, j.Webhook, a)
-		w.logger.Warn("webhook delivery given up", "webhook", j.Webhook, "event", j.ID(), "type", j.Kind,
-			"attempts", j.Attempt, "last_error", a.Error)
+		logs.WebhookGaveUp(w.logger, logs.WebhookGiveUp{WebhookID: j.Webhook, DeliveryID: j.ID(), EventType: j.Kind,
+			URL: tgt.url, Attempts: j.Attempt, LastStatus: a.StatusCode, LastError: a.Error})
 		if err := w.setState(octx, j.Webhook, State{Failing: true, Since: time.Now().UTC()}); err != nil {
 			w.logger.Warn("webhooks: cannot mark a subscription failing", "webhook", j.Webhook, "err", err)
 		}

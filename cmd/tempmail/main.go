@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"tempmail/config"
+	"tempmail/logs"
 )
 
 // shutdownGrace bounds a graceful stop: stop accepting, finish in-flight
@@ -44,7 +45,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "tempmail", version())
+		fmt.Fprintln(stdout, "tempmail", buildVersion())
 		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
@@ -65,12 +66,12 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	if cmd == "healthcheck" {
 		return healthcheck(cfg, stdout, stderr)
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	log := logs.New(stderr, cfg.LogFormat, cfg.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	stopProfile, err := startProfile()
 	if err != nil {
-		fmt.Fprintf(stderr, "tempmail: TEMPMAIL_CPUPROFILE: %v\n", err)
+		log.Error("cannot write the CPU profile TEMPMAIL_CPUPROFILE names", "err", err)
 		return 1
 	}
 	if cmd == "rebuild" {
@@ -89,7 +90,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	}
 	stopProfile()
 	if err != nil {
-		fmt.Fprintf(stderr, "tempmail: %v\n", err)
+		// Through the logger, so that a JSON log stays JSON to its end.
+		log.Error("tempmail "+cmd+" failed", "err", err)
 		return 1
 	}
 	return 0
@@ -134,17 +136,4 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	svc.Shutdown(sctx)
 	log.Info("stopped")
 	return err
-}
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += " " + s.Value[:12]
-			}
-		}
-		return v
-	}
-	return "unknown"
 }

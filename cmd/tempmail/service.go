@@ -142,7 +142,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	if err = settle(ctx, log, "open the webhook outbox", func(ctx context.Context) (err error) {
 		s.Hooks, err = webhooks.Open(ctx, s.Node.JS, webhooks.Options{Replicas: cfg.Replicas, Logger: log,
 			RetrySchedule: cfg.WebhookRetrySchedule, AllowPrivate: cfg.WebhookAllowPrivate, Exclusive: exclusive,
-			Version: version()})
+			Version: buildVersion()})
 		return err
 	}); err != nil {
 		return s, err
@@ -166,8 +166,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		s.Views.LagCollector())
+		buildInfo())
+	s.Views.Instrument(reg)
 	s.Store.Instrument(reg)
+	s.Node.Instrument(reg)
 	s.Hooks.Instrument(reg)
 	s.Hooks.Start(s.Views.Reader)
 	s.deliverer = &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
@@ -192,6 +194,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	if err = smtpSrv.Listen(); err != nil {
 		return s, err
 	}
+	smtpSrv.Instrument(reg)
 	s.SMTP = smtpSrv
 	go func() {
 		if err := s.SMTP.Serve(); err != nil {
@@ -214,8 +217,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		}
 	}()
 	s.API.SetReady(true)
-	log.Info("tempmail ready", "http", s.httpLn.Addr().String(), "smtp", s.SMTP.Addr(), "domains", strings.Join(cfg.Domains, ","),
-		"data_dir", cfg.DataDir, "views_generation", s.Views.Generation())
+	log.Info("tempmail ready", "http", s.httpLn.Addr().String(), "smtp", s.SMTP.Addr(), "version", buildVersion(),
+		"domains", strings.Join(cfg.Domains, ","), "data_dir", cfg.DataDir, "views_generation", s.Views.Generation(),
+		"log_format", cfg.LogFormat, "access_log", cfg.AccessLog, "cors_origins", strings.Join(cfg.CORSOrigins, ","))
 	return s, nil
 }
 

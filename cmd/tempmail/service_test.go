@@ -267,7 +267,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "tempmail")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+	// Stamped as make build stamps it (TestStampedVersionShowsEverywhere).
+	if out, err := exec.Command("go", "build", "-ldflags", "-X main.version="+testVersion, "-o", binary, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build tempmail: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -1,0 +1,13 @@
+// Package logs owns how tempmail writes its log: the slog handler that
+// --log-format chooses for every line of the process, and the shape of the
+// lines operators alert on that belong to no single package yet (a webhook
+// delivery given up).
+//
+// Every package logs through the *slog.Logger it is handed; none builds its
+// own handler or writes to stderr directly, so one flag changes every line.
+//
+// No line may carry a secret: the API token, the read key, an inbox token
+// (family C paths hold one, so requests are logged by route pattern, never
+// by path) or a webhook secret. The one exception is the start-up line that
+// hands a freshly generated API token to the operator.
+package logs
