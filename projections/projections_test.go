@@ -377,6 +377,35 @@ func TestRebuildMatchesLiveViews(t *testing.T) {
 	}
 }
 
+// TestRebuildInLittleMemoryMatchesLiveViews: a rebuild that may keep only a
+// few records in memory lets them go and reads them back as it replays, and
+// still builds the views readers see live.
+func TestRebuildInLittleMemoryMatchesLiveViews(t *testing.T) {
+	e := newEnv(t, t.TempDir())
+	populate(t, e.store)
+	ctx := ctxT(t)
+	if err := e.views.CaughtUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	live := snapshot(t, e.node.JS, bucketName(1))
+	e.views.Stop()
+	kv, err := viewsBucket(ctx, e.node.JS, 7, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newRebuildStore(e.node.JS, kv, 4<<10) // a handful of records
+	if _, err := replay(ctx, e.store, st); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st.keys <= len(live) {
+		t.Errorf("%d writes for %d entries: records were not let go and written again", st.keys, len(live))
+	}
+	diffSnapshots(t, asRead(live), asRead(snapshot(t, e.node.JS, bucketName(7))))
+}
+
 // storedEvents reads every event in the stream (not content or schedules).
 func storedEvents(t *testing.T, s *events.Store) []events.Event {
 	t.Helper()

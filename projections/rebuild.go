@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -18,7 +19,7 @@ import (
 type RebuildResult struct {
 	Generation int           // the generation now current
 	Events     uint64        // events replayed
-	Keys       int           // view entries written
+	Keys       int           // view entry writes (one let go and used again is written again)
 	Took       time.Duration // replay and write, without the switch
 }
 
@@ -51,15 +52,15 @@ func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, o
 		return RebuildResult{}, err
 	}
 
-	mem := newMemStore()
-	n, err := replay(ctx, store, mem)
+	st := newRebuildStore(js, kv, rebuildCacheBytes)
+	n, err := replay(ctx, store, st)
 	if err != nil {
 		return RebuildResult{}, err
 	}
-	if err := mem.flush(ctx, js, "$KV."+kv.Bucket()+"."); err != nil {
-		return RebuildResult{}, fmt.Errorf("write rebuilt views: %w", err)
+	if err := st.flush(ctx); err != nil {
+		return RebuildResult{}, err
 	}
-	res := RebuildResult{Generation: gen, Events: n, Keys: len(mem.data), Took: time.Since(start)}
+	res := RebuildResult{Generation: gen, Events: n, Keys: st.keys, Took: time.Since(start)}
 
 	// The switch: one compare-and-swap, so a concurrent rebuild cannot be
 	// silently overwritten.
@@ -76,7 +77,7 @@ func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, o
 
 // replay applies every event in the stream, in order, to st, and records the
 // per-partition checkpoints a live projection would have.
-func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, error) {
+func replay(ctx context.Context, store *events.Store, st *rebuildStore) (uint64, error) {
 	last, err := store.LastEventSeq(ctx)
 	if err != nil || last == 0 {
 		return 0, err
@@ -129,80 +130,206 @@ func replay(ctx context.Context, store *events.Store, st *memStore) (uint64, err
 		}
 	}
 	for part, cp := range checkpoints {
-		st.data[checkpointKey(part)] = cp
+		if err := st.put(ctx, checkpointKey(part), 0, cp); err != nil {
+			return n, err
+		}
 	}
 	return n, nil
 }
 
-// memStore is the viewStore of a rebuild: one writer, nothing to race with,
-// so it keeps records in memory, decoded, and writes them out once at the
-// end. A tombstone simply removes the entry: no older event can follow in a
+// rebuildStore is the viewStore of a rebuild: one writer on a bucket no
+// one reads yet, so there is nothing to race with. It keeps the records it
+// used last in memory, decoded, within maxBytes; those it lets go are
+// written out as it goes (asynchronously), and read back if an event needs
+// them again. So a rebuild holds what its working set needs, not every
+// view entry of the store: its memory does not grow with the log.
+//
+// A tombstone simply removes the entry: no older event can follow in a
 // replay. Nor is an event ever applied twice or abandoned half-way (a failed
 // replay is thrown away), so records are handed out and taken back without
 // the copies kvStore makes: a reader's changes are what it writes next.
-type memStore struct {
-	data map[string]record
-	revs map[string]uint64
+type rebuildStore struct {
+	kv       jetstream.KeyValue
+	js       jetstream.JetStream
+	prefix   string // "$KV.<bucket>."
+	maxBytes int
+
+	hot   map[string]*list.Element // of *hotEntry, most recently used first
+	order *list.List
+	bytes int // estimated size of the hot records
+
+	// written holds what was written out and not yet acknowledged, so that
+	// a read meanwhile gets it from here; pending are those writes.
+	written map[string][]byte
+	pending []jetstream.PubAckFuture
+	keys    int // entries written in all
 }
 
-func newMemStore() *memStore {
-	return &memStore{data: map[string]record{}, revs: map[string]uint64{}}
+type hotEntry struct {
+	key     string
+	rec     record
+	size    int
+	dirty   bool // changed since it was last written out
+	written bool // the bucket may hold it: a tombstone must delete it there
 }
 
-func (m *memStore) get(_ context.Context, key string, rec record) (uint64, bool, error) {
-	stored, ok := m.data[key]
+// rebuildCacheBytes bounds the records a rebuild keeps in memory.
+const rebuildCacheBytes = 48 << 20
+
+// maxPendingWrites bounds the writes awaiting their acknowledgement.
+const maxPendingWrites = 4096
+
+func newRebuildStore(js jetstream.JetStream, kv jetstream.KeyValue, maxBytes int) *rebuildStore {
+	return &rebuildStore{kv: kv, js: js, prefix: "$KV." + kv.Bucket() + ".", maxBytes: maxBytes,
+		hot: map[string]*list.Element{}, order: list.New(), written: map[string][]byte{}}
+}
+
+// recordSize estimates what a record takes in memory: list pages grow
+// with their summaries, the rest are small.
+func recordSize(rec record) int {
+	switch r := rec.(type) {
+	case *Page:
+		return 256 + 160*len(r.Items)
+	case *Inbox:
+		return 512 + 16*len(r.Pages) + 64*len(r.Webhooks)
+	case *Removals:
+		return 128 + 64*len(r.Items)
+	}
+	return 384
+}
+
+func (s *rebuildStore) get(ctx context.Context, key string, rec record) (uint64, bool, error) {
+	if el, ok := s.hot[key]; ok {
+		s.order.MoveToFront(el)
+		reflect.ValueOf(rec).Elem().Set(reflect.ValueOf(el.Value.(*hotEntry).rec).Elem())
+		return 1, true, nil
+	}
+	value, ok := s.written[key]
 	if !ok {
-		return 0, false, nil
+		e, err := s.kv.Get(ctx, key)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		value = e.Value()
 	}
-	reflect.ValueOf(rec).Elem().Set(reflect.ValueOf(stored).Elem())
-	return m.revs[key], true, nil
+	if err := decode(value, rec); err != nil {
+		return 0, false, fmt.Errorf("view entry %s: %w", printable(key), err)
+	}
+	kept := reflect.New(reflect.TypeOf(rec).Elem())
+	kept.Elem().Set(reflect.ValueOf(rec).Elem())
+	if err := s.keep(ctx, key, kept.Interface().(record), false, true); err != nil {
+		return 0, false, err
+	}
+	return 1, true, nil
 }
 
-func (m *memStore) put(_ context.Context, key string, rev uint64, rec record) error {
-	_, present := m.data[key]
-	if (rev == 0 && present) || (rev != 0 && m.revs[key] != rev) {
-		return errConflict
+func (s *rebuildStore) put(ctx context.Context, key string, _ uint64, rec record) error {
+	written := false
+	if el, ok := s.hot[key]; ok {
+		written = el.Value.(*hotEntry).written
 	}
-	m.data[key] = rec
-	m.revs[key]++
+	return s.keep(ctx, key, rec, true, written)
+}
+
+// keep makes rec the hot record of key, and lets the least recently used
+// go while the hot records take more than maxBytes.
+func (s *rebuildStore) keep(ctx context.Context, key string, rec record, dirty, written bool) error {
+	if el, ok := s.hot[key]; ok {
+		e := el.Value.(*hotEntry)
+		s.bytes -= e.size
+		e.rec, e.size, e.dirty, e.written = rec, recordSize(rec), e.dirty || dirty, e.written || written
+		s.bytes += e.size
+		s.order.MoveToFront(el)
+	} else {
+		e := &hotEntry{key: key, rec: rec, size: recordSize(rec), dirty: dirty, written: written}
+		s.hot[key] = s.order.PushFront(e)
+		s.bytes += e.size
+	}
+	for s.bytes > s.maxBytes && s.order.Len() > 1 {
+		el := s.order.Back()
+		e := el.Value.(*hotEntry)
+		if e.dirty {
+			if err := s.write(ctx, e.key, e.rec); err != nil {
+				return err
+			}
+		}
+		s.order.Remove(el)
+		delete(s.hot, e.key)
+		s.bytes -= e.size
+	}
 	return nil
 }
 
-func (m *memStore) tombstone(_ context.Context, key string, rev uint64, _ uint64) error {
-	if m.revs[key] != rev {
-		return errConflict
+func (s *rebuildStore) tombstone(ctx context.Context, key string, _ uint64, _ uint64) error {
+	written := true // unless known otherwise, the bucket may hold it
+	if el, ok := s.hot[key]; ok {
+		e := el.Value.(*hotEntry)
+		written = e.written
+		s.order.Remove(el)
+		delete(s.hot, key)
+		s.bytes -= e.size
 	}
-	delete(m.data, key)
-	delete(m.revs, key)
+	if !written {
+		return nil
+	}
+	delete(s.written, key)
+	m := nats.NewMsg(s.prefix + key)
+	m.Header.Set("KV-Operation", "PURGE")
+	m.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
+	return s.publish(ctx, m, nil)
+}
+
+// write writes one record out.
+func (s *rebuildStore) write(ctx context.Context, key string, rec record) error {
+	data, err := encode(rec)
+	if err != nil {
+		return err
+	}
+	s.written[key] = data
+	s.keys++
+	return s.publish(ctx, &nats.Msg{Subject: s.prefix + key, Data: data}, data)
+}
+
+func (s *rebuildStore) publish(ctx context.Context, m *nats.Msg, _ []byte) error {
+	f, err := s.js.PublishMsgAsync(m, jetstream.WithStallWait(30*time.Second))
+	if err != nil {
+		return err
+	}
+	s.pending = append(s.pending, f)
+	if len(s.pending) >= maxPendingWrites {
+		return s.settle(ctx)
+	}
 	return nil
 }
 
-// flush writes every entry with asynchronous publishes and waits for all acks.
-func (m *memStore) flush(ctx context.Context, js jetstream.JetStream, prefix string) error {
-	futures := make([]jetstream.PubAckFuture, 0, len(m.data))
-	for key, rec := range m.data {
-		data, err := encode(rec)
-		if err != nil {
-			return err
-		}
-		f, err := js.PublishMsgAsync(&nats.Msg{Subject: prefix + key, Data: data},
-			jetstream.WithStallWait(30*time.Second))
-		if err != nil {
-			return err
-		}
-		futures = append(futures, f)
-	}
-	select {
-	case <-js.PublishAsyncComplete():
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	for _, f := range futures {
+// settle waits until every write so far is acknowledged.
+func (s *rebuildStore) settle(ctx context.Context) error {
+	for _, f := range s.pending {
 		select {
 		case <-f.Ok():
 		case err := <-f.Err():
-			return err
+			return fmt.Errorf("write rebuilt views: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
+	s.pending = s.pending[:0]
+	clear(s.written)
 	return nil
+}
+
+// flush writes out every record still held and waits for all the writes.
+func (s *rebuildStore) flush(ctx context.Context) error {
+	for el := s.order.Front(); el != nil; el = el.Next() {
+		if e := el.Value.(*hotEntry); e.dirty {
+			if err := s.write(ctx, e.key, e.rec); err != nil {
+				return err
+			}
+			e.dirty, e.written = false, true
+		}
+	}
+	return s.settle(ctx)
 }

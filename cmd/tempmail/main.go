@@ -74,18 +74,16 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		log.Error("cannot write the CPU profile TEMPMAIL_CPUPROFILE names", "err", err)
 		return 1
 	}
+	if cfg.MemoryLimit > 0 {
+		// Without it the heap follows the write rate: the embedded server
+		// keeps every block written in the last seconds cached and lets
+		// go of older ones only when the GC runs (docs/BENCHMARKS.md,
+		// "Memory"). A rebuild writes as fast as it can.
+		debug.SetMemoryLimit(cfg.MemoryLimit)
+	}
 	if cmd == "rebuild" {
-		// No memory limit: a rebuild holds the new views in memory until
-		// it writes them, so it needs what the views need.
 		err = rebuild(ctx, cfg, log, stdout)
 	} else {
-		if cfg.MemoryLimit > 0 {
-			// Without it the heap follows the write rate: the embedded
-			// server keeps every block written in the last 10 s cached
-			// and lets go of older ones only when the GC runs
-			// (docs/BENCHMARKS.md, "Memory").
-			debug.SetMemoryLimit(cfg.MemoryLimit)
-		}
 		err = serve(ctx, cfg, log)
 	}
 	stopProfile()
