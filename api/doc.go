@@ -9,4 +9,10 @@
 //
 // Error kinds become statuses and each family's body shape in one place,
 // errors.go.
+//
+// openapi.json is the OpenAPI 3.1 document of every endpoint, served at
+// /openapi.json (openapi.go). It lives here, beside the routes and
+// handlers it describes, so that a change to one and the other is one
+// diff, and the package's tests hold them to each other: every route is
+// documented, and every answer a test receives must validate.
 package api
