@@ -123,7 +123,7 @@ func newContract(t testing.TB, router chi.Routes) *contract {
 	return c
 }
 
-var pathParam = regexp.MustCompile(`\{[^}]*\}|\*`)
+var routeParams = regexp.MustCompile(`\{[^}]*\}|\*`)
 
 // routeKey is how a chi route pattern and a document path are compared:
 // without a trailing slash (both forms are served) and with every
@@ -132,7 +132,7 @@ func routeKey(p string) string {
 	if len(p) > 1 {
 		p = strings.TrimSuffix(p, "/")
 	}
-	return pathParam.ReplaceAllString(p, "{}")
+	return routeParams.ReplaceAllString(p, "{}")
 }
 
 func undocumented(pattern string) bool {
@@ -228,7 +228,7 @@ func (c *contract) check(req *http.Request, resp *http.Response, body []byte) []
 	c.seen[op.OperationId] = true
 	_, errs := v.ValidateResponseBodyWithPathItem(req, &copied, item, docPath)
 	c.mu.Unlock()
-	problems := describe(errs)
+	problems := describeProblems(errs)
 	if documented := op.Responses.Codes.GetOrZero(strconv.Itoa(resp.StatusCode)); documented != nil &&
 		orderedmap.Len(documented.Content) == 0 && len(body) > 0 {
 		problems = append(problems, fmt.Sprintf("the document says a %d has no body; it has %d bytes", resp.StatusCode, len(body)))
@@ -273,19 +273,19 @@ func (c *contract) checkAs(req *http.Request, resp *http.Response, body []byte, 
 		strconv.Itoa(resp.StatusCode), c.opts...)
 	_, bodyErrs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
 		Request: req, Response: &copied, Schema: media.Schema.Schema(), Version: 3.1, Options: c.opts})
-	return describe(append(errs, bodyErrs...))
+	return describeProblems(append(errs, bodyErrs...))
 }
 
 // eventSchemas returns the schema of each event's data of the event stream
 // at docPath: its media type's x-events.
 func (c *contract) eventSchemas(docPath string) (map[string]*base.Schema, error) {
-	events, ok := dig(c.raw, "paths", docPath, "get", "responses", "200", "content", "text/event-stream", "x-events").(map[string]any)
+	events, ok := digJSON(c.raw, "paths", docPath, "get", "responses", "200", "content", "text/event-stream", "x-events").(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("%s: the event stream's media type has no x-events", docPath)
 	}
 	out := map[string]*base.Schema{}
 	for name, v := range events {
-		ref, _ := dig(v, "$ref").(string)
+		ref, _ := digJSON(v, "$ref").(string)
 		proxy := c.model.Components.Schemas.GetOrZero(strings.TrimPrefix(ref, "#/components/schemas/"))
 		if proxy == nil {
 			return nil, fmt.Errorf("%s: x-events.%s: no schema %q", docPath, name, ref)
@@ -295,7 +295,7 @@ func (c *contract) eventSchemas(docPath string) (map[string]*base.Schema, error)
 	return out, nil
 }
 
-func dig(v any, keys ...string) any {
+func digJSON(v any, keys ...string) any {
 	for _, k := range keys {
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -377,13 +377,13 @@ func (s *streamCheck) checkBlock(block string) {
 	_, errs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
 		Request: s.req, Response: resp, Schema: schema, Version: 3.1, Options: s.c.opts})
 	s.c.mu.Unlock()
-	if problems := describe(errs); len(problems) > 0 {
+	if problems := describeProblems(errs); len(problems) > 0 {
 		s.problem("event %q: %s", block, strings.Join(problems, "; "))
 	}
 }
 
-// describe turns the validator's errors into lines a reader can act on.
-func describe(errs []*liberrors.ValidationError) []string {
+// describeProblems turns the validator's errors into lines a reader can act on.
+func describeProblems(errs []*liberrors.ValidationError) []string {
 	var out []string
 	for _, e := range errs {
 		line := e.Message

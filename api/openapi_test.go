@@ -41,7 +41,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 		t.FailNow()
 	}
 	if ok, problems := v.ValidateDocument(); !ok {
-		for _, p := range describe(problems) {
+		for _, p := range describeProblems(problems) {
 			t.Errorf("openapi.json is not valid OpenAPI 3.1: %s", p)
 		}
 	}
@@ -63,8 +63,8 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 					declared[p.Name] = true
 				}
 			}
-			if !mapsEqual(inPath, declared) {
-				t.Errorf("%s %s: path parameters declared %v, in the path %v", method, path, keys(declared), keys(inPath))
+			if !sameKeys(inPath, declared) {
+				t.Errorf("%s %s: path parameters declared %v, in the path %v", method, path, sortedKeys(declared), sortedKeys(inPath))
 			}
 			if op.OperationId == "" {
 				t.Errorf("%s %s has no operationId", method, path)
@@ -139,7 +139,7 @@ func TestOpenAPIServed(t *testing.T) {
 	h.expect(h.do("POST", "/openapi.json", "{}"), http.StatusMethodNotAllowed, `{"error":"Method \"POST\" not allowed."}`)
 }
 
-func mapsEqual(a, b map[string]bool) bool {
+func sameKeys(a, b map[string]bool) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -151,7 +151,7 @@ func mapsEqual(a, b map[string]bool) bool {
 	return true
 }
 
-func keys(m map[string]bool) []string {
+func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
