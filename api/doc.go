@@ -11,4 +11,10 @@
 // errors.go. Every request is counted, timed and (with --access-log) logged
 // by its route pattern, never its path, which may hold a token (observe.go);
 // with --cors-origins, browsers' preflights are answered (cors.go).
+//
+// openapi.json is the OpenAPI 3.1 document of every endpoint, served at
+// /openapi.json (openapi.go). It lives here, beside the routes and
+// handlers it describes, so that a change to one and the other is one
+// diff, and the package's tests hold them to each other: every route is
+// documented, and every answer a test receives must validate.
 package api

@@ -33,6 +33,10 @@ type harness struct {
 	smtp  *ingest.SMTPServer
 	api   *Server
 	http  *httptest.Server
+	// client is how tests talk to the server: every answer it receives is
+	// checked against the OpenAPI document (contract_test.go).
+	client   *http.Client
+	contract *contract
 }
 
 const testToken = "test-api-token-0123456789"
@@ -81,8 +85,12 @@ func newHarnessWith(t *testing.T, hooks webhooks.Options, tweak ...func(*config.
 		t.Fatal(err)
 	}
 	srv.SetReady(true)
-	h := &harness{t: t, js: node.JS, node: node, cfg: cfg, views: views, hooks: wh, api: srv, http: httptest.NewServer(srv)}
+	h := &harness{t: t, js: node.JS, node: node, cfg: cfg, views: views, hooks: wh, api: srv, http: httptest.NewServer(srv),
+		contract: newContract(t, srv.router)}
 	t.Cleanup(h.http.Close)
+	// Bounded, so that a hang fails its test with a message instead of
+	// stalling the run until the global timeout.
+	h.client = h.clientVia(http.DefaultTransport, 90*time.Second)
 	h.smtp = ingest.NewSMTPServer(d, ingest.SMTPConfig{Addr: cfg.SMTPAddr})
 	if err := h.smtp.Listen(); err != nil {
 		t.Fatal(err)
@@ -123,7 +131,7 @@ func (h *harness) do(method, path, body string, headers ...string) response {
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := testClient.Do(req)
+	resp, err := h.client.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -167,6 +175,8 @@ func (h *harness) expect(r response, status int, want string) {
 	}
 }
 
-// testClient bounds every request, so that a hang fails its test with a
-// message instead of stalling the run until the global timeout.
-var testClient = &http.Client{Timeout: 90 * time.Second}
+// clientVia returns a client whose answers are checked against the
+// OpenAPI document; timeout 0 means none (for event streams).
+func (h *harness) clientVia(rt http.RoundTripper, timeout time.Duration) *http.Client {
+	return &http.Client{Transport: h.contract.transport(h.t, rt), Timeout: timeout}
+}

@@ -40,7 +40,7 @@ func TestBodiesAreBoundedAsTheyAreRead(t *testing.T) {
 	req, _ := http.NewRequest("POST", h.http.URL+"/inboxes/", io.MultiReader(strings.NewReader(`{"x":"`), strings.NewReader(strings.Repeat("b", 2<<20))))
 	req.Header.Set("Content-Type", "application/json")
 	req.ContentLength = -1 // chunked: no length announced
-	resp, err := testClient.Do(req)
+	resp, err := h.client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestHeldRequestsOutliveTheServersTimeouts(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	start := time.Now()
-	resp, err := testClient.Get(srv.URL + "/inboxes/" + token + "/latest/?wait=2")
+	resp, err := h.client.Get(srv.URL + "/inboxes/" + token + "/latest/?wait=2")
 	if err != nil {
 		t.Fatalf("a held request past the server's timeouts: %v", err)
 	}

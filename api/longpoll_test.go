@@ -48,7 +48,7 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 	heldBefore, _ := heldHandlers()
 
 	const n = 200
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}}
+	client := h.clientVia(&http.Transport{MaxIdleConnsPerHost: n}, 0)
 	defer client.CloseIdleConnections()
 	results := make(chan string, n)
 	var wg sync.WaitGroup

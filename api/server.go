@@ -110,6 +110,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/readyz", s.readyz)
 	r.Get("/healthz", s.readyz) // the name before /readyz, kept
 	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics, promhttp.HandlerOpts{}))
+	r.Get("/openapi.json", s.openAPI)
 
 	// Family A: the inbox API.
 	r.With(s.requireToken).Post("/api/webhook/email", s.webhook)

@@ -37,7 +37,7 @@ func (h *harness) openStream(path, lastID string, headers ...string) *sse {
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := h.clientVia(http.DefaultTransport, 0).Do(req)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -1,0 +1,403 @@
+package api
+
+// The OpenAPI document (openapi.json) as the tests hold the service to it:
+// every answer a test receives over HTTP goes through contract.check, so a
+// change to a handler that the document does not follow, or the other way
+// round, fails the test that sees it.
+//
+// The validator is github.com/pb33f/libopenapi-validator, chosen for
+// OpenAPI 3.1: it was built for 3.1 (schemas are JSON Schema 2020-12,
+// checked by a full 2020-12 implementation), and it checks a document
+// against the specification's own 3.1 schema. kin-openapi, the other
+// candidate, gained 3.1 only in 2026 on top of its 3.0 model and checks
+// documents by rules of its own. libopenapi-validator's strict mode also
+// reports a property a body has and the document does not declare (plain
+// JSON Schema allows it): that keeps new fields from going undocumented.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/pb33f/libopenapi"
+	"github.com/pb33f/libopenapi-validator/config"
+	liberrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/helpers"
+	"github.com/pb33f/libopenapi-validator/responses"
+	"github.com/pb33f/libopenapi/datamodel"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/orderedmap"
+)
+
+// undocumentedRoutes are the routes that may be served without an
+// operation in the document, while someone builds them: none now. Their
+// answers are not checked until they are documented; once one is, take it
+// off this list (TestOpenAPICoversEveryRoute says so). Parameter names do
+// not matter here.
+var undocumentedRoutes = []string{}
+
+// freeFormBodies are operations whose JSON bodies the document does not
+// describe property by property, so strict checking is off for them: the
+// document itself.
+var freeFormBodies = []string{"getOpenAPI"}
+
+// strictIgnored are the places in bodies where any property name may come:
+// header maps, declared with additionalProperties, which strict mode would
+// otherwise report name by name.
+var strictIgnored = []string{"$.body.headers.*", "$.body.emails[*].headers.*"}
+
+// contract checks HTTP answers against the document. It is made per
+// harness from the embedded document; it is safe for concurrent use.
+type contract struct {
+	model  *v3.Document
+	raw    map[string]any // the document as JSON, for its x-events
+	strict responses.ResponseBodyValidator
+	lax    responses.ResponseBodyValidator
+	opts   []config.Option
+	router chi.Routes
+	// docPaths maps a route pattern, normalized by routeKey, to the
+	// document's path for it.
+	docPaths map[string]string
+
+	// mu guards seen and streamed, and serializes the validators, whose
+	// schema caches are not documented as safe for concurrent use.
+	mu       sync.Mutex
+	seen     map[string]bool // operationIds answered so far
+	streamed []string        // problems found in event streams, reported at cleanup
+}
+
+func newContract(t testing.TB, router chi.Routes) *contract {
+	t.Helper()
+	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(openAPIDocument),
+		&datamodel.DocumentConfiguration{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	model, err := doc.BuildV3Model()
+	if err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	c := &contract{model: &model.Model, router: router, docPaths: map[string]string{}, seen: map[string]bool{},
+		opts: []config.Option{config.WithFormatAssertions(), config.WithStrictMode(), config.WithStrictIgnorePaths(strictIgnored...),
+			// Headers every answer of a kind may carry, which the
+			// document describes in prose rather than per response.
+			config.WithStrictIgnoredHeadersExtra("X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options",
+				"X-Accel-Buffering", "Access-Control-Allow-Origin", "Access-Control-Expose-Headers")}}
+	// Only the response validators: the whole validator compiles every
+	// schema of the document up front, which costs more (under -race, a
+	// second a harness) than compiling the few a test's answers need.
+	c.strict = responses.NewResponseBodyValidator(c.model, c.opts...)
+	c.lax = responses.NewResponseBodyValidator(c.model, config.WithFormatAssertions())
+	if err := json.Unmarshal([]byte(openAPIDocument), &c.raw); err != nil {
+		t.Fatal(err)
+	}
+	for p := range c.model.Paths.PathItems.KeysFromOldest() {
+		c.docPaths[routeKey(p)] = p
+	}
+	t.Cleanup(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, p := range c.streamed {
+			t.Error(p)
+		}
+		c.streamed = nil
+	})
+	return c
+}
+
+var routeParams = regexp.MustCompile(`\{[^}]*\}|\*`)
+
+// routeKey is how a chi route pattern and a document path are compared:
+// without a trailing slash (both forms are served) and with every
+// parameter, and chi's catch-all, as {}.
+func routeKey(p string) string {
+	if len(p) > 1 {
+		p = strings.TrimSuffix(p, "/")
+	}
+	return routeParams.ReplaceAllString(p, "{}")
+}
+
+func undocumented(pattern string) bool {
+	return slices.ContainsFunc(undocumentedRoutes, func(r string) bool { return routeKey(r) == routeKey(pattern) })
+}
+
+// transport wraps next so that every answer is checked as it arrives: a
+// whole body at once, an event stream event by event as it is read.
+func (c *contract) transport(t testing.TB, next http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		resp, err := next.RoundTrip(req)
+		if err != nil || isPreflight(req) {
+			return resp, err
+		}
+		if isEventStream(resp) {
+			problems := c.check(req, resp, nil)
+			reportContract(t, req, resp, problems)
+			if len(problems) == 0 {
+				resp.Body = c.streamChecker(req, resp.Body)
+			}
+			return resp, nil
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if err != nil {
+			return resp, nil // the test sees the short body and says so
+		}
+		reportContract(t, req, resp, c.check(req, resp, body))
+		return resp, nil
+	})
+}
+
+// isPreflight reports a browser's CORS preflight: the middleware answers
+// it for every path the router serves (cors.go), as part of HTTP rather
+// than as an operation of the API, so the document lists none.
+func isPreflight(req *http.Request) bool {
+	return req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") != ""
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func isEventStream(resp *http.Response) bool {
+	return resp.StatusCode == http.StatusOK && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+}
+
+func reportContract(t testing.TB, req *http.Request, resp *http.Response, problems []string) {
+	if len(problems) == 0 {
+		return
+	}
+	t.Errorf("%s %.120s answered %d (%s), which api/openapi.json does not allow:\n\t%s",
+		req.Method, req.URL.RequestURI(), resp.StatusCode, resp.Header.Get("Content-Type"), strings.Join(problems, "\n\t"))
+}
+
+// route finds the route pattern the server matched for req, as chi does
+// after StripSlashes; "" when none did.
+func (c *contract) route(method string, req *http.Request) string {
+	p := req.URL.RawPath
+	if p == "" {
+		p = req.URL.Path
+	}
+	if len(p) > 1 {
+		p = strings.TrimSuffix(p, "/")
+	}
+	return c.router.Find(chi.NewRouteContext(), method, p)
+}
+
+// check returns what is wrong with an answer (nil when nothing). body is
+// the whole body, or nil for an event stream, whose events are checked as
+// they come.
+func (c *contract) check(req *http.Request, resp *http.Response, body []byte) []string {
+	pattern := c.route(req.Method, req)
+	if pattern == "" {
+		return c.checkUnrouted(req, resp, body)
+	}
+	docPath, ok := c.docPaths[routeKey(pattern)]
+	if !ok {
+		if undocumented(pattern) {
+			return nil
+		}
+		return []string{"the route " + pattern + " has no path in the document"}
+	}
+	item := c.model.Paths.PathItems.GetOrZero(docPath)
+	op := item.GetOperations().GetOrZero(strings.ToLower(req.Method))
+	if op == nil {
+		return []string{fmt.Sprintf("the document has no %s operation for %s", req.Method, docPath)}
+	}
+	v := c.strict
+	if slices.Contains(freeFormBodies, op.OperationId) {
+		v = c.lax
+	}
+	copied := *resp
+	copied.Body = io.NopCloser(bytes.NewReader(body))
+	if body == nil {
+		copied.Body = http.NoBody
+	}
+	c.mu.Lock()
+	c.seen[op.OperationId] = true
+	_, errs := v.ValidateResponseBodyWithPathItem(req, &copied, item, docPath)
+	c.mu.Unlock()
+	problems := describeProblems(errs)
+	if documented := op.Responses.Codes.GetOrZero(strconv.Itoa(resp.StatusCode)); documented != nil &&
+		orderedmap.Len(documented.Content) == 0 && len(body) > 0 {
+		problems = append(problems, fmt.Sprintf("the document says a %d has no body; it has %d bytes", resp.StatusCode, len(body)))
+	}
+	return problems
+}
+
+// checkUnrouted checks the answer to a request no route took: 405 with
+// Allow when the path is served with other methods, else 404, both in the
+// family's shape (the document's components.responses NotFound* and
+// MethodNotAllowed*).
+func (c *contract) checkUnrouted(req *http.Request, resp *http.Response, body []byte) []string {
+	name, status := "NotFound", http.StatusNotFound
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		if c.route(m, req) != "" {
+			name, status = "MethodNotAllowed", http.StatusMethodNotAllowed
+		}
+	}
+	name += map[family]string{familyA: "A", familyB: "B", familyC: "C"}[familyOf(req)]
+	if resp.StatusCode != status {
+		return []string{fmt.Sprintf("no route takes %s %s, so the answer must be %d (%s)", req.Method, req.URL.Path, status, name)}
+	}
+	return c.checkAs(req, resp, body, name)
+}
+
+// checkAs checks an answer against the response components.responses[name].
+func (c *contract) checkAs(req *http.Request, resp *http.Response, body []byte, name string) []string {
+	doc := c.model.Components.Responses.GetOrZero(name)
+	if doc == nil {
+		return []string{"components.responses has no " + name}
+	}
+	ct := resp.Header.Get("Content-Type")
+	media, ok := helpers.FindMediaType(doc.Content, ct)
+	if !ok {
+		return []string{fmt.Sprintf("%s: content type %q is not documented", name, ct)}
+	}
+	copied := *resp
+	copied.Body = io.NopCloser(bytes.NewReader(body))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, errs := responses.ValidateResponseHeaders(req, &copied, doc.Headers, "components/responses/"+name,
+		strconv.Itoa(resp.StatusCode), c.opts...)
+	_, bodyErrs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
+		Request: req, Response: &copied, Schema: media.Schema.Schema(), Version: 3.1, Options: c.opts})
+	return describeProblems(append(errs, bodyErrs...))
+}
+
+// eventSchemas returns the schema of each event's data of the event stream
+// at docPath: its media type's x-events.
+func (c *contract) eventSchemas(docPath string) (map[string]*base.Schema, error) {
+	events, ok := digJSON(c.raw, "paths", docPath, "get", "responses", "200", "content", "text/event-stream", "x-events").(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: the event stream's media type has no x-events", docPath)
+	}
+	out := map[string]*base.Schema{}
+	for name, v := range events {
+		ref, _ := digJSON(v, "$ref").(string)
+		proxy := c.model.Components.Schemas.GetOrZero(strings.TrimPrefix(ref, "#/components/schemas/"))
+		if proxy == nil {
+			return nil, fmt.Errorf("%s: x-events.%s: no schema %q", docPath, name, ref)
+		}
+		out[name] = proxy.Schema()
+	}
+	return out, nil
+}
+
+func digJSON(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// streamChecker checks an event stream's events as they are read: each is
+// a comment, the retry line, or an id, a documented event name and one
+// data line that validates against that event's schema.
+func (c *contract) streamChecker(req *http.Request, body io.ReadCloser) io.ReadCloser {
+	docPath := c.docPaths[routeKey(c.route(req.Method, req))]
+	schemas, err := c.eventSchemas(docPath)
+	sc := &streamCheck{ReadCloser: body, c: c, req: req, schemas: schemas}
+	if err != nil {
+		sc.problem("%v", err)
+	}
+	return sc
+}
+
+type streamCheck struct {
+	io.ReadCloser
+	c       *contract
+	req     *http.Request
+	schemas map[string]*base.Schema
+	pending []byte // the part of the stream after the last complete block
+}
+
+func (s *streamCheck) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	s.pending = append(s.pending, p[:n]...)
+	for {
+		block, rest, ok := bytes.Cut(s.pending, []byte("\n\n"))
+		if !ok {
+			break
+		}
+		s.checkBlock(string(block))
+		s.pending = rest
+	}
+	return n, err
+}
+
+func (s *streamCheck) problem(format string, args ...any) {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	s.c.streamed = append(s.c.streamed, fmt.Sprintf("event stream %s, which api/openapi.json does not allow: ", s.req.URL.Path)+
+		fmt.Sprintf(format, args...))
+}
+
+var streamRetryLine = regexp.MustCompile(`^retry: [0-9]+$`)
+
+func (s *streamCheck) checkBlock(block string) {
+	if strings.HasPrefix(block, ":") || streamRetryLine.MatchString(block) {
+		return
+	}
+	fields := map[string]string{}
+	for line := range strings.SplitSeq(block, "\n") {
+		name, value, _ := strings.Cut(line, ": ")
+		if _, twice := fields[name]; twice || !slices.Contains([]string{"id", "event", "data"}, name) {
+			s.problem("line %q in event %q", line, block)
+			return
+		}
+		fields[name] = value
+	}
+	if _, err := strconv.ParseUint(fields["id"], 10, 64); err != nil {
+		s.problem("event %q has no numeric id", block)
+	}
+	schema, ok := s.schemas[fields["event"]]
+	if !ok {
+		s.problem("event %q is not one of x-events", block)
+		return
+	}
+	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(fields["data"]))}
+	s.c.mu.Lock()
+	_, errs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
+		Request: s.req, Response: resp, Schema: schema, Version: 3.1, Options: s.c.opts})
+	s.c.mu.Unlock()
+	if problems := describeProblems(errs); len(problems) > 0 {
+		s.problem("event %q: %s", block, strings.Join(problems, "; "))
+	}
+}
+
+// describeProblems turns the validator's errors into lines a reader can act on.
+func describeProblems(errs []*liberrors.ValidationError) []string {
+	var out []string
+	for _, e := range errs {
+		line := e.Message
+		if e.Reason != "" && e.Reason != e.Message {
+			line += ": " + e.Reason
+		}
+		for _, f := range e.SchemaValidationErrors {
+			where := f.FieldPath
+			if where == "" {
+				where = f.KeywordLocation
+			}
+			line += fmt.Sprintf("\n\t\t%s (%s)", f.Reason, where)
+		}
+		out = append(out, line)
+	}
+	return out
+}

@@ -1,0 +1,29 @@
+package api
+
+import (
+	_ "embed"
+	"io"
+	"net/http"
+)
+
+// openAPIDocument is the OpenAPI 3.1 document of every endpoint routes
+// serves (API.md "Browsers"). It is written by hand, beside the handlers it
+// describes, and embedded as it is: there is no build step, and what is
+// served is what is reviewed. A string, not a []byte, so that nothing can
+// change it. The api tests hold it and the code to each other: every
+// route has an operation and every operation a route (openapi_test.go),
+// and every answer a test receives must validate against it
+// (contract_test.go).
+//
+//go:embed openapi.json
+var openAPIDocument string
+
+// openAPI serves the document. Caches must revalidate it: it changes when
+// the service is upgraded.
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	_, _ = io.WriteString(w, openAPIDocument)
+}

@@ -1,0 +1,331 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi/datamodel"
+
+	"tempmail/config"
+)
+
+// TestOpenAPIDocumentIsValid: the document is OpenAPI 3.1 by the
+// specification's own schema, every reference resolves, every path's
+// parameters are declared, and it is indented as json.Indent writes it, so
+// that hand edits keep one layout.
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(openAPIDocument),
+		&datamodel.DocumentConfiguration{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := doc.GetVersion(); !strings.HasPrefix(v, "3.1.") {
+		t.Errorf("openapi %q, want 3.1.x", v)
+	}
+	v, errs := validator.NewValidator(doc)
+	for _, err := range errs {
+		t.Errorf("openapi.json: %v", err)
+	}
+	if v == nil {
+		t.FailNow()
+	}
+	if ok, problems := v.ValidateDocument(); !ok {
+		for _, p := range describeProblems(problems) {
+			t.Errorf("openapi.json is not valid OpenAPI 3.1: %s", p)
+		}
+	}
+	model, err := doc.BuildV3Model()
+	if err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+
+	ids := map[string]string{}
+	for path, item := range model.Model.Paths.PathItems.FromOldest() {
+		inPath := map[string]bool{}
+		for _, m := range regexp.MustCompile(`\{([^}]+)\}`).FindAllStringSubmatch(path, -1) {
+			inPath[m[1]] = true
+		}
+		for method, op := range item.GetOperations().FromOldest() {
+			declared := map[string]bool{}
+			for _, p := range slices.Concat(item.Parameters, op.Parameters) {
+				if p.In == "path" {
+					declared[p.Name] = true
+				}
+			}
+			if !sameKeys(inPath, declared) {
+				t.Errorf("%s %s: path parameters declared %v, in the path %v", method, path, sortedKeys(declared), sortedKeys(inPath))
+			}
+			if op.OperationId == "" {
+				t.Errorf("%s %s has no operationId", method, path)
+			} else if other, dup := ids[op.OperationId]; dup {
+				t.Errorf("operationId %s is used by %s and %s %s", op.OperationId, other, method, path)
+			}
+			ids[op.OperationId] = method + " " + path
+			if op.Responses == nil || op.Responses.Codes.Len() == 0 {
+				t.Errorf("%s %s has no responses", method, path)
+			}
+		}
+	}
+
+	var compact, indented bytes.Buffer
+	if err := json.Compact(&compact, []byte(openAPIDocument)); err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Indent(&indented, compact.Bytes(), "", "  ")
+	indented.WriteByte('\n')
+	if indented.String() != openAPIDocument {
+		t.Error("openapi.json is not indented as json.Indent(doc, \"\", \"  \") writes it (plus a final newline); " +
+			"reformat it, e.g. with jq --indent 2 . or python3 -m json.tool --indent 2 --no-ensure-ascii")
+	}
+	if src, err := os.ReadFile("openapi.json"); err != nil || string(src) != openAPIDocument {
+		t.Errorf("the embedded document is not openapi.json as it is now (%v)", err)
+	}
+}
+
+// TestOpenAPICoversEveryRoute: every route the server has is an operation
+// of the document, and every operation a route, but for the routes being
+// built elsewhere (undocumentedRoutes).
+func TestOpenAPICoversEveryRoute(t *testing.T) {
+	srv := New(Deps{Config: config.Default(), Log: slog.New(slog.DiscardHandler)})
+	c := newContract(t, srv.router)
+
+	served := map[string]bool{}
+	err := chi.Walk(srv.router, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		served[method+" "+routeKey(route)] = true
+		if _, ok := c.docPaths[routeKey(route)]; !ok && !undocumented(route) {
+			t.Errorf("%s %s is served and not in api/openapi.json", method, route)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, item := range c.model.Paths.PathItems.FromOldest() {
+		for method := range item.GetOperations().KeysFromOldest() {
+			if !served[strings.ToUpper(method)+" "+routeKey(path)] {
+				t.Errorf("api/openapi.json has %s %s, which the server does not serve", strings.ToUpper(method), path)
+			}
+		}
+	}
+	for _, r := range undocumentedRoutes {
+		if _, ok := c.docPaths[routeKey(r)]; ok {
+			t.Errorf("%s is documented now: take it off undocumentedRoutes", r)
+		}
+	}
+}
+
+// TestOpenAPIServed: GET /openapi.json answers the embedded document as
+// JSON, without and with the trailing slash.
+func TestOpenAPIServed(t *testing.T) {
+	h := newHarness(t)
+	for _, p := range []string{"/openapi.json", "/openapi.json/"} {
+		r := h.do("GET", p, "")
+		if r.Status != http.StatusOK || r.Header.Get("Content-Type") != "application/json; charset=utf-8" ||
+			string(r.Body) != openAPIDocument || r.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET %s: %d %q, %d bytes", p, r.Status, r.Header.Get("Content-Type"), len(r.Body))
+		}
+	}
+	h.expect(h.do("POST", "/openapi.json", "{}"), http.StatusMethodNotAllowed, `{"error":"Method \"POST\" not allowed."}`)
+}
+
+func sameKeys(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestEveryOperationAnswersAsDocumented calls every operation of the
+// document at least once, with answers of its success and of its usual
+// failures, so that each is checked against the document (the harness's
+// client checks every answer); the other tests go deeper into each. An
+// operation added to the document needs a call here.
+func TestEveryOperationAnswersAsDocumented(t *testing.T) {
+	h := newHarness(t)
+	auth := []string{"Authorization", "Token " + testToken, "Content-Type", jsonCT}
+	none := "0190f0f0-0000-7000-8000-000000000000"
+
+	// One inbox, made through family B, read through all three.
+	b := h.do("POST", "/api/create-temp-email/", `{"email_name":"tour"}`, "Content-Type", jsonCT)
+	h.expect(b, http.StatusCreated, "")
+	token, addr, inboxID := b.JSON(t)["token"].(string), b.JSON(t)["email"].(string), b.JSON(t)["inbox_id"].(string)
+	streamA := h.openStream("/api/inboxes/"+inboxID+"/events/", "")
+	streamC := h.openStream("/inboxes/"+token+"/events/", "")
+	h.sendMail(addr, multipartMail(addr))
+	first := h.waitLatest(token, "")["id"].(string)
+	for _, subject := range []string{"second", "third 123456"} {
+		h.expect(h.do("POST", "/api/webhook/email/", `{"to":"`+addr+`","from":"a@example.com","subject":"`+subject+`","text":"x"}`, auth...),
+			http.StatusCreated, "")
+	}
+	var ids []string
+	for _, m := range h.list(token) {
+		ids = append(ids, m["id"].(string))
+	}
+	if len(ids) != 3 || ids[2] != first {
+		t.Fatalf("the tour's inbox holds %v", ids)
+	}
+	for range 3 {
+		streamA.next()
+		streamC.next()
+	}
+	streamA.close()
+	streamC.close()
+
+	msgC := "/inboxes/" + token + "/messages/" + first + "/"
+	msgB := "/api/mailstore/mailbox/tour/" + first + ".eml/"
+	other := h.createInboxA(`{"domain_id":2,"ttl":600}`)["id"].(string)
+	// Subscriptions to a public address (no delivery is due: no inbox
+	// expires during the tour).
+	global := h.subscribe(`{"url":"https://93.184.215.14/all","events":["inbox.expired"]}`)["id"].(string)
+	r := h.do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"https://93.184.215.14/one","events":["inbox.expired"]}`, "Content-Type", jsonCT)
+	h.expect(r, http.StatusCreated, "")
+	own := r.JSON(t)["id"].(string)
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+	}{
+		// Family A.
+		{"GET", "/api/domains/", "", 200},
+		{"POST", "/api/inboxes/create_inbox/", `{"domain_id":7}`, 404},
+		{"GET", "/api/inboxes/" + inboxID + "/", "", 200},
+		{"GET", "/api/inboxes/" + none + "/", "", 404},
+		{"GET", "/api/inboxes/" + inboxID + "/emails/?limit=2&subject=third", "", 200},
+		{"GET", "/api/inboxes/" + inboxID + "/events/", "", 400}, // a Last-Event-ID below
+		{"GET", "/api/emails/" + first + "/", "", 200},
+		{"POST", "/api/emails/" + first + "/mark_as_read/", "{}", 200},
+		{"POST", "/api/emails/" + first + "/mark_as_read/", "{", 400},
+		{"GET", "/api/emails/" + first + "/raw/", "", 200},
+		{"GET", "/api/attachments/" + first + "-1/download/", "", 200},
+		{"GET", "/api/attachments/" + first + "-2/download/", "", 404},
+		{"DELETE", "/api/emails/" + ids[0] + "/", "", 204},
+		{"DELETE", "/api/inboxes/" + other + "/", "", 204},
+		{"POST", "/api/webhook/email/", `{"to":"nobody@tempmail.test","raw":"U3ViamVjdDogeA0KDQp4DQo="}`, 404},
+		{"PUT", "/api/domains/", "", 405},
+		{"GET", "/api/nothing/", "", 404},
+
+		// Outbound webhook subscriptions.
+		{"POST", "/api/webhooks/", `{"url":"ftp://example.com/"}`, 400},
+		{"GET", "/api/webhooks/", "", 200},
+		{"GET", "/api/webhooks/?inbox_id=" + inboxID, "", 200},
+		{"GET", "/api/webhooks/" + own + "/", "", 200},
+		{"GET", "/api/webhooks/" + global + "/deliveries/", "", 200},
+		{"DELETE", "/api/webhooks/" + global + "/", "", 204},
+		{"GET", "/api/webhooks/" + global + "/", "", 404},
+		{"POST", "/inboxes/" + token + "/webhooks/", `{"url":"https://93.184.215.14/x","events":[]}`, 400},
+		{"GET", "/inboxes/" + token + "/webhooks/", "", 200},
+		{"GET", "/inboxes/" + token + "/webhooks/" + own + "/", "", 200},
+		{"GET", "/inboxes/" + token + "/webhooks/" + own + "/deliveries/", "", 200},
+		{"DELETE", "/inboxes/" + token + "/webhooks/" + own + "/", "", 204},
+		{"GET", "/inboxes/" + token + "/webhooks/" + global + "/", "", 404},
+
+		// Family B.
+		{"POST", "/api/create-temp-email/", `{"email_name":"tour"}`, 409},
+		{"GET", "/api/mailstore/mailbox/tour/?limit=1", "", 200},
+		{"GET", "/api/mailstore/mailbox/nobody/", "", 404},
+		{"GET", msgB, "", 200},
+		{"POST", msgB, "{}", 200},
+		{"POST", msgB, "x", 415},
+		{"DELETE", "/api/mailstore/mailbox/tour/" + ids[1] + ".eml/delete/", "", 200},
+		{"DELETE", "/api/mailstore/mailbox/tour/" + ids[1] + ".eml/delete/", "", 404},
+		{"GET", "/api/create-temp-email/", "", 405},
+		{"GET", "/api/mailstore/nothing/", "", 404},
+
+		// Family C.
+		{"POST", "/inboxes/", `{"name":"tour2","domain":"other.test"}`, 201},
+		{"POST", "/inboxes/", `{"name":"tour"}`, 409},
+		{"POST", "/inboxes/", `{"domain":"nowhere.test"}`, 400},
+		{"GET", "/inboxes/" + token + "/", "", 200},
+		{"GET", "/inboxes/" + token + "/messages/?offset=1", "", 200},
+		{"GET", msgC, "", 200},
+		{"GET", "/inboxes/" + token + "/messages/" + none + "/", "", 404},
+		{"POST", msgC + "read/", "", 200},
+		{"GET", msgC + "raw/", "", 200},
+		{"GET", msgC + "raw/?download=1", "", 200},
+		{"GET", "/inboxes/" + token + "/messages/" + none + "/raw/", "", 404},
+		{"GET", msgC + "body.html", "", 200},
+		{"GET", msgC + "body.html?remote=1", "", 200},
+		{"GET", "/inboxes/" + token + "/messages/" + ids[0] + "/body.html", "", 404},
+		{"GET", msgC + "attachments/1/", "", 200},
+		{"GET", msgC + "attachments/2/", "", 404},
+		{"GET", "/inboxes/" + token + "/latest/", "", 200},
+		{"GET", "/inboxes/" + token + "/latest/?after=" + first, "", 404},
+		{"GET", "/inboxes/" + token + "/otp/", "", 200},
+		{"GET", "/inboxes/" + token + "/otp/?pattern=(", "", 400},
+		{"GET", "/address/latest/?address=" + strings.ToUpper(addr), "", 200},
+		{"GET", "/address/latest/", "", 400},
+		{"PATCH", "/inboxes/" + token + "/", "", 405},
+		{"GET", "/inboxes/" + token + "/nothing/", "", 404},
+		{"DELETE", "/inboxes/" + token + "/messages/" + first + "/", "", 204},
+		{"DELETE", "/inboxes/" + token + "/messages/" + first + "/", "", 404},
+		{"DELETE", "/inboxes/" + token + "/", "", 204},
+		{"GET", "/inboxes/" + token + "/", "", 404},
+
+		// The page, probes, metrics and the document.
+		{"GET", "/", "", 200},
+		{"GET", "/ui/config.json", "", 200},
+		{"GET", "/ui/app.js", "", 200},
+		{"GET", "/ui/style.css", "", 200},
+		{"GET", "/ui/nothing.js", "", 404},
+		{"GET", "/livez", "", 200},
+		{"GET", "/readyz", "", 200},
+		{"GET", "/healthz/", "", 200},
+		{"GET", "/metrics", "", 200},
+		{"GET", "/openapi.json", "", 200},
+		{"POST", "/livez", "", 405},
+		{"GET", "/nothing", "", 404},
+	} {
+		headers := []string{"Content-Type", jsonCT}
+		if c.body == "x" {
+			headers = []string{"Content-Type", "text/plain"}
+		}
+		if strings.HasSuffix(c.path, "/events/") {
+			headers = append(headers, "Last-Event-ID", "last week")
+		}
+		if strings.HasPrefix(c.path, "/api/webhook") {
+			headers = auth
+		}
+		r := h.do(c.method, c.path, c.body, headers...)
+		if r.Status != c.status {
+			t.Errorf("%s %s: %d, want %d; %.200s", c.method, c.path, r.Status, c.status, r.Body)
+		}
+	}
+	h.api.SetReady(false)
+	h.expect(h.do("GET", "/readyz", ""), http.StatusServiceUnavailable, `{"status":"starting","failing":["starting up"]}`)
+	h.expect(h.do("GET", "/healthz", ""), http.StatusServiceUnavailable, "")
+	h.api.SetReady(true)
+
+	h.contract.mu.Lock()
+	defer h.contract.mu.Unlock()
+	for _, item := range h.contract.model.Paths.PathItems.FromOldest() {
+		for _, op := range item.GetOperations().FromOldest() {
+			if !h.contract.seen[op.OperationId] {
+				t.Errorf("operation %s was not called: add a call to this test", op.OperationId)
+			}
+		}
+	}
+}
