@@ -114,6 +114,10 @@ func (s *Store) Content(ctx context.Context, ref ContentRef) (*Content, error) {
 	return &c, nil
 }
 
+// DropCache empties the cache of opened contents, which refills as
+// messages are read: for a process at rest.
+func (s *Store) DropCache() { s.contents.clear() }
+
 // SealKey returns the key a message's content is sealed under, for tests
 // and tools that show what a deletion erases.
 func (s *Store) SealKey(ctx context.Context, ref ContentRef) ([]byte, error) {
@@ -209,6 +213,15 @@ func (cc *contentCache) put(id string, c *Content) {
 		last := cc.order.Back()
 		cc.removeLocked(last.Value.(*cachedContent).id)
 	}
+}
+
+// clear empties the cache.
+func (cc *contentCache) clear() {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.order.Init()
+	cc.byID = map[string]*list.Element{}
+	cc.bytes = 0
 }
 
 func (cc *contentCache) remove(id string) {

@@ -44,7 +44,7 @@ type StoreConfig struct {
 	// tried again (the same message, recognised by its id) until the
 	// caller's deadline. 0: 5 s.
 	AttemptTimeout time.Duration
-	// ContentCacheBytes bounds the opened contents kept in memory. 0: 16 MiB.
+	// ContentCacheBytes bounds the opened contents kept in memory. 0: 8 MiB.
 	ContentCacheBytes int
 }
 
@@ -151,7 +151,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		s.attemptTimeout = 5 * time.Second
 	}
 	if cfg.ContentCacheBytes <= 0 {
-		s.contents = newContentCache(16 << 20)
+		s.contents = newContentCache(8 << 20)
 	}
 	if cfg.KeyDir != "" {
 		s.keys, err = openFileKeys(cfg.KeyDir)

@@ -36,7 +36,7 @@ func newCache(maxBytes int) *cache {
 func (c *cache) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	clear(c.entries)
+	c.entries = map[string]*cached{} // a new map: a cleared one keeps its room
 	c.bytes = 0
 }
 

@@ -393,7 +393,7 @@ func TestRebuildInLittleMemoryMatchesLiveViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newRebuildStore(e.node.JS, kv, 4<<10) // a handful of records
+	st := newRebuildStore(e.node.JS, kv, 4<<10, 1000) // a handful of records
 	if _, err := replay(ctx, e.store, st); err != nil {
 		t.Fatal(err)
 	}

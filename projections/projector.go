@@ -14,8 +14,10 @@ import (
 )
 
 const (
-	// cacheBytes bounds the read cache of view entries.
-	cacheBytes = 64 << 20
+	// cacheBytes bounds the read cache of view entries: enough for the
+	// inboxes and list pages in use, and a fixed share of the memory the
+	// service keeps at rest (docs/BENCHMARKS.md, "Memory").
+	cacheBytes = 16 << 20
 
 	metaBucket    = "META"
 	generationKey = "views"

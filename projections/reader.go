@@ -24,6 +24,14 @@ type Reader struct {
 	content contents // what messages say, joined in as they are read
 }
 
+// DropCache empties the read cache, which refills as reads come: for a
+// process at rest, which need not hold what its busy minutes read.
+func (r *Reader) DropCache() {
+	if r.cache != nil {
+		r.cache.clear()
+	}
+}
+
 // Hub is the process's change hub, for long-polling.
 func (r *Reader) Hub() *Hub { return r.hub }
 

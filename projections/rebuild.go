@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -52,7 +53,11 @@ func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, o
 		return RebuildResult{}, err
 	}
 
-	st := newRebuildStore(js, kv, rebuildCacheBytes)
+	last, err := store.LastEventSeq(ctx)
+	if err != nil {
+		return RebuildResult{}, err
+	}
+	st := newRebuildStore(js, kv, rebuildCacheBytes, last)
 	n, err := replay(ctx, store, st)
 	if err != nil {
 		return RebuildResult{}, err
@@ -163,6 +168,10 @@ type rebuildStore struct {
 	written map[string][]byte
 	pending []jetstream.PubAckFuture
 	keys    int // entries written in all
+	// out has every key written out: most keys an event reads are new (a
+	// new message's), and a key never written out is absent, with no need
+	// to ask the bucket.
+	out *bloom
 }
 
 type hotEntry struct {
@@ -174,28 +183,32 @@ type hotEntry struct {
 }
 
 // rebuildCacheBytes bounds the records a rebuild keeps in memory.
-const rebuildCacheBytes = 48 << 20
+const rebuildCacheBytes = 32 << 20
 
 // maxPendingWrites bounds the writes awaiting their acknowledgement.
 const maxPendingWrites = 4096
 
-func newRebuildStore(js jetstream.JetStream, kv jetstream.KeyValue, maxBytes int) *rebuildStore {
+// newRebuildStore makes the store of a replay of about events events.
+func newRebuildStore(js jetstream.JetStream, kv jetstream.KeyValue, maxBytes int, events uint64) *rebuildStore {
 	return &rebuildStore{kv: kv, js: js, prefix: "$KV." + kv.Bucket() + ".", maxBytes: maxBytes,
-		hot: map[string]*list.Element{}, order: list.New(), written: map[string][]byte{}}
+		hot: map[string]*list.Element{}, order: list.New(), written: map[string][]byte{},
+		out: newBloom(2 * max(events, 1<<16))}
 }
 
-// recordSize estimates what a record takes in memory: list pages grow
-// with their summaries, the rest are small.
+// recordSize estimates what a record takes in memory, decoded and kept
+// (the structs, their strings, and the map and list entries that hold
+// them; measured with heap profiles): list pages grow with their
+// summaries, the rest are about the same.
 func recordSize(rec record) int {
 	switch r := rec.(type) {
 	case *Page:
-		return 256 + 160*len(r.Items)
+		return 384 + 256*len(r.Items)
 	case *Inbox:
-		return 512 + 16*len(r.Pages) + 64*len(r.Webhooks)
+		return 768 + 24*len(r.Pages) + 96*len(r.Webhooks)
 	case *Removals:
-		return 128 + 64*len(r.Items)
+		return 256 + 96*len(r.Items)
 	}
-	return 384
+	return 768
 }
 
 func (s *rebuildStore) get(ctx context.Context, key string, rec record) (uint64, bool, error) {
@@ -206,6 +219,9 @@ func (s *rebuildStore) get(ctx context.Context, key string, rec record) (uint64,
 	}
 	value, ok := s.written[key]
 	if !ok {
+		if !s.out.has(key) {
+			return 0, false, nil
+		}
 		e, err := s.kv.Get(ctx, key)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			return 0, false, nil
@@ -289,6 +305,7 @@ func (s *rebuildStore) write(ctx context.Context, key string, rec record) error 
 		return err
 	}
 	s.written[key] = data
+	s.out.add(key)
 	s.keys++
 	return s.publish(ctx, &nats.Msg{Subject: s.prefix + key, Data: data}, data)
 }
@@ -332,4 +349,46 @@ func (s *rebuildStore) flush(ctx context.Context) error {
 		}
 	}
 	return s.settle(ctx)
+}
+
+// bloom is a Bloom filter of strings: has is false for every string never
+// added, and true for one that was, or now and then (about 1% of the time
+// at the number of strings it was made for) for one that was not.
+type bloom struct {
+	bits []uint64
+	n    uint64 // bits
+}
+
+// bloomHashes is the number of bits a string sets: at ten bits per string,
+// seven make false positives rarest (about 0.8%).
+const bloomHashes = 7
+
+func newBloom(strings uint64) *bloom {
+	n := strings * 10
+	return &bloom{bits: make([]uint64, (n+63)/64), n: n}
+}
+
+// spots are the string's bits, by double hashing.
+func (b *bloom) spots(s string) (h1, h2 uint64) {
+	h := xxhash.Sum64String(s)
+	return h, h>>33 | h<<31 | 1
+}
+
+func (b *bloom) add(s string) {
+	h1, h2 := b.spots(s)
+	for i := range uint64(bloomHashes) {
+		bit := (h1 + i*h2) % b.n
+		b.bits[bit/64] |= 1 << (bit % 64)
+	}
+}
+
+func (b *bloom) has(s string) bool {
+	h1, h2 := b.spots(s)
+	for i := range uint64(bloomHashes) {
+		bit := (h1 + i*h2) % b.n
+		if b.bits[bit/64]&(1<<(bit%64)) == 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -50,10 +50,11 @@ func copyRecord(dst, src record) {
 // changed an entry (a hand-over), the compare-and-swap fails, the entry is
 // forgotten, and the event is applied again from a fresh read.
 type kvStore struct {
-	kv      jetstream.KeyValue
-	js      jetstream.JetStream
-	subject string // "$KV.<bucket>."
-	known   map[string]known
+	kv         jetstream.KeyValue
+	js         jetstream.JetStream
+	subject    string // "$KV.<bucket>."
+	known      map[string]known
+	knownBytes int
 }
 
 type known struct {
@@ -61,10 +62,12 @@ type known struct {
 	rec record // nil: a tombstone
 }
 
-// maxKnown bounds what a worker keeps; past it, it starts over. Only the
-// small, hot entries are kept (inboxes, addresses, the domain list, list
-// pages of at most pageMaxBytes): messages are read again rarely.
-const maxKnown = 512
+// maxKnownBytes bounds what a worker keeps (by recordSize); past it, it
+// starts over. Only the small, hot entries are kept (inboxes, addresses,
+// the domain list, list pages): messages are read again rarely. It is what
+// the partition's busy inboxes need, and every partition has its own, so
+// it is kept small: what the workers hold stays in memory at rest.
+const maxKnownBytes = 256 << 10
 
 func keepable(rec record) bool {
 	switch rec.(type) {
@@ -82,10 +85,23 @@ func (s *kvStore) remember(key string, k known) {
 	if !keepable(k.rec) {
 		return
 	}
-	if len(s.known) >= maxKnown {
-		clear(s.known)
+	if old, ok := s.known[key]; ok && old.rec != nil {
+		s.knownBytes -= recordSize(old.rec)
+	}
+	if size := recordSize(k.rec); s.knownBytes+size > maxKnownBytes {
+		s.known, s.knownBytes = map[string]known{}, 0
 	}
 	s.known[key] = k
+	s.knownBytes += recordSize(k.rec)
+}
+
+func (s *kvStore) forget(key string) {
+	if k, ok := s.known[key]; ok {
+		if k.rec != nil {
+			s.knownBytes -= recordSize(k.rec)
+		}
+		delete(s.known, key)
+	}
 }
 
 func (s *kvStore) get(ctx context.Context, key string, rec record) (uint64, bool, error) {
@@ -121,7 +137,7 @@ func (s *kvStore) put(ctx context.Context, key string, rev uint64, rec record) e
 		newRev, err = s.kv.Update(ctx, key, data, rev)
 	}
 	if err != nil {
-		delete(s.known, key)
+		s.forget(key)
 		if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			return errConflict
 		}
@@ -135,7 +151,7 @@ func (s *kvStore) put(ctx context.Context, key string, rev uint64, rec record) e
 // "update with TTL", so this is the same compare-and-swap publish that Update
 // makes, plus the Nats-TTL header.
 func (s *kvStore) tombstone(ctx context.Context, key string, rev uint64, seq uint64) error {
-	delete(s.known, key)
+	s.forget(key)
 	data, err := json.Marshal(Meta{Seq: seq, Gone: true})
 	if err != nil {
 		return err

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -216,11 +218,71 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 			s.fail(fmt.Errorf("HTTP listener: %w", err))
 		}
 	}()
+	go s.reclaimWhenIdle()
 	s.API.SetReady(true)
 	log.Info("tempmail ready", "http", s.httpLn.Addr().String(), "smtp", s.SMTP.Addr(), "version", buildVersion(),
 		"domains", strings.Join(cfg.Domains, ","), "data_dir", cfg.DataDir, "views_generation", s.Views.Generation(),
 		"log_format", cfg.LogFormat, "access_log", cfg.AccessLog, "cors_origins", strings.Join(cfg.CORSOrigins, ","))
 	return s, nil
+}
+
+// idleAfter is how long the service must have applied no event before it
+// is at rest (reclaimWhenIdle); reclaimEvery is how often it hands memory
+// back while it stays so; restGCPercent is the garbage collector's GOGC
+// meanwhile.
+const (
+	idleAfter     = 30 * time.Second
+	reclaimEvery  = time.Minute
+	restGCPercent = 25
+)
+
+// reclaimWhenIdle hands memory back to the system once the service has
+// been quiet for idleAfter, and every reclaimEvery while it stays so.
+// Under load the embedded NATS server and the garbage collector keep what
+// the load needed (caches of the blocks just written, pools of buffers, a
+// heap goal sized for the rate), and without new work nothing would make
+// them let go: a service at rest would go on holding what its busiest
+// minute took. The read caches go too, and they refill as reads come.
+// Two collections empty the pools; the second returns the freed pages. At
+// rest the server still does periodic work on its blocks, which the
+// collector then keeps close to what is live (restGCPercent); the usual
+// pace returns with the first event applied.
+func (s *Service) reclaimWhenIdle() {
+	t := time.NewTicker(idleAfter / 2)
+	defer t.Stop()
+	last, quiet := s.Views.Applied(), 0
+	var reclaimed time.Time    // zero: not since the last work
+	atRest, busyGC := false, 0 // busyGC: the GC percent before rest
+	defer func() {
+		if atRest {
+			debug.SetGCPercent(busyGC)
+		}
+	}()
+	for {
+		select {
+		case <-s.stopping:
+			return
+		case <-t.C:
+		}
+		if n := s.Views.Applied(); n != last {
+			last, quiet, reclaimed = n, 0, time.Time{}
+			if atRest {
+				debug.SetGCPercent(busyGC)
+				atRest = false
+			}
+			continue
+		}
+		if quiet++; quiet >= 2 && time.Since(reclaimed) >= reclaimEvery {
+			if !atRest {
+				busyGC, atRest = debug.SetGCPercent(restGCPercent), true
+			}
+			s.Views.DropCache()
+			s.Store.DropCache()
+			runtime.GC()
+			debug.FreeOSMemory()
+			reclaimed = time.Now()
+		}
+	}
 }
 
 // HTTPAddr is the address the HTTP listener is bound to.

@@ -584,3 +584,32 @@ func dirBreakdown(dir string) []dirSize {
 	out = append(out, dirSize{"keys", dirBytes(filepath.Join(dir, "keys"))})
 	return out
 }
+
+// 8. Idle: the memory of a service holding 100,000 messages of 4 KiB (100
+// inboxes of 1,000) once it is left alone, and after a restart.
+func (b *bench) idle() {
+	n := b.scale(100000, 20000)
+	fmt.Printf("\n[8] idle with %d stored messages of 4 KiB in 100 inboxes, defaults\n", n)
+	dir, _ := os.MkdirTemp("", "tmbench-idle")
+	defer os.RemoveAll(dir)
+	svc := b.startService(dir, b.profile("idle-first.pprof"))
+	inboxes := svc.newInboxes(100)
+	rate, _ := blast(svc.smt, 16, n, addresses(inboxes), "idle")
+	svc.waitCount(inboxes, n)
+	// At rest: past the dedupe window (2 minutes), the server's expiry of
+	// the blocks' subject state (2 minutes of no access) and the service's
+	// hand-back of memory it no longer needs (every minute at rest).
+	wait := time.Duration(b.scale(210, 30)) * time.Second
+	time.Sleep(wait)
+	before, _ := rss(svc.cmd.Process.Pid)
+	svc.stop()
+	svc = b.startService(dir, b.profile("idle-restarted.pprof"))
+	defer svc.stop()
+	svc.waitCount(inboxes, n)
+	time.Sleep(30 * time.Second)
+	after, _ := rss(svc.cmd.Process.Pid)
+	fmt.Printf("  stored at %.0f msg/s; RSS %d MiB idle %v after the last, %d MiB 30 s after a restart\n", rate, before>>20, wait, after>>20)
+	worst := max(before, after)
+	b.add("RSS ≤ 128 MiB idle with 100,000 stored messages", fmt.Sprintf("%d MiB idle, %d MiB after a restart", before>>20, after>>20),
+		fmt.Sprintf("%.2f of 128 MiB", float64(worst)/(128<<20)), worst <= 128<<20)
+}
