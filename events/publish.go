@@ -39,8 +39,7 @@ func eventMsg(subject string, p Payload) (*nats.Msg, error) {
 }
 
 // scheduleMsg is a message the server keeps until at and then publishes, as
-// the event p, on target (ADR-51). @at has whole seconds; rounding up means
-// it never fires early.
+// the event p, on target.
 func scheduleMsg(subject, target string, at time.Time, p Payload) (*nats.Msg, error) {
 	data, err := Encode(p, at)
 	if err != nil {
@@ -48,13 +47,20 @@ func scheduleMsg(subject, target string, at time.Time, p Payload) (*nats.Msg, er
 	}
 	m := nats.NewMsg(subject)
 	m.Data = data
+	Schedule(m, target, at)
+	return m, nil
+}
+
+// Schedule makes m a message schedule (ADR-51): the server keeps it until
+// at and then publishes its data and headers on target, in the same
+// stream. @at has whole seconds; rounding up means it never fires early.
+func Schedule(m *nats.Msg, target string, at time.Time) {
 	fire := at.UTC().Truncate(time.Second)
 	if fire.Before(at) {
 		fire = fire.Add(time.Second)
 	}
 	m.Header.Set("Nats-Schedule", "@at "+fire.Format(time.RFC3339))
 	m.Header.Set("Nats-Schedule-Target", target)
-	return m, nil
 }
 
 // expect makes m conditional on subject's last sequence being seq.

@@ -230,7 +230,7 @@ func (w *Webhooks) Enqueue(ctx context.Context, ds []projections.Delivery) error
 }
 
 // later stores j to be delivered after wait: a message schedule that the
-// server publishes as a job when it falls due (whole seconds, rounded up).
+// server publishes as a job when it falls due.
 func (w *Webhooks) later(ctx context.Context, j job, wait time.Duration) error {
 	data, err := json.Marshal(&j)
 	if err != nil {
@@ -239,24 +239,8 @@ func (w *Webhooks) later(ctx context.Context, j job, wait time.Duration) error {
 	tag := strconv.FormatUint(j.Seq, 10) + "." + strconv.Itoa(j.Attempt) + "." + strconv.Itoa(j.Deferred)
 	m := nats.NewMsg(laterRoot + "." + j.Webhook + "." + tag)
 	m.Data = data
-	at := time.Now().Add(wait).UTC()
-	fire := at.Truncate(time.Second)
-	if fire.Before(at) {
-		fire = fire.Add(time.Second)
-	}
-	m.Header.Set("Nats-Schedule", "@at "+fire.Format(time.RFC3339))
-	m.Header.Set("Nats-Schedule-Target", jobRoot+"."+j.Webhook)
+	events.Schedule(m, jobRoot+"."+j.Webhook, time.Now().Add(wait))
 	m.Header.Set(jetstream.MsgIDHeader, j.Webhook+"."+tag)
 	_, err = w.js.PublishMsg(ctx, m)
 	return err
-}
-
-// Pending is how many deliveries wait in the job stream: due now, held by
-// a process, or scheduled for a retry.
-func (w *Webhooks) Pending(ctx context.Context) (uint64, error) {
-	info, err := w.jobs.Info(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return info.State.Msgs, nil
 }
