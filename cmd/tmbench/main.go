@@ -34,6 +34,18 @@ func main() {
 		case "fixed-http":
 			fixedHTTP(os.Args[2])
 			return
+		case "generate":
+			// A store of events to profile a rebuild on:
+			// tmbench generate DIR N
+			n, err := strconv.Atoi(os.Args[3])
+			if err == nil {
+				err = generateEvents(os.Args[2], n)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			return
 		}
 	}
 	quick := flag.Bool("quick", false, "a short run (under 2 minutes)")
