@@ -610,8 +610,14 @@ func (b *bench) idle() {
 	defer os.RemoveAll(dir)
 	svc := b.startService(dir, b.profile("idle-first.pprof"))
 	inboxes := svc.newInboxes(100)
-	rate, _ := blast(svc.smt, 16, n, addresses(inboxes), "idle")
+	rate, lat := blast(svc.smt, 16, n, addresses(inboxes), "idle")
 	svc.waitCount(inboxes, n)
+	// What a message costs as the store grows: the first thousand against
+	// the last (no inbox is full, so none evicts).
+	first, last := mean(lat[:1000]), mean(lat[n-1000:])
+	b.add(fmt.Sprintf("cost per message flat as the store grows (1,000th vs %d,000th)", n/1000),
+		fmt.Sprintf("mean 250 %s (1-1,000) vs %s (%d-%d)", ms(first), ms(last), n-999, n),
+		fmt.Sprintf("%.2f×", float64(last)/float64(first)), float64(last) <= 1.25*float64(first))
 	// At rest: past the dedupe window (2 minutes), the server's expiry of
 	// the blocks' subject state (2 minutes of no access) and the service's
 	// hand-back of memory it no longer needs (every minute at rest).
