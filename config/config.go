@@ -33,7 +33,7 @@ type Config struct {
 	ClusterName string   // empty: a single node
 	ClusterAddr string   // route listener, host:port
 	Routes      []string // every node's route URL, this node's included
-	NATSListen  string   // client listener, host:port; empty: none (single node only)
+	NATSListen  string   // the embedded server's client listener, host:port; empty: none
 	Replicas    int      // copies of every stream, KV bucket and object store: 1 or 3
 
 	APIToken     string // family A token; empty: generated on first start and kept in DataDir
@@ -188,7 +188,7 @@ func options() []option {
 			}
 			return nil
 		}},
-		{"nats-listen", "", "client listener of the embedded NATS server (host:port); required in a cluster", func(c *Config, v string) error {
+		{"nats-listen", "", "client listener of the embedded NATS server (host:port), for the nats CLI and other processes; empty: none; required in a cluster", func(c *Config, v string) error {
 			if v == "" {
 				return nil
 			}

@@ -29,6 +29,13 @@ type NodeConfig struct {
 	URL                    string
 	Creds                  string
 	TLSCA, TLSCert, TLSKey string
+	// Listen, when set, opens the embedded server's client listener
+	// (host:port), for other processes and tools such as the nats CLI;
+	// empty, the process talks to its server in-process only. A cluster
+	// node must have one: nats-server opens its routes only after its
+	// client listener (nats-server issue 5174), and other processes
+	// connect there.
+	Listen string
 
 	// Cluster, when Name is set, makes the embedded server a node of a
 	// JetStream cluster.
@@ -42,10 +49,6 @@ type ClusterConfig struct {
 	ServerName string   // unique per node
 	Addr       string   // route listener, host:port
 	Routes     []string // every node's route URL, this one's included
-	// Listen is the client listener. A cluster node must have one:
-	// nats-server opens its routes only after its client listener
-	// (nats-server issue 5174), and other processes connect there.
-	Listen string
 }
 
 // Node is a connection to NATS JetStream, and the embedded server behind it
@@ -152,7 +155,7 @@ func waitForAPI(ctx context.Context, js jetstream.JetStream) error {
 func serverOptions(cfg NodeConfig) (*server.Options, error) {
 	opts := &server.Options{
 		ServerName: "tempmail",
-		DontListen: true, // single node: the process talks to it in-process only
+		DontListen: true, // unless cfg.Listen: the process talks to it in-process
 		JetStream:  true,
 		StoreDir:   filepath.Join(cfg.DataDir, "nats"),
 		NoSigs:     true, // we own SIGINT/SIGTERM and shut down in order
@@ -160,13 +163,17 @@ func serverOptions(cfg NodeConfig) (*server.Options, error) {
 		// consumers' state, so a modest cap keeps the process bounded.
 		JetStreamMaxMemory: 256 << 20,
 	}
+	if cfg.Listen != "" {
+		host, port, err := splitHostPort(cfg.Listen)
+		if err != nil {
+			return nil, fmt.Errorf("invalid --nats-listen %q: %v", cfg.Listen, err)
+		}
+		opts.DontListen = false
+		opts.Host, opts.Port = host, port
+	}
 	c := cfg.Cluster
 	if c.Name == "" {
 		return opts, nil
-	}
-	host, port, err := splitHostPort(c.Listen)
-	if err != nil {
-		return nil, fmt.Errorf("invalid --nats-listen %q: %v", c.Listen, err)
 	}
 	chost, cport, err := splitHostPort(c.Addr)
 	if err != nil {
@@ -176,8 +183,6 @@ func serverOptions(cfg NodeConfig) (*server.Options, error) {
 	if len(routes) != len(c.Routes) {
 		return nil, fmt.Errorf("invalid --routes %q: every entry must be a URL such as nats://tempmail-1:6222", strings.Join(c.Routes, ","))
 	}
-	opts.DontListen = false
-	opts.Host, opts.Port = host, port
 	opts.ServerName = c.ServerName
 	opts.Cluster = server.ClusterOpts{Name: c.Name, Host: chost, Port: cport}
 	// Every node lists every route, its own included (it recognises and

@@ -425,14 +425,14 @@ func storeConfig(cfg config.Config) events.StoreConfig {
 // nodeConfig says which NATS to run or reach.
 func nodeConfig(cfg config.Config, log *slog.Logger) events.NodeConfig {
 	nc := events.NodeConfig{DataDir: cfg.DataDir, URL: cfg.NATSURL, Creds: cfg.NATSCreds,
-		TLSCA: cfg.NATSTLSCA, TLSCert: cfg.NATSTLSCert, TLSKey: cfg.NATSTLSKey, Logger: log}
+		TLSCA: cfg.NATSTLSCA, TLSCert: cfg.NATSTLSCert, TLSKey: cfg.NATSTLSKey, Listen: cfg.NATSListen, Logger: log}
 	if cfg.ClusterName != "" {
 		name := cfg.ServerName
 		if name == "" {
 			name, _ = os.Hostname()
 		}
 		nc.Cluster = events.ClusterConfig{Name: cfg.ClusterName, ServerName: name, Addr: cfg.ClusterAddr,
-			Routes: cfg.Routes, Listen: cfg.NATSListen}
+			Routes: cfg.Routes}
 	}
 	return nc
 }

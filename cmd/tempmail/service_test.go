@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/config"
 	"tempmail/events"
@@ -180,6 +182,38 @@ func TestCreatedInboxIsReadableByTheVeryNextRequest(t *testing.T) {
 	}
 	if code, body := call(t, "GET", base+"/healthz", ""); code != 200 || !strings.Contains(string(body), `"ok"`) {
 		t.Errorf("healthz: %d %s", code, body)
+	}
+}
+
+// A single node opens its embedded server's client listener when asked, so
+// that an operator can look at the streams with the nats CLI.
+func TestSingleNodeOpensTheNATSListenerWhenAsked(t *testing.T) {
+	cfg := testConfig(t.TempDir())
+	cfg.NATSListen = freeAddr(t)
+	svc, base := startServiceWith(t, cfg)
+	in := createTokenInbox(t, base)
+	deliverTo(t, svc, in.Token, "seen from outside")
+
+	nc, err := nats.Connect("nats://" + cfg.NATSListen)
+	if err != nil {
+		t.Fatalf("connect to --nats-listen %s: %v", cfg.NATSListen, err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := js.Stream(ctxT(t), "EVENTS")
+	if err != nil {
+		t.Fatalf("EVENTS through the listener: %v", err)
+	}
+	info, err := st.Info(ctxT(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The domains, the inbox's creation and its message.
+	if info.State.Msgs < 3 {
+		t.Errorf("EVENTS holds %d events through the listener, want at least 3", info.State.Msgs)
 	}
 }
 
