@@ -12,6 +12,7 @@ import (
 	"tempmail"
 
 	"github.com/google/uuid"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/events"
 	"tempmail/events/natstest"
@@ -180,4 +181,83 @@ func deliverOne(ctx context.Context, s *events.Store, m events.MailReceived, lif
 		return events.Ack{}, err
 	}
 	return acks[0], nil
+}
+
+// An ending applied again after the views forgot that it ended the inbox
+// (its tombstones expired while a purge was cut off) still erases what the
+// inbox's messages said and takes its events out of the log, and leaves a
+// newer inbox on the address alone.
+func TestPurgeOfAnEndingThatEndedNothingErasesTheInboxAndKeepsANewerClaim(t *testing.T) {
+	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	ctx := ctxT(t)
+	old := inbox("reused@x.test")
+	created, err := s.CreateInbox(ctx, old, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []events.ContentRef
+	for i := range 3 {
+		m := events.MailReceived{InboxID: old.InboxID, MessageID: uuid.NewString(), Address: old.Address,
+			Content: events.Content{Raw: []byte("Subject: secret " + string(rune('a'+i)) + "\r\n\r\nbody\r\n")}}
+		ack, err := deliverOne(ctx, s, m, created.Seq, m.MessageID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sm, err := s.Stream().GetMsg(ctx, ack.Seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := events.Decode(sm.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, events.ContentRef{MessageID: m.MessageID, Seq: ack.Seq, Key: p.(*events.MailReceived).Key})
+	}
+	if _, err := s.Content(ctx, refs[0]); err != nil {
+		t.Fatalf("content before the purge: %v", err)
+	}
+	end := &events.InboxDeleted{InboxID: old.InboxID, Address: old.Address}
+	ended, err := s.EndInbox(ctx, old.Address, end, created.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := inbox("reused@x.test")
+	newer.InboxID = "id-newer"
+	claimed, err := s.CreateInbox(ctx, newer, ended.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	endMsg, err := s.Stream().GetMsg(ctx, ended.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := s.Purge(ctx, ended.Seq, endMsg.Subject, end, false, nil); err != nil {
+		t.Fatalf("purge: %v", err)
+	}
+	for _, ref := range refs {
+		if _, err := s.Content(ctx, ref); tempmail.KindOf(err) != tempmail.NotFound {
+			t.Errorf("message %s after the purge: %v, want it unreadable (not found)", ref.MessageID, err)
+		}
+	}
+	info, err := s.Stream().Info(ctx, jetstream.WithSubjectFilter(">"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for subject := range info.State.Subjects {
+		if strings.Contains(subject, old.InboxID) {
+			t.Errorf("the ended inbox's events are still on %s", subject)
+		}
+	}
+	// What is left on the address's lifecycle is the newer inbox's claim.
+	last, err := s.Stream().GetLastMsgForSubject(ctx, endMsg.Subject)
+	if err != nil || last.Sequence != claimed.Seq {
+		t.Fatalf("last event on the address: %+v, %v; want the newer claim at %d", last, err, claimed.Seq)
+	}
+	if n := info.State.Subjects[endMsg.Subject]; n != 1 {
+		t.Errorf("the address's lifecycle holds %d events, want only the newer claim", n)
+	}
+	if _, err := s.EndInbox(ctx, newer.Address, &events.InboxDeleted{InboxID: newer.InboxID, Address: newer.Address}, claimed.Seq); err != nil {
+		t.Errorf("the newer inbox can no longer be ended: %v", err)
+	}
 }

@@ -15,12 +15,17 @@ import (
 // message's key, so that what the message said can no longer be read from
 // any copy of its sealed content; then it purges the message's events and
 // its retention schedule. For an inbox that ended (ended: the views found
-// it live; an expiry that fires after the inbox was deleted ends nothing)
-// it does that for every message of the inbox, and purges the inbox's
-// subscriptions, its schedules, and its lifecycle events up to its end,
-// seq. For a deleted subscription it purges its events. Other events need
-// nothing. Purging again is harmless, so a redelivered event may purge
-// twice. progress, if not nil, is called after each message erased.
+// it live) it does that for every message of the inbox, and purges the
+// inbox's subscriptions, its schedules, and its lifecycle events up to its
+// end, seq. An InboxDeleted or InboxExpired that ended nothing (an expiry
+// that fires after the inbox was deleted, or an ending applied again once
+// the views no longer remember that it was this event that ended the
+// inbox) does the same from what the log holds of the inbox, but takes
+// from its address's lifecycle only the inbox's own events: a newer inbox
+// may have claimed the address since. For a deleted subscription it purges
+// its events. Other events need nothing. Purging again is harmless, so a
+// redelivered event may purge twice. progress, if not nil, is called after
+// each message erased.
 //
 // Nothing waits for a grace period: the stream still recognises a retried
 // delivery of a purged message by its Nats-Msg-Id for the dedupe window,
@@ -43,13 +48,9 @@ func (s *Store) Purge(ctx context.Context, seq uint64, subject string, p Payload
 		}
 		return s.purgeSubject(ctx, scheduleRoot+"."+part+"."+addrKey+"."+ev.InboxID+"."+ev.MessageID)
 	case *InboxDeleted:
-		if ended {
-			return s.purgeInbox(ctx, seq, ev.Address, ev.InboxID, progress)
-		}
+		return s.purgeInbox(ctx, seq, ev.Address, ev.InboxID, ended, progress)
 	case *InboxExpired:
-		if ended {
-			return s.purgeInbox(ctx, seq, ev.Address, ev.InboxID, progress)
-		}
+		return s.purgeInbox(ctx, seq, ev.Address, ev.InboxID, ended, progress)
 	case *WebhookDeleted:
 		return s.purgeSubject(ctx, subject)
 	}
@@ -59,8 +60,9 @@ func (s *Store) Purge(ctx context.Context, seq uint64, subject string, p Payload
 // purgeInbox erases what an ended inbox's messages said and takes every
 // event of the inbox out of the log: its messages', its subscriptions',
 // and on its address's lifecycle subject those up to its end at seq (a
-// newer inbox on the address keeps its own).
-func (s *Store) purgeInbox(ctx context.Context, seq uint64, addr, inboxID string, progress func()) error {
+// newer inbox on the address keeps its own); or, unless it ended at seq,
+// only its own.
+func (s *Store) purgeInbox(ctx context.Context, seq uint64, addr, inboxID string, ended bool, progress func()) error {
 	part := s.PartitionOfAddress(addr)
 	messages := messagesOf(part, addr, inboxID) + ".>"
 	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(messages))
@@ -83,11 +85,58 @@ func (s *Store) purgeInbox(ctx context.Context, seq uint64, addr, inboxID string
 			return err
 		}
 	}
-	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject(inboxSubject(part, addr)), jetstream.WithPurgeSequence(seq+1)); err != nil {
+	lifecycle := inboxSubject(part, addr)
+	if !ended {
+		return s.deleteOwnLifecycle(ctx, seq, lifecycle, inboxID)
+	}
+	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject(lifecycle), jetstream.WithPurgeSequence(seq+1)); err != nil {
 		s.CountError("purge")
 		return unavailable(err)
 	}
 	return nil
+}
+
+// deleteOwnLifecycle deletes, among the events on an address's lifecycle
+// subject up to seq, those of the inbox inboxID: a handful at most.
+func (s *Store) deleteOwnLifecycle(ctx context.Context, seq uint64, lifecycle, inboxID string) error {
+	for next := uint64(1); next <= seq; {
+		m, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(lifecycle))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil
+		}
+		if err != nil {
+			return unavailable(err)
+		}
+		if m.Sequence > seq {
+			return nil
+		}
+		next = m.Sequence + 1
+		p, _, err := Decode(m.Data)
+		if err != nil {
+			return fmt.Errorf("purge %s: %w", lifecycle, err)
+		}
+		if inboxOf(p) != inboxID {
+			continue
+		}
+		if err := s.stream.DeleteMsg(ctx, m.Sequence); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+			s.CountError("purge")
+			return unavailable(err)
+		}
+	}
+	return nil
+}
+
+// inboxOf names the inbox a lifecycle event is about.
+func inboxOf(p Payload) string {
+	switch ev := p.(type) {
+	case *InboxCreated:
+		return ev.InboxID
+	case *InboxDeleted:
+		return ev.InboxID
+	case *InboxExpired:
+		return ev.InboxID
+	}
+	return ""
 }
 
 // eraseMessage erases the content of the message whose events are on
