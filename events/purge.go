@@ -21,8 +21,10 @@ import (
 // that fires after the inbox was deleted, or an ending applied again once
 // the views no longer remember that it was this event that ended the
 // inbox) does the same from what the log holds of the inbox, but takes
-// from its address's lifecycle only the inbox's own events: a newer inbox
-// may have claimed the address since. For a deleted subscription it purges
+// from its address's lifecycle only the inbox's own events before seq: a
+// newer inbox may have claimed the address since, and the views expect
+// this very event as the lifecycle's last (claims and deliveries name it).
+// For a deleted subscription it purges
 // its events. Other events need nothing. Purging again is harmless, so a
 // redelivered event may purge twice. progress, if not nil, is called after
 // each message erased.
@@ -61,7 +63,7 @@ func (s *Store) Purge(ctx context.Context, seq uint64, subject string, p Payload
 // event of the inbox out of the log: its messages', its subscriptions',
 // and on its address's lifecycle subject those up to its end at seq (a
 // newer inbox on the address keeps its own); or, unless it ended at seq,
-// only its own.
+// only its own before seq.
 func (s *Store) purgeInbox(ctx context.Context, seq uint64, addr, inboxID string, ended bool, progress func()) error {
 	part := s.PartitionOfAddress(addr)
 	messages := messagesOf(part, addr, inboxID) + ".>"
@@ -97,9 +99,10 @@ func (s *Store) purgeInbox(ctx context.Context, seq uint64, addr, inboxID string
 }
 
 // deleteOwnLifecycle deletes, among the events on an address's lifecycle
-// subject up to seq, those of the inbox inboxID: a handful at most.
+// subject before seq, those of the inbox inboxID: a handful at most. None
+// is the subject's last, which claims and deliveries expect.
 func (s *Store) deleteOwnLifecycle(ctx context.Context, seq uint64, lifecycle, inboxID string) error {
-	for next := uint64(1); next <= seq; {
+	for next := uint64(1); next < seq; {
 		m, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(lifecycle))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return nil
@@ -107,7 +110,7 @@ func (s *Store) deleteOwnLifecycle(ctx context.Context, seq uint64, lifecycle, i
 		if err != nil {
 			return unavailable(err)
 		}
-		if m.Sequence > seq {
+		if m.Sequence >= seq {
 			return nil
 		}
 		next = m.Sequence + 1
