@@ -71,7 +71,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 	ctx := r.Context()
 	cursor, resumed, err := lastEventID(r)
 	if err == nil && !resumed {
-		cursor, err = s.views.Cursor(ctx, in)
+		cursor = s.views.Cursor(in)
 	}
 	if err != nil {
 		writeError(w, r, s.log, fam, err)

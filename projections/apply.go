@@ -280,11 +280,26 @@ func (t *tx) markedRead(ev *events.MarkedRead) error {
 		return err
 	}
 	i := slices.IndexFunc(pg.Items, func(s Summary) bool { return s.ID == m.ID })
-	if i < 0 || pg.Items[i].IsRead {
+	if i < 0 {
 		return nil
 	}
-	pg.Items[i].IsRead, pg.Items[i].ReadSeq = true, m.ReadSeq
-	return t.save(pe, &pg)
+	if !pg.Items[i].IsRead {
+		pg.Items[i].IsRead, pg.Items[i].ReadSeq = true, m.ReadSeq
+		if err := t.save(pe, &pg); err != nil {
+			return err
+		}
+	}
+	if pg.Items[i].ReadSeq != t.seq {
+		return nil // it was read before
+	}
+	// The inbox entry goes last, as for every event that changes what its
+	// event stream tells (Reader.Changes).
+	var in Inbox
+	ie, err := t.load(inboxKey(m.InboxID), &in)
+	if err != nil || !live(ie, &in) {
+		return err
+	}
+	return t.save(ie, &in)
 }
 
 func (t *tx) deleted(ev *events.Deleted) error {

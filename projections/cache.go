@@ -19,6 +19,10 @@ type cache struct {
 	entries  map[string]*cached
 	bytes    int
 	maxBytes int
+	// seen is the revision of the last write the watcher applied: every
+	// entry then reflects at least every write to its key up to seen (a
+	// fill may be newer, never older).
+	seen uint64
 }
 
 type cached struct {
@@ -81,14 +85,23 @@ func (c *cache) forget(key string, token *cached) {
 	}
 }
 
-// update records a write seen by the watcher (value nil: deleted). Keys the
-// cache does not hold are left out; a pending one takes the value.
-func (c *cache) update(key string, value []byte) {
+// update records a write seen by the watcher (value nil: deleted), at
+// revision rev. Keys the cache does not hold are left out; a pending one
+// takes the value.
+func (c *cache) update(key string, value []byte, rev uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, held := c.entries[key]; held {
 		c.setLocked(key, &cached{value: value})
 	}
+	c.seen = rev
+}
+
+// position is the revision of the last write the watcher applied.
+func (c *cache) position() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen
 }
 
 // setLocked replaces (e nil: removes) an entry and keeps within maxBytes by

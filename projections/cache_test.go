@@ -9,20 +9,20 @@ func TestCacheNeverGoesBackToAnOlderValue(t *testing.T) {
 		t.Fatal("hit on an empty cache")
 	}
 	// The watcher sees a newer write while the read that missed is out.
-	c.update("k", []byte("v2"))
+	c.update("k", []byte("v2"), 2)
 	c.fill("k", token, []byte("v1"))
 	if e, ok, _ := c.lookup("k"); !ok || string(e.value) != "v2" {
 		t.Fatalf("got %q %v, want the watcher's newer v2", e.value, ok)
 	}
 	// Writes to keys the cache does not hold are not kept.
-	c.update("other", []byte("x"))
+	c.update("other", []byte("x"), 3)
 	if _, ok, tok := c.lookup("other"); ok {
 		t.Fatal("an unread key was cached from the watcher")
 	} else {
 		c.forget("other", tok)
 	}
 	// A deletion is cached as absent.
-	c.update("k", nil)
+	c.update("k", nil, 4)
 	if e, ok, _ := c.lookup("k"); !ok || e.value != nil {
 		t.Fatalf("after a deletion: %q %v", e.value, ok)
 	}

@@ -14,6 +14,14 @@ import (
 // changes after n, and Changes finds them in the views: new messages and
 // reads in the list pages (ContentSeq, ReadSeq), deletions in the inbox's
 // removals.
+//
+// The pages and removals are separate entries, read one after the other
+// while events are being applied, so together they may show a later event
+// and miss an earlier one; a stream that moved on to the later one would
+// never tell the earlier. Every event that changes an inbox's messages
+// writes the inbox entry last, so the inbox's Seq, read first, is a point
+// up to which every later read is complete: Changes tells nothing beyond
+// it, and the rest follows with the next change.
 
 // ChangeKind names what happened to a message.
 type ChangeKind string
@@ -33,17 +41,50 @@ type Change struct {
 }
 
 // Changes returns what happened to in's messages after sequence after,
-// oldest first: a bounded number of reads (the inbox's list pages, its
+// oldest first: a bounded number of reads (the inbox, its list pages, its
 // removals), and a join for each new message.
 func (r *Reader) Changes(ctx context.Context, in *Inbox, after uint64) ([]Change, error) {
-	items, err := r.summaries(ctx, in, 0, len(in.Pages))
+	// Entries in the cache reflect every write up to what the watcher has
+	// applied; if the inbox entry read now is newer than that, the rest is
+	// read from the bucket too.
+	fresh := r.cache == nil
+	var seen uint64
+	if !fresh {
+		seen = r.cache.position()
+	}
+	var cur Inbox
+	rev, err := r.getLatest(ctx, inboxKey(in.ID), &cur, "inbox")
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return nil, nil // it ended; the stream learns so from the inbox
+	}
 	if err != nil {
 		return nil, err
+	}
+	upTo := cur.Seq
+	fresh = fresh || rev > seen
+	read := r.get
+	if fresh {
+		read = func(ctx context.Context, key string, rec record, what string) error {
+			_, err := r.getLatest(ctx, key, rec, what)
+			return err
+		}
+	}
+	var items []Summary
+	for _, n := range cur.Pages {
+		var pg Page
+		err := read(ctx, pageKey(cur.ID, n), &pg, "list page")
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			continue // emptied by a change after upTo
+		}
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, pg.Items...)
 	}
 	var out []Change
 	for i := range items {
 		s := &items[i]
-		if s.ContentSeq > after {
+		if s.ContentSeq > after && s.ContentSeq <= upTo {
 			err := r.join(ctx, s)
 			if tempmail.KindOf(err) == tempmail.NotFound {
 				continue // being deleted; its deletion follows
@@ -53,19 +94,19 @@ func (r *Reader) Changes(ctx context.Context, in *Inbox, after uint64) ([]Change
 			}
 			out = append(out, Change{Seq: s.ContentSeq, Kind: ChangeMessage, ID: s.ID, Summary: s})
 		}
-		if s.IsRead && s.ReadSeq > after {
+		if s.IsRead && s.ReadSeq > after && s.ReadSeq <= upTo {
 			out = append(out, Change{Seq: s.ReadSeq, Kind: ChangeRead, ID: s.ID})
 		}
 	}
 	var rm Removals
-	err = r.get(ctx, removalsKey(in.ID), &rm, "removals")
+	err = read(ctx, removalsKey(cur.ID), &rm, "removals")
 	if err != nil && tempmail.KindOf(err) != tempmail.NotFound {
 		return nil, err
 	}
 	for _, x := range rm.Items {
 		// A message that came and went while the client was away is
 		// neither told of nor its deletion.
-		if x.Seq > after && x.ContentSeq <= after {
+		if x.Seq > after && x.Seq <= upTo && x.ContentSeq <= after {
 			out = append(out, Change{Seq: x.Seq, Kind: ChangeDeleted, ID: x.ID})
 		}
 	}
@@ -83,14 +124,6 @@ func (r *Reader) Changes(ctx context.Context, in *Inbox, after uint64) ([]Change
 
 // Cursor is the sequence of the latest change to in's messages: a stream
 // that starts now tells what happens after it.
-func (r *Reader) Cursor(ctx context.Context, in *Inbox) (uint64, error) {
-	cursor := in.Seq // its last message received or deleted
-	items, err := r.summaries(ctx, in, 0, len(in.Pages))
-	if err != nil {
-		return 0, err
-	}
-	for _, s := range items {
-		cursor = max(cursor, s.ReadSeq)
-	}
-	return cursor, nil
+func (r *Reader) Cursor(in *Inbox) uint64 {
+	return in.Seq // the last event that changed its messages (Changes)
 }

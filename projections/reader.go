@@ -65,6 +65,28 @@ func (r *Reader) get(ctx context.Context, key string, rec record, what string) e
 	return nil
 }
 
+// getLatest reads key into rec from the bucket itself, past the cache, and
+// returns its revision.
+func (r *Reader) getLatest(ctx context.Context, key string, rec record, what string) (uint64, error) {
+	if !events.ValidKey(key) {
+		return 0, tempmail.Errorf(tempmail.NotFound, "%s not found", what)
+	}
+	e, err := r.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return 0, tempmail.Errorf(tempmail.NotFound, "%s not found", what)
+	}
+	if err != nil {
+		return 0, unavailable(err)
+	}
+	if err := decode(e.Value(), rec); err != nil {
+		return 0, fmt.Errorf("view entry %s: %w", printable(key), err)
+	}
+	if rec.meta().Gone {
+		return 0, tempmail.Errorf(tempmail.NotFound, "%s not found", what)
+	}
+	return e.Revision(), nil
+}
+
 // read returns a view entry's value (nil when absent), and its decoded
 // record when the cache has one.
 func (r *Reader) read(ctx context.Context, key string) ([]byte, record, error) {

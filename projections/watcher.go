@@ -68,10 +68,10 @@ func (v *Views) startWatcher(ctx, runCtx context.Context) error {
 func (v *Views) watched(e jetstream.KeyValueEntry) {
 	key := e.Key()
 	if e.Operation() != jetstream.KeyValuePut {
-		v.cache.update(key, nil)
+		v.cache.update(key, nil, e.Revision())
 		return
 	}
-	v.cache.update(key, e.Value())
+	v.cache.update(key, e.Value(), e.Revision())
 	if part, ok := strings.CutPrefix(key, "c."); ok {
 		var cp Checkpoint
 		if json.Unmarshal(e.Value(), &cp) == nil {
