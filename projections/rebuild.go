@@ -164,7 +164,8 @@ type rebuildStore struct {
 	bytes int // estimated size of the hot records
 
 	// written holds what was written out and not yet acknowledged, so that
-	// a read meanwhile gets it from here; pending are those writes.
+	// a read meanwhile gets it from here (nil: deleted); pending are those
+	// writes.
 	written map[string][]byte
 	pending []jetstream.PubAckFuture
 	keys    int // entries written in all
@@ -218,6 +219,9 @@ func (s *rebuildStore) get(ctx context.Context, key string, rec record) (uint64,
 		return 1, true, nil
 	}
 	value, ok := s.written[key]
+	if ok && value == nil {
+		return 0, false, nil // deleted; the bucket may not know yet
+	}
 	if !ok {
 		if !s.out.has(key) {
 			return 0, false, nil
@@ -243,7 +247,8 @@ func (s *rebuildStore) get(ctx context.Context, key string, rec record) (uint64,
 }
 
 func (s *rebuildStore) put(ctx context.Context, key string, _ uint64, rec record) error {
-	written := false
+	// An entry let go since it was read may be in the bucket.
+	written := s.out.has(key)
 	if el, ok := s.hot[key]; ok {
 		written = el.Value.(*hotEntry).written
 	}
@@ -280,7 +285,7 @@ func (s *rebuildStore) keep(ctx context.Context, key string, rec record, dirty, 
 }
 
 func (s *rebuildStore) tombstone(ctx context.Context, key string, _ uint64, _ uint64) error {
-	written := true // unless known otherwise, the bucket may hold it
+	written := s.out.has(key) // the bucket may hold it
 	if el, ok := s.hot[key]; ok {
 		e := el.Value.(*hotEntry)
 		written = e.written
@@ -291,7 +296,9 @@ func (s *rebuildStore) tombstone(ctx context.Context, key string, _ uint64, _ ui
 	if !written {
 		return nil
 	}
-	delete(s.written, key)
+	// Until the purge is acknowledged, a read must not ask the bucket,
+	// which may still answer with what it held.
+	s.written[key] = nil
 	m := nats.NewMsg(s.prefix + key)
 	m.Header.Set("KV-Operation", "PURGE")
 	m.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
