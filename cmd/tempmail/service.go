@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -48,6 +49,9 @@ type Service struct {
 	http   *http.Server
 	httpLn net.Listener
 	served chan struct{}
+	// requests counts HTTP requests but probes and scrapes: with the
+	// events applied, what says the service is busy (reclaimWhenIdle).
+	requests atomic.Uint64
 
 	deliverer *ingest.Deliverer
 
@@ -209,7 +213,17 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	}
 	// Every request is bounded in time: its headers, its body, and its
 	// answer (held long-polls and event streams lift their own deadlines).
-	s.http = &http.Server{Handler: s.API, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+	counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/livez", "/readyz", "/healthz", "/metrics":
+			// Probes and scrapes come every few seconds whatever the
+			// load; they do not keep a service from its rest.
+		default:
+			s.requests.Add(1)
+		}
+		s.API.ServeHTTP(w, r)
+	})
+	s.http = &http.Server{Handler: counted, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	go func() {
@@ -226,10 +240,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	return s, nil
 }
 
-// idleAfter is how long the service must have applied no event before it
-// is at rest (reclaimWhenIdle); reclaimEvery is how often it hands memory
-// back while it stays so; restGCPercent is the garbage collector's GOGC
-// meanwhile.
+// idleAfter is how long the service must have applied no event and
+// answered no request before it is at rest (reclaimWhenIdle);
+// reclaimEvery is how often it hands memory back while it stays so;
+// restGCPercent is the garbage collector's GOGC meanwhile.
 const (
 	idleAfter     = 30 * time.Second
 	reclaimEvery  = time.Minute
@@ -246,11 +260,15 @@ const (
 // Two collections empty the pools; the second returns the freed pages. At
 // rest the server still does periodic work on its blocks, which the
 // collector then keeps close to what is live (restGCPercent); the usual
-// pace returns with the first event applied.
+// pace returns with the first event applied or request answered.
 func (s *Service) reclaimWhenIdle() {
 	t := time.NewTicker(idleAfter / 2)
 	defer t.Stop()
-	last, quiet := s.Views.Applied(), 0
+	// Work is events applied (mail, commands, whatever other processes
+	// of a cluster take in) and HTTP requests (a process whose partitions
+	// are pinned elsewhere still serves reads).
+	work := func() uint64 { return s.Views.Applied() + s.requests.Load() }
+	last, quiet := work(), 0
 	var reclaimed time.Time    // zero: not since the last work
 	atRest, busyGC := false, 0 // busyGC: the GC percent before rest
 	defer func() {
@@ -264,7 +282,7 @@ func (s *Service) reclaimWhenIdle() {
 			return
 		case <-t.C:
 		}
-		if n := s.Views.Applied(); n != last {
+		if n := work(); n != last {
 			last, quiet, reclaimed = n, 0, time.Time{}
 			if atRest {
 				debug.SetGCPercent(busyGC)
