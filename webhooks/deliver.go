@@ -116,13 +116,23 @@ func (w *Webhooks) take(ctx context.Context, msg jetstream.Msg) {
 			w.mu.Unlock()
 			<-w.held
 		}()
-		select {
-		case l.slots <- struct{}{}:
-		case <-ctx.Done():
-			_ = msg.Nak()
-			return
+		// A job waiting in its lane tells the server it is still held, and
+		// its attempt gets a whole ackWait from when it starts.
+		tick := time.NewTicker(ackWait / 3)
+		defer tick.Stop()
+		for waiting := true; waiting; {
+			select {
+			case l.slots <- struct{}{}:
+				waiting = false
+			case <-tick.C:
+				_ = msg.InProgress()
+			case <-ctx.Done():
+				_ = msg.Nak()
+				return
+			}
 		}
 		defer func() { <-l.slots }()
+		_ = msg.InProgress()
 		w.attempt(ctx, msg, j)
 	}()
 }

@@ -27,13 +27,16 @@ const maxURLBytes = 2048
 // the ranges that lead into the same places.
 func whyRefused(ip netip.Addr) string {
 	refused := [...]string{
-		"0.0.0.0/8",     // "this network"
-		"100.64.0.0/10", // carrier-grade NAT: private in all but name
-		"192.0.0.0/24",  // IETF protocol assignments
-		"198.18.0.0/15", // benchmarking
-		"240.0.0.0/4",   // reserved, and the broadcast address
-		"64:ff9b::/96",  // NAT64: an IPv4 address inside IPv6
-		"2001:db8::/32", // documentation
+		"0.0.0.0/8",      // "this network"
+		"100.64.0.0/10",  // carrier-grade NAT: private in all but name
+		"192.0.0.0/24",   // IETF protocol assignments
+		"198.18.0.0/15",  // benchmarking
+		"240.0.0.0/4",    // reserved, and the broadcast address
+		"64:ff9b::/96",   // NAT64: an IPv4 address inside IPv6
+		"64:ff9b:1::/48", // local-use NAT64, likewise
+		"2002::/16",      // 6to4: an IPv4 address inside IPv6
+		"2001:db8::/32",  // documentation
+		"fec0::/10",      // site-local: private, deprecated but still routed here and there
 	}
 	ip = ip.Unmap()
 	switch {

@@ -72,6 +72,7 @@ func TestWhichAddressesAreRefused(t *testing.T) {
 		"192.168.0.1": "private", "fd00::1": "private", "169.254.169.254": "link-local", "fe80::1": "link-local",
 		"0.0.0.0": "unspecified", "::": "unspecified", "::ffff:127.0.0.1": "loopback", "100.64.0.1": "reserved",
 		"224.0.0.1": "link-local", "239.1.2.3": "multicast", "255.255.255.255": "reserved", "64:ff9b::a00:1": "reserved",
+		"64:ff9b:1::a00:1": "reserved", "2002:7f00:1::1": "reserved", "fec0::1": "reserved",
 		"93.184.215.14": "", "2606:4700::6810:85e5": "", "8.8.8.8": "",
 	} {
 		got := whyRefused(netip.MustParseAddr(addr))

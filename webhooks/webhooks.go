@@ -33,9 +33,10 @@ const (
 	consumerName = "deliver"
 
 	// ackWait is how long a job may stay in a process's hands unanswered
-	// before another process gets it: longer than a full lane takes to
-	// drain (laneMax/laneConcurrency attempts of attemptTimeout), so a
-	// live process never loses a job it holds.
+	// before another process gets it. A job waiting in its lane renews it
+	// every third of it, and one attempt (the views, the POST of at most
+	// attemptTimeout, recording it) takes far less, so a live process
+	// never loses a job it holds, and a dead one's jobs come back.
 	ackWait = 5 * time.Minute
 	// maxHeld bounds the jobs a process holds at once, across lanes.
 	maxHeld = 4096
