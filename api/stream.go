@@ -139,8 +139,11 @@ func (s *Server) send(ctx context.Context, sw *sseWriter, in *projections.Inbox,
 	}
 	for _, c := range changes {
 		var data any = map[string]string{"id": c.ID}
-		if c.Kind == projections.ChangeMessage {
+		switch c.Kind {
+		case projections.ChangeMessage:
 			data = render(in, c.Summary)
+		case projections.ChangeReset:
+			data = struct{}{}
 		}
 		sw.event(c.Seq, string(c.Kind), data)
 		cursor = c.Seq

@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -213,6 +214,71 @@ func TestEventStreamResumesFromLastEventID(t *testing.T) {
 	}
 	r := h.do("GET", "/inboxes/"+token+"/events/", "", "Last-Event-ID", "yesterday")
 	h.expect(r, http.StatusBadRequest, "")
+}
+
+// TestEventStreamTellsAClientAwayTooLongToReload: the service remembers an
+// inbox's last 64 deletions; a client that missed more is told to load
+// the list afresh (reset), and the stream goes on. From 0, it holds
+// nothing stale, and is sent what the inbox holds.
+func TestEventStreamTellsAClientAwayTooLongToReload(t *testing.T) {
+	h := newHarness(t)
+	token, address := h.tokenInbox()
+	s := h.openStream("/inboxes/"+token+"/events/", "")
+	const n = 70
+	var ids []string
+	var last sseEvent
+	for i := range n {
+		h.sendMail(address, "Subject: m"+strconv.Itoa(i)+"\r\n\r\nx\r\n")
+		last = s.next()
+		ids = append(ids, last.Data["id"].(string))
+	}
+	h.sendMail(address, "Subject: kept\r\n\r\nx\r\n")
+	kept := s.next()
+	s.close()
+	for _, id := range ids {
+		h.expect(h.do("DELETE", "/inboxes/"+token+"/messages/"+id+"/", ""), 204, "")
+	}
+
+	s = h.openStream("/inboxes/"+token+"/events/", kept.ID)
+	ev := s.next()
+	if ev.Name != "reset" || len(ev.Data) != 0 || ev.ID == "" {
+		t.Fatalf("resuming after %d deletions: %+v, want reset with an id and {}", n, ev)
+	}
+	if r, _ := strconv.ParseUint(ev.ID, 10, 64); r <= mustUint(t, kept.ID) {
+		t.Errorf("reset id %s is not past the resumed one %s", ev.ID, kept.ID)
+	}
+	h.sendMail(address, "Subject: after\r\n\r\nx\r\n")
+	after := s.next()
+	if after.Name != "message" || after.Data["subject"] != "after" {
+		t.Errorf("after the reset: %+v, want the next message", after)
+	}
+
+	// Resuming from a point the removals still cover is exact, as before.
+	s = h.openStream("/inboxes/"+token+"/events/", after.ID)
+	h.sendMail(address, "Subject: later\r\n\r\nx\r\n")
+	if ev := s.next(); ev.Name != "message" || ev.Data["subject"] != "later" {
+		t.Errorf("resumed after the reset: %+v, want the next message", ev)
+	}
+
+	// From 0: every message the inbox holds, and no reset.
+	s = h.openStream("/inboxes/"+token+"/events/", "0")
+	var got []string
+	for range 3 {
+		ev := s.next()
+		got = append(got, ev.Name+" "+fmt.Sprint(ev.Data["subject"]))
+	}
+	if want := "message kept,message after,message later"; strings.Join(got, ",") != want {
+		t.Errorf("from 0: %v, want %s", got, want)
+	}
+}
+
+func mustUint(t *testing.T, s string) uint64 {
+	t.Helper()
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		t.Fatalf("%q is not a number: %v", s, err)
+	}
+	return n
 }
 
 // TestEventStreamEndsAtExpiryAndKeepsAlive: a stream of an inbox that

@@ -329,7 +329,10 @@ func (t *tx) deleted(ev *events.Deleted) error {
 	}
 	if !re.applied {
 		rm.Items = append(rm.Items, Removal{ID: ev.MessageID, Seq: t.seq, ContentSeq: m.ContentSeq})
-		rm.Items = rm.Items[max(0, len(rm.Items)-removalsKept):]
+		if drop := len(rm.Items) - removalsKept; drop > 0 {
+			rm.Dropped = rm.Items[drop-1].Seq
+			rm.Items = rm.Items[drop:]
+		}
 		if err := t.save(re, &rm); err != nil {
 			return err
 		}

@@ -30,6 +30,10 @@ const (
 	ChangeMessage ChangeKind = "message"
 	ChangeRead    ChangeKind = "read"
 	ChangeDeleted ChangeKind = "deleted"
+	// ChangeReset says that what the client holds may be stale beyond
+	// repair by changes: it resumed from before the oldest deletion the
+	// views still keep, and must load the list afresh.
+	ChangeReset ChangeKind = "reset"
 )
 
 // Change is one thing that happened to one message.
@@ -69,6 +73,17 @@ func (r *Reader) Changes(ctx context.Context, in *Inbox, after uint64) ([]Change
 			return err
 		}
 	}
+	var rm Removals
+	err = read(ctx, removalsKey(cur.ID), &rm, "removals")
+	if err != nil && tempmail.KindOf(err) != tempmail.NotFound {
+		return nil, err
+	}
+	if after > 0 && after < rm.Dropped {
+		// Deletions it missed are no longer known: it starts again from
+		// the list as it is now. (From 0 it holds nothing that could be
+		// stale: it is sent every message the inbox holds.)
+		return []Change{{Seq: upTo, Kind: ChangeReset}}, nil
+	}
 	var items []Summary
 	for _, n := range cur.Pages {
 		var pg Page
@@ -97,11 +112,6 @@ func (r *Reader) Changes(ctx context.Context, in *Inbox, after uint64) ([]Change
 		if s.IsRead && s.ReadSeq > after && s.ReadSeq <= upTo {
 			out = append(out, Change{Seq: s.ReadSeq, Kind: ChangeRead, ID: s.ID})
 		}
-	}
-	var rm Removals
-	err = read(ctx, removalsKey(cur.ID), &rm, "removals")
-	if err != nil && tempmail.KindOf(err) != tempmail.NotFound {
-		return nil, err
 	}
 	for _, x := range rm.Items {
 		// A message that came and went while the client was away is

@@ -184,6 +184,9 @@ type Page struct {
 type Removals struct {
 	Meta
 	Items []Removal `json:"items"` // oldest first
+	// Dropped is the deletion of the newest removal no longer kept: a
+	// stream that resumes from before it may have missed deletions.
+	Dropped uint64 `json:"dropped,omitempty"`
 }
 
 // Removal is one message deleted by the event at Seq; ContentSeq is when
@@ -196,7 +199,7 @@ type Removal struct {
 }
 
 // removalsKept bounds Removals: a stream away longer than this many
-// deletions misses the oldest of them.
+// deletions is told to load the list afresh (ChangeReset).
 const removalsKept = 64
 
 // Webhook is an outbound webhook subscription (events.WebhookCreated).

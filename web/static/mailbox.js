@@ -156,6 +156,9 @@ export class Mailbox {
       source.addEventListener('message', (e) => current() && this.#parsed(e, (m) => this.#arrived(m)));
       source.addEventListener('read', (e) => current() && this.#parsed(e, (d) => this.markRead(d.id)));
       source.addEventListener('deleted', (e) => current() && this.#parsed(e, (d) => this.remove(d.id)));
+      // Away for longer than the server remembers deletions: what we show
+      // may hold messages deleted meanwhile, so the list is loaded afresh.
+      source.addEventListener('reset', () => current() && this.#reload());
       source.addEventListener('expired', (e) => current() && this.#parsed(e, (d) => {
         // The server ends the stream now; without close() the browser would
         // reconnect and be answered 404.
