@@ -66,7 +66,7 @@ func (r *Reader) Changes(ctx context.Context, in *Inbox, after uint64) ([]Change
 	}
 	upTo := cur.Seq
 	fresh = fresh || rev > seen
-	read := r.get
+	var read getter = r.get
 	if fresh {
 		read = func(ctx context.Context, key string, rec record, what string) error {
 			_, err := r.getLatest(ctx, key, rec, what)
@@ -84,17 +84,9 @@ func (r *Reader) Changes(ctx context.Context, in *Inbox, after uint64) ([]Change
 		// stale: it is sent every message the inbox holds.)
 		return []Change{{Seq: upTo, Kind: ChangeReset}}, nil
 	}
-	var items []Summary
-	for _, n := range cur.Pages {
-		var pg Page
-		err := read(ctx, pageKey(cur.ID, n), &pg, "list page")
-		if tempmail.KindOf(err) == tempmail.NotFound {
-			continue // emptied by a change after upTo
-		}
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, pg.Items...)
+	items, err := pageItems(ctx, read, &cur, 0, len(cur.Pages))
+	if err != nil {
+		return nil, err
 	}
 	var out []Change
 	for i := range items {

@@ -134,10 +134,18 @@ func window(list []Summary, offset, limit int) []Summary {
 
 // summaries reads the list pages in.Pages[first:last], unjoined.
 func (r *Reader) summaries(ctx context.Context, in *Inbox, first, last int) ([]Summary, error) {
+	return pageItems(ctx, r.get, in, first, last)
+}
+
+// getter reads a view entry (Reader.get, or a read past the cache).
+type getter func(ctx context.Context, key string, rec record, what string) error
+
+// pageItems reads in's list pages first to last with get.
+func pageItems(ctx context.Context, get getter, in *Inbox, first, last int) ([]Summary, error) {
 	var out []Summary
 	for _, n := range in.Pages[first:last] {
 		var pg Page
-		err := r.get(ctx, pageKey(in.ID, n), &pg, "list page")
+		err := get(ctx, pageKey(in.ID, n), &pg, "list page")
 		if tempmail.KindOf(err) == tempmail.NotFound {
 			continue // emptied by a change that is being applied right now
 		}

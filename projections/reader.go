@@ -68,30 +68,26 @@ func (r *Reader) get(ctx context.Context, key string, rec record, what string) e
 // getLatest reads key into rec from the bucket itself, past the cache, and
 // returns its revision.
 func (r *Reader) getLatest(ctx context.Context, key string, rec record, what string) (uint64, error) {
-	if !events.ValidKey(key) {
-		return 0, tempmail.Errorf(tempmail.NotFound, "%s not found", what)
-	}
-	e, err := r.kv.Get(ctx, key)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return 0, tempmail.Errorf(tempmail.NotFound, "%s not found", what)
-	}
+	value, rev, err := r.fetch(ctx, key)
 	if err != nil {
-		return 0, unavailable(err)
+		return 0, err
 	}
-	if err := decode(e.Value(), rec); err != nil {
-		return 0, fmt.Errorf("view entry %s: %w", printable(key), err)
+	if value != nil {
+		if err := decode(value, rec); err != nil {
+			return 0, fmt.Errorf("view entry %s: %w", printable(key), err)
+		}
 	}
-	if rec.meta().Gone {
+	if value == nil || rec.meta().Gone {
 		return 0, tempmail.Errorf(tempmail.NotFound, "%s not found", what)
 	}
-	return e.Revision(), nil
+	return rev, nil
 }
 
 // read returns a view entry's value (nil when absent), and its decoded
 // record when the cache has one.
 func (r *Reader) read(ctx context.Context, key string) ([]byte, record, error) {
 	if !events.ValidKey(key) {
-		return nil, nil, nil // a token or id no entry can have: absent
+		return nil, nil, nil // a token or id no entry can have: absent, and not cached
 	}
 	var token *cached
 	if r.cache != nil {
@@ -101,22 +97,31 @@ func (r *Reader) read(ctx context.Context, key string) ([]byte, record, error) {
 		}
 		token = t
 	}
-	var value []byte
+	value, _, err := r.fetch(ctx, key)
+	if token != nil {
+		if err != nil {
+			r.cache.forget(key, token)
+		} else {
+			r.cache.fill(key, token, value)
+		}
+	}
+	return value, nil, err
+}
+
+// fetch reads a view entry from the bucket: its value (nil when absent)
+// and its revision.
+func (r *Reader) fetch(ctx context.Context, key string) ([]byte, uint64, error) {
+	if !events.ValidKey(key) {
+		return nil, 0, nil // a token or id no entry can have: absent
+	}
 	e, err := r.kv.Get(ctx, key)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return nil, 0, nil
 	case err != nil:
-		if token != nil {
-			r.cache.forget(key, token)
-		}
-		return nil, nil, unavailable(err)
-	default:
-		value = e.Value()
+		return nil, 0, unavailable(err)
 	}
-	if token != nil {
-		r.cache.fill(key, token, value)
-	}
-	return value, nil, nil
+	return e.Value(), e.Revision(), nil
 }
 
 // Domains returns every domain, active or not, in id order, and the sequence
