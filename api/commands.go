@@ -183,7 +183,11 @@ func (s *Server) markRead(r *http.Request, m *projections.Message) (*projections
 	if err := s.views.WaitApplied(ctx, ack); err != nil {
 		return nil, err
 	}
-	return s.views.Message(ctx, m.ID)
+	in, err := s.views.Inbox(ctx, m.InboxID)
+	if err != nil {
+		return nil, err
+	}
+	return s.views.MessageIn(ctx, in, m.ID)
 }
 
 // deleteMessage deletes a message for good.

@@ -165,7 +165,7 @@ func (s *Server) mailboxListB(w http.ResponseWriter, r *http.Request) {
 	}
 	out := mailboxListB{Emails: make([]messageB, 0, len(l.Items)), Total: l.Total}
 	for _, sum := range l.Items {
-		m, err := s.views.Message(r.Context(), sum.ID)
+		m, err := s.views.MessageIn(r.Context(), in, sum.ID)
 		if tempmail.KindOf(err) == tempmail.NotFound {
 			continue // deleted between the list and now
 		}

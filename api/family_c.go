@@ -265,13 +265,20 @@ func (s *Server) latestOf(inboxID, token string, q waitRequest) finder {
 		if err != nil {
 			return nil, false, asNotFound(err, "Inbox not found")
 		}
-		latest := in.Latest
-		if !q.filter.Empty() {
+		var latest string
+		if q.filter.Empty() {
+			s, err := s.views.Latest(ctx, in)
+			if err != nil {
+				return nil, false, err
+			}
+			if s != nil {
+				latest = s.ID
+			}
+		} else {
 			l, err := s.views.List(ctx, in, projections.Query{Limit: 1, Filter: q.filter})
 			if err != nil {
 				return nil, false, err
 			}
-			latest = ""
 			if len(l.Items) > 0 {
 				latest = l.Items[0].ID
 			}
@@ -279,7 +286,7 @@ func (s *Server) latestOf(inboxID, token string, q waitRequest) finder {
 		if latest == "" || (q.after != "" && latest <= q.after) {
 			return nil, false, nil
 		}
-		m, err := s.views.Message(ctx, latest)
+		m, err := s.views.MessageIn(ctx, in, latest)
 		if tempmail.KindOf(err) == tempmail.NotFound {
 			return nil, false, nil // deleted a moment ago; the next change tells
 		}
@@ -418,7 +425,7 @@ func (s *Server) findOTP(inboxID string, re *regexp.Regexp, q waitRequest) finde
 			}
 			otp, ok := code(sum.Subject)
 			if !ok {
-				m, err := s.views.Message(ctx, sum.ID)
+				m, err := s.views.MessageIn(ctx, in, sum.ID)
 				if tempmail.KindOf(err) == tempmail.NotFound {
 					continue
 				}

@@ -66,7 +66,8 @@ func newHarnessWith(t *testing.T, hooks webhooks.Options, tweak ...func(*config.
 	if err != nil {
 		t.Fatal(err)
 	}
-	views, err := projections.Open(ctx, node.JS, store, projections.Options{Exclusive: true, Outbox: wh})
+	views, err := projections.Open(ctx, node.JS, store, projections.Options{Exclusive: true, Outbox: wh,
+		Rules: projections.Rules{MaxMessages: cfg.MaxMessagesPerInbox}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +79,7 @@ func newHarnessWith(t *testing.T, hooks webhooks.Options, tweak ...func(*config.
 	t.Cleanup(wh.Stop) // before the views stop: it reads them
 	log := slog.New(slog.DiscardHandler)
 	d := &ingest.Deliverer{Store: store, Views: views.Reader, Log: log, MaxMessageBytes: cfg.MaxMessageBytes, Hostname: "mx.test",
-		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
-	t.Cleanup(d.Wait) // evictions finish before NATS stops
+		Retention: cfg.MessageRetention}
 	srv := New(Deps{Config: cfg, Store: store, Views: views.Reader, Ingest: d, Hooks: wh, Log: log})
 	if err := srv.SyncDomains(ctx, cfg.Domains); err != nil {
 		t.Fatal(err)

@@ -89,14 +89,7 @@ func (s *Server) messageIn(ctx context.Context, in *projections.Inbox, id string
 	if !validID(id) {
 		return nil, errNotFound
 	}
-	m, err := s.views.Message(ctx, strings.ToLower(id))
-	if err != nil {
-		return nil, err
-	}
-	if m.InboxID != in.ID {
-		return nil, errNotFound
-	}
-	return m, nil
+	return s.views.MessageIn(ctx, in, strings.ToLower(id))
 }
 
 // openRaw returns the stored bytes of a message: from its content when

@@ -142,7 +142,7 @@ func (s *Store) EndInbox(ctx context.Context, addr string, p Payload, lifecycleS
 // is recorded once per message and kind within the dedupe window: a second
 // deletion (an eviction and a user's, say) is the first one's duplicate.
 func (s *Store) AppendMessageEvent(ctx context.Context, addr, inboxID, messageID string, p Payload) (Ack, error) {
-	m, err := eventMsg(messageSubject(s.PartitionOfAddress(addr), addr, inboxID, messageID), p)
+	m, err := eventMsg(messagesSubject(s.PartitionOfAddress(addr), addr, inboxID), p)
 	if err != nil {
 		return Ack{}, err
 	}
@@ -152,15 +152,16 @@ func (s *Store) AppendMessageEvent(ctx context.Context, addr, inboxID, messageID
 // CreateWebhook records a subscription. One of an inbox is recorded among
 // the inbox's events only while the inbox lives: lifecycleSeq is its
 // lifecycle subject's last sequence as the views show it, and if the inbox
-// has ended since, the error is of kind NotFound.
+// has ended since, the error is of kind NotFound. Caps on the number of
+// subscriptions are the views' to enforce (they apply one event at a time).
 func (s *Store) CreateWebhook(ctx context.Context, ev WebhookCreated, lifecycleSeq uint64) (Ack, error) {
-	subject, lifecycle := s.hookSubjects(ev.WebhookID, ev.InboxID, ev.Address)
+	subject, lifecycle := s.hookSubjects(ev.InboxID, ev.Address)
 	m, err := eventMsg(subject, ev)
 	if err != nil {
 		return Ack{}, err
 	}
 	withID(m, "webhook-"+ev.WebhookID)
-	if lifecycle != "" {
+	if ev.InboxID != "" {
 		expect(m, lifecycle, lifecycleSeq)
 	}
 	ack, err := s.publish(ctx, m)
@@ -172,7 +173,7 @@ func (s *Store) CreateWebhook(ctx context.Context, ev WebhookCreated, lifecycleS
 
 // DeleteWebhook ends a subscription.
 func (s *Store) DeleteWebhook(ctx context.Context, ev WebhookDeleted) (Ack, error) {
-	subject, _ := s.hookSubjects(ev.WebhookID, ev.InboxID, ev.Address)
+	subject, _ := s.hookSubjects(ev.InboxID, ev.Address)
 	m, err := eventMsg(subject, ev)
 	if err != nil {
 		return Ack{}, err
@@ -182,10 +183,10 @@ func (s *Store) DeleteWebhook(ctx context.Context, ev WebhookDeleted) (Ack, erro
 
 // hookSubjects returns where a subscription's events go and, for one of
 // an inbox, the inbox's lifecycle subject.
-func (s *Store) hookSubjects(webhookID, inboxID, addr string) (subject, lifecycle string) {
+func (s *Store) hookSubjects(inboxID, addr string) (subject, lifecycle string) {
 	if inboxID == "" {
-		return hooksRoot + "." + webhookID, ""
+		return hooksSubject, ""
 	}
 	part := s.PartitionOfAddress(addr)
-	return hooksOf(part, addr, inboxID) + "." + webhookID, inboxSubject(part, addr)
+	return hooksOf(part, addr, inboxID), inboxSubject(part, addr)
 }

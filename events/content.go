@@ -94,10 +94,12 @@ func (s *Store) Content(ctx context.Context, ref ContentRef) (*Content, error) {
 	if err != nil {
 		return nil, unavailable(err)
 	}
-	if !strings.HasSuffix(m.Subject, "."+ref.MessageID) {
-		return nil, fmt.Errorf("event %d is on %s, not message %s's subject", ref.Seq, m.Subject, ref.MessageID)
+	head, sealed, _ := bytes.Cut(m.Data, []byte("\n"))
+	if p, _, err := Decode(head); err != nil {
+		return nil, fmt.Errorf("content of message %s: %w", ref.MessageID, err)
+	} else if mr, ok := p.(*MailReceived); !ok || mr.MessageID != ref.MessageID {
+		return nil, fmt.Errorf("event %d is not message %s's MailReceived", ref.Seq, ref.MessageID)
 	}
-	_, sealed, _ := bytes.Cut(m.Data, []byte("\n"))
 	key, err := s.keys.Get(ctx, ref.Key, ref.MessageID)
 	if err != nil {
 		return nil, err

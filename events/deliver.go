@@ -19,18 +19,18 @@ import (
 // cheaper than an object-store put and a publish.
 const InlineRawMax = 64 << 10
 
-// Delivery is one recipient's copy of a received message.
-type Delivery struct {
+// Copy is one recipient's copy of a received message, to be stored.
+type Copy struct {
 	Mail         MailReceived // with its Content, Raw the whole message
 	LifecycleSeq uint64       // the last event on the recipient inbox's lifecycle subject
 	DedupeID     string       // same bytes to the same inbox: same id
 	RetainUntil  time.Time    // when set, the copy is deleted then (family B retention)
 }
 
-// sealedCopy is a Delivery ready to publish: its key made, its content
+// sealedCopy is a Copy ready to publish: its key made, its content
 // sealed, its raw object stored.
 type sealedCopy struct {
-	d      *Delivery
+	d      *Copy
 	event  *nats.Msg
 	sched  *nats.Msg // nil: no retention
 	object string    // the raw object, when the message is large
@@ -48,7 +48,7 @@ type sealedCopy struct {
 // When the outcome is unknown (IsUnknownOutcome) every key and object stays:
 // a stored event may refer to them. Otherwise what no stored event refers
 // to is erased before Deliver returns.
-func (s *Store) Deliver(ctx context.Context, ds []Delivery) ([]Ack, error) {
+func (s *Store) Deliver(ctx context.Context, ds []Copy) ([]Ack, error) {
 	copies := make([]*sealedCopy, 0, len(ds))
 	for i := range ds {
 		c, err := s.seal(ctx, &ds[i])
@@ -111,7 +111,7 @@ func (s *Store) Deliver(ctx context.Context, ds []Delivery) ([]Ack, error) {
 
 // seal prepares one copy: its key, its sealed content, and for a large
 // message its sealed raw source in the object store.
-func (s *Store) seal(ctx context.Context, d *Delivery) (*sealedCopy, error) {
+func (s *Store) seal(ctx context.Context, d *Copy) (*sealedCopy, error) {
 	m := &d.Mail
 	ref, key, err := s.keys.New(ctx, m.MessageID)
 	if err != nil {
@@ -136,7 +136,7 @@ func (s *Store) seal(ctx context.Context, d *Delivery) (*sealedCopy, error) {
 	}
 	m.Sealed = seal(key, m.MessageID, plain)
 	part := s.PartitionOfAddress(m.Address)
-	if c.event, err = eventMsg(messageSubject(part, m.Address, m.InboxID, m.MessageID), m); err != nil {
+	if c.event, err = eventMsg(messagesSubject(part, m.Address, m.InboxID), m); err != nil {
 		s.discard(c)
 		return nil, err
 	}

@@ -121,6 +121,8 @@ type MailReceived struct {
 	Size       int64     `json:"size"`                 // bytes of the raw message
 	RawObject  string    `json:"raw_object,omitempty"` // where the sealed raw bytes are, when not in the content
 	Key        uint64    `json:"key"`                  // the content's key (Keys)
+	// Print recognises a sender's retry of this very message (Print).
+	Print Print `json:"print,omitzero"`
 
 	// Content is what to seal, when delivering; it is never part of the
 	// event's JSON.
@@ -128,6 +130,23 @@ type MailReceived struct {
 	// Sealed is the content as stored after the JSON; Decode leaves it
 	// sealed.
 	Sealed []byte `json:"-"`
+}
+
+// Print identifies a message as its sender sent it, so that a retry is
+// recognised for the inbox's life, long after the stream's dedupe window:
+// an MTA that lost our 250 sends the same bytes again minutes or days
+// later. Raw is a hash of the bytes the sender sent; Body, when the message
+// has a Message-ID, a hash of that id and the body below the header block,
+// which stays the same when a relay's retry changes a trace header. Hashes,
+// not content: they say nothing of what the message says.
+type Print struct {
+	Raw  uint64 `json:"raw"`
+	Body uint64 `json:"body,omitempty"`
+}
+
+// Matches reports whether p and q print the same message.
+func (p Print) Matches(q Print) bool {
+	return p.Raw != 0 && (p.Raw == q.Raw || (p.Body != 0 && p.Body == q.Body))
 }
 
 // Content is what a received message says: the raw message (when small

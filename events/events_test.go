@@ -176,7 +176,7 @@ func TestOpenStoreIsIdempotentAndKeepsThePartitionCount(t *testing.T) {
 }
 
 func deliverOne(ctx context.Context, s *events.Store, m events.MailReceived, lifecycleSeq uint64, dedupe string) (events.Ack, error) {
-	acks, err := s.Deliver(ctx, []events.Delivery{{Mail: m, LifecycleSeq: lifecycleSeq, DedupeID: dedupe}})
+	acks, err := s.Deliver(ctx, []events.Copy{{Mail: m, LifecycleSeq: lifecycleSeq, DedupeID: dedupe}})
 	if err != nil {
 		return events.Ack{}, err
 	}
@@ -234,7 +234,8 @@ func TestPurgeOfAnEndingThatEndedNothingErasesTheInboxAndKeepsANewerClaim(t *tes
 		t.Fatal(err)
 	}
 
-	if err := s.Purge(ctx, ended.Seq, endMsg.Subject, end, false, nil); err != nil {
+	f := events.Forget{Inboxes: []events.ForgetInbox{{ID: old.InboxID, Address: old.Address, Seq: ended.Seq}}}
+	if err := s.Forget(ctx, f, nil); err != nil {
 		t.Fatalf("purge: %v", err)
 	}
 	for _, ref := range refs {

@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -128,3 +129,56 @@ func (e *leaderEntry) Revision() uint64                { return e.msg.Sequence }
 func (e *leaderEntry) Created() time.Time              { return e.msg.Time }
 func (e *leaderEntry) Delta() uint64                   { return 0 }
 func (e *leaderEntry) Operation() jetstream.KeyValueOp { return jetstream.KeyValuePut }
+
+// Entries reads the last message of KV entries, whatever it is: a value
+// (present) or the marker a deletion or an expiry left (not present). Its
+// revision is what a compare-and-swap write of the entry must expect,
+// which the client library's Get does not tell of a deleted entry.
+// Replicated, it asks the bucket's leader (see leaderKV).
+type Entries struct {
+	stream jetstream.Stream
+	nc     *nats.Conn
+	leader bool
+	name   string // the bucket's stream
+	prefix string // "$KV.<bucket>."
+}
+
+// NewEntries returns the reader of kv's entries.
+func NewEntries(ctx context.Context, js jetstream.JetStream, kv jetstream.KeyValue) (*Entries, error) {
+	name := "KV_" + kv.Bucket()
+	st, err := js.Stream(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("open KV %s: %w", kv.Bucket(), err)
+	}
+	_, leader := kv.(*leaderKV)
+	return &Entries{stream: st, nc: js.Conn(), leader: leader, name: name, prefix: "$KV." + kv.Bucket() + "."}, nil
+}
+
+// Last returns key's value (present) or, when it was deleted or has
+// expired, the revision of the marker left (present false, rev 0 when the
+// subject holds nothing at all).
+func (e *Entries) Last(ctx context.Context, key string) (value []byte, rev uint64, present bool, err error) {
+	if !ValidKey(key) {
+		return nil, 0, false, jetstream.ErrInvalidKey
+	}
+	subject := e.prefix + key
+	var m *jetstream.RawStreamMsg
+	if e.leader {
+		m, err = leaderLast(ctx, e.nc, e.name, subject)
+	} else {
+		m, err = e.stream.GetLastMsgForSubject(ctx, subject)
+	}
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if m.Subject != subject {
+		return nil, 0, false, nil
+	}
+	if op := m.Header.Get("KV-Operation"); op == "DEL" || op == "PURGE" || m.Header.Get("Nats-Marker-Reason") != "" {
+		return nil, m.Sequence, false, nil
+	}
+	return m.Data, m.Sequence, true, nil
+}

@@ -3,6 +3,7 @@ package events_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -69,20 +70,23 @@ func (e *outcomeEnv) storedMail() map[string]*events.MailReceived {
 	e.t.Helper()
 	ctx := ctxT(e.t)
 	out := map[string]*events.MailReceived{}
-	info, err := e.store.Stream().Info(ctx, jetstream.WithSubjectFilter("ev.*.*.m.>"))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for subject := range info.State.Subjects {
-		m, err := e.store.Stream().GetMsg(ctx, 1, jetstream.WithGetMsgSubject(subject))
+	for next := uint64(1); ; {
+		m, err := e.store.Stream().GetMsg(ctx, next, jetstream.WithGetMsgSubject("ev.*.*.m.>"))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
 		if err != nil {
 			e.t.Fatal(err)
 		}
+		next = m.Sequence + 1
 		p, _, err := events.Decode(m.Data)
 		if err != nil {
 			e.t.Fatal(err)
 		}
-		mr := p.(*events.MailReceived)
+		mr, ok := p.(*events.MailReceived)
+		if !ok {
+			continue
+		}
 		ref := events.ContentRef{MessageID: mr.MessageID, Seq: m.Sequence, Key: mr.Key}
 		c, err := e.store.Content(ctx, ref)
 		if err != nil {
@@ -109,8 +113,8 @@ func (e *outcomeEnv) storedMail() map[string]*events.MailReceived {
 	return out
 }
 
-func delivery(in events.InboxCreated, lifecycleSeq uint64, body []byte, dedupe string) events.Delivery {
-	return events.Delivery{Mail: events.MailReceived{InboxID: in.InboxID, MessageID: uuid.NewString(), Address: in.Address,
+func delivery(in events.InboxCreated, lifecycleSeq uint64, body []byte, dedupe string) events.Copy {
+	return events.Copy{Mail: events.MailReceived{InboxID: in.InboxID, MessageID: uuid.NewString(), Address: in.Address,
 		ReceivedAt: time.Now().UTC(), Size: int64(len(body)), Content: events.Content{Subject: "s", Raw: body}},
 		LifecycleSeq: lifecycleSeq, DedupeID: dedupe}
 }
@@ -148,7 +152,7 @@ func TestUnknownOutcomesAreResolvedNeverUndone(t *testing.T) {
 	// as stored (not as a duplicate of another delivery).
 	e.proxy.DropAnswers(isEvent(".m."), 1)
 	d := delivery(in, created.Seq, []byte("Subject: one\r\n\r\nfirst\r\n"), "bytes-1")
-	acks, err := e.store.Deliver(ctx, []events.Delivery{d})
+	acks, err := e.store.Deliver(ctx, []events.Copy{d})
 	if err != nil || acks[0].Duplicate || acks[0].MessageID != d.Mail.MessageID {
 		t.Fatalf("delivery with its answer lost once: %+v %v", acks, err)
 	}
@@ -156,14 +160,14 @@ func TestUnknownOutcomesAreResolvedNeverUndone(t *testing.T) {
 	// Deliveries whose answers are all lost: the outcome stays unknown,
 	// and nothing is undone (a small message and a large one).
 	large := bytes.Repeat([]byte("large body line\r\n"), events.InlineRawMax/16+100)
-	lost := []events.Delivery{
+	lost := []events.Copy{
 		delivery(in, created.Seq, []byte("Subject: two\r\n\r\nsecond\r\n"), "bytes-2"),
 		delivery(in, created.Seq, append([]byte("Subject: three\r\n\r\n"), large...), "bytes-3"),
 	}
 	e.proxy.DropAnswers(isEvent(".m."), -1)
 	for _, d := range lost {
 		dctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
-		_, err := e.store.Deliver(dctx, []events.Delivery{d})
+		_, err := e.store.Deliver(dctx, []events.Copy{d})
 		cancel()
 		if !events.IsUnknownOutcome(err) {
 			t.Fatalf("delivery with every answer lost: %v, want an unknown outcome", err)
@@ -180,7 +184,7 @@ func TestUnknownOutcomesAreResolvedNeverUndone(t *testing.T) {
 	for _, d := range lost {
 		retry := d
 		retry.Mail.MessageID = uuid.NewString()
-		acks, err := e.store.Deliver(ctx, []events.Delivery{retry})
+		acks, err := e.store.Deliver(ctx, []events.Copy{retry})
 		if err != nil || !acks[0].Duplicate || acks[0].MessageID != d.Mail.MessageID {
 			t.Errorf("a sender's retry: %+v %v; want the stored copy %s", acks, err, d.Mail.MessageID)
 		}
@@ -196,7 +200,7 @@ func TestUnknownOutcomesAreResolvedNeverUndone(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := []byte("Subject: both\r\n\r\nto both\r\n")
-	batch := []events.Delivery{delivery(in, created.Seq, body, "both-1"), delivery(other, otherCreated.Seq, body, "both-2")}
+	batch := []events.Copy{delivery(in, created.Seq, body, "both-1"), delivery(other, otherCreated.Seq, body, "both-2")}
 	e.proxy.DropAnswers(isEvent(".m."), 1)
 	acks, err = e.store.Deliver(ctx, batch)
 	if err != nil || len(acks) != 2 || acks[0].MessageID != batch[0].Mail.MessageID || acks[1].MessageID != batch[1].Mail.MessageID {

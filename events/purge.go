@@ -5,97 +5,200 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Purge makes a deletion final, once the views have applied it, and takes
-// what is gone out of the log. For a Deleted message it erases the
-// message's key, so that what the message said can no longer be read from
-// any copy of its sealed content; then it purges the message's events and
-// its retention schedule. For an inbox that ended (ended: the views found
-// it live) it does that for every message of the inbox, and purges the
-// inbox's subscriptions, its schedules, and its lifecycle events up to its
-// end, seq. An InboxDeleted or InboxExpired that ended nothing (an expiry
-// that fires after the inbox was deleted, or an ending applied again once
-// the views no longer remember that it was this event that ended the
-// inbox) does the same from what the log holds of the inbox, but takes
-// from its address's lifecycle only the inbox's own events before seq: a
-// newer inbox may have claimed the address since, and the views expect
-// this very event as the lifecycle's last (claims and deliveries name it).
-// For a deleted subscription it purges
-// its events. Other events need nothing. Purging again is harmless, so a
-// redelivered event may purge twice. progress, if not nil, is called after
-// each message erased.
+// Forget is what the views let go of, for the log to forget in its turn
+// once the views no longer show it (Store.Forget): what deleted messages
+// said, and the events of what is gone. The projection that applies the
+// deletions says what they were; it never has to be read back from the
+// log, except an ended inbox's messages, which its subjects hold.
+type Forget struct {
+	Messages []ForgetMessage `json:"messages,omitempty"`
+	// Seqs are events that no view shows anything of: a deleted
+	// subscription's, or an event about something already gone.
+	Seqs    []uint64      `json:"seqs,omitempty"`
+	Inboxes []ForgetInbox `json:"inboxes,omitempty"`
+}
+
+// ForgetMessage is a deleted message: its content is erased (its key, and
+// its raw object when it has one) and its events leave the log.
+type ForgetMessage struct {
+	ID        string   `json:"id"`
+	InboxID   string   `json:"inbox_id"`
+	Address   string   `json:"address"`
+	Key       uint64   `json:"key"`
+	RawObject string   `json:"raw_object,omitempty"`
+	Seqs      []uint64 `json:"seqs"`               // its MailReceived, MarkedRead, Deleted
+	Retained  bool     `json:"retained,omitempty"` // it has a retention schedule to withdraw
+}
+
+// ForgetInbox is an ended inbox: its messages' content is erased and all
+// its events leave the log, its lifecycle up to its end at Seq. Ended is
+// false for an ending that ended nothing (an expiry that fires after the
+// inbox was deleted, or an ending applied again after the views forgot
+// it): then a newer inbox may hold the address, and the lifecycle keeps
+// its events (see purgeInbox).
+type ForgetInbox struct {
+	ID      string `json:"id"`
+	Address string `json:"address"`
+	Seq     uint64 `json:"seq"`
+	Ended   bool   `json:"ended,omitempty"`
+}
+
+// Empty reports whether there is nothing to forget.
+func (f *Forget) Empty() bool {
+	return len(f.Messages) == 0 && len(f.Seqs) == 0 && len(f.Inboxes) == 0
+}
+
+// Add appends what g forgets to f.
+func (f *Forget) Add(g Forget) {
+	f.Messages = append(f.Messages, g.Messages...)
+	f.Seqs = append(f.Seqs, g.Seqs...)
+	f.Inboxes = append(f.Inboxes, g.Inboxes...)
+}
+
+// Forget makes deletions final: it erases the keys of deleted messages, so
+// that what they said can no longer be read from any copy of their sealed
+// content, removes their raw objects, and deletes their events (and the
+// other events f names) from the log by sequence; for an ended inbox it
+// does that for every message its subjects hold and purges its subjects.
+// Forgetting again is harmless, so a batch applied again may forget
+// twice. progress, if not nil, is called as it goes, for long work (an
+// inbox of a thousand messages).
 //
 // Nothing waits for a grace period: the stream still recognises a retried
-// delivery of a purged message by its Nats-Msg-Id for the dedupe window,
-// and every reader goes through the views, which no longer show it.
-func (s *Store) Purge(ctx context.Context, seq uint64, subject string, p Payload, ended bool, progress func()) error {
-	switch ev := p.(type) {
-	case *Deleted:
-		part, addrKey, ok := splitSubject(subject)
-		if !ok {
-			return fmt.Errorf("purge: %q is not a message subject", subject)
-		}
-		if err := s.eraseMessage(ctx, subject); err != nil {
+// delivery of a forgotten message by its Nats-Msg-Id for the dedupe
+// window, the views by its print for the inbox's life, and every reader
+// goes through the views, which no longer show it.
+func (s *Store) Forget(ctx context.Context, f Forget, progress func()) error {
+	if f.Empty() {
+		return nil
+	}
+	if progress == nil {
+		progress = func() {}
+	}
+	for _, m := range f.Messages {
+		if err := s.eraseContent(ctx, m.Key, m.ID, m.RawObject); err != nil {
 			return err
 		}
+	}
+	if len(f.Messages) > 0 {
 		if err := s.keys.Flush(); err != nil {
 			return err
 		}
-		if err := s.purgeSubject(ctx, subject); err != nil {
+	}
+	for _, m := range f.Messages {
+		if err := s.deleteSeqs(ctx, m.Seqs); err != nil {
 			return err
 		}
-		return s.purgeSubject(ctx, scheduleRoot+"."+part+"."+addrKey+"."+ev.InboxID+"."+ev.MessageID)
-	case *InboxDeleted:
-		return s.purgeInbox(ctx, seq, ev.Address, ev.InboxID, ended, progress)
-	case *InboxExpired:
-		return s.purgeInbox(ctx, seq, ev.Address, ev.InboxID, ended, progress)
-	case *WebhookDeleted:
-		return s.purgeSubject(ctx, subject)
+		if m.Retained {
+			part := s.PartitionOfAddress(m.Address)
+			if err := s.purgeSubject(ctx, scheduleSubject(part, m.Address, m.InboxID, m.ID)); err != nil {
+				return err
+			}
+		}
+		progress()
+	}
+	if err := s.deleteSeqs(ctx, f.Seqs); err != nil {
+		return err
+	}
+	for _, in := range f.Inboxes {
+		if err := s.purgeInbox(ctx, in, progress); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
+// deleteSeqs deletes events by sequence; one already gone is no error.
+func (s *Store) deleteSeqs(ctx context.Context, seqs []uint64) error {
+	for _, seq := range seqs {
+		if seq == 0 {
+			continue
+		}
+		err := s.stream.DeleteMsg(ctx, seq)
+		if err != nil && !isNotFound(err) {
+			s.CountError("purge")
+			return unavailable(err)
+		}
+	}
+	return nil
+}
+
+func isNotFound(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.Is(err, jetstream.ErrMsgNotFound) ||
+		(errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeMessageNotFound)
+}
+
 // purgeInbox erases what an ended inbox's messages said and takes every
 // event of the inbox out of the log: its messages', its subscriptions',
-// and on its address's lifecycle subject those up to its end at seq (a
-// newer inbox on the address keeps its own); or, unless it ended at seq,
-// only its own before seq.
-func (s *Store) purgeInbox(ctx context.Context, seq uint64, addr, inboxID string, ended bool, progress func()) error {
-	part := s.PartitionOfAddress(addr)
-	messages := messagesOf(part, addr, inboxID) + ".>"
-	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(messages))
-	if err != nil {
-		return unavailable(err)
-	}
-	for subject := range info.State.Subjects {
-		if err := s.eraseMessage(ctx, subject); err != nil {
-			return err
-		}
-		if progress != nil {
-			progress()
-		}
-	}
-	if err := s.keys.Flush(); err != nil {
+// its schedules, and on its address's lifecycle subject those up to its
+// end at in.Seq (a newer inbox on the address keeps its own); or, unless
+// it ended there, only its own before in.Seq. Subjects of a log written
+// before format 3 (one per message and per subscription) go too.
+func (s *Store) purgeInbox(ctx context.Context, in ForgetInbox, progress func()) error {
+	part := s.PartitionOfAddress(in.Address)
+	messages := messagesSubject(part, in.Address, in.ID)
+	if err := s.eraseInboxMessages(ctx, messages, progress); err != nil {
 		return err
 	}
-	for _, subject := range []string{messages, hooksOf(part, addr, inboxID) + ".>", schedulesOf(part, addr, inboxID) + ".>"} {
+	hooks := hooksOf(part, in.Address, in.ID)
+	for _, subject := range []string{messages, messages + ".>", hooks, hooks + ".>", schedulesOf(part, in.Address, in.ID) + ".>"} {
 		if err := s.purgeSubject(ctx, subject); err != nil {
 			return err
 		}
 	}
-	lifecycle := inboxSubject(part, addr)
-	if !ended {
-		return s.deleteOwnLifecycle(ctx, seq, lifecycle, inboxID)
+	lifecycle := inboxSubject(part, in.Address)
+	if !in.Ended {
+		return s.deleteOwnLifecycle(ctx, in.Seq, lifecycle, in.ID)
 	}
-	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject(lifecycle), jetstream.WithPurgeSequence(seq+1)); err != nil {
+	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject(lifecycle), jetstream.WithPurgeSequence(in.Seq+1)); err != nil {
 		s.CountError("purge")
 		return unavailable(err)
 	}
 	return nil
+}
+
+// eraseInboxMessages erases the key of every message whose MailReceived
+// is on the inbox's message subject (or, in a log of format 2, below it).
+func (s *Store) eraseInboxMessages(ctx context.Context, messages string, progress func()) error {
+	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(messages+".>"))
+	if err != nil {
+		return unavailable(err)
+	}
+	subjects := []string{messages}
+	for legacy := range info.State.Subjects {
+		subjects = append(subjects, legacy)
+	}
+	slices.Sort(subjects[1:])
+	for _, subject := range subjects {
+		for next := uint64(1); ; {
+			m, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(subject))
+			if isNotFound(err) {
+				break
+			}
+			if err != nil {
+				return unavailable(err)
+			}
+			next = m.Sequence + 1
+			head, _, _ := bytes.Cut(m.Data, []byte("\n"))
+			p, _, err := Decode(head)
+			if err != nil {
+				return fmt.Errorf("erase %s: %w", subject, err)
+			}
+			if mr, ok := p.(*MailReceived); ok {
+				if err := s.eraseContent(ctx, mr.Key, mr.MessageID, mr.RawObject); err != nil {
+					return err
+				}
+				progress()
+			}
+		}
+	}
+	return s.keys.Flush()
 }
 
 // deleteOwnLifecycle deletes, among the events on an address's lifecycle
@@ -104,7 +207,7 @@ func (s *Store) purgeInbox(ctx context.Context, seq uint64, addr, inboxID string
 func (s *Store) deleteOwnLifecycle(ctx context.Context, seq uint64, lifecycle, inboxID string) error {
 	for next := uint64(1); next < seq; {
 		m, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(lifecycle))
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
+		if isNotFound(err) {
 			return nil
 		}
 		if err != nil {
@@ -121,7 +224,7 @@ func (s *Store) deleteOwnLifecycle(ctx context.Context, seq uint64, lifecycle, i
 		if inboxOf(p) != inboxID {
 			continue
 		}
-		if err := s.stream.DeleteMsg(ctx, m.Sequence); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+		if err := s.stream.DeleteMsg(ctx, m.Sequence); err != nil && !isNotFound(err) {
 			s.CountError("purge")
 			return unavailable(err)
 		}
@@ -140,29 +243,6 @@ func inboxOf(p Payload) string {
 		return ev.InboxID
 	}
 	return ""
-}
-
-// eraseMessage erases the content of the message whose events are on
-// subject: its first event there is its MailReceived, which names its key
-// and raw object.
-func (s *Store) eraseMessage(ctx context.Context, subject string) error {
-	m, err := s.stream.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(subject))
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil
-	}
-	if err != nil {
-		return unavailable(err)
-	}
-	head, _, _ := bytes.Cut(m.Data, []byte("\n"))
-	p, _, err := Decode(head)
-	if err != nil {
-		return fmt.Errorf("erase %s: %w", subject, err)
-	}
-	mr, ok := p.(*MailReceived)
-	if !ok {
-		return nil // a MarkedRead or Deleted of a message never received: nothing to erase
-	}
-	return s.eraseContent(ctx, mr.Key, mr.MessageID, mr.RawObject)
 }
 
 // eraseContent erases a message's key and removes its raw object.
@@ -194,12 +274,3 @@ func (s *Store) purgeSubject(ctx context.Context, subject string) error {
 // inside its event: one object per recipient copy, so that deleting one copy
 // never takes another's.
 func RawObjectName(messageID string) string { return "msg/" + messageID }
-
-// splitSubject returns the partition and address key of an event subject.
-func splitSubject(subject string) (part, addrKey string, ok bool) {
-	t := strings.Split(subject, ".")
-	if len(t) < 3 || t[0] != subjectRoot {
-		return "", "", false
-	}
-	return t[1], t[2], true
-}

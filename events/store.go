@@ -20,11 +20,13 @@ const (
 	RawBucket = "RAW"
 
 	partitionsKey = "tempmail_partitions"
-	// formatKey records the store's format in the stream's metadata: 2
-	// seals each message's content inside its MailReceived. Format 1 (no
-	// record) kept it in plain records beside.
+	// formatKey records the store's format in the stream's metadata: 3
+	// keeps one subject per inbox (subjects.go); 2 had one per message,
+	// which this build still reads; both seal each message's content
+	// inside its MailReceived. Format 1 (no record) kept it in plain
+	// records beside, and is refused.
 	formatKey = "tempmail_format"
-	format    = "2"
+	format    = "3"
 	// DefaultPartitions is the partition count of a new stream.
 	DefaultPartitions = 16
 	// DedupeWindow bounds how long a retried ingest is recognised by its
@@ -98,7 +100,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	}
 	if st, err := js.Stream(ctx, StreamName); err == nil {
 		info := st.CachedInfo()
-		if info.Config.Metadata[formatKey] != format && info.State.Msgs > 0 {
+		if f := info.Config.Metadata[formatKey]; f != format && f != "2" && info.State.Msgs > 0 {
 			return nil, fmt.Errorf("the event stream %s was written by an earlier tempmail, which stored what messages say in plain records; this one seals it (format %s) and cannot read that log: start with an empty data directory (or NATS account)", StreamName, format)
 		}
 		// The partition count is part of every subject, so the stream's own
@@ -191,7 +193,8 @@ func sameStream(have, want jetstream.StreamConfig) bool {
 	return slices.Equal(have.Subjects, want.Subjects) && have.Replicas == want.Replicas &&
 		have.Duplicates == want.Duplicates && have.AllowDirect == want.AllowDirect &&
 		have.AllowMsgTTL == want.AllowMsgTTL && have.AllowMsgSchedules == want.AllowMsgSchedules &&
-		have.AllowAtomicPublish == want.AllowAtomicPublish && have.Metadata[partitionsKey] == want.Metadata[partitionsKey]
+		have.AllowAtomicPublish == want.AllowAtomicPublish && have.Metadata[partitionsKey] == want.Metadata[partitionsKey] &&
+		have.Metadata[formatKey] == want.Metadata[formatKey]
 }
 
 // OpenKV binds to a KV bucket, creating it first if it does not exist.

@@ -6,37 +6,43 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/google/uuid"
 )
 
-// Subjects carry the aggregate and its partition:
+// Subjects carry the aggregate and its partition, one subject per inbox
+// (never per message), so that the server's index of subjects grows with
+// inboxes, not with the mail they hold:
 //
-//	ev.sys.domains                               domain list (DomainAdded, DomainDeactivated)
-//	ev.sys.webhooks.<webhookID>                  a subscription to every inbox (WebhookCreated, WebhookDeleted)
-//	ev.<part>.<addrKey>.w.<inboxID>.<webhookID>  a subscription to one inbox (WebhookCreated, WebhookDeleted)
-//	ev.<part>.<addrKey>.inbox                    inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
-//	ev.<part>.<addrKey>.m.<inboxID>.<messageID>  one message (MailReceived, MarkedRead, Deleted)
-//	sched.<part>.<addrKey>.<inboxID>.<what>      schedules: the server publishes their event when due
+//	ev.sys.domains                        domain list (DomainAdded, DomainDeactivated)
+//	ev.sys.webhooks                       subscriptions to every inbox (WebhookCreated, WebhookDeleted, ...)
+//	ev.<part>.<addrKey>.inbox             inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
+//	ev.<part>.<addrKey>.m.<inboxID>       every message event of one inbox (MailReceived, MarkedRead, Deleted)
+//	ev.<part>.<addrKey>.w.<inboxID>       subscriptions to one inbox
+//	sched.<part>.<addrKey>.<inboxID>.<what>  schedules: the server publishes their event when due
 //
-// Every subject holds the events of one thing, so that when it is gone its
-// events leave the log with one purge (Store.Purge): a deleted message's,
-// a deleted subscription's, an ended inbox's (its messages, subscriptions
-// and the lifecycle events up to its end). The log so holds what is live,
-// not its history.
+// What is gone leaves the log: a deleted message's events (and a deleted
+// subscription's) by their sequences, which the views know; an ended
+// inbox's with one purge of each of its subjects (Store.Purge). The log so
+// holds what is live, not its history.
 //
 // The address is the aggregate: its lifecycle subject holds at most one live
 // inbox at a time, so claiming an address is one publish with the subject's
 // expected last sequence, and delivering mail is one publish that expects the
-// lifecycle subject unchanged since the views last saw it. Message subjects
-// carry the inbox id, so that an ended inbox's content can be purged
-// exactly; schedules live outside ev.>, so that projections consume a
-// schedule's event only when it fires. <part> is "p<n>" with
-// n = xxhash(address) mod the partition count fixed at stream creation.
+// lifecycle subject unchanged since the views last saw it. Schedules live
+// outside ev.>, so that projections consume a schedule's event only when it
+// fires. <part> is "p<n>" with n = xxhash(address) mod the partition count
+// fixed at stream creation.
+//
+// A log written before format 3 has a subject per message
+// (ev.<part>.<addrKey>.m.<inboxID>.<messageID>) and per subscription (one
+// more token after the inbox, or after ev.sys.webhooks); they are read as
+// they are, and leave the log as their messages and subscriptions go.
 const (
 	subjectRoot    = "ev"
 	scheduleRoot   = "sched"
 	SysPartition   = "sys"
 	domainsSubject = subjectRoot + "." + SysPartition + ".domains"
-	hooksRoot      = subjectRoot + "." + SysPartition + ".webhooks"
+	hooksSubject   = subjectRoot + "." + SysPartition + ".webhooks"
 )
 
 // AddressKey encodes a normalised address as a subject token and KV key:
@@ -72,17 +78,12 @@ func inboxSubject(part, addr string) string {
 	return subjectRoot + "." + part + "." + AddressKey(addr) + ".inbox"
 }
 
-func messageSubject(part, addr, inboxID, messageID string) string {
-	return messagesOf(part, addr, inboxID) + "." + messageID
-}
-
-// messagesOf is the prefix of every message subject of one inbox.
-func messagesOf(part, addr, inboxID string) string {
+// messagesSubject holds every message event of one inbox.
+func messagesSubject(part, addr, inboxID string) string {
 	return subjectRoot + "." + part + "." + AddressKey(addr) + ".m." + inboxID
 }
 
-// hooksOf is the prefix of the subjects of one inbox's webhook
-// subscriptions.
+// hooksOf holds the events of one inbox's webhook subscriptions.
 func hooksOf(part, addr, inboxID string) string {
 	return subjectRoot + "." + part + "." + AddressKey(addr) + ".w." + inboxID
 }
@@ -93,4 +94,28 @@ func scheduleSubject(part, addr, inboxID, what string) string {
 
 func schedulesOf(part, addr, inboxID string) string {
 	return scheduleRoot + "." + part + "." + AddressKey(addr) + "." + inboxID
+}
+
+// NewMessageID returns the id of a new message of inbox inboxID: a UUIDv7
+// (it sorts by arrival) whose last 48 bits are the inbox id's last 48 bits
+// (InboxTag), so that a message found by its id alone (family A) leads to
+// its inbox without an index entry per message. Within a process ids are
+// unique and increasing (the version 7 clock and sequence); across
+// processes the 14 bits still random keep them apart.
+func NewMessageID(inboxID string) string {
+	id := uuid.Must(uuid.NewV7())
+	if in, err := uuid.Parse(inboxID); err == nil {
+		copy(id[10:], in[10:])
+	}
+	return id.String()
+}
+
+// InboxTag is the part of a message id (or an inbox id) that names the
+// inbox: the last group of its canonical form. Ids that are not canonical
+// UUIDs have none.
+func InboxTag(id string) string {
+	if len(id) != 36 || id[23] != '-' {
+		return ""
+	}
+	return id[24:]
 }

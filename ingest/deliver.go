@@ -1,16 +1,15 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/google/uuid"
 
 	"tempmail"
 	"tempmail/events"
@@ -43,43 +42,8 @@ type Deliverer struct {
 	Timeout time.Duration
 	// Metrics, if set, counts deliveries and refusals.
 	Metrics *Metrics
-	// MaxMessagesPerInbox caps an inbox: a delivery beyond it evicts the
-	// oldest message. 0: no cap.
-	MaxMessagesPerInbox int
 	// Retention is how long family B inboxes keep a message. 0: forever.
 	Retention time.Duration
-
-	mu        sync.Mutex
-	waited    bool // Wait was called: work after a delivery runs within it
-	evictions sync.WaitGroup
-}
-
-// Wait waits for the evictions that deliveries started; the service calls
-// it once its listeners have stopped, before it closes NATS. A delivery
-// still finishing after that evicts before it returns, so that nothing it
-// started outlives the wait.
-func (d *Deliverer) Wait() {
-	d.mu.Lock()
-	d.waited = true
-	d.mu.Unlock()
-	d.evictions.Wait()
-}
-
-// afterDelivery runs fn once the sender has its answer, or at once when
-// Wait has begun.
-func (d *Deliverer) afterDelivery(fn func()) {
-	d.mu.Lock()
-	if d.waited {
-		d.mu.Unlock()
-		fn()
-		return
-	}
-	d.evictions.Add(1)
-	d.mu.Unlock()
-	go func() {
-		defer d.evictions.Done()
-		fn()
-	}()
 }
 
 // Recipient returns the live inbox an address names, or ErrNoMailbox or
@@ -126,6 +90,11 @@ type Delivered struct {
 // will be kept (with the service's Received header on top); clientBytes is
 // the part the sender sent, which identifies a retry. Nothing is stored
 // unless everything is: on error the sender must retry.
+//
+// A retry is recognised twice over: within the stream's dedupe window by
+// its Nats-Msg-Id, and for the inbox's life by its print among the inbox's
+// newest messages (an MTA retries for days). A recognised copy is not
+// stored again, and its id is that of the copy stored first.
 func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clientBytes []byte) (Delivered, error) {
 	timeout := d.Timeout
 	if timeout == 0 {
@@ -136,8 +105,9 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 	if int64(len(clientBytes)) > d.MaxMessageBytes {
 		return Delivered{}, tempmail.Errorf(tempmail.TooLarge, "message is larger than %d bytes", d.MaxMessageBytes)
 	}
-	sum := strconv.FormatUint(xxhash.Sum64(clientBytes), 16)
 	p := parse(raw)
+	print := printOf(clientBytes, p.HeaderMessageID)
+	sum := strconv.FormatUint(print.Raw, 16)
 	now := time.Now().UTC()
 
 	recipients := env.Recipients
@@ -145,23 +115,40 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 		if len(recipients) == 0 {
 			return Delivered{}, ErrNoMailbox
 		}
+		out := Delivered{HeaderMessageID: p.HeaderMessageID, Duplicate: true, MessageIDs: make([]string, len(recipients))}
 		// Each copy is sealed under a key of its own (and a large one's raw
 		// source stored apart, one object per copy), so that deleting one
 		// copy never leaves another's content unreadable.
-		ds := make([]events.Delivery, len(recipients))
+		var ds []events.Copy
+		var fresh []int // recipients of ds, by position
 		for i, in := range recipients {
-			ds[i] = events.Delivery{Mail: mailReceived(in, p, raw, env.MailFrom, now),
+			first, err := d.Views.Retry(ctx, in, print)
+			if err != nil {
+				d.Metrics.reject(RejectUnavailable)
+				return Delivered{}, err
+			}
+			if first != "" {
+				out.MessageIDs[i] = first
+				continue
+			}
+			c := events.Copy{Mail: mailReceived(in, p, raw, env.MailFrom, now, print),
 				LifecycleSeq: in.LifecycleSeq, DedupeID: sum + "-" + strconv.Itoa(len(clientBytes)) + "-" + in.ID}
 			if in.Family == events.FamilyB && d.Retention > 0 {
-				ds[i].RetainUntil = now.Add(d.Retention)
+				c.RetainUntil = now.Add(d.Retention)
 			}
+			ds, fresh = append(ds, c), append(fresh, i)
+		}
+		if len(ds) == 0 {
+			return out, nil
 		}
 		acks, err := d.Store.Deliver(ctx, ds)
 		if tempmail.KindOf(err) == tempmail.NotFound && attempt < 3 {
 			// An inbox ended between RCPT and now, or its lifecycle moved
 			// on: look again, once the views have caught up, and deliver
 			// to those still live.
-			time.Sleep(time.Duration(attempt+1) * 20 * time.Millisecond)
+			if !pause(ctx, attempt) {
+				return Delivered{}, err
+			}
 			recipients = d.stillLive(ctx, recipients)
 			continue
 		}
@@ -169,26 +156,50 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 			d.Metrics.reject(RejectUnavailable)
 			return Delivered{}, err
 		}
-		out := Delivered{HeaderMessageID: p.HeaderMessageID, Duplicate: true, Acks: acks}
-		for i, ack := range acks {
-			out.MessageIDs = append(out.MessageIDs, ack.MessageID)
+		out.Acks = acks
+		for j, ack := range acks {
+			out.MessageIDs[fresh[j]] = ack.MessageID
 			out.Duplicate = out.Duplicate && ack.Duplicate
-			if ack.Duplicate {
-				continue // stored by an earlier attempt of the sender's
+			if !ack.Duplicate {
+				d.Metrics.addReceived(1) // not stored by an earlier attempt of the sender's
 			}
-			d.Metrics.addReceived(1)
-			// Evicting is the cap's business, not the sender's: it runs
-			// after the 250 (it was a third of a full inbox's delivery
-			// time). Lost to a crash, it is made up by the next delivery.
-			in := recipients[i]
-			d.afterDelivery(func() {
-				ectx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				d.evict(ectx, in)
-			})
 		}
 		return out, nil
 	}
+}
+
+// pause waits a little more after each attempt, or until ctx ends; it
+// reports whether the wait passed.
+func pause(ctx context.Context, attempt int) bool {
+	t := time.NewTimer(time.Duration(attempt+1) * 20 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// printOf is what recognises a sender's retry of a message (events.Print):
+// a hash of the bytes it sent, and of its Message-ID and body.
+func printOf(clientBytes []byte, messageID string) events.Print {
+	p := events.Print{Raw: xxhash.Sum64(clientBytes) | 1} // never 0, which means none
+	if messageID == "" {
+		return p
+	}
+	body := clientBytes
+	if i := bytes.Index(body, []byte("\r\n\r\n")); i >= 0 {
+		body = body[i+4:]
+	} else if i := bytes.Index(body, []byte("\n\n")); i >= 0 {
+		body = body[i+2:]
+	}
+	h := xxhash.New()
+	_, _ = h.WriteString(messageID)
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write(body)
+	p.Body = h.Sum64() | 1
+	return p
 }
 
 // logAccepted logs one line per accepted delivery: what an operator counts
@@ -199,32 +210,8 @@ func (d *Deliverer) logAccepted(via, client string, res Delivered, size int, too
 		"size", size, "duplicate", res.Duplicate, "duration_ms", float64(took.Microseconds())/1000)
 }
 
-// evict deletes an inbox's oldest messages beyond the cap, as seen when the
-// recipient was checked. Concurrent deliveries can leave an inbox a message
-// or two over for a moment; the next delivery evicts those too. Each delivery
-// evicts at most two: under a burst the views lag and every delivery sees
-// the same excess, and evicting all of it each time would multiply the work
-// (and the deletions) by the lag. A failure here does not fail the
-// delivery, which is stored already.
-func (d *Deliverer) evict(ctx context.Context, in *projections.Inbox) {
-	excess := min(in.Count+1-d.MaxMessagesPerInbox, 2)
-	if d.MaxMessagesPerInbox <= 0 || excess <= 0 {
-		return
-	}
-	oldest, err := d.Views.Oldest(ctx, in, excess)
-	for _, m := range oldest {
-		if err == nil {
-			_, err = d.Store.AppendMessageEvent(ctx, in.Address, in.ID, m.ID,
-				&events.Deleted{InboxID: in.ID, MessageID: m.ID, Reason: events.ReasonCap})
-		}
-	}
-	if err != nil {
-		d.Log.Warn("could not evict the oldest messages of a full inbox", "inbox", in.ID, "err", err)
-	}
-}
-
-func mailReceived(in *projections.Inbox, p parsed, raw []byte, mailFrom string, now time.Time) events.MailReceived {
-	id := uuid.Must(uuid.NewV7()).String()
+func mailReceived(in *projections.Inbox, p parsed, raw []byte, mailFrom string, now time.Time, print events.Print) events.MailReceived {
+	id := events.NewMessageID(in.ID)
 	atts := make([]events.Attachment, len(p.Attachments))
 	for i, a := range p.Attachments {
 		a.ID = attachmentID(id, i+1)
@@ -233,7 +220,7 @@ func mailReceived(in *projections.Inbox, p parsed, raw []byte, mailFrom string, 
 	content := p
 	content.Raw, content.MailFrom, content.Attachments = raw, mailFrom, atts
 	return events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address, ReceivedAt: now,
-		Size: int64(len(raw)), Content: content}
+		Size: int64(len(raw)), Print: print, Content: content}
 }
 
 // stillLive re-checks recipients after a delivery found one of them ended.

@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"context"
-	"fmt"
-	"net/smtp"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -12,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/events"
 	"tempmail/events/natstest"
 )
 
@@ -146,49 +143,6 @@ func heapBytes() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
-}
-
-// TestNoEvictionOutlivesShutdownsWait: once the service has waited for
-// the work deliveries started (at shutdown, before NATS closes), a delivery
-// still finishing does its eviction before it answers, rather than in the
-// background after the wait.
-func TestNoEvictionOutlivesShutdownsWait(t *testing.T) {
-	h := newHarness(t, func(d *Deliverer, _ *SMTPConfig) { d.MaxMessagesPerInbox = 2 })
-	in := h.inbox("full@tempmail.test")
-	for i := range 2 {
-		if err := smtp.SendMail(h.addr, nil, "a@example.com", []string{in.Address}, []byte(msg("a@example.com", in.Address, fmt.Sprint("m", i), "x"))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	h.messages(in.ID, 2)
-	h.d.Wait()
-	if err := smtp.SendMail(h.addr, nil, "a@example.com", []string{in.Address}, []byte(msg("a@example.com", in.Address, "m2", "x"))); err != nil {
-		t.Fatal(err)
-	}
-	// The 250 is in: the eviction it started must be stored already.
-	ctx := ctxT(t)
-	seq, err := h.store.LastEventSeq(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := h.store.Stream().GetMsg(ctx, seq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _, err := events.Decode(m.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d, ok := p.(*events.Deleted); !ok || d.Reason != events.ReasonCap {
-		t.Errorf("the last event after the 250 is %T %+v, want the eviction's Deleted", p, p)
-	}
-	// The mechanism itself, without timing: after Wait, work is done
-	// before afterDelivery returns.
-	done := false
-	h.d.afterDelivery(func() { done = true })
-	if !done {
-		t.Error("work after a delivery started after Wait ran in the background")
-	}
 }
 
 // TestSMTPServeReportsAFailedListener: Serve returns an error when its

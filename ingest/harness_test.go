@@ -57,7 +57,6 @@ func newHarness(t *testing.T, tweak ...func(*Deliverer, *SMTPConfig)) *harness {
 	}
 	h.d = &Deliverer{Store: h.store, Views: views.Reader, Log: slog.New(slog.DiscardHandler),
 		MaxMessageBytes: 25 << 20, Hostname: "mx.tempmail.test"}
-	t.Cleanup(h.d.Wait) // evictions finish before NATS stops
 	cfg := SMTPConfig{Addr: "127.0.0.1:0"}
 	for _, f := range tweak {
 		f(h.d, &cfg)

@@ -11,17 +11,16 @@ import (
 // every change to its messages, each named by the stream sequence of the
 // event that made it. Events of one inbox are applied in order, so a
 // client that has seen everything up to sequence n has missed exactly the
-// changes after n, and Changes finds them in the views: new messages and
-// reads in the list pages (ContentSeq, ReadSeq), deletions in the inbox's
-// removals.
+// changes after n, and Changes finds them in the inbox's entry: new
+// messages at the top of its list (their ContentSeq), reads and deletions
+// among its Marks. That costs what changed since n, not what the inbox
+// holds: the open page and the marks are in the entry itself, and only
+// more than a page of new messages reads a closed page.
 //
-// The pages and removals are separate entries, read one after the other
-// while events are being applied, so together they may show a later event
-// and miss an earlier one; a stream that moved on to the later one would
-// never tell the earlier. Every event that changes an inbox's messages
-// writes the inbox entry last, so the inbox's Seq, read first, is a point
-// up to which every later read is complete: Changes tells nothing beyond
-// it, and the rest follows with the next change.
+// One entry read at one moment is consistent with itself, and the closed
+// pages it names were written before it: so nothing beyond the entry's
+// sequence is told, and nothing before it is missed; the rest follows
+// with the next change.
 
 // ChangeKind names what happened to a message.
 type ChangeKind string
@@ -31,8 +30,9 @@ const (
 	ChangeRead    ChangeKind = "read"
 	ChangeDeleted ChangeKind = "deleted"
 	// ChangeReset says that what the client holds may be stale beyond
-	// repair by changes: it resumed from before the oldest deletion the
-	// views still keep, and must load the list afresh.
+	// repair by changes: it resumed from before the oldest read or
+	// deletion the views still keep (or from after what the inbox has
+	// seen), and must load the list afresh.
 	ChangeReset ChangeKind = "reset"
 )
 
@@ -45,78 +45,43 @@ type Change struct {
 }
 
 // Changes returns what happened to in's messages after sequence after,
-// oldest first: a bounded number of reads (the inbox, its list pages, its
-// removals), and a join for each new message.
+// oldest first. in is the inbox as read now. From 0 (a client that holds
+// nothing) it is every message the inbox holds.
 func (r *Reader) Changes(ctx context.Context, in *Inbox, after uint64) ([]Change, error) {
-	// Entries in the cache reflect every write up to what the watcher has
-	// applied; if the inbox entry read now is newer than that, the rest is
-	// read from the bucket too.
-	fresh := r.cache == nil
-	var seen uint64
-	if !fresh {
-		seen = r.cache.position()
-	}
-	var cur Inbox
-	rev, err := r.getLatest(ctx, inboxKey(in.ID), &cur, "inbox")
-	if tempmail.KindOf(err) == tempmail.NotFound {
-		return nil, nil // it ended; the stream learns so from the inbox
-	}
-	if err != nil {
-		return nil, err
-	}
-	upTo := cur.Seq
-	fresh = fresh || rev > seen
-	var read getter = r.get
-	if fresh {
-		read = func(ctx context.Context, key string, rec record, what string) error {
-			_, err := r.getLatest(ctx, key, rec, what)
-			return err
-		}
-	}
-	var rm Removals
-	err = read(ctx, removalsKey(cur.ID), &rm, "removals")
-	if err != nil && tempmail.KindOf(err) != tempmail.NotFound {
-		return nil, err
-	}
-	if after > 0 && after < rm.Dropped {
-		// Deletions it missed are no longer known: it starts again from
-		// the list as it is now. (From 0 it holds nothing that could be
-		// stale: it is sent every message the inbox holds.)
-		return []Change{{Seq: upTo, Kind: ChangeReset}}, nil
-	}
-	items, err := pageItems(ctx, read, &cur, 0, len(cur.Pages))
-	if err != nil {
-		return nil, err
+	if after > in.Seq || (after > 0 && after < in.Forgotten) {
+		return []Change{{Seq: in.Seq, Kind: ChangeReset}}, nil
 	}
 	var out []Change
-	for i := range items {
-		s := &items[i]
-		if s.ContentSeq > after && s.ContentSeq <= upTo {
-			err := r.join(ctx, s)
-			if tempmail.KindOf(err) == tempmail.NotFound {
-				continue // being deleted; its deletion follows
-			}
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, Change{Seq: s.ContentSeq, Kind: ChangeMessage, ID: s.ID, Summary: s})
+	err := r.eachNewest(ctx, in, func(s *Summary) (bool, error) {
+		if s.ContentSeq <= after {
+			return false, nil
 		}
-		if s.IsRead && s.ReadSeq > after && s.ReadSeq <= upTo {
-			out = append(out, Change{Seq: s.ReadSeq, Kind: ChangeRead, ID: s.ID})
+		switch err := r.join(ctx, s); {
+		case tempmail.KindOf(err) == tempmail.NotFound:
+			return true, nil // being deleted; its deletion follows
+		case err != nil:
+			return false, err
+		}
+		out = append(out, Change{Seq: s.ContentSeq, Kind: ChangeMessage, ID: s.ID, Summary: s})
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if after > 0 {
+		for _, m := range in.Marks {
+			// A message that came and went while the client was away is
+			// neither told of nor its deletion.
+			if m.Seq > after && (m.Kind != ChangeDeleted || m.ContentSeq <= after) {
+				out = append(out, Change{Seq: m.Seq, Kind: m.Kind, ID: m.ID})
+			}
 		}
 	}
-	for _, x := range rm.Items {
-		// A message that came and went while the client was away is
-		// neither told of nor its deletion.
-		if x.Seq > after && x.Seq <= upTo && x.ContentSeq <= after {
-			out = append(out, Change{Seq: x.Seq, Kind: ChangeDeleted, ID: x.ID})
-		}
-	}
-	slices.SortFunc(out, func(a, b Change) int {
-		if a.Seq < b.Seq {
+	slices.SortStableFunc(out, func(a, b Change) int {
+		switch {
+		case a.Seq < b.Seq:
 			return -1
-		}
-		if a.Seq > b.Seq {
+		case a.Seq > b.Seq:
 			return 1
 		}
 		return 0
@@ -124,8 +89,38 @@ func (r *Reader) Changes(ctx context.Context, in *Inbox, after uint64) ([]Change
 	return out, nil
 }
 
-// Cursor is the sequence of the latest change to in's messages: a stream
-// that starts now tells what happens after it.
-func (r *Reader) Cursor(in *Inbox) uint64 {
-	return in.Seq // the last event that changed its messages (Changes)
+// eachNewest calls fn with in's messages, newest first (its open page,
+// then its closed pages), until fn says stop. Deleted summaries are left
+// out; fn may change what it is given.
+func (r *Reader) eachNewest(ctx context.Context, in *Inbox, fn func(*Summary) (bool, error)) error {
+	for i := range in.Head {
+		s := in.Head[i]
+		if more, err := fn(&s); !more || err != nil {
+			return err
+		}
+	}
+	for _, ref := range in.Pages {
+		var pg Page
+		err := r.get(ctx, pageKey(in.ID, ref.N), &pg, "list page")
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			continue // emptied by a change being applied right now
+		}
+		if err != nil {
+			return err
+		}
+		for i := range pg.Items {
+			if pg.Items[i].DeletedSeq != 0 {
+				continue
+			}
+			s := pg.Items[i]
+			if more, err := fn(&s); !more || err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
+
+// Cursor is the sequence of the latest change to in: a stream that
+// starts now tells what happens after it.
+func (r *Reader) Cursor(in *Inbox) uint64 { return in.Seq }

@@ -19,11 +19,29 @@ func metaKV(ctx context.Context, js jetstream.JetStream, replicas int) (jetstrea
 		History: 1, Storage: jetstream.FileStorage, Replicas: replicas})
 }
 
+// viewsFormat is the layout of the views this build reads and writes
+// (views.go): 3 folds each message into its inbox's list. A current
+// generation of another format was written by an earlier version and is
+// built anew from the log (ErrOutdated).
+const (
+	viewsFormat = "3"
+	formatKey   = "views-format"
+)
+
+// ErrOutdated means the current views were written by an earlier version,
+// in a layout this one does not read: `tempmail rebuild` (Rebuild) builds
+// them anew from the log.
+var ErrOutdated = errors.New("the views were built by an earlier tempmail in a layout this one does not read; they must be rebuilt from the log (tempmail rebuild)")
+
 // currentGeneration reads (or on first start records) the views generation.
 func currentGeneration(ctx context.Context, meta jetstream.KeyValue) (int, uint64, error) {
 	for {
 		e, err := meta.Get(ctx, generationKey)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			// A first start: the views to come are of this build's format.
+			if _, err := meta.Put(ctx, formatKey, []byte(viewsFormat)); err != nil {
+				return 0, 0, fmt.Errorf("record views format: %w", err)
+			}
 			rev, err := meta.Create(ctx, generationKey, []byte("1"))
 			if errors.Is(err, jetstream.ErrKeyExists) {
 				continue // another node recorded it first
@@ -42,6 +60,19 @@ func currentGeneration(ctx context.Context, meta jetstream.KeyValue) (int, uint6
 		}
 		return gen, e.Revision(), nil
 	}
+}
+
+// currentFormat reads the format of the current generation's views: ""
+// for views of a version that did not record one (format 2).
+func currentFormat(ctx context.Context, meta jetstream.KeyValue) (string, error) {
+	e, err := meta.Get(ctx, formatKey)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read views format: %w", err)
+	}
+	return string(e.Value()), nil
 }
 
 func bucketName(gen int) string { return "VIEWS_" + strconv.Itoa(gen) }

@@ -5,25 +5,43 @@ import "sync"
 // Hub fans view changes out to waiters in this process. It is fed by one KV
 // watcher per process, so any number of waiting requests costs no NATS
 // consumers and no polling: a waiter blocks on a channel until its topic
-// changes, then re-reads the view.
-//
-// Topics are view keys: "i.<inboxID>" changes when an inbox gains, loses or
-// changes a message; "c.<partition>" when a partition applies an event.
+// changes, then reads the views again.
 type Hub struct {
 	mu      sync.Mutex
-	waiters map[string]map[chan struct{}]struct{}
+	waiters map[Topic]map[chan struct{}]struct{}
 	applied map[string]uint64 // partition -> highest checkpoint seen
 }
 
+// Topic is what a waiter waits for: an inbox's messages (InboxTopic) or a
+// partition's progress (PartitionTopic).
+type Topic struct {
+	kind topicKind
+	id   string
+}
+
+type topicKind uint8
+
+const (
+	inboxTopic topicKind = iota + 1
+	partitionTopic
+)
+
+// InboxTopic changes whenever an inbox or its messages do: every event that
+// changes its messages writes its entry (Changes relies on it).
+func InboxTopic(inboxID string) Topic { return Topic{inboxTopic, inboxID} }
+
+// PartitionTopic changes whenever a partition has applied more events.
+func PartitionTopic(part string) Topic { return Topic{partitionTopic, part} }
+
 // NewHub returns an empty hub.
 func NewHub() *Hub {
-	return &Hub{waiters: map[string]map[chan struct{}]struct{}{}, applied: map[string]uint64{}}
+	return &Hub{waiters: map[Topic]map[chan struct{}]struct{}{}, applied: map[string]uint64{}}
 }
 
 // Subscribe returns a channel that receives a value after topic changes, and
 // a function that ends the subscription. Changes coalesce: a slow reader sees
-// one signal for many changes, which is all it needs to re-read.
-func (h *Hub) Subscribe(topic string) (<-chan struct{}, func()) {
+// one signal for many changes, which is all it needs to read again.
+func (h *Hub) Subscribe(topic Topic) (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
 	h.mu.Lock()
 	set := h.waiters[topic]
@@ -60,7 +78,7 @@ func (h *Hub) Waiters() int {
 }
 
 // notify wakes every subscriber of topic.
-func (h *Hub) notify(topic string) {
+func (h *Hub) notify(topic Topic) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for ch := range h.waiters[topic] {
@@ -80,7 +98,7 @@ func (h *Hub) checkpoint(part string, seq uint64) {
 	}
 	h.mu.Unlock()
 	if raised {
-		h.notify(checkpointKey(part))
+		h.notify(PartitionTopic(part))
 	}
 }
 

@@ -66,44 +66,57 @@ func (r *Reader) List(ctx context.Context, in *Inbox, q Query) (Listing, error) 
 	if q.Filter.Empty() {
 		return r.listPage(ctx, in, q)
 	}
-	all, err := r.summaries(ctx, in, 0, len(in.Pages))
+	var matched []Summary
+	err := r.eachNewest(ctx, in, func(s *Summary) (bool, error) {
+		switch err := r.join(ctx, s); {
+		case tempmail.KindOf(err) == tempmail.NotFound:
+			return true, nil
+		case err != nil:
+			return false, err
+		}
+		if q.Filter.Match(s, in.Address) {
+			matched = append(matched, *s)
+		}
+		return true, nil
+	})
 	if err != nil {
 		return Listing{}, err
-	}
-	var matched []Summary
-	for i := range all {
-		if err := r.join(ctx, &all[i]); err != nil {
-			if tempmail.KindOf(err) == tempmail.NotFound {
-				continue
-			}
-			return Listing{}, err
-		}
-		if q.Filter.Match(&all[i], in.Address) {
-			matched = append(matched, all[i])
-		}
 	}
 	return Listing{Items: window(matched, q.Offset, q.Limit), Total: len(matched)}, nil
 }
 
 func (r *Reader) listPage(ctx context.Context, in *Inbox, q Query) (Listing, error) {
-	// Skip the pages the offset passes over whole.
-	first, skip := 0, q.Offset
-	for first < len(in.Pages) && first < len(in.PageSizes) && skip >= in.PageSizes[first] {
-		skip -= in.PageSizes[first]
-		first++
+	// The open page first, then the closed pages, skipping those the
+	// offset passes over whole.
+	skip := q.Offset
+	var items []Summary
+	want := func() bool { return q.Limit == 0 || len(items) < skip+q.Limit }
+	if skip >= len(in.Head) {
+		skip -= len(in.Head)
+	} else {
+		items = append(items, in.Head...)
 	}
-	last := len(in.Pages)
-	if q.Limit > 0 {
-		need, n := skip+q.Limit, 0
-		for last = first; last < len(in.Pages) && n < need; last++ {
-			if last < len(in.PageSizes) {
-				n += in.PageSizes[last]
+	for _, ref := range in.Pages {
+		if !want() {
+			break
+		}
+		if len(items) == 0 && skip >= ref.Size {
+			skip -= ref.Size
+			continue
+		}
+		var pg Page
+		err := r.get(ctx, pageKey(in.ID, ref.N), &pg, "list page")
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			continue // emptied by a change being applied right now
+		}
+		if err != nil {
+			return Listing{}, err
+		}
+		for _, s := range pg.Items {
+			if s.DeletedSeq == 0 {
+				items = append(items, s)
 			}
 		}
-	}
-	items, err := r.summaries(ctx, in, first, last)
-	if err != nil {
-		return Listing{}, err
 	}
 	items = window(items, skip, q.Limit)
 	out := items[:0]
@@ -132,31 +145,6 @@ func window(list []Summary, offset, limit int) []Summary {
 	return list
 }
 
-// summaries reads the list pages in.Pages[first:last], unjoined.
-func (r *Reader) summaries(ctx context.Context, in *Inbox, first, last int) ([]Summary, error) {
-	return pageItems(ctx, r.get, in, first, last)
-}
-
-// getter reads a view entry (Reader.get, or a read past the cache).
-type getter func(ctx context.Context, key string, rec record, what string) error
-
-// pageItems reads in's list pages first to last with get.
-func pageItems(ctx context.Context, get getter, in *Inbox, first, last int) ([]Summary, error) {
-	var out []Summary
-	for _, n := range in.Pages[first:last] {
-		var pg Page
-		err := get(ctx, pageKey(in.ID, n), &pg, "list page")
-		if tempmail.KindOf(err) == tempmail.NotFound {
-			continue // emptied by a change that is being applied right now
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pg.Items...)
-	}
-	return out, nil
-}
-
 // join fills in what a summary shows of what its message says. It is of
 // kind NotFound when the message was deleted (its key erased).
 func (r *Reader) join(ctx context.Context, s *Summary) error {
@@ -174,4 +162,51 @@ func (r *Reader) join(ctx context.Context, s *Summary) error {
 func (r *Reader) Messages(ctx context.Context, in *Inbox) ([]Summary, error) {
 	l, err := r.List(ctx, in, Query{})
 	return l.Items, err
+}
+
+// Latest returns the newest message of in, joined, or nil when it holds
+// none.
+func (r *Reader) Latest(ctx context.Context, in *Inbox) (*Summary, error) {
+	var latest *Summary
+	err := r.eachNewest(ctx, in, func(s *Summary) (bool, error) {
+		switch err := r.join(ctx, s); {
+		case tempmail.KindOf(err) == tempmail.NotFound:
+			return true, nil // deleted a moment ago
+		case err != nil:
+			return false, err
+		}
+		latest = s
+		return false, nil
+	})
+	return latest, err
+}
+
+// Retry returns the id of the message of in that print recognises (a
+// sender's retry of it), or "": among the inbox's newest, its open page and
+// newest closed one, where the retries an MTA makes within its days of
+// trying land (the views drop the same retry when it races the first copy
+// past ingest's look, see tx.printed).
+func (r *Reader) Retry(ctx context.Context, in *Inbox, print events.Print) (string, error) {
+	for i := range in.Head {
+		if in.Head[i].Print.Matches(print) {
+			return in.Head[i].ID, nil
+		}
+	}
+	if len(in.Pages) == 0 {
+		return "", nil
+	}
+	var pg Page
+	err := r.get(ctx, pageKey(in.ID, in.Pages[0].N), &pg, "list page")
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	for i := range pg.Items {
+		if s := &pg.Items[i]; s.DeletedSeq == 0 && s.Print.Matches(print) {
+			return s.ID, nil
+		}
+	}
+	return "", nil
 }

@@ -23,9 +23,13 @@ const (
 	generationKey = "views"
 	consumerPre   = "views-g"
 	// ackWait bounds how long a partition's event may be in a worker's hands
-	// before the server hands it to another (a worker retrying tells the
-	// server it is still at it); tombstoneTTL must outlast it.
-	ackWait = 10 * time.Second
+	// before the server delivers it again. It is shorter than pinnedTTL:
+	// when a worker dies holding a batch, its events are due again before
+	// the partition moves to another worker, which so gets them first, in
+	// order, ahead of newer ones. A worker busy for longer (a big inbox's
+	// erasure) gets its own events again, and skips them as applied.
+	// tombstoneTTL must outlast it.
+	ackWait = 2 * time.Second
 
 	// Every process runs a worker for every partition; the server pins each
 	// partition's consumer to one of them (a priority group with the pinned
@@ -48,6 +52,9 @@ type Options struct {
 	// Outbox, if set, is handed the webhook deliveries each event calls
 	// for as it is applied (webhooks.go). A rebuild never dispatches.
 	Outbox Outbox
+	// Rules shape what events do to the views: the same for the live
+	// views and a rebuild, so that both come out the same.
+	Rules Rules
 }
 
 // Views is the projection side of one process: it runs a worker per
@@ -55,11 +62,12 @@ type Options struct {
 // watcher that feeds the Hub. Its Reader answers the handlers' reads.
 type Views struct {
 	*Reader
-	js    jetstream.JetStream
-	store *events.Store
-	gen   int
-	log   *slog.Logger
-	opts  Options
+	js      jetstream.JetStream
+	store   *events.Store
+	entries *events.Entries // the views bucket's last messages, for compare-and-swap
+	gen     int
+	log     *slog.Logger
+	opts    Options
 
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -91,11 +99,20 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 	if err != nil {
 		return nil, err
 	}
+	if f, err := currentFormat(ctx, meta); err != nil {
+		return nil, err
+	} else if f != viewsFormat {
+		return nil, ErrOutdated
+	}
 	kv, err := viewsBucket(ctx, js, gen, opts.Replicas)
 	if err != nil {
 		return nil, err
 	}
-	v := &Views{js: js, store: store, gen: gen, log: opts.Logger, opts: opts, health: newHealth(),
+	entries, err := events.NewEntries(ctx, js, kv)
+	if err != nil {
+		return nil, err
+	}
+	v := &Views{js: js, store: store, entries: entries, gen: gen, log: opts.Logger, opts: opts, health: newHealth(),
 		metrics: newViewMetrics(), tally: newTally(),
 		Reader: &Reader{kv: kv, hub: NewHub(), parts: store.Partitions(), content: store}}
 	return v, nil
@@ -126,10 +143,11 @@ func (v *Views) Start(ctx context.Context) error {
 			v.wg.Wait()
 			return err
 		}
+		p := &partition{name: part, st: newKVStore(v.js, v.entries, bucketName(v.gen)), log: v.log.With("partition", part)}
 		v.wg.Add(1)
 		go func() {
 			defer v.wg.Done()
-			v.work(runCtx, newKVStore(v.js, v.kv), part, cons)
+			v.work(runCtx, p, cons)
 		}()
 	}
 	return nil

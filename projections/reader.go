@@ -179,40 +179,84 @@ func (r *Reader) Address(ctx context.Context, addr string) (*Address, error) {
 	return &a, nil
 }
 
-// Message returns a message by id, with what it says joined in. It is of
-// kind NotFound once the message is deleted, also while the deletion is
-// still being applied (its key already erased).
+// Message returns a message by its id alone, with what it says joined
+// in: its id names its inbox (events.InboxTag), whose entry leads to it.
+// It is of kind NotFound when no live inbox holds it, also while its
+// deletion is being applied (its key already erased).
 func (r *Reader) Message(ctx context.Context, id string) (*Message, error) {
-	var m Message
-	if err := r.get(ctx, messageKey(id), &m, "message"); err != nil {
+	var inboxes []string
+	var tag TagRef
+	err := r.get(ctx, tagKey(events.InboxTag(id)), &tag, "message")
+	switch {
+	case err == nil:
+		inboxes = tag.Inboxes
+	case tempmail.KindOf(err) != tempmail.NotFound:
 		return nil, err
 	}
-	c, err := r.content.Content(ctx, m.ContentRef())
-	if err != nil {
+	var ref MessageRef
+	switch err := r.get(ctx, messageRefKey(id), &ref, "message"); {
+	case err == nil:
+		inboxes = append(inboxes, ref.InboxID) // received before ids named their inbox
+	case tempmail.KindOf(err) != tempmail.NotFound:
 		return nil, err
 	}
-	m.Content = *c
-	return &m, nil
-}
-
-// Oldest returns up to n of an inbox's oldest messages, oldest first. It
-// reads list pages from the oldest until it has n.
-func (r *Reader) Oldest(ctx context.Context, in *Inbox, n int) ([]Summary, error) {
-	var out []Summary
-	for i := len(in.Pages) - 1; i >= 0 && len(out) < n; i-- {
-		var pg Page
-		err := r.get(ctx, pageKey(in.ID, in.Pages[i]), &pg, "list page")
+	for _, inboxID := range inboxes {
+		in, err := r.Inbox(ctx, inboxID)
 		if tempmail.KindOf(err) == tempmail.NotFound {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		for j := len(pg.Items) - 1; j >= 0 && len(out) < n; j-- {
-			out = append(out, pg.Items[j])
+		m, err := r.MessageIn(ctx, in, id)
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			continue
+		}
+		return m, err
+	}
+	return nil, tempmail.Errorf(tempmail.NotFound, "message not found")
+}
+
+// MessageIn returns a message of in by its id, with what it says joined
+// in; of kind NotFound when in does not hold it.
+func (r *Reader) MessageIn(ctx context.Context, in *Inbox, id string) (*Message, error) {
+	s, err := r.summary(ctx, in, id)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.content.Content(ctx, s.ContentRef())
+	if err != nil {
+		return nil, err
+	}
+	return &Message{ID: s.ID, InboxID: in.ID, Address: in.Address, IsRead: s.IsRead, ReadSeq: s.ReadSeq,
+		ReceivedAt: s.ReceivedAt, Size: s.Size, ContentSeq: s.ContentSeq, Key: s.Key, RawObject: s.RawObject,
+		Content: *c}, nil
+}
+
+// summary finds a message's summary in in: its open page, or the closed
+// page its id points to.
+func (r *Reader) summary(ctx context.Context, in *Inbox, id string) (*Summary, error) {
+	for i := range in.Head {
+		if in.Head[i].ID == id {
+			return &in.Head[i], nil
 		}
 	}
-	return out, nil
+	for _, pos := range pagesFor(in, id) {
+		var pg Page
+		err := r.get(ctx, pageKey(in.ID, in.Pages[pos].N), &pg, "list page")
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i := range pg.Items {
+			if pg.Items[i].ID == id && pg.Items[i].DeletedSeq == 0 {
+				return &pg.Items[i], nil
+			}
+		}
+	}
+	return nil, tempmail.Errorf(tempmail.NotFound, "message not found")
 }
 
 // WaitApplied waits until the views reflect the event ack describes, so that
@@ -222,7 +266,7 @@ func (r *Reader) WaitApplied(ctx context.Context, ack events.Ack) error {
 	if ack.Seq == 0 || r.hub.appliedSeq(ack.Partition) >= ack.Seq {
 		return nil
 	}
-	ch, cancel := r.hub.Subscribe(checkpointKey(ack.Partition))
+	ch, cancel := r.hub.Subscribe(PartitionTopic(ack.Partition))
 	defer cancel()
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
@@ -240,6 +284,3 @@ func (r *Reader) WaitApplied(ctx context.Context, ack events.Ack) error {
 	}
 	return nil
 }
-
-// InboxTopic is the Hub topic that changes whenever an inbox's messages do.
-func InboxTopic(inboxID string) string { return inboxKey(inboxID) }

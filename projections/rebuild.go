@@ -58,7 +58,7 @@ func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, o
 		return RebuildResult{}, err
 	}
 	st := newRebuildStore(js, kv, rebuildCacheBytes, last)
-	n, err := replay(ctx, store, st)
+	n, err := replay(ctx, store, st, opts.Rules, rebuildBatch)
 	if err != nil {
 		return RebuildResult{}, err
 	}
@@ -68,9 +68,12 @@ func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, o
 	res := RebuildResult{Generation: gen, Events: n, Keys: st.keys, Took: time.Since(start)}
 
 	// The switch: one compare-and-swap, so a concurrent rebuild cannot be
-	// silently overwritten.
+	// silently overwritten; then the format of what is now current.
 	if _, err := meta.Update(ctx, generationKey, []byte(strconv.Itoa(gen)), rev); err != nil {
 		return RebuildResult{}, fmt.Errorf("switch to views generation %d: %w", gen, err)
+	}
+	if _, err := meta.Put(ctx, formatKey, []byte(viewsFormat)); err != nil {
+		return RebuildResult{}, fmt.Errorf("record views format: %w", err)
 	}
 	// The old generation is no longer read; its consumers go when a server
 	// next starts (Views.Start), its bucket now.
@@ -80,9 +83,15 @@ func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, o
 	return res, nil
 }
 
+// rebuildBatch is how many events a rebuild applies between writes: the
+// same coalescing the workers get from their batches, on a larger scale.
+const rebuildBatch = 1024
+
 // replay applies every event in the stream, in order, to st, and records the
-// per-partition checkpoints a live projection would have.
-func replay(ctx context.Context, store *events.Store, st *rebuildStore) (uint64, error) {
+// per-partition checkpoints a live projection would have, with what the log
+// is still to forget of what the replay let go (the live workers do that
+// forgetting).
+func replay(ctx context.Context, store *events.Store, st *rebuildStore, rules Rules, batchEvents int) (uint64, error) {
 	last, err := store.LastEventSeq(ctx)
 	if err != nil || last == 0 {
 		return 0, err
@@ -102,6 +111,16 @@ func replay(ctx context.Context, store *events.Store, st *rebuildStore) (uint64,
 	defer stop()
 
 	checkpoints := map[string]*Checkpoint{}
+	pending := map[string]*Pending{}
+	b := newBatch(ctx, st, rules, store.PartitionOfAddress)
+	flush := func() error {
+		ws, deltas := b.changes()
+		for part, d := range deltas {
+			checkpoints[part].Counts.add(d)
+		}
+		b = newBatch(ctx, st, rules, store.PartitionOfAddress)
+		return st.write(ctx, ws)
+	}
 	var n uint64
 	for {
 		msg, err := it.Next()
@@ -113,25 +132,40 @@ func replay(ctx context.Context, store *events.Store, st *rebuildStore) (uint64,
 			return n, fmt.Errorf("replay: %w", err)
 		}
 		seq := md.Sequence.Stream
-		p, _, err := events.Decode(msg.Data())
-		if err != nil {
-			return n, fmt.Errorf("replay event %d: %w", seq, err)
-		}
-		d, err := applyCounting(ctx, st, seq, p)
+		p, at, err := events.Decode(msg.Data())
 		if err != nil {
 			return n, fmt.Errorf("replay event %d: %w", seq, err)
 		}
 		part := events.PartitionOf(msg.Subject())
-		cp := checkpoints[part]
-		if cp == nil {
-			cp = &Checkpoint{Counts: &Counts{}}
-			checkpoints[part] = cp
+		if checkpoints[part] == nil {
+			checkpoints[part] = &Checkpoint{Counts: &Counts{}}
 		}
-		cp.Seq = seq
-		cp.Counts.add(d)
+		before := b.forget
+		if err := b.apply(seq, msg.Subject(), at, p); err != nil {
+			return n, fmt.Errorf("replay event %d: %w", seq, err)
+		}
+		if f := forgotten(before, b.forget); !f.Empty() {
+			if pending[part] == nil {
+				pending[part] = &Pending{}
+			}
+			pending[part].Forget.Add(f)
+			pending[part].UpTo = seq
+		}
+		checkpoints[part].Seq = seq
 		n++
+		if b.events >= batchEvents || seq >= last {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
 		if seq >= last {
 			break
+		}
+	}
+	for part, p := range pending {
+		p.Seq = p.UpTo
+		if err := st.put(ctx, pendingKey(part), 0, p); err != nil {
+			return n, err
 		}
 	}
 	for part, cp := range checkpoints {
@@ -140,6 +174,13 @@ func replay(ctx context.Context, store *events.Store, st *rebuildStore) (uint64,
 		}
 	}
 	return n, nil
+}
+
+// forgotten is what after adds to before (after grew from before by
+// appending).
+func forgotten(before, after events.Forget) events.Forget {
+	return events.Forget{Messages: after.Messages[len(before.Messages):], Seqs: after.Seqs[len(before.Seqs):],
+		Inboxes: after.Inboxes[len(before.Inboxes):]}
 }
 
 // rebuildStore is the viewStore of a rebuild: one writer on a bucket no
@@ -205,9 +246,7 @@ func recordSize(rec record) int {
 	case *Page:
 		return 384 + 256*len(r.Items)
 	case *Inbox:
-		return 768 + 24*len(r.Pages) + 96*len(r.Webhooks)
-	case *Removals:
-		return 256 + 96*len(r.Items)
+		return 1024 + 256*len(r.Head) + 64*len(r.Pages) + 96*len(r.Marks) + 96*len(r.Webhooks)
 	}
 	return 768
 }
@@ -246,6 +285,21 @@ func (s *rebuildStore) get(ctx context.Context, key string, rec record) (uint64,
 	return 1, true, nil
 }
 
+func (s *rebuildStore) write(ctx context.Context, ws []change) error {
+	for _, w := range ws {
+		var err error
+		if w.gone {
+			err = s.tombstone(ctx, w.key)
+		} else {
+			err = s.put(ctx, w.key, 0, w.rec)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *rebuildStore) put(ctx context.Context, key string, _ uint64, rec record) error {
 	// An entry let go since it was read may be in the bucket.
 	written := s.out.has(key)
@@ -273,7 +327,7 @@ func (s *rebuildStore) keep(ctx context.Context, key string, rec record, dirty, 
 		el := s.order.Back()
 		e := el.Value.(*hotEntry)
 		if e.dirty {
-			if err := s.write(ctx, e.key, e.rec); err != nil {
+			if err := s.writeOut(ctx, e.key, e.rec); err != nil {
 				return err
 			}
 		}
@@ -284,7 +338,7 @@ func (s *rebuildStore) keep(ctx context.Context, key string, rec record, dirty, 
 	return nil
 }
 
-func (s *rebuildStore) tombstone(ctx context.Context, key string, _ uint64, _ uint64) error {
+func (s *rebuildStore) tombstone(ctx context.Context, key string) error {
 	written := s.out.has(key) // the bucket may hold it
 	if el, ok := s.hot[key]; ok {
 		e := el.Value.(*hotEntry)
@@ -305,8 +359,8 @@ func (s *rebuildStore) tombstone(ctx context.Context, key string, _ uint64, _ ui
 	return s.publish(ctx, m, nil)
 }
 
-// write writes one record out.
-func (s *rebuildStore) write(ctx context.Context, key string, rec record) error {
+// writeOut writes one record out.
+func (s *rebuildStore) writeOut(ctx context.Context, key string, rec record) error {
 	data, err := encode(rec)
 	if err != nil {
 		return err
@@ -349,7 +403,7 @@ func (s *rebuildStore) settle(ctx context.Context) error {
 func (s *rebuildStore) flush(ctx context.Context) error {
 	for el := s.order.Front(); el != nil; el = el.Next() {
 		if e := el.Value.(*hotEntry); e.dirty {
-			if err := s.write(ctx, e.key, e.rec); err != nil {
+			if err := s.writeOut(ctx, e.key, e.rec); err != nil {
 				return err
 			}
 			e.dirty, e.written = false, true

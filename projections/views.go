@@ -29,14 +29,15 @@ type record interface {
 func (d *Domains) clone() record { c := *d; c.List = slices.Clone(d.List); return &c }
 func (in *Inbox) clone() record {
 	c := *in
-	c.Pages, c.PageSizes = slices.Clone(in.Pages), slices.Clone(in.PageSizes)
-	c.Webhooks = slices.Clone(in.Webhooks)
+	c.Head, c.Pages = slices.Clone(in.Head), slices.Clone(in.Pages)
+	c.Marks, c.Webhooks = slices.Clone(in.Marks), slices.Clone(in.Webhooks)
 	return &c
 }
-func (a *Address) clone() record  { c := *a; return &c }
-func (t *TokenRef) clone() record { c := *t; return &c }
-func (m *Message) clone() record  { c := *m; return &c }
-func (p *Page) clone() record     { c := *p; c.Items = slices.Clone(p.Items); return &c }
+func (a *Address) clone() record    { c := *a; return &c }
+func (t *TokenRef) clone() record   { c := *t; return &c }
+func (t *TagRef) clone() record     { c := *t; c.Inboxes = slices.Clone(t.Inboxes); return &c }
+func (m *MessageRef) clone() record { c := *m; return &c }
+func (p *Page) clone() record       { c := *p; c.Items = slices.Clone(p.Items); return &c }
 func (c *Checkpoint) clone() record {
 	d := *c
 	if c.Counts != nil {
@@ -45,9 +46,18 @@ func (c *Checkpoint) clone() record {
 	}
 	return &d
 }
-func (r *Removals) clone() record { c := *r; c.Items = slices.Clone(r.Items); return &c }
-func (m *Meta) clone() record     { c := *m; return &c }
-func (w *Webhook) clone() record  { c := *w; c.Events = slices.Clone(w.Events); return &c }
+func (p *Pending) clone() record {
+	c := *p
+	c.Forget = events.Forget{Messages: slices.Clone(p.Forget.Messages), Seqs: slices.Clone(p.Forget.Seqs),
+		Inboxes: slices.Clone(p.Forget.Inboxes)}
+	return &c
+}
+func (m *Meta) clone() record { c := *m; return &c }
+func (w *Webhook) clone() record {
+	c := *w
+	c.Events, c.Later = slices.Clone(w.Events), slices.Clone(w.Later)
+	return &c
+}
 func (l *WebhookList) clone() record {
 	c := *l
 	c.Items = slices.Clone(l.Items)
@@ -67,7 +77,11 @@ type Domains struct {
 	List []Domain `json:"domains"`
 }
 
-// Inbox is one inbox and the index of its messages.
+// Inbox is one inbox: its fields, and everything a read of its mail starts
+// from, in one entry, so that a message costs one view write (or less,
+// when a batch brings several for one inbox): its newest messages (Head,
+// the open page of its list), the index of its closed pages, what changed
+// lately (for event streams), and its subscriptions.
 type Inbox struct {
 	Meta
 	ID        string        `json:"id"`
@@ -82,20 +96,56 @@ type Inbox struct {
 	// what deliveries and deletion expect to be unchanged.
 	LifecycleSeq uint64 `json:"lifecycle_seq"`
 
-	Count     int     `json:"count"`
-	Latest    string  `json:"latest,omitempty"`     // id of the newest message
-	Pages     []int64 `json:"pages,omitempty"`      // list pages holding messages, newest first
-	PageSizes []int   `json:"page_sizes,omitempty"` // how many messages each of Pages holds
-	NextPage  int64   `json:"next_page"`
+	Count int `json:"count"`
+	// Head is the open page of the list: the newest messages, newest
+	// first, at most pageMaxItems. When it is full, it is written out as a
+	// closed page and a new one begins.
+	Head     []Summary `json:"head,omitempty"`
+	Pages    []PageRef `json:"pages,omitempty"` // closed pages, newest first
+	NextPage int64     `json:"next_page"`
+
+	// Marks are the latest reads and deletions of its messages, oldest
+	// first, at most marksKept (new messages are found in the list by
+	// their sequences). Forgotten is the sequence of the newest mark no
+	// longer kept: an event stream resuming from before it may have
+	// missed reads and deletions, and starts over.
+	Marks     []Mark `json:"marks,omitempty"`
+	Forgotten uint64 `json:"forgotten,omitempty"`
 
 	// Webhooks are the subscriptions to this inbox alone.
 	Webhooks []WebhookRef `json:"webhooks,omitempty"`
+}
+
+// Latest is the id of the newest message, or "".
+func (in *Inbox) Latest() string {
+	if len(in.Head) > 0 {
+		return in.Head[0].ID
+	}
+	return ""
 }
 
 // Live reports whether the inbox exists and has not expired at now. Expiry
 // takes effect at ExpiresAt even before its InboxExpired event is applied.
 func (in *Inbox) Live(now time.Time) bool {
 	return !in.Gone && (in.ExpiresAt.IsZero() || now.Before(in.ExpiresAt))
+}
+
+// PageRef is one closed page of an inbox's list.
+type PageRef struct {
+	N    int64  `json:"n"`
+	Size int    `json:"size"`
+	Last string `json:"last"` // the id of its newest message: where to look for a message by id
+}
+
+// Mark is a read or a deletion of one message, named by the sequence of
+// the event that made it. For a deletion, ContentSeq is when the message
+// arrived, so that a stream that never told of it does not tell of its
+// deletion either.
+type Mark struct {
+	Seq        uint64     `json:"s"`
+	Kind       ChangeKind `json:"k"`
+	ID         string     `json:"id"`
+	ContentSeq uint64     `json:"cs,omitempty"`
 }
 
 // Address says which inbox, if any, holds an address now.
@@ -112,52 +162,48 @@ type TokenRef struct {
 	InboxID string `json:"inbox_id"`
 }
 
-// Message is one received message. Views hold only where it is and what
-// happened to it; what it says stays sealed in its MailReceived (see
-// events.Content), and Reader joins it in as it reads: so deleting a
-// message (erasing its key) leaves nothing of what it said in any view
-// entry, old revisions included.
-type Message struct {
+// TagRef maps an inbox tag (events.InboxTag) to the live inboxes that
+// have it: the way from a message id alone to its inbox. Tags are 48
+// random bits, so it is one inbox all but always.
+type TagRef struct {
 	Meta
+	Inboxes []string `json:"inboxes"`
+}
+
+// MessageRef finds the inbox of a message whose id carries no tag of its
+// inbox: one received before message ids did (a log of format 2).
+type MessageRef struct {
+	Meta
+	InboxID string `json:"inbox_id"`
+}
+
+// Summary is a message as lists show it, and all the views keep of it:
+// where its content is and what happened to it. What lists show of what
+// it says (sender, subject, preview, attachments) is joined in by
+// Reader.List from its sealed content, never stored in a view: so
+// deleting a message (erasing its key) leaves nothing of what it said in
+// any view entry, old revisions included.
+type Summary struct {
 	ID         string    `json:"id"`
-	InboxID    string    `json:"inbox_id"`
-	Address    string    `json:"address"`
-	Page       int64     `json:"page"` // the list page that holds its summary
-	IsRead     bool      `json:"is_read"`
-	ReadSeq    uint64    `json:"read_seq,omitempty"` // the MarkedRead that marked it
-	ReceivedAt time.Time `json:"received_at"`
+	ReceivedAt time.Time `json:"at"`
 	Size       int64     `json:"size"`
+	IsRead     bool      `json:"read,omitempty"`
+	ReadSeq    uint64    `json:"read_seq,omitempty"` // the MarkedRead that marked it
 	// ContentSeq is the sequence of its MailReceived, which holds its
 	// sealed content, and Key the reference of that content's key.
-	ContentSeq uint64 `json:"content_seq"`
+	ContentSeq uint64 `json:"seq"`
 	Key        uint64 `json:"key"`
 	// RawObject names the sealed raw message in the object store when it
 	// is large; a small one is in its content.
-	RawObject string `json:"raw_object,omitempty"`
+	RawObject string       `json:"raw,omitempty"`
+	Print     events.Print `json:"print,omitzero"`
+	// DeletedSeq marks a summary of a closed page deleted by the event at
+	// that sequence: readers skip it, and the page drops it when it is
+	// next written once that event is applied whole (so that applying the
+	// event again still finds what it deleted).
+	DeletedSeq uint64 `json:"deleted,omitempty"`
 
-	// Content is what the message says, joined in by Reader.Message;
-	// never stored in a view.
-	events.Content `json:"-"`
-}
-
-// ContentRef locates a message's sealed content.
-func (m *Message) ContentRef() events.ContentRef {
-	return events.ContentRef{MessageID: m.ID, Seq: m.ContentSeq, Key: m.Key}
-}
-
-// Summary is a message as lists show it. A page stores its place and
-// state; what lists show of what it says (sender, subject, preview,
-// attachments) is joined in by Reader.List.
-type Summary struct {
-	ID         string    `json:"id"`
-	ReceivedAt time.Time `json:"received_at"`
-	Size       int64     `json:"size"`
-	IsRead     bool      `json:"is_read"`
-	ReadSeq    uint64    `json:"read_seq,omitempty"`
-	ContentSeq uint64    `json:"content_seq"`
-	Key        uint64    `json:"key"`
-
-	// Joined by Reader.List; never stored.
+	// Joined by Reader; never stored.
 	From        string              `json:"-"`
 	FromName    string              `json:"-"`
 	Subject     string              `json:"-"`
@@ -172,35 +218,32 @@ func (s *Summary) ContentRef() events.ContentRef {
 	return events.ContentRef{MessageID: s.ID, Seq: s.ContentSeq, Key: s.Key}
 }
 
-// Page is one page of an inbox's list.
+// Message is one message, as Reader.Message returns it: its summary's
+// place and state, its inbox, and what it says. It is never stored.
+type Message struct {
+	ID         string
+	InboxID    string
+	Address    string
+	IsRead     bool
+	ReadSeq    uint64
+	ReceivedAt time.Time
+	Size       int64
+	ContentSeq uint64
+	Key        uint64
+	RawObject  string
+	events.Content
+}
+
+// ContentRef locates a message's sealed content.
+func (m *Message) ContentRef() events.ContentRef {
+	return events.ContentRef{MessageID: m.ID, Seq: m.ContentSeq, Key: m.Key}
+}
+
+// Page is one closed page of an inbox's list.
 type Page struct {
 	Meta
 	Items []Summary `json:"items"` // newest first
 }
-
-// Removals are an inbox's most recent deletions, for event streams that
-// reconnect and must learn of those they missed (API.md: "within what the
-// inbox still holds").
-type Removals struct {
-	Meta
-	Items []Removal `json:"items"` // oldest first
-	// Dropped is the deletion of the newest removal no longer kept: a
-	// stream that resumes from before it may have missed deletions.
-	Dropped uint64 `json:"dropped,omitempty"`
-}
-
-// Removal is one message deleted by the event at Seq; ContentSeq is when
-// it arrived, so that a stream that never told of it does not tell of its
-// deletion either.
-type Removal struct {
-	ID         string `json:"id"`
-	Seq        uint64 `json:"seq"`
-	ContentSeq uint64 `json:"content_seq"`
-}
-
-// removalsKept bounds Removals: a stream away longer than this many
-// deletions is told to load the list afresh (ChangeReset).
-const removalsKept = 64
 
 // Webhook is an outbound webhook subscription (events.WebhookCreated).
 type Webhook struct {
@@ -212,6 +255,9 @@ type Webhook struct {
 	Address   string    `json:"address,omitempty"`
 	Secret    string    `json:"secret"`
 	CreatedAt time.Time `json:"created_at"`
+	// Later are the sequences of its events after its WebhookCreated,
+	// for the log to forget with it.
+	Later []uint64 `json:"later,omitempty"`
 }
 
 // Wants reports whether the subscription asks for events of kind.
@@ -241,6 +287,15 @@ type Checkpoint struct {
 	Counts *Counts `json:"counts,omitempty"`
 }
 
+// Pending is what the log is still to forget of what a partition's views
+// let go (events.Store.Forget): written before the views that let it go,
+// done once the partition's checkpoint reaches UpTo (worker.go).
+type Pending struct {
+	Meta
+	Forget events.Forget `json:"forget"`
+	UpTo   uint64        `json:"up_to"`
+}
+
 // Counts are what the views hold, for the operator's gauges.
 type Counts struct {
 	Inboxes  int64 `json:"inboxes"`
@@ -252,10 +307,16 @@ func (c *Counts) add(d Counts) {
 	c.Messages += d.Messages
 }
 
-// A page closes when it holds this many summaries, which keeps each write
-// small (so ingest cost does not grow with the inbox) and each value far
-// below the 1 MiB KV limit.
-const pageMaxItems = 32
+const (
+	// A page closes when it holds this many summaries, which keeps each
+	// write small (so ingest cost does not grow with the inbox) and each
+	// value far below the 1 MiB KV limit.
+	pageMaxItems = 32
+	// marksKept bounds an inbox's Marks: a stream away for longer than
+	// this many reads and deletions is told to reset (load the list
+	// afresh).
+	marksKept = 32
+)
 
 const (
 	domainsKey  = "domains"
@@ -265,6 +326,7 @@ const (
 func inboxKey(id string) string     { return "i." + id }
 func addressKey(addr string) string { return "a." + events.AddressKey(addr) }
 func tokenKey(tok string) string    { return "t." + tok }
+func tagKey(tag string) string      { return "n." + tag }
 
 // printable names a key in an error, which may reach a log: a token key
 // holds an inbox's token, which no log may show.
@@ -274,15 +336,35 @@ func printable(key string) string {
 	}
 	return key
 }
-func messageKey(id string) string       { return "m." + id }
-func checkpointKey(part string) string  { return "c." + part }
-func removalsKey(inboxID string) string { return "r." + inboxID }
-func webhookKey(id string) string       { return "w." + id }
+func messageRefKey(id string) string   { return "m." + id }
+func checkpointKey(part string) string { return "c." + part }
+func pendingKey(part string) string    { return "f." + part }
+func webhookKey(id string) string      { return "w." + id }
 func pageKey(inboxID string, n int64) string {
 	return "l." + inboxID + "." + strconv.FormatInt(n, 10)
 }
 
+// writeRank orders the writes of a batch: the entries a reader reaches
+// first (an address, then an inbox) are written after what they lead to
+// (pages, subscriptions, tokens, tags), so that a reader that finds them
+// finds the rest; the checkpoint, which says the batch is applied, last.
+func writeRank(key string) int {
+	switch {
+	case strings.HasPrefix(key, "f."):
+		return -1 // what the log is to forget, before the views let go of it
+	case strings.HasPrefix(key, "i."):
+		return 1
+	case strings.HasPrefix(key, "a."):
+		return 2
+	case key == domainsKey || key == webhooksKey:
+		return 3
+	case strings.HasPrefix(key, "c."):
+		return 4
+	}
+	return 0
+}
+
 // encode and decode are a view entry's stored form: JSON, which never
-// holds what a message says (Message and Summary leave it out).
+// holds what a message says (Summary leaves it out).
 func encode(rec record) ([]byte, error)    { return json.Marshal(rec) }
 func decode(data []byte, rec record) error { return json.Unmarshal(data, rec) }

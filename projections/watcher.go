@@ -80,24 +80,9 @@ func (v *Views) watched(e jetstream.KeyValueEntry) {
 		}
 		return
 	}
-	v.hub.notify(key)
-	if inbox := inboxOfKey(key); inbox != "" {
-		v.hub.notify(InboxTopic(inbox))
+	if id, ok := strings.CutPrefix(key, "i."); ok {
+		v.hub.notify(InboxTopic(id))
 	}
-}
-
-// inboxOfKey names the inbox whose list a page or removals entry belongs
-// to: a message read changes only its page, and an inbox's topic must
-// still hear of it.
-func inboxOfKey(key string) string {
-	if rest, ok := strings.CutPrefix(key, "l."); ok {
-		id, _, _ := strings.Cut(rest, ".")
-		return id
-	}
-	if rest, ok := strings.CutPrefix(key, "r."); ok {
-		return rest
-	}
-	return ""
 }
 
 // rewatch starts the watcher again just after the last write it saw, so

@@ -10,10 +10,10 @@ import (
 
 // Outbound webhooks, as the views see them: the subscriptions (read by the
 // API and by the deliverer), and which of them an event concerns. That is
-// decided here, by the partition's worker, just before it applies the
-// event: the views it reads then are exactly as they were when the event
-// happened (a subscription made later does not hear of it, one whose inbox
-// ends hears of that end). Delivering is the webhooks package's.
+// decided here, as the partition's worker applies the event: the views
+// then are exactly as they were when the event happened (a subscription
+// made later does not hear of it, one whose inbox ends hears of that end).
+// Delivering is the webhooks package's.
 
 // Webhook returns a subscription by id.
 func (r *Reader) Webhook(ctx context.Context, id string) (*Webhook, error) {
@@ -95,67 +95,48 @@ type Outbox interface {
 	Enqueue(ctx context.Context, ds []Delivery) error
 }
 
-// deliveries returns what an event at seq, published at at, calls for: a
-// delivery to every subscription, of its inbox or of every inbox, made
-// before the event and asking for its kind. It only reads.
-func (v *Views) deliveries(ctx context.Context, st viewStore, seq uint64, part string, at time.Time, p events.Payload) ([]Delivery, error) {
-	d := Delivery{Seq: seq, Partition: part, At: at}
-	switch ev := p.(type) {
-	case *events.MailReceived:
-		d.Kind, d.InboxID, d.Address, d.MessageID = events.HookMessageReceived, ev.InboxID, ev.Address, ev.MessageID
-	case *events.MarkedRead:
-		d.Kind, d.InboxID, d.MessageID = events.HookMessageRead, ev.InboxID, ev.MessageID
-	case *events.Deleted:
-		d.Kind, d.InboxID, d.MessageID, d.Reason = events.HookMessageDeleted, ev.InboxID, ev.MessageID, ev.Reason
-	case *events.InboxDeleted:
-		d.Kind, d.InboxID, d.Address = events.HookInboxDeleted, ev.InboxID, ev.Address
-	case *events.InboxExpired:
-		d.Kind, d.InboxID, d.Address = events.HookInboxExpired, ev.InboxID, ev.Address
-	default:
-		return nil, nil
+// tell adds the deliveries of an event of kind about in (and a message of
+// it) to the batch: to every subscription, of the inbox or of every inbox,
+// made before the event and asking for its kind. An inbox's own
+// subscriptions hear of its end with what they need of themselves, as
+// they end with it.
+func (t *tx) tell(in *Inbox, kind, messageID, reason string) error {
+	if t.globals == nil {
+		return nil // not dispatching (a rebuild)
 	}
-	global, err := v.Reader.globalWebhooks(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var in Inbox
-	found := false
-	if _, found, err = st.get(ctx, inboxKey(d.InboxID), &in); err != nil {
-		return nil, err
-	}
-	if !found || in.Gone {
-		return nil, nil // an inbox that ended: a late event about it tells no one
-	}
-	d.Address = in.Address
-	var out []Delivery
-	add := func(ref WebhookRef, final bool) error {
-		if ref.Seq >= seq || !refWants(ref, d.Kind) {
-			return nil
+	d := Delivery{Kind: kind, Seq: t.seq, Partition: events.PartitionOf(t.subject), At: t.at, InboxID: in.ID,
+		Address: in.Address, MessageID: messageID, Reason: reason}
+	ending := kind == events.HookInboxDeleted || kind == events.HookInboxExpired
+	for _, ref := range in.Webhooks {
+		if ref.Seq >= t.seq || !refWants(ref, kind) {
+			continue
 		}
 		x := d
 		x.Webhook = ref.ID
-		if final {
-			var w Webhook
-			if _, ok, err := st.get(ctx, webhookKey(ref.ID), &w); err != nil || !ok || w.Gone {
+		if ending {
+			w, ws, err := load[Webhook](t, webhookKey(ref.ID))
+			if err != nil {
 				return err
+			}
+			if !live(ws) {
+				continue
 			}
 			x.Final = &FinalTarget{URL: w.URL, Secret: w.Secret}
 		}
-		out = append(out, x)
-		return nil
+		t.deliveries = append(t.deliveries, x)
 	}
-	ending := d.Kind == events.HookInboxDeleted || d.Kind == events.HookInboxExpired
-	for _, ref := range in.Webhooks {
-		if err := add(ref, ending); err != nil {
-			return nil, err
-		}
+	global, err := t.globals(t.ctx)
+	if err != nil {
+		return err
 	}
 	for _, ref := range global {
-		if err := add(ref, false); err != nil {
-			return nil, err
+		if ref.Seq < t.seq && refWants(ref, kind) {
+			x := d
+			x.Webhook = ref.ID
+			t.deliveries = append(t.deliveries, x)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func refWants(ref WebhookRef, kind string) bool {

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,6 +15,31 @@ import (
 	"tempmail/events"
 )
 
+// A partition's worker applies its events in batches: what is waiting when
+// it looks, up to maxBatch events. Each batch goes through explicit steps:
+//
+//  1. apply: the events are applied in memory, in order (batch.go,
+//     apply.go), which also says what the log may forget (deleted
+//     messages, ended inboxes) and what outbound webhooks are owed;
+//  2. outbox: the webhook deliveries are handed to the outbox, durably;
+//  3. write: what the log is to forget (f.<part>) is written first, then
+//     the changed entries, each once, in the order readers may see them,
+//     then the checkpoint (c.<part>), all pipelined: one round trip;
+//  4. forget: once the checkpoint says every event it concerns is
+//     applied, the log forgets (events.Store.Forget): keys erased, events
+//     deleted;
+//  5. ack: the batch's last event is acknowledged, and with it every one
+//     before (the consumer acknowledges all up to it).
+//
+// A crash at any step leaves nothing half done that the next batch does
+// not finish: unacknowledged events come again and are applied again
+// exactly (entries record their sequence), and a pending forget is done
+// once its events are applied.
+
+// maxBatch bounds the events of one batch: its writes are pipelined, and
+// the consumer lets this many (twice over) be in a worker's hands.
+const maxBatch = 256
+
 func (v *Views) consumerName(part string) string {
 	return consumerPre + strconv.Itoa(v.gen) + "-" + part
 }
@@ -26,19 +50,20 @@ func (v *Views) consumerName(part string) string {
 func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, error) {
 	name := v.consumerName(part)
 	cons, err := v.js.Consumer(ctx, events.StreamName, name)
-	if err == nil && slices.Contains(cons.CachedInfo().Config.PriorityGroups, priorityGroup) {
-		return cons, nil
-	}
 	if err == nil {
-		// Made by a version without priority groups, which a consumer
-		// cannot gain: start it again from the checkpoint.
+		c := cons.CachedInfo().Config
+		if slices.Contains(c.PriorityGroups, priorityGroup) && c.AckPolicy == jetstream.AckAllPolicy {
+			return cons, nil
+		}
+		// Made by a version without priority groups or batches, which
+		// a consumer cannot gain: start it again from the checkpoint.
 		if err := v.js.DeleteConsumer(ctx, events.StreamName, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 			return nil, fmt.Errorf("replace consumer %s: %w", name, err)
 		}
 	} else if !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return nil, fmt.Errorf("look up consumer %s: %w", name, err)
 	}
-	cp, err := v.checkpoint(ctx, part)
+	cp, err := v.readCheckpoint(ctx, part)
 	if err != nil {
 		return nil, err
 	}
@@ -46,11 +71,10 @@ func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, 
 		Durable:       name,
 		Description:   "tempmail views, partition " + part,
 		FilterSubject: events.PartitionFilter(part),
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       ackWait,
-		// One event in flight: a partition is applied strictly in order,
-		// also across redeliveries.
-		MaxAckPending:  1,
+		// A batch is acknowledged by its last event.
+		AckPolicy:      jetstream.AckAllPolicy,
+		AckWait:        ackWait,
+		MaxAckPending:  2 * maxBatch,
 		MaxDeliver:     -1,
 		Replicas:       v.opts.Replicas,
 		DeliverPolicy:  jetstream.DeliverAllPolicy,
@@ -58,8 +82,8 @@ func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, 
 		PriorityGroups: []string{priorityGroup},
 		PinnedTTL:      pinnedTTL,
 	}
-	if cp > 0 {
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, cp+1
+	if cp.Seq > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, cp.Seq+1
 	}
 	cons, err = v.js.CreateConsumer(ctx, events.StreamName, cfg)
 	if errors.Is(err, jetstream.ErrConsumerExists) {
@@ -71,27 +95,47 @@ func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, 
 	return cons, nil
 }
 
+// resetToCheckpoint makes the consumer deliver again everything after the
+// partition's checkpoint, in order: events another worker held unacknowledged
+// (it died, or handed the partition over) then come first.
 func (v *Views) resetToCheckpoint(ctx context.Context, part string) error {
-	cp, err := v.checkpoint(ctx, part)
+	cp, err := v.readCheckpoint(ctx, part)
 	if err != nil {
 		return err
 	}
-	if _, err := v.js.ResetConsumerToSequence(ctx, events.StreamName, v.consumerName(part), cp+1); err != nil {
+	if _, err := v.js.ResetConsumerToSequence(ctx, events.StreamName, v.consumerName(part), cp.Seq+1); err != nil {
 		return fmt.Errorf("reset consumer %s: %w", v.consumerName(part), err)
 	}
 	return nil
 }
 
-// work applies a partition's events one at a time, while the server has it
+// partition is one worker's state of its partition, between batches.
+type partition struct {
+	name string
+	st   *kvStore
+	log  *slog.Logger
+	// loaded: seq, counts and pending are as the views hold them; after a
+	// hand-over or a conflict they are read again.
+	loaded  bool
+	seq     uint64  // the last event applied, as the checkpoint says
+	counts  *Counts // nil: unknown (views of a version that did not count)
+	pending Pending // what the log is still to forget
+	stored  bool    // f.<part> holds something, done or not
+}
+
+// work applies a partition's events, in batches, while the server has it
 // pinned to this worker, until ctx ends.
-func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstream.Consumer) {
-	log := v.log.With("partition", part)
-	var cp checkpointer
+func (v *Views) work(ctx context.Context, p *partition, cons jetstream.Consumer) {
+	// What a predecessor did not finish forgetting, if it is due.
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	if err := v.load(lctx, p); err == nil {
+		v.forget(ctx, p, nil)
+	}
+	cancel()
 	pinned := false // this worker has received events, so it may hold the pin
 	defer func() {
-		v.flushCheckpoint(part, &cp, log)
 		if pinned {
-			v.unpin(part)
+			v.unpin(p.name)
 		}
 	}()
 	// After a reconnection (an external server restarted) the iterator's
@@ -102,56 +146,253 @@ func (v *Views) work(ctx context.Context, st viewStore, part string, cons jetstr
 	for ctx.Err() == nil {
 		it, err := cons.Messages(v.pullOptions()...)
 		if err != nil {
-			v.health.fail(partitionComponent(part), false)
-			log.Warn("views: cannot consume; retrying", "err", err)
+			v.health.fail(partitionComponent(p.name), false)
+			p.log.Warn("views: cannot consume; retrying", "err", err)
 			sleep(ctx, time.Second)
 			continue
 		}
-		v.health.ok(partitionComponent(part))
+		v.health.ok(partitionComponent(p.name))
 		restart := make(chan struct{})
 		go func() {
 			select {
 			case <-reconnected:
-				log.Debug("views: connection restored; pulling again")
+				p.log.Debug("views: connection restored; pulling again")
 				it.Stop()
 			case <-restart:
 			}
 		}()
-		// Stopping drains: an event already delivered is applied and
+		// Stopping drains: a batch already delivered is applied and
 		// acknowledged, not left to the ack wait of whoever takes over.
-		pinned = false
 		stop := context.AfterFunc(ctx, it.Drain)
-		for {
-			msg, err := it.Next()
-			if err != nil {
-				switch {
-				case errors.Is(err, jetstream.ErrMsgIteratorClosed):
-				case errors.Is(err, jetstream.ErrNoHeartbeat):
-					// What a worker that is not pinned sees: the server
-					// holds its pulls without heartbeats.
-					log.Debug("views: waiting for the partition", "err", err)
-				default:
-					v.health.fail(partitionComponent(part), false)
-					log.Warn("views: consumer interrupted; resuming", "err", err)
-				}
-				break
-			}
-			pinned = true
-			v.handle(ctx, st, part, msg, &cp, log)
-		}
+		pinned = v.consume(ctx, p, it) || pinned
 		stop()
 		it.Stop()
 		close(restart)
 	}
 }
 
-// purgeTimeout bounds one try at erasing what a deletion took away.
+// consume takes batches from one iterator until it ends. It reports
+// whether any event came.
+func (v *Views) consume(ctx context.Context, p *partition, it jetstream.MessagesContext) bool {
+	got := false
+	for {
+		msg, err := it.Next()
+		if err != nil {
+			switch {
+			case errors.Is(err, jetstream.ErrMsgIteratorClosed):
+			case errors.Is(err, jetstream.ErrNoHeartbeat):
+				// What a worker that is not pinned sees: the server
+				// holds its pulls without heartbeats.
+				p.log.Debug("views: waiting for the partition", "err", err)
+			default:
+				v.health.fail(partitionComponent(p.name), false)
+				p.log.Warn("views: consumer interrupted; resuming", "err", err)
+			}
+			return got
+		}
+		got = true
+		msgs := []jetstream.Msg{msg}
+		// More are waiting when the server said so as it sent this one:
+		// they are on their way, and join the batch.
+		for len(msgs) < maxBatch {
+			md, err := msgs[len(msgs)-1].Metadata()
+			if err != nil || md.NumPending == 0 {
+				break
+			}
+			next, err := it.Next(jetstream.NextMaxWait(50 * time.Millisecond))
+			if err != nil {
+				break
+			}
+			msgs = append(msgs, next)
+		}
+		v.handle(ctx, p, msgs)
+	}
+}
+
+// handle takes a batch through its steps, retrying each until it is done or
+// the worker stops; it never skips ahead, because a later event must not be
+// applied before an earlier one of the same partition.
+func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) {
+	type decoded struct {
+		seq     uint64
+		subject string
+		at      time.Time
+		p       events.Payload
+	}
+	var evs []decoded
+	for _, msg := range msgs {
+		md, err := msg.Metadata()
+		if err != nil {
+			p.log.Error("views: message without metadata", "err", err)
+			return
+		}
+		pl, at, err := events.Decode(msg.Data())
+		if err != nil {
+			// A newer schema or a corrupt event: stop this partition (by not
+			// acknowledging) and say so, rather than building wrong views.
+			if len(evs) == 0 {
+				p.log.Error("views: cannot decode event; partition halted until a build that reads it runs", "seq", md.Sequence.Stream, "err", err)
+				v.health.fail(partitionComponent(p.name), true)
+				_ = msg.NakWithDelay(30 * time.Second)
+				return
+			}
+			msgs = msgs[:len(evs)] // the events before it, now; it comes again
+			break
+		}
+		evs = append(evs, decoded{md.Sequence.Stream, msg.Subject(), at, pl})
+	}
+	last := msgs[len(msgs)-1]
+	var applied int
+	var b *batch
+	for attempt := 0; ; attempt++ {
+		// In-flight work finishes on shutdown: the batch's writes are not
+		// cut off by ctx, only bounded in time.
+		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := v.load(actx, p)
+		if err == nil {
+			if b == nil {
+				b = newBatch(actx, p.st, v.opts.Rules, func(string) string { return p.name })
+				b.globals = v.Reader.globalWebhooks
+				if v.opts.Outbox == nil {
+					b.globals = nil
+				}
+			} else {
+				b = b.retry(actx, p.st)
+			}
+			for _, e := range evs {
+				if e.seq <= p.seq {
+					continue // applied and checkpointed before: a redelivery
+				}
+				if err = b.apply(e.seq, e.subject, e.at, e.p); err != nil {
+					err = fmt.Errorf("event %d (%s): %w", e.seq, e.p.EventType(), err)
+					break
+				}
+			}
+		}
+		if err == nil && b.events > 0 && len(b.deliveries) > 0 {
+			err = v.opts.Outbox.Enqueue(actx, b.deliveries)
+		}
+		if err == nil && b.events > 0 {
+			err = v.write(actx, p, b)
+			applied = b.events
+		}
+		cancel()
+		if err == nil {
+			break
+		}
+		if errors.Is(err, errConflict) {
+			p.loaded = false
+			p.st.forgetAll()
+		} else {
+			v.health.fail(partitionComponent(p.name), false)
+			v.store.CountError("apply")
+			p.log.Warn("views: applying events failed; retrying", "events", len(evs), "err", err)
+		}
+		if !sleep(ctx, backoff(attempt)) {
+			return // stopping; the events will be redelivered
+		}
+		_ = last.InProgress() // still ours: no redelivery while we retry
+	}
+	v.forget(ctx, p, last)
+	v.health.ok(partitionComponent(p.name))
+	v.applied.Add(uint64(applied))
+	if md, err := last.Metadata(); err == nil && applied > 0 {
+		v.metrics.observeApplied(md.Timestamp)
+	}
+	if err := last.Ack(); err != nil {
+		p.log.Debug("views: ack failed; the events will be redelivered and skipped", "err", err)
+	}
+}
+
+// load reads the partition's checkpoint and pending forget, unless this
+// worker knows them already.
+func (v *Views) load(ctx context.Context, p *partition) error {
+	if p.loaded {
+		return nil
+	}
+	cp, err := v.readCheckpoint(ctx, p.name)
+	if err != nil {
+		return err
+	}
+	var pending Pending
+	if _, _, err := p.st.get(ctx, pendingKey(p.name), &pending); err != nil {
+		return err
+	}
+	p.seq, p.counts, p.pending, p.stored = cp.Seq, cp.Counts, pending, !pending.Forget.Empty()
+	if cp.Seq == 0 {
+		p.counts = &Counts{} // a partition that never applied anything holds nothing
+	}
+	p.loaded = true
+	return nil
+}
+
+// write writes a batch: what the log is to forget first, then the entries,
+// then the checkpoint.
+func (v *Views) write(ctx context.Context, p *partition, b *batch) error {
+	ws, deltas := b.changes()
+	delta := deltas[p.name]
+	pending := p.pending
+	pending.Forget.Add(b.forget)
+	if !b.forget.Empty() {
+		pending.UpTo = max(pending.UpTo, b.last)
+	}
+	var all []change
+	if !pending.Forget.Empty() || p.stored {
+		// Cleared (written empty) once done, so that a restart does not
+		// do it again.
+		pending.Seq = b.last
+		all = append(all, change{key: pendingKey(p.name), rec: &pending, blind: true})
+	}
+	all = append(all, ws...)
+	counts := p.counts
+	if counts != nil {
+		c := *counts
+		c.add(delta)
+		counts = &c
+	}
+	all = append(all, change{key: checkpointKey(p.name), rec: &Checkpoint{Meta: Meta{Seq: b.last}, Counts: counts}, blind: true})
+	if err := p.st.write(ctx, all); err != nil {
+		return err
+	}
+	p.seq, p.counts, p.pending, p.stored = b.last, counts, pending, !pending.Forget.Empty()
+	return nil
+}
+
+// purgeTimeout bounds one try at erasing what deletions took away.
 const purgeTimeout = 2 * time.Minute
+
+// forget makes the batch's deletions final in the log, once the views reflect
+// every event they concern, retrying until it is done or the worker stops.
+// An inbox's thousand messages can take a while (much longer where erasing
+// rewrites a block), so the erasure has its own time, and tells the server
+// it is still at it.
+func (v *Views) forget(ctx context.Context, p *partition, last jetstream.Msg) {
+	if p.pending.Forget.Empty() || p.seq < p.pending.UpTo {
+		return
+	}
+	for attempt := 0; ; attempt++ {
+		fctx, cancel := context.WithTimeout(context.Background(), purgeTimeout)
+		err := v.store.Forget(fctx, p.pending.Forget, inProgress(last))
+		cancel()
+		if err == nil {
+			p.pending = Pending{}
+			return
+		}
+		v.store.CountError("purge")
+		p.log.Warn("views: forgetting what was deleted failed; retrying", "err", err)
+		if !sleep(ctx, backoff(attempt)) {
+			return // done by the next worker, from f.<part>
+		}
+	}
+}
 
 // inProgress returns a function that tells the server, at most every
 // second, that msg is still being worked on, so that it is not handed to
 // another worker after the ack wait.
 func inProgress(msg jetstream.Msg) func() {
+	if msg == nil {
+		return nil
+	}
 	last := time.Now()
 	return func() {
 		if time.Since(last) >= time.Second {
@@ -161,159 +402,13 @@ func inProgress(msg jetstream.Msg) func() {
 	}
 }
 
-// checkpointer spaces out a partition's checkpoint writes under load: one
-// when the partition has caught up, and at least every checkpointEvery while
-// events keep coming. Commands wait on checkpoints, so the bound is also
-// the most a command waits beyond its own event's application.
-//
-// It also keeps the partition's counts (live inboxes, stored messages),
-// which travel in the checkpoint: every process's watcher sees them there,
-// and a worker that takes the partition over goes on from them. They are
-// the sum of what each applied event changed (applyCounting), which an
-// idempotent application makes exact across retries and redeliveries. The
-// last checkpoint is written when the worker stops, so a restart or a
-// hand-over loses nothing; only a process killed while events were coming
-// leaves them off by what it applied in its last checkpointEvery, and
-// `tempmail rebuild` counts afresh.
-type checkpointer struct {
-	written time.Time
-	// loaded: counts hold the partition's counts as of lastSeq. When
-	// another worker may have applied events since (the first event of
-	// this worker, or a gap in the consumer's delivery sequence), they are
-	// read again from the checkpoint.
-	loaded      bool
-	counts      *Counts // nil: unknown (views of a version that did not count)
-	lastSeq     uint64  // the last event applied
-	lastDeliver uint64  // its consumer sequence
-	pending     bool    // lastSeq or counts changed since the last checkpoint written
-}
-
-const checkpointEvery = 20 * time.Millisecond
-
-func (c *checkpointer) due(md *jetstream.MsgMetadata) bool {
-	return md.NumPending == 0 || time.Since(c.written) >= checkpointEvery
-}
-
-// loadCounts reads the counts the partition's checkpoint holds, unless
-// they are known to be this worker's own.
-func (v *Views) loadCounts(ctx context.Context, part string, cp *checkpointer, md *jetstream.MsgMetadata) error {
-	if d := md.Sequence.Consumer; cp.loaded && (d == cp.lastDeliver || d == cp.lastDeliver+1) {
-		return nil
-	}
-	c, err := v.readCheckpoint(ctx, part)
-	if err != nil {
-		return err
-	}
-	cp.counts, cp.lastSeq, cp.pending, cp.loaded = c.Counts, c.Seq, false, true
-	if c.Seq == 0 {
-		cp.counts = &Counts{} // a partition that never applied anything holds nothing
-	}
-	return nil
-}
-
-// handle applies one event, retrying until it is applied or the worker
-// stops; it never skips ahead, because a later event must not be applied
-// before an earlier one of the same partition.
-func (v *Views) handle(ctx context.Context, st viewStore, part string, msg jetstream.Msg, cp *checkpointer, log *slog.Logger) {
-	md, err := msg.Metadata()
-	if err != nil {
-		log.Error("views: message without metadata", "err", err)
-		return
-	}
-	seq := md.Sequence.Stream
-	p, at, err := events.Decode(msg.Data())
-	if err != nil {
-		// A newer schema or a corrupt event: stop this partition (by not
-		// acknowledging) and say so, rather than building wrong views.
-		log.Error("views: cannot decode event; partition halted until a build that reads it runs", "seq", seq, "err", err)
-		v.health.fail(partitionComponent(part), true)
-		_ = msg.NakWithDelay(30 * time.Second)
-		return
-	}
-	for attempt := 0; ; attempt++ {
-		// In-flight work finishes on shutdown: the event's writes are not
-		// cut off by ctx, only bounded in time.
-		actx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		err = v.loadCounts(actx, part, cp, md)
-		if err == nil {
-			err = v.dispatch(actx, st, seq, part, at, p)
-		}
-		ended := false
-		if err == nil {
-			// A failed attempt's writes count too: the next attempt (or
-			// the next worker) finds them applied and does not count them.
-			var a applied
-			a, err = applyEvent(actx, st, seq, p)
-			if cp.counts != nil && a.delta != (Counts{}) {
-				cp.counts.add(a.delta)
-				cp.pending = true
-			}
-			cp.lastDeliver = md.Sequence.Consumer
-			ended = a.ended
-		}
-		if err == nil {
-			// The views no longer show what a deletion removed; now its
-			// keys are erased and its events leave the log. An inbox's
-			// thousand messages can take a while (much longer where
-			// erasing rewrites a block), so the erasure has its own
-			// time, and tells the server it is still at it.
-			pctx, pcancel := context.WithTimeout(context.Background(), purgeTimeout)
-			err = v.store.Purge(pctx, seq, msg.Subject(), p, ended, inProgress(msg))
-			pcancel()
-		}
-		if err == nil {
-			cp.lastSeq, cp.pending = seq, true
-		}
-		if err == nil && cp.due(md) {
-			if err = v.putCheckpoint(actx, part, seq, cp.counts); err == nil {
-				cp.written, cp.pending = time.Now(), false
-			}
-		}
-		cancel()
-		if err == nil {
-			v.health.ok(partitionComponent(part))
-			break
-		}
-		if !errors.Is(err, errConflict) {
-			v.health.fail(partitionComponent(part), false)
-			v.store.CountError("apply")
-			log.Warn("views: applying event failed; retrying", "seq", seq, "type", p.EventType(), "err", err)
-		}
-		if !sleep(ctx, backoff(attempt)) {
-			return // stopping; the event will be redelivered
-		}
-		_ = msg.InProgress() // still ours: no redelivery while we retry
-	}
-	v.applied.Add(1)
-	v.metrics.observeApplied(md.Timestamp)
-	if err := msg.Ack(); err != nil {
-		log.Debug("views: ack failed; the event will be redelivered and skipped", "seq", seq, "err", err)
-	}
-}
-
-// dispatch hands the deliveries an event calls for to the outbox, before
-// the event is applied: the views then still show who was subscribed when
-// it happened (an inbox's own subscriptions hear of its end). Applying
-// follows only once the outbox holds them, so a crash in between
-// dispatches again, which the outbox recognises.
-func (v *Views) dispatch(ctx context.Context, st viewStore, seq uint64, part string, at time.Time, p events.Payload) error {
-	if v.opts.Outbox == nil {
-		return nil
-	}
-	ds, err := v.deliveries(ctx, st, seq, part, at, p)
-	if err != nil || len(ds) == 0 {
-		return err
-	}
-	return v.opts.Outbox.Enqueue(ctx, ds)
-}
-
 // pullOptions are a worker's pull requests. The server keeps a partition
 // pinned to a worker only while it keeps asking within pinnedTTL; the
 // client library's default (a pull every 30 s when idle) would let the pin
 // wander between live processes every few seconds. A single node has no
 // one to hand over to, and saves the traffic.
 func (v *Views) pullOptions() []jetstream.PullMessagesOpt {
-	opts := []jetstream.PullMessagesOpt{jetstream.PullPriorityGroup(priorityGroup)}
+	opts := []jetstream.PullMessagesOpt{jetstream.PullPriorityGroup(priorityGroup), jetstream.PullMaxMessages(maxBatch)}
 	if !v.opts.Exclusive {
 		opts = append(opts, jetstream.PullExpiry(pinnedTTL/2))
 	}
@@ -330,41 +425,18 @@ func (v *Views) unpin(part string) {
 	}
 }
 
-func (v *Views) putCheckpoint(ctx context.Context, part string, seq uint64, counts *Counts) error {
-	data, _ := json.Marshal(Checkpoint{Meta: Meta{Seq: seq}, Counts: counts})
-	if _, err := v.kv.Put(ctx, checkpointKey(part), data); err != nil {
-		return unavailable(err)
-	}
-	return nil
-}
-
-// flushCheckpoint writes the checkpoint of the last event applied when it
-// was not yet written, as a worker stops: its successor (this process
-// restarted, or another's worker) goes on from it, counts included.
-func (v *Views) flushCheckpoint(part string, cp *checkpointer, log *slog.Logger) {
-	if !cp.pending {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := v.putCheckpoint(ctx, part, cp.lastSeq, cp.counts); err != nil {
-		log.Warn("views: could not write the last checkpoint; its events will be applied again", "seq", cp.lastSeq, "err", err)
-		return
-	}
-	cp.pending = false
-}
-
-func (v *Views) checkpoint(ctx context.Context, part string) (uint64, error) {
-	cp, err := v.readCheckpoint(ctx, part)
-	return cp.Seq, err
-}
-
 // readCheckpoint returns the partition's checkpoint; the zero one if it has
 // none yet.
 func (v *Views) readCheckpoint(ctx context.Context, part string) (Checkpoint, error) {
 	var cp Checkpoint
-	if _, _, err := newKVStore(v.js, v.kv).get(ctx, checkpointKey(part), &cp); err != nil {
-		return Checkpoint{}, err
+	value, _, present, err := v.entries.Last(ctx, checkpointKey(part))
+	if err != nil {
+		return Checkpoint{}, unavailable(err)
+	}
+	if present {
+		if err := decode(value, &cp); err != nil {
+			return Checkpoint{}, fmt.Errorf("checkpoint of %s: %w", part, err)
+		}
 	}
 	return cp, nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tempmail/projections"
 )
 
 // What a deletion must leave: nothing readable of the message in the data
@@ -300,8 +302,8 @@ func TestRetentionDeletesFamilyBMessagesAndKeepsTheMailbox(t *testing.T) {
 		return v.Total
 	}
 	eventually(t, "message listed", func() bool { return total() == 1 })
-	if in, err := svc.Views.InboxByAddress(ctxT(t), "keeper@tempmail.test"); err == nil && in.Latest != "" {
-		key = sealKey(t, svc, in.Latest)
+	if in, err := svc.Views.InboxByAddress(ctxT(t), "keeper@tempmail.test"); err == nil && in.Latest() != "" {
+		key = sealKey(t, svc, in.Latest())
 	} else {
 		t.Fatalf("keeper's latest: %+v %v", in, err)
 	}
@@ -367,11 +369,11 @@ func TestMessage1001EvictsMessage1Everywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldest, err := svc.Views.Oldest(ctxT(t), in, 1)
-	if err != nil || len(oldest) != 1 {
+	oldest, err := svc.Views.List(ctxT(t), in, projections.Query{Offset: 999, Limit: 1})
+	if err != nil || len(oldest.Items) != 1 {
 		t.Fatalf("oldest: %v %v", oldest, err)
 	}
-	key := sealKey(t, svc, oldest[0].ID)
+	key := sealKey(t, svc, oldest.Items[0].ID)
 	sealedAtRest(t, svc, []string{first}, key)
 	send(1001)
 	erasedWithin(t, svc, 30*time.Second, "eviction", key)

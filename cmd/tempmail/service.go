@@ -153,11 +153,22 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	}); err != nil {
 		return s, err
 	}
+	viewOpts := projections.Options{Logger: log, Replicas: cfg.Replicas, Exclusive: exclusive, Outbox: s.Hooks,
+		Rules: rules(cfg)}
 	if err = settle(ctx, log, "open the views", func(ctx context.Context) (err error) {
-		s.Views, err = projections.Open(ctx, s.Node.JS, s.Store, projections.Options{Logger: log, Replicas: cfg.Replicas,
-			Exclusive: exclusive, Outbox: s.Hooks})
+		s.Views, err = projections.Open(ctx, s.Node.JS, s.Store, viewOpts)
 		return err
-	}); err != nil {
+	}); errors.Is(err, projections.ErrOutdated) && exclusive {
+		// Views of an earlier version: this process alone holds the data
+		// directory, so it builds them anew from the log, once.
+		log.Warn("the views were built by an earlier tempmail; rebuilding them from the log before serving")
+		var res projections.RebuildResult
+		if res, err = projections.Rebuild(ctx, s.Node.JS, s.Store, viewOpts); err == nil {
+			log.Info("views rebuilt", "generation", res.Generation, "events", res.Events, "took", res.Took.Round(time.Millisecond))
+			s.Views, err = projections.Open(ctx, s.Node.JS, s.Store, viewOpts)
+		}
+	}
+	if err != nil {
 		return s, err
 	}
 	if err = settle(ctx, log, "start the projection workers", s.Views.Start); err != nil {
@@ -180,7 +191,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	s.Hooks.Start(s.Views.Reader)
 	s.deliverer = &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
-		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
+		Retention: cfg.MessageRetention}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.deliverer,
 		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe})
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
@@ -331,9 +342,6 @@ func (s *Service) Shutdown(ctx context.Context) {
 		})
 	}
 	wg.Wait()
-	if s.deliverer != nil {
-		s.deliverer.Wait()
-	}
 	if s.Hooks != nil {
 		s.Hooks.Stop() // it reads the views
 	}
@@ -381,7 +389,7 @@ func rebuild(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Wr
 		return err
 	}
 	defer store.Close()
-	res, err := projections.Rebuild(ctx, node.JS, store, projections.Options{Logger: log, Replicas: cfg.Replicas})
+	res, err := projections.Rebuild(ctx, node.JS, store, projections.Options{Logger: log, Replicas: cfg.Replicas, Rules: rules(cfg)})
 	if err != nil {
 		return err
 	}
@@ -389,6 +397,12 @@ func rebuild(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Wr
 	fmt.Fprintf(out, "rebuilt views generation %d: %d events, %d entries in %s (%.0f events/s)\n",
 		res.Generation, res.Events, res.Keys, res.Took.Round(time.Millisecond), rate)
 	return nil
+}
+
+// rules are what the views make of events, from the configuration: the
+// same for serving and for a rebuild.
+func rules(cfg config.Config) projections.Rules {
+	return projections.Rules{MaxMessages: cfg.MaxMessagesPerInbox}
 }
 
 // settleAttempt bounds one try of a start-up step. Every step is quick

@@ -429,11 +429,11 @@ func generateEvents(dir string, n int) error {
 					return
 				}
 				in := inboxes[i%len(inboxes)]
-				id := uuid.Must(uuid.NewV7()).String()
+				id := events.NewMessageID(in.id)
 				raw := message(in.addr, "gen-"+strconv.Itoa(i), 4096)
 				m := events.MailReceived{InboxID: in.id, MessageID: id, Address: in.addr, ReceivedAt: time.Now(), Size: int64(len(raw)),
 					Content: events.Content{Raw: raw, From: "bench@example.com", Subject: "gen-" + strconv.Itoa(i), Text: string(raw[200:])}}
-				if _, err := store.Deliver(ctx, []events.Delivery{{Mail: m, LifecycleSeq: in.seq, DedupeID: id}}); err != nil {
+				if _, err := store.Deliver(ctx, []events.Copy{{Mail: m, LifecycleSeq: in.seq, DedupeID: id}}); err != nil {
 					firstErr.CompareAndSwap(nil, err)
 					return
 				}
