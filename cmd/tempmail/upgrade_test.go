@@ -29,7 +29,7 @@ type fixture struct {
 		ID    string `json:"id"`
 		Email string `json:"email"`
 	} `json:"a_short"`
-	Gone struct{ Token, Address string }
+	Gone       struct{ Token, Address string }
 	C1Messages []struct {
 		ID      string `json:"id"`
 		Subject string `json:"subject"`
