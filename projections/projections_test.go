@@ -1,7 +1,6 @@
 package projections
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -174,21 +173,35 @@ func snapshot(t *testing.T, js jetstream.JetStream, bucket string) map[string]an
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A message entry's bodies follow its JSON head (codec.go).
-		head, bodies, _ := bytes.Cut(e.Value(), []byte("\n"))
-		var v map[string]any
-		if err := json.Unmarshal(head, &v); err != nil {
-			t.Fatalf("%s: %v", key, err)
-		}
-		if len(bodies) > 0 {
-			v["bodies"] = string(bodies)
-		}
+		v := asJSON(t, key, e.Value())
 		if v["gone"] == true {
 			continue
 		}
 		out[key] = v
 	}
 	return out
+}
+
+// asJSON is a view entry as a JSON object, whether it is stored in JSON or
+// in binary (codec.go).
+func asJSON(t *testing.T, key string, value []byte) map[string]any {
+	t.Helper()
+	data := value
+	if len(value) > 0 && value[0] == binaryMark {
+		var rec record = &Page{}
+		if strings.HasPrefix(key, "i.") {
+			rec = &Inbox{}
+		}
+		if err := decode(value, rec); err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		data, _ = json.Marshal(rec)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("%s: %v", key, err)
+	}
+	return v
 }
 
 // asRead is a snapshot as readers see it, for comparing views built from

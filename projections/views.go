@@ -1,7 +1,6 @@
 package projections
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -363,8 +362,3 @@ func writeRank(key string) int {
 	}
 	return 0
 }
-
-// encode and decode are a view entry's stored form: JSON, which never
-// holds what a message says (Summary leaves it out).
-func encode(rec record) ([]byte, error)    { return json.Marshal(rec) }
-func decode(data []byte, rec record) error { return json.Unmarshal(data, rec) }

@@ -1,0 +1,80 @@
+package projections
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"tempmail/events"
+)
+
+// fullInbox is an inbox at its largest usual size: a full open page, a
+// page index of a thousand messages, every mark kept, a subscription.
+func fullInbox() *Inbox {
+	now := time.Now().UTC()
+	in := &Inbox{Meta: Meta{Seq: 1234567}, ID: "414bc58d-55c3-49ae-8b7a-bad3cf0ef9f9", Address: "abcdefghij@tempmail.test",
+		Token: "ABCDEFGHIJKLMNOPQRSTUVWXYZ", Family: events.FamilyC, DomainID: 1, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
+		TTL: 3600, LifecycleSeq: 123456, Count: 1000, NextPage: 31, Forgotten: 99,
+		Webhooks: []WebhookRef{{ID: "hook", Events: []string{events.HookMessageReceived, events.HookInboxDeleted}, Seq: 7}}}
+	for i := range pageMaxItems {
+		id := events.NewMessageID(in.ID)
+		in.Head = append(in.Head, Summary{ID: id, ReceivedAt: now, Size: 4312, IsRead: i%3 == 0, ReadSeq: uint64(i % 3),
+			ContentSeq: 1234567, Key: 123456, RawObject: map[bool]string{true: "msg/" + id}[i == 5],
+			Print: events.Print{Raw: 1<<63 + 12345, Body: 1<<62 + 999}, DeletedSeq: uint64(i % 2)})
+		in.Pages = append(in.Pages, PageRef{N: int64(i), Size: 32, Last: id})
+		in.Marks = append(in.Marks, Mark{Seq: 1234567, Kind: ChangeDeleted, ID: id, ContentSeq: 1234000})
+	}
+	return in
+}
+
+func TestBinaryEntriesRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, rec := range []record{fullInbox(), &Inbox{}, &Page{Meta: Meta{Seq: 3}, Items: fullInbox().Head}, &Page{Meta: Meta{Gone: true}}} {
+		data, err := encode(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data[0] != binaryMark {
+			t.Fatalf("%T is not stored in binary", rec)
+		}
+		got := reflect.New(reflect.TypeOf(rec).Elem()).Interface().(record)
+		if err := decode(data, got); err != nil {
+			t.Fatalf("%T: %v", rec, err)
+		}
+		if !reflect.DeepEqual(got, rec) {
+			t.Errorf("%T came back as\n%+v\nwant\n%+v", rec, got, rec)
+		}
+		// Cut short anywhere, an entry is an error, never a panic or a
+		// list that claims more than the bytes could hold.
+		for n := 1; n < len(data); n += 7 {
+			if err := decode(data[:n], got); err == nil {
+				t.Errorf("%T cut to %d of %d bytes decoded without an error", rec, n, len(data))
+			}
+		}
+	}
+	// A tombstone, written as JSON, reads into any record.
+	var in Inbox
+	if err := decode([]byte(`{"seq":9,"gone":true}`), &in); err != nil || !in.Gone || in.Seq != 9 {
+		t.Errorf("tombstone: %+v %v", in.Meta, err)
+	}
+}
+
+func BenchmarkInboxDecode(b *testing.B) {
+	data, _ := encode(fullInbox())
+	b.ReportMetric(float64(len(data)), "bytes/entry")
+	for b.Loop() {
+		var in Inbox
+		if err := decode(data, &in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkInboxEncode(b *testing.B) {
+	in := fullInbox()
+	for b.Loop() {
+		if _, err := encode(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
