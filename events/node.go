@@ -65,6 +65,11 @@ type Node struct {
 	// DataDir is the embedded server's data directory; empty when external.
 	DataDir string
 
+	// dial opens another connection like Conn (Lane); lanes are those open.
+	dial  func() (*nats.Conn, error)
+	mu    sync.Mutex
+	lanes []*nats.Conn
+
 	closing  atomic.Bool   // Close was called: the connection's end is ours
 	closed   chan struct{} // closed when the connection is
 	lost     chan struct{} // closed when the connection closed without Close
@@ -110,7 +115,10 @@ func StartNode(ctx context.Context, cfg NodeConfig) (*Node, error) {
 			return nil, err
 		}
 	}
-	nc, err := nats.Connect("", append(clientOptions(log), nats.InProcessServer(ns))...)
+	dial := func() (*nats.Conn, error) {
+		return nats.Connect("", append(clientOptions(log), nats.InProcessServer(ns))...)
+	}
+	nc, err := dial()
 	if err != nil {
 		ns.Shutdown()
 		return nil, fmt.Errorf("connect to embedded NATS: %w", err)
@@ -119,6 +127,7 @@ func StartNode(ctx context.Context, cfg NodeConfig) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	node.dial = dial
 	node.DataDir = cfg.DataDir
 	if cfg.Cluster.Name == "" {
 		return node, nil
@@ -245,7 +254,8 @@ func connect(ctx context.Context, cfg NodeConfig, log *slog.Logger) (*Node, erro
 	if cfg.TLSCert != "" {
 		opts = append(opts, nats.ClientCert(cfg.TLSCert, cfg.TLSKey))
 	}
-	nc, err := nats.Connect(cfg.URL, opts...)
+	dial := func() (*nats.Conn, error) { return nats.Connect(cfg.URL, opts...) }
+	nc, err := dial()
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", cfg.URL, err)
 	}
@@ -253,6 +263,7 @@ func connect(ctx context.Context, cfg NodeConfig, log *slog.Logger) (*Node, erro
 	if err != nil {
 		return nil, err
 	}
+	node.dial = dial
 	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if _, err := node.JS.AccountInfo(actx); err != nil {
@@ -307,6 +318,33 @@ func newNode(nc *nats.Conn, ns *server.Server) (*Node, error) {
 	return n, nil
 }
 
+// Lane opens another connection to the same NATS, for work that must not
+// queue behind the rest: one connection carries its messages one after
+// another, so the projections' deliveries and view writes (hundreds of
+// kilobytes a batch) would otherwise delay the acknowledgements that SMTP
+// answers wait for. It is closed with the node, and its loss is the node's.
+func (n *Node) Lane() (jetstream.JetStream, error) {
+	nc, err := n.dial()
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS: %w", err)
+	}
+	nc.SetClosedHandler(func(c *nats.Conn) {
+		if n.closing.Load() {
+			return
+		}
+		err := c.LastError()
+		if err == nil {
+			err = errors.New("closed by the server")
+		}
+		n.lostErr.Store(&err)
+		n.lostOnce.Do(func() { close(n.lost) })
+	})
+	n.mu.Lock()
+	n.lanes = append(n.lanes, nc)
+	n.mu.Unlock()
+	return jetstream.New(nc)
+}
+
 // Lost is closed when the NATS connection has closed for good without Close
 // being called: the process must stop (its supervisor starts it again).
 func (n *Node) Lost() <-chan struct{} { return n.lost }
@@ -347,6 +385,13 @@ func (n *Node) Server() *server.Server { return n.server }
 // stops the embedded server, waiting at most until ctx is done.
 func (n *Node) Close(ctx context.Context) {
 	n.closing.Store(true)
+	n.mu.Lock()
+	for _, nc := range n.lanes {
+		if err := nc.Drain(); err != nil {
+			nc.Close()
+		}
+	}
+	n.mu.Unlock()
 	if n.Conn.IsClosed() {
 		n.shutdownServer()
 		return

@@ -153,19 +153,23 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	}); err != nil {
 		return s, err
 	}
+	viewsJS, err := s.Node.Lane()
+	if err != nil {
+		return s, err
+	}
 	viewOpts := projections.Options{Logger: log, Replicas: cfg.Replicas, Exclusive: exclusive, Outbox: s.Hooks,
 		Rules: rules(cfg)}
 	if err = settle(ctx, log, "open the views", func(ctx context.Context) (err error) {
-		s.Views, err = projections.Open(ctx, s.Node.JS, s.Store, viewOpts)
+		s.Views, err = projections.Open(ctx, viewsJS, s.Store, viewOpts)
 		return err
 	}); errors.Is(err, projections.ErrOutdated) && exclusive {
 		// Views of an earlier version: this process alone holds the data
 		// directory, so it builds them anew from the log, once.
 		log.Warn("the views were built by an earlier tempmail; rebuilding them from the log before serving")
 		var res projections.RebuildResult
-		if res, err = projections.Rebuild(ctx, s.Node.JS, s.Store, viewOpts); err == nil {
+		if res, err = projections.Rebuild(ctx, viewsJS, s.Store, viewOpts); err == nil {
 			log.Info("views rebuilt", "generation", res.Generation, "events", res.Events, "took", res.Took.Round(time.Millisecond))
-			s.Views, err = projections.Open(ctx, s.Node.JS, s.Store, viewOpts)
+			s.Views, err = projections.Open(ctx, viewsJS, s.Store, viewOpts)
 		}
 	}
 	if err != nil {
