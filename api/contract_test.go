@@ -342,6 +342,33 @@ func (c *contract) checkAs(req *http.Request, resp *http.Response, body []byte, 
 	return describeProblems(errs)
 }
 
+// checkDelivery checks what an outbound webhook delivery POSTs against the
+// document's webhooks.delivery: the headers it declares required, and the
+// body against its schema (Delivery, one shape per type).
+func (c *contract) checkDelivery(r *http.Request, body []byte) []string {
+	item := c.model.Webhooks.GetOrZero("delivery")
+	if item == nil || item.Post == nil || item.Post.RequestBody == nil {
+		return []string{"the document has no webhooks.delivery.post with a request body"}
+	}
+	var problems []string
+	for _, p := range item.Post.Parameters {
+		if p.In == "header" && p.Required != nil && *p.Required && r.Header.Get(p.Name) == "" {
+			problems = append(problems, "header "+p.Name+" is missing")
+		}
+	}
+	media, ok := helpers.FindMediaType(item.Post.RequestBody.Content, r.Header.Get("Content-Type"))
+	if !ok {
+		return append(problems, fmt.Sprintf("content type %q is not the delivery's", r.Header.Get("Content-Type")))
+	}
+	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(bytes.NewReader(body))}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, errs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
+		Request: r, Response: resp, Schema: media.Schema.Schema(), Version: 3.1, Options: c.opts})
+	return append(problems, describeProblems(errs)...)
+}
+
 // eventSchemas returns the schema of each event's data of the event stream
 // at docPath: its media type's x-events.
 func (c *contract) eventSchemas(docPath string) (map[string]*base.Schema, error) {

@@ -75,6 +75,10 @@ type Delivery struct {
 	Address   string    `json:"address"`
 	MessageID string    `json:"message_id,omitempty"`
 	Reason    string    `json:"reason,omitempty"` // of a deletion
+	// ReceivedAt and Size are a new message's own: what its delivery
+	// says of it when the message is deleted before the attempt.
+	ReceivedAt time.Time `json:"received_at,omitzero"`
+	Size       int64     `json:"size,omitempty"`
 	// Final is set on the end of an inbox told to that inbox's own
 	// subscriptions: they end with it, so the delivery brings what it
 	// needs of them.
@@ -103,6 +107,7 @@ func (v *Views) deliveries(ctx context.Context, st viewStore, seq uint64, part s
 	switch ev := p.(type) {
 	case *events.MailReceived:
 		d.Kind, d.InboxID, d.Address, d.MessageID = events.HookMessageReceived, ev.InboxID, ev.Address, ev.MessageID
+		d.ReceivedAt, d.Size = ev.ReceivedAt, ev.Size
 	case *events.MarkedRead:
 		d.Kind, d.InboxID, d.MessageID = events.HookMessageRead, ev.InboxID, ev.MessageID
 	case *events.Deleted:
