@@ -149,3 +149,33 @@ func TestGeneratedTokenIsLoggedOnce(t *testing.T) {
 		t.Errorf("a second process: token %q (want %q), its log:\n%s", again, tok, log)
 	}
 }
+
+// TestSingleNodeStartAndStopLogNoError: a single node's first start, mail,
+// a stop, a second start on the same data and a stop log nothing at ERROR
+// and nothing of the embedded server's at WARN.
+func TestSingleNodeStartAndStopLogNoError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out bytes.Buffer
+	log := logs.New(&out, "text", slog.LevelInfo)
+	for round := range 2 {
+		svc, err := Start(ctxT(t), testConfig(dir), log)
+		if err != nil {
+			t.Fatalf("start %d: %v", round+1, err)
+		}
+		base := "http://" + svc.HTTPAddr()
+		in := createTokenInbox(t, base)
+		if err := sendSMTP(svc, in.Address, "logged", "hello"); err != nil {
+			t.Fatal(err)
+		}
+		if code, _ := call(t, "GET", base+"/inboxes/"+in.Token+"/latest/?wait=10", ""); code != 200 {
+			t.Fatalf("latest: %d", code)
+		}
+		stop(svc)
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, "level=ERROR") || strings.Contains(l, "level=WARN") && strings.Contains(l, "component=nats") {
+			t.Errorf("logged: %s", l)
+		}
+	}
+}
