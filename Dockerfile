@@ -42,8 +42,10 @@ USER 65532:65532
 # used only by cluster nodes and should stay on a private network.
 EXPOSE 8080 2525 4222 6222
 
-# The image has no shell or curl; the binary asks its own /readyz.
-HEALTHCHECK --interval=15s --timeout=6s --start-period=30s --retries=3 \
+# The image has no shell or curl; the binary asks its own /readyz. The
+# start period is docker-compose.yml's: a cluster node is ready only once
+# its peers are up and have elected a leader.
+HEALTHCHECK --interval=15s --timeout=6s --start-period=60s --retries=3 \
   CMD ["/usr/local/bin/tempmail", "healthcheck"]
 
 ENTRYPOINT ["/usr/local/bin/tempmail"]

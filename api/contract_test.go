@@ -140,7 +140,7 @@ func (c *contract) transport(t testing.TB, next http.RoundTripper) http.RoundTri
 		if err != nil || isPreflight(req) {
 			return resp, err
 		}
-		if isEventStream(resp) {
+		if isEventStream(resp) && req.Method != http.MethodHead {
 			problems := c.check(req, resp, nil)
 			reportContract(t, req, resp, problems)
 			if len(problems) == 0 {
@@ -199,7 +199,11 @@ func (c *contract) route(method string, req *http.Request) string {
 // the whole body, or nil for an event stream, whose events are checked as
 // they come.
 func (c *contract) check(req *http.Request, resp *http.Response, body []byte) []string {
-	pattern := c.route(req.Method, req)
+	method := req.Method
+	if method == http.MethodHead {
+		method = http.MethodGet // HEAD is served wherever GET is, as GET without its body
+	}
+	pattern := c.route(method, req)
 	if pattern == "" {
 		return c.checkUnrouted(req, resp, body)
 	}
@@ -211,9 +215,12 @@ func (c *contract) check(req *http.Request, resp *http.Response, body []byte) []
 		return []string{"the route " + pattern + " has no path in the document"}
 	}
 	item := c.model.Paths.PathItems.GetOrZero(docPath)
-	op := item.GetOperations().GetOrZero(strings.ToLower(req.Method))
+	op := item.GetOperations().GetOrZero(strings.ToLower(method))
 	if op == nil {
-		return []string{fmt.Sprintf("the document has no %s operation for %s", req.Method, docPath)}
+		return []string{fmt.Sprintf("the document has no %s operation for %s", method, docPath)}
+	}
+	if req.Method == http.MethodHead {
+		return c.checkHead(req, resp, body, op, docPath)
 	}
 	v := c.strict
 	if slices.Contains(freeFormBodies, op.OperationId) {
@@ -236,44 +243,130 @@ func (c *contract) check(req *http.Request, resp *http.Response, body []byte) []
 	return problems
 }
 
-// checkUnrouted checks the answer to a request no route took: 405 with
-// Allow when the path is served with other methods, else 404, both in the
-// family's shape (the document's components.responses NotFound* and
-// MethodNotAllowed*).
+// checkUnrouted checks the answer to a request no route took. A path
+// served with other methods is answered 405 with an Allow that lists
+// exactly those (HEAD with GET, OPTIONS with any), or, to OPTIONS, 204 with
+// that Allow and no body; any other path 404. Errors are in the shape of
+// the family whose prefix the path has (the document's info says so; its
+// operations list only what they answer themselves).
 func (c *contract) checkUnrouted(req *http.Request, resp *http.Response, body []byte) []string {
-	name, status := "NotFound", http.StatusNotFound
+	var allow []string
 	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 		if c.route(m, req) != "" {
-			name, status = "MethodNotAllowed", http.StatusMethodNotAllowed
+			allow = append(allow, m)
+			if m == "GET" {
+				allow = append(allow, "HEAD")
+			}
 		}
 	}
-	name += map[family]string{familyA: "A", familyB: "B", familyC: "C"}[familyOf(req)]
-	if resp.StatusCode != status {
-		return []string{fmt.Sprintf("no route takes %s %s, so the answer must be %d (%s)", req.Method, req.URL.Path, status, name)}
+	if len(allow) > 0 {
+		allow = append(allow, "OPTIONS")
 	}
-	return c.checkAs(req, resp, body, name)
+	status := http.StatusNotFound
+	switch {
+	case len(allow) > 0 && req.Method == http.MethodOptions &&
+		(req.Header.Get("Access-Control-Request-Method") == "" || slices.Contains(allow, req.Header.Get("Access-Control-Request-Method"))):
+		status = http.StatusNoContent
+	case len(allow) > 0:
+		status = http.StatusMethodNotAllowed
+	}
+	if resp.StatusCode != status {
+		return []string{fmt.Sprintf("no route takes %s %s, so the answer must be %d", req.Method, req.URL.Path, status)}
+	}
+	var problems []string
+	if got, want := resp.Header.Get("Allow"), strings.Join(allow, ", "); status != http.StatusNotFound && got != want {
+		problems = append(problems, fmt.Sprintf("Allow %q, want %q", got, want))
+	}
+	if status == http.StatusNoContent {
+		if len(body) > 0 {
+			problems = append(problems, fmt.Sprintf("a 204 with %d bytes of body", len(body)))
+		}
+		return problems
+	}
+	if req.Method == http.MethodHead {
+		if len(body) > 0 {
+			problems = append(problems, fmt.Sprintf("an answer to HEAD with %d bytes of body", len(body)))
+		}
+		return problems
+	}
+	name := map[family]string{familyA: "ErrorDetail", familyB: "ErrorB", familyC: "Error", familyOps: "Error"}[familyOf(req)]
+	return append(problems, c.checkAs(req, resp, body, name)...)
 }
 
-// checkAs checks an answer against the response components.responses[name].
-func (c *contract) checkAs(req *http.Request, resp *http.Response, body []byte, name string) []string {
-	doc := c.model.Components.Responses.GetOrZero(name)
-	if doc == nil {
-		return []string{"components.responses has no " + name}
+// checkHead checks the answer to a HEAD: a status the GET operation op
+// answers, with its headers and no body.
+func (c *contract) checkHead(req *http.Request, resp *http.Response, body []byte, op *v3.Operation, docPath string) []string {
+	var problems []string
+	if len(body) > 0 {
+		problems = append(problems, fmt.Sprintf("an answer to HEAD with %d bytes of body", len(body)))
 	}
-	ct := resp.Header.Get("Content-Type")
-	media, ok := helpers.FindMediaType(doc.Content, ct)
-	if !ok {
-		return []string{fmt.Sprintf("%s: content type %q is not documented", name, ct)}
+	code := strconv.Itoa(resp.StatusCode)
+	documented := op.Responses.Codes.GetOrZero(code)
+	if documented == nil {
+		documented = op.Responses.Default
+	}
+	if documented == nil {
+		return append(problems, fmt.Sprintf("GET %s does not answer %d, so its HEAD may not", docPath, resp.StatusCode))
+	}
+	if ct := resp.Header.Get("Content-Type"); orderedmap.Len(documented.Content) > 0 {
+		if _, ok := helpers.FindMediaType(documented.Content, ct); !ok {
+			problems = append(problems, fmt.Sprintf("content type %q is not one GET %s answers %d with", ct, docPath, resp.StatusCode))
+		}
+	}
+	copied := *resp
+	copied.Body = http.NoBody
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// The headers GET's answer must have; those it may have beside them
+	// are not checked for GET either.
+	_, errs := responses.ValidateResponseHeaders(req, &copied, documented.Headers, "paths"+docPath+"/get", code,
+		config.WithFormatAssertions())
+	return append(problems, describeProblems(errs)...)
+}
+
+// checkAs checks an answer's body against components.schemas[name].
+func (c *contract) checkAs(req *http.Request, resp *http.Response, body []byte, name string) []string {
+	proxy := c.model.Components.Schemas.GetOrZero(name)
+	if proxy == nil {
+		return []string{"components.schemas has no " + name}
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		return []string{fmt.Sprintf("%s: content type %q, want application/json; charset=utf-8", name, ct)}
 	}
 	copied := *resp
 	copied.Body = io.NopCloser(bytes.NewReader(body))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	_, errs := responses.ValidateResponseHeaders(req, &copied, doc.Headers, "components/responses/"+name,
-		strconv.Itoa(resp.StatusCode), c.opts...)
-	_, bodyErrs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
-		Request: req, Response: &copied, Schema: media.Schema.Schema(), Version: 3.1, Options: c.opts})
-	return describeProblems(append(errs, bodyErrs...))
+	_, errs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
+		Request: req, Response: &copied, Schema: proxy.Schema(), Version: 3.1, Options: c.opts})
+	return describeProblems(errs)
+}
+
+// checkDelivery checks what an outbound webhook delivery POSTs against the
+// document's webhooks.delivery: the headers it declares required, and the
+// body against its schema (Delivery, one shape per type).
+func (c *contract) checkDelivery(r *http.Request, body []byte) []string {
+	item := c.model.Webhooks.GetOrZero("delivery")
+	if item == nil || item.Post == nil || item.Post.RequestBody == nil {
+		return []string{"the document has no webhooks.delivery.post with a request body"}
+	}
+	var problems []string
+	for _, p := range item.Post.Parameters {
+		if p.In == "header" && p.Required != nil && *p.Required && r.Header.Get(p.Name) == "" {
+			problems = append(problems, "header "+p.Name+" is missing")
+		}
+	}
+	media, ok := helpers.FindMediaType(item.Post.RequestBody.Content, r.Header.Get("Content-Type"))
+	if !ok {
+		return append(problems, fmt.Sprintf("content type %q is not the delivery's", r.Header.Get("Content-Type")))
+	}
+	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(bytes.NewReader(body))}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, errs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
+		Request: r, Response: resp, Schema: media.Schema.Schema(), Version: 3.1, Options: c.opts})
+	return append(problems, describeProblems(errs)...)
 }
 
 // eventSchemas returns the schema of each event's data of the event stream

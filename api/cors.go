@@ -52,6 +52,9 @@ func (s *Server) cors(next http.Handler) http.Handler {
 			if path == "" {
 				path = "/"
 			}
+			if method == http.MethodHead {
+				method = http.MethodGet // served wherever GET is
+			}
 			if s.router.Match(rctx, method, path) {
 				if cur := chi.RouteContext(r.Context()); cur != nil {
 					cur.RoutePatterns = append(cur.RoutePatterns, rctx.RoutePattern()) // for metrics and the access log

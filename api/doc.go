@@ -16,5 +16,7 @@
 // /openapi.json (openapi.go). It lives here, beside the routes and
 // handlers it describes, so that a change to one and the other is one
 // diff, and the package's tests hold them to each other: every route is
-// documented, and every answer a test receives must validate.
+// documented, and every answer and outbound webhook delivery a test
+// receives must validate. redocly.yaml says how redocly's recommended
+// rules, which the tests run too, apply to it.
 package api

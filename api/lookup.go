@@ -25,6 +25,10 @@ func asNotFound(err error, msg string) error {
 	return err
 }
 
+// uuidPattern is what a route parameter that holds an id may match: the
+// characters of a UUID's text form (validID checks the rest).
+const uuidPattern = "[0-9a-fA-F-]+"
+
 // validID reports whether id is a UUID in its canonical text form, so that
 // malformed ids are answered 404 without touching the views.
 func validID(id string) bool {

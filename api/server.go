@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -91,6 +92,9 @@ func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
 	// Every path is served with and without its trailing slash, no redirect.
 	r.Use(middleware.StripSlashes)
+	// HEAD wherever GET is served (RFC 9110 §9.3.2): the GET handler
+	// answers, and net/http sends its headers without the body.
+	r.Use(middleware.GetHead)
 	r.Use(s.observe)
 	r.Use(s.recoverer)
 	r.Use(s.cors)
@@ -127,8 +131,10 @@ func (s *Server) routes() chi.Router {
 		r.Use(s.optionalToken)
 		r.Get("/api/domains", s.domainsA)
 		r.Post("/api/inboxes/create_inbox", s.createInboxA)
-		r.Get("/api/inboxes/{id}", s.getInboxA)
-		r.Delete("/api/inboxes/{id}", s.deleteInboxA)
+		// An inbox id is a UUID: the pattern keeps GET and DELETE off
+		// create_inbox beside it, which is served with POST alone (405).
+		r.Get("/api/inboxes/{id:"+uuidPattern+"}", s.getInboxA)
+		r.Delete("/api/inboxes/{id:"+uuidPattern+"}", s.deleteInboxA)
 		r.Get("/api/inboxes/{id}/emails", s.inboxEmailsA)
 		r.Get("/api/inboxes/{id}/events", s.eventsA)
 		r.Get("/api/emails/{id}", s.getEmailA)
@@ -204,17 +210,58 @@ func notFoundFor(r *http.Request) string {
 	return "Not found"
 }
 
-// methodNotAllowed answers 405 with the Allow header. chi drops the allowed
-// methods when the handler is custom, so they are found by asking the router.
+// methodNotAllowed answers a request for a path the router serves, but not
+// with its method: 405 with the Allow header (RFC 9110 §15.5.6), or, for
+// OPTIONS, 204 with Allow (§9.3.7). chi drops the allowed methods when the
+// handler is custom, so they are found by asking the router.
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	path := strings.TrimSuffix(r.URL.Path, "/")
-	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-		if s.router.Match(chi.NewRouteContext(), m, path) {
-			w.Header().Add("Allow", m)
+	allow := s.allowed(r)
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	if r.Method == http.MethodOptions {
+		// A CORS preflight that asks for a method the path does not
+		// serve is refused as that request would be.
+		if want := r.Header.Get("Access-Control-Request-Method"); want == "" || slices.Contains(allow, want) {
+			w.WriteHeader(http.StatusNoContent)
+			return
 		}
 	}
 	msg := "Method \"" + r.Method + "\" not allowed."
 	writeErrorBody(w, familyOf(r), http.StatusMethodNotAllowed, msg, true)
+}
+
+// allowed lists the methods r's path is served with, as Allow gives them:
+// HEAD with GET, and OPTIONS with any.
+func (s *Server) allowed(r *http.Request) []string {
+	path := routePath(r)
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if s.router.Match(chi.NewRouteContext(), m, path) {
+			out = append(out, m)
+			if m == http.MethodGet {
+				out = append(out, http.MethodHead)
+			}
+		}
+	}
+	if len(out) > 0 {
+		out = append(out, http.MethodOptions)
+	}
+	return out
+}
+
+// routePath is the path the router matches r by: without its trailing
+// slash (StripSlashes), "/" itself kept.
+func routePath(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePath != "" {
+		return rc.RoutePath
+	}
+	p := r.URL.RawPath
+	if p == "" {
+		p = r.URL.Path
+	}
+	if len(p) > 1 {
+		p = strings.TrimSuffix(p, "/")
+	}
+	return p
 }
 
 // livez answers while the process runs: a supervisor restarts it when it

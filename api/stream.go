@@ -77,6 +77,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 		writeError(w, r, s.log, fam, err)
 		return
 	}
+	if r.Method == http.MethodHead {
+		// What a GET would begin with, and no stream: a HEAD has no body
+		// to hold open, nor a place among the waiters.
+		streamHeaders(w)
+		w.WriteHeader(http.StatusOK)
+		return
+	}
 	release, err := s.waiters.acquire(r)
 	if err != nil {
 		writeError(w, r, s.log, fam, err)
@@ -88,10 +95,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Time{}) // the server's ReadTimeout would end the request's context
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // nginx: pass each event on as it comes
+	streamHeaders(w)
 	w.WriteHeader(http.StatusOK)
 	sw := &sseWriter{w: w, rc: rc}
 	sw.printf("retry: %d\n\n", streamRetry.Milliseconds())
@@ -129,6 +133,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 			return
 		}
 	}
+}
+
+func streamHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx: pass each event on as it comes
 }
 
 // send writes the changes after cursor and returns the new cursor.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -10,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,11 +26,14 @@ import (
 // receiver is a real loopback HTTP server that takes webhook deliveries
 // and answers as the test tells it.
 type receiver struct {
-	t      *testing.T
-	srv    *httptest.Server
-	got    chan delivered
-	mu     sync.Mutex
-	answer func(w http.ResponseWriter, r *http.Request) // nil: 204
+	t *testing.T
+	// contract checks every delivery against the OpenAPI document's
+	// webhooks.delivery, as the harness's client checks every answer.
+	contract *contract
+	srv      *httptest.Server
+	got      chan delivered
+	mu       sync.Mutex
+	answer   func(w http.ResponseWriter, r *http.Request) // nil: 204
 }
 
 // delivered is one request a receiver got.
@@ -41,8 +47,8 @@ type delivered struct {
 	}
 }
 
-func newReceiver(t *testing.T) *receiver {
-	rc := &receiver{t: t, got: make(chan delivered, 1000)}
+func newReceiver(t *testing.T, c *contract) *receiver {
+	rc := &receiver{t: t, contract: c, got: make(chan delivered, 1000)}
 	rc.srv = httptest.NewServer(http.HandlerFunc(rc.serve))
 	t.Cleanup(rc.srv.Close)
 	return rc
@@ -52,6 +58,9 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	d := delivered{Header: r.Header.Clone(), Body: body}
 	_ = json.Unmarshal(body, &d.Event)
+	if problems := rc.contract.checkDelivery(r, body); len(problems) > 0 {
+		rc.t.Errorf("a %s delivery that api/openapi.json does not allow: %s\n\t%s", d.Event.Type, body, strings.Join(problems, "\n\t"))
+	}
 	rc.got <- d
 	rc.mu.Lock()
 	answer := rc.answer
@@ -155,7 +164,7 @@ func allowPrivate(c *config.Config) { c.WebhookAllowPrivate = true }
 // says, with family A's summary of a new message and no token.
 func TestWebhooksDeliverEveryKindSigned(t *testing.T) {
 	h := newHarness(t, allowPrivate)
-	all, own := newReceiver(t), newReceiver(t)
+	all, own := newReceiver(t, h.contract), newReceiver(t, h.contract)
 	global := h.subscribe(`{"url":"` + all.srv.URL + `/hook","events":["message.received","message.read","message.deleted","inbox.deleted","inbox.expired"]}`)
 	if global["inbox_id"] != nil || global["failing"] != false || !strings.HasPrefix(global["secret"].(string), "whsec_") {
 		t.Errorf("created: %v", global)
@@ -230,7 +239,7 @@ func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
 	h := newHarness(t, allowPrivate, func(c *config.Config) {
 		c.WebhookRetrySchedule = []time.Duration{time.Second, time.Second}
 	})
-	rc := newReceiver(t)
+	rc := newReceiver(t, h.contract)
 	rc.answerWith(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, strings.Repeat("busy ", 1000), http.StatusInternalServerError)
 	})
@@ -306,7 +315,7 @@ func TestWebhookReceiverDownThenUp(t *testing.T) {
 		log := h.attempts(sub["id"].(string))
 		return len(log) > 0 && log[0]["status_code"] == 0.0 && strings.Contains(log[0]["error"].(string), "refused")
 	})
-	rc := &receiver{t: t, got: make(chan delivered, 10)}
+	rc := &receiver{t: t, contract: h.contract, got: make(chan delivered, 10)}
 	if l, err = net.Listen("tcp", addr); err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +332,7 @@ func TestWebhookReceiverDownThenUp(t *testing.T) {
 func TestWebhookAttemptsAreBoundedInTime(t *testing.T) {
 	h := newHarnessWith(t, webhooks.Options{AttemptTimeout: 300 * time.Millisecond}, allowPrivate,
 		func(c *config.Config) { c.WebhookRetrySchedule = nil })
-	rc := newReceiver(t)
+	rc := newReceiver(t, h.contract)
 	rc.answerWith(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	sub := h.subscribe(`{"url":"` + rc.srv.URL + `"}`)
 	_, address := h.tokenInbox()
@@ -342,7 +351,7 @@ func TestWebhookAttemptsAreBoundedInTime(t *testing.T) {
 // delivery it gets, another subscription's deliveries all arrive.
 func TestSlowReceiverDelaysNoOtherSubscription(t *testing.T) {
 	h := newHarness(t, allowPrivate)
-	slow, fast := newReceiver(t), newReceiver(t)
+	slow, fast := newReceiver(t, h.contract), newReceiver(t, h.contract)
 	release := make(chan struct{})
 	slow.answerWith(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -377,11 +386,11 @@ func TestSlowReceiverDelaysNoOtherSubscription(t *testing.T) {
 // refused without --webhook-allow-private.
 func TestWebhookTargetsTLSRedirectsAndPrivate(t *testing.T) {
 	h := newHarness(t, allowPrivate)
-	tlsRC := &receiver{t: t, got: make(chan delivered, 10)}
+	tlsRC := &receiver{t: t, contract: h.contract, got: make(chan delivered, 10)}
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(tlsRC.serve))
 	t.Cleanup(tlsSrv.Close)
-	elsewhere := newReceiver(t)
-	redirecting := newReceiver(t)
+	elsewhere := newReceiver(t, h.contract)
+	redirecting := newReceiver(t, h.contract)
 	redirecting.answerWith(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, elsewhere.srv.URL, http.StatusFound)
 	})
@@ -498,5 +507,124 @@ func eventually(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("%s: not within 20 s", what)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestWebhookPayloadsOfEveryKind: a message deleted between its delivery's
+// attempts is delivered with its own ids, received_at and size and nothing
+// of what it said; a person's deletion carries an empty reason, an
+// eviction "cap"; an inbox's expiry is told. Each is checked against the
+// document by the receiver.
+func TestWebhookPayloadsOfEveryKind(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, allowPrivate, func(c *config.Config) {
+		c.WebhookRetrySchedule = []time.Duration{time.Second}
+		c.MinInboxTTL = time.Second
+		c.MaxMessagesPerInbox = 2
+	})
+	rc := newReceiver(t, h.contract)
+	deleted := make(chan struct{})
+	var first sync.Once
+	rc.answerWith(func(w http.ResponseWriter, r *http.Request) {
+		held := false
+		first.Do(func() { held = true })
+		if held {
+			// The first delivery, of the first message, fails once the
+			// message is gone, so that its retry finds it deleted.
+			<-deleted
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	h.subscribe(`{"url":"` + rc.srv.URL + `","events":["message.received","message.deleted","inbox.expired"]}`)
+	token, address := h.tokenInbox()
+	var pending []delivered
+	// await returns the first delivery, got before or after, that matches.
+	await := func(what string, match func(d delivered) bool) delivered {
+		t.Helper()
+		for i, d := range pending {
+			if match(d) {
+				pending = append(pending[:i], pending[i+1:]...)
+				return d
+			}
+		}
+		deadline := time.After(20 * time.Second)
+		for {
+			select {
+			case d := <-rc.got:
+				if match(d) {
+					return d
+				}
+				pending = append(pending, d)
+			case <-deadline:
+				t.Fatalf("no %s within 20 s; got %d others", what, len(pending))
+			}
+		}
+	}
+	is := func(kind, key, value string) func(d delivered) bool {
+		return func(d delivered) bool { return d.Event.Type == kind && d.Event.Data[key] == value }
+	}
+
+	h.sendMail(address, "From: Shop <shop@example.com>\r\nSubject: gone soon\r\n\r\nWhat it said.\r\n")
+	msg := h.waitLatest(token, "")
+	id := msg["id"].(string)
+	attempt := await("first attempt", is("message.received", "id", id))
+	if attempt.Event.Data["subject"] != "gone soon" {
+		t.Errorf("the first attempt: %s", attempt.Body)
+	}
+	h.expect(h.do("DELETE", "/inboxes/"+token+"/messages/"+id+"/", ""), 204, "")
+	close(deleted)
+	if d := await("the deletion", is("message.deleted", "id", id)); d.Event.Data["reason"] != "" {
+		t.Errorf("a person's deletion: %s", d.Body)
+	}
+	retry := await("the retry", func(d delivered) bool {
+		return is("message.received", "id", id)(d) && d.Header.Get("webhook-id") == attempt.Header.Get("webhook-id")
+	})
+	want := map[string]any{"id": id, "inbox_id": attempt.Event.Data["inbox_id"], "address": address,
+		"received_at": msg["received_at"], "size": msg["size"]}
+	if !reflect.DeepEqual(retry.Event.Data, want) {
+		t.Errorf("the retry of a deleted message:\n got %v\nwant %v", retry.Event.Data, want)
+	}
+
+	// Beyond the cap of 2, the oldest goes (each seen before the next, as
+	// the eviction goes by the count the views show).
+	after := ""
+	for i := range 3 {
+		h.sendMail(address, fmt.Sprintf("Subject: m%d\r\n\r\nx\r\n", i))
+		after = h.waitLatest(token, after)["id"].(string)
+	}
+	await("an eviction", func(d delivered) bool { return d.Event.Type == "message.deleted" && d.Event.Data["reason"] == "cap" })
+
+	a := h.createInboxA(`{"domain_id":1,"ttl":1}`)
+	await("the expiry", is("inbox.expired", "inbox_id", a["id"].(string)))
+}
+
+// failingDNS answers every lookup with its error.
+type failingDNS struct{ err error }
+
+func (f failingDNS) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return nil, f.err
+}
+
+// TestWebhookSubscriptionToAHostThatDoesNotResolve: a host without an
+// address is a bad url (400, in the family's shape); a lookup that fails
+// for now is 503 with Retry-After.
+func TestWebhookSubscriptionToAHostThatDoesNotResolve(t *testing.T) {
+	t.Parallel()
+	missing := &net.DNSError{Err: "no such host", Name: "hooks.nowhere.test", IsNotFound: true}
+	h := newHarnessWith(t, webhooks.Options{Resolver: failingDNS{missing}})
+	token, _ := h.tokenInbox()
+	h.expect(h.do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"https://hooks.nowhere.test/x"}`, "Content-Type", jsonCT),
+		400, `{"error":"url host hooks.nowhere.test does not resolve to an address"}`)
+	h.expect(h.do("POST", "/api/webhooks/", `{"url":"https://hooks.nowhere.test/x"}`, "Content-Type", jsonCT, "Authorization", "Token "+testToken),
+		400, `{"error":"url host hooks.nowhere.test does not resolve to an address"}`)
+
+	slow := &net.DNSError{Err: "i/o timeout", Name: "hooks.example.com", IsTimeout: true}
+	h = newHarnessWith(t, webhooks.Options{Resolver: failingDNS{slow}})
+	r := h.do("POST", "/api/webhooks/", `{"url":"https://hooks.example.com/x"}`, "Content-Type", jsonCT, "Authorization", "Token "+testToken)
+	h.expect(r, 503, `{"error":"url host hooks.example.com cannot be looked up now (i/o timeout); try again"}`)
+	if r.Header.Get("Retry-After") == "" {
+		t.Error("a 503 without Retry-After")
 	}
 }

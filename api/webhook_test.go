@@ -132,7 +132,7 @@ func TestWebhookErrors(t *testing.T) {
 		"Content-Type", "message/rfc822"); r.Status != 201 {
 		t.Errorf("sanity: %d %s", r.Status, r.Body)
 	}
-	if r := h.do("GET", "/api/webhook/email/", "", "Authorization", "Token "+testToken); r.Status != 405 || r.Header.Get("Allow") != "POST" {
+	if r := h.do("GET", "/api/webhook/email/", "", "Authorization", "Token "+testToken); r.Status != 405 || r.Header.Get("Allow") != "POST, OPTIONS" {
 		t.Errorf("GET webhook: %d Allow %q", r.Status, r.Header.Get("Allow"))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/url"
 	"slices"
@@ -173,7 +174,7 @@ func options() []option {
 			if v == "" {
 				return nil
 			}
-			return hostPort(&c.ClusterAddr, v)
+			return dialablePort(&c.ClusterAddr, v)
 		}},
 		{"routes", "", "route URLs of every cluster node, this one included, separated by commas", func(c *Config, v string) error {
 			c.Routes = nil
@@ -192,7 +193,7 @@ func options() []option {
 			if v == "" {
 				return nil
 			}
-			return hostPort(&c.NATSListen, v)
+			return dialablePort(&c.NATSListen, v)
 		}},
 		{"replicas", "1", "copies of each stream, KV bucket and object store: 1, or 3 in a cluster", func(c *Config, v string) error {
 			switch v {
@@ -231,10 +232,10 @@ func options() []option {
 		{"message-retention", "2160h", "age at which family B messages are deleted", func(c *Config, v string) error {
 			return duration(&c.MessageRetention, v)
 		}},
-		{"max-message-bytes", "25MiB", "largest accepted message (bytes, or with KiB/MiB suffix)", func(c *Config, v string) error {
+		{"max-message-bytes", "25MiB", "largest accepted message, a size: " + sizeUnits, func(c *Config, v string) error {
 			n, err := byteSize(v)
 			if err != nil || n < 1<<10 || n > 1<<30 {
-				return errors.New("must be a size from 1KiB to 1GiB, such as 26214400 or 25MiB")
+				return errors.New("must be a size from 1KiB to 1GiB, such as 26214400, 25MiB or 25MB: " + sizeUnits)
 			}
 			c.MaxMessageBytes = n
 			return nil
@@ -253,10 +254,10 @@ func options() []option {
 		{"smtp-max-conns-per-ip", "20", "concurrent SMTP connections per client IP; 0: unlimited", func(c *Config, v string) error {
 			return count(&c.SMTPMaxConnsPerIP, v)
 		}},
-		{"smtp-max-inflight-bytes", "256MiB", "message bytes all SMTP sessions may hold in memory at once (with KiB/MiB/GiB suffix); 0: unlimited", func(c *Config, v string) error {
+		{"smtp-max-inflight-bytes", "256MiB", "message bytes all SMTP sessions may hold in memory at once, a size: " + sizeUnits + "; 0: unlimited", func(c *Config, v string) error {
 			n, err := byteSize(v)
 			if err != nil || (n != 0 && n < 1<<20) {
-				return errors.New("must be 0 (unlimited) or a size of at least 1MiB, such as 256MiB")
+				return errors.New("must be 0 (unlimited) or a size of at least 1MiB, such as 256MiB: " + sizeUnits)
 			}
 			c.SMTPMaxInflightBytes = n
 			return nil
@@ -300,10 +301,10 @@ func options() []option {
 			c.TLSKey = v
 			return nil
 		}},
-		{"memory-limit", "1GiB", "soft memory limit of the server process (with KiB/MiB/GiB suffix); 0: none", func(c *Config, v string) error {
+		{"memory-limit", "1GiB", "soft memory limit of the process, a size: " + sizeUnits + "; 0: none", func(c *Config, v string) error {
 			n, err := byteSize(v)
 			if err != nil || (n != 0 && n < 64<<20) {
-				return errors.New("must be 0 (no limit) or a size of at least 64MiB, such as 512MiB or 2GiB")
+				return errors.New("must be 0 (no limit) or a size of at least 64MiB, such as 512MiB or 2GiB: " + sizeUnits)
 			}
 			c.MemoryLimit = n
 			return nil
@@ -347,21 +348,33 @@ func options() []option {
 	}
 }
 
-// Parse reads flags from args, falling back to the TEMPMAIL_* variables that
-// getenv returns and then to the defaults. A flag given on the command line
-// wins over its environment twin. Usage goes to out on -h. The error names the
-// flag (and the variable, when the value came from there) and what is allowed.
+// Parse reads the flags command takes (Takes) from args, falling back to
+// the TEMPMAIL_* variables that getenv returns and then to the defaults; the
+// Config's other fields keep their defaults. A flag given on the command
+// line wins over its environment twin. With -h or --help it writes the
+// command's usage to out and returns flag.ErrHelp. The error names the
+// flag (and the variable, when the value came from there) and what is
+// allowed, on one line.
 func Parse(command string, args []string, getenv func(string) string, out io.Writer) (Config, error) {
 	fs := flag.NewFlagSet("tempmail "+command, flag.ContinueOnError)
-	fs.SetOutput(out)
+	// Errors are returned, and the usage is written by Usage: the flag
+	// package would show flags as -flag, where users type --flag.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	opts := options()
 	raw := make(map[string]*rawValue, len(opts))
 	for _, o := range opts {
-		raw[o.name] = &rawValue{s: o.def, isBool: o.def == "false"}
-		fs.Var(raw[o.name], o.name, o.usage+" (env "+EnvName(o.name)+")")
+		if Takes(command, o.name) {
+			raw[o.name] = &rawValue{s: o.def, isBool: o.def == "false"}
+			fs.Var(raw[o.name], o.name, o.usage)
+		}
 	}
 	if err := fs.Parse(args); err != nil {
-		return Config{}, err
+		if errors.Is(err, flag.ErrHelp) {
+			Usage(out, command)
+			return Config{}, err
+		}
+		return Config{}, flagError(command, err)
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q (flags look like --data-dir ./data)", fs.Arg(0))
@@ -371,10 +384,13 @@ func Parse(command string, args []string, getenv func(string) string, out io.Wri
 
 	var c Config
 	for _, o := range opts {
-		v, from := raw[o.name].s, "--"+o.name
-		if !given[o.name] {
-			if ev := getenv(EnvName(o.name)); ev != "" {
-				v, from = ev, EnvName(o.name)+" (--"+o.name+")"
+		v, from := o.def, "--"+o.name
+		if r, ok := raw[o.name]; ok {
+			v = r.s
+			if !given[o.name] {
+				if ev := getenv(EnvName(o.name)); ev != "" {
+					v, from = ev, EnvName(o.name)+" (--"+o.name+")"
+				}
 			}
 		}
 		if err := o.set(&c, v); err != nil {
@@ -382,6 +398,98 @@ func Parse(command string, args []string, getenv func(string) string, out io.Wri
 		}
 	}
 	return c, c.check()
+}
+
+// flagError says what was wrong with the command line in the terms users
+// type (--flag), and where the flags are listed.
+func flagError(command string, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = "unknown flag --" + strings.TrimPrefix(name, "-")
+	} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		msg = "--" + strings.TrimPrefix(name, "-") + " needs a value"
+	}
+	return fmt.Errorf("%s ('tempmail %s -h' lists its flags)", msg, command)
+}
+
+// Takes reports whether command takes the flag name: serve takes every
+// flag; rebuild those that say where the store is and how to log;
+// healthcheck where the service listens.
+func Takes(command, name string) bool {
+	switch command {
+	case "serve":
+		return true
+	case "rebuild":
+		switch name {
+		case "data-dir", "nats-url", "nats-creds", "nats-tls-ca", "nats-tls-cert", "nats-tls-key",
+			"server-name", "cluster-name", "cluster-addr", "routes", "nats-listen", "replicas",
+			"memory-limit", "log-level", "log-format":
+			return true
+		}
+	case "healthcheck":
+		return name == "http-addr"
+	}
+	return false
+}
+
+// Usage writes command's usage: the flags it takes as users type them
+// (--flag value), each with its default and its environment twin.
+func Usage(w io.Writer, command string) {
+	fmt.Fprintf(w, "usage: tempmail %s [flags]\n\n%s\n", command, summary(command))
+	fmt.Fprintf(w, "\nFlags (each also read from its TEMPMAIL_* variable; a flag given wins):\n")
+	for _, o := range options() {
+		if !Takes(command, o.name) {
+			continue
+		}
+		arg := placeholder(o)
+		if arg != "" {
+			arg = " " + arg
+		}
+		def := ""
+		if o.def != "" && o.def != "false" {
+			def = "default " + o.def + "; "
+		}
+		fmt.Fprintf(w, "  --%s%s\n        %s (%senv %s)\n", o.name, arg, o.usage, def, EnvName(o.name))
+	}
+}
+
+func summary(command string) string {
+	switch command {
+	case "serve":
+		return "Runs the service: HTTP, SMTP and NATS (embedded, or --nats-url)."
+	case "rebuild":
+		return "Replays the event log into a fresh generation of views, and switches to it when complete.\n" +
+			"On a single node, the server must be stopped first."
+	case "healthcheck":
+		return "Exits 0 when the service at --http-addr answers GET /readyz with 200, else 1."
+	}
+	return ""
+}
+
+// placeholder names the value a flag takes in its usage; "" for a boolean.
+func placeholder(o option) string {
+	switch {
+	case o.def == "false":
+		return ""
+	case o.name == "data-dir":
+		return "dir"
+	case strings.HasSuffix(o.name, "-addr") || o.name == "nats-listen":
+		return "host:port"
+	case o.name == "nats-url":
+		return "urls"
+	case strings.HasPrefix(o.name, "tls-") || o.name == "nats-creds" || strings.HasPrefix(o.name, "nats-tls-"):
+		return "file"
+	case strings.HasSuffix(o.name, "-ttl") || o.name == "message-retention":
+		return "duration"
+	case strings.HasSuffix(o.name, "-bytes") || o.name == "memory-limit":
+		return "size"
+	case o.name == "domains" || o.name == "routes" || o.name == "cors-origins" || o.name == "webhook-retry-schedule":
+		return "list"
+	}
+	if _, err := strconv.Atoi(o.def); err == nil {
+		return "n"
+	}
+	return "value"
 }
 
 // check validates what no single flag can: relations between flags.
@@ -453,6 +561,19 @@ func hostPort(dst *string, v string) error {
 	return nil
 }
 
+// dialablePort is hostPort for a listener others dial by its port, which
+// must therefore be a fixed one.
+func dialablePort(dst *string, v string) error {
+	if err := hostPort(dst, v); err != nil {
+		return err
+	}
+	if _, port, _ := net.SplitHostPort(v); port == "" || strings.Trim(port, "0") == "" {
+		*dst = ""
+		return errors.New("must be host:port with a port from 1 to 65535, such as 0.0.0.0:6222: other processes dial it")
+	}
+	return nil
+}
+
 func secret(dst *string, v string) error {
 	if strings.ContainsAny(v, " \t\r\n") {
 		return errors.New("must not contain white space")
@@ -476,19 +597,27 @@ func duration(dst *time.Duration, v string) error {
 	return nil
 }
 
+// sizeUnits is how every size flag is written, for usages and errors.
+const sizeUnits = "bytes, or a whole number with KB, MB or GB (powers of 1000) or KiB, MiB or GiB (powers of 1024)"
+
+// byteSize reads a size: a whole number of bytes, with no unit or B, or
+// with one of KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of
+// 1024), exactly so written. Anything else is refused rather than guessed
+// at: 25mb and 25M could mean either.
 func byteSize(v string) (int64, error) {
-	mult := int64(1)
-	for _, s := range []struct {
+	units := []struct {
 		suffix string
 		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"B", 1}} {
-		if strings.HasSuffix(v, s.suffix) {
-			v, mult = strings.TrimSuffix(v, s.suffix), s.mult
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(v, u.suffix) {
+			v, mult = strings.TrimSuffix(v, u.suffix), u.mult
 			break
 		}
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
 		return 0, errors.New("not a size")
 	}
 	return n * mult, nil

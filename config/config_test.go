@@ -1,9 +1,12 @@
 package config
 
 import (
+	"errors"
+	"flag"
 	"io"
 	"log/slog"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +74,8 @@ func TestBadValuesStopWithOneLineNamingTheFlag(t *testing.T) {
 		{nil, map[string]string{"TEMPMAIL_TOKEN_INBOX_TTL": "forever"}, `invalid TEMPMAIL_TOKEN_INBOX_TTL (--token-inbox-ttl) "forever"`},
 		{[]string{"stray"}, nil, `unexpected argument "stray"`},
 		{[]string{"--smtp-rate-per-ip", "lots"}, nil, "from 0 (unlimited)"},
+		{[]string{"--nats-listen", "127.0.0.1:0"}, nil, "a port from 1 to 65535"},
+		{[]string{"--cluster-addr", ":00"}, nil, "a port from 1 to 65535"},
 		{[]string{"--tls-cert", "c.pem"}, nil, "give both files"},
 		{[]string{"--webhook-retry-schedule", "5s,soon"}, nil, "durations from 1s to 168h"},
 		{[]string{"--webhook-retry-schedule", "100ms"}, nil, "durations from 1s to 168h"},
@@ -99,11 +104,105 @@ func TestBadValuesStopWithOneLineNamingTheFlag(t *testing.T) {
 
 func TestUnknownFlagsAreRefused(t *testing.T) {
 	var out strings.Builder
-	if _, err := Parse("serve", []string{"--no-such-flag"}, env(nil), &out); err == nil {
-		t.Fatal("unknown flag accepted")
+	_, err := Parse("serve", []string{"--no-such-flag"}, env(nil), &out)
+	if err == nil || err.Error() != "unknown flag --no-such-flag ('tempmail serve -h' lists its flags)" {
+		t.Fatalf("unknown flag: %v", err)
 	}
-	if !strings.Contains(out.String(), "TEMPMAIL_DATA_DIR") {
-		t.Errorf("usage does not name the environment twins:\n%s", out.String())
+	if out.Len() != 0 {
+		t.Errorf("a mistake wrote the usage to out:\n%s", out.String())
+	}
+	if _, err := Parse("serve", []string{"--data-dir"}, env(nil), &out); err == nil || !strings.HasPrefix(err.Error(), "--data-dir needs a value") {
+		t.Errorf("a flag without its value: %v", err)
+	}
+}
+
+// TestHelpListsTheCommandsOwnFlags: -h writes the usage to out, with the
+// flags as users type them (--flag value), their defaults and environment
+// twins; each command lists only the flags it takes.
+func TestHelpListsTheCommandsOwnFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		command    string
+		has, lacks []string
+	}{
+		{"serve", []string{"--data-dir dir\n", "--http-addr host:port\n", "--max-message-bytes size\n", "--require-token\n",
+			"--tls-cert file\n", "default 25MiB; env TEMPMAIL_MAX_MESSAGE_BYTES", "KB, MB or GB (powers of 1000) or KiB, MiB or GiB (powers of 1024)"}, nil},
+		{"rebuild", []string{"--data-dir dir\n", "--nats-url urls\n", "--cluster-name value\n", "--log-format value\n"},
+			[]string{"--http-addr", "--tls-cert", "--domains", "--max-message-bytes"}},
+		{"healthcheck", []string{"--http-addr host:port\n", "env TEMPMAIL_HTTP_ADDR"}, []string{"--data-dir", "--log-level"}},
+	} {
+		t.Run(c.command, func(t *testing.T) {
+			var out strings.Builder
+			if _, err := Parse(c.command, []string{"-h"}, env(nil), &out); !errors.Is(err, flag.ErrHelp) {
+				t.Fatalf("-h: %v", err)
+			}
+			usage := out.String()
+			if !strings.HasPrefix(usage, "usage: tempmail "+c.command+" [flags]") {
+				t.Errorf("usage begins %q", usage[:min(len(usage), 60)])
+			}
+			for _, want := range c.has {
+				if !strings.Contains(usage, want) {
+					t.Errorf("usage lacks %q:\n%s", want, usage)
+				}
+			}
+			for _, flag := range c.lacks {
+				if strings.Contains(usage, flag) {
+					t.Errorf("usage lists %s, which %s does not take", flag, c.command)
+				}
+				if _, err := Parse(c.command, []string{flag, "x"}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "unknown flag "+flag) {
+					t.Errorf("%s %s x: %v", c.command, flag, err)
+				}
+			}
+			if regexp.MustCompile(`(?m)^\s+-[a-z]`).MatchString(usage) {
+				t.Errorf("a flag shown with one dash:\n%s", usage)
+			}
+		})
+	}
+}
+
+// TestCommandsReadOnlyTheirOwnVariables: the container's environment holds
+// every serve variable; healthcheck and rebuild must not trip over those
+// they do not take, and keep their defaults.
+func TestCommandsReadOnlyTheirOwnVariables(t *testing.T) {
+	t.Parallel()
+	e := env(map[string]string{"TEMPMAIL_HTTP_ADDR": "0.0.0.0:9000", "TEMPMAIL_DATA_DIR": "/data",
+		"TEMPMAIL_MAX_MESSAGE_BYTES": "lots", "TEMPMAIL_TLS_CERT": "/only-one.pem"})
+	c, err := Parse("healthcheck", nil, e, io.Discard)
+	if err != nil || c.HTTPAddr != "0.0.0.0:9000" || c.DataDir != "./data" || c.MaxMessageBytes != 25<<20 {
+		t.Errorf("healthcheck: %v, %+v", err, c)
+	}
+	c, err = Parse("rebuild", nil, e, io.Discard)
+	if err != nil || c.DataDir != "/data" || c.HTTPAddr != "127.0.0.1:8080" || c.TLSCert != "" {
+		t.Errorf("rebuild: %v, %+v", err, c)
+	}
+	if _, err := Parse("serve", nil, e, io.Discard); err == nil {
+		t.Error("serve took TEMPMAIL_MAX_MESSAGE_BYTES=lots")
+	}
+}
+
+// TestSizes: bytes, KB/MB/GB as powers of 1000, KiB/MiB/GiB as powers of
+// 1024; anything else is refused with the units it may use.
+func TestSizes(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]int64{"26214400": 26214400, "25MiB": 25 << 20, "25MB": 25_000_000, "2048B": 2048,
+		"64KiB": 64 << 10, "64KB": 64_000, "1GiB": 1 << 30, "1GB": 1_000_000_000, "25 MiB": 25 << 20} {
+		t.Run(v, func(t *testing.T) {
+			c, err := Parse("serve", []string{"--max-message-bytes", v}, env(nil), io.Discard)
+			if err != nil || c.MaxMessageBytes != want {
+				t.Errorf("%q: %d %v, want %d", v, c.MaxMessageBytes, err, want)
+			}
+		})
+	}
+	for _, v := range []string{"25mb", "25M", "25mib", "25 MiBs", "1.5MiB", "-1MiB", "MiB", "9223372036854775807KiB", "25MiB "} {
+		t.Run(v, func(t *testing.T) {
+			_, err := Parse("serve", []string{"--max-message-bytes", v}, env(nil), io.Discard)
+			if err == nil || !strings.Contains(err.Error(), "KB, MB or GB (powers of 1000) or KiB, MiB or GiB (powers of 1024)") {
+				t.Errorf("%q: %v", v, err)
+			}
+		})
+	}
+	if _, err := Parse("serve", []string{"--memory-limit", "512mb"}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "powers of 1024") {
+		t.Errorf("--memory-limit 512mb: %v", err)
 	}
 }
 

@@ -144,7 +144,7 @@ func (t *tx) inboxEnded(inboxID, kind string, as *staged) error {
 		return err
 	}
 	if live(is) && !t.applied(is) {
-		if err := t.tell(in, kind, "", ""); err != nil {
+		if err := t.tell(in, kind, nil, ""); err != nil {
 			return err
 		}
 		for _, ref := range in.Pages {
@@ -271,7 +271,7 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 		*ref = MessageRef{Meta: *ref.meta(), InboxID: in.ID}
 		t.save(ms)
 	}
-	if err := t.tell(in, events.HookMessageReceived, ev.MessageID, ""); err != nil {
+	if err := t.tell(in, events.HookMessageReceived, &in.Head[0], ""); err != nil {
 		return err
 	}
 	for t.rules.MaxMessages > 0 && in.Count > t.rules.MaxMessages {
@@ -387,7 +387,7 @@ func (t *tx) gone(in *Inbox, s *Summary, reason string) error {
 			return err
 		}
 	}
-	return t.tell(in, events.HookMessageDeleted, s.ID, reason)
+	return t.tell(in, events.HookMessageDeleted, s, reason)
 }
 
 // mark records a read or a deletion among the inbox's latest marks.
@@ -489,7 +489,7 @@ func (t *tx) markedRead(ev *events.MarkedRead) error {
 		}
 	}
 	t.mark(in, Mark{Seq: t.seq, Kind: ChangeRead, ID: ev.MessageID})
-	if err := t.tell(in, events.HookMessageRead, ev.MessageID, ""); err != nil {
+	if err := t.tell(in, events.HookMessageRead, s, ""); err != nil {
 		return err
 	}
 	t.save(is)

@@ -75,6 +75,10 @@ type Delivery struct {
 	Address   string    `json:"address"`
 	MessageID string    `json:"message_id,omitempty"`
 	Reason    string    `json:"reason,omitempty"` // of a deletion
+	// ReceivedAt and Size are a new message's own: what its delivery
+	// says of it when the message is deleted before the attempt.
+	ReceivedAt time.Time `json:"received_at,omitzero"`
+	Size       int64     `json:"size,omitempty"`
 	// Final is set on the end of an inbox told to that inbox's own
 	// subscriptions: they end with it, so the delivery brings what it
 	// needs of them.
@@ -100,12 +104,15 @@ type Outbox interface {
 // made before the event and asking for its kind. An inbox's own
 // subscriptions hear of its end with what they need of themselves, as
 // they end with it.
-func (t *tx) tell(in *Inbox, kind, messageID, reason string) error {
+func (t *tx) tell(in *Inbox, kind string, m *Summary, reason string) error {
 	if t.globals == nil {
 		return nil // not dispatching (a rebuild)
 	}
 	d := Delivery{Kind: kind, Seq: t.seq, Partition: events.PartitionOf(t.subject), At: t.at, InboxID: in.ID,
-		Address: in.Address, MessageID: messageID, Reason: reason}
+		Address: in.Address, Reason: reason}
+	if m != nil {
+		d.MessageID, d.ReceivedAt, d.Size = m.ID, m.ReceivedAt, m.Size
+	}
 	ending := kind == events.HookInboxDeleted || kind == events.HookInboxExpired
 	for _, ref := range in.Webhooks {
 		if ref.Seq >= t.seq || !refWants(ref, kind) {

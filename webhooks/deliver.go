@@ -230,7 +230,9 @@ func (w *Webhooks) target(ctx context.Context, j job) (target, error) {
 	return target{h.URL, h.Secret}, nil
 }
 
-// payload is a delivery's body (API.md "Outbound webhooks").
+// payload is a delivery's body (API.md "Outbound webhooks"): its data's
+// shape follows its type, one schema per type in the OpenAPI document
+// (components.schemas.Delivery).
 type payload struct {
 	Type      string `json:"type"`
 	Timestamp string `json:"timestamp"`
@@ -252,11 +254,29 @@ type receivedData struct {
 	Preview        string `json:"preview"`
 }
 
-type messageData struct {
+// goneData is a new message deleted before its delivery was made: where
+// and what size it was, nothing of what it said.
+type goneData struct {
+	ID         string `json:"id"`
+	InboxID    string `json:"inbox_id"`
+	Address    string `json:"address"`
+	ReceivedAt string `json:"received_at"`
+	Size       int64  `json:"size"`
+}
+
+type readData struct {
 	ID      string `json:"id"`
 	InboxID string `json:"inbox_id"`
 	Address string `json:"address"`
-	Reason  string `json:"reason,omitempty"`
+}
+
+// deletedData says why a message went: its reason is always there, empty
+// for a person's deletion, so that a client need not tell absent from empty.
+type deletedData struct {
+	ID      string `json:"id"`
+	InboxID string `json:"inbox_id"`
+	Address string `json:"address"`
+	Reason  string `json:"reason"`
 }
 
 type inboxData struct {
@@ -270,12 +290,11 @@ const timeFormat = "2006-01-02T15:04:05.000000Z"
 // body builds a job's body. A new message is described as the views show
 // it when the attempt is made: what it says is never copied into the
 // outbox, and a message deleted before its delivery is delivered with its
-// ids, time and size only.
+// ids, time and size only, which the job brought.
 func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
 	p := payload{Type: j.Kind, Timestamp: j.At.UTC().Format(timeFormat)}
 	switch j.Kind {
 	case events.HookMessageReceived:
-		d := receivedData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address}
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := w.views.WaitApplied(wctx, events.Ack{Seq: j.Seq, Partition: j.Partition})
 		cancel()
@@ -285,16 +304,24 @@ func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
 		m, err := w.views.Message(ctx, j.MessageID)
 		switch {
 		case err == nil:
-			d.FromEmail, d.FromName, d.Subject, d.Preview = m.From, m.FromName, m.Subject, m.Preview
-			d.ReceivedAt, d.IsRead, d.Size, d.HasAttachments = m.ReceivedAt.UTC().Format(timeFormat), m.IsRead, m.Size, len(m.Attachments) > 0
+			p.Data = receivedData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address,
+				FromEmail: m.From, FromName: m.FromName, Subject: m.Subject, Preview: m.Preview,
+				ReceivedAt: m.ReceivedAt.UTC().Format(timeFormat), IsRead: m.IsRead, Size: m.Size,
+				HasAttachments: len(m.Attachments) > 0}
 		case tempmail.KindOf(err) == tempmail.NotFound:
-			d.ReceivedAt = j.At.UTC().Format(timeFormat)
+			at := j.ReceivedAt
+			if at.IsZero() {
+				at = j.At // a job enqueued by a version that did not keep the message's time
+			}
+			p.Data = goneData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address,
+				ReceivedAt: at.UTC().Format(timeFormat), Size: j.Size}
 		default:
 			return nil, err
 		}
-		p.Data = d
-	case events.HookMessageRead, events.HookMessageDeleted:
-		p.Data = messageData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address, Reason: j.Reason}
+	case events.HookMessageRead:
+		p.Data = readData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address}
+	case events.HookMessageDeleted:
+		p.Data = deletedData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address, Reason: j.Reason}
 	default:
 		p.Data = inboxData{InboxID: j.InboxID, Address: j.Address}
 	}

@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -167,7 +168,14 @@ func (g *guard) CheckURL(ctx context.Context, raw string) (*url.URL, error) {
 	defer cancel()
 	addrs, err := g.lookup(lctx, u.Hostname())
 	if err != nil {
-		return nil, invalid("host %s cannot be resolved", u.Hostname())
+		// A name that has no address is the subscriber's to fix; a lookup
+		// that failed (a timeout, a server failure) says nothing of the
+		// name, and is worth another try.
+		var dnsErr *net.DNSError
+		if errors.As(err, &dnsErr) && !dnsErr.IsNotFound && (dnsErr.IsTimeout || dnsErr.IsTemporary) {
+			return nil, tempmail.Errorf(tempmail.Unavailable, "url host %s cannot be looked up now (%s); try again", u.Hostname(), dnsErr.Err)
+		}
+		return nil, invalid("host %s does not resolve to an address", u.Hostname())
 	}
 	for _, a := range addrs {
 		if why := whyRefused(a); why != "" {

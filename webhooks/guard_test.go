@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"tempmail"
 )
 
 // rebinding answers a name with a public address the first time and a
@@ -79,5 +81,50 @@ func TestWhichAddressesAreRefused(t *testing.T) {
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("%s: %q, want %q", addr, got, want)
 		}
+	}
+}
+
+// dnsAnswer is a resolver that answers every name the same.
+type dnsAnswer struct {
+	addrs []netip.Addr
+	err   error
+}
+
+func (d dnsAnswer) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	return d.addrs, d.err
+}
+
+// TestCheckURLTellsANameWithoutAddressFromAFailedLookup: a host with no
+// address is the subscriber's mistake (Invalid, 400); a lookup that timed
+// out or failed says nothing of the name (Unavailable, 503: try again).
+func TestCheckURLTellsANameWithoutAddressFromAFailedLookup(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		dns  dnsAnswer
+		kind tempmail.Kind
+		msg  string
+	}{
+		{"no such host", dnsAnswer{err: &net.DNSError{Err: "no such host", Name: "nowhere.test", IsNotFound: true}},
+			tempmail.Invalid, "url host nowhere.test does not resolve to an address"},
+		{"no address", dnsAnswer{}, tempmail.Invalid, "url host nowhere.test does not resolve to an address"},
+		{"timeout", dnsAnswer{err: &net.DNSError{Err: "i/o timeout", Name: "nowhere.test", IsTimeout: true}},
+			tempmail.Unavailable, "url host nowhere.test cannot be looked up now (i/o timeout); try again"},
+		{"server failure", dnsAnswer{err: &net.DNSError{Err: "server misbehaving", Name: "nowhere.test", IsTemporary: true}},
+			tempmail.Unavailable, "url host nowhere.test cannot be looked up now (server misbehaving); try again"},
+		{"public", dnsAnswer{addrs: []netip.Addr{netip.MustParseAddr("93.184.215.14")}}, 0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := newGuard(c.dns, false).CheckURL(context.Background(), "https://nowhere.test/hook")
+			if c.msg == "" {
+				if err != nil {
+					t.Errorf("refused: %v", err)
+				}
+				return
+			}
+			if tempmail.KindOf(err) != c.kind || tempmail.Message(err, "") != c.msg {
+				t.Errorf("got %v (kind %v), want %q (kind %v)", err, tempmail.KindOf(err), c.msg, c.kind)
+			}
+		})
 	}
 }

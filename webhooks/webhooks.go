@@ -196,7 +196,18 @@ type job struct {
 }
 
 // ID is the delivery's webhook-id: the same for each of its attempts.
-func (j *job) ID() string { return "msg_" + strconv.FormatUint(j.Seq, 10) + "_" + j.Webhook }
+func (j *job) ID() string { return "msg_" + j.event() + "_" + j.Webhook }
+
+// event names what the delivery tells of, unique among one subscription's
+// deliveries: the event's sequence, and for the eviction a new message
+// caused (told by the same event as its arrival) the evicted message too.
+func (j *job) event() string {
+	seq := strconv.FormatUint(j.Seq, 10)
+	if j.Kind == events.HookMessageDeleted && j.Reason == events.ReasonCap {
+		return seq + "-" + j.MessageID
+	}
+	return seq
+}
 
 // Enqueue stores the deliveries an event calls for (projections.Outbox).
 // A delivery enqueued again within the dedupe window is recognised by its
@@ -237,7 +248,7 @@ func (w *Webhooks) later(ctx context.Context, j job, wait time.Duration) error {
 	if err != nil {
 		return err
 	}
-	tag := strconv.FormatUint(j.Seq, 10) + "." + strconv.Itoa(j.Attempt) + "." + strconv.Itoa(j.Deferred)
+	tag := j.event() + "." + strconv.Itoa(j.Attempt) + "." + strconv.Itoa(j.Deferred)
 	m := nats.NewMsg(laterRoot + "." + j.Webhook + "." + tag)
 	m.Data = data
 	events.Schedule(m, jobRoot+"."+j.Webhook, time.Now().Add(wait))

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,30 +36,57 @@ commands:
   healthcheck  exit 0 if the service at --http-addr is ready, else 1
   version      print the version
 
-Run 'tempmail <command> -h' for the flags of a command.
+Run 'tempmail <command> -h' (or 'tempmail help <command>') for the flags of a command.
 `
 
+const versionUsage = `usage: tempmail version
+
+Prints the version this binary was built as. It takes no flags.
+`
+
+// isHelp tells the arguments that ask for help.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "-help" || arg == "help"
+}
+
+// run is the whole command line: help goes to stdout (exit 0), a mistake
+// in the command line or a value that cannot be used to stderr (exit 2)
+// before anything is created or started, and a failure of the command
+// itself to the log (exit 1).
 func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	cmd, rest := args[0], args[1:]
-	switch cmd {
-	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "tempmail", buildVersion())
-		return 0
-	case "help", "-h", "--help":
+	switch {
+	case isHelp(cmd) && len(rest) > 0 && !isHelp(rest[0]):
+		return run([]string{rest[0], "-h"}, getenv, stdout, stderr)
+	case isHelp(cmd):
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "serve", "rebuild", "healthcheck":
+	case cmd == "version" || cmd == "--version" || cmd == "-version":
+		if len(rest) > 0 && isHelp(rest[0]) {
+			fmt.Fprint(stdout, versionUsage)
+			return 0
+		}
+		if len(rest) > 0 {
+			fmt.Fprintf(stderr, "tempmail: version takes no flags or arguments (got %q)\n", rest[0])
+			return 2
+		}
+		fmt.Fprintln(stdout, "tempmail", buildVersion())
+		return 0
+	case cmd == "serve" || cmd == "rebuild" || cmd == "healthcheck":
 	default:
 		fmt.Fprintf(stderr, "tempmail: unknown command %q\n\n%s", cmd, usage)
 		return 2
 	}
-	cfg, err := config.Parse(cmd, rest, getenv, stderr)
+	cfg, err := config.Parse(cmd, rest, getenv, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if err == nil && cmd != "healthcheck" {
+		err = checkFiles(cfg)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tempmail: %v\n", err)
@@ -93,6 +122,41 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 1
 	}
 	return 0
+}
+
+// checkFiles reads the files the configuration names before anything is
+// created or started (config reads no files), so that one that is
+// missing, unreadable or unfit stops the command as any other invalid
+// value does: exit status 2, no data directory made, no token generated.
+func checkFiles(cfg config.Config) error {
+	if fi, err := os.Stat(cfg.DataDir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("invalid --data-dir %s: it is a file, not a directory", cfg.DataDir)
+	}
+	if cfg.TLSCert != "" {
+		if _, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey); err != nil {
+			return fmt.Errorf("invalid --tls-cert/--tls-key: %v", err)
+		}
+	}
+	if cfg.NATSTLSCert != "" {
+		if _, err := tls.LoadX509KeyPair(cfg.NATSTLSCert, cfg.NATSTLSKey); err != nil {
+			return fmt.Errorf("invalid --nats-tls-cert/--nats-tls-key: %v", err)
+		}
+	}
+	if cfg.NATSTLSCA != "" {
+		b, err := os.ReadFile(cfg.NATSTLSCA)
+		if err == nil && !x509.NewCertPool().AppendCertsFromPEM(b) {
+			err = errors.New("it holds no PEM certificate")
+		}
+		if err != nil {
+			return fmt.Errorf("invalid --nats-tls-ca %s: %v", cfg.NATSTLSCA, err)
+		}
+	}
+	if cfg.NATSCreds != "" {
+		if _, err := os.ReadFile(cfg.NATSCreds); err != nil {
+			return fmt.Errorf("invalid --nats-creds: %v", err)
+		}
+	}
+	return nil
 }
 
 // startProfile writes a CPU profile of the whole run to the file that

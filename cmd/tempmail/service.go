@@ -135,8 +135,11 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		return s, err
 	}
 	if cfg.APIToken == "" {
+		// One candidate for all attempts: an attempt whose store was done
+		// but whose answer was lost is recognised by the next one.
+		share := &tokenShare{fresh: rand.Text()}
 		if err = settle(ctx, log, "share the API token", func(ctx context.Context) (err error) {
-			s.Config.APIToken, err = sharedToken(ctx, s.Node.JS, cfg, log)
+			s.Config.APIToken, err = share.token(ctx, s.Node.JS, cfg, log)
 			return err
 		}); err != nil {
 			return s, err
@@ -481,10 +484,19 @@ const (
 	apiTokenKey   = "api-token"
 )
 
-// sharedToken returns the family A API token, generating it (and logging it
-// once) on the first start of the first process. A token already kept in the
-// data directory by an earlier version becomes the shared one.
-func sharedToken(ctx context.Context, js jetstream.JetStream, cfg config.Config, log *slog.Logger) (string, error) {
+// tokenShare finds the family A API token, generating it on the first
+// start of the first process. fresh is this process's candidate, drawn once
+// for all the attempts settle makes: the process whose candidate the
+// bucket holds made the token, even when the answer to its store was
+// lost, and it alone logs it, once.
+type tokenShare struct {
+	fresh  string
+	logged bool
+}
+
+// token returns the shared token, and keeps it in the data directory. A
+// token already kept there by an earlier version becomes the shared one.
+func (ts *tokenShare) token(ctx context.Context, js jetstream.JetStream, cfg config.Config, log *slog.Logger) (string, error) {
 	kv, err := events.OpenKV(ctx, js, jetstream.KeyValueConfig{Bucket: secretsBucket,
 		Description: "tempmail: the generated family A API token", History: 1,
 		Storage: jetstream.FileStorage, Replicas: cfg.Replicas})
@@ -496,29 +508,25 @@ func sharedToken(ctx context.Context, js jetstream.JetStream, cfg config.Config,
 	if b, err := os.ReadFile(path); err == nil {
 		local = strings.TrimSpace(string(b))
 	}
+	candidate := local
+	if candidate == "" {
+		candidate = ts.fresh
+	}
 	// The bucket's Get reads from its leader (events.OpenKV), so a token
 	// another process stored first is seen by the Get after a failed Create.
-	var tok string
 	e, err := kv.Get(ctx, apiTokenKey)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		fresh := local
-		if fresh == "" {
-			fresh = rand.Text()
-		}
-		if _, err = kv.Create(ctx, apiTokenKey, []byte(fresh)); err == nil {
-			tok = fresh
-			if local == "" {
-				log.Info("generated an API token for family A; it is kept in "+path, "api_token", tok)
-			}
-		} else if errors.Is(err, jetstream.ErrKeyExists) {
+		if _, err = kv.Create(ctx, apiTokenKey, []byte(candidate)); err == nil || errors.Is(err, jetstream.ErrKeyExists) {
 			e, err = kv.Get(ctx, apiTokenKey)
 		}
 	}
-	if tok == "" {
-		if err != nil {
-			return "", fmt.Errorf("read or store the API token: %w", err)
-		}
-		tok = string(e.Value())
+	if err != nil {
+		return "", fmt.Errorf("read or store the API token: %w", err)
+	}
+	tok := string(e.Value())
+	if tok == ts.fresh && local == "" && !ts.logged {
+		log.Info("generated an API token for family A; it is kept in "+path, "api_token", tok)
+		ts.logged = true
 	}
 	if tok != local {
 		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
