@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"tempmail"
+	"tempmail/mailauth"
 	"tempmail/projections"
 )
 
@@ -222,13 +223,14 @@ func (s *session) Data(r io.Reader) error {
 	}
 	hdr := s.srv.d.ReceivedHeader(s.conn.Hostname(), s.ip, proto, id, addrs, time.Now())
 
-	// The message is held in memory once, with our Received header in
-	// front so no second copy is made. Memory is taken from the budget as
-	// bytes arrive, never on the client's word (its SIZE=): a client that
-	// announces 25 MB and sends nothing costs nothing.
+	// The message is held in memory once, with room in front for the
+	// headers we add, so no second copy is made. Memory is taken from the
+	// budget as bytes arrive, never on the client's word (its SIZE=): a
+	// client that announces 25 MB and sends nothing costs nothing.
 	buf := &budgetBuffer{budget: s.srv.inflight}
 	defer buf.release()
-	err := buf.readFrom(hdr, r)
+	room := s.srv.d.headerRoom(hdr)
+	err := buf.readFrom(room, r)
 	switch {
 	case errors.Is(err, errBudget):
 		return s.refuse(RejectBusy, errBusy, fmt.Errorf("%d bytes in flight", s.srv.inflight.used.Load()))
@@ -237,9 +239,12 @@ func (s *session) Data(r io.Reader) error {
 	case err != nil:
 		return err // a broken connection
 	}
-	raw := buf.b
+	// Checks run before anything is stored, within their own bound
+	// (mailauth.DefaultTimeout): the result is part of what is stored.
+	raw, client, auth := s.srv.d.authenticate(s.srv.ctx, buf.b, room, hdr,
+		mailauth.Input{ClientIP: net.ParseIP(s.ip), Helo: s.conn.Hostname(), MailFrom: s.from})
 
-	res, err := s.srv.d.Deliver(s.srv.ctx, Envelope{MailFrom: s.from, Recipients: s.rcpts}, raw, raw[len(hdr):])
+	res, err := s.srv.d.Deliver(s.srv.ctx, Envelope{MailFrom: s.from, Recipients: s.rcpts, Auth: auth}, raw, client)
 	switch {
 	case errors.Is(err, ErrNoMailbox):
 		return s.refuse(RejectNoMailbox, errNoMailbox, nil)
