@@ -148,6 +148,7 @@ type session struct {
 	conn  *smtp.Conn
 	ip    string
 	from  string
+	utf8  bool // this transaction's MAIL FROM said SMTPUTF8
 	rcpts []*projections.Inbox
 }
 
@@ -181,11 +182,12 @@ func (s *session) logRefusal(reason string, reply error, cause error) {
 	s.srv.d.Log.Info("SMTP: rejected", "reason", reason, "reply", code, "client", s.ip)
 }
 
-func (s *session) Mail(from string, _ *smtp.MailOptions) error {
+func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	if !s.srv.limits.allowMessage(s.ip, time.Now()) {
 		return s.refuse(RejectRateLimited, errRate, nil)
 	}
 	s.from = from
+	s.utf8 = opts != nil && opts.UTF8
 	return nil
 }
 
@@ -213,15 +215,11 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 func (s *session) Data(r io.Reader) error {
 	start := time.Now()
 	id := uuid.Must(uuid.NewV7()).String()
-	proto := "ESMTP"
-	if _, tls := s.conn.TLSConnectionState(); tls {
-		proto = "ESMTPS"
-	}
 	addrs := make([]string, len(s.rcpts))
 	for i, in := range s.rcpts {
 		addrs[i] = in.Address
 	}
-	hdr := s.srv.d.ReceivedHeader(s.conn.Hostname(), s.ip, proto, id, addrs, time.Now())
+	hdr := s.srv.d.ReceivedHeader(s.conn.Hostname(), s.ip, s.protocol(), id, addrs, time.Now())
 
 	// The message is held in memory once, with room in front for the
 	// headers we add, so no second copy is made. Memory is taken from the
@@ -262,7 +260,21 @@ func (s *session) Data(r io.Reader) error {
 }
 
 func (s *session) Reset() {
-	s.from, s.rcpts = "", nil
+	s.from, s.rcpts, s.utf8 = "", nil, false
+}
+
+// protocol is the Received field's "with": ESMTP, or UTF8SMTP when the
+// client asked for SMTPUTF8 (RFC 6531 section 3.7.3), each with an S
+// after STARTTLS (RFC 3848).
+func (s *session) protocol() string {
+	p := "ESMTP"
+	if s.utf8 {
+		p = "UTF8SMTP"
+	}
+	if _, tls := s.conn.TLSConnectionState(); tls {
+		p += "S"
+	}
+	return p
 }
 
 func (s *session) Logout() error { return nil }
