@@ -17,6 +17,7 @@ import (
 	"tempmail"
 	"tempmail/events"
 	"tempmail/logs"
+	"tempmail/mailauth"
 	"tempmail/projections"
 )
 
@@ -250,6 +251,9 @@ type receivedData struct {
 	Size           int64  `json:"size"`
 	HasAttachments bool   `json:"has_attachments"`
 	Preview        string `json:"preview"`
+	// Authentication is what SPF, DKIM and DMARC said, as in the
+	// message's detail; null when not checked or deleted.
+	Authentication *mailauth.Result `json:"authentication"`
 }
 
 type messageData struct {
@@ -287,6 +291,7 @@ func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
 		case err == nil:
 			d.FromEmail, d.FromName, d.Subject, d.Preview = m.From, m.FromName, m.Subject, m.Preview
 			d.ReceivedAt, d.IsRead, d.Size, d.HasAttachments = m.ReceivedAt.UTC().Format(timeFormat), m.IsRead, m.Size, len(m.Attachments) > 0
+			d.Authentication = m.Auth
 		case tempmail.KindOf(err) == tempmail.NotFound:
 			d.ReceivedAt = j.At.UTC().Format(timeFormat)
 		default:
