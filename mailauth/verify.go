@@ -60,12 +60,27 @@ func (v *Verifier) Verify(ctx context.Context, in Input) *Result {
 	from := fromDomain(in.Message)
 	var pol policy
 	var wg sync.WaitGroup
-	wg.Go(func() { res.SPF = v.checkSPF(ctx, in) })
+	// A library that panics on what a sender wrote must not end the
+	// process: that check is then permerror (checkDKIM sees to its own).
+	wg.Go(func() {
+		defer recoverAs(func() { res.SPF = SPF{Result: PermError} })
+		res.SPF = v.checkSPF(ctx, in)
+	})
 	wg.Go(func() { res.DKIM = v.checkDKIM(ctx, in.Message) })
-	wg.Go(func() { pol = v.lookupDMARC(ctx, from) })
+	wg.Go(func() {
+		defer recoverAs(func() { pol = policy{result: PermError} })
+		pol = v.lookupDMARC(ctx, from)
+	})
 	wg.Wait()
 	res.DMARC = pol.evaluate(from, res.SPF, res.DKIM)
 	return res
+}
+
+// recoverAs runs fallback when the function it is deferred in panics.
+func recoverAs(fallback func()) {
+	if recover() != nil {
+		fallback()
+	}
 }
 
 // checkSPF checks the client's address against the MAIL FROM domain's
@@ -102,9 +117,9 @@ func (v *Verifier) checkSPF(ctx context.Context, in Input) SPF {
 // The library says whether each verified; the header fields themselves
 // say which domain and selector each names, which the library does not
 // return.
-func (v *Verifier) checkDKIM(ctx context.Context, msg []byte) []DKIM {
+func (v *Verifier) checkDKIM(ctx context.Context, msg []byte) (out []DKIM) {
 	fields := fieldValues(msg, "DKIM-Signature", MaxSignatures)
-	out := make([]DKIM, len(fields))
+	out = make([]DKIM, len(fields))
 	for i, f := range fields {
 		tags := dkimTags(f)
 		out[i] = DKIM{Result: PermError, Domain: cleanDomain(tags["d"]), Selector: cleanDomain(tags["s"])}
@@ -112,6 +127,7 @@ func (v *Verifier) checkDKIM(ctx context.Context, msg []byte) []DKIM {
 	if len(out) == 0 {
 		return out
 	}
+	defer recoverAs(func() {}) // each signature stays permerror
 	verifs, err := dkim.VerifyWithOptions(bytes.NewReader(msg), &dkim.VerifyOptions{
 		MaxVerifications: MaxSignatures,
 		LookupTXT:        func(name string) ([]string, error) { return v.DNS.LookupTXT(ctx, name) },
