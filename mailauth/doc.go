@@ -9,7 +9,9 @@
 // runs them at once, bounds them, and applies DMARC's alignment (RFC 7489
 // section 3.1), which go-msgauth leaves to its callers. Its Resolver asks
 // DNS with a short timeout per question and keeps answers, negative ones
-// too, for their TTL in a cache bounded by entries.
+// too, for their TTL in a cache bounded by entries; no answer at all is
+// kept 30 s, so that name servers that are down cost each message nothing
+// more.
 //
 // What one message can cost is bounded: one Verify takes at most its
 // Timeout (DefaultTimeout, 2 s) waiting for DNS, and what is not answered

@@ -32,6 +32,10 @@ const (
 	// negativeTTL is how long "no such name" or "no such record" is kept
 	// when the answer carries no SOA to say (RFC 2308 section 5).
 	negativeTTL = 5 * time.Minute
+	// failureTTL is how long no answer is kept (RFC 2308 section 7 allows
+	// up to five minutes): while a sender's name servers, or the resolver,
+	// do not answer, each message does not wait for them again.
+	failureTTL = 30 * time.Second
 )
 
 // ResolverConfig says where a Resolver asks and what it keeps.
@@ -92,10 +96,12 @@ func NewResolver(cfg ResolverConfig) (*Resolver, error) {
 }
 
 // answer is what one question got: the records of the type asked for (an
-// empty list when the name has none), or nxdomain.
+// empty list when the name has none), nxdomain, or failed: no answer that
+// could be used (a timeout, or a server's failure).
 type answer struct {
 	rrs      []dns.RR
 	nxdomain bool
+	failed   *net.DNSError
 }
 
 // LookupTXT returns name's TXT records, each one's strings joined.
@@ -206,50 +212,55 @@ func (r *Resolver) query(ctx context.Context, name string, qtype uint16) (answer
 	ch := r.inflight.DoChan(key, func() (any, error) {
 		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.timeout*time.Duration(len(r.servers)))
 		defer cancel()
-		return r.ask(qctx, fqdn, qtype, key)
+		return r.ask(qctx, fqdn, qtype, key), nil
 	})
 	select {
 	case res := <-ch:
-		if res.Err != nil {
-			return answer{}, res.Err
-		}
 		return res.Val.(answer).result(fqdn)
 	case <-ctx.Done():
 		return answer{}, &net.DNSError{Err: "no answer in time", Name: fqdn, IsTimeout: true, IsTemporary: true}
 	}
 }
 
-// ask puts one question to the servers and keeps the answer.
-func (r *Resolver) ask(ctx context.Context, fqdn string, qtype uint16, key string) (answer, error) {
+// ask puts one question to the servers and keeps the answer, or that
+// there was none.
+func (r *Resolver) ask(ctx context.Context, fqdn string, qtype uint16, key string) answer {
 	m := new(dns.Msg)
 	m.SetQuestion(fqdn, qtype)
 	m.SetEdns0(1232, false) // the DNS flag day 2020 size: no IP fragments
 	resp, err := r.exchange(ctx, m)
-	if err != nil {
+	var a answer
+	switch {
+	case err != nil:
 		var ne net.Error
 		timeout := errors.As(err, &ne) && ne.Timeout() || ctx.Err() != nil
-		return answer{}, &net.DNSError{Err: "no answer: " + err.Error(), Name: fqdn, IsTimeout: timeout, IsTemporary: true}
-	}
-	switch resp.Rcode {
-	case dns.RcodeSuccess, dns.RcodeNameError:
+		a.failed = &net.DNSError{Err: "no answer: " + err.Error(), Name: fqdn, IsTimeout: timeout, IsTemporary: true}
+	case resp.Rcode != dns.RcodeSuccess && resp.Rcode != dns.RcodeNameError:
+		a.failed = &net.DNSError{Err: "server answered " + dns.RcodeToString[resp.Rcode], Name: fqdn, IsTemporary: true}
 	default:
-		return answer{}, &net.DNSError{Err: "server answered " + dns.RcodeToString[resp.Rcode], Name: fqdn, IsTemporary: true}
-	}
-	a := answer{nxdomain: resp.Rcode == dns.RcodeNameError}
-	for _, rr := range resp.Answer {
-		if rr.Header().Rrtype == qtype {
-			a.rrs = append(a.rrs, rr)
+		a.nxdomain = resp.Rcode == dns.RcodeNameError
+		for _, rr := range resp.Answer {
+			if rr.Header().Rrtype == qtype {
+				a.rrs = append(a.rrs, rr)
+			}
 		}
 	}
-	if r.cache != nil && resp.Len() <= maxCachedAnswer {
+	switch {
+	case r.cache == nil:
+	case a.failed != nil:
+		r.cache.put(key, a, time.Now().Add(failureTTL))
+	case resp.Len() <= maxCachedAnswer:
 		r.cache.put(key, a, time.Now().Add(ttlOf(resp, a)))
 	}
-	return a, nil
+	return a
 }
 
 // result is the answer as the lookup functions return it.
 func (a answer) result(fqdn string) (answer, error) {
-	if a.nxdomain {
+	switch {
+	case a.failed != nil:
+		return a, a.failed
+	case a.nxdomain:
 		return a, &net.DNSError{Err: "no such host", Name: fqdn, IsNotFound: true}
 	}
 	return a, nil
