@@ -277,6 +277,9 @@ func (d *Deliverer) authenticate(ctx context.Context, buf []byte, off int, recei
 		in.Message = client
 		res = d.Auth.Verify(ctx, in)
 		results = mailauth.Header(d.Hostname, res)
+		if len(received)+len(results) > off {
+			results = "" // only for a Hostname far longer than a host name can be
+		}
 	}
 	client = mailauth.RemoveOwnResults(client, d.Hostname)
 	start := off - len(received) - len(results)
