@@ -15,8 +15,8 @@
 //
 // What one message can cost is bounded: one Verify takes at most its
 // Timeout (DefaultTimeout, 2 s) waiting for DNS, and what is not answered
-// by then is temperror; SPF asks at most the 10 lookups RFC 7208 allows
-// (its library enforces them); DKIM checks the first MaxSignatures
+// by then is temperror; SPF stops at the 10 DNS-querying terms RFC 7208
+// allows, and at 10 names for each mx or ptr (its library enforces both); DKIM checks the first MaxSignatures
 // signatures and ignores the rest, each a DNS question and a hash of the
 // body.
 //
