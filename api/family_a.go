@@ -17,6 +17,7 @@ import (
 	"tempmail"
 	"tempmail/events"
 	"tempmail/ingest"
+	"tempmail/mailauth"
 	"tempmail/projections"
 )
 
@@ -293,17 +294,31 @@ type emailA struct {
 	IsRead      bool          `json:"is_read"`
 	Size        int64         `json:"size"`
 	Attachments []attachmentA `json:"attachments"`
+	// Authentication is null for a message that was not checked.
+	Authentication *mailauth.Result `json:"authentication"`
 }
 
 func toEmailA(m *projections.Message) emailA {
 	out := emailA{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
 		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
 		BodyHTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
-		Attachments: []attachmentA{}}
+		Attachments: []attachmentA{}, Authentication: authentication(m.Auth)}
 	for _, a := range m.Attachments {
 		out.Attachments = append(out.Attachments, attachmentA{a.ID, a.Filename, a.ContentType, a.Size})
 	}
 	return out
+}
+
+// authentication is a message's check results as every family shows
+// them: null when it was not checked (--auth-checks off, or stored before
+// checks were made), and dkim an array, [] when unsigned.
+func authentication(a *mailauth.Result) *mailauth.Result {
+	if a == nil || a.DKIM != nil {
+		return a
+	}
+	c := *a // the stored content is shared: never changed
+	c.DKIM = []mailauth.DKIM{}
+	return &c
 }
 
 func orEmpty(list []string) []string {

@@ -11,6 +11,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/mailauth"
 	"tempmail/projections"
 )
 
@@ -114,12 +115,14 @@ type messageB struct {
 	BodyHTML    string            `json:"body_html"`
 	IsRead      bool              `json:"is_read"`
 	Attachments []attachmentB     `json:"attachments"`
+	// Authentication is null for a message that was not checked.
+	Authentication *mailauth.Result `json:"authentication"`
 }
 
 func toMessageB(m *projections.Message) messageB {
 	out := messageB{Filename: m.ID + ".eml", From: m.From, FromName: m.FromName, To: m.Address,
 		Subject: m.Subject, Date: Time(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: m.Text,
-		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []attachmentB{}}
+		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []attachmentB{}, Authentication: authentication(m.Auth)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
 	}

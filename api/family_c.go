@@ -13,6 +13,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/mailauth"
 	"tempmail/projections"
 )
 
@@ -120,6 +121,8 @@ type messageC struct {
 	IsRead      bool              `json:"is_read"`
 	Headers     map[string]string `json:"headers"`
 	Attachments []attachmentC     `json:"attachments"`
+	// Authentication is null for a message that was not checked.
+	Authentication *mailauth.Result `json:"authentication"`
 }
 
 // toMessageC is a message as family C shows it; token, when set, gives
@@ -127,7 +130,7 @@ type messageC struct {
 func toMessageC(m *projections.Message, token string) messageC {
 	out := messageC{ID: m.ID, From: m.From, FromName: m.FromName, To: m.Address, Cc: orEmpty(m.Cc), Subject: m.Subject,
 		Text: m.Text, HTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead,
-		Headers: m.Headers, Attachments: attachmentsC(m.Attachments)}
+		Headers: m.Headers, Attachments: attachmentsC(m.Attachments), Authentication: authentication(m.Auth)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
 	}

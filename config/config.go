@@ -63,6 +63,15 @@ type Config struct {
 
 	TLSCert, TLSKey string // PEM files; both set: SMTP offers STARTTLS
 
+	// Hostname names the service: in the SMTP greeting, its Received
+	// header and as the authserv-id of Authentication-Results; empty: the
+	// machine's host name.
+	Hostname string
+	// AuthChecks checks SPF, DKIM and DMARC of every received message,
+	// asking DNSResolver (host:port; empty: the system's resolver).
+	AuthChecks  bool
+	DNSResolver string
+
 	// MemoryLimit is the soft limit of the serving process's memory (Go
 	// heap, embedded NATS included); 0: none. Under it the garbage collector
 	// works harder instead of letting caches grow with the write rate.
@@ -299,6 +308,34 @@ func options() []option {
 		}},
 		{"tls-key", "", "PEM private key for SMTP STARTTLS (with --tls-cert)", func(c *Config, v string) error {
 			c.TLSKey = v
+			return nil
+		}},
+		{"hostname", "", "the service's host name: SMTP greeting, Received and Authentication-Results headers; empty: the machine's", func(c *Config, v string) error {
+			v = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(v), "."))
+			if v != "" && !isHostname(v) {
+				return errors.New("must be a host name such as mx.example.com")
+			}
+			c.Hostname = v
+			return nil
+		}},
+		{"auth-checks", "true", "check SPF, DKIM and DMARC of received mail and add an Authentication-Results header", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.AuthChecks = b
+			return nil
+		}},
+		{"dns-resolver", "", "DNS resolver (host:port) for --auth-checks; empty: the system's", func(c *Config, v string) error {
+			if v == "" {
+				c.DNSResolver = ""
+				return nil
+			}
+			host, port, err := net.SplitHostPort(v)
+			if p, perr := strconv.Atoi(port); err != nil || perr != nil || host == "" || p < 1 || p > 65535 || strings.ContainsAny(host, " /") {
+				return errors.New("must be host:port, such as 127.0.0.1:53 or [2001:db8::53]:53, or empty for the system's")
+			}
+			c.DNSResolver = v
 			return nil
 		}},
 		{"memory-limit", "1GiB", "soft memory limit of the process, a size: " + sizeUnits + "; 0: none", func(c *Config, v string) error {

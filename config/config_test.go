@@ -23,7 +23,7 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 		Domains: []string{"tempmail.test"}, MinInboxTTL: time.Minute, MaxInboxTTL: 7 * 24 * time.Hour,
 		TokenInboxTTL: 24 * time.Hour, MessageRetention: 90 * 24 * time.Hour, MaxMessageBytes: 25 << 20,
 		MaxMessagesPerInbox: 1000, SMTPMaxConns: 1000, SMTPMaxConnsPerIP: 20, SMTPRatePerIP: 600, SMTPMaxInflightBytes: 256 << 20,
-		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, LogLevel: slog.LevelInfo, LogFormat: "text",
+		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, LogLevel: slog.LevelInfo, LogFormat: "text", AuthChecks: true,
 		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}}
 	if strings.Join(c.Domains, ",") != "tempmail.test" {
 		t.Errorf("domains %v", c.Domains)
@@ -263,5 +263,35 @@ func TestLogAndBrowserFlags(t *testing.T) {
 	c, err = Parse("serve", nil, env(map[string]string{"TEMPMAIL_CORS_ORIGINS": "*", "TEMPMAIL_ACCESS_LOG": "true"}), io.Discard)
 	if err != nil || len(c.CORSOrigins) != 1 || c.CORSOrigins[0] != "*" || !c.AccessLog {
 		t.Errorf("from the environment: %+v %v", c, err)
+	}
+}
+
+func TestHostnameAndAuthCheckFlags(t *testing.T) {
+	c, err := Parse("serve", []string{"--hostname", "MX.Example.com.", "--auth-checks=false"},
+		env(map[string]string{"TEMPMAIL_DNS_RESOLVER": "127.0.0.1:5353"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Hostname != "mx.example.com" || c.AuthChecks || c.DNSResolver != "127.0.0.1:5353" {
+		t.Errorf("parsed hostname %q, auth checks %v, resolver %q", c.Hostname, c.AuthChecks, c.DNSResolver)
+	}
+	if c, err := Parse("serve", []string{"--dns-resolver", "[2001:db8::53]:53"}, env(nil), io.Discard); err != nil || c.DNSResolver != "[2001:db8::53]:53" {
+		t.Errorf("an IPv6 resolver: %q %v", c.DNSResolver, err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--hostname", "mx example.com"}, `invalid --hostname "mx example.com": must be a host name`},
+		{[]string{"--hostname", "mx.example.com;x"}, "must be a host name"},
+		{[]string{"--auth-checks", "sometimes"}, `invalid --auth-checks "sometimes": must be true or false`},
+		{[]string{"--dns-resolver", "127.0.0.1"}, `invalid --dns-resolver "127.0.0.1": must be host:port`},
+		{[]string{"--dns-resolver", ":53"}, "must be host:port"},
+		{[]string{"--dns-resolver", "127.0.0.1:0"}, "must be host:port"},
+	} {
+		_, err := Parse("serve", tc.args, env(nil), io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: got %v, want one line containing %q", tc.args, err, tc.want)
+		}
 	}
 }

@@ -185,6 +185,9 @@ func contentSize(c *Content) int {
 	for k, v := range c.Headers {
 		n += len(k) + len(v) + 32
 	}
+	if c.Auth != nil {
+		n += 256 + 128*len(c.Auth.DKIM)
+	}
 	return n + 128*len(c.Attachments)
 }
 

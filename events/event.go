@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"tempmail/mailauth"
 )
 
 // Type names an event. Each type has a schema version; decoding an event of
@@ -167,6 +169,9 @@ type Content struct {
 	Preview         string            `json:"preview,omitempty"` // what lists show (Preview)
 	Headers         map[string]string `json:"headers,omitempty"`
 	Attachments     []Attachment      `json:"attachments,omitempty"`
+	// Auth is what SPF, DKIM and DMARC said on receipt; nil when they
+	// were not checked (--auth-checks off, or stored before they were).
+	Auth *mailauth.Result `json:"auth,omitempty"`
 }
 
 // MarkedRead records that a message was read.

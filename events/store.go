@@ -271,7 +271,17 @@ func (s *Store) LastSeq(ctx context.Context) (uint64, error) {
 // LastEventSeq is the sequence of the newest event (content records and
 // schedules, which share the stream, are not events).
 func (s *Store) LastEventSeq(ctx context.Context) (uint64, error) {
-	m, err := s.stream.GetLastMsgForSubject(ctx, EventFilter)
+	return s.lastSeqOn(ctx, EventFilter)
+}
+
+// LastSeqOf is the sequence of the newest event of a partition, 0 when it
+// has none.
+func (s *Store) LastSeqOf(ctx context.Context, part string) (uint64, error) {
+	return s.lastSeqOn(ctx, PartitionFilter(part))
+}
+
+func (s *Store) lastSeqOn(ctx context.Context, filter string) (uint64, error) {
+	m, err := s.stream.GetLastMsgForSubject(ctx, filter)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return 0, nil
 	}

@@ -39,16 +39,17 @@ type budgetBuffer struct {
 	held   int64
 }
 
-// readFrom reads head and then r into the buffer. When the budget is
-// spent it reads the rest of r to the end without keeping it (the SMTP
-// conversation must reach the end of the data to answer) and returns
-// errBudget.
-func (bb *budgetBuffer) readFrom(head string, r io.Reader) error {
-	if !bb.grow(max(int64(len(head)), 32<<10)) {
+// readFrom reads r into the buffer after gap bytes of room, where the
+// headers the service adds go once the message is checked (so adding them
+// never copies the message). When the budget is spent it reads the rest
+// of r to the end without keeping it (the SMTP conversation must reach the
+// end of the data to answer) and returns errBudget.
+func (bb *budgetBuffer) readFrom(gap int, r io.Reader) error {
+	if !bb.grow(max(int64(gap), 32<<10)) {
 		_, _ = io.Copy(io.Discard, r)
 		return errBudget
 	}
-	bb.b = append(bb.b, head...)
+	bb.b = bb.b[:gap]
 	for {
 		// Doubling, up to a MiB at a time: few copies, little slack.
 		if len(bb.b) == cap(bb.b) && !bb.grow(min(int64(cap(bb.b)), 1<<20)) {

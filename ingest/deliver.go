@@ -13,6 +13,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/mailauth"
 	"tempmail/projections"
 )
 
@@ -44,6 +45,10 @@ type Deliverer struct {
 	Metrics *Metrics
 	// Retention is how long family B inboxes keep a message. 0: forever.
 	Retention time.Duration
+	// Auth, when set, checks SPF, DKIM and DMARC of every message before
+	// it is stored, and the message gets an Authentication-Results field
+	// under our Received; nil: no checks (--auth-checks=false).
+	Auth *mailauth.Verifier
 }
 
 // Recipient returns the live inbox an address names, or ErrNoMailbox or
@@ -76,6 +81,7 @@ func (d *Deliverer) Recipient(ctx context.Context, addr string) (*projections.In
 type Envelope struct {
 	MailFrom   string
 	Recipients []*projections.Inbox // live inboxes, each once
+	Auth       *mailauth.Result     // what the checks said; nil: not checked
 }
 
 // Delivered says what was stored.
@@ -131,7 +137,7 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 				out.MessageIDs[i] = first
 				continue
 			}
-			c := events.Copy{Mail: mailReceived(in, p, raw, env.MailFrom, now, print),
+			c := events.Copy{Mail: mailReceived(in, p, raw, env, now, print),
 				LifecycleSeq: in.LifecycleSeq, DedupeID: sum + "-" + strconv.Itoa(len(clientBytes)) + "-" + in.ID}
 			if in.Family == events.FamilyB && d.Retention > 0 {
 				c.RetainUntil = now.Add(d.Retention)
@@ -210,7 +216,7 @@ func (d *Deliverer) logAccepted(via, client string, res Delivered, size int, too
 		"size", size, "duplicate", res.Duplicate, "duration_ms", float64(took.Microseconds())/1000)
 }
 
-func mailReceived(in *projections.Inbox, p parsed, raw []byte, mailFrom string, now time.Time, print events.Print) events.MailReceived {
+func mailReceived(in *projections.Inbox, p parsed, raw []byte, env Envelope, now time.Time, print events.Print) events.MailReceived {
 	id := events.NewMessageID(in.ID)
 	atts := make([]events.Attachment, len(p.Attachments))
 	for i, a := range p.Attachments {
@@ -218,7 +224,7 @@ func mailReceived(in *projections.Inbox, p parsed, raw []byte, mailFrom string, 
 		atts[i] = a
 	}
 	content := p
-	content.Raw, content.MailFrom, content.Attachments = raw, mailFrom, atts
+	content.Raw, content.MailFrom, content.Attachments, content.Auth = raw, env.MailFrom, atts, env.Auth
 	return events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address, ReceivedAt: now,
 		Size: int64(len(raw)), Print: print, Content: content}
 }
@@ -232,6 +238,41 @@ func (d *Deliverer) stillLive(ctx context.Context, list []*projections.Inbox) []
 		}
 	}
 	return out
+}
+
+// headerRoom is the room a message needs in front of it, in the buffer
+// that holds it, for the headers the service adds: received (our
+// Received field) and, with checks on, an Authentication-Results field.
+func (d *Deliverer) headerRoom(received string) int {
+	if d.Auth == nil {
+		return len(received)
+	}
+	return len(received) + mailauth.MaxHeaderBytes
+}
+
+// authenticate makes a message ready to store. buf holds the client's
+// bytes from off on, with headerRoom(received) bytes of room before them.
+// With checks on it checks them, and it removes any Authentication-Results
+// field that claims our host name (RFC 8601 section 5), checks on or off.
+// It returns the message as kept (received, our Authentication-Results,
+// the client's bytes), the client's bytes as kept (what identifies a
+// retry), and the result; all in buf, nothing copied but the headers.
+func (d *Deliverer) authenticate(ctx context.Context, buf []byte, off int, received string, in mailauth.Input) (raw, client []byte, res *mailauth.Result) {
+	client = buf[off:]
+	var results string
+	if d.Auth != nil {
+		in.Message = client
+		res = d.Auth.Verify(ctx, in)
+		results = mailauth.Header(d.Hostname, res)
+		if len(received)+len(results) > off {
+			results = "" // only for a Hostname far longer than a host name can be
+		}
+	}
+	client = mailauth.RemoveOwnResults(client, d.Hostname)
+	start := off - len(received) - len(results)
+	copy(buf[start:], received)
+	copy(buf[start+len(received):], results)
+	return buf[start : off+len(client)], client, res
 }
 
 // ReceivedHeader is the trace header the service puts on top of every

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/mail"
 	"strconv"
 	"strings"
@@ -59,7 +60,7 @@ func parse(raw []byte) (p parsed) {
 		// invalid bytes replaced, which is what mail without a charset
 		// almost always is.
 		enmime.DisableCharacterDetection(true),
-	).ReadEnvelope(bytes.NewReader(raw))
+	).ReadEnvelope(headerBlockEnded(raw))
 	if err != nil {
 		return headersOnly(raw)
 	}
@@ -108,7 +109,7 @@ func parse(raw []byte) (p parsed) {
 // headers, and the body as text.
 func headersOnly(raw []byte) parsed {
 	p := parsed{Headers: topHeaders(raw)}
-	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	msg, err := mail.ReadMessage(headerBlockEnded(raw))
 	if err != nil {
 		p.Text = truncate(string(raw), maxBodyBytes)
 		return p
@@ -196,15 +197,66 @@ func topHeaders(raw []byte) map[string]string {
 		flush()
 		name = ""
 		value.Reset()
+		if !isHeaderLine(line) {
+			break // the header block ends here, as in Python's parser
+		}
 		colon := bytes.IndexByte(line, ':')
 		if colon <= 0 || bytes.ContainsAny(line[:colon], " \t") {
-			continue // not a header line; skip it rather than give up
+			continue // an mbox "From " line, or an empty name: skip it
 		}
 		name = string(line[:colon])
 		value.Write(line[colon+1:])
 	}
 	flush()
 	return out
+}
+
+// isHeaderLine says whether a line that does not begin with white space
+// belongs to a header block, as CPython's email parser decides it: a
+// field name of printable ASCII other than the colon, then a colon; or an
+// mbox "From " line, which it skips. Any other line ends the block and
+// begins the body, even without the empty line RFC 5322 asks for.
+func isHeaderLine(line []byte) bool {
+	if bytes.HasPrefix(line, []byte("From ")) {
+		return true
+	}
+	for _, c := range line {
+		switch {
+		case c == ':':
+			return true
+		case c < 0x21 || c > 0x7e:
+			return false
+		}
+	}
+	return false
+}
+
+// headerBlockEnded reads raw with the empty line RFC 5322 puts between
+// header and body added where a line that is no header ends the header
+// block (isHeaderLine). enmime and net/mail would otherwise fold that line
+// into the header before it, or refuse the message; the raw message stays
+// as it came.
+func headerBlockEnded(raw []byte) io.Reader {
+	for i := 0; i < len(raw); {
+		next := len(raw)
+		if eol := bytes.IndexByte(raw[i:], '\n'); eol >= 0 {
+			next = i + eol + 1
+		}
+		line := bytes.TrimSuffix(bytes.TrimSuffix(raw[i:next], []byte("\n")), []byte("\r"))
+		switch {
+		case len(line) == 0:
+			return bytes.NewReader(raw) // an empty line ends it already
+		case line[0] == ' ' || line[0] == '\t', isHeaderLine(line):
+			i = next
+			continue
+		}
+		blank := "\r\n"
+		if !bytes.HasSuffix(raw[:next], []byte("\r\n")) {
+			blank = "\n"
+		}
+		return io.MultiReader(bytes.NewReader(raw[:i]), strings.NewReader(blank), bytes.NewReader(raw[i:]))
+	}
+	return bytes.NewReader(raw)
 }
 
 // unixLines turns CRLF line ends into LF: clients expect text as text, and
@@ -240,7 +292,7 @@ func PartContent(raw []byte, partID string) (content []byte, err error) {
 		}
 	}()
 	env, err := enmime.NewParser(enmime.SkipMalformedParts(true), enmime.MultipartWOBoundaryAsSinglePart(true)).
-		ReadEnvelope(bytes.NewReader(raw))
+		ReadEnvelope(headerBlockEnded(raw))
 	if err != nil {
 		return nil, err
 	}

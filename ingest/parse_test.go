@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/smtp"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -98,7 +99,7 @@ func TestMalformedMessagesParseAsWellAsTheyCan(t *testing.T) {
 		"nested just under limit": func(p parsed) bool {
 			return p.Subject == "deep" && strings.Contains(p.Text, "bottom")
 		},
-		"header without colon": func(p parsed) bool { return p.Headers["X-Fine"] == "yes" && strings.HasPrefix(p.Subject, "ok") },
+		"header without colon": func(p parsed) bool { return p.Subject == "ok" && strings.HasPrefix(p.Text, "this is not") },
 		"bad date":             func(p parsed) bool { return p.Subject == "bad date" && p.Date.IsZero() },
 		"many attachments":     func(p parsed) bool { return len(p.Attachments) == maxAttachments },
 		"bare LF":              func(p parsed) bool { return p.Text == "line1\nline2\n" },
@@ -112,6 +113,42 @@ func TestMalformedMessagesParseAsWellAsTheyCan(t *testing.T) {
 		if ok := want[name]; ok != nil && !ok(p) {
 			t.Errorf("%s: parsed as subject %q text %.80q headers %v attachments %d", name, p.Subject, p.Text, p.Headers, len(p.Attachments))
 		}
+	}
+}
+
+// msg_35 of CPython's email tests: a header block ended by a line without
+// a colon, with no empty line after it. Python's parser ends the headers
+// there and makes the line the body; it must not be folded into Subject.
+// The variants move it (first line, mid-block), and keep what is still a
+// header block (folding, an mbox From line) whole.
+func TestHeaderBlockEndsAtALineThatIsNoHeader(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, raw, subject, text string
+		headers                  map[string]string
+	}{
+		{"msg_35", "From: aperson@dom.ain\nTo: bperson@dom.ain\nSubject: here's something interesting\n" +
+			"counter to RFC 2822, there's no separating newline here\n",
+			"here's something interesting", "counter to RFC 2822, there's no separating newline here\n",
+			map[string]string{"From": "aperson@dom.ain", "To": "bperson@dom.ain", "Subject": "here's something interesting"}},
+		{"msg_35 with CRLF", "From: aperson@dom.ain\r\nSubject: here's something interesting\r\n" +
+			"counter to RFC 2822, there's no separating newline here\r\n",
+			"here's something interesting", "counter to RFC 2822, there's no separating newline here\n",
+			map[string]string{"From": "aperson@dom.ain", "Subject": "here's something interesting"}},
+		{"a name with a space is no name", "Subject: s\r\nNot A Header: x\r\nX-After: y\r\n\r\nbody\r\n",
+			"s", "Not A Header: x\nX-After: y\n\nbody\n", map[string]string{"Subject": "s"}},
+		{"folded lines and an mbox From line stay in the block",
+			"From someone@example.com Sat Nov 21 19:00:00 2026\r\nSubject: one\r\n two\r\nX-A: 1\r\n\r\nbody\r\n",
+			"one two", "body\n", map[string]string{"Subject": "one two", "X-A": "1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p := parse([]byte(c.raw))
+			if p.Subject != c.subject || p.Text != c.text || !reflect.DeepEqual(p.Headers, c.headers) {
+				t.Errorf("subject %q text %q headers %q;\nwant %q %q %q", p.Subject, p.Text, p.Headers, c.subject, c.text, c.headers)
+			}
+		})
 	}
 }
 

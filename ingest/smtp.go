@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"tempmail"
+	"tempmail/mailauth"
 	"tempmail/projections"
 )
 
@@ -147,6 +148,7 @@ type session struct {
 	conn  *smtp.Conn
 	ip    string
 	from  string
+	utf8  bool // this transaction's MAIL FROM said SMTPUTF8
 	rcpts []*projections.Inbox
 }
 
@@ -180,11 +182,12 @@ func (s *session) logRefusal(reason string, reply error, cause error) {
 	s.srv.d.Log.Info("SMTP: rejected", "reason", reason, "reply", code, "client", s.ip)
 }
 
-func (s *session) Mail(from string, _ *smtp.MailOptions) error {
+func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	if !s.srv.limits.allowMessage(s.ip, time.Now()) {
 		return s.refuse(RejectRateLimited, errRate, nil)
 	}
 	s.from = from
+	s.utf8 = opts != nil && opts.UTF8
 	return nil
 }
 
@@ -212,23 +215,20 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 func (s *session) Data(r io.Reader) error {
 	start := time.Now()
 	id := uuid.Must(uuid.NewV7()).String()
-	proto := "ESMTP"
-	if _, tls := s.conn.TLSConnectionState(); tls {
-		proto = "ESMTPS"
-	}
 	addrs := make([]string, len(s.rcpts))
 	for i, in := range s.rcpts {
 		addrs[i] = in.Address
 	}
-	hdr := s.srv.d.ReceivedHeader(s.conn.Hostname(), s.ip, proto, id, addrs, time.Now())
+	hdr := s.srv.d.ReceivedHeader(s.conn.Hostname(), s.ip, s.protocol(), id, addrs, time.Now())
 
-	// The message is held in memory once, with our Received header in
-	// front so no second copy is made. Memory is taken from the budget as
-	// bytes arrive, never on the client's word (its SIZE=): a client that
-	// announces 25 MB and sends nothing costs nothing.
+	// The message is held in memory once, with room in front for the
+	// headers we add, so no second copy is made. Memory is taken from the
+	// budget as bytes arrive, never on the client's word (its SIZE=): a
+	// client that announces 25 MB and sends nothing costs nothing.
 	buf := &budgetBuffer{budget: s.srv.inflight}
 	defer buf.release()
-	err := buf.readFrom(hdr, r)
+	room := s.srv.d.headerRoom(hdr)
+	err := buf.readFrom(room, r)
 	switch {
 	case errors.Is(err, errBudget):
 		return s.refuse(RejectBusy, errBusy, fmt.Errorf("%d bytes in flight", s.srv.inflight.used.Load()))
@@ -237,9 +237,12 @@ func (s *session) Data(r io.Reader) error {
 	case err != nil:
 		return err // a broken connection
 	}
-	raw := buf.b
+	// Checks run before anything is stored, within their own bound
+	// (mailauth.DefaultTimeout): the result is part of what is stored.
+	raw, client, auth := s.srv.d.authenticate(s.srv.ctx, buf.b, room, hdr,
+		mailauth.Input{ClientIP: net.ParseIP(s.ip), Helo: s.conn.Hostname(), MailFrom: s.from})
 
-	res, err := s.srv.d.Deliver(s.srv.ctx, Envelope{MailFrom: s.from, Recipients: s.rcpts}, raw, raw[len(hdr):])
+	res, err := s.srv.d.Deliver(s.srv.ctx, Envelope{MailFrom: s.from, Recipients: s.rcpts, Auth: auth}, raw, client)
 	switch {
 	case errors.Is(err, ErrNoMailbox):
 		return s.refuse(RejectNoMailbox, errNoMailbox, nil)
@@ -257,7 +260,21 @@ func (s *session) Data(r io.Reader) error {
 }
 
 func (s *session) Reset() {
-	s.from, s.rcpts = "", nil
+	s.from, s.rcpts, s.utf8 = "", nil, false
+}
+
+// protocol is the Received field's "with": ESMTP, or UTF8SMTP when the
+// client asked for SMTPUTF8 (RFC 6531 section 3.7.3), each with an S
+// after STARTTLS (RFC 3848).
+func (s *session) protocol() string {
+	p := "ESMTP"
+	if s.utf8 {
+		p = "UTF8SMTP"
+	}
+	if _, tls := s.conn.TLSConnectionState(); tls {
+		p += "S"
+	}
+	return p
 }
 
 func (s *session) Logout() error { return nil }

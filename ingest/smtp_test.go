@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bufio"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -81,7 +82,8 @@ func TestMultipartMessageIsParsedAndStored(t *testing.T) {
 		t.Errorf("attachment %+v", a)
 	}
 	raw := string(h.raw(m))
-	if !strings.HasPrefix(raw, "Received: from ") || !strings.Contains(raw, "by mx.tempmail.test (tempmail) with ESMTP id ") ||
+	// net/smtp asks for SMTPUTF8 whenever it is offered: UTF8SMTP.
+	if !strings.HasPrefix(raw, "Received: from ") || !strings.Contains(raw, "by mx.tempmail.test (tempmail) with UTF8SMTP id ") ||
 		!strings.Contains(raw, "for <box@tempmail.test>") || !strings.HasSuffix(raw, multipartMsg) {
 		t.Errorf("raw is not the message with our Received header on top:\n%.400s", raw)
 	}
@@ -222,8 +224,58 @@ func TestSTARTTLS(t *testing.T) {
 	}
 	send(t, cl, "s@example.com", "tls@tempmail.test", msg("s@example.com", "tls@tempmail.test", "secret", "over TLS"))
 	m := h.messages(in.ID, 1)[0]
-	if raw := h.raw(m); m.Subject != "secret" || !strings.Contains(string(raw), "with ESMTPS id") {
+	if raw := h.raw(m); m.Subject != "secret" || !strings.Contains(string(raw), "with UTF8SMTPS id") {
 		t.Errorf("subject %q, raw %.200s", m.Subject, raw)
+	}
+}
+
+// The Received field names the protocol: UTF8SMTP when MAIL FROM asked
+// for SMTPUTF8 (RFC 6531 section 3.7.3), with an S after STARTTLS (RFC
+// 3848).
+func TestReceivedNamesTheProtocol(t *testing.T) {
+	t.Parallel()
+	cert := selfSigned(t)
+	h := newHarness(t, func(_ *Deliverer, cfg *SMTPConfig) {
+		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	})
+	pool := x509.NewCertPool()
+	pool.AddCert(cert.Leaf)
+	for _, c := range []struct {
+		want  string
+		tls   bool
+		param string
+	}{
+		{"ESMTP", false, ""},
+		{"UTF8SMTP", false, " SMTPUTF8"},
+		{"ESMTPS", true, ""},
+		{"UTF8SMTPS", true, " SMTPUTF8"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			t.Parallel()
+			h := *h
+			h.t = t
+			addr := strings.ToLower(c.want) + "@tempmail.test"
+			in := h.inbox(addr)
+			conn := dial(t, h.addr)
+			conn.cmd(250, "EHLO client.example")
+			if c.tls {
+				conn.cmd(220, "STARTTLS")
+				tc := tls.Client(conn.c, &tls.Config{ServerName: "localhost", RootCAs: pool})
+				conn.c, conn.r = tc, bufio.NewReader(tc)
+				conn.cmd(250, "EHLO client.example")
+			}
+			// A first transaction with SMTPUTF8, then the one looked at:
+			// the word is each transaction's own.
+			conn.cmd(250, "MAIL FROM:<s@example.com> SMTPUTF8")
+			conn.cmd(250, "RSET")
+			conn.cmd(250, "MAIL FROM:<s@example.com>"+c.param)
+			conn.cmd(250, "RCPT TO:<"+addr+">")
+			conn.cmd(354, "DATA")
+			conn.cmd(250, msg("s@example.com", addr, c.want, "body")+".")
+			if raw := string(h.raw(h.messages(in.ID, 1)[0])); !strings.Contains(raw, "(tempmail) with "+c.want+" id ") {
+				t.Errorf("want with %s:\n%.300s", c.want, raw)
+			}
+		})
 	}
 }
 

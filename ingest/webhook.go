@@ -18,6 +18,7 @@ import (
 	"github.com/jhillyerd/enmime/v2"
 
 	"tempmail"
+	"tempmail/mailauth"
 	"tempmail/projections"
 )
 
@@ -241,9 +242,14 @@ func (d *Deliverer) DeliverWebhook(r *http.Request, msg WebhookMessage) (Deliver
 		ip = r.RemoteAddr
 	}
 	hdr := d.ReceivedHeader("webhook", ip, "HTTP", uuid.Must(uuid.NewV7()).String(), addrs, time.Now())
-	raw := make([]byte, 0, len(hdr)+len(msg.Raw))
-	raw = append(append(raw, hdr...), msg.Raw...)
-	res, err := d.Deliver(r.Context(), Envelope{Recipients: rcpts}, raw, msg.Raw)
+	room := d.headerRoom(hdr)
+	buf := make([]byte, room+len(msg.Raw))
+	copy(buf[room:], msg.Raw)
+	// The caller over HTTP is not the sending mail server: there is no
+	// SMTP client whose address SPF could check (it says none), and DKIM
+	// and DMARC check the message as any other.
+	raw, client, auth := d.authenticate(r.Context(), buf, room, hdr, mailauth.Input{})
+	res, err := d.Deliver(r.Context(), Envelope{Recipients: rcpts, Auth: auth}, raw, client)
 	if err == nil {
 		d.logAccepted("webhook", ip, res, len(raw), time.Since(start))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -29,7 +30,7 @@ func newEnv(t *testing.T, dir string) *env {
 	t.Helper()
 	node := natstest.StartNode(t, dir)
 	store := natstest.OpenStore(t, node)
-	views, err := Open(t.Context(), node.JS, store, Options{})
+	views, err := Open(t.Context(), node.JS, store, Options{Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -162,26 +162,16 @@ func (v *Views) Stop() {
 }
 
 // CaughtUp waits until every partition has applied every event that was in
-// the stream when it was called.
+// the stream when it was called: until each partition's checkpoint reaches
+// the partition's newest event.
 func (v *Views) CaughtUp(ctx context.Context) error {
 	for _, part := range v.store.Partitions() {
-		cons, err := v.js.Consumer(ctx, events.StreamName, v.consumerName(part))
+		last, err := v.store.LastSeqOf(ctx, part)
 		if err != nil {
 			return err
 		}
-		for {
-			info, err := cons.Info(ctx)
-			if err != nil {
-				return err
-			}
-			if info.NumPending == 0 && info.NumAckPending == 0 {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("views of partition %s did not catch up: %w", part, ctx.Err())
-			case <-time.After(20 * time.Millisecond):
-			}
+		if err := v.WaitApplied(ctx, events.Ack{Seq: last, Partition: part}); err != nil {
+			return fmt.Errorf("views of partition %s did not catch up: %w", part, err)
 		}
 	}
 	return nil

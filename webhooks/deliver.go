@@ -17,6 +17,7 @@ import (
 	"tempmail"
 	"tempmail/events"
 	"tempmail/logs"
+	"tempmail/mailauth"
 	"tempmail/projections"
 )
 
@@ -252,6 +253,9 @@ type receivedData struct {
 	Size           int64  `json:"size"`
 	HasAttachments bool   `json:"has_attachments"`
 	Preview        string `json:"preview"`
+	// Authentication is what SPF, DKIM and DMARC said, as in the
+	// message's detail; null when not checked or deleted.
+	Authentication *mailauth.Result `json:"authentication"`
 }
 
 // goneData is a new message deleted before its delivery was made: where
@@ -307,7 +311,7 @@ func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
 			p.Data = receivedData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address,
 				FromEmail: m.From, FromName: m.FromName, Subject: m.Subject, Preview: m.Preview,
 				ReceivedAt: m.ReceivedAt.UTC().Format(timeFormat), IsRead: m.IsRead, Size: m.Size,
-				HasAttachments: len(m.Attachments) > 0}
+				HasAttachments: len(m.Attachments) > 0, Authentication: m.Auth}
 		case tempmail.KindOf(err) == tempmail.NotFound:
 			at := j.ReceivedAt
 			if at.IsZero() {

@@ -28,6 +28,7 @@ import (
 	"tempmail/config"
 	"tempmail/events"
 	"tempmail/ingest"
+	"tempmail/mailauth"
 	"tempmail/projections"
 	"tempmail/webhooks"
 )
@@ -184,9 +185,17 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	if err = s.Views.CaughtUp(ctx); err != nil {
 		return s, err
 	}
-	hostname, _ := os.Hostname()
+	hostname := cfg.Hostname
 	if hostname == "" {
-		hostname = "localhost"
+		hostname = machineName()
+	}
+	var auth *mailauth.Verifier
+	if cfg.AuthChecks {
+		dns, err := mailauth.NewResolver(mailauth.ResolverConfig{Server: cfg.DNSResolver})
+		if err != nil {
+			return s, fmt.Errorf("invalid --dns-resolver: %w", err)
+		}
+		auth = &mailauth.Verifier{DNS: dns}
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -198,7 +207,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	s.Hooks.Start(s.Views.Reader)
 	s.deliverer = &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
-		Retention: cfg.MessageRetention}
+		Retention: cfg.MessageRetention, Auth: auth}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.deliverer,
 		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe})
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
@@ -459,6 +468,22 @@ func storeConfig(cfg config.Config) events.StoreConfig {
 		sc.KeyDir = filepath.Join(cfg.DataDir, "keys")
 	}
 	return sc
+}
+
+// machineName is the machine's host name, lower-case, for --hostname's
+// default; "localhost" when it has none or one that is no host name, as
+// it goes into headers (the authserv-id of Authentication-Results).
+func machineName() string {
+	name, _ := os.Hostname()
+	name = strings.ToLower(name)
+	valid := name != "" && len(name) <= 253
+	for _, r := range name {
+		valid = valid && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.')
+	}
+	if !valid {
+		return "localhost"
+	}
+	return name
 }
 
 // nodeConfig says which NATS to run or reach.

@@ -1,0 +1,197 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tempmail/mailauth"
+	"tempmail/mailauth/authtest"
+)
+
+// authWorld is a harness whose deliverer checks SPF, DKIM and DMARC
+// against a DNS server in the process, which serves the records of the
+// sending domains; the test's SMTP client connects from 127.0.0.1.
+type authWorld struct {
+	*harness
+	dns *authtest.DNS
+	key *authtest.Key // sender.test's
+}
+
+func newAuthWorld(t *testing.T, timeout time.Duration) *authWorld {
+	t.Helper()
+	w := &authWorld{dns: authtest.StartDNS(t)}
+	w.dns.TXT("sender.test", "v=spf1 ip4:127.0.0.1 -all")
+	w.dns.TXT("_dmarc.sender.test", "v=DMARC1; p=reject")
+	w.key = authtest.NewKey(t, "sender.test", "sel")
+	w.key.Publish(w.dns)
+	w.dns.TXT("spoofed.test", "v=spf1 ip4:192.0.2.1 -all") // not the test client
+	w.dns.TXT("_dmarc.spoofed.test", "v=DMARC1; p=quarantine")
+	for _, n := range []string{"slow.test", "_dmarc.slow.test"} {
+		w.dns.Hang(n)
+	}
+	// Each DNS question may wait far longer than the whole check may:
+	// the check's own bound is what keeps the 250 from waiting.
+	res, err := mailauth.NewResolver(mailauth.ResolverConfig{Server: w.dns.Addr, QueryTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.harness = newHarness(t, func(d *Deliverer, _ *SMTPConfig) {
+		d.Auth = &mailauth.Verifier{DNS: res, Timeout: timeout}
+	})
+	return w
+}
+
+// fromSender is a message from a sender's address to one of ours.
+func fromSender(from, to, subject string) string {
+	return fmt.Sprintf("From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: Sat, 21 Nov 2026 19:00:00 +0000\r\nMessage-ID: <%s@test>\r\n\r\n"+
+		"Your code is 424242.\r\n", from, to, subject, uuid.NewString())
+}
+
+// sendAs has a real SMTP conversation and returns how long the 250 after
+// DATA took.
+func (h *harness) sendAs(t *testing.T, helo, mailFrom, to, data string) time.Duration {
+	t.Helper()
+	c := dial(t, h.addr)
+	c.cmd(250, "EHLO "+helo)
+	c.cmd(250, "MAIL FROM:<"+mailFrom+">")
+	c.cmd(250, "RCPT TO:<"+to+">")
+	c.cmd(354, "DATA")
+	start := time.Now()
+	c.cmd(250, data+".")
+	took := time.Since(start)
+	c.cmd(221, "QUIT")
+	return took
+}
+
+// The four cases of the issue, over SMTP: the results are stored with the
+// message, and its raw source has our Authentication-Results right under
+// our Received, then the message as sent.
+func TestAuthenticationOnReceipt(t *testing.T) {
+	t.Parallel()
+	w := newAuthWorld(t, 5*time.Second)
+	signed := w.key.Sign(t, fromSender("Shop <shop@sender.test>", "x@tempmail.test", "signed"))
+	pass := mailauth.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}
+	spfPass := mailauth.SPF{Result: "pass", Domain: "sender.test"}
+	for _, c := range []struct {
+		name, mailFrom, data, header string
+		want                         mailauth.Result
+	}{
+		{"signed", "bounce@sender.test", signed,
+			"spf=pass smtp.mailfrom=sender.test;\r\n\tdkim=pass header.d=sender.test header.s=sel;\r\n\tdmarc=pass header.from=sender.test",
+			mailauth.Result{SPF: spfPass, DKIM: []mailauth.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}}, DMARC: pass}},
+		{"tampered body", "bounce@sender.test", strings.Replace(signed, "424242", "999999", 1),
+			"spf=pass smtp.mailfrom=sender.test;\r\n\tdkim=fail header.d=sender.test header.s=sel;\r\n\tdmarc=pass header.from=sender.test",
+			mailauth.Result{SPF: spfPass, DKIM: []mailauth.DKIM{{Result: "fail", Domain: "sender.test", Selector: "sel"}}, DMARC: pass}},
+		{"unsigned", "bounce@sender.test", fromSender("shop@sender.test", "x@tempmail.test", "unsigned"),
+			"spf=pass smtp.mailfrom=sender.test;\r\n\tdmarc=pass header.from=sender.test",
+			mailauth.Result{SPF: spfPass, DKIM: []mailauth.DKIM{}, DMARC: pass}},
+		{"spoofed From", "ceo@spoofed.test", fromSender("CEO <ceo@spoofed.test>", "x@tempmail.test", "spoofed"),
+			"spf=fail smtp.mailfrom=spoofed.test;\r\n\tdmarc=fail header.from=spoofed.test",
+			mailauth.Result{SPF: mailauth.SPF{Result: "fail", Domain: "spoofed.test"}, DKIM: []mailauth.DKIM{},
+				DMARC: mailauth.DMARC{Result: "fail", Domain: "spoofed.test", Policy: "quarantine"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := *w.harness
+			h.t = t
+			addr := strings.ToLower(strings.ReplaceAll(c.name, " ", "-")) + "@tempmail.test"
+			in := h.inbox(addr)
+			h.sendAs(t, "mx.sender.test", c.mailFrom, addr, c.data)
+			m := h.messages(in.ID, 1)[0]
+			if m.Auth == nil || !reflect.DeepEqual(*m.Auth, c.want) {
+				t.Errorf("stored %+v, want %+v", m.Auth, c.want)
+			}
+			raw := string(h.raw(m))
+			received, rest, _ := strings.Cut(raw, "\r\nAuthentication-Results: ")
+			want := "mx.tempmail.test;\r\n\t" + c.header + "\r\n" + c.data
+			if !strings.HasPrefix(received, "Received: from mx.sender.test (127.0.0.1)") || strings.Contains(received, "\r\n\r\n") || rest != want {
+				t.Errorf("raw:\n%s\nwant the Received field, then Authentication-Results: %s", raw, want)
+			}
+		})
+	}
+}
+
+// DNS that does not answer costs the sender at most the check's bound:
+// the 250 comes, and the results say temperror.
+func TestAuthenticationDNSTimeoutIsTemperrorNotAHung250(t *testing.T) {
+	t.Parallel()
+	w := newAuthWorld(t, 500*time.Millisecond)
+	in := w.inbox("slow@tempmail.test")
+	took := w.sendAs(t, "mx.slow.test", "a@slow.test", in.Address, fromSender("a@slow.test", in.Address, "slow"))
+	if took > 10*time.Second {
+		t.Errorf("the 250 took %s; the check's bound is 500ms and a DNS question's a minute", took)
+	}
+	m := w.messages(in.ID, 1)[0]
+	if m.Auth == nil || m.Auth.SPF.Result != "temperror" || m.Auth.DMARC.Result != "temperror" {
+		t.Errorf("stored %+v", m.Auth)
+	}
+}
+
+// An Authentication-Results field that claims our host name is the
+// sender's forgery and goes (RFC 8601 section 5); another server's stays.
+// So it does with the checks off, which store no results and add no
+// field.
+func TestAuthenticationResultsClaimingUsAreRemoved(t *testing.T) {
+	t.Parallel()
+	relay := "Authentication-Results: mx.relay.test; spf=pass smtp.mailfrom=sender.test\r\n"
+	message := fromSender("shop@sender.test", "forged@tempmail.test", "forged")
+	sent := "Authentication-Results: mx.tempmail.test; spf=pass smtp.mailfrom=bank.test; dmarc=pass header.from=bank.test\r\n" +
+		relay + "Authentication-Results: (trust me)\r\n MX.TEMPMAIL.TEST;\r\n dkim=pass header.d=bank.test\r\n" + message
+	for _, checks := range []bool{true, false} {
+		t.Run(fmt.Sprintf("checks %v", checks), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			ours := 0
+			if checks {
+				h, ours = newAuthWorld(t, 5*time.Second).harness, 1
+			}
+			in := h.inbox("forged@tempmail.test")
+			h.sendAs(t, "mx.sender.test", "bounce@sender.test", in.Address, sent)
+			m := h.messages(in.ID, 1)[0]
+			raw := string(h.raw(m))
+			if !strings.HasSuffix(raw, "\r\n"+relay+message) || strings.Count(raw, "Authentication-Results: mx.tempmail.test;") != ours ||
+				strings.Count(raw, "Authentication-Results:") != ours+1 {
+				t.Errorf("raw:\n%s\nwant our Received, %d field of ours, the relay's field and the message", raw, ours)
+			}
+			if checks != (m.Auth != nil) {
+				t.Errorf("stored results %+v with checks %v", m.Auth, checks)
+			}
+		})
+	}
+}
+
+// The inbound webhook has no SMTP client: SPF says none, and DKIM and
+// DMARC check the message as any other.
+func TestAuthenticationOfTheInboundWebhook(t *testing.T) {
+	t.Parallel()
+	w := newAuthWorld(t, 5*time.Second)
+	in := w.inbox("hook@tempmail.test")
+	signed := w.key.Sign(t, fromSender("shop@sender.test", in.Address, "over HTTP"))
+	req := httptest.NewRequest("POST", "/api/webhook/email/?to="+in.Address, strings.NewReader(signed))
+	req.Header.Set("Content-Type", "message/rfc822")
+	msg, err := w.d.ReadWebhook(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.d.DeliverWebhook(req, msg); err != nil {
+		t.Fatal(err)
+	}
+	m := w.messages(in.ID, 1)[0]
+	want := mailauth.Result{SPF: mailauth.SPF{Result: "none"},
+		DKIM:  []mailauth.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
+		DMARC: mailauth.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
+	if m.Auth == nil || !reflect.DeepEqual(*m.Auth, want) {
+		t.Errorf("stored %+v, want %+v", m.Auth, want)
+	}
+	if raw := w.raw(m); !bytes.Contains(raw, []byte("\r\nAuthentication-Results: mx.tempmail.test;\r\n\tspf=none;\r\n\tdkim=pass")) ||
+		!bytes.HasSuffix(raw, []byte(signed)) {
+		t.Errorf("raw:\n%s", raw)
+	}
+}

@@ -1,0 +1,27 @@
+// Package mailauth checks the authentication of received mail: SPF of the
+// client's address for the MAIL FROM domain (or the HELO name), every DKIM
+// signature, and the DMARC policy of the From domain against the aligned
+// results, and states what it found as an RFC 8601 Authentication-Results
+// header field.
+//
+// The checks themselves are libraries': blitiri.com.ar/go/spf, and
+// emersion/go-msgauth's dkim and dmarc (record parsing); this package only
+// runs them at once, bounds them, and applies DMARC's alignment (RFC 7489
+// section 3.1), which go-msgauth leaves to its callers. Its Resolver asks
+// DNS with a short timeout per question and keeps answers, negative ones
+// too, for their TTL in a cache bounded by entries; no answer at all is
+// kept 30 s, so that name servers that are down cost each message nothing
+// more.
+//
+// What one message can cost is bounded: one Verify takes at most its
+// Timeout (DefaultTimeout, 2 s) waiting for DNS, and what is not answered
+// by then is temperror; SPF stops at the 10 DNS-querying terms RFC 7208
+// allows, and at 10 names for each mx or ptr (its library enforces both); DKIM checks the first MaxSignatures
+// signatures and ignores the rest, each a DNS question and a hash of the
+// body.
+//
+// It owns the verification and the header's text. It must not decide what
+// to do with mail that fails (tempmail takes it all and shows the result),
+// store anything, or know of SMTP sessions or the API: callers give it an
+// Input and take a Result.
+package mailauth

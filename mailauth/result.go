@@ -1,0 +1,49 @@
+package mailauth
+
+// Result words of RFC 8601 section 2.7: what each check concluded.
+const (
+	Pass      = "pass"
+	Fail      = "fail"
+	SoftFail  = "softfail"
+	Neutral   = "neutral"
+	None      = "none"
+	TempError = "temperror"
+	PermError = "permerror"
+)
+
+// Result is what the checks of one message concluded. Its JSON is the
+// "authentication" object of every API family's message detail and of
+// message.received webhooks, and it is stored with the message.
+type Result struct {
+	SPF   SPF    `json:"spf"`
+	DKIM  []DKIM `json:"dkim"` // one per signature checked, in header order; [] when unsigned
+	DMARC DMARC  `json:"dmarc"`
+}
+
+// SPF is the check of the client's address against the SPF record of the
+// MAIL FROM domain (or of the HELO name, for a null sender).
+type SPF struct {
+	Result string `json:"result"`
+	Domain string `json:"domain"` // the domain checked; empty when none could be
+	// helo: Domain is the HELO name (MAIL FROM was empty), which the
+	// Authentication-Results header says as smtp.helo.
+	helo bool
+}
+
+// DKIM is the check of one DKIM-Signature.
+type DKIM struct {
+	Result   string `json:"result"`
+	Domain   string `json:"domain"`   // the signing domain, d=
+	Selector string `json:"selector"` // s=
+}
+
+// DMARC is the check of the From domain's DMARC policy against the
+// aligned SPF and DKIM results.
+type DMARC struct {
+	Result string `json:"result"`
+	Domain string `json:"domain"` // the From header's domain; empty when it has none
+	// Policy is the policy the domain's record asks for a failing message
+	// (none, quarantine or reject; sp= for a subdomain when the record is
+	// the organisational domain's); empty when there is no record.
+	Policy string `json:"policy"`
+}

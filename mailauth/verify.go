@@ -1,0 +1,295 @@
+package mailauth
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"net"
+	"net/mail"
+	"strings"
+	"sync"
+	"time"
+
+	"blitiri.com.ar/go/spf"
+	"github.com/emersion/go-msgauth/dkim"
+	"github.com/emersion/go-msgauth/dmarc"
+	"golang.org/x/net/publicsuffix"
+)
+
+const (
+	// DefaultTimeout bounds a whole verification: what DNS has not
+	// answered by then is temperror, so the sender's 250 waits at most
+	// this long for it.
+	DefaultTimeout = 2 * time.Second
+	// MaxSignatures is how many DKIM signatures of one message are
+	// checked, the first in header order; further ones are not checked
+	// nor reported. Each costs a DNS question and a hash of the body.
+	MaxSignatures = 5
+)
+
+// Verifier checks the SPF, DKIM and DMARC of received messages.
+type Verifier struct {
+	DNS *Resolver
+	// Timeout bounds one Verify; 0: DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Input is what is known of one message.
+type Input struct {
+	// ClientIP is the SMTP client's address; nil when the message did not
+	// come over SMTP (the inbound webhook), and SPF has nothing to check.
+	ClientIP net.IP
+	Helo     string // the client's EHLO or HELO name
+	MailFrom string // the envelope sender; empty for a null sender (<>)
+	// Message is the message as the client sent it. Verify reads it and
+	// does not keep it.
+	Message []byte
+}
+
+// Verify checks SPF, every DKIM signature (up to MaxSignatures) and the
+// From domain's DMARC policy, the three at once, within the Timeout. It
+// never fails: what cannot be concluded is said in the result's words
+// (temperror for DNS that did not answer in time, permerror for records
+// or signatures that cannot be read). It returns once nothing it started
+// still reads in.Message.
+func (v *Verifier) Verify(ctx context.Context, in Input) *Result {
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(v.Timeout, DefaultTimeout))
+	defer cancel()
+	res := &Result{}
+	from := fromDomain(in.Message)
+	var pol policy
+	var wg sync.WaitGroup
+	// A library that panics on what a sender wrote must not end the
+	// process: that check is then permerror (checkDKIM sees to its own).
+	wg.Go(func() {
+		defer recoverAs(func() { res.SPF = SPF{Result: PermError} })
+		res.SPF = v.checkSPF(ctx, in)
+	})
+	wg.Go(func() { res.DKIM = v.checkDKIM(ctx, in.Message) })
+	wg.Go(func() {
+		defer recoverAs(func() { pol = policy{result: PermError} })
+		pol = v.lookupDMARC(ctx, from)
+	})
+	wg.Wait()
+	res.DMARC = pol.evaluate(from, res.SPF, res.DKIM)
+	return res
+}
+
+// recoverAs runs fallback when the function it is deferred in panics.
+func recoverAs(fallback func()) {
+	if recover() != nil {
+		fallback()
+	}
+}
+
+// checkSPF checks the client's address against the MAIL FROM domain's
+// SPF record, or the HELO name's for a null sender (RFC 7208 section
+// 2.4).
+func (v *Verifier) checkSPF(ctx context.Context, in Input) SPF {
+	if in.ClientIP == nil {
+		return SPF{Result: None}
+	}
+	helo := strings.TrimSuffix(strings.TrimSpace(in.Helo), ".")
+	local, domain := splitAddress(in.MailFrom)
+	out := SPF{Domain: cleanDomain(domain)}
+	if in.MailFrom == "" {
+		local, out.Domain, out.helo = "postmaster", cleanDomain(helo), true
+	}
+	if out.Domain == "" {
+		// A malformed domain, or an address literal for a HELO name:
+		// nothing to look up (RFC 7208 section 4.3).
+		out.Result = None
+		return out
+	}
+	sender := strings.ReplaceAll(local, "@", "") + "@" + out.Domain
+	r, _ := spf.CheckHostWithSender(in.ClientIP, helo, sender, spf.WithContext(ctx), spf.WithResolver(v.DNS))
+	switch r {
+	case spf.Pass, spf.Fail, spf.SoftFail, spf.Neutral, spf.None, spf.TempError, spf.PermError:
+		out.Result = string(r)
+	default:
+		out.Result = PermError
+	}
+	return out
+}
+
+// checkDKIM checks the message's first MaxSignatures DKIM signatures.
+// The library says whether each verified; the header fields themselves
+// say which domain and selector each names, which the library does not
+// return.
+func (v *Verifier) checkDKIM(ctx context.Context, msg []byte) (out []DKIM) {
+	fields := fieldValues(msg, "DKIM-Signature", MaxSignatures)
+	out = make([]DKIM, len(fields))
+	for i, f := range fields {
+		tags := dkimTags(f)
+		out[i] = DKIM{Result: PermError, Domain: cleanDomain(tags["d"]), Selector: cleanDomain(tags["s"])}
+	}
+	if len(out) == 0 {
+		return out
+	}
+	defer recoverAs(func() {}) // each signature stays permerror
+	verifs, err := dkim.VerifyWithOptions(bytes.NewReader(msg), &dkim.VerifyOptions{
+		MaxVerifications: MaxSignatures,
+		LookupTXT:        func(name string) ([]string, error) { return v.DNS.LookupTXT(ctx, name) },
+	})
+	if err != nil && !errors.Is(err, dkim.ErrTooManySignatures) {
+		return out // the header block cannot be read: every signature is permerror
+	}
+	for i, vf := range verifs {
+		if i < len(out) {
+			out[i].Result = dkimResult(vf.Err)
+		}
+	}
+	return out
+}
+
+func dkimResult(err error) string {
+	switch {
+	case err == nil:
+		return Pass
+	case dkim.IsTempFail(err):
+		return TempError
+	case dkim.IsPermFail(err):
+		return PermError
+	}
+	return Fail
+}
+
+// dkimTags reads a DKIM-Signature's tag=value list (RFC 6376 section
+// 3.2), white space removed from values.
+func dkimTags(v string) map[string]string {
+	tags := map[string]string{}
+	for _, t := range strings.Split(v, ";") {
+		k, val, ok := strings.Cut(t, "=")
+		if ok {
+			tags[strings.TrimSpace(k)] = strings.Join(strings.Fields(val), "")
+		}
+	}
+	return tags
+}
+
+// policy is what DMARC policy discovery found for a From domain: a
+// record, or the result to give without one.
+type policy struct {
+	rec    *dmarc.Record
+	sub    bool   // rec is the organisational domain's, for a subdomain
+	result string // without a record: none, temperror or permerror
+}
+
+// lookupDMARC finds the From domain's DMARC record, or its organisational
+// domain's (RFC 7489 section 6.6.3).
+func (v *Verifier) lookupDMARC(ctx context.Context, domain string) policy {
+	if domain == "" {
+		return policy{result: None}
+	}
+	opts := &dmarc.LookupOptions{LookupTXT: func(name string) ([]string, error) { return v.DNS.LookupTXT(ctx, name) }}
+	rec, err := dmarc.LookupWithOptions(domain, opts)
+	sub := false
+	if org := orgDomain(domain); errors.Is(err, dmarc.ErrNoPolicy) && org != domain {
+		rec, err = dmarc.LookupWithOptions(org, opts)
+		sub = true
+	}
+	switch {
+	case err == nil:
+		return policy{rec: rec, sub: sub}
+	case errors.Is(err, dmarc.ErrNoPolicy):
+		return policy{result: None}
+	case dmarc.IsTempFail(err):
+		return policy{result: TempError}
+	}
+	return policy{result: PermError}
+}
+
+// evaluate applies the policy: DMARC passes when SPF or a DKIM signature
+// passes for a domain aligned with the From domain (RFC 7489 section 3.1).
+// When neither does and a check could not be made, it is temperror: the
+// message may yet be the domain's.
+func (p policy) evaluate(from string, s SPF, sigs []DKIM) DMARC {
+	out := DMARC{Domain: from, Result: p.result}
+	if p.rec == nil {
+		return out
+	}
+	out.Policy = string(p.rec.Policy)
+	if p.sub && p.rec.SubdomainPolicy != "" {
+		out.Policy = string(p.rec.SubdomainPolicy)
+	}
+	pass := s.Result == Pass && aligned(s.Domain, from, p.rec.SPFAlignment)
+	temp := s.Result == TempError
+	for _, d := range sigs {
+		pass = pass || d.Result == Pass && aligned(d.Domain, from, p.rec.DKIMAlignment)
+		temp = temp || d.Result == TempError
+	}
+	switch {
+	case pass:
+		out.Result = Pass
+	case temp:
+		out.Result = TempError
+	default:
+		out.Result = Fail
+	}
+	return out
+}
+
+// aligned says whether an authenticated domain stands for the From domain:
+// the same name in strict mode, the same organisational domain in relaxed.
+func aligned(authenticated, from string, mode dmarc.AlignmentMode) bool {
+	if authenticated == "" || from == "" {
+		return false
+	}
+	if mode == dmarc.AlignmentStrict {
+		return authenticated == from
+	}
+	return orgDomain(authenticated) == orgDomain(from)
+}
+
+// orgDomain is a domain's organisational domain: one label below its
+// public suffix (RFC 7489 section 3.2).
+func orgDomain(d string) string {
+	if org, err := publicsuffix.EffectiveTLDPlusOne(d); err == nil {
+		return org
+	}
+	return d
+}
+
+// fromDomain is the domain of the From header's (first) address, as DMARC
+// checks it, or empty.
+func fromDomain(msg []byte) string {
+	v := fieldValues(msg, "From", 1)
+	if len(v) == 0 {
+		return ""
+	}
+	if list, err := mail.ParseAddressList(v[0]); err == nil && len(list) > 0 {
+		_, d := splitAddress(list[0].Address)
+		return cleanDomain(d)
+	}
+	// Not RFC 5322: the word after the last @, as a reader would see it.
+	at := strings.LastIndexByte(v[0], '@')
+	if at < 0 {
+		return ""
+	}
+	d := v[0][at+1:]
+	if end := strings.IndexAny(d, "> \t,;\"()"); end >= 0 {
+		d = d[:end]
+	}
+	return cleanDomain(d)
+}
+
+// splitAddress splits an address at its last @.
+func splitAddress(addr string) (local, domain string) {
+	at := strings.LastIndexByte(addr, '@')
+	if at < 0 {
+		return addr, ""
+	}
+	return addr[:at], addr[at+1:]
+}
+
+// cleanDomain is d lower-case and in ASCII (an internationalised name as
+// its A-labels), or empty when it is not a domain name: every domain a
+// result names has passed here.
+func cleanDomain(d string) string {
+	fqdn, ok := lookupName(strings.TrimSpace(d))
+	if !ok {
+		return ""
+	}
+	return strings.TrimSuffix(fqdn, ".")
+}
