@@ -124,6 +124,12 @@ func (r response) JSON(t *testing.T) map[string]any {
 // do sends a request; headers alternate name, value.
 func (h *harness) do(method, path, body string, headers ...string) response {
 	h.t.Helper()
+	return h.doWith(h.client, method, path, body, headers...)
+}
+
+// doWith sends a request with client.
+func (h *harness) doWith(client *http.Client, method, path, body string, headers ...string) response {
+	h.t.Helper()
 	req, err := http.NewRequest(method, h.http.URL+path, strings.NewReader(body))
 	if err != nil {
 		h.t.Fatal(err)
@@ -131,7 +137,7 @@ func (h *harness) do(method, path, body string, headers ...string) response {
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := h.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -22,11 +22,13 @@ import (
 // owner's, with the inbox's token, to that inbox. A subscription is
 // recorded as events like everything else; package webhooks delivers.
 
+// The subscriptions every event is matched against are bounded, by the
+// views, where the events that make them are applied one at a time: of
+// racing creations beyond a cap, the later are refused there. The checks
+// here only answer early.
 const (
-	// maxGlobalWebhooks and maxInboxWebhooks bound the subscriptions every
-	// event is matched against.
-	maxGlobalWebhooks = 100
-	maxInboxWebhooks  = 10
+	maxGlobalWebhooks = projections.MaxGlobalWebhooks
+	maxInboxWebhooks  = projections.MaxInboxWebhooks
 )
 
 // subscription is a subscription as the API shows it.
@@ -146,7 +148,19 @@ func (s *Server) subscribe(ctx context.Context, req subscribeRequest, in *projec
 	if err := s.views.WaitApplied(ctx, ack); err != nil {
 		return nil, err
 	}
-	return s.views.Webhook(ctx, ev.WebhookID)
+	h, err := s.views.Webhook(ctx, ev.WebhookID)
+	if tempmail.KindOf(err) != tempmail.NotFound {
+		return h, err
+	}
+	// The views took no subscription: its inbox ended, or others took the
+	// last places first.
+	if in != nil {
+		if _, err := s.inboxByID(ctx, in.ID); err != nil {
+			return nil, err
+		}
+		return nil, tempmail.Errorf(tempmail.Conflict, "the inbox has %d webhooks, the most it may have: delete one first", maxInboxWebhooks)
+	}
+	return nil, tempmail.Errorf(tempmail.Conflict, "there are %d webhooks to every inbox, the most there may be: delete one first", maxGlobalWebhooks)
 }
 
 // unsubscribe ends a subscription and forgets its delivery log.

@@ -628,3 +628,60 @@ func TestWebhookSubscriptionToAHostThatDoesNotResolve(t *testing.T) {
 		t.Error("a 503 without Retry-After")
 	}
 }
+
+// TestSubscriptionCapsHoldUnderRaces: forty subscriptions to one inbox at
+// once, each on a connection of its own opened beforehand, leave at most
+// the cap; the rest are refused with 409, none half made. The same for
+// subscriptions to every inbox, beyond theirs.
+func TestSubscriptionCapsHoldUnderRaces(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, allowPrivate)
+	token, _ := h.tokenInbox()
+	race := func(n int, path string, headers ...string) (created, refused int) {
+		t.Helper()
+		clients := make([]*http.Client, n)
+		for i := range clients {
+			// A connection each, opened before the race starts.
+			clients[i] = h.clientVia(&http.Transport{}, 30*time.Second)
+			h.expect(h.doWith(clients[i], "GET", "/livez", ""), http.StatusOK, "")
+		}
+		start := make(chan struct{})
+		codes := make(chan int, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				r := h.doWith(clients[i], "POST", path, `{"url":"http://127.0.0.1:9/`+strconv.Itoa(i)+`"}`, headers...)
+				codes <- r.Status
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(codes)
+		for c := range codes {
+			switch c {
+			case http.StatusCreated:
+				created++
+			case http.StatusConflict:
+				refused++
+			default:
+				t.Errorf("a racing subscription was answered %d", c)
+			}
+		}
+		return created, refused
+	}
+	created, refused := race(40, "/inboxes/"+token+"/webhooks/")
+	r := h.do("GET", "/inboxes/"+token+"/webhooks/", "")
+	var list []any
+	_ = json.Unmarshal(r.Body, &list)
+	if created > maxInboxWebhooks || created+refused != 40 || len(list) != created {
+		t.Errorf("40 racing subscriptions to one inbox: %d created, %d refused, %d listed; want at most %d", created, refused, len(list), maxInboxWebhooks)
+	}
+	for range maxGlobalWebhooks - 20 {
+		h.subscribe(`{"url":"http://127.0.0.1:9/"}`)
+	}
+	created, refused = race(40, "/api/webhooks/", "Authorization", "Token "+testToken, "Content-Type", "application/json")
+	if created > 20 || created+refused != 40 {
+		t.Errorf("40 racing subscriptions to every inbox with 20 places left: %d created, %d refused", created, refused)
+	}
+}
