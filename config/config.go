@@ -260,7 +260,7 @@ func options() []option {
 		{"smtp-max-conns", "1000", "concurrent SMTP connections in all; 0: unlimited", func(c *Config, v string) error {
 			return count(&c.SMTPMaxConns, v)
 		}},
-		{"smtp-max-conns-per-ip", "20", "concurrent SMTP connections per client IP; 0: unlimited", func(c *Config, v string) error {
+		{"smtp-max-conns-per-ip", "50", "concurrent SMTP connections per client IP (Postfix's own smtpd_client_connection_count_limit); 0: unlimited", func(c *Config, v string) error {
 			return count(&c.SMTPMaxConnsPerIP, v)
 		}},
 		{"smtp-max-inflight-bytes", "256MiB", "message bytes all SMTP sessions may hold in memory at once, a size: " + sizeUnits + "; 0: unlimited", func(c *Config, v string) error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/smtp"
 	"os"
@@ -454,3 +455,31 @@ func exitCode(err error) int {
 // testClient bounds every request, so that a hang fails its test with a
 // message instead of stalling the run until the global timeout.
 var testClient = &http.Client{Timeout: 90 * time.Second}
+
+// TestFortyFiveConnectionsFromOneAddressAreGreeted: a relay in front opens
+// as many connections as its concurrency and its connection cache allow
+// (Postfix: 20 per destination and more cached), all from one address;
+// under the defaults every one is greeted, where a 421 would make it put
+// the whole destination off.
+func TestFortyFiveConnectionsFromOneAddressAreGreeted(t *testing.T) {
+	t.Parallel()
+	svc, _ := startService(t, t.TempDir())
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	buf := make([]byte, 512)
+	for i := range 45 {
+		c, err := net.Dial("tcp", svc.SMTP.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		n, err := c.Read(buf)
+		if err != nil || !strings.HasPrefix(string(buf[:n]), "220 ") {
+			t.Fatalf("connection %d greeted with %q (%v), want 220", i+1, buf[:n], err)
+		}
+	}
+}
