@@ -79,7 +79,7 @@ func newHarnessWith(t *testing.T, hooks webhooks.Options, tweak ...func(*config.
 	t.Cleanup(wh.Stop) // before the views stop: it reads them
 	log := slog.New(slog.DiscardHandler)
 	d := &ingest.Deliverer{Store: store, Views: views.Reader, Log: log, MaxMessageBytes: cfg.MaxMessageBytes, Hostname: "mx.test",
-		Retention: cfg.MessageRetention, Auth: testVerifier(t, cfg)}
+		Retention: cfg.MessageRetention, Auth: testVerifier(t, cfg), PlusAddressing: cfg.PlusAddressing}
 	srv := New(Deps{Config: cfg, Store: store, Views: views.Reader, Ingest: d, Hooks: wh, Log: log})
 	if err := srv.SyncDomains(ctx, cfg.Domains); err != nil {
 		t.Fatal(err)

@@ -60,6 +60,7 @@ type Config struct {
 	// targets on private, loopback and link-local addresses are allowed.
 	WebhookRetrySchedule []time.Duration
 	WebhookAllowPrivate  bool
+	PlusAddressing       bool // local+tag@domain is delivered to local@domain
 
 	TLSCert, TLSKey string // PEM files; both set: SMTP offers STARTTLS
 
@@ -289,6 +290,14 @@ func options() []option {
 			if len(c.WebhookRetrySchedule) > 20 {
 				return errors.New("must have at most 20 retries")
 			}
+			return nil
+		}},
+		{"plus-addressing", "true", "deliver mail to local+tag@domain to the inbox of local@domain; false: such addresses are unknown (550)", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.PlusAddressing = b
 			return nil
 		}},
 		{"webhook-allow-private", "false", "let webhooks target loopback, private and link-local addresses", func(c *Config, v string) error {

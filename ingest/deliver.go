@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -45,6 +46,8 @@ type Deliverer struct {
 	Metrics *Metrics
 	// Retention is how long family B inboxes keep a message. 0: forever.
 	Retention time.Duration
+	// PlusAddressing delivers local+tag@domain to local@domain's inbox.
+	PlusAddressing bool
 	// Auth, when set, checks SPF, DKIM and DMARC of every message before
 	// it is stored, and the message gets an Authentication-Results field
 	// under our Received; nil: no checks (--auth-checks=false).
@@ -70,6 +73,21 @@ func (d *Deliverer) Recipient(ctx context.Context, addr string) (*projections.In
 	if !served {
 		return nil, ErrNotServed
 	}
+	in, err := d.live(ctx, addr)
+	if errors.Is(err, ErrNoMailbox) && d.PlusAddressing {
+		// local+tag@domain is local@domain's: one inbox serves many
+		// sign-ups, told apart by their To.
+		if local, _ := tempmail.SplitAddress(addr); strings.Contains(local, "+") {
+			if base, _, _ := strings.Cut(local, "+"); base != "" {
+				in, err = d.live(ctx, base+"@"+domain)
+			}
+		}
+	}
+	return in, err
+}
+
+// live returns the live inbox that holds addr, or ErrNoMailbox.
+func (d *Deliverer) live(ctx context.Context, addr string) (*projections.Inbox, error) {
 	in, err := d.Views.InboxByAddress(ctx, addr)
 	if tempmail.KindOf(err) == tempmail.NotFound || (err == nil && !in.Live(time.Now())) {
 		return nil, ErrNoMailbox

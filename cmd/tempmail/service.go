@@ -207,7 +207,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	s.Hooks.Start(s.Views.Reader)
 	s.deliverer = &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
-		Retention: cfg.MessageRetention, Auth: auth}
+		Retention: cfg.MessageRetention, Auth: auth, PlusAddressing: cfg.PlusAddressing}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.deliverer,
 		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe})
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
