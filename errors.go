@@ -28,10 +28,13 @@ const (
 	TooLarge
 	// Unsupported means a body arrived in a media type that is not accepted.
 	Unsupported
+	// Full means the disk has too little room left for something new;
+	// deletions still work, and free room.
+	Full
 )
 
 var kindNames = [...]string{"internal", "invalid", "not found", "conflict",
-	"unauthorized", "forbidden", "unavailable", "too large", "unsupported"}
+	"unauthorized", "forbidden", "unavailable", "too large", "unsupported", "full"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -39,6 +39,11 @@ type inboxSpec struct {
 func (s *Server) createInbox(ctx context.Context, spec inboxSpec) (*projections.Inbox, error) {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
+	release, err := s.disk.Reserve(newThingBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	for attempt := 0; attempt < 5; attempt++ {
 		local := spec.Local
 		if local == "" {
@@ -83,6 +88,10 @@ func (s *Server) createInbox(ctx context.Context, spec inboxSpec) (*projections.
 	}
 	return nil, tempmail.Errorf(tempmail.Unavailable, "could not find a free address; try again")
 }
+
+// newThingBytes is about what an inbox or a subscription takes on disk
+// when it is made: its event and its view entries.
+const newThingBytes = 16 << 10
 
 const randomAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
 

@@ -37,6 +37,8 @@ func statusOf(k tempmail.Kind) int {
 		return http.StatusRequestEntityTooLarge
 	case tempmail.Unsupported:
 		return http.StatusUnsupportedMediaType
+	case tempmail.Full:
+		return http.StatusInsufficientStorage
 	}
 	return http.StatusInternalServerError
 }

@@ -35,6 +35,9 @@ type Deps struct {
 	// Metrics is served on /metrics, and gets the API's own metrics
 	// (observe.go). If nil, a registry of the API's metrics alone is used.
 	Metrics *prometheus.Registry
+	// Disk, when set, refuses new inboxes and subscriptions (507) while
+	// the data directory's disk is nearly full.
+	Disk *events.DiskGuard
 	// Probe names what keeps the service from serving (the NATS
 	// connection, a projection partition, a listener); /readyz answers 503
 	// while it names anything. Nil: nothing is checked beyond SetReady.
@@ -48,6 +51,7 @@ type Server struct {
 	views   *projections.Reader
 	ingest  *ingest.Deliverer
 	hooks   *webhooks.Webhooks
+	disk    *events.DiskGuard
 	log     *slog.Logger
 	ready   atomic.Bool
 	router  chi.Router
@@ -67,7 +71,7 @@ func New(d Deps) *Server {
 	if d.Metrics == nil {
 		d.Metrics = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, log: d.Log,
+	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, disk: d.Disk, log: d.Log,
 		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}, keepAlive: keepAlive}
 	s.http = newHTTPMetrics(s.metrics, func() float64 { return float64(s.waiters.Held()) })
 	s.router = s.routes()

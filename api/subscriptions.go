@@ -124,6 +124,11 @@ func (s *Server) subscribe(ctx context.Context, req subscribeRequest, in *projec
 	if err := s.hooks.CheckURL(ctx, req.URL); err != nil {
 		return nil, err
 	}
+	release, err := s.disk.Reserve(newThingBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	ev := events.WebhookCreated{WebhookID: uuid.NewString(), URL: req.URL, Events: kinds,
 		Secret: webhooks.NewSecret(), CreatedAt: time.Now().UTC()}
 	var lifecycle uint64

@@ -77,6 +77,9 @@ type Config struct {
 	// heap, embedded NATS included); 0: none. Under it the garbage collector
 	// works harder instead of letting caches grow with the write rate.
 	MemoryLimit int64
+	// MinFreeDisk is the room kept free on the data directory's disk:
+	// below it, new mail and new inboxes are refused (embedded NATS only).
+	MinFreeDisk int64
 
 	LogLevel  slog.Level
 	LogFormat string // "text" or "json": the handler of every log line
@@ -353,6 +356,14 @@ func options() []option {
 				return errors.New("must be 0 (no limit) or a size of at least 64MiB, such as 512MiB or 2GiB: " + sizeUnits)
 			}
 			c.MemoryLimit = n
+			return nil
+		}},
+		{"min-free-disk", "256MiB", "room kept free on the data directory's disk (embedded NATS): below it new mail gets 452 4.3.1 and new inboxes 507, while deletions go on; a size: " + sizeUnits + "; 0: none", func(c *Config, v string) error {
+			n, err := byteSize(v)
+			if err != nil {
+				return errors.New("must be a size such as 256MiB, or 0 for none: " + sizeUnits)
+			}
+			c.MinFreeDisk = n
 			return nil
 		}},
 		{"log-level", "info", "debug, info, warn or error", func(c *Config, v string) error {

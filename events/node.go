@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -171,6 +173,10 @@ func serverOptions(cfg NodeConfig) (*server.Options, error) {
 		// Views and events live in file storage; memory is only for ordered
 		// consumers' state, so a modest cap keeps the process bounded.
 		JetStreamMaxMemory: 256 << 20,
+		// The whole filesystem: by default the server takes 75% of what
+		// is free at start and refuses writes past it, long before the
+		// disk is full; the service keeps room free itself (DiskGuard).
+		JetStreamMaxStore: filesystemBytes(cfg.DataDir),
 	}
 	if cfg.Listen != "" {
 		host, port, err := splitHostPort(cfg.Listen)
@@ -412,4 +418,17 @@ func (n *Node) shutdownServer() {
 		n.server.Shutdown()
 		n.server.WaitForShutdown()
 	}
+}
+
+// filesystemBytes is the size of the filesystem that holds dir (0, the
+// server's own default, when it cannot be read).
+func filesystemBytes(dir string) int64 {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0
+	}
+	return int64(st.Blocks) * st.Bsize
 }

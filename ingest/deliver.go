@@ -48,6 +48,9 @@ type Deliverer struct {
 	Retention time.Duration
 	// PlusAddressing delivers local+tag@domain to local@domain's inbox.
 	PlusAddressing bool
+	// Disk, when set, refuses a message (kind Full) that would leave the
+	// data directory's disk with less than its minimum free.
+	Disk *events.DiskGuard
 	// Auth, when set, checks SPF, DKIM and DMARC of every message before
 	// it is stored, and the message gets an Authentication-Results field
 	// under our Received; nil: no checks (--auth-checks=false).
@@ -165,7 +168,15 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 		if len(ds) == 0 {
 			return out, nil
 		}
+		// What storing it writes, about: each copy's event (and raw
+		// object), and the views' entry of its inbox.
+		release, err := d.Disk.Reserve(int64(len(ds)) * (int64(len(raw)) + 16<<10))
+		if err != nil {
+			d.Metrics.reject(RejectDiskFull)
+			return Delivered{}, err
+		}
 		acks, err := d.Store.Deliver(ctx, ds)
+		release()
 		if tempmail.KindOf(err) == tempmail.NotFound && attempt < 3 {
 			// An inbox ended between RCPT and now, or its lifecycle moved
 			// on: look again, once the views have caught up, and deliver

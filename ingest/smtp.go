@@ -162,6 +162,7 @@ var (
 	errNoRelay   = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "Relaying denied: domain not served here"}
 	errTempFail  = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure storing the message, try again later"}
 	errBusy      = &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Too much mail in progress, try again later"}
+	errFull      = &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Insufficient system storage, try again later"}
 )
 
 // refuse counts a refusal and logs it with its reason and the client's
@@ -252,6 +253,9 @@ func (s *session) Data(r io.Reader) error {
 		return s.refuse(RejectNoMailbox, errNoMailbox, nil)
 	case tempmail.KindOf(err) == tempmail.TooLarge:
 		return s.refuse(RejectTooLarge, smtp.ErrDataTooLarge, nil)
+	case tempmail.KindOf(err) == tempmail.Full:
+		s.logRefusal(RejectDiskFull, errFull, err) // Deliver counted it
+		return errFull
 	case err != nil:
 		// Deliver counted it (for the webhook too); here it is logged.
 		s.logRefusal(RejectUnavailable, errTempFail, err)

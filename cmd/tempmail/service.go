@@ -55,6 +55,7 @@ type Service struct {
 	requests atomic.Uint64
 
 	deliverer *ingest.Deliverer
+	disk      *events.DiskGuard // nil with an external NATS, whose disk is not ours
 
 	// fatal receives what ends the service against its will: the NATS
 	// connection closed for good, a listener that stopped serving. The
@@ -95,6 +96,9 @@ func (s *Service) probe(ctx context.Context) []string {
 		cancel()
 	}
 	failing = append(failing, s.Views.Failing()...)
+	if low, free := s.disk.Low(); low {
+		failing = append(failing, fmt.Sprintf("disk: %d MiB free, less than --min-free-disk %d MiB: new mail and inboxes are refused until room is made", free>>20, s.disk.Min()>>20))
+	}
 	select {
 	case <-s.SMTP.Stopped():
 		failing = append(failing, "smtp listener")
@@ -121,6 +125,10 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	}
 	if s.Node, err = events.StartNode(ctx, nodeConfig(cfg, log)); err != nil {
 		return s, err
+	}
+	if cfg.NATSURL == "" && cfg.MinFreeDisk > 0 {
+		s.disk = events.NewDiskGuard(cfg.DataDir, cfg.MinFreeDisk)
+		go s.watchDisk()
 	}
 	go func() {
 		select {
@@ -207,9 +215,9 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	s.Hooks.Start(s.Views.Reader)
 	s.deliverer = &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
-		Retention: cfg.MessageRetention, Auth: auth, PlusAddressing: cfg.PlusAddressing}
+		Retention: cfg.MessageRetention, Auth: auth, PlusAddressing: cfg.PlusAddressing, Disk: s.disk}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.deliverer,
-		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe})
+		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe, Disk: s.disk})
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
 		return s, err
 	}
@@ -327,6 +335,31 @@ func (s *Service) reclaimWhenIdle() {
 			debug.FreeOSMemory()
 			reclaimed = time.Now()
 		}
+	}
+}
+
+// watchDisk says in the log when the disk gets too full for new mail and
+// inboxes, and when room returns (the refusals themselves look at the disk
+// each time).
+func (s *Service) watchDisk() {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	was := false
+	for {
+		select {
+		case <-s.stopping:
+			return
+		case <-t.C:
+		}
+		low, free := s.disk.Low()
+		switch {
+		case low && !was:
+			s.log.Warn("disk nearly full: new mail and inboxes are refused until room is made; deletions go on",
+				"free_mib", free>>20, "min_free_disk_mib", s.disk.Min()>>20, "data_dir", s.Config.DataDir)
+		case !low && was:
+			s.log.Info("disk has room again: new mail and inboxes are taken", "free_mib", free>>20)
+		}
+		was = low
 	}
 }
 
