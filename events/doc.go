@@ -17,12 +17,16 @@
 // event stream has direct gets off, and OpenKV's buckets answer Get from
 // the leader (leader.go), because a follower may lag what was acknowledged.
 //
-// Where things are: store.go opens the stream, buckets and object store;
-// publish.go is the one way anything is written (single messages and atomic
-// batches); commands.go holds the lifecycle commands (domains, inboxes,
-// message events); deliver.go stores received mail; content.go the records
-// of what a message says; purge.go lets go of it after a deletion; node.go
-// and leader.go the NATS connection and leader reads.
+// Where things are: subjects.go lays out the log (one subject per inbox,
+// never per message, and message ids that name their inbox); store.go
+// opens the stream, buckets and object store; publish.go is the one way
+// anything is written (single messages and atomic batches); commands.go
+// holds the lifecycle commands (domains, inboxes, message events);
+// deliver.go stores received mail (Copy: one recipient's copy); content.go
+// and seal.go the sealed records of what a message says, keys.go their
+// keys; purge.go forgets what the views let go (Forget); disk.go keeps the
+// data directory's disk from filling; node.go and leader.go the NATS
+// connections and leader reads.
 //
 // This package never reads or writes views; that is the projections package.
 package events

@@ -3,44 +3,60 @@
 // and only from it: the projection workers here are their only writers, and
 // `tempmail rebuild` can always build them anew by replaying the log.
 //
-// Layout of one views bucket (VIEWS_<generation>):
+// What it writes, in one views bucket (VIEWS_<generation>):
 //
 //	domains              the domain list
-//	i.<inboxID>          an inbox: its fields, message count, newest message and list pages
+//	i.<inboxID>          an inbox, and everything a read of its mail starts from: its
+//	                     fields and counts, its open list page (its newest messages),
+//	                     the index of its closed pages, its latest reads and deletions
+//	                     (Marks, what event streams tell), its subscriptions
+//	l.<inboxID>.<n>      a closed page of an inbox's list: 32 summaries, newest first
 //	a.<addressKey>       which inbox holds an address, and the address's last lifecycle sequence
 //	t.<token>            which inbox a family C token names
-//	m.<messageID>        a message: where it is and its state (what it says stays sealed in the log)
-//	l.<inboxID>.<page>   one page of an inbox's message list: summaries, newest first
-//	r.<inboxID>          an inbox's latest deletions, for event streams that reconnect
+//	n.<tag>              which inboxes a message id's tag names (events.InboxTag)
+//	m.<messageID>        the inbox of a message received before ids named it (format 2)
 //	w.<webhookID>        an outbound webhook subscription
 //	webhooks             the subscriptions to every inbox (those of one inbox are in its entry)
-//	c.<partition>        the last stream sequence applied in a partition, and the partition's counts
-//	                     (live inboxes, stored messages) once it is applied
+//	c.<partition>        the last stream sequence applied in a partition, and its counts
+//	f.<partition>        what the log is still to forget of what the partition let go
 //
-// Every read is a constant number of KV gets: an inbox by token is two, a
-// message is one, a list is the inbox plus its pages, whose number is bounded
-// by --max-messages-per-inbox. Every entry records the stream sequence it
-// reflects; a write happens only if that sequence is older than the event's,
-// and uses compare-and-swap. Applying an event twice, resuming after a crash
-// half-way through an event, or two workers overlapping during a hand-over
-// therefore change nothing. Deleted entries become short-lived tombstones
-// rather than vanishing, so a late, older event cannot resurrect them.
+// A message costs one write: its summary goes into its inbox's open page,
+// in the inbox's own entry; a full page is written out once, closed. An
+// inbox and a closed page are stored in a compact binary form (codec.go),
+// the rest as JSON. Nothing in a view says what a message says: readers
+// join that in from its sealed content (events.Store.Content).
 //
-// Every process runs a worker per partition; each partition's consumer is
-// pinned to one of them at a time (a priority group), and moves when that
-// worker stops or dies.
+// The write path (worker.go): every process runs a worker per partition,
+// each partition's consumer pinned to one of them at a time. A worker
+// applies what is waiting in a batch, in memory (batch.go, apply.go),
+// hands the outbound webhooks it calls for to the outbox, then writes the
+// entries the batch changed, each once: first what the log is to forget,
+// then the entries, those a reader reaches first (inbox, address) after
+// what they lead to, then the checkpoint. Every entry records the sequence
+// of the last event applied to it and is written with compare-and-swap, so
+// a batch applied again (after a crash, or by two workers during a
+// hand-over) changes nothing it already did. Once the checkpoint says the
+// views reflect a deletion, the log forgets what it deleted
+// (events.Store.Forget): keys erased, events deleted by sequence.
 //
-// One watcher per process turns view changes into in-memory notifications
-// (Hub): commands wait on it for their own events (read-your-writes), and
-// long-polling requests wait on it for new mail.
+// The read paths (reader.go, list.go, changes.go): every read is a small,
+// constant number of gets: an inbox by token is two, a message of a known
+// inbox is its entry plus at most one closed page, a list page is the
+// inbox plus the closed pages it covers. One watcher per process (watcher.go)
+// sees every write to the views in order; it keeps the read cache
+// (cache.go) current and feeds the Hub (hub.go), which wakes waiters by
+// topic: an inbox's (its entry was written), a partition's (its checkpoint
+// moved). A command waits on its partition's topic for its own event
+// (WaitApplied, read-your-writes); a long-poll waits on its inbox's topic
+// and reads again; an event stream, on the same topic, reads the inbox's
+// entry and tells what changed since its last event (Changes): new
+// messages from the top of the list, reads and deletions from the Marks,
+// at a cost that grows with what changed, not with what the inbox holds.
 //
 // Where things are: projector.go starts and stops a process's views;
-// generations.go keeps track of the current views bucket; worker.go runs a
-// partition's consumer; apply.go turns one event into view writes (views.go
-// has the entries, store.go the compare-and-swap store under them);
-// watcher.go, hub.go and cache.go carry changes to readers; reader.go
-// answers reads; rebuild.go replays the log; metrics.go reports lag, the delay
-// from an event to the views, and the counts the checkpoints carry.
+// generations.go keeps track of the current views bucket and its format;
+// rebuild.go replays the log; metrics.go and health.go report lag, delay,
+// counts and what is failing.
 //
 // This package never publishes events and never serves HTTP.
 package projections

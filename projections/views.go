@@ -336,6 +336,19 @@ func printable(key string) string {
 	return key
 }
 func messageRefKey(id string) string   { return "m." + id }
+
+// topicOf is the Hub topic a write of key changes, if any (the zero Topic):
+// an inbox's entry its inbox's topic (every event that changes what its
+// readers see writes it), a checkpoint its partition's.
+func topicOf(key string) Topic {
+	if id, ok := strings.CutPrefix(key, "i."); ok {
+		return InboxTopic(id)
+	}
+	if part, ok := strings.CutPrefix(key, "c."); ok {
+		return PartitionTopic(part)
+	}
+	return Topic{}
+}
 func checkpointKey(part string) string { return "c." + part }
 func pendingKey(part string) string    { return "f." + part }
 func webhookKey(id string) string      { return "w." + id }

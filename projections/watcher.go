@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -72,16 +71,15 @@ func (v *Views) watched(e jetstream.KeyValueEntry) {
 		return
 	}
 	v.cache.update(key, e.Value(), e.Revision())
-	if part, ok := strings.CutPrefix(key, "c."); ok {
+	switch topic := topicOf(key); topic.kind {
+	case partitionTopic:
 		var cp Checkpoint
 		if json.Unmarshal(e.Value(), &cp) == nil {
-			v.tally.set(part, cp)
-			v.hub.checkpoint(part, cp.Seq)
+			v.tally.set(topic.id, cp)
+			v.hub.checkpoint(topic.id, cp.Seq)
 		}
-		return
-	}
-	if id, ok := strings.CutPrefix(key, "i."); ok {
-		v.hub.notify(InboxTopic(id))
+	case inboxTopic:
+		v.hub.notify(topic)
 	}
 }
 
