@@ -87,6 +87,22 @@ func (s *Store) Content(ctx context.Context, ref ContentRef) (*Content, error) {
 	if c := s.contents.get(ref.MessageID); c != nil {
 		return c, nil
 	}
+	// Many readers of a message that just arrived (every event stream on
+	// its inbox) open it once; one reader going away does not fail the
+	// others.
+	v, err, _ := s.opening.Do(ref.MessageID, func() (any, error) {
+		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return s.open(octx, ref)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Content), nil
+}
+
+// open reads and opens a message's content, and keeps it in the cache.
+func (s *Store) open(ctx context.Context, ref ContentRef) (*Content, error) {
 	m, err := s.stream.GetMsg(ctx, ref.Seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, ErrErased

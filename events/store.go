@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
 )
 
 const (
@@ -58,6 +59,7 @@ type Store struct {
 	raw            jetstream.ObjectStore
 	keys           Keys
 	contents       *contentCache
+	opening        singleflight.Group // contents being opened, by message id
 	partitions     int
 	replicated     bool // R3: reads of the object store may reach a follower
 	attemptTimeout time.Duration
