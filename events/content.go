@@ -183,6 +183,9 @@ func contentSize(c *Content) int {
 	for k, v := range c.Headers {
 		n += len(k) + len(v) + 32
 	}
+	for _, l := range c.Links {
+		n += len(l.URL) + len(l.Text) + 32
+	}
 	return n + 128*len(c.Attachments)
 }
 

@@ -148,6 +148,17 @@ type Content struct {
 	Preview         string            `json:"preview,omitempty"` // what lists show (Preview)
 	Headers         map[string]string `json:"headers,omitempty"`
 	Attachments     []Attachment      `json:"attachments,omitempty"`
+	// Links are the message's http and https links (package links). Not
+	// omitempty: content stored before links were extracted has none at
+	// all (nil), which readers tell from a message without links ([]).
+	Links []Link `json:"links"`
+}
+
+// Link is one link of a message: its URL and the text it was written on
+// (empty for a URL found in the text part).
+type Link struct {
+	URL  string `json:"url"`
+	Text string `json:"text"`
 }
 
 // MarkedRead records that a message was read.
