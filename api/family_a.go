@@ -293,13 +293,14 @@ type emailA struct {
 	IsRead      bool          `json:"is_read"`
 	Size        int64         `json:"size"`
 	Attachments []attachmentA `json:"attachments"`
+	Links       []messageLink `json:"links"`
 }
 
 func toEmailA(m *projections.Message) emailA {
 	out := emailA{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
 		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
 		BodyHTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
-		Attachments: []attachmentA{}}
+		Attachments: []attachmentA{}, Links: linksOf(m)}
 	for _, a := range m.Attachments {
 		out.Attachments = append(out.Attachments, attachmentA{a.ID, a.Filename, a.ContentType, a.Size})
 	}

@@ -276,6 +276,8 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"GET", "/inboxes/" + token + "/latest/?after=" + first, "", 404},
 		{"GET", "/inboxes/" + token + "/otp/", "", 200},
 		{"GET", "/inboxes/" + token + "/otp/?pattern=(", "", 400},
+		{"GET", "/inboxes/" + token + "/link/", "", 404}, // the tour's mail has no links; TestLinkC finds some
+		{"GET", "/inboxes/" + token + "/link/?pattern=(", "", 400},
 		{"GET", "/address/latest/?address=" + strings.ToUpper(addr), "", 200},
 		{"GET", "/address/latest/", "", 400},
 		{"PATCH", "/inboxes/" + token + "/", "", 405},

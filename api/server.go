@@ -165,6 +165,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/inboxes/{token}/webhooks/{webhook}/deliveries", s.deliveriesC)
 	r.Get("/inboxes/{token}/latest", s.latestC)
 	r.Get("/inboxes/{token}/otp", s.otpC)
+	r.Get("/inboxes/{token}/link", s.linkC)
 	r.Get("/address/latest", s.addressLatestC)
 	return r
 }
