@@ -299,6 +299,7 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"GET", "/metrics", "", 200},
 		{"GET", "/openapi.json", "", 200},
 		{"POST", "/livez", "", 405},
+		{"GET", "/mcp", "", 405},
 		{"GET", "/nothing", "", 404},
 	} {
 		headers := []string{"Content-Type", jsonCT}
@@ -316,6 +317,10 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 			t.Errorf("%s %s: %d, want %d; %.200s", c.method, c.path, r.Status, c.status, r.Body)
 		}
 	}
+	// MCP (mcp_test.go goes further).
+	h.expect(h.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Content-Type", jsonCT,
+		"Accept", "application/json, text/event-stream"), http.StatusOK, "")
+	h.expect(h.do("POST", "/mcp", `[]`, "Content-Type", jsonCT, "Accept", "application/json, text/event-stream"), http.StatusBadRequest, "")
 	h.api.SetReady(false)
 	h.expect(h.do("GET", "/readyz", ""), http.StatusServiceUnavailable, `{"status":"starting","failing":["starting up"]}`)
 	h.expect(h.do("GET", "/healthz", ""), http.StatusServiceUnavailable, "")

@@ -20,7 +20,7 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 		Domains: []string{"tempmail.test"}, MinInboxTTL: time.Minute, MaxInboxTTL: 7 * 24 * time.Hour,
 		TokenInboxTTL: 24 * time.Hour, MessageRetention: 90 * 24 * time.Hour, MaxMessageBytes: 25 << 20,
 		MaxMessagesPerInbox: 1000, SMTPMaxConns: 1000, SMTPMaxConnsPerIP: 20, SMTPRatePerIP: 600, SMTPMaxInflightBytes: 256 << 20,
-		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, LogLevel: slog.LevelInfo, LogFormat: "text",
+		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, LogLevel: slog.LevelInfo, LogFormat: "text", MCP: true,
 		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}}
 	if strings.Join(c.Domains, ",") != "tempmail.test" {
 		t.Errorf("domains %v", c.Domains)

@@ -182,7 +182,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
 		MaxMessagesPerInbox: cfg.MaxMessagesPerInbox, Retention: cfg.MessageRetention}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.deliverer,
-		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe})
+		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe, Version: buildVersion()})
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
 		return s, err
 	}
