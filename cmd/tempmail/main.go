@@ -50,6 +50,12 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "inbox":
+		return runInbox(rest, getenv, stdout, stderr)
+	case "wait":
+		return runWait(rest, getenv, stdout, stderr)
+	case "mcp":
+		return runMCP(rest, getenv, os.Stdin, nopCloser{stdout}, stderr)
 	case "serve", "rebuild", "healthcheck":
 	default:
 		fmt.Fprintf(stderr, "tempmail: unknown command %q\n\n%s", cmd, usage)
