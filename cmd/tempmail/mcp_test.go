@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
