@@ -170,3 +170,25 @@ func TestLinksOfContentStoredBefore(t *testing.T) {
 		t.Errorf("content with no links: %#v", got)
 	}
 }
+
+// TestLinkLooksThroughTheNewest200: a look reads pages of the list until it
+// finds a link, through the newest 200 messages that pass the filters and
+// no further.
+func TestLinkLooksThroughTheNewest200(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	token, addr := h.tokenInbox()
+	h.sendMail(addr, linkMail)
+	first := h.waitLatest(token, "")["id"].(string)
+	h.fill(token, addr, 199) // the documented bound is 200
+	if v := h.do("GET", "/inboxes/"+token+"/link/?pattern=verify", "").JSON(t); v["message_id"] != first {
+		t.Errorf("the 200th newest message's link: %v", v)
+	}
+	last := h.waitLatest(token, "")["id"].(string)
+	h.sendMail(addr, "Subject: one more\r\n\r\nno links\r\n")
+	h.waitLatest(token, last)
+	h.expect(h.do("GET", "/inboxes/"+token+"/link/?pattern=verify", ""), 404, `{"error":"No link"}`)
+	if v := h.do("GET", "/inboxes/"+token+"/link/?pattern=verify&from=shop", "").JSON(t); v["message_id"] != first {
+		t.Errorf("the filters choose the 200: %v", v)
+	}
+}
