@@ -59,7 +59,6 @@ func TestInboxNewPrintsTheAddress(t *testing.T) {
 		{"no service there", []string{"inbox", "new", "--server", "http://127.0.0.1:1"}, 2, "connection refused"},
 		{"no subcommand", []string{"inbox"}, 2, "usage: tempmail inbox new"},
 		{"an argument", []string{"inbox", "new", "--server", base, "extra"}, 2, `unexpected argument "extra"`},
-		{"help", []string{"inbox", "new", "-h"}, 0, "-domain"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			status, out, errOut := runCLI(nil, c.args...)
@@ -67,6 +66,26 @@ func TestInboxNewPrintsTheAddress(t *testing.T) {
 				t.Errorf("%v: %d %q %q, want %d and %q on stderr", c.args, status, out, errOut, c.status, c.stderr)
 			}
 		})
+	}
+}
+
+// TestClientCommandsHelpGoesToStdout: help is asked for, so it goes to
+// stdout with exit status 0, as the other commands' does.
+func TestClientCommandsHelpGoesToStdout(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"inbox", "new", "-h"}, "usage: tempmail inbox new"},
+		{[]string{"inbox", "--help"}, "usage: tempmail inbox new"},
+		{[]string{"wait", "--help"}, "usage: tempmail wait --token T"},
+		{[]string{"mcp", "-h"}, "usage: tempmail mcp"},
+	} {
+		status, out, errOut := runCLI(nil, c.args...)
+		if status != 0 || !strings.HasPrefix(out, c.want) || !strings.Contains(out, "-server") || errOut != "" {
+			t.Errorf("%v: %d %q %q", c.args, status, out, errOut)
+		}
 	}
 }
 
@@ -135,7 +154,6 @@ func TestWaitExitStatus(t *testing.T) {
 		{"a negative timeout", []string{"--timeout", "-1s"}, 2, "--timeout must be from 0s to 24h0m0s"},
 		{"a timeout without unit", []string{"--timeout", "5"}, 2, "invalid value"},
 		{"an unknown flag", []string{"--until", "5s"}, 2, "flag provided but not defined: -until"},
-		{"help", []string{"-h"}, 0, "usage: tempmail wait --token T"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			args := append([]string{"wait", "--server", base, "--token", in.Token}, c.args...)

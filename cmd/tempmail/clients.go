@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -52,17 +53,23 @@ func (f *clientFlags) client() (*client.Client, error) {
 }
 
 // parseClientFlags parses args; done says the command should end with
-// status (help was asked for, or the flags are bad, which fs has said).
-func parseClientFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (status int, done bool) {
+// status: help was asked for (written to stdout, as the other commands'
+// help is: `tempmail wait -h | less`), or the flags are bad (said on
+// stderr).
+func parseClientFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (status int, done bool) {
+	var said bytes.Buffer
+	fs.SetOutput(&said)
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		stdout.Write(said.Bytes())
 		return 0, true
 	case err != nil:
+		stderr.Write(said.Bytes())
 		return 2, true
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.Usage()
+			fs.Usage()
 		return 2, true
 	}
 	return 0, false
@@ -76,21 +83,27 @@ func signalContext() (context.Context, context.CancelFunc) {
 // runInbox runs `tempmail inbox new`: it makes an inbox and prints its
 // address, or with --json the service's answer (with the token).
 func runInbox(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	const usage = "usage: tempmail inbox new [--name N] [--domain D] [--json] [--server URL] [--read-key K]"
 	if len(args) == 0 || args[0] != "new" {
-		fmt.Fprintln(stderr, "usage: tempmail inbox new [--name N] [--domain D] [--json] [--server URL]")
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			fmt.Fprintln(stdout, usage)
 			return 0
 		}
+		fmt.Fprintln(stderr, usage)
 		return 2
 	}
 	fs := flag.NewFlagSet("tempmail inbox new", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var cf clientFlags
 	cf.register(fs, getenv)
 	name := fs.String("name", "", "the part before the @; empty: the service chooses one")
 	domain := fs.String("domain", "", "one of the service's domains; empty: its first")
 	asJSON := fs.Bool("json", false, "print the inbox as JSON (token, address, created_at, expires_at), not only its address")
-	if status, done := parseClientFlags(fs, args[1:], stderr); done {
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage+"\n\nMakes an inbox on the service at --server and prints its address, or with --json\n"+
+			"the service's answer, which has the token that tempmail wait needs.\n\n")
+		fs.PrintDefaults()
+	}
+	if status, done := parseClientFlags(fs, args[1:], stdout, stderr); done {
 		return status
 	}
 	c, err := cf.client()
@@ -118,7 +131,6 @@ func runInbox(args []string, getenv func(string) string, stdout, stderr io.Write
 // within --timeout (one line on stderr), 2 anything else.
 func runWait(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tempmail wait", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var cf clientFlags
 	cf.register(fs, getenv)
 	token := fs.String("token", "", "the inbox's token (required)")
@@ -135,7 +147,7 @@ func runWait(args []string, getenv func(string) string, stdout, stderr io.Writer
 			"within --timeout: exits 1 with one line on stderr. Any other error exits 2.\n\n")
 		fs.PrintDefaults()
 	}
-	if status, done := parseClientFlags(fs, args, stderr); done {
+	if status, done := parseClientFlags(fs, args, stdout, stderr); done {
 		return status
 	}
 	fail := func(format string, a ...any) int {
@@ -205,7 +217,6 @@ func runWait(args []string, getenv func(string) string, stdout, stderr io.Writer
 // start a local process, calling the service at --server.
 func runMCP(args []string, getenv func(string) string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tempmail mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var cf clientFlags
 	cf.register(fs, getenv)
 	fs.Usage = func() {
@@ -214,7 +225,7 @@ func runMCP(args []string, getenv func(string) string, stdin io.ReadCloser, stdo
 			"get_link, delete_inbox) over stdin and stdout, calling the service at --server.\n\n")
 		fs.PrintDefaults()
 	}
-	if status, done := parseClientFlags(fs, args, stderr); done {
+	if status, done := parseClientFlags(fs, args, stdout, stderr); done {
 		return status
 	}
 	c, err := cf.client()
