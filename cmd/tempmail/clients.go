@@ -69,6 +69,7 @@ func parseClientFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer)
 		return 2, true
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.SetOutput(stderr)
 		fs.Usage()
 		return 2, true
 	}
