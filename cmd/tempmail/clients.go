@@ -32,6 +32,7 @@ const maxWaitTimeout = 24 * time.Hour
 // clientFlags are the flags every client command takes.
 type clientFlags struct {
 	server, readKey string
+	getenv          func(string) string
 }
 
 func (f *clientFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -39,8 +40,11 @@ func (f *clientFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	if server == "" {
 		server = defaultServer
 	}
+	f.getenv = getenv
 	fs.StringVar(&f.server, "server", server, "the service's base URL (env TEMPMAIL_SERVER)")
-	fs.StringVar(&f.readKey, "read-key", getenv("TEMPMAIL_READ_KEY"), "the service's --read-key, if it has one (env TEMPMAIL_READ_KEY)")
+	// Its variable is read after parsing, not shown as the default: help
+	// must not print a secret.
+	fs.StringVar(&f.readKey, "read-key", "", "the service's --read-key, if it has one (env TEMPMAIL_READ_KEY)")
 }
 
 func (f *clientFlags) client() (*client.Client, error) {
@@ -49,6 +53,9 @@ func (f *clientFlags) client() (*client.Client, error) {
 		return nil, err
 	}
 	c.ReadKey = f.readKey
+	if c.ReadKey == "" {
+		c.ReadKey = f.getenv("TEMPMAIL_READ_KEY")
+	}
 	return c, nil
 }
 

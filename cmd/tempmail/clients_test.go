@@ -82,8 +82,9 @@ func TestClientCommandsHelpGoesToStdout(t *testing.T) {
 		{[]string{"wait", "--help"}, "usage: tempmail wait --token T"},
 		{[]string{"mcp", "-h"}, "usage: tempmail mcp"},
 	} {
-		status, out, errOut := runCLI(nil, c.args...)
-		if status != 0 || !strings.HasPrefix(out, c.want) || !strings.Contains(out, "-server") || errOut != "" {
+		status, out, errOut := runCLI(map[string]string{"TEMPMAIL_READ_KEY": "s3cret-key"}, c.args...)
+		if status != 0 || !strings.HasPrefix(out, c.want) || !strings.Contains(out, "-server") || errOut != "" ||
+			strings.Contains(out, "s3cret-key") {
 			t.Errorf("%v: %d %q %q", c.args, status, out, errOut)
 		}
 	}
@@ -219,5 +220,37 @@ func TestLongWaitsChainHeldRequests(t *testing.T) {
 		if w != "1" {
 			t.Errorf("a request held for %q s, want 1", w)
 		}
+	}
+}
+
+// TestWaitSendsTheReadKey: against a service with --read-key, wait sends
+// --read-key, or TEMPMAIL_READ_KEY, as X-Read-Key.
+func TestWaitSendsTheReadKey(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.ReadKey = "s3cret-key"
+	svc, base := startServiceWith(t, cfg)
+	in := createTokenInbox(t, base)
+	mailTo(t, svc, in.Address, cliMail)
+	args := []string{"wait", "--server", base, "--token", in.Token, "--timeout", "10s"}
+	for _, c := range []struct {
+		name   string
+		env    map[string]string
+		extra  []string
+		status int
+		out    string
+		stderr string
+	}{
+		{"without", nil, nil, 2, "", "tempmail wait: read key required (HTTP 401)\n"},
+		{"from the flag", nil, []string{"--read-key", "s3cret-key"}, 0, "482913\n", ""},
+		{"from the environment", map[string]string{"TEMPMAIL_READ_KEY": "s3cret-key"}, nil, 0, "482913\n", ""},
+		{"the flag first", map[string]string{"TEMPMAIL_READ_KEY": "s3cret-key"}, []string{"--read-key", "wrong"}, 2, "", "invalid read key"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			status, out, errOut := runCLI(c.env, append(args, c.extra...)...)
+			if status != c.status || out != c.out || !strings.Contains(errOut, c.stderr) {
+				t.Errorf("%d %q %q, want %d %q %q", status, out, errOut, c.status, c.out, c.stderr)
+			}
+		})
 	}
 }
