@@ -50,7 +50,7 @@ var undocumentedRoutes = []string{}
 // freeFormBodies are operations whose JSON bodies the document does not
 // describe property by property, so strict checking is off for them: the
 // document itself.
-var freeFormBodies = []string{"getOpenAPI"}
+var freeFormBodies = []string{"getOpenAPI", "mcp"} // the document, and JSON-RPC (MCP)
 
 // strictIgnored are the places in bodies where any property name may come:
 // header maps, declared with additionalProperties, which strict mode would

@@ -296,13 +296,14 @@ type emailA struct {
 	Attachments []attachmentA `json:"attachments"`
 	// Authentication is null for a message that was not checked.
 	Authentication *mailauth.Result `json:"authentication"`
+	Links          []messageLink    `json:"links"`
 }
 
 func toEmailA(m *projections.Message) emailA {
 	out := emailA{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
 		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
 		BodyHTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
-		Attachments: []attachmentA{}, Authentication: authentication(m.Auth)}
+		Attachments: []attachmentA{}, Authentication: authentication(m.Auth), Links: linksOf(m)}
 	for _, a := range m.Attachments {
 		out.Attachments = append(out.Attachments, attachmentA{a.ID, a.Filename, a.ContentType, a.Size})
 	}

@@ -123,6 +123,7 @@ type messageC struct {
 	Attachments []attachmentC     `json:"attachments"`
 	// Authentication is null for a message that was not checked.
 	Authentication *mailauth.Result `json:"authentication"`
+	Links          []messageLink    `json:"links"`
 }
 
 // toMessageC is a message as family C shows it; token, when set, gives
@@ -130,7 +131,7 @@ type messageC struct {
 func toMessageC(m *projections.Message, token string) messageC {
 	out := messageC{ID: m.ID, From: m.From, FromName: m.FromName, To: m.Address, Cc: orEmpty(m.Cc), Subject: m.Subject,
 		Text: m.Text, HTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead,
-		Headers: m.Headers, Attachments: attachmentsC(m.Attachments), Authentication: authentication(m.Auth)}
+		Headers: m.Headers, Attachments: attachmentsC(m.Attachments), Authentication: authentication(m.Auth), Links: linksOf(m)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
 	}
@@ -163,7 +164,7 @@ var (
 	errNoCode         = tempmail.Errorf(tempmail.NotFound, "No code found")
 )
 
-// checkReadKey enforces --read-key on latest, otp and address/latest, in
+// checkReadKey enforces --read-key on latest, otp, link and address/latest, in
 // constant time.
 func (s *Server) checkReadKey(r *http.Request) error {
 	if s.cfg.ReadKey == "" {
@@ -179,7 +180,7 @@ func (s *Server) checkReadKey(r *http.Request) error {
 	return nil
 }
 
-// waitRequest is what latest, otp and address/latest are asked: how long
+// waitRequest is what latest, otp, link and address/latest are asked: how long
 // to wait, for what newer than which message, matching what.
 type waitRequest struct {
 	wait   time.Duration
@@ -188,7 +189,7 @@ type waitRequest struct {
 }
 
 // readParams checks the read key and reads wait, after and the match
-// filters: the common start of latest, otp and address/latest. On failure
+// filters: the common start of latest, otp, link and address/latest. On failure
 // it has answered.
 func (s *Server) readParams(w http.ResponseWriter, r *http.Request) (q waitRequest, ok bool) {
 	err := s.checkReadKey(r)
@@ -378,17 +379,9 @@ func (s *Server) otpC(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	pattern := r.URL.Query().Get("pattern")
-	if pattern == "" {
-		pattern = defaultOTPPattern
-	}
-	if len(pattern) > 512 {
-		writeError(w, r, s.log, familyC, tempmail.Errorf(tempmail.Invalid, "invalid pattern: longer than 512 bytes"))
-		return
-	}
-	re, err := regexp.Compile(pattern)
+	re, err := patternParam(r, defaultOTPPattern)
 	if err != nil {
-		writeError(w, r, s.log, familyC, tempmail.Errorf(tempmail.Invalid, "invalid pattern: %v", err))
+		writeError(w, r, s.log, familyC, err)
 		return
 	}
 	in, err := s.tokenInboxOf(r)

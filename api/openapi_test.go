@@ -276,6 +276,8 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"GET", "/inboxes/" + token + "/latest/?after=" + first, "", 404},
 		{"GET", "/inboxes/" + token + "/otp/", "", 200},
 		{"GET", "/inboxes/" + token + "/otp/?pattern=(", "", 400},
+		{"GET", "/inboxes/" + token + "/link/", "", 404}, // the tour's mail has no links; TestLinkC finds some
+		{"GET", "/inboxes/" + token + "/link/?pattern=(", "", 400},
 		{"GET", "/address/latest/?address=" + strings.ToUpper(addr), "", 200},
 		{"GET", "/address/latest/", "", 400},
 		{"PATCH", "/inboxes/" + token + "/", "", 405},
@@ -297,6 +299,7 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"GET", "/metrics", "", 200},
 		{"GET", "/openapi.json", "", 200},
 		{"POST", "/livez", "", 405},
+		{"GET", "/mcp", "", 405},
 		{"GET", "/nothing", "", 404},
 	} {
 		headers := []string{"Content-Type", jsonCT}
@@ -314,6 +317,10 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 			t.Errorf("%s %s: %d, want %d; %.200s", c.method, c.path, r.Status, c.status, r.Body)
 		}
 	}
+	// MCP (mcp_test.go goes further).
+	h.expect(h.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Content-Type", jsonCT,
+		"Accept", "application/json, text/event-stream"), http.StatusOK, "")
+	h.expect(h.do("POST", "/mcp", `[]`, "Content-Type", jsonCT, "Accept", "application/json, text/event-stream"), http.StatusBadRequest, "")
 	h.api.SetReady(false)
 	h.expect(h.do("GET", "/readyz", ""), http.StatusServiceUnavailable, `{"status":"starting","failing":["starting up"]}`)
 	h.expect(h.do("GET", "/healthz", ""), http.StatusServiceUnavailable, "")

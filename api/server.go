@@ -42,6 +42,8 @@ type Deps struct {
 	// connection, a projection partition, a listener); /readyz answers 503
 	// while it names anything. Nil: nothing is checked beyond SetReady.
 	Probe func(ctx context.Context) []string
+	// Version names the build, to MCP clients.
+	Version string
 }
 
 // Server holds what the handlers need. Its fields are set once by New.
@@ -58,6 +60,7 @@ type Server struct {
 	metrics *prometheus.Registry
 	http    httpMetrics
 	probe   func(ctx context.Context) []string
+	version string
 	waiters waiters
 	// keepAlive is how often an idle event stream sends a comment.
 	keepAlive time.Duration
@@ -72,7 +75,7 @@ func New(d Deps) *Server {
 		d.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, disk: d.Disk, log: d.Log,
-		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}, keepAlive: keepAlive}
+		metrics: d.Metrics, probe: d.Probe, version: d.Version, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}, keepAlive: keepAlive}
 	s.http = newHTTPMetrics(s.metrics, func() float64 { return float64(s.waiters.Held()) })
 	s.router = s.routes()
 	return s
@@ -175,7 +178,13 @@ func (s *Server) routes() chi.Router {
 	r.Get("/inboxes/{token}/webhooks/{webhook}/deliveries", s.deliveriesC)
 	r.Get("/inboxes/{token}/latest", s.latestC)
 	r.Get("/inboxes/{token}/otp", s.otpC)
+	r.Get("/inboxes/{token}/link", s.linkC)
 	r.Get("/address/latest", s.addressLatestC)
+
+	// The MCP tools for AI agents (mcp.go).
+	if s.cfg.MCP {
+		r.Post("/mcp", s.mcpHandler().ServeHTTP)
+	}
 	return r
 }
 

@@ -88,6 +88,9 @@ type Config struct {
 	// CORSOrigins are the browser origins (scheme://host[:port]) allowed to
 	// call the API from their pages; "*" alone allows any; empty allows none.
 	CORSOrigins []string
+
+	// MCP serves the MCP tools for AI agents at /mcp (package mcpserver).
+	MCP bool
 }
 
 // Default returns the configuration that API.md and README.md describe.
@@ -222,7 +225,7 @@ func options() []option {
 		{"api-token", "", "family A API token; empty: generated on first start and kept in --data-dir", func(c *Config, v string) error {
 			return secret(&c.APIToken, v)
 		}},
-		{"read-key", "", "family C read key for latest, otp and address/latest; empty: no key needed", func(c *Config, v string) error {
+		{"read-key", "", "family C read key for latest, otp, link and address/latest; empty: no key needed", func(c *Config, v string) error {
 			return secret(&c.ReadKey, v)
 		}},
 		{"require-token", "false", "require the API token on every family A endpoint", func(c *Config, v string) error {
@@ -397,6 +400,14 @@ func options() []option {
 			c.AccessLog = b
 			return nil
 		}},
+		{"mcp", "true", "serve the MCP tools for AI agents (streamable HTTP) at /mcp", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.MCP = b
+			return nil
+		}},
 		{"cors-origins", "", "browser origins allowed to call the API, such as https://app.example.com, separated by commas, or * for any; empty: none", func(c *Config, v string) error {
 			o, err := origins(v)
 			c.CORSOrigins = o
@@ -422,7 +433,7 @@ func Parse(command string, args []string, getenv func(string) string, out io.Wri
 	raw := make(map[string]*rawValue, len(opts))
 	for _, o := range opts {
 		if Takes(command, o.name) {
-			raw[o.name] = &rawValue{s: o.def, isBool: o.def == "false"}
+			raw[o.name] = &rawValue{s: o.def, isBool: o.def == "false" || o.def == "true"}
 			fs.Var(raw[o.name], o.name, o.usage)
 		}
 	}
@@ -480,7 +491,7 @@ func Takes(command, name string) bool {
 		switch name {
 		case "data-dir", "nats-url", "nats-creds", "nats-tls-ca", "nats-tls-cert", "nats-tls-key",
 			"server-name", "cluster-name", "cluster-addr", "routes", "nats-listen", "replicas",
-			"memory-limit", "log-level", "log-format":
+			"memory-limit", "log-level", "log-format", "max-messages-per-inbox":
 			return true
 		}
 	case "healthcheck":

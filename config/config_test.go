@@ -23,7 +23,7 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 		Domains: []string{"tempmail.test"}, MinInboxTTL: time.Minute, MaxInboxTTL: 7 * 24 * time.Hour,
 		TokenInboxTTL: 24 * time.Hour, MessageRetention: 90 * 24 * time.Hour, MaxMessageBytes: 25 << 20,
 		MaxMessagesPerInbox: 1000, SMTPMaxConns: 1000, SMTPMaxConnsPerIP: 50, SMTPRatePerIP: 600, SMTPMaxInflightBytes: 256 << 20,
-		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, MinFreeDisk: 256 << 20, LogLevel: slog.LevelInfo, LogFormat: "text", AuthChecks: true, PlusAddressing: true,
+		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, MinFreeDisk: 256 << 20, LogLevel: slog.LevelInfo, LogFormat: "text", AuthChecks: true, PlusAddressing: true, MCP: true,
 		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}}
 	if strings.Join(c.Domains, ",") != "tempmail.test" {
 		t.Errorf("domains %v", c.Domains)
@@ -284,7 +284,7 @@ func TestHostnameAndAuthCheckFlags(t *testing.T) {
 	}{
 		{[]string{"--hostname", "mx example.com"}, `invalid --hostname "mx example.com": must be a host name`},
 		{[]string{"--hostname", "mx.example.com;x"}, "must be a host name"},
-		{[]string{"--auth-checks", "sometimes"}, `invalid --auth-checks "sometimes": must be true or false`},
+		{[]string{"--auth-checks=sometimes"}, `invalid --auth-checks "sometimes": must be true or false`},
 		{[]string{"--dns-resolver", "127.0.0.1"}, `invalid --dns-resolver "127.0.0.1": must be host:port`},
 		{[]string{"--dns-resolver", ":53"}, "must be host:port"},
 		{[]string{"--dns-resolver", "127.0.0.1:0"}, "must be host:port"},

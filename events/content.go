@@ -204,6 +204,9 @@ func contentSize(c *Content) int {
 	if c.Auth != nil {
 		n += 256 + 128*len(c.Auth.DKIM)
 	}
+	for _, l := range c.Links {
+		n += len(l.URL) + len(l.Text) + 32
+	}
 	return n + 128*len(c.Attachments)
 }
 

@@ -172,6 +172,17 @@ type Content struct {
 	// Auth is what SPF, DKIM and DMARC said on receipt; nil when they
 	// were not checked (--auth-checks off, or stored before they were).
 	Auth *mailauth.Result `json:"auth,omitempty"`
+	// Links are the message's http and https links (package links). Not
+	// omitempty: content stored before links were extracted has none at
+	// all (nil), which readers tell from a message without links ([]).
+	Links []Link `json:"links"`
+}
+
+// Link is one link of a message: its URL and the text it was written on
+// (empty for a URL found in the text part).
+type Link struct {
+	URL  string `json:"url"`
+	Text string `json:"text"`
 }
 
 // MarkedRead records that a message was read.

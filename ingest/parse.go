@@ -12,6 +12,7 @@ import (
 	"github.com/jhillyerd/enmime/v2"
 
 	"tempmail/events"
+	"tempmail/links"
 )
 
 // Bounds on what parsing keeps, so that an event and its view entry stay far
@@ -102,6 +103,7 @@ func parse(raw []byte) (p parsed) {
 		// show the body as it is rather than nothing.
 		p.Text = headersOnly(raw).Text
 	}
+	p.Links = links.Extract(p.Text, p.HTML)
 	return p
 }
 
@@ -112,6 +114,7 @@ func headersOnly(raw []byte) parsed {
 	msg, err := mail.ReadMessage(headerBlockEnded(raw))
 	if err != nil {
 		p.Text = truncate(string(raw), maxBodyBytes)
+		p.Links = links.Extract(p.Text, "")
 		return p
 	}
 	p.Subject = truncate(enmime.DecodeRFC2047(msg.Header.Get("Subject")), maxSubjectBytes)
@@ -125,6 +128,7 @@ func headersOnly(raw []byte) parsed {
 	} else if i := bytes.Index(raw, []byte("\n\n")); i >= 0 {
 		p.Text = truncate(string(raw[i+2:]), maxBodyBytes)
 	}
+	p.Links = links.Extract(p.Text, "")
 	return p
 }
 

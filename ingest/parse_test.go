@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"tempmail/events"
 )
 
 // malformed are messages real senders produce or attackers craft. Each must
@@ -81,6 +83,9 @@ func checkBounded(t *testing.T, name string, p parsed) {
 	}
 	if total > maxHeaderBytes {
 		t.Errorf("%s: headers take %d bytes", name, total)
+	}
+	if p.Links == nil {
+		t.Errorf("%s: links nil, which readers take for content stored before links were kept", name)
 	}
 	if _, err := json.Marshal(p); err != nil {
 		t.Errorf("%s: cannot be encoded: %v", name, err)
@@ -182,4 +187,37 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkBounded(t, "fuzz", parse(raw))
 	})
+}
+
+// TestParseFindsLinks: a message's links are kept with its content: the
+// HTML's as a browser reads its decoded body, then the text part's, once
+// each; the text an HTML-only message is shown as adds none of its own.
+func TestParseFindsLinks(t *testing.T) {
+	t.Parallel()
+	alternative := "Subject: verify\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"b\"\r\n\r\n" +
+		"--b\r\nContent-Type: text/plain\r\n\r\nVerify: https://shop.example/verify?t=abc&u=1\r\nHelp: https://shop.example/help.\r\n" +
+		"--b\r\nContent-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n" +
+		"<p><a href=3D\"https://shop.example/verify?t=3Dabc&amp;u=3D1\">Verify your=\r\n address</a>" +
+		" <a href=3D\"javascript:steal()\">x</a></p>\r\n--b--\r\n"
+	for _, c := range []struct {
+		name, raw string
+		want      []events.Link
+	}{
+		{"text and html", alternative, []events.Link{{URL: "https://shop.example/verify?t=abc&u=1", Text: "Verify your address"},
+			{URL: "https://shop.example/help", Text: ""}}},
+		{"html only", "Subject: x\r\nContent-Type: text/html\r\n\r\n<a href=\"https://a.example/x?y=1&amp;z=2\">Go</a> " +
+			"<a href=\"https://b.example/\">https://b.example/</a>\r\n",
+			[]events.Link{{URL: "https://a.example/x?y=1&z=2", Text: "Go"}, {URL: "https://b.example/", Text: "https://b.example/"}}},
+		{"headers only", "Subject: deep\r\n" + strings.Repeat("Content-Type: multipart/mixed; boundary=\"q\"\r\n", 13) +
+			"\r\nsee https://deep.example/\r\n", []events.Link{{URL: "https://deep.example/", Text: ""}}},
+		{"none", "Subject: x\r\n\r\nno links here\r\n", []events.Link{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p := parse([]byte(c.raw))
+			if !reflect.DeepEqual(p.Links, c.want) {
+				t.Errorf("links %q, want %q (text %q)", p.Links, c.want, p.Text)
+			}
+		})
+	}
 }

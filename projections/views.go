@@ -335,7 +335,7 @@ func printable(key string) string {
 	}
 	return key
 }
-func messageRefKey(id string) string   { return "m." + id }
+func messageRefKey(id string) string { return "m." + id }
 
 // topicOf is the Hub topic a write of key changes, if any (the zero Topic):
 // an inbox's entry its inbox's topic (every event that changes what its

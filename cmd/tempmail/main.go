@@ -36,6 +36,11 @@ commands:
   healthcheck  exit 0 if the service at --http-addr is ready, else 1
   version      print the version
 
+clients of a running service (--server, or TEMPMAIL_SERVER):
+  inbox new    make an inbox and print its address (or its JSON)
+  wait         wait for mail in an inbox and print its code, link or message
+  mcp          serve the MCP tools for AI agents over stdin and stdout
+
 Run 'tempmail <command> -h' (or 'tempmail help <command>') for the flags of a command.
 `
 
@@ -76,6 +81,12 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		}
 		fmt.Fprintln(stdout, "tempmail", buildVersion())
 		return 0
+	case cmd == "inbox":
+		return runInbox(rest, getenv, stdout, stderr)
+	case cmd == "wait":
+		return runWait(rest, getenv, stdout, stderr)
+	case cmd == "mcp":
+		return runMCP(rest, getenv, os.Stdin, nopCloser{stdout}, stderr)
 	case cmd == "serve" || cmd == "rebuild" || cmd == "healthcheck":
 	default:
 		fmt.Fprintf(stderr, "tempmail: unknown command %q\n\n%s", cmd, usage)

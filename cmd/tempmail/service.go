@@ -217,7 +217,7 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
 		Retention: cfg.MessageRetention, Auth: auth, PlusAddressing: cfg.PlusAddressing, Disk: s.disk}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.deliverer,
-		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe, Disk: s.disk})
+		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe, Disk: s.disk, Version: buildVersion()})
 	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
 		return s, err
 	}

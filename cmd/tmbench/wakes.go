@@ -118,7 +118,7 @@ func (b *bench) wakes() {
 	b.add("20 messages with 200 streams ≤ 4× the CPU of 20 with none", fmt.Sprintf("%v vs %v; every stream told every message: %v", with200.Round(time.Millisecond), none.Round(time.Millisecond), all200),
 		fmt.Sprintf("%.2f×", ratio), ratio <= 4 && all200)
 	b.add("CPU per message with 1,000 streams open (no target)", fmt.Sprintf("%v a message (%v with none); every stream told every message: %v",
-		(with1000 / 20).Round(10*time.Microsecond), (none / 20).Round(10*time.Microsecond), all1000), fmt.Sprintf("%.2f×", float64(with1000)/float64(none)), all1000)
+		(with1000/20).Round(10*time.Microsecond), (none/20).Round(10*time.Microsecond), all1000), fmt.Sprintf("%.2f×", float64(with1000)/float64(none)), all1000)
 }
 
 // waitLatestSubject waits until the inbox's newest message has subject,

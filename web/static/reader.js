@@ -14,6 +14,8 @@ import { findCode, formatFullTime, formatSender, formatSize } from './format.js'
 
 // The source view shows at most this much; the download has it all.
 const maxSourceChars = 2_000_000;
+// With this many links or fewer, the list of links shows open.
+const openLinks = 5;
 const tabs = ['html', 'text', 'headers', 'source'];
 
 /**
@@ -129,6 +131,8 @@ export class Reader {
     setShown(byId('message-cc-row'), false);
     setShown(byId('message-attachments'), false);
     byId('attachment-list').replaceChildren();
+    setShown(byId('message-links'), false);
+    byId('link-list').replaceChildren();
     byId('message-text').textContent = '';
     byId('headers-body').replaceChildren();
     byId('message-source').textContent = '';
@@ -187,11 +191,50 @@ export class Reader {
     });
     byId('attachment-list').replaceChildren(...items);
     setShown(byId('message-attachments'), items.length > 0);
+    this.#showLinks(Array.isArray(m.links) ? m.links : []);
 
     // Remote content matters only to HTML; a text-only message reads best
     // as text in the page's own colours.
     setShown(byId('remote-bar'), Boolean(m.html));
     if (!m.html && this.#tab === 'html') this.#select('text', false);
+  }
+
+  /**
+   * The message's links, each with the URL it leads to under its text. They
+   * open in a new tab that cannot reach this page, and tell the site
+   * nothing of where they came from. The server gives only http and https
+   * URLs; anything else is shown as text, never made a link.
+   * @param {{url: string, text: string}[]} links
+   */
+  #showLinks(links) {
+    const items = links.map((l) => {
+      const li = document.createElement('li');
+      const url = String(l.url || '');
+      const label = String(l.text || '') || url;
+      if (/^https?:\/\//i.test(url)) {
+        const a = document.createElement('a');
+        a.href = url;
+        a.target = '_blank';
+        a.rel = 'noopener noreferrer nofollow';
+        a.referrerPolicy = 'no-referrer';
+        a.textContent = label;
+        li.append(a);
+      } else {
+        li.append(label);
+      }
+      if (label !== url) {
+        const where = document.createElement('span');
+        where.className = 'link-url';
+        where.textContent = url;
+        li.append(where);
+      }
+      return li;
+    });
+    byId('link-list').replaceChildren(...items);
+    byId('link-count').textContent = `(${items.length})`;
+    const details = /** @type {HTMLDetailsElement} */ (byId('message-links'));
+    details.open = items.length <= openLinks;
+    setShown(details, items.length > 0);
   }
 
   #showCode(code) {

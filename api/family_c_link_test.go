@@ -1,0 +1,194 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"tempmail/config"
+	"tempmail/events"
+	"tempmail/projections"
+)
+
+// linkMail is an HTML message whose links hide behind entities and
+// quoted-printable, with a script link, and a text part with one more.
+const linkMail = "From: Shop <shop@example.com>\r\nSubject: Confirm your address\r\nMIME-Version: 1.0\r\n" +
+	"Content-Type: multipart/alternative; boundary=\"b\"\r\n\r\n" +
+	"--b\r\nContent-Type: text/plain\r\n\r\nConfirm: https://shop.example/verify?t=abc&u=1\r\nUnsubscribe: https://shop.example/unsub.\r\n" +
+	"--b\r\nContent-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n" +
+	"<a href=3D\"https://shop.example/\">Shop</a> <a href=3D\"javascript:steal()\">x</a>" +
+	"<a href=3D\"https://shop.example/verify?t=3Dabc&amp;u=3D1\">Confirm your=\r\n address</a>\r\n--b--\r\n"
+
+// jsonField is the compact JSON of one field of a JSON object.
+func jsonField(t *testing.T, body []byte, name string) []byte {
+	t.Helper()
+	var v map[string]json.RawMessage
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, v[name]); err != nil {
+		t.Fatalf("%s of %s: %v", name, body, err)
+	}
+	return b.Bytes()
+}
+
+// waitHeld returns once n requests are held open (or fails the test).
+func (h *harness) waitHeld(n int64) {
+	h.t.Helper()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for h.api.waiters.Held() < n {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			h.t.Fatalf("%d requests held, want %d", h.api.waiters.Held(), n)
+		}
+	}
+}
+
+func TestLinkC(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	token, addr := h.tokenInbox()
+	link := func(query string) response { return h.do("GET", "/inboxes/"+token+"/link/"+query, "") }
+	h.expect(link(""), 404, `{"error":"No link"}`)
+	h.expect(h.do("GET", "/inboxes/nope/link/", ""), 404, `{"error":"Inbox not found"}`)
+
+	h.sendMail(addr, linkMail)
+	m := h.waitLatest(token, "")
+	id := m["id"].(string)
+	h.sendMail(addr, "From: other@example.com\r\nSubject: no links\r\n\r\nnothing to click\r\n")
+	plain := h.waitLatest(token, id)["id"].(string)
+
+	wantLinks := `[{"url":"https://shop.example/","text":"Shop"},` +
+		`{"url":"https://shop.example/verify?t=abc&u=1","text":"Confirm your address"},` +
+		`{"url":"https://shop.example/unsub","text":""}]`
+	for _, path := range []string{"/inboxes/" + token + "/messages/" + id + "/", "/api/emails/" + id + "/"} {
+		r := h.do("GET", path, "")
+		h.expect(r, 200, "")
+		if got := string(jsonField(t, r.Body, "links")); got != wantLinks {
+			t.Errorf("%s links %s, want %s", path, got, wantLinks)
+		}
+	}
+	for _, path := range []string{"/inboxes/" + token + "/messages/" + plain + "/", "/api/emails/" + plain + "/",
+		"/inboxes/" + token + "/latest/"} {
+		if got := string(jsonField(t, h.do("GET", path, "").Body, "links")); got != "[]" {
+			t.Errorf("%s links %s, want []", path, got)
+		}
+	}
+
+	found := func(want string) string {
+		return `{"link":"` + want + `","text":"` + map[string]string{"https://shop.example/": "Shop",
+			"https://shop.example/verify?t=abc&u=1": "Confirm your address", "https://shop.example/unsub": ""}[want] +
+			`","message_id":"` + id + `","subject":"Confirm your address","from":"shop@example.com","received_at":"` +
+			m["received_at"].(string) + `"}`
+	}
+	for _, c := range []struct {
+		name, query, want string
+		status            int
+	}{
+		{"the newest message with a link, its first", "", found("https://shop.example/"), 200},
+		{"the first whose URL matches", "?pattern=verify", found("https://shop.example/verify?t=abc&u=1"), 200},
+		{"from the text part", "?pattern=" + url.QueryEscape(`unsub$`), found("https://shop.example/unsub"), 200},
+		{"filters", "?from=shop&subject=confirm&pattern=verify", found("https://shop.example/verify?t=abc&u=1"), 200},
+		{"a filter no message passes", "?from=nobody", `{"error":"No link"}`, 404},
+		{"no link matches", "?pattern=javascript", `{"error":"No link"}`, 404},
+		{"nothing newer than after", "?after=" + id, `{"error":"No link"}`, 404},
+		{"a pattern that does not compile", "?pattern=" + url.QueryEscape("(x"), `{"error":"invalid pattern: error parsing regexp: missing closing ): ` + "`(x`" + `"}`, 400},
+		{"a pattern too long", "?pattern=" + strings.Repeat("a", 513), `{"error":"invalid pattern: longer than 512 bytes"}`, 400},
+		{"a bad wait", "?wait=61", `{"error":"wait must be a whole number of seconds from 0 to 60"}`, 400},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h.expect(link(c.query), c.status, c.want)
+		})
+	}
+}
+
+// TestLinkWaitAnswersWhenTheMailLands: link/?pattern=verify&wait=20 is held
+// while no message has such a link (a message with other links does not
+// release it), and answered with the decoded URL when one lands.
+func TestLinkWaitAnswersWhenTheMailLands(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	token, addr := h.tokenInbox()
+	h.sendMail(addr, "Subject: welcome\r\nContent-Type: text/html\r\n\r\n<a href=\"https://shop.example/\">Shop</a>\r\n")
+	welcome := h.waitLatest(token, "")["id"].(string)
+	done := make(chan response, 1)
+	start := time.Now()
+	go func() { done <- h.do("GET", "/inboxes/"+token+"/link/?pattern=verify&wait=20", "") }()
+	h.waitHeld(1)
+	h.sendMail(addr, "Subject: another\r\n\r\nsee https://shop.example/news\r\n")
+	h.waitLatest(token, welcome)
+	select {
+	case r := <-done:
+		t.Fatalf("answered before a matching link landed: %d %s", r.Status, r.Body)
+	default:
+	}
+	h.sendMail(addr, linkMail)
+	select {
+	case r := <-done:
+		h.expect(r, 200, "")
+		if v := r.JSON(t); v["link"] != "https://shop.example/verify?t=abc&u=1" || v["text"] != "Confirm your address" {
+			t.Errorf("answer %v", v)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("still held after the link landed")
+	}
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("answered after %v", took)
+	}
+}
+
+// TestReadKeyGuardsLink: with --read-key, link/ needs the key as otp does.
+func TestReadKeyGuardsLink(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *config.Config) { c.ReadKey = "s3cret-key" })
+	token, _ := h.tokenInbox()
+	h.expect(h.do("GET", "/inboxes/"+token+"/link/", ""), 401, `{"error":"read key required"}`)
+	h.expect(h.do("GET", "/inboxes/"+token+"/link/", "", "X-Read-Key", "wrong"), 403, `{"error":"invalid read key"}`)
+	h.expect(h.do("GET", "/inboxes/"+token+"/link/", "", "X-Read-Key", "s3cret-key"), 404, `{"error":"No link"}`)
+}
+
+// TestLinksOfContentStoredBefore: content stored before links were kept
+// has none at all (nil); its links are found in its bodies when it is
+// read. Content with an empty list has none, and is not looked at again.
+func TestLinksOfContentStoredBefore(t *testing.T) {
+	t.Parallel()
+	old := &projections.Message{Content: events.Content{Text: "see https://old.example/a.",
+		HTML: `<a href="https://old.example/b">B</a>`}}
+	if got := linksOf(old); len(got) != 2 || got[0] != (messageLink{URL: "https://old.example/b", Text: "B"}) ||
+		got[1] != (messageLink{URL: "https://old.example/a"}) {
+		t.Errorf("content without links: %v", got)
+	}
+	none := &projections.Message{Content: events.Content{Text: old.Text, HTML: old.HTML, Links: []events.Link{}}}
+	if got := linksOf(none); got == nil || len(got) != 0 {
+		t.Errorf("content with no links: %#v", got)
+	}
+}
+
+// TestLinkLooksThroughTheNewest200: a look reads pages of the list until it
+// finds a link, through the newest 200 messages that pass the filters and
+// no further.
+func TestLinkLooksThroughTheNewest200(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	token, addr := h.tokenInbox()
+	h.sendMail(addr, linkMail)
+	first := h.waitLatest(token, "")["id"].(string)
+	h.fill(token, addr, 199) // the documented bound is 200
+	if v := h.do("GET", "/inboxes/"+token+"/link/?pattern=verify", "").JSON(t); v["message_id"] != first {
+		t.Errorf("the 200th newest message's link: %v", v)
+	}
+	last := h.waitLatest(token, "")["id"].(string)
+	h.sendMail(addr, "Subject: one more\r\n\r\nno links\r\n")
+	h.waitLatest(token, last)
+	h.expect(h.do("GET", "/inboxes/"+token+"/link/?pattern=verify", ""), 404, `{"error":"No link"}`)
+	if v := h.do("GET", "/inboxes/"+token+"/link/?pattern=verify&from=shop", "").JSON(t); v["message_id"] != first {
+		t.Errorf("the filters choose the 200: %v", v)
+	}
+}

@@ -1,0 +1,118 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"tempmail/client"
+	"tempmail/mcpserver"
+)
+
+// The MCP tools at /mcp (package mcpserver) call this server's own API, in
+// process: each call is a request through s's router, with every check,
+// limit and metric of an HTTP request. It carries the address of the MCP
+// request's caller (and its X-Forwarded-For and X-Read-Key), so that a
+// tool's wait holds a --max-waiters place and counts against its caller's
+// limits exactly as the same wait over HTTP does.
+
+// inProcessBase names no host: requests never leave the process.
+const inProcessBase = "http://tempmail.in-process"
+
+// maxInProcessAnswer bounds what one in-process answer may hold in memory:
+// more than any JSON answer of the API (a message's detail is a few MiB).
+const maxInProcessAnswer = 16 << 20
+
+func (s *Server) mcpHandler() http.Handler {
+	h := mcpserver.NewTools(s.version).Handler(func(r *http.Request) *client.Client {
+		return &client.Client{Server: inProcessBase, HTTP: &http.Client{Transport: inProcess{s: s, caller: r}}}
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// An MCP request lasts as long as the call's wait: its duration
+		// says nothing of the service's speed (the API requests it makes
+		// are timed as their own).
+		markHeld(r)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// inProcess is an http.RoundTripper that serves a request with s's router,
+// as if caller had sent it.
+type inProcess struct {
+	s      *Server
+	caller *http.Request
+}
+
+func (t inProcess) RoundTrip(out *http.Request) (*http.Response, error) {
+	body := []byte(nil)
+	if out.Body != nil {
+		var err error
+		body, err = io.ReadAll(io.LimitReader(out.Body, maxBodyBytes+1))
+		out.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	// The call's context is the MCP request's, with its values (chi's
+	// routing state among them, which would route this request as that
+	// one): the request gets a fresh context that ends with the call's.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if d, ok := out.Context().Deadline(); ok {
+		var cancelDeadline context.CancelFunc
+		ctx, cancelDeadline = context.WithDeadline(ctx, d)
+		defer cancelDeadline()
+	}
+	defer context.AfterFunc(out.Context(), cancel)()
+	in := out.Clone(ctx)
+	in.Body = io.NopCloser(bytes.NewReader(body))
+	in.ContentLength = int64(len(body))
+	in.RemoteAddr = t.caller.RemoteAddr
+	in.RequestURI = out.URL.RequestURI()
+	in.Host = t.caller.Host
+	in.Proto, in.ProtoMajor, in.ProtoMinor = "HTTP/1.1", 1, 1
+	for _, h := range []string{"X-Forwarded-For", "X-Read-Key"} {
+		if v := t.caller.Header.Values(h); len(v) > 0 {
+			in.Header[h] = v
+		}
+	}
+	rec := &recorder{header: http.Header{}}
+	t.s.router.ServeHTTP(rec, in)
+	if rec.overflow {
+		return nil, errors.New("the answer is too large")
+	}
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	return &http.Response{Status: strconv.Itoa(rec.status) + " " + http.StatusText(rec.status), StatusCode: rec.status,
+		Proto: in.Proto, ProtoMajor: 1, ProtoMinor: 1, Header: rec.header, Body: io.NopCloser(&rec.body),
+		ContentLength: int64(rec.body.Len()), Request: out}, nil
+}
+
+// recorder keeps an in-process answer, up to maxInProcessAnswer.
+type recorder struct {
+	header   http.Header
+	status   int
+	body     bytes.Buffer
+	overflow bool
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	if r.body.Len()+len(b) > maxInProcessAnswer {
+		r.overflow = true
+		return 0, errors.New("answer too large")
+	}
+	return r.body.Write(b)
+}

@@ -1,0 +1,388 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Client calls one tempmail service. Its zero value is not usable: set
+// Server, or use New.
+type Client struct {
+	// Server is the service's base URL: http://127.0.0.1:8080, or
+	// https://mail.example.com/tempmail behind a proxy that serves it under
+	// a path.
+	Server string
+	// HTTP makes the requests; nil: http.DefaultClient. Every request is
+	// bounded by a deadline of its own (its wait and RequestTimeout), so
+	// the client needs no overall timeout.
+	HTTP *http.Client
+	// ReadKey is sent as X-Read-Key, for a service run with --read-key
+	// (latest, otp and link need it).
+	ReadKey string
+	// Header is sent with every request, after the client's own headers.
+	Header http.Header
+	// MaxWait is the longest one request is held: a longer wait is a chain
+	// of them. 0: 60 s, the longest the service holds one.
+	MaxWait time.Duration
+	// RetryBusy makes a wait that is refused for a while (503 "too many
+	// requests are being held open", 429 beyond a per-client limit) try
+	// again after the Retry-After the service gives, while its time lasts.
+	RetryBusy bool
+}
+
+// RequestTimeout bounds a request beyond its wait: the service answers
+// everything else within seconds.
+const RequestTimeout = 30 * time.Second
+
+// maxBody bounds an answer read: a message's detail is at most a few MiB
+// (bodies of 256 KiB each, JSON-escaped, headers, links).
+const maxBody = 16 << 20
+
+// New returns a client of the service at server (http or https, with an
+// optional path), or an error that says what a base URL must be.
+func New(server string) (*Client, error) {
+	u, err := url.Parse(strings.TrimSpace(server))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("server %q is not a base URL such as http://127.0.0.1:8080 or https://mail.example.com", server)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return &Client{Server: u.String()}, nil
+}
+
+// Error is an answer of the service other than success.
+type Error struct {
+	Status     int
+	Message    string        // the service's error, or the start of what it answered
+	RetryAfter time.Duration // from Retry-After, when it says
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s (HTTP %d)", e.Message, e.Status)
+}
+
+// ErrNotYet is what latest, otp and link answer when nothing matches yet
+// (404 "No messages", "No code found", "No link").
+var ErrNotYet = errors.New("nothing matches yet")
+
+// ErrTimeout ends a wait whose time ran out with nothing matching.
+var ErrTimeout = errors.New("timed out")
+
+// notYet are the answers of latest, otp and link that mean "not yet", as
+// opposed to an inbox that is not there (also 404).
+var notYet = [...]string{"No messages", "No code found", "No link"}
+
+// Inbox is a family C inbox.
+type Inbox struct {
+	Token     string    `json:"token"`
+	Address   string    `json:"address"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Count     int       `json:"count"` // by Inbox only
+	// JSON is the service's answer as it came.
+	JSON json.RawMessage `json:"-"`
+}
+
+// Attachment describes one attachment of a message.
+type Attachment struct {
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+	URL         string `json:"url,omitempty"`
+}
+
+// Link is one of a message's links.
+type Link struct {
+	URL  string `json:"url"`
+	Text string `json:"text"`
+}
+
+// Summary is a message as lists show it.
+type Summary struct {
+	ID          string       `json:"id"`
+	From        string       `json:"from"`
+	FromName    string       `json:"from_name"`
+	To          string       `json:"to"`
+	Subject     string       `json:"subject"`
+	ReceivedAt  time.Time    `json:"received_at"`
+	Size        int64        `json:"size"`
+	IsRead      bool         `json:"is_read"`
+	Attachments []Attachment `json:"attachments"`
+	Preview     string       `json:"preview"`
+}
+
+// Message is one message, whole.
+type Message struct {
+	ID          string            `json:"id"`
+	From        string            `json:"from"`
+	FromName    string            `json:"from_name"`
+	To          string            `json:"to"`
+	Cc          []string          `json:"cc"`
+	Subject     string            `json:"subject"`
+	Text        string            `json:"text"`
+	HTML        string            `json:"html"`
+	ReceivedAt  time.Time         `json:"received_at"`
+	Size        int64             `json:"size"`
+	IsRead      bool              `json:"is_read"`
+	Headers     map[string]string `json:"headers"`
+	Attachments []Attachment      `json:"attachments"`
+	Links       []Link            `json:"links"`
+	// JSON is the service's answer as it came, with any field this
+	// client does not know.
+	JSON json.RawMessage `json:"-"`
+}
+
+// Code is a one-time code and the message it was found in.
+type Code struct {
+	Code       string    `json:"otp"`
+	MessageID  string    `json:"message_id"`
+	Subject    string    `json:"subject"`
+	From       string    `json:"from"`
+	ReceivedAt time.Time `json:"received_at"`
+}
+
+// FoundLink is a link and the message it was found in.
+type FoundLink struct {
+	Link       string    `json:"link"`
+	Text       string    `json:"text"`
+	MessageID  string    `json:"message_id"`
+	Subject    string    `json:"subject"`
+	From       string    `json:"from"`
+	ReceivedAt time.Time `json:"received_at"`
+}
+
+// Query says what latest, otp and link look for: the filters (each a
+// case-insensitive substring; empty: any), only messages newer than After
+// (a message id), and for otp and link a pattern (RE2; empty: the
+// service's default, six digits for otp, any link for link).
+type Query struct {
+	From, To, Subject string
+	After             string
+	Pattern           string
+}
+
+func (q Query) values(wait time.Duration) url.Values {
+	v := url.Values{}
+	for k, s := range map[string]string{"from": q.From, "to": q.To, "subject": q.Subject, "after": q.After, "pattern": q.Pattern} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if wait > 0 {
+		v.Set("wait", strconv.Itoa(int(wait/time.Second)))
+	}
+	return v
+}
+
+// CreateInbox makes an inbox; name and domain may be empty (the service
+// chooses).
+func (c *Client) CreateInbox(ctx context.Context, name, domain string) (*Inbox, error) {
+	body, _ := json.Marshal(struct {
+		Name   string `json:"name,omitempty"`
+		Domain string `json:"domain,omitempty"`
+	}{name, domain})
+	var in Inbox
+	raw, err := c.do(ctx, http.MethodPost, "/inboxes/", nil, body, 0, &in)
+	in.JSON = raw
+	return &in, err
+}
+
+// Inbox reads an inbox and its message count.
+func (c *Client) Inbox(ctx context.Context, token string) (*Inbox, error) {
+	var in Inbox
+	raw, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/", nil, nil, 0, &in)
+	in.JSON = raw
+	return &in, err
+}
+
+// DeleteInbox deletes an inbox and all its mail.
+func (c *Client) DeleteInbox(ctx context.Context, token string) error {
+	_, err := c.do(ctx, http.MethodDelete, "/inboxes/"+url.PathEscape(token)+"/", nil, nil, 0, nil)
+	return err
+}
+
+// Messages lists an inbox's newest messages, at most limit (1 to 200; 0:
+// the service's default, 50), and says how many it holds in all.
+func (c *Client) Messages(ctx context.Context, token string, limit int) (list []Summary, total int, err error) {
+	v := url.Values{}
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	resp, err := c.send(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/messages/", v, nil, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, err := decode(resp, &list); err != nil {
+		return nil, 0, err
+	}
+	total, _ = strconv.Atoi(resp.Header.Get("X-Total-Count"))
+	return list, total, nil
+}
+
+// Message reads one message of an inbox.
+func (c *Client) Message(ctx context.Context, token, id string) (*Message, error) {
+	var m Message
+	raw, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/messages/"+url.PathEscape(id)+"/", nil, nil, 0, &m)
+	m.JSON = raw
+	return &m, err
+}
+
+// Latest is the newest message that q matches, held up to wait (whole
+// seconds, at most 60) until one arrives; ErrNotYet if none does.
+func (c *Client) Latest(ctx context.Context, token string, q Query, wait time.Duration) (*Message, error) {
+	q.Pattern = ""
+	var m Message
+	raw, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/latest/", q.values(wait), nil, wait, &m)
+	m.JSON = raw
+	return &m, err
+}
+
+// OTP is the newest one-time code that q matches, held as Latest is.
+func (c *Client) OTP(ctx context.Context, token string, q Query, wait time.Duration) (*Code, error) {
+	var code Code
+	_, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/otp/", q.values(wait), nil, wait, &code)
+	return &code, err
+}
+
+// Link is the newest link that q matches, held as Latest is.
+func (c *Client) Link(ctx context.Context, token string, q Query, wait time.Duration) (*FoundLink, error) {
+	var l FoundLink
+	_, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/link/", q.values(wait), nil, wait, &l)
+	return &l, err
+}
+
+// WaitMessage, WaitOTP and WaitLink wait up to timeout for what Latest, OTP
+// and Link find, chaining held requests; what matches already is answered
+// at once. When the time is up with nothing found, the error is
+// ErrTimeout.
+func (c *Client) WaitMessage(ctx context.Context, token string, q Query, timeout time.Duration) (*Message, error) {
+	return waitFor(ctx, c, timeout, func(ctx context.Context, wait time.Duration) (*Message, error) {
+		return c.Latest(ctx, token, q, wait)
+	})
+}
+
+func (c *Client) WaitOTP(ctx context.Context, token string, q Query, timeout time.Duration) (*Code, error) {
+	return waitFor(ctx, c, timeout, func(ctx context.Context, wait time.Duration) (*Code, error) {
+		return c.OTP(ctx, token, q, wait)
+	})
+}
+
+func (c *Client) WaitLink(ctx context.Context, token string, q Query, timeout time.Duration) (*FoundLink, error) {
+	return waitFor(ctx, c, timeout, func(ctx context.Context, wait time.Duration) (*FoundLink, error) {
+		return c.Link(ctx, token, q, wait)
+	})
+}
+
+// do sends a request and decodes a successful answer into out (when not
+// nil), returning the answer as it came.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, body []byte, wait time.Duration, out any) (json.RawMessage, error) {
+	resp, err := c.send(ctx, method, path, query, body, wait)
+	if err != nil {
+		return nil, err
+	}
+	return decode(resp, out)
+}
+
+// answer is a response whose body has been read.
+type answer struct {
+	Header http.Header
+	Body   []byte
+}
+
+// send makes one request, bounded by wait and RequestTimeout, and turns an
+// answer other than 2xx into an *Error (or ErrNotYet).
+func (c *Client) send(ctx context.Context, method, path string, query url.Values, body []byte, wait time.Duration) (*answer, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait+RequestTimeout)
+	defer cancel()
+	u := c.Server + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.ReadKey != "" {
+		req.Header.Set("X-Read-Key", c.ReadKey)
+	}
+	for k, vs := range c.Header {
+		req.Header[k] = vs
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxBody {
+		return nil, fmt.Errorf("%s %s: the answer is larger than %d bytes", method, path, maxBody)
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, errorOf(resp, b)
+	}
+	return &answer{Header: resp.Header, Body: b}, nil
+}
+
+func decode(a *answer, out any) (json.RawMessage, error) {
+	if out == nil || len(a.Body) == 0 {
+		return a.Body, nil
+	}
+	if err := json.Unmarshal(a.Body, out); err != nil {
+		return nil, fmt.Errorf("the service's answer is not what this client expects: %v", err)
+	}
+	return a.Body, nil
+}
+
+// errorOf reads the service's error: {"error": ...} in family C, or
+// whatever a proxy in between answered, cut to one short line.
+func errorOf(resp *http.Response, body []byte) error {
+	var e struct {
+		Error string `json:"error"`
+	}
+	msg := ""
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		msg = e.Error
+	} else {
+		msg = strings.Join(strings.FieldsFunc(string(body), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+		if len(msg) > 200 {
+			msg = msg[:200] + "…"
+		}
+		if msg == "" {
+			msg = http.StatusText(resp.StatusCode)
+		}
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		for _, s := range notYet {
+			if msg == s {
+				return ErrNotYet
+			}
+		}
+	}
+	out := &Error{Status: resp.StatusCode, Message: msg}
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
+		out.RetryAfter = time.Duration(min(s, 3600)) * time.Second
+	}
+	return out
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPFromOutside: the SDK's own client, over streamable HTTP to /mcp of
+// a running service and over stdio to `tempmail mcp --server` (the built
+// binary, as a host starts it), lists the seven tools, makes an inbox, and
+// gets the code and the link of the mail it receives.
+func TestMCPFromOutside(t *testing.T) {
+	t.Parallel()
+	svc, base := startService(t, t.TempDir())
+	for _, c := range []struct {
+		name      string
+		transport func() mcp.Transport
+		version   string // of the service in process, of the binary built stamped
+	}{
+		{"http", func() mcp.Transport { return &mcp.StreamableClientTransport{Endpoint: base + "/mcp"} }, buildVersion()},
+		{"stdio", func() mcp.Transport {
+			return &mcp.CommandTransport{Command: exec.Command(binary, "mcp", "--server", base)}
+		}, testVersion},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			s, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, c.transport(), nil)
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer s.Close()
+			if got := s.InitializeResult().ServerInfo; got.Name != "tempmail" || got.Version != c.version {
+				t.Errorf("server %+v, want tempmail %s", got, c.version)
+			}
+			list, err := s.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range list.Tools {
+				names = append(names, tool.Name)
+			}
+			slices.Sort(names)
+			if want := []string{"create_inbox", "delete_inbox", "get_code", "get_link", "list_messages", "read_message", "wait_for_message"}; !slices.Equal(names, want) {
+				t.Errorf("tools %v, want %v", names, want)
+			}
+
+			var inbox struct{ Address, Token string }
+			tool(t, ctx, s, "create_inbox", nil, &inbox)
+			codes := make(chan string, 1)
+			go func() {
+				var code struct{ Code string }
+				tool(t, ctx, s, "get_code", map[string]any{"token": inbox.Token, "timeout_seconds": 30}, &code)
+				codes <- code.Code
+			}()
+			mailTo(t, svc, inbox.Address, cliMail)
+			if code := <-codes; code != "482913" {
+				t.Errorf("get_code: %q", code)
+			}
+			var link struct{ Link, Text string }
+			tool(t, ctx, s, "get_link", map[string]any{"token": inbox.Token, "pattern": "verify"}, &link)
+			if link.Link != "https://shop.example/verify?t=1&u=2" || link.Text != "Verify" {
+				t.Errorf("get_link: %+v", link)
+			}
+			var deleted struct{ Deleted bool }
+			tool(t, ctx, s, "delete_inbox", map[string]any{"token": inbox.Token}, &deleted)
+		})
+	}
+}
+
+// tool calls a tool that must succeed and decodes its structured result.
+func tool(t *testing.T, ctx context.Context, s *mcp.ClientSession, name string, args map[string]any, out any) {
+	t.Helper()
+	if args == nil {
+		args = map[string]any{}
+	}
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || json.Unmarshal(b, out) != nil {
+		t.Errorf("%s: error %v, %s %v", name, res.IsError, b, res.Content)
+	}
+}
+
+// TestMCPCommandEndsWithItsInput: `tempmail mcp` serves until its host
+// closes stdin, then exits 0; a --server that is no URL stops it at once.
+func TestMCPCommandEndsWithItsInput(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, server string
+		status       int
+		stderr       string
+	}{
+		{"stdin closed", "http://127.0.0.1:1", 0, ""},
+		{"not a URL", "127.0.0.1:8080", 2, "tempmail mcp: server \"127.0.0.1:8080\" is not a base URL"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var out, errOut bytes.Buffer
+			status := runMCP([]string{"--server", c.server}, func(string) string { return "" },
+				io.NopCloser(strings.NewReader("")), nopCloser{&out}, &errOut)
+			if status != c.status || !strings.Contains(errOut.String(), c.stderr) || (c.stderr == "" && errOut.Len() > 0) {
+				t.Errorf("status %d, stderr %q; want %d, %q", status, errOut.String(), c.status, c.stderr)
+			}
+		})
+	}
+}

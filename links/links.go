@@ -1,0 +1,346 @@
+package links
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+
+	"tempmail/events"
+)
+
+// Bounds on what Extract returns, so that a message's links stay a small
+// part of its sealed content (which must fit, with its bodies, in one NATS
+// message) and of every answer that shows them, whatever the mail holds.
+const (
+	MaxLinks      = 100       // links per message; the rest are left out
+	MaxURLBytes   = 2048      // a longer URL is left out, not cut: a cut URL leads elsewhere
+	MaxTextChars  = 200       // a link's text is cut to this many characters
+	MaxTotalBytes = 32 << 10  // URLs and texts together; links beyond are left out
+	maxInputBytes = 1 << 20   // of each body; ingest keeps at most 256 KiB anyway
+	maxTextBytes  = 4 << 10   // of an <a>'s text gathered before it is cleaned and cut
+	maxAltBytes   = 1 << 10   // of an <img alt> standing in for a link's text
+	maxHrefBytes  = 4 << 10   // of an href before it is cleaned; longer ones cannot pass MaxURLBytes
+	maxTokenBytes = 256 << 10 // one HTML token; past one larger, the rest of the HTML is not read
+)
+
+// Extract returns the http and https links of a message: first the href of
+// every <a> in htm, entities decoded, in document order, with the text
+// the element shows (or the alt of an image in it); then the URLs written
+// out in text, with empty text. A URL is listed once, at its first place,
+// with the first non-empty text found for it. The result is never nil, so
+// that a caller can tell "no links" from "never looked".
+func Extract(text, htm string) []events.Link {
+	e := extractor{out: []events.Link{}, at: map[string]int{}}
+	e.fromHTML(cut(htm, maxInputBytes))
+	e.fromText(cut(text, maxInputBytes))
+	return e.out
+}
+
+type extractor struct {
+	out   []events.Link
+	at    map[string]int // URL -> its index in out
+	total int            // bytes of URLs and texts in out
+}
+
+// full says whether nothing more may be added.
+func (e *extractor) full() bool { return len(e.out) >= MaxLinks || e.total >= MaxTotalBytes }
+
+// add lists a link, if its URL is an http or https one, new, and within the
+// bounds.
+func (e *extractor) add(rawURL, text string) {
+	u, ok := prepare(rawURL)
+	if !ok {
+		return
+	}
+	if i, seen := e.at[u]; seen {
+		// Mail repeats its links (a logo and a button to the same page):
+		// a URL seen is valid, and only its text may be new.
+		if e.out[i].Text == "" && strings.TrimSpace(text) != "" {
+			if text = cleanText(text); e.total+len(text) <= MaxTotalBytes {
+				e.out[i].Text = text
+				e.total += len(text)
+			}
+		}
+		return
+	}
+	text = cleanText(text)
+	if e.full() || e.total+len(u)+len(text) > MaxTotalBytes || !valid(u) {
+		return
+	}
+	e.at[u] = len(e.out)
+	e.out = append(e.out, events.Link{URL: u, Text: text})
+	e.total += len(u) + len(text)
+}
+
+// anchor is an <a> whose end has not been seen yet.
+type anchor struct {
+	href string
+	text strings.Builder
+	alt  string
+}
+
+// fromHTML walks htm with an HTML5 tokenizer (so that entities, attribute
+// quoting and unclosed tags are read as a browser reads them), listing each
+// <a href>. An <a> ends at its </a>, at the next <a> (browsers do not nest
+// them), or at the end of the document.
+func (e *extractor) fromHTML(htm string) {
+	if htm == "" {
+		return
+	}
+	z := html.NewTokenizer(strings.NewReader(htm))
+	z.SetMaxBuf(maxTokenBytes)
+	var open *anchor
+	end := func() {
+		if open != nil {
+			text := open.text.String()
+			if strings.TrimSpace(text) == "" {
+				text = open.alt
+			}
+			e.add(open.href, text)
+			open = nil
+		}
+	}
+	skip := false // inside <script>, <style> and the like, whose text is not shown
+	for !e.full() {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken: // the end, or a token past maxTokenBytes
+			end()
+			return
+		case html.TextToken:
+			if open != nil && !skip && open.text.Len() < maxTextBytes {
+				open.text.Write(z.Text())
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			if open != nil && !inline(string(name)) {
+				open.text.WriteByte(' ') // "<p>a</p><p>b</p>" reads "a b", not "ab"
+			}
+			switch string(name) {
+			case "a":
+				end()
+				// <a/> opens a link as <a> does: browsers ignore the slash.
+				open = &anchor{href: attr(z, hasAttr, "href", maxHrefBytes)}
+			case "img":
+				if open != nil && open.alt == "" {
+					open.alt = attr(z, hasAttr, "alt", maxAltBytes)
+				}
+			case "script", "style", "template", "noscript", "title", "textarea":
+				skip = tt == html.StartTagToken
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			switch string(name) {
+			case "a":
+				end()
+			case "script", "style", "template", "noscript", "title", "textarea":
+				skip = false
+			}
+		}
+	}
+}
+
+// inline tells the elements that do not break the text around them.
+func inline(name string) bool {
+	switch name {
+	case "b", "i", "u", "s", "em", "strong", "span", "font", "small", "big", "sub", "sup", "code", "mark", "abbr",
+		"strike", "tt", "q", "cite", "kbd", "samp", "var", "img":
+		return true
+	}
+	return false
+}
+
+// attr returns the value of the tag's attribute key (the first, as
+// browsers take it), entities decoded; an empty string if it has none or
+// its value is longer than max.
+func attr(z *html.Tokenizer, more bool, key string, max int) string {
+	for more {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		if string(k) == key {
+			if len(v) > max {
+				return ""
+			}
+			return string(v)
+		}
+	}
+	return ""
+}
+
+// fromText lists the http and https URLs written out in text: each runs
+// from its scheme to white space, a quote or an angle bracket, less the
+// punctuation that ends the sentence around it.
+func (e *extractor) fromText(text string) {
+	lower := asciiLower(text) // the same length as text, so that indexes agree
+	for i := 0; !e.full(); {
+		j := strings.Index(lower[i:], "http")
+		if j < 0 {
+			return
+		}
+		start := i + j
+		rest := lower[start:]
+		i = start + 4
+		if !strings.HasPrefix(rest, "http://") && !strings.HasPrefix(rest, "https://") {
+			continue
+		}
+		if start > 0 {
+			// Part of a longer word ("xhttp://") is not a URL's start.
+			if r, _ := utf8.DecodeLastRuneInString(text[:start]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+				continue
+			}
+		}
+		n := strings.IndexFunc(text[start:], endsURL)
+		if n < 0 {
+			n = len(text) - start
+		}
+		u := trimTrailing(text[start : start+n])
+		i = start + max(n, 4)
+		e.add(u, "")
+	}
+}
+
+// endsURL tells the characters that end a URL written out in text.
+func endsURL(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || r == '<' || r == '>' || r == '"' || r == '`' ||
+		r == utf8.RuneError
+}
+
+// trimTrailing drops what ends the sentence around a URL rather than the
+// URL: final punctuation, and a closing bracket that the URL did not open
+// ("(see https://example.com/a)").
+func trimTrailing(u string) string {
+	for u != "" {
+		last := u[len(u)-1]
+		switch last {
+		case '.', ',', ';', ':', '!', '?', '\'', '*':
+			u = u[:len(u)-1]
+			continue
+		case ')', ']', '}':
+			open := "([{"[strings.IndexByte(")]}", last)]
+			if strings.Count(u, string(open)) < strings.Count(u, string(last)) {
+				u = u[:len(u)-1]
+				continue
+			}
+		}
+		return u
+	}
+	return u
+}
+
+// Clean returns href as a link to follow, and whether it is one: an
+// absolute http or https URL with a host, at most MaxURLBytes. As browsers
+// do, it drops leading and trailing spaces and control characters and every
+// tab and newline, and it encodes the few characters they encode (spaces,
+// quotes, angle brackets). A backslash or any other control character
+// refuses the URL: browsers and URL parsers disagree on where such a URL
+// leads, and a link that reads one way and opens another is the phishing
+// trick to avoid.
+func Clean(href string) (string, bool) {
+	if s, ok := prepare(href); ok && valid(s) {
+		return s, true
+	}
+	return "", false
+}
+
+// prepare is the cheap half of Clean: the URL as browsers read it, and
+// false if it is too long or holds what no link to follow may.
+func prepare(href string) (string, bool) {
+	s := strings.TrimFunc(href, func(r rune) bool { return r <= ' ' })
+	if len(s) > MaxURLBytes*3 {
+		return "", false
+	}
+	s = encodeAsBrowsers(s)
+	if len(s) > MaxURLBytes || !utf8.ValidString(s) || strings.ContainsRune(s, '\\') ||
+		strings.ContainsFunc(s, unicode.IsControl) {
+		return "", false
+	}
+	return s, true
+}
+
+// valid is the other half: s parses as an absolute http or https URL with
+// a host.
+func valid(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	return scheme == "http" || scheme == "https"
+}
+
+// encodeAsBrowsers drops tabs and line ends and percent-encodes spaces,
+// quotes, angle brackets and backticks, as browsers do to an href.
+func encodeAsBrowsers(s string) string {
+	const special = "\t\n\r \"<>`"
+	if !strings.ContainsAny(s, special) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\t', '\n', '\r':
+		case ' ', '"', '<', '>', '`':
+			b.WriteString(fmt.Sprintf("%%%02X", c))
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// cleanText is a link's text as one line: white space folded, control and
+// bidirectional formatting characters dropped (they could make the text
+// read as something else), at most MaxTextChars characters.
+func cleanText(s string) string {
+	var b strings.Builder
+	n, space := 0, false
+	for _, r := range s {
+		switch {
+		case n == MaxTextChars:
+			return b.String()
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == utf8.RuneError:
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+			if n++; n == MaxTextChars {
+				return b.String()
+			}
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
+
+// asciiLower lowers the ASCII letters of s and leaves every other byte as
+// it is (strings.ToLower may change a string's length).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// cut bounds s to at most n bytes, on a character boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

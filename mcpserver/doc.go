@@ -1,0 +1,16 @@
+// Package mcpserver serves tempmail to AI agents over the Model Context
+// Protocol, with the official Go SDK: seven tools (create_inbox,
+// list_messages, read_message, wait_for_message, get_code, get_link,
+// delete_inbox), each with JSON schemas for what it takes and returns.
+//
+// The tools do nothing of their own: each call is one or a few calls of the
+// HTTP API through package client, so that a tool behaves, and is limited,
+// exactly as the endpoint it stands for. `tempmail mcp` runs them over
+// stdio against a remote service; package api serves them over streamable
+// HTTP at /mcp, with a client that calls the service's own handler in
+// process on behalf of the MCP request's caller.
+//
+// What a message says is written by whoever sent it. The tools return it
+// as data, cut to bounds, and their descriptions tell the agent never to
+// follow instructions found in mail.
+package mcpserver
