@@ -18,10 +18,25 @@ import (
 // "Family B"). Its inboxes never expire; its messages are retained for
 // --message-retention.
 
-var (
-	emailNameRe   = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$`)
-	reservedNames = []string{"postmaster", "abuse", "hostmaster", "webmaster", "mailer-daemon", "root", "admin"}
-)
+var emailNameRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$`)
+
+// roleNames are never handed out, in any family: mail to them is trusted
+// to reach the domain's operator. A certificate authority validating a
+// domain by e-mail writes to the first five (CA/Browser Forum Baseline
+// Requirements 3.2.2.4.4), and RFC 2142 names the rest; whoever held one
+// could have a certificate issued for the operator's domain.
+// --reserved-names adds the operator's own.
+var roleNames = []string{"admin", "administrator", "webmaster", "hostmaster", "postmaster",
+	"abuse", "noc", "security", "usenet", "news", "www", "uucp", "ftp", "root", "mailer-daemon"}
+
+// reservedSet is roleNames and extra, for lookups.
+func reservedSet(extra []string) map[string]bool {
+	out := make(map[string]bool, len(roleNames)+len(extra))
+	for _, n := range slices.Concat(roleNames, extra) {
+		out[n] = true
+	}
+	return out
+}
 
 type tempEmailB struct {
 	Success   bool   `json:"success"`
@@ -39,7 +54,7 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyB, err)
 		return
 	}
-	name, err := emailName(body.EmailName, "email_name")
+	name, err := s.emailName(body.EmailName, "email_name")
 	if err != nil {
 		writeError(w, r, s.log, familyB, err)
 		return
@@ -59,8 +74,8 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 }
 
 // emailName validates a wanted name, sent as field; empty means "pick one
-// at random".
-func emailName(raw json.RawMessage, field string) (string, error) {
+// at random". Every family's chosen names pass here.
+func (s *Server) emailName(raw json.RawMessage, field string) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
@@ -81,7 +96,7 @@ func emailName(raw json.RawMessage, field string) (string, error) {
 		return "", invalid("may contain only a-z, 0-9, '.', '_' and '-'")
 	case !emailNameRe.MatchString(name):
 		return "", invalid("must start and end with a letter or digit")
-	case slices.Contains(reservedNames, name):
+	case s.reserved[name]:
 		return "", invalid("'" + name + "' is reserved")
 	}
 	return name, nil

@@ -54,6 +54,8 @@ type Server struct {
 	http    httpMetrics
 	probe   func(ctx context.Context) []string
 	waiters waiters
+	// reserved are the names no inbox may have (family_b.go).
+	reserved map[string]bool
 	// keepAlive is how often an idle event stream sends a comment.
 	keepAlive time.Duration
 
@@ -67,7 +69,8 @@ func New(d Deps) *Server {
 		d.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, log: d.Log,
-		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}, keepAlive: keepAlive}
+		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}, keepAlive: keepAlive,
+		reserved: reservedSet(d.Config.ReservedNames)}
 	s.http = newHTTPMetrics(s.metrics, func() float64 { return float64(s.waiters.Held()) })
 	s.router = s.routes()
 	return s
