@@ -125,6 +125,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/api/webhooks/{webhook}", s.getSubscriptionA)
 		r.Delete("/api/webhooks/{webhook}", s.deleteSubscriptionA)
 		r.Get("/api/webhooks/{webhook}/deliveries", s.deliveriesA)
+		r.Post("/api/webhooks/{webhook}/rotate-secret", s.rotateSecretA)
 	})
 	r.Group(func(r chi.Router) {
 		r.Use(s.optionalToken)
@@ -166,6 +167,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/inboxes/{token}/webhooks/{webhook}", s.getSubscriptionC)
 	r.Delete("/inboxes/{token}/webhooks/{webhook}", s.deleteSubscriptionC)
 	r.Get("/inboxes/{token}/webhooks/{webhook}/deliveries", s.deliveriesC)
+	r.Post("/inboxes/{token}/webhooks/{webhook}/rotate-secret", s.rotateSecretC)
 	r.Get("/inboxes/{token}/latest", s.latestC)
 	r.Get("/inboxes/{token}/otp", s.otpC)
 	r.Get("/address/latest", s.addressLatestC)

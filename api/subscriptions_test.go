@@ -264,8 +264,8 @@ func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
 		if a["status_code"] != 500.0 || a["attempt"] != float64(3-i) || !strings.Contains(a["error"].(string), "500") {
 			t.Errorf("attempt %d: %v", i, a)
 		}
-		if resp := a["response"].(string); len(resp) != 1024 || !strings.HasPrefix(resp, "busy") {
-			t.Errorf("the log keeps %d bytes of the answer, want 1 KiB", len(resp))
+		if resp := a["response"].(string); resp != "" {
+			t.Errorf("the log keeps %d bytes of a refusal's answer, want none: the log must not show what any server says", len(resp))
 		}
 	}
 	got := h.do("GET", "/api/webhooks/"+id+"/", "", "Authorization", "Token "+testToken).JSON(t)
@@ -278,13 +278,16 @@ func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
 	case <-time.After(2500 * time.Millisecond):
 	}
 
-	// A success clears it.
-	rc.answerWith(nil)
+	// A success clears it, and its answer's start is kept.
+	rc.answerWith(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, strings.Repeat("fine ", 1000)) })
 	h.sendMail(address, "Subject: fine now\r\n\r\nx\r\n")
 	rc.next()
 	eventually(t, "failing cleared", func() bool {
 		return h.do("GET", "/api/webhooks/"+id+"/", "", "Authorization", "Token "+testToken).JSON(t)["failing"] == false
 	})
+	if resp := h.attempts(id)[0]["response"].(string); len(resp) != 1024 || !strings.HasPrefix(resp, "fine") {
+		t.Errorf("the log keeps %d bytes of a success's answer, want 1 KiB", len(resp))
+	}
 }
 
 // TestWebhookReceiverDownThenUp: deliveries to a receiver that refuses

@@ -180,6 +180,24 @@ func (s *Store) DeleteWebhook(ctx context.Context, ev WebhookDeleted) (Ack, erro
 	return s.publish(ctx, withID(m, "webhook-deleted-"+ev.WebhookID))
 }
 
+// RotateWebhookSecret records a subscription's new secret. lastSeq is the
+// sequence of the last event of the subscription as the views show it:
+// if it has changed since (deleted, or rotated by another request), the
+// error is of kind Conflict, and nothing is recorded.
+func (s *Store) RotateWebhookSecret(ctx context.Context, ev WebhookSecretRotated, lastSeq uint64) (Ack, error) {
+	subject, _ := s.hookSubjects(ev.WebhookID, ev.InboxID, ev.Address)
+	m, err := eventMsg(subject, ev)
+	if err != nil {
+		return Ack{}, err
+	}
+	expect(withID(m, ""), subject, lastSeq)
+	ack, err := s.publish(ctx, m)
+	if isWrongLastSeq(err) {
+		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "the webhook changed meanwhile (deleted, or its secret rotated); read it and try again")
+	}
+	return ack, err
+}
+
 // hookSubjects returns where a subscription's events go and, for one of
 // an inbox, the inbox's lifecycle subject.
 func (s *Store) hookSubjects(webhookID, inboxID, addr string) (subject, lifecycle string) {

@@ -11,8 +11,8 @@ import (
 // Subjects carry the aggregate and its partition:
 //
 //	ev.sys.domains                               domain list (DomainAdded, DomainDeactivated)
-//	ev.sys.webhooks.<webhookID>                  a subscription to every inbox (WebhookCreated, WebhookDeleted)
-//	ev.<part>.<addrKey>.w.<inboxID>.<webhookID>  a subscription to one inbox (WebhookCreated, WebhookDeleted)
+//	ev.sys.webhooks.<webhookID>                  a subscription to every inbox (WebhookCreated, WebhookSecretRotated, WebhookDeleted)
+//	ev.<part>.<addrKey>.w.<inboxID>.<webhookID>  a subscription to one inbox (WebhookCreated, WebhookSecretRotated, WebhookDeleted)
 //	ev.<part>.<addrKey>.inbox                    inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
 //	ev.<part>.<addrKey>.m.<inboxID>.<messageID>  one message (MailReceived, MarkedRead, Deleted)
 //	sched.<part>.<addrKey>.<inboxID>.<what>      schedules: the server publishes their event when due

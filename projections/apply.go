@@ -62,6 +62,8 @@ func (t *tx) apply(p events.Payload) error {
 		return t.webhookCreated(ev)
 	case *events.WebhookDeleted:
 		return t.webhookDeleted(ev)
+	case *events.WebhookSecretRotated:
+		return t.webhookSecretRotated(ev)
 	}
 	return fmt.Errorf("projections: no view handles %s", p.EventType())
 }
@@ -488,6 +490,18 @@ func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
 		return err
 	}
 	return t.remove(we)
+}
+
+// webhookSecretRotated gives a live subscription its new secret; one that
+// ended meanwhile stays ended.
+func (t *tx) webhookSecretRotated(ev *events.WebhookSecretRotated) error {
+	var w Webhook
+	we, err := t.load(webhookKey(ev.WebhookID), &w)
+	if err != nil || !we.live {
+		return err
+	}
+	w.Secret = ev.Secret
+	return t.save(we, &w)
 }
 
 func messageFrom(ev *events.MailReceived, seq uint64, page int64) Message {
