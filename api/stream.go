@@ -70,12 +70,17 @@ func lastEventID(r *http.Request) (seq uint64, ok bool, err error) {
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *projections.Inbox, render render) {
 	ctx := r.Context()
 	cursor, resumed, err := lastEventID(r)
-	if err == nil && !resumed {
-		cursor = s.views.Cursor(in)
-	}
 	if err != nil {
 		writeError(w, r, s.log, fam, err)
 		return
+	}
+	// An id beyond the inbox's last change is none this stream sent (made
+	// up, or another service's): nothing after it would ever be told. The
+	// client is told to start again from the list, and the stream goes on
+	// from now.
+	beyond := resumed && cursor > s.views.Cursor(in)
+	if !resumed || beyond {
+		cursor = s.views.Cursor(in)
 	}
 	release, err := s.waiters.acquire(r)
 	if err != nil {
@@ -95,6 +100,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 	w.WriteHeader(http.StatusOK)
 	sw := &sseWriter{w: w, rc: rc}
 	sw.printf("retry: %d\n\n", streamRetry.Milliseconds())
+	if beyond {
+		sw.event(cursor, string(projections.ChangeReset), struct{}{})
+	}
 
 	ping := time.NewTicker(s.keepAlive)
 	defer ping.Stop()
