@@ -28,10 +28,13 @@ const (
 	TooLarge
 	// Unsupported means a body arrived in a media type that is not accepted.
 	Unsupported
+	// TooMany means the client has used its share (of held requests, of
+	// creations); it may try again later.
+	TooMany
 )
 
 var kindNames = [...]string{"internal", "invalid", "not found", "conflict",
-	"unauthorized", "forbidden", "unavailable", "too large", "unsupported"}
+	"unauthorized", "forbidden", "unavailable", "too large", "unsupported", "too many"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -305,7 +305,7 @@ func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) answerHeld(w http.ResponseWriter, r *http.Request, inboxID string, wait time.Duration, notFound error, find finder) {
 	if wait > 0 {
-		release, err := s.waiters.acquire(r)
+		release, err := s.waiters.acquire(r, s.clientOf(r))
 		if err != nil {
 			writeError(w, r, s.log, familyC, err)
 			return

@@ -56,6 +56,8 @@ type Server struct {
 	waiters waiters
 	// reserved are the names no inbox may have (family_b.go).
 	reserved map[string]bool
+	// creates limits each client's creations; nil: unlimited (creates.go).
+	creates *creates
 	// keepAlive is how often an idle event stream sends a comment.
 	keepAlive time.Duration
 
@@ -69,7 +71,8 @@ func New(d Deps) *Server {
 		d.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, log: d.Log,
-		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}, keepAlive: keepAlive,
+		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
+		creates:  newCreates(d.Config.CreateRatePerClient),
 		reserved: reservedSet(d.Config.ReservedNames)}
 	s.http = newHTTPMetrics(s.metrics, func() float64 { return float64(s.waiters.Held()) })
 	s.router = s.routes()
@@ -120,7 +123,7 @@ func (s *Server) routes() chi.Router {
 	r.Group(func(r chi.Router) {
 		// Outbound webhook subscriptions: always the operator's token.
 		r.Use(s.requireToken)
-		r.Post("/api/webhooks", s.createSubscriptionA)
+		r.With(s.limitCreates).Post("/api/webhooks", s.createSubscriptionA)
 		r.Get("/api/webhooks", s.listSubscriptionsA)
 		r.Get("/api/webhooks/{webhook}", s.getSubscriptionA)
 		r.Delete("/api/webhooks/{webhook}", s.deleteSubscriptionA)
@@ -130,7 +133,7 @@ func (s *Server) routes() chi.Router {
 	r.Group(func(r chi.Router) {
 		r.Use(s.optionalToken)
 		r.Get("/api/domains", s.domainsA)
-		r.Post("/api/inboxes/create_inbox", s.createInboxA)
+		r.With(s.limitCreates).Post("/api/inboxes/create_inbox", s.createInboxA)
 		r.Get("/api/inboxes/{id}", s.getInboxA)
 		r.Delete("/api/inboxes/{id}", s.deleteInboxA)
 		r.Get("/api/inboxes/{id}/emails", s.inboxEmailsA)
@@ -143,7 +146,7 @@ func (s *Server) routes() chi.Router {
 	})
 
 	// Family B: the mailbox API.
-	r.Post("/api/create-temp-email", s.createTempEmailB)
+	r.With(s.limitCreates).Post("/api/create-temp-email", s.createTempEmailB)
 	r.Get("/api/mailstore/mailbox/{username}", s.mailboxListB)
 	r.Get("/api/mailstore/mailbox/{username}/{filename}", s.getMessageB)
 	r.Post("/api/mailstore/mailbox/{username}/{filename}", s.markReadB)
@@ -151,7 +154,7 @@ func (s *Server) routes() chi.Router {
 
 	// Family C: the token API, and what the token alone authorizes
 	// (family_c_inbox.go).
-	r.Post("/inboxes", s.createTokenInbox)
+	r.With(s.limitCreates).Post("/inboxes", s.createTokenInbox)
 	r.Get("/inboxes/{token}", s.getTokenInbox)
 	r.Delete("/inboxes/{token}", s.deleteTokenInbox)
 	r.Get("/inboxes/{token}/messages", s.tokenMessages)
@@ -162,7 +165,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/inboxes/{token}/messages/{id}/raw", s.rawC)
 	r.Get("/inboxes/{token}/messages/{id}/body.html", s.bodyHTML)
 	r.Get("/inboxes/{token}/messages/{id}/attachments/{n}", s.attachmentC)
-	r.Post("/inboxes/{token}/webhooks", s.createSubscriptionC)
+	r.With(s.limitCreates).Post("/inboxes/{token}/webhooks", s.createSubscriptionC)
 	r.Get("/inboxes/{token}/webhooks", s.listSubscriptionsC)
 	r.Get("/inboxes/{token}/webhooks/{webhook}", s.getSubscriptionC)
 	r.Delete("/inboxes/{token}/webhooks/{webhook}", s.deleteSubscriptionC)

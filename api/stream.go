@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"time"
@@ -82,7 +83,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 	if !resumed || beyond {
 		cursor = s.views.Cursor(in)
 	}
-	release, err := s.waiters.acquire(r)
+	release, err := s.waiters.acquire(r, s.clientOf(r))
 	if err != nil {
 		writeError(w, r, s.log, fam, err)
 		return
@@ -106,6 +107,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 
 	ping := time.NewTicker(s.keepAlive)
 	defer ping.Stop()
+	// A stream lives --max-stream-age (less up to a tenth, so that streams
+	// opened together do not all come back together), and then ends with
+	// its last id and a retry: EventSource comes back with Last-Event-ID
+	// and misses nothing, and a client that stopped reading gives its
+	// place back.
+	var aged <-chan time.Time
+	if age := s.cfg.MaxStreamAge; age > 0 {
+		t := time.NewTimer(age - rand.N(age/10+1))
+		defer t.Stop()
+		aged = t.C
+	}
 	var expired <-chan time.Time
 	if !in.ExpiresAt.IsZero() {
 		t := time.NewTimer(time.Until(in.ExpiresAt))
@@ -131,6 +143,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 		case <-ping.C:
 			sw.printf(": keep-alive\n\n")
 		case <-expired:
+		case <-aged:
+			sw.printf("id: %d\nretry: %d\n\n", cursor, streamRetry.Milliseconds())
+			return
 		case <-ctx.Done():
 			return
 		case <-s.stopping:

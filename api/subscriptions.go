@@ -34,7 +34,7 @@ type subscription struct {
 	ID           string   `json:"id"`
 	URL          string   `json:"url"`
 	Events       []string `json:"events"`
-	InboxID      *string  `json:"inbox_id"` // null: every inbox
+	InboxID      *string  `json:"inbox_id"`         // null: every inbox
 	Secret       string   `json:"secret,omitempty"` // only when made, and when rotated (secrets.go)
 	CreatedAt    Time     `json:"created_at"`
 	Failing      bool     `json:"failing"`
