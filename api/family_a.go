@@ -257,11 +257,7 @@ func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out := make([]emailSummaryA, 0, len(l.Items))
-	for i := range l.Items {
-		out = append(out, summaryA(&l.Items[i]))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writePage(w, len(l.Items), func(i int) any { return summaryA(&l.Items[i]) })
 }
 
 // summaryA is a message as family A lists it.
@@ -287,18 +283,20 @@ type emailA struct {
 	To          []string      `json:"to"`
 	Cc          []string      `json:"cc"`
 	Subject     string        `json:"subject"`
-	BodyText    string        `json:"body_text"`
-	BodyHTML    string        `json:"body_html"`
+	BodyText    longText      `json:"body_text"`
+	BodyHTML    longText      `json:"body_html"`
 	ReceivedAt  Time          `json:"received_at"`
 	IsRead      bool          `json:"is_read"`
 	Size        int64         `json:"size"`
 	Attachments []attachmentA `json:"attachments"`
 }
 
+func (m emailA) longTextLen() int { return len(m.BodyText) + len(m.BodyHTML) }
+
 func toEmailA(m *projections.Message) emailA {
 	out := emailA{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
-		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
-		BodyHTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
+		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: longText(m.Text),
+		BodyHTML: longText(m.HTML), ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
 		Attachments: []attachmentA{}}
 	for _, a := range m.Attachments {
 		out.Attachments = append(out.Attachments, attachmentA{a.ID, a.Filename, a.ContentType, a.Size})

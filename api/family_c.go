@@ -84,11 +84,7 @@ func (s *Server) tokenMessages(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out := make([]messageSummaryC, 0, len(l.Items))
-	for i := range l.Items {
-		out = append(out, summaryC(in, &l.Items[i]))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writePage(w, len(l.Items), func(i int) any { return summaryC(in, &l.Items[i]) })
 }
 
 // summaryC is a message as family C lists it.
@@ -113,8 +109,8 @@ type messageC struct {
 	To          string            `json:"to"`
 	Cc          []string          `json:"cc"`
 	Subject     string            `json:"subject"`
-	Text        string            `json:"text"`
-	HTML        string            `json:"html"`
+	Text        longText          `json:"text"`
+	HTML        longText          `json:"html"`
 	ReceivedAt  Time              `json:"received_at"`
 	Size        int64             `json:"size"`
 	IsRead      bool              `json:"is_read"`
@@ -122,11 +118,13 @@ type messageC struct {
 	Attachments []attachmentC     `json:"attachments"`
 }
 
+func (m messageC) longTextLen() int { return len(m.Text) + len(m.HTML) }
+
 // toMessageC is a message as family C shows it; token, when set, gives
 // each attachment the url that downloads it with the inbox's token.
 func toMessageC(m *projections.Message, token string) messageC {
 	out := messageC{ID: m.ID, From: m.From, FromName: m.FromName, To: m.Address, Cc: orEmpty(m.Cc), Subject: m.Subject,
-		Text: m.Text, HTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead,
+		Text: longText(m.Text), HTML: longText(m.HTML), ReceivedAt: Time(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead,
 		Headers: m.Headers, Attachments: attachmentsC(m.Attachments)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}

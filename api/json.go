@@ -28,14 +28,6 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + time.Time(t).UTC().Format(timeLayout) + `"`), nil
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-}
-
 // decodeBody reads a JSON request body into dst. An empty body counts as {};
 // a non-empty body must be JSON (415 otherwise), valid (400) and at most
 // maxBodyBytes (413).
