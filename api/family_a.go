@@ -413,13 +413,21 @@ func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, fam family, m 
 }
 
 // serveAttachment answers with the decoded bytes of one attachment.
+// It holds room in s.downloads meanwhile (downloads.go).
 func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, att *events.Attachment) {
+	held, err := s.downloads.take(r.Context(), m)
+	if err != nil {
+		writeError(w, r, s.log, fam, err)
+		return
+	}
+	defer func() { s.downloads.sem.Release(held) }()
 	raw, err := s.rawBytes(r.Context(), m)
 	if err != nil {
 		writeError(w, r, s.log, fam, asNotFound(err, notFoundFor(r)))
 		return
 	}
 	content, err := ingest.PartContent(raw, att.Part)
+	held = s.downloads.keep(held, int64(len(content)))
 	if err != nil {
 		writeError(w, r, s.log, fam, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))
 		return

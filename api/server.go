@@ -58,6 +58,8 @@ type Server struct {
 	reserved map[string]bool
 	// creates limits each client's creations; nil: unlimited (creates.go).
 	creates *creates
+	// downloads bounds the memory attachment downloads hold (downloads.go).
+	downloads downloads
 	// keepAlive is how often an idle event stream sends a comment.
 	keepAlive time.Duration
 
@@ -72,7 +74,7 @@ func New(d Deps) *Server {
 	}
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, log: d.Log,
 		metrics: d.Metrics, probe: d.Probe, stopping: make(chan struct{}), waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
-		creates:  newCreates(d.Config.CreateRatePerClient),
+		creates: newCreates(d.Config.CreateRatePerClient), downloads: newDownloads(d.Config.MaxMessageBytes),
 		reserved: reservedSet(d.Config.ReservedNames)}
 	s.http = newHTTPMetrics(s.metrics, func() float64 { return float64(s.waiters.Held()) })
 	s.router = s.routes()
