@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -12,19 +11,19 @@ import (
 	"unicode/utf8"
 )
 
-// Answers are encoded as they are written: through a buffer of
-// answerBuffer bytes to the connection, a list item by item, a message's
-// bodies piece by piece. An answer never exists whole in memory, so what a
-// request costs is one item and the buffer, whatever the messages hold, and
-// a client that stops reading holds no more than that and its socket's
-// buffer while its write times out.
+// Answers are encoded as they are written, through a buffer of
+// answerBuffer bytes: a list item by item, a message with long bodies
+// field by field and its bodies piece by piece. An answer never exists
+// whole in memory, so what a request costs is one item and the buffer,
+// whatever the messages hold, and a client that stops reading holds no
+// more than that and its socket's buffer while its write times out.
 //
 // A list page also ends early once pageBudget bytes are written, whatever
 // its limit: the client knows from X-Total-Count (family B: total) that
 // there is more, and asks for the rest with offset set to what it has
 // (API.md "Lists: pages and filters").
 const (
-	answerBuffer = 32 << 10
+	answerBuffer = 16 << 10
 	pageBudget   = 8 << 20
 )
 
@@ -37,8 +36,8 @@ var longTextType = reflect.TypeFor[longText]()
 
 // longTexts is a value with longText fields (a message as a family shows
 // it), which says how long they are together. Such a value is written
-// field by field when they are long, and whole otherwise (quicker: a
-// tenth of the time for a small message).
+// field by field when they are long, and whole otherwise, which is
+// quicker (bounded all the same: ingest keeps at most 256 KiB of each body).
 type longTexts interface{ longTextLen() int }
 
 // streamAbove is the length of long text from which a value is written
@@ -51,12 +50,13 @@ func isLong(v any) bool {
 	return ok && l.longTextLen() >= streamAbove
 }
 
-// answer writes one JSON answer as it encodes it.
+// answer writes one JSON answer as it encodes it: into buf, which goes out
+// to the connection whenever it holds answerBuffer bytes (and at the end),
+// so that it holds at most that and the value being encoded.
 type answer struct {
-	out     *countingWriter
-	bw      *bufio.Writer
-	scratch bytes.Buffer  // one small value at a time
-	enc     *json.Encoder // into scratch
+	out *countingWriter
+	buf bytes.Buffer
+	enc *json.Encoder // into buf
 }
 
 // countingWriter counts what reaches the connection and keeps the first
@@ -83,8 +83,8 @@ func newAnswer(w http.ResponseWriter, status int) *answer {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	a := &answer{out: &countingWriter{w: w}}
-	a.bw = bufio.NewWriterSize(a.out, answerBuffer)
-	a.enc = json.NewEncoder(&a.scratch)
+	a.buf.Grow(answerBuffer + 8<<10) // at once, rather than doubling up to it
+	a.enc = json.NewEncoder(&a.buf)
 	a.enc.SetEscapeHTML(false)
 	return a
 }
@@ -120,21 +120,35 @@ func writePage(w http.ResponseWriter, n int, item func(i int) any) {
 	a.finish()
 }
 
-// written is how many bytes of the body are written, buffered ones too.
-func (a *answer) written() int64 { return a.out.n + int64(a.bw.Buffered()) }
-
 // more reports whether a page may take another item: the client still
 // reads, and the page is within its budget.
-func (a *answer) more() bool { return a.out.err == nil && a.written() < pageBudget }
+func (a *answer) more() bool {
+	return a.out.err == nil && a.out.n+int64(a.buf.Len()) < pageBudget
+}
+
+// flushFull sends buf on once it holds answerBuffer bytes.
+func (a *answer) flushFull() {
+	if a.buf.Len() >= answerBuffer {
+		a.flush()
+	}
+}
+
+func (a *answer) flush() {
+	_, _ = a.out.Write(a.buf.Bytes())
+	a.buf.Reset()
+}
 
 // finish ends the answer as encoding/json does, with a newline, and sends
 // what is buffered.
 func (a *answer) finish() {
-	a.raw("\n")
-	_ = a.bw.Flush()
+	a.buf.WriteByte('\n')
+	a.flush()
 }
 
-func (a *answer) raw(s string) { _, _ = a.bw.WriteString(s) }
+func (a *answer) raw(s string) {
+	a.buf.WriteString(s)
+	a.flushFull()
+}
 
 // value writes v as encoding/json would (without escaping HTML): whole,
 // or, when it carries long texts, field by field, its longText fields
@@ -155,12 +169,12 @@ func (a *answer) value(v any) {
 
 // whole writes v encoded by encoding/json.
 func (a *answer) whole(v any) {
-	a.scratch.Reset()
 	if err := a.enc.Encode(v); err != nil {
 		a.out.err = err
 		return
 	}
-	_, _ = a.bw.Write(bytes.TrimSuffix(a.scratch.Bytes(), []byte("\n")))
+	a.buf.Truncate(a.buf.Len() - 1) // Encode's newline
+	a.flushFull()
 }
 
 // fields writes a struct's fields as encoding/json names them (json tags,
@@ -227,37 +241,41 @@ func empty(v reflect.Value, opts string) bool {
 const hexDigits = "0123456789abcdef"
 
 // text writes s as a JSON string, escaped as encoding/json escapes it
-// (without HTML escaping): straight into the buffer, which goes out to the
-// connection each time it fills.
+// (without HTML escaping), into buf, which goes out each time it fills.
 func (a *answer) text(s string) {
-	bw := a.bw
-	_ = bw.WriteByte('"')
+	buf := &a.buf
+	buf.WriteByte('"')
 	start := 0
 	for i := 0; i < len(s); {
+		if a.buf.Len() >= answerBuffer {
+			buf.WriteString(s[start:i])
+			start = i
+			a.flush()
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' {
 				i++
 				continue
 			}
-			_, _ = bw.WriteString(s[start:i])
+			buf.WriteString(s[start:i])
 			switch b {
 			case '"', '\\':
-				_ = bw.WriteByte('\\')
-				_ = bw.WriteByte(b)
+				buf.WriteByte('\\')
+				buf.WriteByte(b)
 			case '\b':
-				_, _ = bw.WriteString(`\b`)
+				buf.WriteString(`\b`)
 			case '\f':
-				_, _ = bw.WriteString(`\f`)
+				buf.WriteString(`\f`)
 			case '\n':
-				_, _ = bw.WriteString(`\n`)
+				buf.WriteString(`\n`)
 			case '\r':
-				_, _ = bw.WriteString(`\r`)
+				buf.WriteString(`\r`)
 			case '\t':
-				_, _ = bw.WriteString(`\t`)
+				buf.WriteString(`\t`)
 			default:
-				_, _ = bw.WriteString(`\u00`)
-				_ = bw.WriteByte(hexDigits[b>>4])
-				_ = bw.WriteByte(hexDigits[b&0xF])
+				buf.WriteString(`\u00`)
+				buf.WriteByte(hexDigits[b>>4])
+				buf.WriteByte(hexDigits[b&0xF])
 			}
 			i++
 			start = i
@@ -266,12 +284,12 @@ func (a *answer) text(s string) {
 		c, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case c == utf8.RuneError && size == 1:
-			_, _ = bw.WriteString(s[start:i])
-			_, _ = bw.WriteString(`\ufffd`)
+			buf.WriteString(s[start:i])
+			buf.WriteString(`\ufffd`)
 		case c == '\u2028' || c == '\u2029':
-			_, _ = bw.WriteString(s[start:i])
-			_, _ = bw.WriteString(`\u202`)
-			_ = bw.WriteByte(hexDigits[c&0xF])
+			buf.WriteString(s[start:i])
+			buf.WriteString(`\u202`)
+			buf.WriteByte(hexDigits[c&0xF])
 		default:
 			i += size
 			continue
@@ -279,6 +297,7 @@ func (a *answer) text(s string) {
 		i += size
 		start = i
 	}
-	_, _ = bw.WriteString(s[start:])
-	_ = bw.WriteByte('"')
+	buf.WriteString(s[start:])
+	buf.WriteByte('"')
+	a.flushFull()
 }
