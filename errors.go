@@ -31,10 +31,13 @@ const (
 	// Full means the disk has too little room left for something new;
 	// deletions still work, and free room.
 	Full
+	// TooMany means the client has used its share (of held requests, of
+	// creations); it may try again later.
+	TooMany
 )
 
 var kindNames = [...]string{"internal", "invalid", "not found", "conflict",
-	"unauthorized", "forbidden", "unavailable", "too large", "unsupported", "full"}
+	"unauthorized", "forbidden", "unavailable", "too large", "unsupported", "full", "too many"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -48,6 +48,9 @@ func (s *Server) createInbox(ctx context.Context, spec inboxSpec) (*projections.
 		local := spec.Local
 		if local == "" {
 			local = randomName(spec.Random)
+			if s.reserved[local] {
+				continue // an operator's reserved name of that length, drawn by chance
+			}
 		}
 		addr := local + "@" + spec.Domain.Name
 		a, err := s.views.Address(ctx, addr)

@@ -441,10 +441,15 @@ func (s *streamCheck) problem(format string, args ...any) {
 		fmt.Sprintf(format, args...))
 }
 
-var streamRetryLine = regexp.MustCompile(`^retry: [0-9]+$`)
+var (
+	streamRetryLine = regexp.MustCompile(`^retry: [0-9]+$`)
+	// streamEndBlock is how a stream at its --max-stream-age ends: its last
+	// id, for EventSource to resume from, and when to.
+	streamEndBlock = regexp.MustCompile(`^id: [0-9]+\nretry: [0-9]+$`)
+)
 
 func (s *streamCheck) checkBlock(block string) {
-	if strings.HasPrefix(block, ":") || streamRetryLine.MatchString(block) {
+	if strings.HasPrefix(block, ":") || streamRetryLine.MatchString(block) || streamEndBlock.MatchString(block) {
 		return
 	}
 	fields := map[string]string{}

@@ -7,6 +7,12 @@
 // (read-your-writes). The command logic they share (creating inboxes,
 // recording domains) lives in commands.go.
 //
+// Every request costs bounded memory whatever the messages hold: answers
+// are encoded as they are written, a list page item by item and within a
+// byte budget (answer.go), and attachment downloads share a bounded room
+// (downloads.go). Each client (clients.go) has a share of the requests held
+// open (waiters.go) and of creations (creates.go); beyond it, 429.
+//
 // Error kinds become statuses and each family's body shape in one place,
 // errors.go. Every request is counted, timed and (with --access-log) logged
 // by its route pattern, never its path, which may hold a token (observe.go);

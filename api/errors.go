@@ -4,6 +4,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"tempmail"
 )
@@ -39,6 +41,8 @@ func statusOf(k tempmail.Kind) int {
 		return http.StatusUnsupportedMediaType
 	case tempmail.Full:
 		return http.StatusInsufficientStorage
+	case tempmail.TooMany:
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -55,6 +59,10 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, fam fa
 	}
 	if kind == tempmail.Unavailable {
 		w.Header().Set("Retry-After", "1")
+	}
+	var after retryAfter
+	if errors.As(err, &after) {
+		w.Header().Set("Retry-After", strconv.FormatInt(after.seconds(), 10))
 	}
 	if kind == tempmail.Unauthorized && fam == familyA {
 		w.Header().Set("WWW-Authenticate", "Token")
@@ -80,6 +88,24 @@ func detailShaped(err error) bool {
 }
 
 const notFoundA = "Not found."
+
+// retryAfter is the cause of a TooMany error: when the client may try
+// again, which writeError puts in Retry-After.
+type retryAfter time.Duration
+
+func (d retryAfter) Error() string { return "retry after " + time.Duration(d).String() }
+
+// seconds is d in whole seconds, rounded up, at least 1.
+func (d retryAfter) seconds() int64 {
+	return max(1, int64((time.Duration(d)+time.Second-1)/time.Second))
+}
+
+// tooMany is a TooMany error that says when to try again.
+func tooMany(after time.Duration, format string, args ...any) error {
+	e := tempmail.Errorf(tempmail.TooMany, format, args...)
+	e.Err = retryAfter(after)
+	return e
+}
 
 func writeErrorBody(w http.ResponseWriter, fam family, status int, msg string, detail bool) {
 	switch {

@@ -258,11 +258,7 @@ func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out := make([]emailSummaryA, 0, len(l.Items))
-	for i := range l.Items {
-		out = append(out, summaryA(&l.Items[i]))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writePage(w, len(l.Items), func(i int) any { return summaryA(&l.Items[i]) })
 }
 
 // summaryA is a message as family A lists it.
@@ -288,8 +284,8 @@ type emailA struct {
 	To          []string      `json:"to"`
 	Cc          []string      `json:"cc"`
 	Subject     string        `json:"subject"`
-	BodyText    string        `json:"body_text"`
-	BodyHTML    string        `json:"body_html"`
+	BodyText    longText      `json:"body_text"`
+	BodyHTML    longText      `json:"body_html"`
 	ReceivedAt  Time          `json:"received_at"`
 	IsRead      bool          `json:"is_read"`
 	Size        int64         `json:"size"`
@@ -299,10 +295,12 @@ type emailA struct {
 	Links          []messageLink    `json:"links"`
 }
 
+func (m emailA) longTextLen() int { return len(m.BodyText) + len(m.BodyHTML) }
+
 func toEmailA(m *projections.Message) emailA {
 	out := emailA{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
-		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
-		BodyHTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
+		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: longText(m.Text),
+		BodyHTML: longText(m.HTML), ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
 		Attachments: []attachmentA{}, Authentication: authentication(m.Auth), Links: linksOf(m)}
 	for _, a := range m.Attachments {
 		out.Attachments = append(out.Attachments, attachmentA{a.ID, a.Filename, a.ContentType, a.Size})
@@ -431,13 +429,21 @@ func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, fam family, m 
 }
 
 // serveAttachment answers with the decoded bytes of one attachment.
+// It holds room in s.downloads meanwhile (downloads.go).
 func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, att *events.Attachment) {
+	held, err := s.downloads.take(r.Context(), m)
+	if err != nil {
+		writeError(w, r, s.log, fam, err)
+		return
+	}
+	defer func() { s.downloads.sem.Release(held) }()
 	raw, err := s.rawBytes(r.Context(), m)
 	if err != nil {
 		writeError(w, r, s.log, fam, asNotFound(err, notFoundFor(r)))
 		return
 	}
 	content, err := ingest.PartContent(raw, att.Part)
+	held = s.downloads.keep(held, int64(len(content)))
 	if err != nil {
 		writeError(w, r, s.log, fam, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))
 		return

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -19,10 +20,25 @@ import (
 // "Family B"). Its inboxes never expire; its messages are retained for
 // --message-retention.
 
-var (
-	emailNameRe   = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$`)
-	reservedNames = []string{"postmaster", "abuse", "hostmaster", "webmaster", "mailer-daemon", "root", "admin"}
-)
+var emailNameRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$`)
+
+// roleNames are never handed out, in any family: mail to them is trusted
+// to reach the domain's operator. A certificate authority validating a
+// domain by e-mail writes to the first five (CA/Browser Forum Baseline
+// Requirements 3.2.2.4.4), and RFC 2142 names the rest; whoever held one
+// could have a certificate issued for the operator's domain.
+// --reserved-names adds the operator's own.
+var roleNames = []string{"admin", "administrator", "webmaster", "hostmaster", "postmaster",
+	"abuse", "noc", "security", "usenet", "news", "www", "uucp", "ftp", "root", "mailer-daemon"}
+
+// reservedSet is roleNames and extra, for lookups.
+func reservedSet(extra []string) map[string]bool {
+	out := make(map[string]bool, len(roleNames)+len(extra))
+	for _, n := range slices.Concat(roleNames, extra) {
+		out[n] = true
+	}
+	return out
+}
 
 type tempEmailB struct {
 	Success   bool   `json:"success"`
@@ -40,7 +56,7 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyB, err)
 		return
 	}
-	name, err := emailName(body.EmailName, "email_name")
+	name, err := s.emailName(body.EmailName, "email_name")
 	if err != nil {
 		writeError(w, r, s.log, familyB, err)
 		return
@@ -60,8 +76,8 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 }
 
 // emailName validates a wanted name, sent as field; empty means "pick one
-// at random".
-func emailName(raw json.RawMessage, field string) (string, error) {
+// at random". Every family's chosen names pass here.
+func (s *Server) emailName(raw json.RawMessage, field string) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
@@ -82,7 +98,7 @@ func emailName(raw json.RawMessage, field string) (string, error) {
 		return "", invalid("may contain only a-z, 0-9, '.', '_' and '-'")
 	case !emailNameRe.MatchString(name):
 		return "", invalid("must start and end with a letter or digit")
-	case slices.Contains(reservedNames, name):
+	case s.reserved[name]:
 		return "", invalid("'" + name + "' is reserved")
 	}
 	return name, nil
@@ -111,18 +127,20 @@ type messageB struct {
 	Date        Time              `json:"date"`
 	Size        int64             `json:"size"`
 	Headers     map[string]string `json:"headers"`
-	Body        string            `json:"body"`
-	BodyHTML    string            `json:"body_html"`
+	Body        longText          `json:"body"`
+	BodyHTML    longText          `json:"body_html"`
 	IsRead      bool              `json:"is_read"`
 	Attachments []attachmentB     `json:"attachments"`
 	// Authentication is null for a message that was not checked.
 	Authentication *mailauth.Result `json:"authentication"`
 }
 
+func (m messageB) longTextLen() int { return len(m.Body) + len(m.BodyHTML) }
+
 func toMessageB(m *projections.Message) messageB {
 	out := messageB{Filename: m.ID + ".eml", From: m.From, FromName: m.FromName, To: m.Address,
-		Subject: m.Subject, Date: Time(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: m.Text,
-		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []attachmentB{}, Authentication: authentication(m.Auth)}
+		Subject: m.Subject, Date: Time(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: longText(m.Text),
+		BodyHTML: longText(m.HTML), IsRead: m.IsRead, Attachments: []attachmentB{}, Authentication: authentication(m.Auth)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
 	}
@@ -150,35 +168,53 @@ func (s *Server) mailboxB(w http.ResponseWriter, r *http.Request) (*projections.
 	return in, true
 }
 
-type mailboxListB struct {
-	Emails []messageB `json:"emails"`
-	Total  int        `json:"total"`
-}
-
 func (s *Server) mailboxListB(w http.ResponseWriter, r *http.Request) {
 	in, ok := s.mailboxB(w, r)
 	if !ok {
 		return
 	}
-	// Family B's shape has whole messages in its list: one more read for
-	// each message of the page (at most 200), whatever the mailbox holds.
 	l, ok := s.list(w, r, familyB, in)
 	if !ok {
 		return
 	}
-	out := mailboxListB{Emails: make([]messageB, 0, len(l.Items)), Total: l.Total}
-	for _, sum := range l.Items {
-		m, err := s.views.MessageIn(r.Context(), in, sum.ID)
-		if tempmail.KindOf(err) == tempmail.NotFound {
-			continue // deleted between the list and now
+	// Family B's shape has whole messages in its list: each is read, written
+	// and let go in turn (one more read each, whatever the mailbox holds),
+	// and the page ends early past its budget (answer.go). Until the first
+	// is read the answer can still be an error.
+	i := 0
+	// next reads the page's next message that is still there; nil at the end.
+	next := func() (*projections.Message, error) {
+		for i < len(l.Items) {
+			m, err := s.views.MessageIn(r.Context(), in, l.Items[i].ID)
+			i++
+			if tempmail.KindOf(err) == tempmail.NotFound {
+				continue // deleted between the list and now
+			}
+			return m, err
 		}
-		if err != nil {
-			writeError(w, r, s.log, familyB, err)
-			return
-		}
-		out.Emails = append(out.Emails, toMessageB(m))
+		return nil, nil
 	}
-	writeJSON(w, http.StatusOK, out)
+	m, err := next()
+	if err != nil {
+		writeError(w, r, s.log, familyB, err)
+		return
+	}
+	a := newAnswer(w, http.StatusOK)
+	a.raw(`{"emails":[`)
+	for first := true; m != nil && a.more(); first = false {
+		if !first {
+			a.raw(",")
+		}
+		a.value(toMessageB(m))
+		if m, err = next(); err != nil {
+			// The status is sent: the answer is cut off, so that the client
+			// sees a failure rather than a page that looks whole.
+			s.log.Warn("mailbox list: cannot read a message; answer cut off", "err", err)
+			panic(http.ErrAbortHandler)
+		}
+	}
+	a.raw(`],"total":` + strconv.Itoa(l.Total) + `}`)
+	a.finish()
 }
 
 // messageB resolves {username}/{filename} to a message of that mailbox.

@@ -85,11 +85,7 @@ func (s *Server) tokenMessages(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out := make([]messageSummaryC, 0, len(l.Items))
-	for i := range l.Items {
-		out = append(out, summaryC(in, &l.Items[i]))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writePage(w, len(l.Items), func(i int) any { return summaryC(in, &l.Items[i]) })
 }
 
 // summaryC is a message as family C lists it.
@@ -114,8 +110,8 @@ type messageC struct {
 	To          string            `json:"to"`
 	Cc          []string          `json:"cc"`
 	Subject     string            `json:"subject"`
-	Text        string            `json:"text"`
-	HTML        string            `json:"html"`
+	Text        longText          `json:"text"`
+	HTML        longText          `json:"html"`
 	ReceivedAt  Time              `json:"received_at"`
 	Size        int64             `json:"size"`
 	IsRead      bool              `json:"is_read"`
@@ -126,11 +122,13 @@ type messageC struct {
 	Links          []messageLink    `json:"links"`
 }
 
+func (m messageC) longTextLen() int { return len(m.Text) + len(m.HTML) }
+
 // toMessageC is a message as family C shows it; token, when set, gives
 // each attachment the url that downloads it with the inbox's token.
 func toMessageC(m *projections.Message, token string) messageC {
 	out := messageC{ID: m.ID, From: m.From, FromName: m.FromName, To: m.Address, Cc: orEmpty(m.Cc), Subject: m.Subject,
-		Text: m.Text, HTML: m.HTML, ReceivedAt: Time(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead,
+		Text: longText(m.Text), HTML: longText(m.HTML), ReceivedAt: Time(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead,
 		Headers: m.Headers, Attachments: attachmentsC(m.Attachments), Authentication: authentication(m.Auth), Links: linksOf(m)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
@@ -264,6 +262,7 @@ func (s *Server) hold(r *http.Request, inboxID string, wait time.Duration, notFo
 // attachments their download URLs (an address and the read key do not
 // reveal the token).
 func (s *Server) latestOf(inboxID, token string, q waitRequest) finder {
+	var sc scan
 	return func(ctx context.Context) (any, bool, error) {
 		in, err := liveInbox(s.views.Inbox(ctx, inboxID))
 		if err != nil {
@@ -279,12 +278,14 @@ func (s *Server) latestOf(inboxID, token string, q waitRequest) finder {
 				latest = s.ID
 			}
 		} else {
-			l, err := s.views.List(ctx, in, projections.Query{Limit: 1, Filter: q.filter})
+			err := sc.newestFirst(ctx, s.views, in, q.after, func(m *projections.Summary) (bool, error) {
+				if q.filter.Match(m, in.Address) {
+					latest = m.ID
+				}
+				return latest != "", nil
+			})
 			if err != nil {
 				return nil, false, err
-			}
-			if len(l.Items) > 0 {
-				latest = l.Items[0].ID
 			}
 		}
 		if latest == "" || (q.after != "" && latest <= q.after) {
@@ -299,6 +300,62 @@ func (s *Server) latestOf(inboxID, token string, q waitRequest) finder {
 		}
 		return toMessageC(m, token), true, nil
 	}
+}
+
+// scanChunk is how many messages a scan reads at a time.
+const scanChunk = 8
+
+// scan looks through an inbox's messages for a held request, newest first,
+// a few at a time, and stops at the first that is what it looks for. It
+// remembers where the list began when it last looked through it all in
+// vain: looking again on the inbox's next change, it goes only as far as
+// that, since what lies beyond was looked at (or was deleted). So a held
+// request costs what is new on each change, not what the inbox holds.
+type scan struct {
+	seen string // the newest message of the last whole, quiet, vain look
+}
+
+// newestFirst calls visit for in's messages newest first, joined, down to
+// (not including) the first one after names and the one sc saw last,
+// until visit says it found what it looks for.
+func (sc *scan) newestFirst(ctx context.Context, views *projections.Reader, in *projections.Inbox, after string,
+	visit func(*projections.Summary) (found bool, err error)) error {
+	newest := ""
+	for offset := 0; ; offset += scanChunk {
+		l, err := views.List(ctx, in, projections.Query{Offset: offset, Limit: scanChunk})
+		if err != nil {
+			return err
+		}
+		for i := range l.Items {
+			m := &l.Items[i]
+			if m.ID == sc.seen || (after != "" && m.ID <= after) {
+				return sc.lookedInVain(ctx, views, in, newest)
+			}
+			if newest == "" {
+				newest = m.ID
+			}
+			if found, err := visit(m); found || err != nil {
+				return err
+			}
+		}
+		if len(l.Items) < scanChunk {
+			return sc.lookedInVain(ctx, views, in, newest)
+		}
+	}
+}
+
+// lookedInVain remembers the newest message of a look that found nothing,
+// if the inbox did not change while it looked: a deletion meanwhile may
+// have shifted a message past it unseen.
+func (sc *scan) lookedInVain(ctx context.Context, views *projections.Reader, in *projections.Inbox, newest string) error {
+	now, err := views.Inbox(ctx, in.ID)
+	if err == nil && now.Seq == in.Seq && newest != "" {
+		sc.seen = newest
+	}
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return nil // it ended; the next look says so
+	}
+	return err
 }
 
 func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
@@ -316,7 +373,7 @@ func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) answerHeld(w http.ResponseWriter, r *http.Request, inboxID string, wait time.Duration, notFound error, find finder) {
 	if wait > 0 {
-		release, err := s.waiters.acquire(r)
+		release, err := s.waiters.acquire(r, s.clientOf(r))
 		if err != nil {
 			writeError(w, r, s.log, familyC, err)
 			return
@@ -406,35 +463,36 @@ func (s *Server) findOTP(inboxID string, re *regexp.Regexp, q waitRequest) finde
 		}
 		return m[0], true
 	}
+	var sc scan
 	return func(ctx context.Context) (any, bool, error) {
 		in, err := liveInbox(s.views.Inbox(ctx, inboxID))
 		if err != nil {
 			return nil, false, asNotFound(err, "Inbox not found")
 		}
-		l, err := s.views.List(ctx, in, projections.Query{Filter: q.filter})
-		if err != nil {
-			return nil, false, err
-		}
-		for _, sum := range l.Items {
-			if q.after != "" && sum.ID <= q.after {
-				break // newest first: the rest are older still
+		var out *otpC
+		err = sc.newestFirst(ctx, s.views, in, q.after, func(sum *projections.Summary) (bool, error) {
+			if !q.filter.Match(sum, in.Address) {
+				return false, nil
 			}
 			otp, ok := code(sum.Subject)
 			if !ok {
 				m, err := s.views.MessageIn(ctx, in, sum.ID)
 				if tempmail.KindOf(err) == tempmail.NotFound {
-					continue
+					return false, nil
 				}
 				if err != nil {
-					return nil, false, err
+					return false, err
 				}
 				if otp, ok = code(m.Text); !ok {
-					continue
+					return false, nil
 				}
 			}
-			return otpC{OTP: otp, MessageID: sum.ID, Subject: sum.Subject, From: sum.From,
-				ReceivedAt: Time(sum.ReceivedAt)}, true, nil
+			out = &otpC{OTP: otp, MessageID: sum.ID, Subject: sum.Subject, From: sum.From, ReceivedAt: Time(sum.ReceivedAt)}
+			return true, nil
+		})
+		if err != nil || out == nil {
+			return nil, false, err
 		}
-		return nil, false, nil
+		return *out, true, nil
 	}
 }

@@ -31,7 +31,7 @@ func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyC, err)
 		return
 	}
-	name, err := emailName(body.Name, "name")
+	name, err := s.emailName(body.Name, "name")
 	var dom projections.Domain
 	switch {
 	case err != nil:

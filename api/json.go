@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -28,14 +29,6 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + time.Time(t).UTC().Format(timeLayout) + `"`), nil
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-}
-
 // decodeBody reads a JSON request body into dst. An empty body counts as {};
 // a non-empty body must be JSON (415 otherwise), valid (400) and at most
 // maxBodyBytes (413).
@@ -48,7 +41,7 @@ func decodeBody(r *http.Request, dst any) error {
 	if err != nil {
 		return tempmail.Wrap(tempmail.Invalid, err, "could not read the request body")
 	}
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "" {
@@ -57,7 +50,7 @@ func decodeBody(r *http.Request, dst any) error {
 			return tempmail.Errorf(tempmail.Unsupported, "Unsupported media type %q in request.", ct)
 		}
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body)) // no copy of up to 1 MiB per request
 	if err := dec.Decode(dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {

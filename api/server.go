@@ -62,6 +62,12 @@ type Server struct {
 	probe   func(ctx context.Context) []string
 	version string
 	waiters waiters
+	// reserved are the names no inbox may have (family_b.go).
+	reserved map[string]bool
+	// creates limits each client's creations; nil: unlimited (creates.go).
+	creates *creates
+	// downloads bounds the memory attachment downloads hold (downloads.go).
+	downloads downloads
 	// keepAlive is how often an idle event stream sends a comment.
 	keepAlive time.Duration
 
@@ -75,7 +81,10 @@ func New(d Deps) *Server {
 		d.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, disk: d.Disk, log: d.Log,
-		metrics: d.Metrics, probe: d.Probe, version: d.Version, stopping: make(chan struct{}), waiters: waiters{max: int64(d.Config.MaxWaiters)}, keepAlive: keepAlive}
+		metrics: d.Metrics, probe: d.Probe, version: d.Version, stopping: make(chan struct{}),
+		waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
+		creates: newCreates(d.Config.CreateRatePerClient), downloads: newDownloads(d.Config.MaxMessageBytes),
+		reserved: reservedSet(d.Config.ReservedNames)}
 	s.http = newHTTPMetrics(s.metrics, func() float64 { return float64(s.waiters.Held()) })
 	s.router = s.routes()
 	return s
@@ -128,16 +137,17 @@ func (s *Server) routes() chi.Router {
 	r.Group(func(r chi.Router) {
 		// Outbound webhook subscriptions: always the operator's token.
 		r.Use(s.requireToken)
-		r.Post("/api/webhooks", s.createSubscriptionA)
+		r.With(s.limitCreates).Post("/api/webhooks", s.createSubscriptionA)
 		r.Get("/api/webhooks", s.listSubscriptionsA)
 		r.Get("/api/webhooks/{webhook}", s.getSubscriptionA)
 		r.Delete("/api/webhooks/{webhook}", s.deleteSubscriptionA)
 		r.Get("/api/webhooks/{webhook}/deliveries", s.deliveriesA)
+		r.Post("/api/webhooks/{webhook}/rotate-secret", s.rotateSecretA)
 	})
 	r.Group(func(r chi.Router) {
 		r.Use(s.optionalToken)
 		r.Get("/api/domains", s.domainsA)
-		r.Post("/api/inboxes/create_inbox", s.createInboxA)
+		r.With(s.limitCreates).Post("/api/inboxes/create_inbox", s.createInboxA)
 		// An inbox id is a UUID: the pattern keeps GET and DELETE off
 		// create_inbox beside it, which is served with POST alone (405).
 		r.Get("/api/inboxes/{id:"+uuidPattern+"}", s.getInboxA)
@@ -152,7 +162,7 @@ func (s *Server) routes() chi.Router {
 	})
 
 	// Family B: the mailbox API.
-	r.Post("/api/create-temp-email", s.createTempEmailB)
+	r.With(s.limitCreates).Post("/api/create-temp-email", s.createTempEmailB)
 	r.Get("/api/mailstore/mailbox/{username}", s.mailboxListB)
 	r.Get("/api/mailstore/mailbox/{username}/{filename}", s.getMessageB)
 	r.Post("/api/mailstore/mailbox/{username}/{filename}", s.markReadB)
@@ -160,7 +170,7 @@ func (s *Server) routes() chi.Router {
 
 	// Family C: the token API, and what the token alone authorizes
 	// (family_c_inbox.go).
-	r.Post("/inboxes", s.createTokenInbox)
+	r.With(s.limitCreates).Post("/inboxes", s.createTokenInbox)
 	r.Get("/inboxes/{token}", s.getTokenInbox)
 	r.Delete("/inboxes/{token}", s.deleteTokenInbox)
 	r.Get("/inboxes/{token}/messages", s.tokenMessages)
@@ -171,11 +181,12 @@ func (s *Server) routes() chi.Router {
 	r.Get("/inboxes/{token}/messages/{id}/raw", s.rawC)
 	r.Get("/inboxes/{token}/messages/{id}/body.html", s.bodyHTML)
 	r.Get("/inboxes/{token}/messages/{id}/attachments/{n}", s.attachmentC)
-	r.Post("/inboxes/{token}/webhooks", s.createSubscriptionC)
+	r.With(s.limitCreates).Post("/inboxes/{token}/webhooks", s.createSubscriptionC)
 	r.Get("/inboxes/{token}/webhooks", s.listSubscriptionsC)
 	r.Get("/inboxes/{token}/webhooks/{webhook}", s.getSubscriptionC)
 	r.Delete("/inboxes/{token}/webhooks/{webhook}", s.deleteSubscriptionC)
 	r.Get("/inboxes/{token}/webhooks/{webhook}/deliveries", s.deliveriesC)
+	r.Post("/inboxes/{token}/webhooks/{webhook}/rotate-secret", s.rotateSecretC)
 	r.Get("/inboxes/{token}/latest", s.latestC)
 	r.Get("/inboxes/{token}/otp", s.otpC)
 	r.Get("/inboxes/{token}/link", s.linkC)

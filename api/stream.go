@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"time"
@@ -70,9 +71,6 @@ func lastEventID(r *http.Request) (seq uint64, ok bool, err error) {
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *projections.Inbox, render render) {
 	ctx := r.Context()
 	cursor, resumed, err := lastEventID(r)
-	if err == nil && !resumed {
-		cursor = s.views.Cursor(in)
-	}
 	if err != nil {
 		writeError(w, r, s.log, fam, err)
 		return
@@ -84,7 +82,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	release, err := s.waiters.acquire(r)
+	// An id beyond the inbox's last change is none this stream sent (made
+	// up, or another service's): nothing after it would ever be told. The
+	// client is told to start again from the list, and the stream goes on
+	// from now.
+	beyond := resumed && cursor > s.views.Cursor(in)
+	if !resumed || beyond {
+		cursor = s.views.Cursor(in)
+	}
+	release, err := s.waiters.acquire(r, s.clientOf(r))
 	if err != nil {
 		writeError(w, r, s.log, fam, err)
 		return
@@ -99,9 +105,23 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 	w.WriteHeader(http.StatusOK)
 	sw := &sseWriter{w: w, rc: rc}
 	sw.printf("retry: %d\n\n", streamRetry.Milliseconds())
+	if beyond {
+		sw.event(cursor, string(projections.ChangeReset), struct{}{})
+	}
 
 	ping := time.NewTicker(s.keepAlive)
 	defer ping.Stop()
+	// A stream lives --max-stream-age (less up to a tenth, so that streams
+	// opened together do not all come back together), and then ends with
+	// its last id and a retry: EventSource comes back with Last-Event-ID
+	// and misses nothing, and a client that stopped reading gives its
+	// place back.
+	var aged <-chan time.Time
+	if age := s.cfg.MaxStreamAge; age > 0 {
+		t := time.NewTimer(age - rand.N(age/10+1))
+		defer t.Stop()
+		aged = t.C
+	}
 	var expired <-chan time.Time
 	if !in.ExpiresAt.IsZero() {
 		t := time.NewTimer(time.Until(in.ExpiresAt))
@@ -127,6 +147,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 		case <-ping.C:
 			sw.printf(": keep-alive\n\n")
 		case <-expired:
+		case <-aged:
+			sw.printf("id: %d\nretry: %d\n\n", cursor, streamRetry.Milliseconds())
+			return
 		case <-ctx.Done():
 			return
 		case <-s.stopping:

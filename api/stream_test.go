@@ -272,6 +272,32 @@ func TestEventStreamTellsAClientAwayTooLongToReload(t *testing.T) {
 	}
 }
 
+// TestEventStreamResumedFromBeyondItsHeadResets: a Last-Event-ID past the
+// inbox's last change (2^64-1, or another service's id) gets reset, and
+// the stream goes on telling what happens, rather than nothing for good.
+func TestEventStreamResumedFromBeyondItsHeadResets(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	token, address := h.tokenInbox()
+	h.sendMail(address, "Subject: before\r\n\r\nx\r\n")
+	h.messageIDBySubject(token, "before")
+	for _, from := range []string{"18446744073709551615", "1000000"} {
+		t.Run(from, func(t *testing.T) {
+			s := h.openStream("/inboxes/"+token+"/events/", from)
+			ev := s.next()
+			if ev.Name != "reset" || len(ev.Data) != 0 || ev.ID == "" || ev.ID == from {
+				t.Fatalf("resuming from %s: %+v, want reset with the inbox's own id", from, ev)
+			}
+			subject := "after-" + from
+			h.sendMail(address, "Subject: "+subject+"\r\n\r\nx\r\n")
+			if ev := s.next(); ev.Name != "message" || ev.Data["subject"] != subject {
+				t.Errorf("after the reset: %+v, want the next message", ev)
+			}
+			s.close()
+		})
+	}
+}
+
 func mustUint(t *testing.T, s string) uint64 {
 	t.Helper()
 	n, err := strconv.ParseUint(s, 10, 64)

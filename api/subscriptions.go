@@ -36,15 +36,15 @@ type subscription struct {
 	ID           string   `json:"id"`
 	URL          string   `json:"url"`
 	Events       []string `json:"events"`
-	InboxID      *string  `json:"inbox_id"` // null: every inbox
-	Secret       string   `json:"secret"`
+	InboxID      *string  `json:"inbox_id"`         // null: every inbox
+	Secret       string   `json:"secret,omitempty"` // only when made, and when rotated (secrets.go)
 	CreatedAt    Time     `json:"created_at"`
 	Failing      bool     `json:"failing"`
 	FailingSince *Time    `json:"failing_since,omitempty"`
 }
 
 func (s *Server) subscriptionOf(ctx context.Context, h *projections.Webhook) (subscription, error) {
-	out := subscription{ID: h.ID, URL: h.URL, Events: h.Events, Secret: h.Secret, CreatedAt: Time(h.CreatedAt)}
+	out := subscription{ID: h.ID, URL: h.URL, Events: h.Events, CreatedAt: Time(h.CreatedAt)}
 	if h.InboxID != "" {
 		out.InboxID = &h.InboxID
 	}
@@ -209,19 +209,31 @@ func (s *Server) createSubscriptionA(w http.ResponseWriter, r *http.Request) {
 		h, err = s.subscribe(r.Context(), req, in)
 		err = asNotFound(err, "Inbox not found or expired")
 	}
-	s.answerSubscription(w, r, familyA, http.StatusCreated, h, err)
+	s.answerSubscription(w, r, familyA, http.StatusCreated, h, secretOf(h), err)
 }
 
-func (s *Server) answerSubscription(w http.ResponseWriter, r *http.Request, fam family, status int, h *projections.Webhook, err error) {
+// answerSubscription answers with h; secret, when not empty, is shown
+// with it: a new subscription's, or a rotated one's. Nothing else ever
+// shows a secret again.
+func (s *Server) answerSubscription(w http.ResponseWriter, r *http.Request, fam family, status int, h *projections.Webhook, secret string, err error) {
 	var out subscription
 	if err == nil {
 		out, err = s.subscriptionOf(r.Context(), h)
+		out.Secret = secret
 	}
 	if err != nil {
 		writeError(w, r, s.log, fam, err)
 		return
 	}
 	writeJSON(w, status, out)
+}
+
+// secretOf is a subscription's secret, nil or not.
+func secretOf(h *projections.Webhook) string {
+	if h == nil {
+		return ""
+	}
+	return h.Secret
 }
 
 func (s *Server) listSubscriptionsA(w http.ResponseWriter, r *http.Request) {
@@ -249,7 +261,7 @@ func (s *Server) listSubscriptionsA(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getSubscriptionA(w http.ResponseWriter, r *http.Request) {
 	h, err := s.webhookByID(r)
-	s.answerSubscription(w, r, familyA, http.StatusOK, h, asNotFound(err, notFoundA))
+	s.answerSubscription(w, r, familyA, http.StatusOK, h, "", asNotFound(err, notFoundA))
 }
 
 func (s *Server) deleteSubscriptionA(w http.ResponseWriter, r *http.Request) {
@@ -278,7 +290,7 @@ type attempt struct {
 	Error       string `json:"error"`       // empty on success
 	DurationMS  int64  `json:"duration_ms"`
 	At          Time   `json:"at"`
-	Response    string `json:"response"` // the start of the answer, at most 1 KiB
+	Response    string `json:"response"` // the start of a 2xx answer, at most 1 KiB; empty otherwise
 	GaveUp      bool   `json:"gave_up"`
 	NextAttempt *Time  `json:"next_attempt_at"` // when it is tried again, if it is
 }
@@ -298,7 +310,12 @@ func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, fam fa
 	out := make([]attempt, 0, len(list))
 	for _, a := range list {
 		x := attempt{EventID: a.EventID, EventType: a.EventType, Attempt: a.Attempt, StatusCode: a.StatusCode,
-			Error: a.Error, DurationMS: a.DurationMS, At: Time(a.At), Response: a.Response, GaveUp: a.GaveUp}
+			Error: a.Error, DurationMS: a.DurationMS, At: Time(a.At), GaveUp: a.GaveUp}
+		if a.StatusCode >= 200 && a.StatusCode <= 299 {
+			// Only a receiver that took the delivery has its answer shown
+			// (older logs kept every answer's start).
+			x.Response = a.Response
+		}
 		if a.Next != nil {
 			next := Time(*a.Next)
 			x.NextAttempt = &next
@@ -325,7 +342,7 @@ func (s *Server) createSubscriptionC(w http.ResponseWriter, r *http.Request) {
 		h, err = s.subscribe(r.Context(), subscribeRequest{URL: req.URL, Events: req.Events}, in)
 		err = asNotFound(err, "Inbox not found")
 	}
-	s.answerSubscription(w, r, familyC, http.StatusCreated, h, err)
+	s.answerSubscription(w, r, familyC, http.StatusCreated, h, secretOf(h), err)
 }
 
 func (s *Server) listSubscriptionsC(w http.ResponseWriter, r *http.Request) {
@@ -361,7 +378,7 @@ func (s *Server) inboxSubscription(r *http.Request) (*projections.Webhook, error
 
 func (s *Server) getSubscriptionC(w http.ResponseWriter, r *http.Request) {
 	h, err := s.inboxSubscription(r)
-	s.answerSubscription(w, r, familyC, http.StatusOK, h, err)
+	s.answerSubscription(w, r, familyC, http.StatusOK, h, "", err)
 }
 
 func (s *Server) deleteSubscriptionC(w http.ResponseWriter, r *http.Request) {

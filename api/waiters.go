@@ -2,6 +2,8 @@ package api
 
 import (
 	"net/http"
+	"net/netip"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -11,23 +13,65 @@ import (
 // waiters counts the requests held open (long-polls with wait, event
 // streams) against --max-waiters: each costs a goroutine, a connection and
 // a hub subscription, so a flood of them is refused (503 with Retry-After)
-// rather than let to exhaust the process.
+// rather than let to exhaust the process. Each client's are counted too,
+// against --max-waiters-per-client (429 with Retry-After beyond), so that
+// one client cannot hold every place and keep it.
 type waiters struct {
-	max  int64 // 0: unlimited
-	held atomic.Int64
+	max       int64 // 0: unlimited
+	perClient int   // 0: unlimited
+	held      atomic.Int64
+	mu        sync.Mutex
+	byClient  map[netip.Prefix]int // clients holding places; at most as many as places held
 }
 
 var errTooManyWaiters = tempmail.Errorf(tempmail.Unavailable, "too many requests are being held open; try again shortly")
 
-// acquire takes a place for r, or fails with errTooManyWaiters. A request
-// that holds a place is left out of the request duration histogram.
-func (ws *waiters) acquire(r *http.Request) (release func(), err error) {
+// waiterRetry is what a client beyond its share of held requests is told
+// to wait: one of its waits (at most 60 s) or streams may end by then.
+const waiterRetry = 5 * time.Second
+
+func newWaiters(max, perClient int) waiters {
+	return waiters{max: int64(max), perClient: perClient, byClient: map[netip.Prefix]int{}}
+}
+
+// acquire takes a place for r, from client's share, or fails: TooMany
+// beyond the client's share, errTooManyWaiters beyond the server's. A
+// request that holds a place is left out of the request duration
+// histogram. release gives the place back; it must be called once.
+func (ws *waiters) acquire(r *http.Request, client netip.Prefix) (release func(), err error) {
+	if ws.perClient > 0 {
+		ws.mu.Lock()
+		n := ws.byClient[client]
+		if n >= ws.perClient {
+			ws.mu.Unlock()
+			return nil, tooMany(waiterRetry, "your address holds %d requests open (long-polls and event streams), the most it may: close one, or try again shortly", n)
+		}
+		ws.byClient[client] = n + 1
+		ws.mu.Unlock()
+	}
 	if n := ws.held.Add(1); ws.max > 0 && n > ws.max {
 		ws.held.Add(-1)
+		ws.releaseClient(client)
 		return nil, errTooManyWaiters
 	}
 	markHeld(r)
-	return func() { ws.held.Add(-1) }, nil
+	return func() {
+		ws.held.Add(-1)
+		ws.releaseClient(client)
+	}, nil
+}
+
+func (ws *waiters) releaseClient(client netip.Prefix) {
+	if ws.perClient == 0 {
+		return
+	}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if n := ws.byClient[client] - 1; n > 0 {
+		ws.byClient[client] = n
+	} else {
+		delete(ws.byClient, client)
+	}
 }
 
 // Held is how many requests are held open now.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -54,6 +55,16 @@ type Config struct {
 	SMTPRatePerIP        int   // messages per minute per client IP; 0: unlimited
 	SMTPMaxInflightBytes int64 // message bytes held in memory by all SMTP sessions at once; 0: unlimited
 	MaxWaiters           int   // held long-polls and event streams at once; 0: unlimited
+
+	// Fair shares per client (a client is its IP, or with TrustedProxies
+	// the right-most X-Forwarded-For address outside them).
+	MaxWaitersPerClient int            // held long-polls and event streams of one client; 0: unlimited
+	MaxStreamAge        time.Duration  // an event stream ends after this, and the client resumes
+	CreateRatePerClient Rate           // inboxes and webhook subscriptions one client may create; zero: unlimited
+	TrustedProxies      []netip.Prefix // reverse proxies whose X-Forwarded-For is believed; empty: none
+	// ReservedNames are names no inbox may have beyond the built-in role
+	// names (postmaster, admin, ...): the operator's own.
+	ReservedNames []string
 
 	// Outbound webhooks: when a failed delivery is tried again (after the
 	// first attempt; its length is the number of retries), and whether
@@ -280,6 +291,27 @@ func options() []option {
 		}},
 		{"max-waiters", "10000", "long-polls and event streams held at once; beyond, 503; 0: unlimited", func(c *Config, v string) error {
 			return count(&c.MaxWaiters, v)
+		}},
+		{"max-waiters-per-client", "100", "long-polls and event streams one client may hold at once; beyond, 429; 0: unlimited", func(c *Config, v string) error {
+			return count(&c.MaxWaitersPerClient, v)
+		}},
+		{"max-stream-age", "30m", "an event stream ends after this long, and EventSource resumes it", func(c *Config, v string) error {
+			return duration(&c.MaxStreamAge, v)
+		}},
+		{"create-rate-per-client", "120/m", "inboxes and webhook subscriptions one client may create: N/s, N/m or N/h (a bucket of N, refilled over the period); beyond, 429; 0: unlimited", func(c *Config, v string) error {
+			r, err := ParseRate(v)
+			c.CreateRatePerClient = r
+			return err
+		}},
+		{"trusted-proxies", "", "reverse proxies (CIDRs or addresses, separated by commas) whose X-Forwarded-For names the client; empty: the header is ignored", func(c *Config, v string) error {
+			p, err := prefixes(v)
+			c.TrustedProxies = p
+			return err
+		}},
+		{"reserved-names", "", "names no inbox may have, beyond the role names always refused (admin, postmaster, ...), separated by commas", func(c *Config, v string) error {
+			n, err := names(v)
+			c.ReservedNames = n
+			return err
 		}},
 		{"webhook-retry-schedule", "5s,5m,30m,2h,5h,10h,10h", "waits before each retry of a failed webhook delivery, separated by commas; none: no retries", func(c *Config, v string) error {
 			c.WebhookRetrySchedule = nil
@@ -760,4 +792,81 @@ func isHostname(s string) bool {
 		}
 	}
 	return true
+}
+
+// Rate is a number of things allowed per period: a bucket of N, refilled
+// evenly over Per. The zero Rate allows everything.
+type Rate struct {
+	N   int
+	Per time.Duration
+}
+
+// Unlimited reports whether r allows everything.
+func (r Rate) Unlimited() bool { return r.N == 0 }
+
+func (r Rate) String() string {
+	if r.Unlimited() {
+		return "0"
+	}
+	unit := map[time.Duration]string{time.Second: "s", time.Minute: "m", time.Hour: "h"}[r.Per]
+	return strconv.Itoa(r.N) + "/" + unit
+}
+
+// ParseRate reads a Rate written N/s, N/m or N/h, or 0 for none.
+func ParseRate(v string) (Rate, error) {
+	v = strings.TrimSpace(v)
+	if v == "0" {
+		return Rate{}, nil
+	}
+	bad := errors.New("must be 0 (unlimited) or a count per second, minute or hour, such as 120/m, 5/s or 1000/h")
+	n, unit, ok := strings.Cut(v, "/")
+	per := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour}[unit]
+	count, err := strconv.Atoi(n)
+	if !ok || per == 0 || err != nil || count < 1 || count > 1_000_000 {
+		return Rate{}, bad
+	}
+	return Rate{N: count, Per: per}, nil
+}
+
+// prefixes parses --trusted-proxies: CIDRs, or addresses standing for
+// themselves alone.
+func prefixes(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return nil, fmt.Errorf("%q is not a CIDR or an address; must be such as 10.0.0.0/8, 127.0.0.1 or fd00::/8, separated by commas", f)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		if p.Addr().Is4In6() {
+			p = netip.PrefixFrom(p.Addr().Unmap(), max(p.Bits()-96, 0))
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// names parses --reserved-names: names as an inbox could have them (the
+// rules of a chosen name), stored in lower case.
+func names(v string) ([]string, error) {
+	var out []string
+	for _, n := range strings.Split(v, ",") {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if n == "" {
+			continue
+		}
+		if len(n) > 64 || strings.Trim(n, "abcdefghijklmnopqrstuvwxyz0123456789._-") != "" {
+			return nil, fmt.Errorf("%q is not a name; must be names of up to 64 characters of a-z, 0-9, '.', '_' and '-', such as billing,support, separated by commas", n)
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }

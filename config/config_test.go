@@ -23,7 +23,9 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 		Domains: []string{"tempmail.test"}, MinInboxTTL: time.Minute, MaxInboxTTL: 7 * 24 * time.Hour,
 		TokenInboxTTL: 24 * time.Hour, MessageRetention: 90 * 24 * time.Hour, MaxMessageBytes: 25 << 20,
 		MaxMessagesPerInbox: 1000, SMTPMaxConns: 1000, SMTPMaxConnsPerIP: 50, SMTPRatePerIP: 600, SMTPMaxInflightBytes: 256 << 20,
-		MaxWaiters: 10000, Replicas: 1, MemoryLimit: 1 << 30, MinFreeDisk: 256 << 20, LogLevel: slog.LevelInfo, LogFormat: "text", AuthChecks: true, PlusAddressing: true, MCP: true,
+		MaxWaiters: 10000, MaxWaitersPerClient: 100, MaxStreamAge: 30 * time.Minute,
+		CreateRatePerClient: Rate{N: 120, Per: time.Minute}, Replicas: 1, MemoryLimit: 1 << 30, MinFreeDisk: 256 << 20,
+		LogLevel: slog.LevelInfo, LogFormat: "text", AuthChecks: true, PlusAddressing: true, MCP: true,
 		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}}
 	if strings.Join(c.Domains, ",") != "tempmail.test" {
 		t.Errorf("domains %v", c.Domains)
@@ -89,6 +91,15 @@ func TestBadValuesStopWithOneLineNamingTheFlag(t *testing.T) {
 		{[]string{"--cors-origins", "http://localhost:99999"}, nil, "port out of range"},
 		{[]string{"--cors-origins", "https://a.test?x=1"}, nil, "is not an origin"},
 		{nil, map[string]string{"TEMPMAIL_CORS_ORIGINS": "https://u:p@a.test"}, `invalid TEMPMAIL_CORS_ORIGINS (--cors-origins)`},
+		{[]string{"--max-waiters-per-client", "-1"}, nil, "from 0 (unlimited)"},
+		{[]string{"--max-stream-age", "0s"}, nil, "at least 1s"},
+		{[]string{"--create-rate-per-client", "120"}, nil, "such as 120/m, 5/s or 1000/h"},
+		{[]string{"--create-rate-per-client", "120/d"}, nil, "such as 120/m"},
+		{[]string{"--create-rate-per-client", "0/m"}, nil, "must be 0 (unlimited) or a count"},
+		{[]string{"--create-rate-per-client", "-5/s"}, nil, "must be 0 (unlimited) or a count"},
+		{[]string{"--trusted-proxies", "10.0.0.0/33"}, nil, `"10.0.0.0/33" is not a CIDR or an address`},
+		{[]string{"--trusted-proxies", "proxy.internal"}, nil, "such as 10.0.0.0/8"},
+		{nil, map[string]string{"TEMPMAIL_RESERVED_NAMES": "billing,Sales Team"}, `invalid TEMPMAIL_RESERVED_NAMES (--reserved-names) "billing,Sales Team": "sales team" is not a name`},
 	}
 	for _, tc := range cases {
 		_, err := Parse("serve", tc.args, env(tc.env), io.Discard)
@@ -292,6 +303,29 @@ func TestHostnameAndAuthCheckFlags(t *testing.T) {
 		_, err := Parse("serve", tc.args, env(nil), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: got %v, want one line containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestFairShareFlags(t *testing.T) {
+	c, err := Parse("serve", []string{"--create-rate-per-client", "5/s", "--trusted-proxies", " 127.0.0.1, 10.0.0.0/8 ,::ffff:192.168.0.0/112,fd00::/8",
+		"--reserved-names", "Billing, support,billing", "--max-waiters-per-client", "0", "--max-stream-age", "90s"}, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proxies []string
+	for _, p := range c.TrustedProxies {
+		proxies = append(proxies, p.String())
+	}
+	if c.CreateRatePerClient != (Rate{5, time.Second}) || c.CreateRatePerClient.String() != "5/s" ||
+		strings.Join(proxies, " ") != "127.0.0.1/32 10.0.0.0/8 192.168.0.0/16 fd00::/8" ||
+		strings.Join(c.ReservedNames, " ") != "billing support" || c.MaxWaitersPerClient != 0 || c.MaxStreamAge != 90*time.Second {
+		t.Errorf("parsed %+v (proxies %v)", c, proxies)
+	}
+	for v, want := range map[string]Rate{"0": {}, "1/h": {1, time.Hour}, "120/m": {120, time.Minute}} {
+		c, err := Parse("serve", nil, env(map[string]string{"TEMPMAIL_CREATE_RATE_PER_CLIENT": v}), io.Discard)
+		if err != nil || c.CreateRatePerClient != want || c.CreateRatePerClient.String() != v {
+			t.Errorf("%s: %+v %v", v, c.CreateRatePerClient, err)
 		}
 	}
 }

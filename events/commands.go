@@ -181,6 +181,18 @@ func (s *Store) DeleteWebhook(ctx context.Context, ev WebhookDeleted) (Ack, erro
 	return s.publish(ctx, withID(m, "webhook-deleted-"+ev.WebhookID))
 }
 
+// RotateWebhookSecret records a subscription's new secret. Whether it
+// still was a subscription when this is applied is for the views to say
+// (a rotation of one deleted meanwhile changes nothing).
+func (s *Store) RotateWebhookSecret(ctx context.Context, ev WebhookSecretRotated) (Ack, error) {
+	subject, _ := s.hookSubjects(ev.InboxID, ev.Address)
+	m, err := eventMsg(subject, ev)
+	if err != nil {
+		return Ack{}, err
+	}
+	return s.publish(ctx, withID(m, ""))
+}
+
 // hookSubjects returns where a subscription's events go and, for one of
 // an inbox, the inbox's lifecycle subject.
 func (s *Store) hookSubjects(inboxID, addr string) (subject, lifecycle string) {

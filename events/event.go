@@ -25,6 +25,8 @@ const (
 	TypeDeleted           Type = "Deleted"
 	TypeWebhookCreated    Type = "WebhookCreated"
 	TypeWebhookDeleted    Type = "WebhookDeleted"
+	// TypeWebhookSecretRotated gives a subscription a new signing secret.
+	TypeWebhookSecretRotated Type = "WebhookSecretRotated"
 )
 
 // Payload is the body of one event.
@@ -45,6 +47,7 @@ const (
 	deletedV           = 1
 	webhookCreatedV    = 1
 	webhookDeletedV    = 1
+	webhookRotatedV    = 1
 )
 
 // DomainAdded records a configured domain, active from now on. The id is
@@ -228,6 +231,18 @@ type WebhookDeleted struct {
 	Address   string `json:"address,omitempty"`
 }
 
+// WebhookSecretRotated replaces a subscription's signing secret: the API
+// shows a secret only when it is made, so a lost or leaked one is
+// replaced, not read again. It is recorded on the subscription's own
+// subject, so it leaves the log with the subscription.
+type WebhookSecretRotated struct {
+	WebhookID string    `json:"webhook_id"`
+	InboxID   string    `json:"inbox_id,omitempty"`
+	Address   string    `json:"address,omitempty"`
+	Secret    string    `json:"secret"`
+	RotatedAt time.Time `json:"rotated_at"`
+}
+
 // The kinds of change a webhook subscription can ask for (API.md
 // "Outbound webhooks"), each told by one kind of event.
 const (
@@ -253,6 +268,9 @@ func (MarkedRead) EventType() Type        { return TypeMarkedRead }
 func (Deleted) EventType() Type           { return TypeDeleted }
 func (WebhookCreated) EventType() Type    { return TypeWebhookCreated }
 func (WebhookDeleted) EventType() Type    { return TypeWebhookDeleted }
+func (WebhookSecretRotated) EventType() Type {
+	return TypeWebhookSecretRotated
+}
 
 // envelope is the JSON form of an event in the stream.
 type envelope struct {
@@ -332,6 +350,8 @@ func versionOf(t Type) int {
 		return webhookCreatedV
 	case TypeWebhookDeleted:
 		return webhookDeletedV
+	case TypeWebhookSecretRotated:
+		return webhookRotatedV
 	}
 	return 0
 }
@@ -360,6 +380,8 @@ func newPayload(t Type) Payload {
 		return &WebhookCreated{}
 	case TypeWebhookDeleted:
 		return &WebhookDeleted{}
+	case TypeWebhookSecretRotated:
+		return &WebhookSecretRotated{}
 	}
 	panic("events: no payload for " + t)
 }

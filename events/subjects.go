@@ -14,10 +14,10 @@ import (
 // inboxes, not with the mail they hold:
 //
 //	ev.sys.domains                        domain list (DomainAdded, DomainDeactivated)
-//	ev.sys.webhooks                       subscriptions to every inbox (WebhookCreated, WebhookDeleted, ...)
+//	ev.sys.webhooks                       subscriptions to every inbox (WebhookCreated, WebhookSecretRotated, WebhookDeleted)
 //	ev.<part>.<addrKey>.inbox             inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
 //	ev.<part>.<addrKey>.m.<inboxID>       every message event of one inbox (MailReceived, MarkedRead, Deleted)
-//	ev.<part>.<addrKey>.w.<inboxID>       subscriptions to one inbox
+//	ev.<part>.<addrKey>.w.<inboxID>       subscriptions to one inbox (the same)
 //	sched.<part>.<addrKey>.<inboxID>.<what>  schedules: the server publishes their event when due
 //
 // What is gone leaves the log: a deleted message's events (and a deleted

@@ -35,6 +35,8 @@ func (b *batch) apply(seq uint64, subject string, at time.Time, p events.Payload
 		return t.webhookCreated(ev)
 	case *events.WebhookDeleted:
 		return t.webhookDeleted(ev)
+	case *events.WebhookSecretRotated:
+		return t.webhookSecretRotated(ev)
 	}
 	return fmt.Errorf("projections: no view handles %s", p.EventType())
 }
@@ -626,5 +628,23 @@ func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
 	*refs = slices.Delete(*refs, i, i+1)
 	t.remove(ws)
 	t.save(index)
+	return nil
+}
+
+// webhookSecretRotated gives a live subscription its new secret; one that
+// ended meanwhile stays ended, and the event is moot. The log forgets it
+// with the subscription.
+func (t *tx) webhookSecretRotated(ev *events.WebhookSecretRotated) error {
+	w, ws, err := load[Webhook](t, webhookKey(ev.WebhookID))
+	if err != nil || t.applied(ws) {
+		return err
+	}
+	if !live(ws) {
+		t.moot()
+		return nil
+	}
+	w.Secret = ev.Secret
+	w.Later = append(w.Later, t.seq)
+	t.save(ws)
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -363,19 +364,25 @@ func (w *Webhooks) post(ctx context.Context, tgt target, j job, body []byte) (a 
 		return a
 	}
 	defer resp.Body.Close()
-	kept, _ := io.ReadAll(io.LimitReader(resp.Body, maxKeptResponse))
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
-	a.StatusCode, a.Response = resp.StatusCode, string(bytes.ToValidUTF8(kept, []byte("?")))
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+	a.StatusCode = resp.StatusCode
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		kept, _ := io.ReadAll(io.LimitReader(resp.Body, maxKeptResponse))
+		a.Response = string(bytes.ToValidUTF8(kept, []byte("?")))
+	} else {
+		// Only a receiver that took the delivery has its answer shown:
+		// otherwise a subscription would read what any server says to a
+		// POST, and the log would be a scanner's.
 		a.Error = fmt.Sprintf("the receiver answered %d", resp.StatusCode)
-		if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode < 400 && loc != "" {
-			a.Error += " (a redirect to " + loc + ", which is not followed)"
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header.Get("Location") != "" {
+			a.Error += " (a redirect, which is not followed)"
 		}
 	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
 	return a
 }
 
-// describe says why a POST got no answer, in a receiver's owner's terms.
+// describe says why a POST got no answer, in a receiver's owner's terms,
+// briefly: the log keeps a reason, not what the far end said.
 func describe(err error, timeout time.Duration) string {
 	var refused *refusedError
 	switch {
@@ -384,12 +391,19 @@ func describe(err error, timeout time.Duration) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("no answer within %s", timeout)
 	}
+	msg := err.Error()
 	var urlErr *url.Error // "Post <url>: ...": the log says which URL already
 	if errors.As(err, &urlErr) {
-		return urlErr.Err.Error()
+		msg = urlErr.Err.Error()
 	}
-	return err.Error()
+	if len(msg) > maxReason {
+		msg = strings.ToValidUTF8(msg[:maxReason], "") + "…"
+	}
+	return msg
 }
+
+// maxReason bounds the reason an attempt's log entry gives for a failure.
+const maxReason = 200
 
 func sleep(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)

@@ -34,9 +34,12 @@
 //     process otherwise). Delivery is at least once; webhook-id is the
 //     same for every attempt of a delivery, so receivers can deduplicate.
 //
-// Targets are checked for private, loopback, link-local and unspecified
-// addresses when a subscription is made and again on the address actually
-// dialled (guard.go), unless AllowPrivate.
+// Targets are checked for addresses that lead back inside (private,
+// loopback, link-local, unspecified, the host's own, IPv4 inside IPv6 that
+// is any of these, reserved ranges) when a subscription is made and again
+// on the address actually dialled (guard.go), unless AllowPrivate. The
+// delivery log keeps a refused attempt's status and a short reason, never
+// what the far end answered: only a 2xx answer's start is kept.
 //
 // This package never writes views or events; it reads views.
 package webhooks

@@ -599,6 +599,8 @@ func TestBrowserChoosingDeletingAndLosingTheAddress(t *testing.T) {
 	}
 	choose("Admin", "tempmail.test")
 	refused("'admin' is reserved", "choose-name")
+	choose("administrator", "other.test") // a CA's validation address, on any domain
+	refused("'administrator' is reserved", "choose-name")
 	choose("jane..doe", "tempmail.test")
 	refused("'..'", "choose-name")
 	// A domain the service stopped serving since the page loaded.

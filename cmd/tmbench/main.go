@@ -51,7 +51,7 @@ func main() {
 	quick := flag.Bool("quick", false, "a short run (under 2 minutes)")
 	bin := flag.String("tempmail", "bin/tempmail", "the tempmail binary")
 	profiles := flag.String("profiles", "", "directory for CPU profiles of the ingest and read runs")
-	only := flag.String("only", "", "run only these scenarios (comma-separated: ingest,e2e,sse,webhooks,wakes,reads,big,rebuild,memory,footprint,idle)")
+	only := flag.String("only", "", "run only these scenarios (comma-separated: ingest,e2e,sse,webhooks,wakes,reads,big,rebuild,memory,footprint,idle,held)")
 	flag.Parse()
 	b := &bench{bin: *bin, quick: *quick, profiles: *profiles, only: *only}
 	self, _ := os.Executable()
@@ -97,7 +97,7 @@ func (b *bench) run() {
 	for _, sc := range []struct {
 		name string
 		run  func()
-	}{{"ingest", b.ingest}, {"e2e", b.endToEnd}, {"sse", b.streams}, {"webhooks", b.webhooks}, {"reads", b.reads}, {"wakes", b.wakes}, {"big", b.bigInbox}, {"rebuild", b.rebuild}, {"memory", b.memory}, {"footprint", b.footprint}, {"idle", b.idle}} {
+	}{{"ingest", b.ingest}, {"e2e", b.endToEnd}, {"sse", b.streams}, {"webhooks", b.webhooks}, {"reads", b.reads}, {"wakes", b.wakes}, {"big", b.bigInbox}, {"rebuild", b.rebuild}, {"memory", b.memory}, {"footprint", b.footprint}, {"idle", b.idle}, {"held", b.held}} {
 		if b.only == "" || strings.Contains(","+b.only+",", ","+sc.name+",") {
 			// Each scenario starts with the disk quiet: the gigabytes the
 			// one before wrote (and deleted) would otherwise be flushed
@@ -139,7 +139,8 @@ func (b *bench) startService(dir, profile string, extra ...string) *service {
 	}
 	s := &service{http: freePort(), smt: freePort(), dir: dir}
 	args := append([]string{"serve", "--data-dir", dir, "--http-addr", s.http, "--smtp-addr", s.smt,
-		"--smtp-rate-per-ip", "0", "--smtp-max-conns-per-ip", "0", "--log-level", "warn"}, extra...)
+		"--smtp-rate-per-ip", "0", "--smtp-max-conns-per-ip", "0", "--max-waiters-per-client", "0", "--create-rate-per-client", "0",
+		"--log-level", "warn"}, extra...)
 	s.cmd = exec.Command(b.bin, args...)
 	s.cmd.Stderr = os.Stderr
 	if profile != "" {

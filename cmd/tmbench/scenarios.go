@@ -641,3 +641,70 @@ func (b *bench) idle() {
 	b.add(fmt.Sprintf("RSS ≤ 128 MiB idle with %d,000 stored messages", n/1000), fmt.Sprintf("%d MiB idle, %d MiB after a restart", before>>20, after>>20),
 		fmt.Sprintf("%.2f of 128 MiB", float64(worst)/(128<<20)), worst <= 128<<20)
 }
+
+// 9. Held streams: what 1,000 open event streams, each on an inbox of its
+// own, add to the service's resident memory while they wait.
+func (b *bench) held() {
+	n := 1000
+	fmt.Printf("\n[9] held: %d event streams open at once, one per inbox\n", n)
+	svc := b.startService("", "")
+	defer svc.remove()
+	defer svc.stop()
+	inboxes := svc.newInboxes(n)
+	time.Sleep(2 * time.Second)
+	before, _ := rss(svc.cmd.Process.Pid)
+	heap0, stack0 := svc.goMemory()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 0}}
+	var open sync.WaitGroup
+	for _, in := range inboxes {
+		open.Add(1)
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+svc.http+"/inboxes/"+in.Token+"/events/", nil)
+			resp, err := client.Do(req)
+			if err != nil || resp.StatusCode != 200 {
+				panic(fmt.Sprintf("open a stream: %v %v", resp, err))
+			}
+			defer resp.Body.Close()
+			sc := bufio.NewScanner(resp.Body)
+			sc.Scan() // the retry line: the stream is open and waiting
+			open.Done()
+			for sc.Scan() {
+			}
+		}()
+	}
+	open.Wait()
+	time.Sleep(5 * time.Second) // what opening them allocated settles
+	held, _ := rss(svc.cmd.Process.Pid)
+	heap1, stack1 := svc.goMemory()
+	per := float64(held-before) / float64(n) * 1000
+	fmt.Printf("  RSS %d MiB with none, %d MiB with %d open: %.1f MiB per 1,000 (Go heap in use +%d MiB, stacks +%d MiB)\n",
+		before>>20, held>>20, n, per/(1<<20), (heap1-heap0)>>20, (stack1-stack0)>>20)
+	b.add("memory per 1,000 held event streams (no target)", fmt.Sprintf("%.1f MiB (RSS %d → %d MiB)", per/(1<<20), before>>20, held>>20),
+		"-", true)
+}
+
+// goMemory reads the service's Go heap and stacks in use from /metrics.
+func (s *service) goMemory() (heap, stack int64) {
+	resp, err := client.Get("http://" + s.http + "/metrics")
+	if err != nil {
+		return 0, 0
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 2 {
+			continue
+		}
+		v, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "go_memstats_heap_inuse_bytes":
+			heap = int64(v)
+		case "go_memstats_stack_inuse_bytes":
+			stack = int64(v)
+		}
+	}
+	return heap, stack
+}

@@ -1,0 +1,47 @@
+package api
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestCodesAndFilteredLatestReadOnlyTheNewest: otp and latest with a
+// filter look through an inbox newest first, a few messages at a time, and
+// stop at the first that matches: finding a code in the newest of 100
+// messages reads a handful of them, not the whole inbox (each read of what
+// a message says is a request to NATS once the content cache, 8 MiB, no
+// longer holds them all).
+func TestCodesAndFilteredLatestReadOnlyTheNewest(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	token, address := h.tokenInbox()
+	text := strings.Repeat("Nothing to see here, no code at all.\r\n", 150<<10/40)
+	const n = 100
+	for i := range n {
+		h.sendMail(address, "Subject: newsletter "+strconv.Itoa(i)+"\r\n\r\n"+text)
+	}
+	h.sendMail(address, "Subject: your sign-in\r\n\r\nYour code is 482913.\r\n")
+	eventually(t, "every message listed", func() bool {
+		return h.do("GET", "/inboxes/"+token+"/", "").JSON(t)["count"] == float64(n+1)
+	})
+	requests := func(path string) uint64 {
+		t.Helper()
+		v, _ := h.node.Server().Varz(nil)
+		before := v.InMsgs
+		r := h.do("GET", path, "")
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", path, r.Status, r.Body)
+		}
+		v, _ = h.node.Server().Varz(nil)
+		return uint64(v.InMsgs - before)
+	}
+	for _, path := range []string{"/inboxes/" + token + "/otp/", "/inboxes/" + token + "/latest/?subject=sign-in",
+		"/inboxes/" + token + "/otp/?subject=sign"} {
+		got := requests(path)
+		t.Logf("%s: %d requests to NATS", path, got)
+		if got > 3*scanChunk {
+			t.Errorf("%s made %d requests to NATS for the newest of %d messages", path, got, n+1)
+		}
+	}
+}
