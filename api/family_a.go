@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/command"
 	"tempmail/events"
 	"tempmail/ingest"
 	"tempmail/mailauth"
@@ -75,7 +76,7 @@ func (s *Server) webhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Read-your-writes: the message is readable when the 201 arrives.
-	ctx, cancel := context.WithTimeout(r.Context(), commandTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), command.Timeout)
 	defer cancel()
 	for _, ack := range res.Acks {
 		if err := s.views.WaitApplied(ctx, ack); err != nil {
@@ -170,7 +171,7 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyA, asNotFound(err, "Domain not found or inactive"))
 		return
 	}
-	in, err := s.createInbox(r.Context(), inboxSpec{Family: events.FamilyA, Random: 10, Domain: dom,
+	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyA, Random: 10, Domain: dom,
 		TTL: time.Duration(ttl) * time.Second})
 	if err != nil {
 		writeError(w, r, s.log, familyA, err)
@@ -230,7 +231,7 @@ func (s *Server) deleteInboxA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.deleteInbox(r, in); err != nil {
+	if err := s.commands.DeleteInbox(r.Context(), in); err != nil {
 		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
 		return
 	}
@@ -352,7 +353,7 @@ func (s *Server) markReadA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	m, err := s.markRead(r, m)
+	m, err := s.commands.MarkRead(r.Context(), m)
 	if err != nil {
 		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
 		return
@@ -365,7 +366,7 @@ func (s *Server) deleteEmailA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.deleteMessage(r, m); err != nil {
+	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
 		writeError(w, r, s.log, familyA, err)
 		return
 	}

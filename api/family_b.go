@@ -3,14 +3,13 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/command"
 	"tempmail/events"
 	"tempmail/mailauth"
 	"tempmail/projections"
@@ -19,26 +18,6 @@ import (
 // Family B: mailboxes by username on the first configured domain (API.md
 // "Family B"). Its inboxes never expire; its messages are retained for
 // --message-retention.
-
-var emailNameRe = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$`)
-
-// roleNames are never handed out, in any family: mail to them is trusted
-// to reach the domain's operator. A certificate authority validating a
-// domain by e-mail writes to the first five (CA/Browser Forum Baseline
-// Requirements 3.2.2.4.4), and RFC 2142 names the rest; whoever held one
-// could have a certificate issued for the operator's domain.
-// --reserved-names adds the operator's own.
-var roleNames = []string{"admin", "administrator", "webmaster", "hostmaster", "postmaster",
-	"abuse", "noc", "security", "usenet", "news", "www", "uucp", "ftp", "root", "mailer-daemon"}
-
-// reservedSet is roleNames and extra, for lookups.
-func reservedSet(extra []string) map[string]bool {
-	out := make(map[string]bool, len(roleNames)+len(extra))
-	for _, n := range slices.Concat(roleNames, extra) {
-		out[n] = true
-	}
-	return out
-}
 
 type tempEmailB struct {
 	Success   bool   `json:"success"`
@@ -66,7 +45,7 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyB, asInvalid(err, "No domains available"))
 		return
 	}
-	in, err := s.createInbox(r.Context(), inboxSpec{Family: events.FamilyB, Local: name, Random: 12, Domain: dom})
+	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyB, Local: name, Random: 12, Domain: dom})
 	if err != nil {
 		writeError(w, r, s.log, familyB, err)
 		return
@@ -87,19 +66,11 @@ func (s *Server) emailName(raw json.RawMessage, field string) (string, error) {
 		return "", invalid("must be a string")
 	}
 	name = strings.ToLower(strings.TrimSpace(name))
-	switch {
-	case name == "":
+	if name == "" {
 		return "", nil
-	case len(name) > 64:
-		return "", invalid("must be at most 64 characters")
-	case strings.Contains(name, ".."):
-		return "", invalid("must not contain '..'")
-	case strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789._-") != "":
-		return "", invalid("may contain only a-z, 0-9, '.', '_' and '-'")
-	case !emailNameRe.MatchString(name):
-		return "", invalid("must start and end with a letter or digit")
-	case s.reserved[name]:
-		return "", invalid("'" + name + "' is reserved")
+	}
+	if err := s.names.Check(name); err != nil {
+		return "", invalid(tempmail.Message(err, "is not a name"))
 	}
 	return name, nil
 }
@@ -252,7 +223,7 @@ func (s *Server) markReadB(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	m, err := s.markRead(r, m)
+	m, err := s.commands.MarkRead(r.Context(), m)
 	if err != nil {
 		writeError(w, r, s.log, familyB, asNotFound(err, "Email not found"))
 		return
@@ -265,7 +236,7 @@ func (s *Server) deleteMessageB(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.deleteMessage(r, m); err != nil {
+	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
 		writeError(w, r, s.log, familyB, err)
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/command"
 	"tempmail/events"
 	"tempmail/projections"
 )
@@ -47,7 +48,7 @@ func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyC, err)
 		return
 	}
-	in, err := s.createInbox(r.Context(), inboxSpec{Family: events.FamilyC, Local: name, Random: 10,
+	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Random: 10,
 		Domain: dom, TTL: s.cfg.TokenInboxTTL})
 	if err != nil {
 		writeError(w, r, s.log, familyC, err)
@@ -75,7 +76,7 @@ func (s *Server) getTokenInbox(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteTokenInbox(w http.ResponseWriter, r *http.Request) {
 	in, err := s.tokenInboxOf(r)
 	if err == nil {
-		err = asNotFound(s.deleteInbox(r, in), "Inbox not found")
+		err = asNotFound(s.commands.DeleteInbox(r.Context(), in), "Inbox not found")
 	}
 	if err != nil {
 		writeError(w, r, s.log, familyC, err)
@@ -110,7 +111,7 @@ func (s *Server) markReadC(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	m, err := s.markRead(r, m)
+	m, err := s.commands.MarkRead(r.Context(), m)
 	if err != nil {
 		writeError(w, r, s.log, familyC, asNotFound(err, "Message not found"))
 		return
@@ -123,7 +124,7 @@ func (s *Server) deleteMessageC(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.deleteMessage(r, m); err != nil {
+	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
 		writeError(w, r, s.log, familyC, err)
 		return
 	}

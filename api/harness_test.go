@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"tempmail"
+	"tempmail/command"
+
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/config"
@@ -80,8 +83,9 @@ func newHarnessWith(t *testing.T, hooks webhooks.Options, tweak ...func(*config.
 	log := slog.New(slog.DiscardHandler)
 	d := &ingest.Deliverer{Store: store, Views: views.Reader, Log: log, MaxMessageBytes: cfg.MaxMessageBytes, Hostname: "mx.test",
 		Retention: cfg.MessageRetention, Auth: testVerifier(t, cfg), PlusAddressing: cfg.PlusAddressing}
-	srv := New(Deps{Config: cfg, Store: store, Views: views.Reader, Ingest: d, Hooks: wh, Log: log})
-	if err := srv.SyncDomains(ctx, cfg.Domains); err != nil {
+	cmds := &command.Commands{Store: store, Views: views.Reader, Hooks: wh, Names: tempmail.NewNames(cfg.ReservedNames), Log: log}
+	srv := New(Deps{Config: cfg, Store: store, Views: views.Reader, Ingest: d, Hooks: wh, Log: log, Commands: cmds})
+	if err := cmds.SyncDomains(ctx, cfg.Domains); err != nil {
 		t.Fatal(err)
 	}
 	srv.SetReady(true)

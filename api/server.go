@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"tempmail"
+	"tempmail/command"
 	"tempmail/config"
 	"tempmail/events"
 	"tempmail/ingest"
@@ -35,9 +36,8 @@ type Deps struct {
 	// Metrics is served on /metrics, and gets the API's own metrics
 	// (observe.go). If nil, a registry of the API's metrics alone is used.
 	Metrics *prometheus.Registry
-	// Disk, when set, refuses new inboxes and subscriptions (507) while
-	// the data directory's disk is nearly full.
-	Disk *events.DiskGuard
+	// Commands change what the service holds (package command).
+	Commands *command.Commands
 	// Probe names what keeps the service from serving (the NATS
 	// connection, a projection partition, a listener); /readyz answers 503
 	// while it names anything. Nil: nothing is checked beyond SetReady.
@@ -53,7 +53,6 @@ type Server struct {
 	views   *projections.Reader
 	ingest  *ingest.Deliverer
 	hooks   *webhooks.Webhooks
-	disk    *events.DiskGuard
 	log     *slog.Logger
 	ready   atomic.Bool
 	router  chi.Router
@@ -62,8 +61,10 @@ type Server struct {
 	probe   func(ctx context.Context) []string
 	version string
 	waiters waiters
-	// reserved are the names no inbox may have (family_b.go).
-	reserved map[string]bool
+	// commands change what the service holds; names says which names an
+	// inbox may have.
+	commands *command.Commands
+	names    *tempmail.Names
 	// creates limits each client's creations; nil: unlimited (creates.go).
 	creates *creates
 	// downloads bounds the memory attachment downloads hold (downloads.go).
@@ -80,11 +81,14 @@ func New(d Deps) *Server {
 	if d.Metrics == nil {
 		d.Metrics = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, disk: d.Disk, log: d.Log,
+	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, log: d.Log,
 		metrics: d.Metrics, probe: d.Probe, version: d.Version, stopping: make(chan struct{}),
 		waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
 		creates: newCreates(d.Config.CreateRatePerClient), downloads: newDownloads(d.Config.MaxMessageBytes),
-		reserved: reservedSet(d.Config.ReservedNames)}
+		commands: d.Commands, names: tempmail.NewNames(d.Config.ReservedNames)}
+	if d.Commands != nil && d.Commands.Names != nil {
+		s.names = d.Commands.Names
+	}
 	s.http = newHTTPMetrics(s.metrics, func() float64 { return float64(s.waiters.Held()) })
 	s.router = s.routes()
 	return s

@@ -6,12 +6,11 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/google/uuid"
 
 	"tempmail"
+	"tempmail/command"
 	"tempmail/events"
 	"tempmail/projections"
 	"tempmail/webhooks"
@@ -112,77 +111,11 @@ func truncate(s string, n int) string {
 // subscribe records a subscription to in (nil: every inbox) and returns it
 // as the views now show it.
 func (s *Server) subscribe(ctx context.Context, req subscribeRequest, in *projections.Inbox) (*projections.Webhook, error) {
-	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	defer cancel()
-	if strings.TrimSpace(req.URL) == "" {
-		return nil, tempmail.Errorf(tempmail.Invalid, "url is required")
-	}
 	kinds, err := hookKinds(req.Events)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.hooks.CheckURL(ctx, req.URL); err != nil {
-		return nil, err
-	}
-	release, err := s.disk.Reserve(newThingBytes)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	ev := events.WebhookCreated{WebhookID: uuid.NewString(), URL: req.URL, Events: kinds,
-		Secret: webhooks.NewSecret(), CreatedAt: time.Now().UTC()}
-	var lifecycle uint64
-	if in != nil {
-		if len(in.Webhooks) >= maxInboxWebhooks {
-			return nil, tempmail.Errorf(tempmail.Conflict, "the inbox has %d webhooks, the most it may have: delete one first", maxInboxWebhooks)
-		}
-		ev.InboxID, ev.Address, lifecycle = in.ID, in.Address, in.LifecycleSeq
-	} else {
-		global, err := s.views.Webhooks(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if len(global) >= maxGlobalWebhooks {
-			return nil, tempmail.Errorf(tempmail.Conflict, "there are %d webhooks to every inbox, the most there may be: delete one first", maxGlobalWebhooks)
-		}
-	}
-	ack, err := s.store.CreateWebhook(ctx, ev, lifecycle)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.views.WaitApplied(ctx, ack); err != nil {
-		return nil, err
-	}
-	h, err := s.views.Webhook(ctx, ev.WebhookID)
-	if tempmail.KindOf(err) != tempmail.NotFound {
-		return h, err
-	}
-	// The views took no subscription: its inbox ended, or others took the
-	// last places first.
-	if in != nil {
-		if _, err := s.inboxByID(ctx, in.ID); err != nil {
-			return nil, err
-		}
-		return nil, tempmail.Errorf(tempmail.Conflict, "the inbox has %d webhooks, the most it may have: delete one first", maxInboxWebhooks)
-	}
-	return nil, tempmail.Errorf(tempmail.Conflict, "there are %d webhooks to every inbox, the most there may be: delete one first", maxGlobalWebhooks)
-}
-
-// unsubscribe ends a subscription and forgets its delivery log.
-func (s *Server) unsubscribe(ctx context.Context, h *projections.Webhook) error {
-	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
-	defer cancel()
-	ack, err := s.store.DeleteWebhook(ctx, events.WebhookDeleted{WebhookID: h.ID, InboxID: h.InboxID, Address: h.Address})
-	if err != nil {
-		return err
-	}
-	if err := s.views.WaitApplied(ctx, ack); err != nil {
-		return err
-	}
-	if err := s.hooks.Forget(ctx, h.ID); err != nil {
-		s.log.Warn("webhooks: cannot drop a deleted subscription's log; it ages out", "webhook", h.ID, "err", err)
-	}
-	return nil
+	return s.commands.Subscribe(ctx, command.Subscription{URL: req.URL, Events: kinds, Inbox: in})
 }
 
 // webhookByID resolves the {webhook} path parameter.
@@ -267,7 +200,7 @@ func (s *Server) getSubscriptionA(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteSubscriptionA(w http.ResponseWriter, r *http.Request) {
 	h, err := s.webhookByID(r)
 	if err == nil {
-		err = s.unsubscribe(r.Context(), h)
+		err = s.commands.Unsubscribe(r.Context(), h)
 	}
 	if err != nil {
 		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
@@ -384,7 +317,7 @@ func (s *Server) getSubscriptionC(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteSubscriptionC(w http.ResponseWriter, r *http.Request) {
 	h, err := s.inboxSubscription(r)
 	if err == nil {
-		err = asNotFound(s.unsubscribe(r.Context(), h), "Webhook not found")
+		err = asNotFound(s.commands.Unsubscribe(r.Context(), h), "Webhook not found")
 	}
 	if err != nil {
 		writeError(w, r, s.log, familyC, err)

@@ -19,6 +19,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"tempmail"
+	"tempmail/command"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -216,9 +219,11 @@ func Start(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *Service
 	s.deliverer = &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: log,
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
 		Retention: cfg.MessageRetention, Auth: auth, PlusAddressing: cfg.PlusAddressing, Disk: s.disk}
+	cmds := &command.Commands{Store: s.Store, Views: s.Views.Reader, Hooks: s.Hooks, Disk: s.disk,
+		Names: tempmail.NewNames(cfg.ReservedNames), Log: log}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.deliverer,
-		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe, Disk: s.disk, Version: buildVersion()})
-	if err = s.API.SyncDomains(ctx, cfg.Domains); err != nil {
+		Hooks: s.Hooks, Log: log, Metrics: reg, Probe: s.probe, Commands: cmds, Version: buildVersion()})
+	if err = cmds.SyncDomains(ctx, cfg.Domains); err != nil {
 		return s, err
 	}
 

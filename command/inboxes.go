@@ -1,0 +1,111 @@
+package command
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tempmail"
+	"tempmail/events"
+	"tempmail/projections"
+)
+
+// Spec is what a family asks of a new inbox.
+type Spec struct {
+	Family events.Family
+	Local  string // wanted local part, checked already; empty: random
+	Random int    // length of a random local part
+	Domain projections.Domain
+	TTL    time.Duration // 0: never expires
+}
+
+// ErrTaken is the answer for a name a live inbox holds.
+var ErrTaken = tempmail.Errorf(tempmail.Conflict, "Email name already taken")
+
+// CreateInbox claims an address and records a new inbox, returning it as the
+// views now show it. The stream decides races: of two concurrent claims of
+// one address exactly one succeeds, and the other gets ErrTaken (or, for a
+// random name, another name).
+func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inbox, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	release, err := c.Disk.Reserve(newThingBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	var made *projections.Inbox
+	err = retry(ctx, 5, func(int) (bool, error) {
+		local := spec.Local
+		if local == "" {
+			local = randomName(spec.Random)
+			if c.Names.Reserved(local) {
+				return false, nil // an operator's reserved name of that length, drawn by chance
+			}
+		}
+		addr := local + "@" + spec.Domain.Name
+		a, err := c.Views.Address(ctx, addr)
+		switch {
+		case err != nil:
+			return false, err
+		case a.Live && spec.Local != "":
+			return false, ErrTaken
+		case a.Live:
+			return false, nil // a random name taken: another
+		}
+		now := time.Now().UTC()
+		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: rand.Text(),
+			Family: spec.Family, DomainID: spec.Domain.ID, CreatedAt: now}
+		if spec.TTL > 0 {
+			ev.ExpiresAt, ev.TTL = now.Add(spec.TTL), int64(spec.TTL/time.Second)
+		}
+		ack, err := c.Store.CreateInbox(ctx, ev, a.LifecycleSeq)
+		if tempmail.KindOf(err) == tempmail.Conflict {
+			// Either taken, or our view of the address lags its last
+			// lifecycle event: look again once the views catch up.
+			return false, nil
+		}
+		if err := c.applied(ctx, ack, err); err != nil {
+			return false, err
+		}
+		made, err = c.Views.Inbox(ctx, ev.InboxID)
+		return true, err
+	})
+	if errors.Is(err, errGaveUp) {
+		if spec.Local != "" {
+			return nil, ErrTaken
+		}
+		return nil, tempmail.Errorf(tempmail.Unavailable, "could not find a free address; try again")
+	}
+	return made, err
+}
+
+// DeleteInbox ends an inbox for good, with all its mail. One that ended
+// meanwhile is of kind NotFound.
+func (c *Commands) DeleteInbox(ctx context.Context, in *projections.Inbox) error {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	ack, err := c.Store.EndInbox(ctx, in.Address, &events.InboxDeleted{InboxID: in.ID, Address: in.Address}, in.LifecycleSeq)
+	return c.applied(ctx, ack, err)
+}
+
+const randomAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+// randomName returns n characters of [a-z0-9] from crypto/rand, without
+// modulo bias.
+func randomName(n int) string {
+	out := make([]byte, 0, n)
+	buf := make([]byte, n+8)
+	for len(out) < n {
+		_, _ = rand.Read(buf)
+		for _, b := range buf {
+			if int(b) < 256/len(randomAlphabet)*len(randomAlphabet) && len(out) < n {
+				out = append(out, randomAlphabet[int(b)%len(randomAlphabet)])
+			}
+		}
+	}
+	return string(out)
+}
