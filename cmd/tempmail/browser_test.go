@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/service"
+
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -224,7 +226,7 @@ func jsString(s string) string {
 }
 
 // deliverSMTP delivers a message over SMTP, as a mail server would.
-func deliverSMTP(t *testing.T, svc *Service, to, message string) {
+func deliverSMTP(t *testing.T, svc *service.Service, to, message string) {
 	t.Helper()
 	raw := strings.ReplaceAll(strings.TrimPrefix(message, "\n"), "\n", "\r\n")
 	if err := smtp.SendMail(svc.SMTP.Addr(), nil, "shop@example.com", []string{to}, []byte(raw)); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"tempmail/events/natstest"
 	"tempmail/logs"
+	"tempmail/service/servicetest"
 )
 
 func noEnv(string) string { return "" }
@@ -62,8 +63,8 @@ func TestHelpGoesToStdout(t *testing.T) {
 func TestInvalidValuesExitTwoBeforeAnySideEffect(t *testing.T) {
 	t.Parallel()
 	files := t.TempDir()
-	certA, keyA := writeCert(t, t.TempDir())
-	_, keyB := writeCert(t, t.TempDir())
+	certA, keyA := natstest.WriteCert(t, t.TempDir())
+	_, keyB := natstest.WriteCert(t, t.TempDir())
 	notPEM := filepath.Join(files, "not.pem")
 	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -122,15 +123,14 @@ func TestInvalidValuesExitTwoBeforeAnySideEffect(t *testing.T) {
 // by a second process that finds it there.
 func TestGeneratedTokenIsLoggedOnce(t *testing.T) {
 	t.Parallel()
-	_, url := natstest.StartServer(t, t.TempDir())
-	proxy := natstest.StartProxy(t, strings.TrimPrefix(url, "nats://"))
+	proxy := servicetest.ExternalNATS(t)
 	proxy.DropAnswers(func(subject string) bool { return subject == "$KV.SECRETS.api-token" }, 1)
 	start := func(dir string) (string, string) {
 		t.Helper()
 		cfg := testConfig(dir)
 		cfg.NATSURL = proxy.URL()
 		var out bytes.Buffer
-		svc, err := Start(ctxT(t), cfg, logs.New(&out, "text", slog.LevelInfo))
+		svc, err := startLogged(t, cfg, logs.New(&out, "text", slog.LevelInfo))
 		if err != nil {
 			t.Fatalf("start: %v", err)
 		}
@@ -159,7 +159,7 @@ func TestSingleNodeStartAndStopLogNoError(t *testing.T) {
 	var out bytes.Buffer
 	log := logs.New(&out, "text", slog.LevelInfo)
 	for round := range 2 {
-		svc, err := Start(ctxT(t), testConfig(dir), log)
+		svc, err := startLogged(t, testConfig(dir), log)
 		if err != nil {
 			t.Fatalf("start %d: %v", round+1, err)
 		}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/service"
+
 	"tempmail/client"
 )
 
@@ -22,7 +24,7 @@ func runCLI(env map[string]string, args ...string) (status int, stdout, stderr s
 	return status, out.String(), errOut.String()
 }
 
-func mailTo(t *testing.T, svc *Service, to, raw string) {
+func mailTo(t *testing.T, svc *service.Service, to, raw string) {
 	t.Helper()
 	if err := smtp.SendMail(svc.SMTP.Addr(), nil, "shop@example.com", []string{to}, []byte(raw)); err != nil {
 		t.Fatalf("SMTP to %s: %v", to, err)

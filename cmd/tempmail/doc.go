@@ -1,6 +1,9 @@
-// Command tempmail is the tempmail service: `serve` runs it, `rebuild`
-// replays the event log into fresh views, `version` prints the build.
+// Command tempmail is the tempmail service and its clients: `serve` runs
+// the service, `rebuild` replays the event log into fresh views,
+// `healthcheck` asks a running service whether it is ready, `inbox`,
+// `wait` and `mcp` are clients of a running service, `version` prints the
+// build.
 //
-// This package only wires the others together (Service); behaviour lives in
-// events, projections, ingest and api.
+// This package reads the command line and hands over: package service
+// assembles and runs the service, package client talks to one.
 package main

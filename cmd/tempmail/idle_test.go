@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/service"
+
 	"github.com/google/uuid"
 
 	"tempmail/events"
@@ -20,7 +22,7 @@ type idleWork struct {
 	cpu  time.Duration
 }
 
-func measureIdle(t *testing.T, svc *Service, d time.Duration) idleWork {
+func measureIdle(t *testing.T, svc *service.Service, d time.Duration) idleWork {
 	t.Helper()
 	varz := func() uint64 {
 		v, err := svc.Node.Server().Varz(nil)

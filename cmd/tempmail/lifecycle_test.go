@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/service"
+
 	"tempmail/projections"
 )
 
@@ -62,7 +64,7 @@ func plaintext(marker string) [][]byte {
 }
 
 // sealKey returns the key message id's content is sealed under.
-func sealKey(t *testing.T, svc *Service, id string) []byte {
+func sealKey(t *testing.T, svc *service.Service, id string) []byte {
 	t.Helper()
 	m, err := svc.Views.Message(ctxT(t), id)
 	if err != nil {
@@ -78,7 +80,7 @@ func sealKey(t *testing.T, svc *Service, id string) []byte {
 // sealedAtRest checks that no file under the data directory holds any of
 // the markers in plaintext, and that each key is there (the scan would find
 // it: it proves something when it later finds nothing).
-func sealedAtRest(t *testing.T, svc *Service, markers []string, keys ...[]byte) {
+func sealedAtRest(t *testing.T, svc *service.Service, markers []string, keys ...[]byte) {
 	t.Helper()
 	for _, m := range markers {
 		if files := filesHolding(t, svc.Config.DataDir, plaintext(m)...); len(files) > 0 {
@@ -93,7 +95,7 @@ func sealedAtRest(t *testing.T, svc *Service, markers []string, keys ...[]byte) 
 }
 
 // erasedWithin waits at most d for every key to leave the data directory.
-func erasedWithin(t *testing.T, svc *Service, d time.Duration, what string, keys ...[]byte) {
+func erasedWithin(t *testing.T, svc *service.Service, d time.Duration, what string, keys ...[]byte) {
 	t.Helper()
 	start := time.Now()
 	for {
@@ -141,7 +143,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func sendSMTP(svc *Service, to, subject, body string) error {
+func sendSMTP(svc *service.Service, to, subject, body string) error {
 	msg := "From: s@example.com\r\nTo: " + to + "\r\nSubject: " + subject + "\r\n\r\n" + body + "\r\n"
 	return smtp.SendMail(svc.SMTP.Addr(), nil, "s@example.com", []string{to}, []byte(msg))
 }

@@ -18,11 +18,8 @@ import (
 
 	"tempmail/config"
 	"tempmail/logs"
+	"tempmail/service"
 )
-
-// shutdownGrace bounds a graceful stop: stop accepting, finish in-flight
-// work, stop NATS.
-const shutdownGrace = 5 * time.Second
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
@@ -189,7 +186,7 @@ func startProfile() (stop func(), err error) {
 }
 
 func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	svc, err := Start(ctx, cfg, log)
+	svc, err := service.Start(ctx, cfg, service.Options{Logger: log, Version: buildVersion()})
 	if err != nil {
 		return err
 	}
@@ -204,9 +201,21 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 		}
 	}
 	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), service.ShutdownGrace)
 	defer cancel()
 	svc.Shutdown(sctx)
 	log.Info("stopped")
 	return err
+}
+
+// rebuild replays the log into fresh views, and says what it did.
+func rebuild(ctx context.Context, cfg config.Config, log *slog.Logger, out io.Writer) error {
+	res, err := service.Rebuild(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	rate := float64(res.Events) / max(res.Took.Seconds(), 1e-9)
+	fmt.Fprintf(out, "rebuilt views generation %d: %d events, %d entries in %s (%.0f events/s)\n",
+		res.Generation, res.Events, res.Keys, res.Took.Round(time.Millisecond), rate)
+	return nil
 }

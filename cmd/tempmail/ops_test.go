@@ -90,7 +90,7 @@ func TestLogsAreJSONAndCarryNoSecret(t *testing.T) {
 	cfg.AccessLog = true
 	cfg.LogFormat = "json"
 	var out syncBuffer
-	svc, err := Start(ctxT(t), cfg, logs.New(&out, cfg.LogFormat, slog.LevelDebug))
+	svc, err := startLogged(t, cfg, logs.New(&out, cfg.LogFormat, slog.LevelDebug))
 	if err != nil {
 		t.Fatal(err)
 	}

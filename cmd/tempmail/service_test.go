@@ -20,6 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/service"
+	"tempmail/service/servicetest"
+
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -48,27 +51,26 @@ func ctxT(t *testing.T) context.Context {
 
 // startService runs the whole service in process on dir, stopped at the end
 // of the test (or earlier by stop).
-func startService(t *testing.T, dir string, domains ...string) (svc *Service, base string) {
+func startService(t *testing.T, dir string, domains ...string) (svc *service.Service, base string) {
 	t.Helper()
 	return startServiceWith(t, testConfig(dir, domains...))
 }
 
 // startServiceWith runs the whole service in process with cfg.
-func startServiceWith(t *testing.T, cfg config.Config) (svc *Service, base string) {
+func startServiceWith(t *testing.T, cfg config.Config) (svc *service.Service, base string) {
 	t.Helper()
-	svc, err := Start(ctxT(t), cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	t.Cleanup(func() { stop(svc) })
-	return svc, "http://" + svc.HTTPAddr()
+	svc = servicetest.StartWith(t, cfg, service.Options{Version: buildVersion()})
+	return svc, servicetest.URL(svc)
 }
 
-func stop(svc *Service) {
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	svc.Shutdown(ctx)
+// startLogged starts the service with cfg, logging to log, and says why
+// it could not.
+func startLogged(t *testing.T, cfg config.Config, log *slog.Logger) (*service.Service, error) {
+	t.Helper()
+	return servicetest.Try(t, cfg, service.Options{Logger: log, Version: buildVersion()})
 }
+
+func stop(svc *service.Service) { servicetest.Stop(svc) }
 
 func call(t *testing.T, method, url string, body string) (int, []byte) {
 	t.Helper()
@@ -138,7 +140,7 @@ func listMessages(t *testing.T, base, token string) []summary {
 }
 
 // deliverTo publishes mail for an inbox through the event store, as ingest does.
-func deliverTo(t *testing.T, svc *Service, token, subject string) events.Ack {
+func deliverTo(t *testing.T, svc *service.Service, token, subject string) events.Ack {
 	t.Helper()
 	ctx := ctxT(t)
 	in, err := svc.Views.InboxByToken(ctx, token)
@@ -364,8 +366,8 @@ func TestServeStopsWithinFiveSecondsOnSignals(t *testing.T) {
 			if err != nil {
 				t.Errorf("after %v: exit %v, want 0", sig, err)
 			}
-		case <-time.After(shutdownGrace):
-			t.Fatalf("still running %v after %v", shutdownGrace, sig)
+		case <-time.After(service.ShutdownGrace):
+			t.Fatalf("still running %v after %v", service.ShutdownGrace, sig)
 		}
 		// The data survived the stop: the next run serves the inbox.
 		cmd, base = runServe(t, dir)

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"runtime"
 	"runtime/debug"
 	"strings"
-
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // version is stamped at link time (make build, the Dockerfile):
@@ -56,14 +53,4 @@ func versionOf(stamped string, bi *debug.BuildInfo, ok bool) string {
 		return v // go install module@version
 	}
 	return "unknown"
-}
-
-// buildInfo is the constant gauge tempmail_build_info{version, go_version} 1,
-// which dashboards join on to show what runs where.
-func buildInfo() prometheus.Collector {
-	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "tempmail_build_info",
-		Help:        "The running build: always 1, with its version and Go version as labels.",
-		ConstLabels: prometheus.Labels{"version": buildVersion(), "go_version": runtime.Version()}})
-	g.Set(1)
-	return g
 }

@@ -1,0 +1,76 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Fatal receives at most one error: why the service can no longer serve
+// (the NATS connection closed for good, a listener that stopped serving).
+// The caller must then Shutdown; the process should exit non-zero, so that
+// its supervisor starts it again, rather than live on answering 503.
+func (s *Service) Fatal() <-chan error { return s.fatal }
+
+func (s *Service) fail(err error) {
+	select {
+	case <-s.stopping:
+		return // a listener or connection closing in a shutdown is expected
+	default:
+	}
+	s.fatalOnce.Do(func() {
+		s.log.Error("the service cannot go on; stopping", "err", err)
+		s.fatal <- err
+	})
+}
+
+// probe names what keeps the service from serving now, for /readyz.
+func (s *Service) probe(ctx context.Context) []string {
+	var failing []string
+	if !s.Node.Connected() {
+		failing = append(failing, "nats connection")
+	} else {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		if err := s.Store.Ping(pctx); err != nil {
+			failing = append(failing, "event store")
+		}
+		cancel()
+	}
+	failing = append(failing, s.Views.Failing()...)
+	if low, free := s.disk.Low(); low {
+		failing = append(failing, fmt.Sprintf("disk: %d MiB free, less than --min-free-disk %d MiB: new mail and inboxes are refused until room is made", free>>20, s.disk.Min()>>20))
+	}
+	if s.SMTP != nil {
+		select {
+		case <-s.SMTP.Stopped():
+			failing = append(failing, "smtp listener")
+		default:
+		}
+	}
+	return failing
+}
+
+// watchDisk says in the log when the disk gets too full for new mail and
+// inboxes, and when room returns (the refusals themselves look at the disk
+// each time).
+func (s *Service) watchDisk() {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	was := false
+	for {
+		select {
+		case <-s.stopping:
+			return
+		case <-t.C:
+		}
+		low, free := s.disk.Low()
+		switch {
+		case low && !was:
+			s.log.Warn("disk nearly full: new mail and inboxes are refused until room is made; deletions go on",
+				"free_mib", free>>20, "min_free_disk_mib", s.disk.Min()>>20, "data_dir", s.Config.DataDir)
+		case !low && was:
+			s.log.Info("disk has room again: new mail and inboxes are taken", "free_mib", free>>20)
+		}
+		was = low
+	}
+}

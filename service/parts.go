@@ -1,0 +1,78 @@
+package service
+
+import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"tempmail/config"
+	"tempmail/events"
+	"tempmail/projections"
+)
+
+// nodeConfig says which NATS to run or reach.
+func nodeConfig(cfg config.Config, log *slog.Logger) events.NodeConfig {
+	nc := events.NodeConfig{DataDir: cfg.DataDir, URL: cfg.NATSURL, Creds: cfg.NATSCreds,
+		TLSCA: cfg.NATSTLSCA, TLSCert: cfg.NATSTLSCert, TLSKey: cfg.NATSTLSKey, Listen: cfg.NATSListen, Logger: log}
+	if cfg.ClusterName != "" {
+		name := cfg.ServerName
+		if name == "" {
+			name, _ = os.Hostname()
+		}
+		nc.Cluster = events.ClusterConfig{Name: cfg.ClusterName, ServerName: name, Addr: cfg.ClusterAddr,
+			Routes: cfg.Routes}
+	}
+	return nc
+}
+
+// storeConfig keeps message keys in the data directory of a single
+// embedded node, which alone reads and erases them; processes that share
+// a cluster or an external NATS keep them in NATS.
+func storeConfig(cfg config.Config, partitions int) events.StoreConfig {
+	sc := events.StoreConfig{Replicas: cfg.Replicas, Partitions: partitions}
+	if cfg.NATSURL == "" && cfg.ClusterName == "" {
+		sc.KeyDir = filepath.Join(cfg.DataDir, "keys")
+	}
+	return sc
+}
+
+// rules are what the views make of events, from the configuration: the
+// same for serving and for a rebuild.
+func rules(cfg config.Config) projections.Rules {
+	return projections.Rules{MaxMessages: cfg.MaxMessagesPerInbox}
+}
+
+// machineName is the machine's host name, lower-case, for --hostname's
+// default; "localhost" when it has none or one that is no host name, as
+// it goes into headers (the authserv-id of Authentication-Results).
+func machineName() string {
+	name, _ := os.Hostname()
+	name = strings.ToLower(name)
+	valid := name != "" && len(name) <= 253
+	for _, r := range name {
+		valid = valid && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.')
+	}
+	if !valid {
+		return "localhost"
+	}
+	return name
+}
+
+// instrument registers the process's metrics and those of the parts
+// opened so far; ingest and the API register their own as they are made.
+func (s *Service) instrument(reg *prometheus.Registry) {
+	build := prometheus.NewGauge(prometheus.GaugeOpts{Name: "tempmail_build_info",
+		Help:        "The running build: always 1, with its version and Go version as labels.",
+		ConstLabels: prometheus.Labels{"version": s.version, "go_version": runtime.Version()}})
+	build.Set(1)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), build)
+	s.Views.Instrument(reg)
+	s.Store.Instrument(reg)
+	s.Node.Instrument(reg)
+	s.Hooks.Instrument(reg)
+}

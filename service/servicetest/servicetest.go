@@ -1,0 +1,115 @@
+// Package servicetest runs the whole service for tests, through the one
+// assembly (service.Start) that `tempmail serve` runs: embedded NATS with
+// its store in the test's temporary directory, the views and their
+// workers, and HTTP and SMTP on loopback ports the system picks. Tests
+// outside events and projections get their NATS here, never by hand, so
+// that what they try is what runs.
+//
+// The event stream has 2 partitions in tests (16 in service), enough for
+// inboxes to share partitions and for partitions to differ.
+package servicetest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"tempmail/config"
+	"tempmail/events"
+	"tempmail/events/natstest"
+	"tempmail/service"
+)
+
+// Partitions is the event stream's partition count in tests.
+const Partitions = 2
+
+// Config is the configuration tests start from: the defaults, data in a
+// fresh temporary directory, both listeners on loopback ports the system
+// picks, and no sender checks (they would ask the network's DNS; tests of
+// them bring their own server).
+func Config(t testing.TB) config.Config {
+	cfg := config.Default()
+	cfg.DataDir = t.TempDir()
+	cfg.HTTPAddr = "127.0.0.1:0"
+	cfg.SMTPAddr = "127.0.0.1:0"
+	cfg.AuthChecks = false
+	return cfg
+}
+
+// Start runs the service with cfg until the test ends; a failure to start
+// fails the test.
+func Start(t testing.TB, cfg config.Config) *service.Service {
+	t.Helper()
+	return StartWith(t, cfg, service.Options{})
+}
+
+// StartWith is Start with options beyond the configuration.
+func StartWith(t testing.TB, cfg config.Config, opts service.Options) *service.Service {
+	t.Helper()
+	svc, err := Try(t, cfg, opts)
+	if err != nil {
+		t.Fatalf("start the service: %v", err)
+	}
+	return svc
+}
+
+// Try starts the service as StartWith does, and returns why it could not
+// rather than failing the test. A service that started is stopped when the
+// test ends.
+func Try(t testing.TB, cfg config.Config, opts service.Options) (*service.Service, error) {
+	t.Helper()
+	if opts.Partitions == 0 {
+		opts.Partitions = Partitions
+	}
+	if opts.Version == "" {
+		opts.Version = "test"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	svc, err := service.Start(ctx, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { Stop(svc) })
+	return svc, nil
+}
+
+// Stop shuts svc down as `tempmail serve` does on SIGTERM; stopping it
+// again (as the test's cleanup does) is harmless.
+func Stop(svc *service.Service) {
+	ctx, cancel := context.WithTimeout(context.Background(), service.ShutdownGrace)
+	defer cancel()
+	svc.Shutdown(ctx)
+}
+
+// URL is the service's HTTP base URL.
+func URL(svc *service.Service) string { return "http://" + svc.HTTPAddr() }
+
+// Applied waits until the views of svc have applied the event ack names:
+// after it, every family reads what the event did.
+func Applied(t testing.TB, svc *service.Service, ack events.Ack) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := svc.Views.WaitApplied(ctx, ack); err != nil {
+		t.Fatalf("wait for event %d to be applied: %v", ack.Seq, err)
+	}
+}
+
+// ExternalNATS runs a JetStream server on loopback, as an operator's NATS
+// looks to --nats-url, and a proxy in front of it that can cut
+// connections, drop answers or send protocol errors (natstest.Proxy). Give
+// the service the proxy's URL. Both stop when the test ends.
+func ExternalNATS(t testing.TB) *natstest.Proxy {
+	t.Helper()
+	_, url := natstest.StartServer(t, t.TempDir())
+	return natstest.StartProxy(t, strings.TrimPrefix(url, "nats://"))
+}
+
+// SecureNATS runs a standalone nats-server with TLS and credentials, as an
+// operator would; it stops when the test ends.
+func SecureNATS(t testing.TB) *natstest.SecureServer {
+	t.Helper()
+	return natstest.StartSecureServer(t, t.TempDir())
+}
