@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"tempmail/fairshare"
 )
 
 // Fair shares (API.md "Limits"): what one client may hold (waiters.go) and
@@ -15,8 +17,7 @@ import (
 // saw: the right-most X-Forwarded-For entry that is not itself a trusted
 // proxy. Entries to its left are the client's own words and are never
 // believed, and without trusted proxies the header is ignored: anyone can
-// send it. An IPv6 client is its /64, the block one host is given (SLAAC
-// and RFC 6177), which would otherwise be 2^64 clients.
+// send it. Shares are counted by fairshare.Key: an IPv6 client is its /64.
 
 // maxForwardedHops bounds the X-Forwarded-For entries looked at, from the
 // right: a chain of trusted proxies is a few hops long, and a header can be
@@ -26,17 +27,7 @@ const maxForwardedHops = 16
 // clientOf is the client r comes from, as the key its shares are counted
 // under.
 func (s *Server) clientOf(r *http.Request) netip.Prefix {
-	return clientKey(clientAddr(r, s.cfg.TrustedProxies))
-}
-
-// clientKey is a client's address as a share's key: an IPv4 address
-// alone, an IPv6 address's /64.
-func clientKey(a netip.Addr) netip.Prefix {
-	if a.Is6() {
-		p, _ := a.Prefix(64)
-		return p
-	}
-	return netip.PrefixFrom(a, a.BitLen())
+	return fairshare.Key(clientAddr(r, s.cfg.TrustedProxies))
 }
 
 // clientAddr is the address of r's client.

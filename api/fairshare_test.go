@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tempmail/config"
+	"tempmail/fairshare"
 )
 
 func TestClientIsThePeerOrTheRightmostUntrustedForwardedAddress(t *testing.T) {
@@ -48,65 +49,6 @@ func TestClientIsThePeerOrTheRightmostUntrustedForwardedAddress(t *testing.T) {
 				t.Errorf("client %s, want %s", got, c.want)
 			}
 		})
-	}
-	// An IPv6 client is its /64.
-	a, b := netip.MustParseAddr("2001:db8:1:2::1"), netip.MustParseAddr("2001:db8:1:2:ffff::9")
-	if clientKey(a) != clientKey(b) || clientKey(a) == clientKey(netip.MustParseAddr("2001:db8:1:3::1")) {
-		t.Errorf("IPv6 keys: %s %s", clientKey(a), clientKey(b))
-	}
-	if k := clientKey(netip.MustParseAddr("192.0.2.1")); k.String() != "192.0.2.1/32" {
-		t.Errorf("IPv4 key %s", k)
-	}
-}
-
-// TestCreationBucketsRefillAndStayBounded: a client may make N at once,
-// then one every period/N; a bucket left alone refills; and however many
-// clients come, the buckets kept stay bounded.
-func TestCreationBucketsRefillAndStayBounded(t *testing.T) {
-	t.Parallel()
-	c := newCreates(config.Rate{N: 5, Per: time.Minute})
-	t0 := time.Unix(1_800_000_000, 0)
-	one, two := clientKey(netip.MustParseAddr("192.0.2.1")), clientKey(netip.MustParseAddr("192.0.2.2"))
-	for i := range 5 {
-		if ok, _ := c.take(one, t0); !ok {
-			t.Fatalf("creation %d refused", i+1)
-		}
-	}
-	if ok, wait := c.take(one, t0); ok || wait != 12*time.Second {
-		t.Errorf("the 6th: %v, wait %v; want refused for 12 s", ok, wait)
-	}
-	if ok, _ := c.take(two, t0); !ok {
-		t.Error("another client refused")
-	}
-	if ok, wait := c.take(one, t0.Add(6*time.Second)); ok || wait != 6*time.Second {
-		t.Errorf("6 s on: %v, wait %v", ok, wait)
-	}
-	if ok, _ := c.take(one, t0.Add(12*time.Second)); !ok {
-		t.Error("12 s on, refilled by one: refused")
-	}
-	if ok, _ := c.take(one, t0.Add(13*time.Second)); ok {
-		t.Error("13 s on: a second one allowed")
-	}
-	// Two periods later, with the generations turned, it is full again.
-	later := t0.Add(3 * time.Minute)
-	for i := range 5 {
-		if ok, _ := c.take(one, later); !ok {
-			t.Fatalf("after a while, creation %d refused", i+1)
-		}
-	}
-	// The other client, idle since, is forgotten within two periods.
-	if c.take(one, later.Add(time.Minute)); len(c.prev) != 0 || len(c.cur) != 1 {
-		t.Errorf("idle clients kept: %d + %d buckets", len(c.cur), len(c.prev))
-	}
-
-	// A flood of distinct clients keeps at most two generations.
-	var b [4]byte
-	for i := range 3 * maxTrackedClients {
-		b[1], b[2], b[3] = byte(i>>16), byte(i>>8), byte(i)
-		c.take(clientKey(netip.AddrFrom4(b)), later)
-	}
-	if n := len(c.cur) + len(c.prev); n > 2*maxTrackedClients {
-		t.Errorf("%d buckets after %d clients, want at most %d", n, 3*maxTrackedClients, 2*maxTrackedClients)
 	}
 }
 
@@ -161,7 +103,7 @@ func TestFairSharesPerClient(t *testing.T) {
 	eventually(t, "the closed stream's place given back", func() bool {
 		h.api.waiters.mu.Lock()
 		defer h.api.waiters.mu.Unlock()
-		return h.api.waiters.byClient[clientKey(netip.MustParseAddr("203.0.113.7"))] == 9
+		return h.api.waiters.byClient[fairshare.Key(netip.MustParseAddr("203.0.113.7"))] == 9
 	})
 	h.openStream("/inboxes/"+token+"/events/", "", one...)
 }

@@ -99,6 +99,7 @@ type domainA struct {
 	ID       int    `json:"id"`
 	Name     string `json:"name"`
 	IsActive bool   `json:"is_active"`
+	CatchAll bool   `json:"catch_all"` // mail to any address makes its inbox
 }
 
 func (s *Server) domainsA(w http.ResponseWriter, r *http.Request) {
@@ -110,7 +111,7 @@ func (s *Server) domainsA(w http.ResponseWriter, r *http.Request) {
 	out := []domainA{}
 	for _, d := range list {
 		if d.Active {
-			out = append(out, domainA{d.ID, d.Name, true})
+			out = append(out, domainA{d.ID, d.Name, true, s.catchAll(d.Name)})
 		}
 	}
 	writeJSON(w, http.StatusOK, out)

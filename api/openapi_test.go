@@ -213,6 +213,9 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"GET", "/api/domains/", "", 200},
 		{"POST", "/api/inboxes/create_inbox/", `{"domain_id":7}`, 404},
 		{"GET", "/api/inboxes/" + inboxID + "/", "", 200},
+		{"GET", "/api/inboxes/?email=" + addr, "", 200},
+		{"GET", "/api/inboxes/?email=nobody@tempmail.test", "", 200},
+		{"GET", "/api/inboxes/?email=no-at-sign", "", 400},
 		{"GET", "/api/inboxes/" + none + "/", "", 404},
 		{"GET", "/api/inboxes/" + inboxID + "/emails/?limit=2&subject=third", "", 200},
 		{"GET", "/api/inboxes/" + inboxID + "/events/", "", 400}, // a Last-Event-ID below
@@ -311,7 +314,7 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		if strings.HasSuffix(c.path, "/events/") {
 			headers = append(headers, "Last-Event-ID", "last week")
 		}
-		if strings.HasPrefix(c.path, "/api/webhook") {
+		if strings.HasPrefix(c.path, "/api/webhook") || strings.HasPrefix(c.path, "/api/inboxes/?") {
 			headers = auth
 		}
 		r := h.do(c.method, c.path, c.body, headers...)

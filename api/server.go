@@ -19,6 +19,7 @@ import (
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/events"
+	"tempmail/fairshare"
 	"tempmail/ingest"
 	"tempmail/projections"
 	"tempmail/web"
@@ -44,6 +45,11 @@ type Deps struct {
 	Probe func(ctx context.Context) []string
 	// Version names the build, to MCP clients.
 	Version string
+	// Creates limits each client's creations of inboxes and webhook
+	// subscriptions; the service shares it with ingest, which makes the
+	// inboxes of catch-all domains. Nil: one of the API's own, from
+	// Config.CreateRatePerClient.
+	Creates *fairshare.Limiter
 }
 
 // Server holds what the handlers need. Its fields are set once by New.
@@ -66,7 +72,7 @@ type Server struct {
 	commands *command.Commands
 	names    *tempmail.Names
 	// creates limits each client's creations; nil: unlimited (creates.go).
-	creates *creates
+	creates *fairshare.Limiter
 	// downloads bounds the memory attachment downloads hold (downloads.go).
 	downloads downloads
 	// keepAlive is how often an idle event stream sends a comment.
@@ -81,10 +87,13 @@ func New(d Deps) *Server {
 	if d.Metrics == nil {
 		d.Metrics = prometheus.NewRegistry()
 	}
+	if d.Creates == nil {
+		d.Creates = fairshare.New(d.Config.CreateRatePerClient)
+	}
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, log: d.Log,
 		metrics: d.Metrics, probe: d.Probe, version: d.Version, stopping: make(chan struct{}),
 		waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
-		creates: newCreates(d.Config.CreateRatePerClient), downloads: newDownloads(d.Config.MaxMessageBytes),
+		creates: d.Creates, downloads: newDownloads(d.Config.MaxMessageBytes),
 		commands: d.Commands, names: tempmail.NewNames(d.Config.ReservedNames)}
 	if d.Commands != nil && d.Commands.Names != nil {
 		s.names = d.Commands.Names
@@ -138,6 +147,7 @@ func (s *Server) routes() chi.Router {
 
 	// Family A: the inbox API.
 	r.With(s.requireToken).Post("/api/webhook/email", s.webhook)
+	r.With(s.requireToken).Get("/api/inboxes", s.inboxesByAddressA)
 	r.Group(func(r chi.Router) {
 		// Outbound webhook subscriptions: always the operator's token.
 		r.Use(s.requireToken)

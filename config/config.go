@@ -72,6 +72,9 @@ type Config struct {
 	WebhookRetrySchedule []time.Duration
 	WebhookAllowPrivate  bool
 	PlusAddressing       bool // local+tag@domain is delivered to local@domain
+	// CatchAllDomains are domains (each one of Domains) where mail to any
+	// address is taken: its inbox is made by the first message.
+	CatchAllDomains []string
 
 	TLSCert, TLSKey string // PEM files; both set: SMTP offers STARTTLS
 
@@ -330,6 +333,15 @@ func options() []option {
 			}
 			return nil
 		}},
+		{"catch-all-domains", "", "domains, each also in --domains, where mail to any address is taken: the first message makes its inbox (family A, 1 hour); empty: none", func(c *Config, v string) error {
+			c.CatchAllDomains = nil
+			if strings.TrimSpace(v) == "" {
+				return nil
+			}
+			d, err := domains(v)
+			c.CatchAllDomains = d
+			return err
+		}},
 		{"plus-addressing", "true", "deliver mail to local+tag@domain to the inbox of local@domain; false: such addresses are unknown (550)", func(c *Config, v string) error {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -583,7 +595,7 @@ func placeholder(o option) string {
 		return "duration"
 	case strings.HasSuffix(o.name, "-bytes") || o.name == "memory-limit":
 		return "size"
-	case o.name == "domains" || o.name == "routes" || o.name == "cors-origins" || o.name == "webhook-retry-schedule":
+	case o.name == "domains" || o.name == "catch-all-domains" || o.name == "routes" || o.name == "cors-origins" || o.name == "webhook-retry-schedule":
 		return "list"
 	}
 	if _, err := strconv.Atoi(o.def); err == nil {
@@ -599,6 +611,11 @@ func (c Config) check() error {
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("invalid --tls-cert/--tls-key: give both files, or neither")
+	}
+	for _, d := range c.CatchAllDomains {
+		if !slices.Contains(c.Domains, d) {
+			return fmt.Errorf("invalid --catch-all-domains: %s is not in --domains (%s); a catch-all domain must be served", d, strings.Join(c.Domains, ","))
+		}
 	}
 	return c.checkNATS()
 }

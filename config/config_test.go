@@ -299,11 +299,24 @@ func TestHostnameAndAuthCheckFlags(t *testing.T) {
 		{[]string{"--dns-resolver", "127.0.0.1"}, `invalid --dns-resolver "127.0.0.1": must be host:port`},
 		{[]string{"--dns-resolver", ":53"}, "must be host:port"},
 		{[]string{"--dns-resolver", "127.0.0.1:0"}, "must be host:port"},
+		{[]string{"--domains", "a.test", "--catch-all-domains", "b.test"}, "invalid --catch-all-domains: b.test is not in --domains (a.test)"},
+		{[]string{"--catch-all-domains", "not a domain"}, `"not a domain" is not a domain name`},
 	} {
 		_, err := Parse("serve", tc.args, env(nil), io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: got %v, want one line containing %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+func TestCatchAllDomains(t *testing.T) {
+	t.Parallel()
+	c, err := Parse("serve", []string{"--domains", "a.test,Catch.test", "--catch-all-domains", " CATCH.test "}, env(nil), io.Discard)
+	if err != nil || len(c.CatchAllDomains) != 1 || c.CatchAllDomains[0] != "catch.test" {
+		t.Errorf("parsed %q, %v", c.CatchAllDomains, err)
+	}
+	if c, err := Parse("serve", nil, env(nil), io.Discard); err != nil || c.CatchAllDomains != nil {
+		t.Errorf("by default: %q, %v", c.CatchAllDomains, err)
 	}
 }
 

@@ -51,6 +51,9 @@ type Deliverer struct {
 	// Disk, when set, refuses a message (kind Full) that would leave the
 	// data directory's disk with less than its minimum free.
 	Disk *events.DiskGuard
+	// CatchAll, when set, makes the inboxes of catch-all domains as their
+	// first mail comes (Accept); nil: none.
+	CatchAll *CatchAll
 	// Auth, when set, checks SPF, DKIM and DMARC of every message before
 	// it is stored, and the message gets an Authentication-Results field
 	// under our Received; nil: no checks (--auth-checks=false).

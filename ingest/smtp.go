@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -162,7 +163,10 @@ var (
 	errNoRelay   = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "Relaying denied: domain not served here"}
 	errTempFail  = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "Temporary failure storing the message, try again later"}
 	errBusy      = &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Too much mail in progress, try again later"}
-	errFull      = &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Insufficient system storage, try again later"}
+	// errNewAddresses refuses a recipient on a catch-all domain whose
+	// inbox the client may not make now; its other recipients stand.
+	errNewAddresses = &smtp.SMTPError{Code: 450, EnhancedCode: smtp.EnhancedCode{4, 7, 1}, Message: "Too many new addresses from your address, try again later"}
+	errFull         = &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Insufficient system storage, try again later"}
 )
 
 // refuse counts a refusal and logs it with its reason and the client's
@@ -199,12 +203,17 @@ func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	ctx, cancel := context.WithTimeout(s.srv.ctx, 5*time.Second)
 	defer cancel()
-	in, err := s.srv.d.Recipient(ctx, to)
+	client, _ := netip.ParseAddr(s.ip)
+	in, err := s.srv.d.Accept(ctx, to, client)
 	switch {
 	case errors.Is(err, ErrNoMailbox):
 		return s.refuse(RejectNoMailbox, errNoMailbox, nil)
 	case errors.Is(err, ErrNotServed):
 		return s.refuse(RejectNotServed, errNoRelay, nil)
+	case errors.Is(err, ErrTooManyInboxes):
+		return s.refuse(RejectRateLimited, errNewAddresses, nil)
+	case tempmail.KindOf(err) == tempmail.Full:
+		return s.refuse(RejectDiskFull, errFull, err)
 	case err != nil:
 		return s.refuse(RejectUnavailable, errTempFail, fmt.Errorf("recipient check failed: %w", err))
 	}

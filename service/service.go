@@ -22,6 +22,7 @@ import (
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/events"
+	"tempmail/fairshare"
 	"tempmail/ingest"
 	"tempmail/mailauth"
 	"tempmail/projections"
@@ -123,7 +124,7 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (_ *Service, er
 	go s.reclaimWhenIdle()
 	s.API.SetReady(true)
 	s.log.Info("tempmail ready", "http", s.HTTPAddr(), "smtp", s.SMTPAddr(), "version", s.version,
-		"domains", strings.Join(cfg.Domains, ","), "data_dir", cfg.DataDir, "views_generation", s.Views.Generation(),
+		"domains", strings.Join(cfg.Domains, ","), "catch_all_domains", strings.Join(cfg.CatchAllDomains, ","), "data_dir", cfg.DataDir, "views_generation", s.Views.Generation(),
 		"log_format", cfg.LogFormat, "access_log", cfg.AccessLog, "cors_origins", strings.Join(cfg.CORSOrigins, ","))
 	return s, nil
 }
@@ -249,16 +250,23 @@ func (s *Service) assemble(ctx context.Context, reg *prometheus.Registry, refine
 	}
 	s.instrument(reg)
 	s.Hooks.Start(s.Views.Reader)
+	s.Commands = &command.Commands{Store: s.Store, Views: s.Views.Reader, Hooks: s.Hooks, Disk: s.disk,
+		Names: tempmail.NewNames(cfg.ReservedNames), Log: s.log}
+	// One share of creations per client, whether it makes inboxes over
+	// HTTP or by mail to a catch-all domain.
+	creates := fairshare.New(cfg.CreateRatePerClient)
 	s.Ingest = &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: s.log,
 		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
 		Retention: cfg.MessageRetention, Auth: auth, PlusAddressing: cfg.PlusAddressing, Disk: s.disk}
+	if len(cfg.CatchAllDomains) > 0 {
+		s.Ingest.CatchAll = &ingest.CatchAll{Domains: cfg.CatchAllDomains, Commands: s.Commands, Creates: creates}
+	}
 	if refine != nil {
 		refine(s.Ingest)
 	}
-	s.Commands = &command.Commands{Store: s.Store, Views: s.Views.Reader, Hooks: s.Hooks, Disk: s.disk,
-		Names: tempmail.NewNames(cfg.ReservedNames), Log: s.log}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.Ingest,
-		Hooks: s.Hooks, Log: s.log, Metrics: reg, Probe: s.probe, Commands: s.Commands, Version: s.version})
+		Hooks: s.Hooks, Log: s.log, Metrics: reg, Probe: s.probe, Commands: s.Commands, Creates: creates,
+		Version: s.version})
 	return s.Commands.SyncDomains(ctx, cfg.Domains)
 }
 
