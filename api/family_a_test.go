@@ -44,7 +44,7 @@ func (h *harness) createInboxA(body string) map[string]any {
 func TestDomainsA(t *testing.T) {
 	h := newHarness(t)
 	h.expect(h.do("GET", "/api/domains/", ""), 200,
-		`[{"id":1,"name":"tempmail.test","is_active":true},{"id":2,"name":"other.test","is_active":true}]`)
+		`[{"id":1,"name":"tempmail.test","is_active":true,"catch_all":false},{"id":2,"name":"other.test","is_active":true,"catch_all":false}]`)
 	h.expect(h.do("GET", "/api/domains", ""), 200, "") // without the slash too, no redirect
 	r := h.do("POST", "/api/domains/", "{}", "Content-Type", jsonCT)
 	h.expect(r, 405, `{"detail":"Method \"POST\" not allowed."}`)
