@@ -10,7 +10,7 @@
 
 import * as api from './api.js';
 import { byId, setShown, announce, makeCopyButton } from './dom.js';
-import { findCode, formatFullTime, formatSender, formatSize } from './format.js';
+import { authChecks, findCode, formatFullTime, formatSender, formatSize } from './format.js';
 
 // The source view shows at most this much; the download has it all.
 const maxSourceChars = 2_000_000;
@@ -129,6 +129,7 @@ export class Reader {
     this.#showHeaders(m);
     this.#showCode(findCode(m.subject, m.preview));
     setShown(byId('message-cc-row'), false);
+    this.#showAuth(null);
     setShown(byId('message-attachments'), false);
     byId('attachment-list').replaceChildren();
     setShown(byId('message-links'), false);
@@ -155,6 +156,7 @@ export class Reader {
     byId('message-cc').textContent = cc.join(', ');
     setShown(byId('message-cc-row'), cc.length > 0);
     this.#showCode(findCode(m.subject, m.text));
+    this.#showAuth(m.authentication);
 
     byId('message-text').textContent = m.text || '(This message has no text part.)';
 
@@ -235,6 +237,26 @@ export class Reader {
     const details = /** @type {HTMLDetailsElement} */ (byId('message-links'));
     details.open = items.length <= openLinks;
     setShown(details, items.length > 0);
+  }
+
+  /**
+   * What SPF, DKIM and DMARC said, one item each, in words with a mark
+   * and a colour beside them; hidden when the message was not checked.
+   */
+  #showAuth(auth) {
+    const marks = { pass: '✓', fail: '✗', neutral: '–' };
+    const items = authChecks(auth).map(({ text, tone }) => {
+      const li = document.createElement('li');
+      li.className = `auth-check ${tone}`;
+      const mark = document.createElement('span');
+      mark.className = 'auth-mark';
+      mark.setAttribute('aria-hidden', 'true');
+      mark.textContent = marks[tone];
+      li.append(mark, text);
+      return li;
+    });
+    byId('message-auth').replaceChildren(...items);
+    setShown(byId('message-auth-row'), items.length > 0);
   }
 
   #showCode(code) {
