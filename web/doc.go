@@ -1,5 +1,6 @@
 // Package web is tempmail's page for people: an address at once, its mail
-// arriving live, each message readable safely. It is plain HTML, CSS and
+// arriving live, each message readable safely, and every address the
+// browser made kept to switch back to until it expires. It is plain HTML, CSS and
 // ES modules embedded in the binary (go:embed), served at / and under
 // /ui/, with no build step and no request to anything but the service.
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"tempmail/config"
 	"tempmail/mailauth/authtest"
@@ -129,6 +130,22 @@ Content-Type: text/html; charset=utf-8
 	}
 	for len(visits) > 0 {
 		t.Errorf("the site was also asked for %s", (<-visits).path)
+	}
+}
+
+// serverSees waits until cond holds, as the service sees what the page
+// did, failing the test after stepTimeout.
+func serverSees(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(stepTimeout)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("waiting for %s: timed out", what)
+		}
 	}
 }
 
@@ -257,4 +274,210 @@ func TestBrowserShowsWhatSPFDKIMAndDMARCSaid(t *testing.T) {
 	if light["fail"] == light["text"] || dark["fail"] == dark["text"] || light["fail"] == dark["fail"] || dark["neutral"] == dark["fail"] {
 		t.Errorf("colours: light %v, dark %v", light, dark)
 	}
+}
+
+// storedAddresses are the addresses the page keeps in localStorage.
+func (p *browserPage) storedAddresses(t *testing.T) []string {
+	t.Helper()
+	return eval[[]string](t, p, `(JSON.parse(localStorage.getItem('tempmail.inboxes') || '[]')).map((x) => x.address)`)
+}
+
+// switcherShows is what the list of addresses shows: each address, with
+// "*" before the one shown now.
+func (p *browserPage) switcherShows(t *testing.T) []string {
+	t.Helper()
+	return eval[[]string](t, p, `[...document.querySelectorAll('#switch-list li')].map((li) =>
+		(li.getAttribute('aria-current') === 'true' ? '*' : '') + li.querySelector('.switch-address').textContent)`)
+}
+
+// "New address" asks first when the inbox shown has mail; every address
+// this browser made stays in a list to switch back to, with the keyboard
+// alone, and the list and the event stream follow the switch. Expired and
+// deleted addresses leave the list.
+func TestBrowserSwitchesBetweenItsAddresses(t *testing.T) {
+	t.Parallel()
+	svc, base := startService(t, t.TempDir())
+	p := newBrowser(t, 1280, 900)
+	p.do(t, chromedp.Navigate(base+"/"))
+	first := p.address(t)
+	firstToken := p.storedToken(t)
+	p.waitLive(t)
+	if !eval[bool](t, p, `document.getElementById('switch-toggle').hidden`) {
+		t.Error("with one address, the page offers to switch")
+	}
+	deliverSMTP(t, svc, first, signUpMail(first, "111111"))
+	p.waitFor(t, "the message", `document.querySelectorAll('.message-item').length === 1`)
+
+	// An inbox with mail: "New address" asks first. Escape says no.
+	p.do(t, chromedp.Focus(chromedp.ID("new-address")), chromedp.KeyEvent("\r"))
+	p.waitFor(t, "the question", `document.getElementById('confirm-leave').open`)
+	if got := p.text(t, "#leave-text"); !strings.HasPrefix(got, first+" has 1 message.") || !strings.Contains(got, "Your addresses") {
+		t.Errorf("the question says %q", got)
+	}
+	if got := eval[string](t, p, `document.activeElement.textContent`); got != "Cancel" {
+		t.Errorf("the question opens with focus on %q, want Cancel", got)
+	}
+	p.do(t, chromedp.KeyEvent(kb.Escape))
+	p.waitFor(t, "the question gone", `!document.getElementById('confirm-leave').open`)
+	if got := p.text(t, "#address"); got != first {
+		t.Fatalf("after Escape the page shows %s, want still %s", got, first)
+	}
+	if got := eval[string](t, p, `document.activeElement.id`); got != "new-address" {
+		t.Errorf("after Escape focus is on #%s, want back on #new-address", got)
+	}
+	// Yes, with the keyboard: Tab to the button and Enter.
+	p.do(t, chromedp.KeyEvent("\r"))
+	p.waitFor(t, "the question", `document.getElementById('confirm-leave').open`)
+	p.do(t, chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent("\r"))
+	p.waitFor(t, "a second address", fmt.Sprintf(`document.getElementById('address').textContent.includes('@') && document.getElementById('address').textContent !== %s`, jsString(first)))
+	second := p.text(t, "#address")
+	p.waitFor(t, "the empty inbox", `document.querySelectorAll('.message-item').length === 0 && !document.getElementById('list-empty').hidden`)
+	if got := p.storedAddresses(t); strings.Join(got, " ") != second+" "+first {
+		t.Errorf("the page keeps %q, want %s and %s, newest first", got, second, first)
+	}
+
+	// Back to the first, with the keyboard alone: its mail, and new mail live.
+	p.waitFor(t, "the switch button", `!document.getElementById('switch-toggle').hidden`)
+	if got := p.text(t, "#switch-count"); got != "2" {
+		t.Errorf("the switch button counts %q, want 2", got)
+	}
+	p.do(t, chromedp.Focus(chromedp.ID("switch-toggle")), chromedp.KeyEvent("\r"))
+	p.waitFor(t, "the addresses", `!document.getElementById('switch-panel').hidden`)
+	if got := p.switcherShows(t); strings.Join(got, " ") != "*"+second+" "+first {
+		t.Errorf("the list shows %q", got)
+	}
+	if got := eval[string](t, p, `document.activeElement.querySelector('.switch-address')?.textContent ?? ''`); got != first {
+		t.Errorf("the list opens with focus on %q, want the address to switch to, %s", got, first)
+	}
+	p.do(t, chromedp.KeyEvent("\r"))
+	p.waitFor(t, "the first address again", fmt.Sprintf(`document.getElementById('address').textContent === %s`, jsString(first)))
+	p.waitFor(t, "its mail", `document.querySelectorAll('.message-item').length === 1`)
+	if p.storedToken(t) != firstToken {
+		t.Error("the page keeps another inbox as the current one")
+	}
+	if !eval[bool](t, p, `document.getElementById('switch-panel').hidden && document.activeElement.id === 'switch-toggle'`) {
+		t.Error("after switching, the list stays open or focus is lost")
+	}
+	p.waitLive(t)
+	deliverSMTP(t, svc, first, signUpMail(first, "222222"))
+	p.waitFor(t, "new mail of the first address", `document.querySelectorAll('.message-item').length === 2`)
+
+	// An inbox without mail is left without a question.
+	p.do(t, chromedp.Click(chromedp.ID("switch-toggle")))
+	p.do(t, chromedp.Click(chromedp.CSS(`#switch-list .switch-to`)))
+	p.waitFor(t, "the second address again", fmt.Sprintf(`document.getElementById('address').textContent === %s`, jsString(second)))
+	p.waitLive(t)
+	p.do(t, chromedp.Click(chromedp.ID("new-address")))
+	p.waitFor(t, "a third address", fmt.Sprintf(`![%s, %s, ''].includes(document.getElementById('address').textContent)`, jsString(first), jsString(second)))
+	if len(p.dialogsSeen()) != 0 || eval[bool](t, p, `document.getElementById('confirm-leave').open`) {
+		t.Error("leaving an empty inbox asked first")
+	}
+	third := p.text(t, "#address")
+
+	// An address that expired is not listed; one deleted elsewhere goes
+	// when the page finds out.
+	p.do(t, chromedp.Evaluate[chromedp.Void](`(() => {
+		const list = JSON.parse(localStorage.getItem('tempmail.inboxes'));
+		list.push({token: 'EXPIRED', address: 'old@tempmail.test', created_at: '2020-01-01T00:00:00Z', expires_at: '2020-01-02T00:00:00Z'});
+		localStorage.setItem('tempmail.inboxes', JSON.stringify(list));
+	})()`), chromedp.Reload())
+	p.address(t)
+	p.do(t, chromedp.Click(chromedp.ID("switch-toggle")))
+	p.waitFor(t, "the addresses", `!document.getElementById('switch-panel').hidden`)
+	if got := p.switcherShows(t); strings.Join(got, " ") != "*"+third+" "+second+" "+first {
+		t.Errorf("the list shows %q, want the three addresses that live", got)
+	}
+	secondToken := eval[string](t, p, fmt.Sprintf(`JSON.parse(localStorage.getItem('tempmail.inboxes')).find((x) => x.address === %s).token`, jsString(second)))
+	if code, body := call(t, "DELETE", base+"/inboxes/"+secondToken+"/", ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE the second inbox: %d %s", code, body)
+	}
+	p.do(t, chromedp.Click(chromedp.CSS(`#switch-list li:nth-child(2) .switch-to`)))
+	p.waitFor(t, "the notice", `document.getElementById('notice').textContent.includes('has expired or was deleted')`)
+	if got := p.text(t, "#address"); got != third {
+		t.Errorf("after failing to switch the page shows %s, want still %s", got, third)
+	}
+	if got := p.switcherShows(t); strings.Join(got, " ") != "*"+third+" "+first {
+		t.Errorf("the list shows %q, want the deleted address gone", got)
+	}
+	if got := p.storedAddresses(t); strings.Join(got, " ") != third+" "+first {
+		t.Errorf("the page keeps %q", got)
+	}
+
+	// At a phone's width, the buttons and the list fit.
+	p.do(t, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	p.waitFor(t, "the phone's layout", `document.documentElement.clientWidth === 390`)
+	if w := eval[int](t, p, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("at 390 px, with the addresses shown, the page is %d px wide: it scrolls sideways", w)
+	}
+}
+
+// Deleting a message takes it out of the list at once; the server deletes
+// it only once the few seconds to undo it are up, or when the page is left.
+// Undo works with the button and with Ctrl+Z.
+func TestBrowserDeletingAMessageCanBeUndone(t *testing.T) {
+	t.Parallel()
+	svc, base := startService(t, t.TempDir())
+	p := newBrowser(t, 1280, 900)
+	p.do(t, chromedp.Navigate(base+"/"))
+	address := p.address(t)
+	token := p.storedToken(t)
+	p.waitLive(t)
+	deliverSMTP(t, svc, address, signUpMail(address, "111111"))
+	p.waitFor(t, "the first message", `document.querySelectorAll('.message-item').length === 1`)
+	deliverSMTP(t, svc, address, signUpMail(address, "222222"))
+	p.waitFor(t, "both messages", `document.querySelectorAll('.message-item').length === 2`)
+
+	deleteFirst := func() string {
+		t.Helper()
+		p.do(t, chromedp.Click(chromedp.CSS(".message-open")))
+		p.waitFor(t, "the message", `!document.getElementById('message').hidden && document.getElementById('message-status').hidden`)
+		id := eval[string](t, p, `document.querySelector('.message-item').dataset.id`)
+		n := eval[int](t, p, `document.querySelectorAll('.message-item').length`)
+		p.do(t, chromedp.Focus(chromedp.ID("message-delete")), chromedp.KeyEvent("\r"))
+		p.waitFor(t, "the message out of the list", fmt.Sprintf(`document.querySelectorAll('.message-item').length === %d && document.getElementById('message').hidden`, n-1))
+		p.waitFor(t, "the offer to undo", `!document.getElementById('toast').hidden && !document.getElementById('toast-undo').hidden`)
+		return id
+	}
+	restored := func(id string) {
+		t.Helper()
+		p.waitFor(t, "the message back", `document.querySelectorAll('.message-item').length === 2 && document.getElementById('toast').hidden`)
+		if got := eval[string](t, p, `document.activeElement.closest('.message-item')?.dataset.id ?? ''`); got != id {
+			t.Errorf("after undo, focus is on %q, want the message back", got)
+		}
+		if n := len(listMessages(t, base, token)); n != 2 {
+			t.Errorf("after undo, the server lists %d messages", n)
+		}
+	}
+
+	// Undone with the button: nothing was asked of the server.
+	id := deleteFirst()
+	if n := len(listMessages(t, base, token)); n != 2 {
+		t.Errorf("while it may be undone, the server lists %d messages, want 2", n)
+	}
+	if got := p.text(t, "#message-count"); !strings.HasPrefix(got, "1 message") {
+		t.Errorf("the count says %q", got)
+	}
+	p.do(t, chromedp.Click(chromedp.ID("toast-undo")))
+	restored(id)
+
+	// Undone with Ctrl+Z, focus being in the list.
+	id = deleteFirst()
+	p.do(t, chromedp.KeyEvent("z", chromedp.KeyModifiers(kb.ModifierCtrl)))
+	restored(id)
+
+	// Not undone: deleted on the server when the time is up.
+	id = deleteFirst()
+	p.waitFor(t, "the time to undo over", `document.getElementById('toast').hidden`)
+	serverSees(t, "the server to delete it", func() bool { return len(listMessages(t, base, token)) == 1 })
+	if got := listMessages(t, base, token)[0].ID; got == id {
+		t.Error("the server deleted the other message")
+	}
+	if n := eval[int](t, p, `document.querySelectorAll('.message-item').length`); n != 1 {
+		t.Errorf("the list shows %d messages, want 1", n)
+	}
+
+	// Deleted, then the page is left at once: deleted all the same.
+	deleteFirst()
+	p.do(t, chromedp.Navigate(base+"/ui/icon.svg"))
+	serverSees(t, "the server to delete it as the page was left", func() bool { return len(listMessages(t, base, token)) == 0 })
 }

@@ -21,7 +21,7 @@ const tabs = ['html', 'text', 'headers', 'source'];
 /**
  * @typedef {object} ReaderHandlers
  * @property {(id: string) => void} read the open message was marked read
- * @property {(id: string) => void} deleted the open message was deleted by the reader
+ * @property {(id: string) => void} delete the reader asked to delete the open message
  * @property {() => void} gone the inbox is gone (a 404 "Inbox not found")
  * @property {() => void} closed the reader closed
  */
@@ -46,7 +46,7 @@ export class Reader {
   constructor(handlers) {
     this.#on = handlers;
     byId('message-close').addEventListener('click', () => this.close());
-    byId('message-delete').addEventListener('click', () => this.#delete());
+    byId('message-delete').addEventListener('click', () => this.#id && this.#on.delete(this.#id));
     byId('remote-toggle').addEventListener('click', () => this.#toggleRemote());
     makeCopyButton(/** @type {HTMLButtonElement} */ (byId('message-code-copy')), () => this.#code, 'Code');
     for (const name of tabs) byId(`tab-${name}`).addEventListener('click', () => this.#select(name));
@@ -282,33 +282,6 @@ export class Reader {
         this.#status(`Could not mark the message as read: ${err.message}`);
       }
     }
-  }
-
-  async #delete() {
-    const id = this.#id;
-    const button = /** @type {HTMLButtonElement} */ (byId('message-delete'));
-    button.disabled = true;
-    try {
-      await api.deleteMessage(this.#token, id);
-      this.#deleted(id);
-    } catch (err) {
-      if (err.inboxGone) {
-        this.#on.gone();
-      } else if (err.status === 404) {
-        this.#deleted(id); // already gone: the same outcome
-      } else if (this.#id === id) {
-        this.#status(`Could not delete the message: ${err.message}`);
-      }
-    } finally {
-      button.disabled = false;
-    }
-  }
-
-  /** Closes the deleted message, then lets the list drop it. */
-  #deleted(id) {
-    if (this.#id === id) this.close();
-    this.#on.deleted(id);
-    announce('Message deleted.');
   }
 
   #toggleRemote() {
