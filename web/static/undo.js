@@ -111,7 +111,7 @@ export class UndoDelete {
     const p = this.#pending;
     if (!p) return;
     this.#pending = null;
-    if (!leaving) this.#hide();
+    this.#hide(); // also as the page is left: it may come back from the back-forward cache
     try {
       await api.deleteMessage(p.token, p.id, { keepalive: leaving });
       p.mailbox.remove(p.id);
