@@ -727,7 +727,7 @@ func TestScreenshots(t *testing.T) {
 	for _, m := range mail[:len(mail)-1] {
 		deliverSMTP(t, svc, in.Address, m)
 	}
-	deliverAs(t, svc, "bounce@acme.example", in.Address, mail[len(mail)-1], key)
+	deliverAs(t, svc.SMTP.Addr(), "bounce@acme.example", in.Address, mail[len(mail)-1], key)
 	// One read already, the others not, as an inbox in use looks.
 	list := listMessages(t, base, in.Token)
 	if code, body := call(t, "POST", base+"/inboxes/"+in.Token+"/messages/"+list[2].ID+"/read/", "{}"); code != http.StatusOK {

@@ -204,15 +204,15 @@ func authDNS(t *testing.T) (config.Config, *authtest.Key) {
 	return cfg, key
 }
 
-// deliverAs delivers a message with the envelope sender from, signed by key
-// unless key is nil.
-func deliverAs(t *testing.T, svc *Service, from, to, message string, key *authtest.Key) {
+// deliverAs delivers a message to the SMTP server at smtpAddr with the
+// envelope sender from, signed by key unless key is nil.
+func deliverAs(t *testing.T, smtpAddr, from, to, message string, key *authtest.Key) {
 	t.Helper()
 	raw := strings.ReplaceAll(strings.TrimPrefix(message, "\n"), "\n", "\r\n")
 	if key != nil {
 		raw = key.Sign(t, raw)
 	}
-	if err := smtp.SendMail(svc.SMTP.Addr(), nil, from, []string{to}, []byte(raw)); err != nil {
+	if err := smtp.SendMail(smtpAddr, nil, from, []string{to}, []byte(raw)); err != nil {
 		t.Fatalf("send mail to %s: %v", to, err)
 	}
 }
@@ -231,8 +231,8 @@ func TestBrowserShowsWhatSPFDKIMAndDMARCSaid(t *testing.T) {
 		return "\nFrom: " + from + "\nTo: " + address + "\nSubject: " + subject +
 			"\nDate: " + time.Now().Format(time.RFC1123Z) + "\nMessage-ID: <" + subject + "@test>\n\n"
 	}
-	deliverAs(t, svc, "bounce@sender.test", address, head("shop@sender.test", "genuine")+"Your code is 424242.\n", key)
-	deliverAs(t, svc, "bounce@forger.test", address, head("ceo@forger.test", "forged")+"Pay this invoice.\n", nil)
+	deliverAs(t, svc.SMTP.Addr(), "bounce@sender.test", address, head("shop@sender.test", "genuine")+"Your code is 424242.\n", key)
+	deliverAs(t, svc.SMTP.Addr(), "bounce@forger.test", address, head("ceo@forger.test", "forged")+"Pay this invoice.\n", nil)
 	p.waitFor(t, "both messages", `document.querySelectorAll('.message-item').length === 2`)
 
 	read := func(subject string) []string {
