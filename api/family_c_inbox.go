@@ -6,8 +6,11 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
+	nethtml "golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"tempmail"
 	"tempmail/command"
@@ -170,6 +173,66 @@ const (
 // <meta http-equiv="refresh"> would navigate the frame (to a tracker, say).
 var neutered = regexp.MustCompile(`(?i)<meta[^>]*http-equiv\s*=\s*["']?\s*refresh[^>]*>`)
 
+// linksInNewTabs gives every http and https link of a mail's HTML
+// target="_blank" and rel="noopener noreferrer" (and drops its ping, a
+// tracker's beacon): the frame may not navigate to another site (the page
+// allows only frames of its own origin) nor navigate the page (its sandbox
+// forbids it), so a link left as it came would do nothing when clicked.
+// The new tab cannot reach the page, and is told nothing of where the link
+// was. Every other byte is copied as it came: the policy and the sandbox,
+// not this, are what keep the mail harmless.
+func linksInNewTabs(body string) string {
+	z := nethtml.NewTokenizer(strings.NewReader(body))
+	var b strings.Builder
+	b.Grow(len(body) + len(body)/16)
+	done := 0 // bytes of body copied or rewritten
+	for {
+		tt := z.Next()
+		if tt == nethtml.ErrorToken {
+			b.WriteString(body[done:]) // what the tokenizer gave up on, as it came
+			return b.String()
+		}
+		raw := string(z.Raw()) // before Token, which changes it
+		done += len(raw)
+		if tt == nethtml.StartTagToken || tt == nethtml.SelfClosingTagToken {
+			if tok := z.Token(); (tok.DataAtom == atom.A || tok.DataAtom == atom.Area) && leadsToTheWeb(tok.Attr) {
+				kept := tok.Attr[:0]
+				for _, a := range tok.Attr {
+					if a.Key != "target" && a.Key != "rel" && a.Key != "ping" {
+						kept = append(kept, a)
+					}
+				}
+				tok.Attr = append(kept, nethtml.Attribute{Key: "target", Val: "_blank"},
+					nethtml.Attribute{Key: "rel", Val: "noopener noreferrer"})
+				b.WriteString(tok.String())
+				continue
+			}
+		}
+		b.WriteString(raw)
+	}
+}
+
+// leadsToTheWeb says whether an element's href (the first, as browsers
+// read it) is an http or https URL, as a browser parses it: tabs and line
+// breaks anywhere are dropped, and spaces and control characters before it.
+func leadsToTheWeb(attrs []nethtml.Attribute) bool {
+	for _, a := range attrs {
+		if a.Key != "href" {
+			continue
+		}
+		u := strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, a.Val)
+		u = strings.TrimLeftFunc(u, func(r rune) bool { return r <= ' ' })
+		hasPrefix := func(p string) bool { return len(u) >= len(p) && strings.EqualFold(u[:len(p)], p) }
+		return hasPrefix("http:") || hasPrefix("https:")
+	}
+	return false
+}
+
 func (s *Server) bodyHTML(w http.ResponseWriter, r *http.Request) {
 	_, m, ok := s.tokenMessageOf(w, r)
 	if !ok {
@@ -179,7 +242,7 @@ func (s *Server) bodyHTML(w http.ResponseWriter, r *http.Request) {
 	if body == "" {
 		body = "<pre style=\"white-space: pre-wrap; font: 14px/1.5 monospace\">" + html.EscapeString(m.Text) + "</pre>"
 	}
-	body = neutered.ReplaceAllString(body, "")
+	body = linksInNewTabs(neutered.ReplaceAllString(body, ""))
 	policy := bodyCSP
 	if r.URL.Query().Get("remote") == "1" {
 		policy = bodyCSPRemote

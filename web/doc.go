@@ -1,7 +1,9 @@
 // Package web is tempmail's page for people: an address at once, its mail
-// arriving live, each message readable safely. It is plain HTML, CSS and
-// ES modules embedded in the binary (go:embed), served at / and under
-// /ui/, with no build step and no request to anything but the service.
+// arriving live, each message readable safely, and every address the
+// browser made kept to switch back to until it expires. It is plain HTML,
+// CSS and ES modules embedded in the binary (go:embed), served at / and
+// under /ui/, with no build step and no request to anything but the
+// service.
 //
 // The page uses only what an inbox's token authorizes (family C and its
 // event stream), so it works when --read-key or --require-token guard the

@@ -19,6 +19,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"tempmail/mailauth/authtest"
 )
 
 // The page for people (package web), driven in headless Chromium against the
@@ -410,15 +412,15 @@ func TestBrowserMailArrivesLiveAndIsReadAndDeleted(t *testing.T) {
 		t.Error("after Escape, focus is not back on the message in the list")
 	}
 
-	// Deleted, it goes: from the page and from the server.
+	// Deleted, it goes: from the page at once, and from the server once
+	// the time to undo it is up (page_browser_test.go tests the undo).
 	p.do(t, chromedp.Click(chromedp.CSS(".message-open")))
 	p.waitFor(t, "the message", `!document.getElementById('message').hidden`)
 	p.do(t, chromedp.Click(chromedp.ID("message-delete")))
 	p.waitFor(t, "the message gone", `document.querySelectorAll('.message-item').length === 0 && document.getElementById('message').hidden`)
 	p.waitFor(t, "waiting for mail again", `!document.getElementById('list-empty').hidden`)
-	if list := listMessages(t, base, token); len(list) != 0 {
-		t.Errorf("after deleting, the server lists %+v", list)
-	}
+	p.waitFor(t, "the time to undo over", `document.getElementById('toast').hidden`)
+	serverSees(t, "the server to delete the message", func() bool { return len(listMessages(t, base, token)) == 0 })
 
 	// Mail deleted elsewhere (the API, another tab) goes from the page too.
 	deliverSMTP(t, svc, address, signUpMail(address, "111111"))
@@ -591,7 +593,7 @@ func TestBrowserChoosingDeletingAndLosingTheAddress(t *testing.T) {
 	}
 	refused := func(want, field string) {
 		t.Helper()
-		p.waitFor(t, "the error "+want, fmt.Sprintf(`document.getElementById('choose-error').textContent.includes(%s)`, jsString(want)))
+		p.waitFor(t, "the error "+want, fmt.Sprintf(`!document.getElementById('choose-error').hidden && document.getElementById('choose-error').textContent.includes(%s)`, jsString(want)))
 		if !eval[bool](t, p, fmt.Sprintf(`document.getElementById(%s).getAttribute('aria-invalid') === 'true'`, jsString(field))) {
 			t.Errorf("error %q: #%s is not marked invalid", want, field)
 		}
@@ -687,7 +689,9 @@ func TestBrowserShowsExpiry(t *testing.T) {
 
 // TestScreenshots writes the README's pictures of the page, with mail in it:
 // docs/img/page-light.png and page-dark.png at a desktop's width, and
-// page-phone.png at a phone's. It runs only when asked, so that make test
+// page-phone.png at a phone's. The message open is signed, from a domain
+// whose SPF and DMARC records an in-process DNS serves, so that its checks
+// pass, and it has a link. It runs only when asked, so that make test
 // leaves them alone:
 //
 //	TEMPMAIL_SCREENSHOTS=1 go test -run TestScreenshots ./cmd/tempmail
@@ -695,18 +699,37 @@ func TestScreenshots(t *testing.T) {
 	if os.Getenv("TEMPMAIL_SCREENSHOTS") == "" {
 		t.Skip("set TEMPMAIL_SCREENSHOTS=1 to write docs/img/page-*.png")
 	}
-	svc, base := startService(t, t.TempDir())
+	dns := authtest.StartDNS(t)
+	dns.TXT("acme.example", "v=spf1 ip4:127.0.0.1 -all")
+	dns.TXT("_dmarc.acme.example", "v=DMARC1; p=reject")
+	key := authtest.NewKey(t, "acme.example", "mail")
+	key.Publish(dns)
+	cfg := testConfig(t.TempDir())
+	cfg.AuthChecks, cfg.DNSResolver = true, dns.Addr
+	svc, base := startServiceWith(t, cfg)
 	code, body := call(t, "POST", base+"/inboxes/", `{"name": "jane.doe"}`)
 	if code != http.StatusCreated {
 		t.Fatalf("POST /inboxes/: %d %s", code, body)
 	}
-	var in struct{ Token, Address string }
+	var in struct {
+		Token     string `json:"token"`
+		Address   string `json:"address"`
+		CreatedAt string `json:"created_at"`
+		ExpiresAt string `json:"expires_at"`
+	}
 	if err := json.Unmarshal(body, &in); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range screenshotMail(in.Address) {
+	// Another address this browser made, to switch to.
+	code, other := call(t, "POST", base+"/inboxes/", `{"name": "jane.shop"}`)
+	if code != http.StatusCreated {
+		t.Fatalf("POST /inboxes/: %d %s", code, other)
+	}
+	mail := screenshotMail(in.Address)
+	for _, m := range mail[:len(mail)-1] {
 		deliverSMTP(t, svc, in.Address, m)
 	}
+	deliverAs(t, svc.SMTP.Addr(), "bounce@acme.example", in.Address, mail[len(mail)-1], key)
 	// One read already, the others not, as an inbox in use looks.
 	list := listMessages(t, base, in.Token)
 	if code, body := call(t, "POST", base+"/inboxes/"+in.Token+"/messages/"+list[2].ID+"/read/", "{}"); code != http.StatusOK {
@@ -726,17 +749,19 @@ func TestScreenshots(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The page takes the inbox from localStorage, as after a reload.
+		current, _ := json.Marshal(in)
 		p.do(t, chromedp.Navigate(base+"/ui/icon.svg"),
-			chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem('tempmail.inbox', %s)`,
-				jsString(fmt.Sprintf(`{"token":%q,"address":%q,"expires_at":%q}`, in.Token, in.Address,
-					time.Now().Add(24*time.Hour).UTC().Format(time.RFC3339))))),
+			chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem('tempmail.inbox', %s);
+				localStorage.setItem('tempmail.inboxes', %s)`, jsString(string(current)), jsString("["+string(other)+","+string(current)+"]"))),
 			chromedp.Navigate(base+"/"))
 		p.waitLive(t)
-		p.waitFor(t, "the mail", `document.querySelectorAll('.message-item').length === 4`)
+		p.waitFor(t, "the mail and the other address", `document.querySelectorAll('.message-item').length === 4 &&
+			!document.getElementById('switch-toggle').hidden`)
 		if open {
 			p.do(t, chromedp.Click(chromedp.CSS(".message-open")))
 			p.frameEval(t, `document.readyState`)
-			p.waitFor(t, "the message", `document.getElementById('message-status').hidden`)
+			p.waitFor(t, "the message, its checks and its link", `document.getElementById('message-status').hidden &&
+				document.getElementById('message-auth').textContent.includes('DMARC pass') && !document.getElementById('message-links').hidden`)
 		}
 		// No focus ring or caret in the picture.
 		p.do(t, chromedp.Evaluate[chromedp.Void](`document.activeElement?.blur(); window.scrollTo(0, 0)`))
@@ -753,12 +778,13 @@ func TestScreenshots(t *testing.T) {
 		}
 		t.Logf("wrote %s (%d KB)", path, len(png)/1024)
 	}
-	shoot("page-light.png", 1280, 800, false, true)
-	shoot("page-dark.png", 1280, 800, true, true)
+	shoot("page-light.png", 1280, 900, false, true)
+	shoot("page-dark.png", 1280, 900, true, true)
 	shoot("page-phone.png", 390, 844, false, false)
 }
 
-// screenshotMail is an inbox's worth of ordinary mail, oldest first.
+// screenshotMail is an inbox's worth of ordinary mail, oldest first; the
+// last is from acme.example.
 func screenshotMail(to string) []string {
 	head := func(from, subject, contentType string) string {
 		return "\nFrom: " + from + "\nTo: " + to + "\nSubject: " + subject +
@@ -781,6 +807,7 @@ func screenshotMail(to string) []string {
 			`<h1 style="font-size:22px;margin:0 0 12px">Confirm your email address</h1>` +
 			`<p style="font-size:15px;line-height:1.5">Hi Jane, thanks for signing up. Enter this code to confirm your address:</p>` +
 			`<p style="font-size:34px;letter-spacing:10px;font-weight:bold;background:#eef2ff;padding:18px;text-align:center;border-radius:10px;margin:18px 0">482913</p>` +
+			`<p style="font-size:15px;line-height:1.5">Or <a href="https://acme.example/confirm?code=482913" style="color:#1a56db">confirm your address</a> with one click.</p>` +
 			`<p style="font-size:13px;color:#667085;line-height:1.5">The code expires in 10 minutes. If you did not sign up, you can ignore this email.</p></div>` +
 			"\n--a--\n",
 	}

@@ -32,10 +32,12 @@ const unreachable = 'Cannot reach the server. Check your connection and try agai
  * @param {string} method
  * @param {string} path
  * @param {object} [body] sent as JSON when given
+ * @param {{keepalive?: boolean}} [opts] keepalive lets the request outlive the page
  * @returns {Promise<{data: any, response: Response}>}
  */
-async function request(method, path, body) {
-  const init = { method, cache: 'no-store', headers: { Accept: 'application/json' } };
+async function request(method, path, body, { keepalive = false } = {}) {
+  /** @type {RequestInit & {headers: Record<string, string>}} */
+  const init = { method, cache: 'no-store', keepalive, headers: { Accept: 'application/json' } };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -113,8 +115,9 @@ export async function markRead(token, id) {
   return (await request('POST', inboxPath(token, 'messages', id, 'read'), {})).data;
 }
 
-export async function deleteMessage(token, id) {
-  await request('DELETE', inboxPath(token, 'messages', id));
+/** @param {{keepalive?: boolean}} [opts] keepalive: sent as the page is left */
+export async function deleteMessage(token, id, opts = {}) {
+  await request('DELETE', inboxPath(token, 'messages', id), undefined, opts);
 }
 
 /**

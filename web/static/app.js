@@ -1,10 +1,12 @@
 // The page's entry point: it gets an address (the one this browser already
-// has, or a new one), shows it with its lifetime, and wires the list, the
-// reader and the buttons together.
+// has, or a new one), shows it with its lifetime, switches between the
+// addresses this browser made, and wires the list, the reader and the
+// buttons together.
 //
-// Modules: api.js (the HTTP calls), mailbox.js (one inbox's messages, kept
-// live), list.js (the message list), reader.js (one message), format.js and
-// dom.js (helpers).
+// Modules: api.js (the HTTP calls), saved.js (the addresses this browser
+// made), mailbox.js (one inbox's messages, kept live), list.js (the message
+// list), reader.js (one message), undo.js (deleting a message, with undo),
+// format.js and dom.js (helpers).
 
 import * as api from './api.js';
 import { byId, setShown, announce, makeCopyButton } from './dom.js';
@@ -12,10 +14,8 @@ import { formatFullTime, formatRemaining, shortSender } from './format.js';
 import { Mailbox } from './mailbox.js';
 import { MessageList } from './list.js';
 import { Reader } from './reader.js';
-
-// The inbox this browser uses, shared by its tabs and kept across reloads
-// until it expires: {token, address, created_at, expires_at}.
-const storageKey = 'tempmail.inbox';
+import * as saved from './saved.js';
+import { UndoDelete } from './undo.js';
 
 // What the page shows now. Only the functions below change it.
 const state = {
@@ -27,6 +27,8 @@ const state = {
   config: null,
   countdown: 0,
   expiryCheck: 0,
+  /** refreshes the switcher's lifetimes while it is open */
+  switcherTick: 0,
   /** what "Try again" does after a fatal error */
   retry: () => {},
 };
@@ -34,17 +36,23 @@ const state = {
 const list = new MessageList(openMessage);
 const reader = new Reader({
   read: (id) => state.mailbox?.markRead(id),
-  deleted: (id) => state.mailbox?.remove(id),
+  delete: deleteMessage,
   gone: () => inboxGone('gone'),
   closed: () => render(),
+});
+const undo = new UndoDelete({
+  restored: (id) => list.opener(id)?.focus(),
+  gone: (mailbox) => mailbox === state.mailbox && inboxGone('gone'),
 });
 
 // --- starting ---
 
 function boot() {
   makeCopyButton(/** @type {HTMLButtonElement} */ (byId('copy-address')), () => state.inbox?.address ?? '', 'Address');
-  byId('new-address').addEventListener('click', () => startOver());
+  byId('new-address').addEventListener('click', () => askStartOver());
   byId('expired-new').addEventListener('click', () => startOver());
+  byId('confirm-leave').addEventListener('close', onLeaveDialogClosed);
+  byId('switch-toggle').addEventListener('click', () => setSwitcherOpen(byId('switch-panel').hidden));
   byId('delete-inbox').addEventListener('click', () => /** @type {HTMLDialogElement} */ (byId('confirm-delete')).showModal());
   byId('confirm-delete').addEventListener('close', onDeleteDialogClosed);
   byId('choose-form').addEventListener('submit', onChoose);
@@ -65,10 +73,10 @@ function boot() {
 /** Shows the inbox this browser had if it still lives, else a new one. */
 async function resumeOrCreate() {
   showAddressLoading();
-  const saved = loadSaved();
-  if (saved) {
+  const last = saved.current();
+  if (last) {
     try {
-      const inbox = await api.getInbox(saved.token);
+      const inbox = await api.getInbox(last.token);
       show(inbox);
       return;
     } catch (err) {
@@ -76,8 +84,8 @@ async function resumeOrCreate() {
         showFatal(err, resumeOrCreate);
         return;
       }
-      forget(saved.token);
-      showNotice(`Your previous address ${saved.address} has expired. Here is a new one.`);
+      saved.forget(last.token);
+      showNotice(`Your previous address ${last.address} has expired. Here is a new one.`);
     }
   }
   try {
@@ -111,12 +119,13 @@ async function loadConfig() {
 /** Asks the service for a new inbox and makes it this browser's. Throws ApiError. */
 async function newInbox(choice) {
   const inbox = await api.createInbox(choice);
-  save(inbox);
+  saved.remember(inbox);
   return inbox;
 }
 
 /** Shows an inbox and starts watching its mail. */
 function show(inbox) {
+  undo.flush(); // a deletion waiting in the inbox left is made now
   state.mailbox?.stop();
   reader.close(false);
   list.clear();
@@ -144,7 +153,30 @@ function show(inbox) {
   });
   state.mailbox = mailbox;
   render();
+  renderSwitcher();
   mailbox.start();
+}
+
+/**
+ * "New address": asked first when the inbox shown has mail, as the page
+ * then moves away from it (it stays among the addresses to switch to).
+ */
+function askStartOver() {
+  const mailbox = state.mailbox;
+  const n = mailbox ? Math.max(mailbox.total, mailbox.messages.size) : 0;
+  if (n === 0 || !state.inbox) {
+    startOver();
+    return;
+  }
+  const messages = n === 1 ? '1 message' : `${n} messages`;
+  byId('leave-text').textContent = `${state.inbox.address} has ${messages}. ` +
+    'You can come back to it under “Your addresses” in this browser until it expires.';
+  /** @type {HTMLDialogElement} */ (byId('confirm-leave')).showModal();
+}
+
+function onLeaveDialogClosed() {
+  const dialog = /** @type {HTMLDialogElement} */ (byId('confirm-leave'));
+  if (dialog.returnValue === 'leave') startOver();
 }
 
 /** "New address" and "Get a new address": a random name on the default domain. */
@@ -168,11 +200,13 @@ async function startOver() {
 
 /** The inbox expired, was deleted, or is no longer there: say so and offer a new one. */
 function inboxGone(reason) {
+  undo.drop();
   state.mailbox?.stop();
   state.mailbox = null;
   stopCountdown();
   reader.close(false);
-  if (state.inbox) forget(state.inbox.token);
+  if (state.inbox) saved.forget(state.inbox.token);
+  renderSwitcher();
 
   const titles = {
     expired: 'This address has expired',
@@ -208,7 +242,7 @@ async function onDeleteDialogClosed() {
       return;
     }
   }
-  forget(inbox.token);
+  saved.forget(inbox.token);
   try {
     show(await newInbox({}));
     showNotice(`${inbox.address} and its mail were deleted. Here is a new address.`);
@@ -263,13 +297,123 @@ function showChooserError(text, field = null) {
 
 /** Shows or hides the form that chooses the name and domain. */
 function setChooserOpen(open) {
+  if (open) setSwitcherOpen(false);
   byId('choose-toggle').setAttribute('aria-expanded', String(open));
   setShown(byId('choose-form'), open);
   if (open) byId('choose-name').focus();
   else showChooserError('');
 }
 
+// --- switching between the addresses this browser made ---
+
+/**
+ * Shows the addresses to switch to (the button, when there is another
+ * than the one shown, and the list when it is open). The focus stays on
+ * the address it was on.
+ */
+function renderSwitcher() {
+  const all = saved.all();
+  const here = state.inbox?.token;
+  const others = all.filter((x) => x.token !== here).length;
+  const toggle = byId('switch-toggle');
+  byId('switch-count').textContent = String(all.length);
+  setShown(toggle, others > 0);
+  if (others === 0) {
+    if (byId('switch-panel').contains(document.activeElement)) byId('new-address').focus();
+    setSwitcherOpen(false);
+    return;
+  }
+  const focused = /** @type {HTMLElement|null} */ (document.activeElement)?.closest?.('[data-token]')?.getAttribute('data-token');
+  const items = all.map((x) => {
+    const li = document.createElement('li');
+    li.className = 'switch-item';
+    const address = document.createElement('span');
+    address.className = 'switch-address';
+    address.translate = false;
+    address.textContent = x.address;
+    const expiry = document.createElement('span');
+    expiry.className = 'switch-expiry';
+    expiry.dataset.expires = x.expires_at;
+    if (x.token === here) {
+      li.setAttribute('aria-current', 'true');
+      const badge = document.createElement('span');
+      badge.className = 'switch-here';
+      badge.textContent = 'Shown now';
+      li.append(address, badge, expiry);
+      return li;
+    }
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'switch-to';
+    button.dataset.token = x.token;
+    button.append(address, expiry);
+    button.addEventListener('click', () => switchTo(x));
+    li.append(button);
+    return li;
+  });
+  byId('switch-list').replaceChildren(...items);
+  tickSwitcher();
+  if (focused) /** @type {HTMLElement|null} */ (byId('switch-list').querySelector(`[data-token="${CSS.escape(focused)}"]`))?.focus();
+}
+
+/** Refreshes the lifetimes in the list; drops an address that expired. */
+function tickSwitcher() {
+  let expired = false;
+  for (const el of byId('switch-list').querySelectorAll('.switch-expiry')) {
+    const left = Date.parse(/** @type {HTMLElement} */ (el).dataset.expires || '') - Date.now();
+    if (left <= 0) expired = true;
+    el.textContent = `Expires in ${formatRemaining(left)}`;
+  }
+  if (expired) renderSwitcher();
+}
+
+function setSwitcherOpen(open) {
+  const panel = byId('switch-panel');
+  if (open === !panel.hidden) return;
+  if (open) setChooserOpen(false);
+  byId('switch-toggle').setAttribute('aria-expanded', String(open));
+  setShown(panel, open);
+  clearInterval(state.switcherTick);
+  if (open) {
+    renderSwitcher();
+    if (panel.hidden) return; // nothing to switch to after all
+    state.switcherTick = setInterval(tickSwitcher, 1000);
+    /** @type {HTMLElement|null} */ (panel.querySelector('.switch-to'))?.focus();
+  }
+}
+
+/** Shows another address this browser made, if it still lives. */
+async function switchTo(entry) {
+  undo.flush();
+  let inbox;
+  try {
+    inbox = await api.getInbox(entry.token);
+  } catch (err) {
+    if (err.inboxGone) {
+      saved.forget(entry.token);
+      renderSwitcher();
+      showNotice(`${entry.address} has expired or was deleted.`);
+    } else {
+      showNotice(`Could not switch to ${entry.address}: ${err.message}`);
+    }
+    return;
+  }
+  saved.remember({ ...entry, ...inbox });
+  setSwitcherOpen(false);
+  show({ ...entry, ...inbox });
+  showNotice('');
+  byId('switch-toggle').focus();
+  announce(`Switched to ${entry.address}`);
+}
+
 // --- reading ---
+
+/** The reader's Delete: the message goes now, and may be taken back for a few seconds. */
+function deleteMessage(id) {
+  if (!state.mailbox || !state.inbox) return;
+  reader.close(); // focus goes back to the message in the list, then on to the next
+  undo.delete(state.inbox.token, state.mailbox, id);
+}
 
 function openMessage(id, opener) {
   const message = state.mailbox?.messages.get(id);
@@ -286,12 +430,24 @@ function render() {
 }
 
 function onKeydown(event) {
+  if (event.key === 'z' && (event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && undo.pending &&
+      !/** @type {HTMLElement} */ (event.target).closest?.('input, textarea, select, [contenteditable]')) {
+    event.preventDefault();
+    undo.undo();
+    return;
+  }
   if (event.key !== 'Escape') return;
-  if (/** @type {HTMLDialogElement} */ (byId('confirm-delete')).open) return; // the dialog closes itself
+  if (document.querySelector('dialog[open]')) return; // a dialog closes itself
   const form = byId('choose-form');
   if (!form.hidden && form.contains(document.activeElement)) {
     setChooserOpen(false);
     byId('choose-toggle').focus();
+    return;
+  }
+  const panel = byId('switch-panel');
+  if (!panel.hidden && panel.contains(document.activeElement)) {
+    setSwitcherOpen(false);
+    byId('switch-toggle').focus();
     return;
   }
   if (reader.openId) {
@@ -399,44 +555,20 @@ function setConnection(s) {
   byId('connection-text').textContent = connectionText[s] || '';
 }
 
-// --- remembering the inbox ---
+// --- other tabs ---
 
-function loadSaved() {
-  try {
-    const saved = JSON.parse(localStorage.getItem(storageKey) || 'null');
-    if (saved && typeof saved.token === 'string' && typeof saved.address === 'string' &&
-        Date.parse(saved.expires_at) > Date.now()) {
-      return saved;
-    }
-  } catch {
-    // storage blocked or garbled: start afresh
-  }
-  return null;
-}
-
-function save(inbox) {
-  const { token, address, created_at, expires_at } = inbox;
-  try {
-    localStorage.setItem(storageKey, JSON.stringify({ token, address, created_at, expires_at }));
-  } catch {
-    // storage blocked (some private modes): the page still works until it is closed
-  }
-}
-
-/** Forgets the saved inbox if it is this one (another tab may have saved a newer one). */
-function forget(token) {
-  try {
-    if (JSON.parse(localStorage.getItem(storageKey) || 'null')?.token === token) localStorage.removeItem(storageKey);
-  } catch {
-    // nothing to forget
-  }
-}
-
-/** Another tab changed the address: follow it, so that every tab shows the same inbox. */
+/**
+ * Another tab changed the address or the addresses: follow it, so that
+ * every tab shows the same inbox.
+ */
 function onStorage(event) {
-  if (event.key !== storageKey) return;
-  const saved = loadSaved();
-  if (saved && saved.token !== state.inbox?.token) show(saved);
+  if (event.key === saved.listKey) {
+    renderSwitcher();
+    return;
+  }
+  if (event.key !== saved.currentKey) return;
+  const last = saved.current();
+  if (last && last.token !== state.inbox?.token) show(last);
 }
 
 boot();

@@ -76,3 +76,31 @@ export function formatSender(name, address) {
 export function shortSender(name, address) {
   return name || address || '(unknown sender)';
 }
+
+// RFC 8601 result words, by what they mean to a reader: the check passed,
+// it failed, or it says nothing either way (none, neutral, temperror).
+const failed = new Set(['fail', 'softfail', 'permerror']);
+
+/**
+ * What SPF, DKIM and DMARC said of a message, one check a line item:
+ * "SPF pass", "DKIM pass (example.com)", "DMARC fail (policy reject)".
+ * tone is 'pass', 'fail' or 'neutral', for colour beside the words.
+ * @param {any} auth the message's authentication (null when unchecked)
+ * @returns {{text: string, tone: 'pass'|'fail'|'neutral'}[]} [] when unchecked
+ */
+export function authChecks(auth) {
+  if (!auth || typeof auth !== 'object') return [];
+  const item = (name, result, detail = '') => {
+    const word = typeof result === 'string' && result ? result : 'none';
+    const tone = word === 'pass' ? 'pass' : failed.has(word) ? 'fail' : 'neutral';
+    return { text: `${name} ${word}${detail ? ` (${detail})` : ''}`, tone };
+  };
+  const out = [item('SPF', auth.spf?.result)];
+  const dkim = Array.isArray(auth.dkim) ? auth.dkim : [];
+  if (dkim.length === 0) out.push(item('DKIM', 'none', 'not signed'));
+  for (const sig of dkim) out.push(item('DKIM', sig?.result, typeof sig?.domain === 'string' ? sig.domain : ''));
+  const dmarc = auth.dmarc || {};
+  const policy = dmarc.result !== 'pass' && typeof dmarc.policy === 'string' && dmarc.policy ? `policy ${dmarc.policy}` : '';
+  out.push(item('DMARC', dmarc.result, policy));
+  return out;
+}

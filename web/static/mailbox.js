@@ -40,6 +40,9 @@ export class Mailbox {
   // show it unread.
   #deleted = new Set();
   #read = new Set();
+  // Messages deleted here but not yet on the server (the reader may still
+  // undo): id → the message. The list and the stream do not bring them back.
+  #hidden = new Map();
   // After the browser gave up on the stream we open a new one, which does
   // not resume where the old one stopped: the list is then loaded afresh.
   #needsReload = false;
@@ -95,6 +98,8 @@ export class Mailbox {
 
   /** Records that a message was read (here, or as the stream reports). */
   markRead(id) {
+    const waiting = this.#hidden.get(id);
+    if (waiting) waiting.is_read = true;
     const m = this.messages.get(id);
     if (m && !m.is_read) {
       m.is_read = true;
@@ -108,12 +113,41 @@ export class Mailbox {
    * second report of one deletion changes nothing).
    */
   remove(id) {
-    if (this.#deleted.has(id)) return;
+    if (this.#stopped || this.#deleted.has(id)) return;
     this.#deleted.add(id);
-    // Counted even when not loaded: it was on a page not shown yet.
-    this.total = Math.max(0, this.total - 1);
+    // A hidden message was counted out already; one not loaded is counted
+    // all the same: it was on a page not shown yet.
+    if (!this.#hidden.delete(id)) this.total = Math.max(0, this.total - 1);
     if (this.messages.delete(id)) this.#on.removed(id);
     this.#on.changed();
+  }
+
+  /**
+   * Takes a message out of the list while its deletion may still be undone.
+   * @returns {boolean} whether it was in the list
+   */
+  hide(id) {
+    const m = this.messages.get(id);
+    if (this.#stopped || !m) return false;
+    this.messages.delete(id);
+    this.#hidden.set(id, m);
+    this.total = Math.max(0, this.total - 1);
+    this.#on.changed();
+    return true;
+  }
+
+  /**
+   * Puts a hidden message back.
+   * @returns {boolean} whether it came back (not when deleted meanwhile)
+   */
+  unhide(id) {
+    const m = this.#hidden.get(id);
+    if (this.#stopped || !m) return false;
+    this.#hidden.delete(id);
+    this.messages.set(id, m);
+    this.total++;
+    this.#on.changed();
+    return true;
   }
 
   // --- the event stream ---
@@ -178,7 +212,8 @@ export class Mailbox {
   }
 
   #arrived(message) {
-    if (typeof message.id !== 'string' || this.#deleted.has(message.id) || this.messages.has(message.id)) return;
+    if (typeof message.id !== 'string' || this.#deleted.has(message.id) || this.messages.has(message.id) ||
+        this.#hidden.has(message.id)) return;
     if (this.#read.has(message.id)) message.is_read = true;
     this.messages.set(message.id, message);
     this.total++;
@@ -236,11 +271,12 @@ export class Mailbox {
       const page = await api.listMessages(this.#token, { limit: pageSize, offset });
       if (this.#stopped) return;
       for (const m of page.messages) {
-        if (this.#deleted.has(m.id) || this.messages.has(m.id)) continue;
+        if (this.#deleted.has(m.id) || this.messages.has(m.id) || this.#hidden.has(m.id)) continue;
         if (this.#read.has(m.id)) m.is_read = true;
         this.messages.set(m.id, m);
       }
-      this.total = Math.max(page.total, this.messages.size);
+      // The server still counts the hidden ones.
+      this.total = Math.max(page.total - this.#hidden.size, this.messages.size);
       this.#loadedOnce = true;
     } catch (err) {
       if (this.#stopped) return;

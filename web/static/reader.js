@@ -10,7 +10,7 @@
 
 import * as api from './api.js';
 import { byId, setShown, announce, makeCopyButton } from './dom.js';
-import { findCode, formatFullTime, formatSender, formatSize } from './format.js';
+import { authChecks, findCode, formatFullTime, formatSender, formatSize } from './format.js';
 
 // The source view shows at most this much; the download has it all.
 const maxSourceChars = 2_000_000;
@@ -21,7 +21,7 @@ const tabs = ['html', 'text', 'headers', 'source'];
 /**
  * @typedef {object} ReaderHandlers
  * @property {(id: string) => void} read the open message was marked read
- * @property {(id: string) => void} deleted the open message was deleted by the reader
+ * @property {(id: string) => void} delete the reader asked to delete the open message
  * @property {() => void} gone the inbox is gone (a 404 "Inbox not found")
  * @property {() => void} closed the reader closed
  */
@@ -46,7 +46,7 @@ export class Reader {
   constructor(handlers) {
     this.#on = handlers;
     byId('message-close').addEventListener('click', () => this.close());
-    byId('message-delete').addEventListener('click', () => this.#delete());
+    byId('message-delete').addEventListener('click', () => this.#id && this.#on.delete(this.#id));
     byId('remote-toggle').addEventListener('click', () => this.#toggleRemote());
     makeCopyButton(/** @type {HTMLButtonElement} */ (byId('message-code-copy')), () => this.#code, 'Code');
     for (const name of tabs) byId(`tab-${name}`).addEventListener('click', () => this.#select(name));
@@ -129,6 +129,7 @@ export class Reader {
     this.#showHeaders(m);
     this.#showCode(findCode(m.subject, m.preview));
     setShown(byId('message-cc-row'), false);
+    this.#showAuth(null);
     setShown(byId('message-attachments'), false);
     byId('attachment-list').replaceChildren();
     setShown(byId('message-links'), false);
@@ -155,6 +156,7 @@ export class Reader {
     byId('message-cc').textContent = cc.join(', ');
     setShown(byId('message-cc-row'), cc.length > 0);
     this.#showCode(findCode(m.subject, m.text));
+    this.#showAuth(m.authentication);
 
     byId('message-text').textContent = m.text || '(This message has no text part.)';
 
@@ -237,6 +239,26 @@ export class Reader {
     setShown(details, items.length > 0);
   }
 
+  /**
+   * What SPF, DKIM and DMARC said, one item each, in words with a mark
+   * and a colour beside them; hidden when the message was not checked.
+   */
+  #showAuth(auth) {
+    const marks = { pass: '✓', fail: '✗', neutral: '–' };
+    const items = authChecks(auth).map(({ text, tone }) => {
+      const li = document.createElement('li');
+      li.className = `auth-check ${tone}`;
+      const mark = document.createElement('span');
+      mark.className = 'auth-mark';
+      mark.setAttribute('aria-hidden', 'true');
+      mark.textContent = marks[tone];
+      li.append(mark, text);
+      return li;
+    });
+    byId('message-auth').replaceChildren(...items);
+    setShown(byId('message-auth-row'), items.length > 0);
+  }
+
   #showCode(code) {
     this.#code = code;
     byId('message-code-value').textContent = code;
@@ -260,33 +282,6 @@ export class Reader {
         this.#status(`Could not mark the message as read: ${err.message}`);
       }
     }
-  }
-
-  async #delete() {
-    const id = this.#id;
-    const button = /** @type {HTMLButtonElement} */ (byId('message-delete'));
-    button.disabled = true;
-    try {
-      await api.deleteMessage(this.#token, id);
-      this.#deleted(id);
-    } catch (err) {
-      if (err.inboxGone) {
-        this.#on.gone();
-      } else if (err.status === 404) {
-        this.#deleted(id); // already gone: the same outcome
-      } else if (this.#id === id) {
-        this.#status(`Could not delete the message: ${err.message}`);
-      }
-    } finally {
-      button.disabled = false;
-    }
-  }
-
-  /** Closes the deleted message, then lets the list drop it. */
-  #deleted(id) {
-    if (this.#id === id) this.close();
-    this.#on.deleted(id);
-    announce('Message deleted.');
   }
 
   #toggleRemote() {
