@@ -28,6 +28,14 @@ const (
 	streamWriteTimeout = 30 * time.Second
 	// streamRetry is what EventSource waits before it reconnects.
 	streamRetry = 2 * time.Second
+	// streamCoalesce is the least time between two writes of changes to
+	// one stream. The first change after a quiet spell is told at once;
+	// those that follow within it are told together, in one write. Under
+	// a burst of mail the cost of an inbox's streams then grows with their
+	// number, not with the number of messages times theirs: a write (a
+	// system call, and the peer's wake-up) is most of what a wake costs
+	// (docs/BENCHMARKS.md, "Event streams").
+	streamCoalesce = 20 * time.Millisecond
 )
 
 // render turns a new message's summary into the list element of the
@@ -108,6 +116,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 	if beyond {
 		sw.event(cursor, string(projections.ChangeReset), struct{}{})
 	}
+	sw.flush()
 
 	ping := time.NewTicker(s.keepAlive)
 	defer ping.Stop()
@@ -128,15 +137,24 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 		defer t.Stop()
 		expired = t.C
 	}
+	coalesce := time.NewTimer(streamCoalesce)
+	coalesce.Stop() // started by each hold
+	defer coalesce.Stop()
+	var told time.Time // when changes were last written
 	for sw.err == nil {
 		cur, err := s.views.Inbox(ctx, in.ID)
 		if tempmail.KindOf(err) == tempmail.NotFound || (err == nil && !cur.Live(time.Now())) {
 			sw.end(cursor, in)
+			sw.flush()
 			return
 		}
 		if err == nil {
 			in = cur
-			cursor, err = s.send(ctx, sw, in, cursor, render)
+			var sent bool
+			if cursor, sent, err = s.send(ctx, sw, in, cursor, render); sent {
+				sw.flush()
+				told = time.Now()
+			}
 		}
 		if err != nil && ctx.Err() == nil {
 			s.log.Warn("event stream: cannot read the views; closing it", "inbox", in.ID, "err", err)
@@ -144,11 +162,25 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 		}
 		select {
 		case <-changed:
+			// Hold what follows a write for the rest of streamCoalesce,
+			// so that a burst is told in one write.
+			if wait := streamCoalesce - time.Since(told); wait > 0 {
+				coalesce.Reset(wait)
+				select {
+				case <-coalesce.C:
+				case <-ctx.Done():
+					return
+				case <-s.stopping:
+					return
+				}
+			}
 		case <-ping.C:
 			sw.printf(": keep-alive\n\n")
+			sw.flush()
 		case <-expired:
 		case <-aged:
 			sw.printf("id: %d\nretry: %d\n\n", cursor, streamRetry.Milliseconds())
+			sw.flush()
 			return
 		case <-ctx.Done():
 			return
@@ -165,11 +197,12 @@ func streamHeaders(w http.ResponseWriter) {
 	h.Set("X-Accel-Buffering", "no") // nginx: pass each event on as it comes
 }
 
-// send writes the changes after cursor and returns the new cursor.
-func (s *Server) send(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render render) (uint64, error) {
+// send writes the changes after cursor, unflushed, and returns the new
+// cursor and whether it wrote any.
+func (s *Server) send(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render render) (uint64, bool, error) {
 	changes, err := s.views.Changes(ctx, in, cursor)
 	if err != nil {
-		return cursor, err
+		return cursor, false, err
 	}
 	for _, c := range changes {
 		var data any = map[string]string{"id": c.ID}
@@ -182,25 +215,39 @@ func (s *Server) send(ctx context.Context, sw *sseWriter, in *projections.Inbox,
 		sw.event(c.Seq, string(c.Kind), data)
 		cursor = c.Seq
 	}
-	return cursor, nil
+	return cursor, len(changes) > 0, nil
 }
 
-// sseWriter writes events, each flushed at once under its own deadline,
-// and keeps the first error: after it, nothing more is written.
+// sseWriter writes events, and flushes what it wrote when told to: the
+// writes between two flushes share one deadline and reach the client
+// together. It keeps the first error: after it, nothing more is written.
 type sseWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	err error
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	pending bool // written since the last flush, under the deadline set then
+	err     error
 }
 
 func (sw *sseWriter) printf(format string, args ...any) {
 	if sw.err != nil {
 		return
 	}
-	_ = sw.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-	if _, sw.err = fmt.Fprintf(sw.w, format, args...); sw.err == nil {
-		sw.err = sw.rc.Flush()
+	if !sw.pending {
+		// A write may reach the socket before the flush (a large
+		// message's event fills the buffer): the deadline covers it.
+		_ = sw.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		sw.pending = true
 	}
+	_, sw.err = fmt.Fprintf(sw.w, format, args...)
+}
+
+// flush sends what was written since the last flush.
+func (sw *sseWriter) flush() {
+	if sw.err != nil || !sw.pending {
+		return
+	}
+	sw.err = sw.rc.Flush()
+	sw.pending = false
 }
 
 func (sw *sseWriter) event(id uint64, name string, data any) {
