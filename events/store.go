@@ -1,6 +1,7 @@
 package events
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,6 +50,10 @@ type StoreConfig struct {
 	AttemptTimeout time.Duration
 	// ContentCacheBytes bounds the opened contents kept in memory. 0: 8 MiB.
 	ContentCacheBytes int
+	// DedupeWindow is how long the stream recognises a publish by its
+	// Nats-Msg-Id. 0: the const DedupeWindow. Tests shorten it, to show
+	// what recognises a retry after it.
+	DedupeWindow time.Duration
 }
 
 // Store publishes events and owns the stream, the raw object store and the
@@ -122,7 +127,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		Replicas:    cfg.Replicas,
 		Retention:   jetstream.LimitsPolicy,
 		Discard:     jetstream.DiscardOld,
-		Duplicates:  DedupeWindow,
+		Duplicates:  cmp.Or(cfg.DedupeWindow, DedupeWindow),
 		// Expiry and retention are fired by the server itself (per-message
 		// TTLs and schedules), so they survive restarts and fire once.
 		AllowMsgTTL:       true,

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -33,8 +34,8 @@ func nodeConfig(cfg config.Config, log *slog.Logger) events.NodeConfig {
 // storeConfig keeps message keys in the data directory of a single
 // embedded node, which alone reads and erases them; processes that share
 // a cluster or an external NATS keep them in NATS.
-func storeConfig(cfg config.Config, partitions int) events.StoreConfig {
-	sc := events.StoreConfig{Replicas: cfg.Replicas, Partitions: partitions}
+func storeConfig(cfg config.Config, partitions int, dedupe time.Duration) events.StoreConfig {
+	sc := events.StoreConfig{Replicas: cfg.Replicas, Partitions: partitions, DedupeWindow: dedupe}
 	if cfg.NATSURL == "" && cfg.ClusterName == "" {
 		sc.KeyDir = filepath.Join(cfg.DataDir, "keys")
 	}

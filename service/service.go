@@ -47,6 +47,9 @@ type Options struct {
 	// Tests use 2, which puts every inbox's events beside others' as 16
 	// would, at less cost to start.
 	Partitions int
+	// DedupeWindow is how long the event stream recognises a publish by
+	// its id; 0: events.DedupeWindow. Tests shorten it.
+	DedupeWindow time.Duration
 }
 
 // Service is a running tempmail. Its exported fields are its parts, set
@@ -65,6 +68,7 @@ type Service struct {
 	log        *slog.Logger
 	version    string
 	partitions int
+	dedupe     time.Duration
 	lock       *os.File
 	disk       *events.DiskGuard // nil with an external NATS, whose disk is not ours
 	http       *http.Server      // nil when Config.HTTPAddr is empty
@@ -138,7 +142,7 @@ func newService(cfg config.Config, opts Options) *Service {
 	if version == "" {
 		version = "unknown"
 	}
-	s := &Service{Config: cfg, log: log, version: version, partitions: opts.Partitions, served: make(chan struct{}),
+	s := &Service{Config: cfg, log: log, version: version, partitions: opts.Partitions, dedupe: opts.DedupeWindow, served: make(chan struct{}),
 		fatal: make(chan error, 1), stopping: make(chan struct{})}
 	return s
 }
@@ -165,7 +169,7 @@ func (s *Service) openStore(ctx context.Context) (err error) {
 		s.disk = events.NewDiskGuard(cfg.DataDir, cfg.MinFreeDisk)
 	}
 	return events.Settle(ctx, s.log, "open the event stream", func(ctx context.Context) (err error) {
-		s.Store, err = events.OpenStore(ctx, s.Node.JS, storeConfig(cfg, s.partitions))
+		s.Store, err = events.OpenStore(ctx, s.Node.JS, storeConfig(cfg, s.partitions, s.dedupe))
 		return err
 	})
 }
