@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tempmail/wire"
 )
 
 // TestAnswersEncodeAsEncodingJSONDoes: what the streaming encoder writes is
@@ -28,7 +30,7 @@ func TestAnswersEncodeAsEncodingJSONDoes(t *testing.T) {
 		}
 		return b.String()
 	}
-	when := Time(time.Date(2026, 11, 23, 8, 58, 18, 415393000, time.UTC))
+	when := wire.Time(time.Date(2026, 11, 23, 8, 58, 18, 415393000, time.UTC))
 	values := map[string]any{
 		"message C": messageC{ID: "x", From: strange(20), Cc: []string{}, Subject: strange(30), Text: longText(strange(50000)),
 			HTML: longText(strange(50000)), ReceivedAt: when, Headers: map[string]string{"B": strange(10), "A": "<&>"},
@@ -44,7 +46,7 @@ func TestAnswersEncodeAsEncodingJSONDoes(t *testing.T) {
 		"omitempty":        inboxA{ID: "i", Email: "e"},
 		"omitempty set":    inboxA{ID: "i", EmailCount: new(int)},
 		"subscription":     subscription{ID: "s", Events: []string{"message.received"}},
-		"summaries":        []emailSummaryA{{ID: "1", Preview: strange(40)}},
+		"summaries":        []wire.EmailSummaryA{{ID: "1", Preview: strange(40)}},
 		"map":              map[string]any{"success": false, "error": strange(20)},
 		"string":           strange(64),
 		"long text alone":  longText(strange(70000)),

@@ -20,6 +20,7 @@ import (
 	"tempmail/ingest"
 	"tempmail/mailauth"
 	"tempmail/projections"
+	"tempmail/wire"
 )
 
 // Family A: the inbox API (API.md "Family A").
@@ -53,21 +54,22 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 	})
 }
 
-type webhookResult struct {
+type inboundResult struct {
 	Success   bool   `json:"success"`
 	MessageID string `json:"message_id"`
 	EmailID   string `json:"email_id"`
 }
 
-// webhook delivers one message handed over by another MTA or a provider,
+// inboundA delivers one message handed over by another MTA or a provider
+// (the inbound webhook, POST /api/webhook/email/),
 // through the same path as SMTP.
-func (s *Server) webhook(w http.ResponseWriter, r *http.Request) {
-	msg, err := s.ingest.ReadWebhook(r)
+func (s *Server) inboundA(w http.ResponseWriter, r *http.Request) {
+	msg, err := s.ingest.ReadInbound(r)
 	if err != nil {
 		writeError(w, r, s.log, familyA, err)
 		return
 	}
-	res, err := s.ingest.DeliverWebhook(r, msg)
+	res, err := s.ingest.DeliverInbound(r, msg)
 	if errors.Is(err, ingest.ErrNoMailbox) {
 		err = tempmail.Errorf(tempmail.NotFound, "Inbox not found or expired")
 	}
@@ -84,7 +86,7 @@ func (s *Server) webhook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusCreated, webhookResult{Success: true, MessageID: res.HeaderMessageID, EmailID: res.MessageIDs[0]})
+	writeJSON(w, http.StatusCreated, inboundResult{Success: true, MessageID: res.HeaderMessageID, EmailID: res.MessageIDs[0]})
 }
 
 // optionalToken guards every other family A endpoint when --require-token is set.
@@ -118,19 +120,19 @@ func (s *Server) domainsA(w http.ResponseWriter, r *http.Request) {
 }
 
 type inboxA struct {
-	ID          string `json:"id"`
-	Email       string `json:"email"`
-	ExpiresAt   Time   `json:"expires_at"`
-	TTL         *int64 `json:"ttl"`
-	CreatedAt   Time   `json:"created_at"`
-	Domain      string `json:"domain"`
-	AccessToken string `json:"access_token"`
-	EmailCount  *int   `json:"email_count,omitempty"`
+	ID          string    `json:"id"`
+	Email       string    `json:"email"`
+	ExpiresAt   wire.Time `json:"expires_at"`
+	TTL         *int64    `json:"ttl"`
+	CreatedAt   wire.Time `json:"created_at"`
+	Domain      string    `json:"domain"`
+	AccessToken string    `json:"access_token"`
+	EmailCount  *int      `json:"email_count,omitempty"`
 }
 
 func toInboxA(in *projections.Inbox) inboxA {
 	_, domain := tempmail.SplitAddress(in.Address)
-	out := inboxA{ID: in.ID, Email: in.Address, ExpiresAt: Time(in.ExpiresAt), CreatedAt: Time(in.CreatedAt),
+	out := inboxA{ID: in.ID, Email: in.Address, ExpiresAt: wire.Time(in.ExpiresAt), CreatedAt: wire.Time(in.CreatedAt),
 		Domain: domain, AccessToken: in.Token}
 	if in.TTL > 0 {
 		out.TTL = &in.TTL
@@ -208,7 +210,8 @@ func (s *Server) activeDomain(r *http.Request, match func(projections.Domain) bo
 	return projections.Domain{}, errNotFound
 }
 
-func (s *Server) inboxA(w http.ResponseWriter, r *http.Request) (*projections.Inbox, bool) {
+// lookupInboxA finds the inbox the path's {id} names, or answers 404.
+func (s *Server) lookupInboxA(w http.ResponseWriter, r *http.Request) (*projections.Inbox, bool) {
 	in, err := s.inboxByID(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
@@ -218,7 +221,7 @@ func (s *Server) inboxA(w http.ResponseWriter, r *http.Request) (*projections.In
 }
 
 func (s *Server) getInboxA(w http.ResponseWriter, r *http.Request) {
-	in, ok := s.inboxA(w, r)
+	in, ok := s.lookupInboxA(w, r)
 	if !ok {
 		return
 	}
@@ -228,7 +231,7 @@ func (s *Server) getInboxA(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteInboxA(w http.ResponseWriter, r *http.Request) {
-	in, ok := s.inboxA(w, r)
+	in, ok := s.lookupInboxA(w, r)
 	if !ok {
 		return
 	}
@@ -239,20 +242,8 @@ func (s *Server) deleteInboxA(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-type emailSummaryA struct {
-	ID             string `json:"id"`
-	FromEmail      string `json:"from_email"`
-	FromName       string `json:"from_name"`
-	Subject        string `json:"subject"`
-	ReceivedAt     Time   `json:"received_at"`
-	IsRead         bool   `json:"is_read"`
-	Size           int64  `json:"size"`
-	HasAttachments bool   `json:"has_attachments"`
-	Preview        string `json:"preview"`
-}
-
 func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
-	in, ok := s.inboxA(w, r)
+	in, ok := s.lookupInboxA(w, r)
 	if !ok {
 		return
 	}
@@ -260,14 +251,7 @@ func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writePage(w, len(l.Items), func(i int) any { return summaryA(&l.Items[i]) })
-}
-
-// summaryA is a message as family A lists it.
-func summaryA(m *projections.Summary) emailSummaryA {
-	return emailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
-		ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
-		HasAttachments: len(m.Attachments) > 0, Preview: m.Preview}
+	writePage(w, len(l.Items), func(i int) any { return wire.SummaryA(&l.Items[i]) })
 }
 
 type attachmentA struct {
@@ -288,7 +272,7 @@ type emailA struct {
 	Subject     string        `json:"subject"`
 	BodyText    longText      `json:"body_text"`
 	BodyHTML    longText      `json:"body_html"`
-	ReceivedAt  Time          `json:"received_at"`
+	ReceivedAt  wire.Time     `json:"received_at"`
 	IsRead      bool          `json:"is_read"`
 	Size        int64         `json:"size"`
 	Attachments []attachmentA `json:"attachments"`
@@ -302,7 +286,7 @@ func (m emailA) longTextLen() int { return len(m.BodyText) + len(m.BodyHTML) }
 func toEmailA(m *projections.Message) emailA {
 	out := emailA{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
 		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: longText(m.Text),
-		BodyHTML: longText(m.HTML), ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
+		BodyHTML: longText(m.HTML), ReceivedAt: wire.Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
 		Attachments: []attachmentA{}, Authentication: authentication(m.Auth), Links: linksOf(m)}
 	for _, a := range m.Attachments {
 		out.Attachments = append(out.Attachments, attachmentA{a.ID, a.Filename, a.ContentType, a.Size})
@@ -329,7 +313,8 @@ func orEmpty(list []string) []string {
 	return list
 }
 
-func (s *Server) emailA(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
+// lookupEmailA finds the email the path's {id} names, or answers 404.
+func (s *Server) lookupEmailA(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
 	m, _, err := s.messageByID(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
@@ -339,7 +324,7 @@ func (s *Server) emailA(w http.ResponseWriter, r *http.Request) (*projections.Me
 }
 
 func (s *Server) getEmailA(w http.ResponseWriter, r *http.Request) {
-	if m, ok := s.emailA(w, r); ok {
+	if m, ok := s.lookupEmailA(w, r); ok {
 		writeJSON(w, http.StatusOK, toEmailA(m))
 	}
 }
@@ -350,7 +335,7 @@ func (s *Server) markReadA(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyA, err)
 		return
 	}
-	m, ok := s.emailA(w, r)
+	m, ok := s.lookupEmailA(w, r)
 	if !ok {
 		return
 	}
@@ -363,7 +348,7 @@ func (s *Server) markReadA(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteEmailA(w http.ResponseWriter, r *http.Request) {
-	m, ok := s.emailA(w, r)
+	m, ok := s.lookupEmailA(w, r)
 	if !ok {
 		return
 	}
@@ -375,7 +360,7 @@ func (s *Server) deleteEmailA(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) rawEmailA(w http.ResponseWriter, r *http.Request) {
-	if m, ok := s.emailA(w, r); ok {
+	if m, ok := s.lookupEmailA(w, r); ok {
 		s.serveRaw(w, r, familyA, m, false)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"tempmail/events"
 	"tempmail/mailauth"
 	"tempmail/projections"
+	"tempmail/wire"
 )
 
 // Family B: mailboxes by username on the first configured domain (API.md
@@ -20,11 +21,11 @@ import (
 // --message-retention.
 
 type tempEmailB struct {
-	Success   bool   `json:"success"`
-	Email     string `json:"email"`
-	InboxID   string `json:"inbox_id"`
-	CreatedAt Time   `json:"created_at"`
-	Token     string `json:"token"`
+	Success   bool      `json:"success"`
+	Email     string    `json:"email"`
+	InboxID   string    `json:"inbox_id"`
+	CreatedAt wire.Time `json:"created_at"`
+	Token     string    `json:"token"`
 }
 
 func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
@@ -51,7 +52,7 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusCreated, tempEmailB{Success: true, Email: in.Address, InboxID: in.ID,
-		CreatedAt: Time(in.CreatedAt), Token: in.Token})
+		CreatedAt: wire.Time(in.CreatedAt), Token: in.Token})
 }
 
 // emailName validates a wanted name, sent as field; empty means "pick one
@@ -95,7 +96,7 @@ type messageB struct {
 	FromName    string            `json:"from_name"`
 	To          string            `json:"to"`
 	Subject     string            `json:"subject"`
-	Date        Time              `json:"date"`
+	Date        wire.Time         `json:"date"`
 	Size        int64             `json:"size"`
 	Headers     map[string]string `json:"headers"`
 	Body        longText          `json:"body"`
@@ -110,7 +111,7 @@ func (m messageB) longTextLen() int { return len(m.Body) + len(m.BodyHTML) }
 
 func toMessageB(m *projections.Message) messageB {
 	out := messageB{Filename: m.ID + ".eml", From: m.From, FromName: m.FromName, To: m.Address,
-		Subject: m.Subject, Date: Time(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: longText(m.Text),
+		Subject: m.Subject, Date: wire.Time(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: longText(m.Text),
 		BodyHTML: longText(m.HTML), IsRead: m.IsRead, Attachments: []attachmentB{}, Authentication: authentication(m.Auth)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
@@ -188,8 +189,8 @@ func (s *Server) mailboxListB(w http.ResponseWriter, r *http.Request) {
 	a.finish()
 }
 
-// messageB resolves {username}/{filename} to a message of that mailbox.
-func (s *Server) messageB(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
+// lookupMessageB resolves {username}/{filename} to a message of that mailbox.
+func (s *Server) lookupMessageB(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
 	in, ok := s.mailboxB(w, r)
 	if !ok {
 		return nil, false
@@ -208,7 +209,7 @@ func (s *Server) messageB(w http.ResponseWriter, r *http.Request) (*projections.
 }
 
 func (s *Server) getMessageB(w http.ResponseWriter, r *http.Request) {
-	if m, ok := s.messageB(w, r); ok {
+	if m, ok := s.lookupMessageB(w, r); ok {
 		writeJSON(w, http.StatusOK, toMessageB(m))
 	}
 }
@@ -219,7 +220,7 @@ func (s *Server) markReadB(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyB, err)
 		return
 	}
-	m, ok := s.messageB(w, r)
+	m, ok := s.lookupMessageB(w, r)
 	if !ok {
 		return
 	}
@@ -232,7 +233,7 @@ func (s *Server) markReadB(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteMessageB(w http.ResponseWriter, r *http.Request) {
-	m, ok := s.messageB(w, r)
+	m, ok := s.lookupMessageB(w, r)
 	if !ok {
 		return
 	}

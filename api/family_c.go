@@ -15,15 +15,16 @@ import (
 	"tempmail/events"
 	"tempmail/mailauth"
 	"tempmail/projections"
+	"tempmail/wire"
 )
 
 // Family C: inboxes addressed by a token (API.md "Family C").
 
 type tokenInbox struct {
-	Token     string `json:"token"`
-	Address   string `json:"address"`
-	CreatedAt Time   `json:"created_at"`
-	ExpiresAt Time   `json:"expires_at"`
+	Token     string    `json:"token"`
+	Address   string    `json:"address"`
+	CreatedAt wire.Time `json:"created_at"`
+	ExpiresAt wire.Time `json:"expires_at"`
 }
 
 type attachmentC struct {
@@ -39,7 +40,7 @@ type messageSummaryC struct {
 	FromName    string        `json:"from_name"`
 	To          string        `json:"to"`
 	Subject     string        `json:"subject"`
-	ReceivedAt  Time          `json:"received_at"`
+	ReceivedAt  wire.Time     `json:"received_at"`
 	Size        int64         `json:"size"`
 	IsRead      bool          `json:"is_read"`
 	Attachments []attachmentC `json:"attachments"`
@@ -91,7 +92,7 @@ func (s *Server) tokenMessages(w http.ResponseWriter, r *http.Request) {
 // summaryC is a message as family C lists it.
 func summaryC(in *projections.Inbox, m *projections.Summary) messageSummaryC {
 	return messageSummaryC{ID: m.ID, From: m.From, FromName: m.FromName,
-		To: in.Address, Subject: m.Subject, ReceivedAt: Time(m.ReceivedAt), Size: m.Size,
+		To: in.Address, Subject: m.Subject, ReceivedAt: wire.Time(m.ReceivedAt), Size: m.Size,
 		IsRead: m.IsRead, Attachments: attachmentsC(m.Attachments), Preview: m.Preview}
 }
 
@@ -112,7 +113,7 @@ type messageC struct {
 	Subject     string            `json:"subject"`
 	Text        longText          `json:"text"`
 	HTML        longText          `json:"html"`
-	ReceivedAt  Time              `json:"received_at"`
+	ReceivedAt  wire.Time         `json:"received_at"`
 	Size        int64             `json:"size"`
 	IsRead      bool              `json:"is_read"`
 	Headers     map[string]string `json:"headers"`
@@ -128,7 +129,7 @@ func (m messageC) longTextLen() int { return len(m.Text) + len(m.HTML) }
 // each attachment the url that downloads it with the inbox's token.
 func toMessageC(m *projections.Message, token string) messageC {
 	out := messageC{ID: m.ID, From: m.From, FromName: m.FromName, To: m.Address, Cc: orEmpty(m.Cc), Subject: m.Subject,
-		Text: longText(m.Text), HTML: longText(m.HTML), ReceivedAt: Time(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead,
+		Text: longText(m.Text), HTML: longText(m.HTML), ReceivedAt: wire.Time(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead,
 		Headers: m.Headers, Attachments: attachmentsC(m.Attachments), Authentication: authentication(m.Auth), Links: linksOf(m)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
@@ -424,14 +425,14 @@ func asNotFoundInvalid(err error) error {
 const defaultOTPPattern = `\b\d{6}\b`
 
 type otpC struct {
-	OTP        string `json:"otp"`
-	MessageID  string `json:"message_id"`
-	Subject    string `json:"subject"`
-	From       string `json:"from"`
-	ReceivedAt Time   `json:"received_at"`
+	OTP        string    `json:"otp"`
+	MessageID  string    `json:"message_id"`
+	Subject    string    `json:"subject"`
+	From       string    `json:"from"`
+	ReceivedAt wire.Time `json:"received_at"`
 }
 
-func (s *Server) otpC(w http.ResponseWriter, r *http.Request) {
+func (s *Server) findOTPC(w http.ResponseWriter, r *http.Request) {
 	q, ok := s.readParams(w, r)
 	if !ok {
 		return
@@ -487,7 +488,7 @@ func (s *Server) findOTP(inboxID string, re *regexp.Regexp, q waitRequest) finde
 					return false, nil
 				}
 			}
-			out = &otpC{OTP: otp, MessageID: sum.ID, Subject: sum.Subject, From: sum.From, ReceivedAt: Time(sum.ReceivedAt)}
+			out = &otpC{OTP: otp, MessageID: sum.ID, Subject: sum.Subject, From: sum.From, ReceivedAt: wire.Time(sum.ReceivedAt)}
 			return true, nil
 		})
 		if err != nil || out == nil {

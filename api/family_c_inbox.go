@@ -16,6 +16,7 @@ import (
 	"tempmail/command"
 	"tempmail/events"
 	"tempmail/projections"
+	"tempmail/wire"
 )
 
 // Family C, beyond API.md's reads: what an inbox's owner does with its
@@ -58,7 +59,7 @@ func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusCreated, tokenInbox{Token: in.Token, Address: in.Address,
-		CreatedAt: Time(in.CreatedAt), ExpiresAt: Time(in.ExpiresAt)})
+		CreatedAt: wire.Time(in.CreatedAt), ExpiresAt: wire.Time(in.ExpiresAt)})
 }
 
 type tokenInboxDetail struct {
@@ -73,7 +74,7 @@ func (s *Server) getTokenInbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, tokenInboxDetail{tokenInbox{Token: in.Token, Address: in.Address,
-		CreatedAt: Time(in.CreatedAt), ExpiresAt: Time(in.ExpiresAt)}, in.Count})
+		CreatedAt: wire.Time(in.CreatedAt), ExpiresAt: wire.Time(in.ExpiresAt)}, in.Count})
 }
 
 func (s *Server) deleteTokenInbox(w http.ResponseWriter, r *http.Request) {
@@ -141,7 +142,7 @@ func (s *Server) rawC(w http.ResponseWriter, r *http.Request) {
 }
 
 // attachmentC serves attachment n (from 1) of a message.
-func (s *Server) attachmentC(w http.ResponseWriter, r *http.Request) {
+func (s *Server) downloadAttachmentC(w http.ResponseWriter, r *http.Request) {
 	_, m, ok := s.tokenMessageOf(w, r)
 	if !ok {
 		return

@@ -9,6 +9,7 @@ import (
 	"tempmail/events"
 	"tempmail/links"
 	"tempmail/projections"
+	"tempmail/wire"
 )
 
 // Links: a message's http and https links in its details (families A and
@@ -42,12 +43,12 @@ func linksOf(m *projections.Message) []messageLink {
 }
 
 type linkC struct {
-	Link       string `json:"link"`
-	Text       string `json:"text"`
-	MessageID  string `json:"message_id"`
-	Subject    string `json:"subject"`
-	From       string `json:"from"`
-	ReceivedAt Time   `json:"received_at"`
+	Link       string    `json:"link"`
+	Text       string    `json:"text"`
+	MessageID  string    `json:"message_id"`
+	Subject    string    `json:"subject"`
+	From       string    `json:"from"`
+	ReceivedAt wire.Time `json:"received_at"`
 }
 
 var errNoLink = tempmail.Errorf(tempmail.NotFound, "No link")
@@ -61,7 +62,7 @@ const (
 	linkSearch = 200
 )
 
-func (s *Server) linkC(w http.ResponseWriter, r *http.Request) {
+func (s *Server) findLinkC(w http.ResponseWriter, r *http.Request) {
 	q, ok := s.readParams(w, r)
 	if !ok {
 		return
@@ -133,7 +134,7 @@ func (s *Server) findLink(inboxID string, re *regexp.Regexp, q waitRequest) find
 				for _, link := range storedLinks(m) {
 					if re == nil || re.MatchString(link.URL) {
 						return linkC{Link: link.URL, Text: link.Text, MessageID: sum.ID, Subject: sum.Subject,
-							From: sum.From, ReceivedAt: Time(sum.ReceivedAt)}, true, nil
+							From: sum.From, ReceivedAt: wire.Time(sum.ReceivedAt)}, true, nil
 					}
 				}
 			}

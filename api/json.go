@@ -8,26 +8,12 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"time"
 
 	"tempmail"
 )
 
 // maxBodyBytes caps API request bodies (API.md); the webhook has its own cap.
 const maxBodyBytes = 1 << 20
-
-// Time is a timestamp as the API writes it: RFC 3339, UTC, microseconds.
-type Time time.Time
-
-const timeLayout = "2006-01-02T15:04:05.000000Z"
-
-// MarshalJSON writes t in the API's layout; the zero time is null.
-func (t Time) MarshalJSON() ([]byte, error) {
-	if time.Time(t).IsZero() {
-		return []byte("null"), nil
-	}
-	return []byte(`"` + time.Time(t).UTC().Format(timeLayout) + `"`), nil
-}
 
 // decodeBody reads a JSON request body into dst. An empty body counts as {};
 // a non-empty body must be JSON (415 otherwise), valid (400) and at most

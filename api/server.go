@@ -146,7 +146,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/openapi.json", s.openAPI)
 
 	// Family A: the inbox API.
-	r.With(s.requireToken).Post("/api/webhook/email", s.webhook)
+	r.With(s.requireToken).Post("/api/webhook/email", s.inboundA)
 	r.With(s.requireToken).Get("/api/inboxes", s.inboxesByAddressA)
 	r.Group(func(r chi.Router) {
 		// Outbound webhook subscriptions: always the operator's token.
@@ -194,7 +194,7 @@ func (s *Server) routes() chi.Router {
 	r.Post("/inboxes/{token}/messages/{id}/read", s.markReadC)
 	r.Get("/inboxes/{token}/messages/{id}/raw", s.rawC)
 	r.Get("/inboxes/{token}/messages/{id}/body.html", s.bodyHTML)
-	r.Get("/inboxes/{token}/messages/{id}/attachments/{n}", s.attachmentC)
+	r.Get("/inboxes/{token}/messages/{id}/attachments/{n}", s.downloadAttachmentC)
 	r.With(s.limitCreates).Post("/inboxes/{token}/webhooks", s.createSubscriptionC)
 	r.Get("/inboxes/{token}/webhooks", s.listSubscriptionsC)
 	r.Get("/inboxes/{token}/webhooks/{webhook}", s.getSubscriptionC)
@@ -202,8 +202,8 @@ func (s *Server) routes() chi.Router {
 	r.Get("/inboxes/{token}/webhooks/{webhook}/deliveries", s.deliveriesC)
 	r.Post("/inboxes/{token}/webhooks/{webhook}/rotate-secret", s.rotateSecretC)
 	r.Get("/inboxes/{token}/latest", s.latestC)
-	r.Get("/inboxes/{token}/otp", s.otpC)
-	r.Get("/inboxes/{token}/link", s.linkC)
+	r.Get("/inboxes/{token}/otp", s.findOTPC)
+	r.Get("/inboxes/{token}/link", s.findLinkC)
 	r.Get("/address/latest", s.addressLatestC)
 
 	// The MCP tools for AI agents (mcp.go).
@@ -220,7 +220,7 @@ func (s *Server) boundBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		limit := int64(maxBodyBytes)
 		if strings.HasPrefix(r.URL.Path, "/api/webhook/") {
-			limit = s.ingest.MaxWebhookBytes()
+			limit = s.ingest.MaxInboundBytes()
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)

@@ -11,6 +11,7 @@ import (
 
 	"tempmail"
 	"tempmail/projections"
+	"tempmail/wire"
 )
 
 // Server-Sent Events (API.md "Push: Server-Sent Events"): an inbox's
@@ -43,7 +44,7 @@ const (
 type render func(in *projections.Inbox, s *projections.Summary) any
 
 func renderC(in *projections.Inbox, m *projections.Summary) any { return summaryC(in, m) }
-func renderA(_ *projections.Inbox, m *projections.Summary) any  { return summaryA(m) }
+func renderA(_ *projections.Inbox, m *projections.Summary) any  { return wire.SummaryA(m) }
 
 func (s *Server) eventsC(w http.ResponseWriter, r *http.Request) {
 	in, err := s.tokenInboxOf(r)
@@ -55,7 +56,7 @@ func (s *Server) eventsC(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) eventsA(w http.ResponseWriter, r *http.Request) {
-	if in, ok := s.inboxA(w, r); ok {
+	if in, ok := s.lookupInboxA(w, r); ok {
 		s.stream(w, r, familyA, in, renderA)
 	}
 }

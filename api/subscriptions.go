@@ -14,6 +14,7 @@ import (
 	"tempmail/events"
 	"tempmail/projections"
 	"tempmail/webhooks"
+	"tempmail/wire"
 )
 
 // Outbound webhook subscriptions (API.md "Outbound webhooks"): the
@@ -32,18 +33,18 @@ const (
 
 // subscription is a subscription as the API shows it.
 type subscription struct {
-	ID           string   `json:"id"`
-	URL          string   `json:"url"`
-	Events       []string `json:"events"`
-	InboxID      *string  `json:"inbox_id"`         // null: every inbox
-	Secret       string   `json:"secret,omitempty"` // only when made, and when rotated (secrets.go)
-	CreatedAt    Time     `json:"created_at"`
-	Failing      bool     `json:"failing"`
-	FailingSince *Time    `json:"failing_since,omitempty"`
+	ID           string     `json:"id"`
+	URL          string     `json:"url"`
+	Events       []string   `json:"events"`
+	InboxID      *string    `json:"inbox_id"`         // null: every inbox
+	Secret       string     `json:"secret,omitempty"` // only when made, and when rotated (secrets.go)
+	CreatedAt    wire.Time  `json:"created_at"`
+	Failing      bool       `json:"failing"`
+	FailingSince *wire.Time `json:"failing_since,omitempty"`
 }
 
 func (s *Server) subscriptionOf(ctx context.Context, h *projections.Webhook) (subscription, error) {
-	out := subscription{ID: h.ID, URL: h.URL, Events: h.Events, CreatedAt: Time(h.CreatedAt)}
+	out := subscription{ID: h.ID, URL: h.URL, Events: h.Events, CreatedAt: wire.Time(h.CreatedAt)}
 	if h.InboxID != "" {
 		out.InboxID = &h.InboxID
 	}
@@ -52,7 +53,7 @@ func (s *Server) subscriptionOf(ctx context.Context, h *projections.Webhook) (su
 		return out, tempmail.Wrap(tempmail.Unavailable, err, "the delivery log cannot be read now; try again")
 	}
 	if st.Failing {
-		since := Time(st.Since)
+		since := wire.Time(st.Since)
 		out.Failing, out.FailingSince = true, &since
 	}
 	return out, nil
@@ -92,20 +93,13 @@ func hookKinds(raw json.RawMessage) ([]string, error) {
 	var out []string
 	for _, k := range kinds {
 		if !slices.Contains(allowed, k) {
-			return nil, tempmail.Errorf(tempmail.Invalid, "unknown event %q: events may be %s", truncate(k, 64), strings.Join(allowed, ", "))
+			return nil, tempmail.Errorf(tempmail.Invalid, "unknown event %q: events may be %s", tempmail.Excerpt(k, 64), strings.Join(allowed, ", "))
 		}
 		if !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 	}
 	return out, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // subscribe records a subscription to in (nil: every inbox) and returns it
@@ -216,16 +210,16 @@ func (s *Server) deliveriesA(w http.ResponseWriter, r *http.Request) {
 
 // attempt is one delivery attempt as GET .../deliveries/ lists it.
 type attempt struct {
-	EventID     string `json:"webhook_event_id"` // its webhook-id header
-	EventType   string `json:"event_type"`
-	Attempt     int    `json:"attempt"`
-	StatusCode  int    `json:"status_code"` // 0: no answer
-	Error       string `json:"error"`       // empty on success
-	DurationMS  int64  `json:"duration_ms"`
-	At          Time   `json:"at"`
-	Response    string `json:"response"` // the start of a 2xx answer, at most 1 KiB; empty otherwise
-	GaveUp      bool   `json:"gave_up"`
-	NextAttempt *Time  `json:"next_attempt_at"` // when it is tried again, if it is
+	EventID     string     `json:"webhook_event_id"` // its webhook-id header
+	EventType   string     `json:"event_type"`
+	Attempt     int        `json:"attempt"`
+	StatusCode  int        `json:"status_code"` // 0: no answer
+	Error       string     `json:"error"`       // empty on success
+	DurationMS  int64      `json:"duration_ms"`
+	At          wire.Time  `json:"at"`
+	Response    string     `json:"response"` // the start of a 2xx answer, at most 1 KiB; empty otherwise
+	GaveUp      bool       `json:"gave_up"`
+	NextAttempt *wire.Time `json:"next_attempt_at"` // when it is tried again, if it is
 }
 
 func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, fam family, h *projections.Webhook, err error) {
@@ -243,14 +237,14 @@ func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, fam fa
 	out := make([]attempt, 0, len(list))
 	for _, a := range list {
 		x := attempt{EventID: a.EventID, EventType: a.EventType, Attempt: a.Attempt, StatusCode: a.StatusCode,
-			Error: a.Error, DurationMS: a.DurationMS, At: Time(a.At), GaveUp: a.GaveUp}
+			Error: a.Error, DurationMS: a.DurationMS, At: wire.Time(a.At), GaveUp: a.GaveUp}
 		if a.StatusCode >= 200 && a.StatusCode <= 299 {
 			// Only a receiver that took the delivery has its answer shown
 			// (older logs kept every answer's start).
 			x.Response = a.Response
 		}
 		if a.Next != nil {
-			next := Time(*a.Next)
+			next := wire.Time(*a.Next)
 			x.NextAttempt = &next
 		}
 		out = append(out, x)

@@ -22,11 +22,12 @@
 // opens the stream, buckets and object store; publish.go is the one way
 // anything is written (single messages and atomic batches); commands.go
 // holds the lifecycle commands (domains, inboxes, message events);
-// deliver.go stores received mail (Copy: one recipient's copy); content.go
+// copies.go stores received mail (Copy: one recipient's copy); content.go
 // and seal.go the sealed records of what a message says, keys.go their
 // keys; purge.go forgets what the views let go (Forget); disk.go keeps the
 // data directory's disk from filling; node.go and leader.go the NATS
-// connections and leader reads.
+// connections and leader reads; settle.go retries start-up steps while
+// JetStream elects its leaders; secrets.go shares the generated API token.
 //
 // This package never reads or writes views; that is the projections package.
 package events

@@ -116,7 +116,7 @@ type Attachment struct {
 // wrote, follows the JSON in the same stored message, sealed (seal.go).
 // Deleting the message erases its key: the event stays, and nothing of what
 // it said can be read back from it, so a rebuild after deletions replays the
-// very history the live views saw. Store.Deliver seals the Content of a
+// very history the live views saw. Store.AppendMail seals the Content of a
 // MailReceived; Store.Content opens it again.
 type MailReceived struct {
 	InboxID    string    `json:"inbox_id"`

@@ -176,7 +176,7 @@ func TestOpenStoreIsIdempotentAndKeepsThePartitionCount(t *testing.T) {
 }
 
 func deliverOne(ctx context.Context, s *events.Store, m events.MailReceived, lifecycleSeq uint64, dedupe string) (events.Ack, error) {
-	acks, err := s.Deliver(ctx, []events.Copy{{Mail: m, LifecycleSeq: lifecycleSeq, DedupeID: dedupe}})
+	acks, err := s.AppendMail(ctx, []events.Copy{{Mail: m, LifecycleSeq: lifecycleSeq, DedupeID: dedupe}})
 	if err != nil {
 		return events.Ack{}, err
 	}

@@ -276,7 +276,7 @@ type streamKeys struct {
 const KeysStream = "KEYS"
 
 func openStreamKeys(ctx context.Context, js jetstream.JetStream, replicas int, pub func(context.Context, *nats.Msg) (Ack, error)) (*streamKeys, error) {
-	st, err := ensureStream(ctx, js, jetstream.StreamConfig{
+	st, err := EnsureStream(ctx, js, jetstream.StreamConfig{
 		Name:        KeysStream,
 		Description: "tempmail: the keys messages are sealed under, erased with their message",
 		Subjects:    []string{"keys.>"},

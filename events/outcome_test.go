@@ -152,7 +152,7 @@ func TestUnknownOutcomesAreResolvedNeverUndone(t *testing.T) {
 	// as stored (not as a duplicate of another delivery).
 	e.proxy.DropAnswers(isEvent(".m."), 1)
 	d := delivery(in, created.Seq, []byte("Subject: one\r\n\r\nfirst\r\n"), "bytes-1")
-	acks, err := e.store.Deliver(ctx, []events.Copy{d})
+	acks, err := e.store.AppendMail(ctx, []events.Copy{d})
 	if err != nil || acks[0].Duplicate || acks[0].MessageID != d.Mail.MessageID {
 		t.Fatalf("delivery with its answer lost once: %+v %v", acks, err)
 	}
@@ -167,7 +167,7 @@ func TestUnknownOutcomesAreResolvedNeverUndone(t *testing.T) {
 	e.proxy.DropAnswers(isEvent(".m."), -1)
 	for _, d := range lost {
 		dctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
-		_, err := e.store.Deliver(dctx, []events.Copy{d})
+		_, err := e.store.AppendMail(dctx, []events.Copy{d})
 		cancel()
 		if !events.IsUnknownOutcome(err) {
 			t.Fatalf("delivery with every answer lost: %v, want an unknown outcome", err)
@@ -184,7 +184,7 @@ func TestUnknownOutcomesAreResolvedNeverUndone(t *testing.T) {
 	for _, d := range lost {
 		retry := d
 		retry.Mail.MessageID = uuid.NewString()
-		acks, err := e.store.Deliver(ctx, []events.Copy{retry})
+		acks, err := e.store.AppendMail(ctx, []events.Copy{retry})
 		if err != nil || !acks[0].Duplicate || acks[0].MessageID != d.Mail.MessageID {
 			t.Errorf("a sender's retry: %+v %v; want the stored copy %s", acks, err, d.Mail.MessageID)
 		}
@@ -202,7 +202,7 @@ func TestUnknownOutcomesAreResolvedNeverUndone(t *testing.T) {
 	body := []byte("Subject: both\r\n\r\nto both\r\n")
 	batch := []events.Copy{delivery(in, created.Seq, body, "both-1"), delivery(other, otherCreated.Seq, body, "both-2")}
 	e.proxy.DropAnswers(isEvent(".m."), 1)
-	acks, err = e.store.Deliver(ctx, batch)
+	acks, err = e.store.AppendMail(ctx, batch)
 	if err != nil || len(acks) != 2 || acks[0].MessageID != batch[0].Mail.MessageID || acks[1].MessageID != batch[1].Mail.MessageID {
 		t.Fatalf("batch with its answer lost: %+v %v", acks, err)
 	}

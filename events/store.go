@@ -90,7 +90,7 @@ type Ack struct {
 	Seq       uint64
 	Partition string
 	Duplicate bool // a retry of an event already in the stream
-	// MessageID, from Deliver only: the id of the stored copy, which for a
+	// MessageID, from AppendMail only: the id of the stored copy, which for a
 	// duplicate is the earlier attempt's, not the one just offered.
 	MessageID string
 }
@@ -141,7 +141,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		AllowDirect: cfg.Replicas == 1,
 		Metadata:    map[string]string{partitionsKey: strconv.Itoa(partitions), formatKey: format},
 	}
-	stream, err := ensureStream(ctx, js, want)
+	stream, err := EnsureStream(ctx, js, want)
 	if err != nil {
 		return nil, err
 	}
@@ -176,12 +176,12 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 // Close lets go of the keys; the stream and buckets stay.
 func (s *Store) Close() error { return s.keys.Close() }
 
-// ensureStream creates the stream, or updates it when its configuration
-// differs from want. It leaves an equal stream alone: when several nodes of a
-// new cluster create or update the same stream at once, the server answers
-// only one of them (the others retry, see cmd/tempmail's settle, and then
-// find it in place).
-func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig) (jetstream.Stream, error) {
+// EnsureStream creates the stream want describes, or updates it when it
+// differs in what tempmail sets. It leaves an equal stream alone: when
+// several nodes of a new cluster create or update the same stream at once,
+// the server answers only one of them (the others retry, see Settle, and
+// then find it in place). Every stream tempmail keeps is opened here.
+func EnsureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig) (jetstream.Stream, error) {
 	st, err := js.Stream(ctx, want.Name)
 	if err == nil && sameStream(st.CachedInfo().Config, want) {
 		return st, nil
@@ -195,10 +195,13 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, want jetstream.St
 	return st, nil
 }
 
-// sameStream compares what OpenStore sets; the server fills in the rest.
+// sameStream compares what tempmail sets; the server fills in the rest (a
+// zero Duplicates or MaxMsgsPerSubject in want is the server's default).
 func sameStream(have, want jetstream.StreamConfig) bool {
 	return slices.Equal(have.Subjects, want.Subjects) && have.Replicas == want.Replicas &&
-		have.Duplicates == want.Duplicates && have.AllowDirect == want.AllowDirect &&
+		have.Retention == want.Retention && have.Discard == want.Discard && have.MaxAge == want.MaxAge &&
+		(want.MaxMsgsPerSubject == 0 || have.MaxMsgsPerSubject == want.MaxMsgsPerSubject) &&
+		(want.Duplicates == 0 || have.Duplicates == want.Duplicates) && have.AllowDirect == want.AllowDirect &&
 		have.AllowMsgTTL == want.AllowMsgTTL && have.AllowMsgSchedules == want.AllowMsgSchedules &&
 		have.AllowAtomicPublish == want.AllowAtomicPublish && have.Metadata[partitionsKey] == want.Metadata[partitionsKey] &&
 		have.Metadata[formatKey] == want.Metadata[formatKey]

@@ -176,11 +176,11 @@ func TestAuthenticationOfTheInboundWebhook(t *testing.T) {
 	signed := w.key.Sign(t, fromSender("shop@sender.test", in.Address, "over HTTP"))
 	req := httptest.NewRequest("POST", "/api/webhook/email/?to="+in.Address, strings.NewReader(signed))
 	req.Header.Set("Content-Type", "message/rfc822")
-	msg, err := w.d.ReadWebhook(req)
+	msg, err := w.d.ReadInbound(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.d.DeliverWebhook(req, msg); err != nil {
+	if _, err := w.d.DeliverInbound(req, msg); err != nil {
 		t.Fatal(err)
 	}
 	m := w.messages(in.ID, 1)[0]

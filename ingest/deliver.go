@@ -178,7 +178,7 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 			d.Metrics.reject(RejectDiskFull)
 			return Delivered{}, err
 		}
-		acks, err := d.Store.Deliver(ctx, ds)
+		acks, err := d.Store.AppendMail(ctx, ds)
 		release()
 		if tempmail.KindOf(err) == tempmail.NotFound && attempt < 3 {
 			// An inbox ended between RCPT and now, or its lifecycle moved
@@ -330,5 +330,5 @@ func sanitize(s string) string {
 	if s == "" {
 		return "unknown"
 	}
-	return truncate(s, 255)
+	return tempmail.Truncate(s, 255)
 }

@@ -7,7 +7,8 @@ import (
 	"net/mail"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"tempmail"
 
 	"github.com/jhillyerd/enmime/v2"
 
@@ -65,7 +66,7 @@ func parse(raw []byte) (p parsed) {
 	if err != nil {
 		return headersOnly(raw)
 	}
-	p.Subject = truncate(env.GetHeader("Subject"), maxSubjectBytes)
+	p.Subject = tempmail.Truncate(env.GetHeader("Subject"), maxSubjectBytes)
 	if from, err := env.AddressList("From"); err == nil && len(from) > 0 {
 		p.From, p.FromName = strings.ToLower(from[0].Address), from[0].Name
 	} else {
@@ -76,9 +77,9 @@ func parse(raw []byte) (p parsed) {
 	if d, err := env.Date(); err == nil {
 		p.Date = d.UTC()
 	}
-	p.HeaderMessageID = truncate(strings.TrimSpace(env.GetHeader("Message-ID")), 998)
-	p.Text = truncate(unixLines(env.Text), maxBodyBytes)
-	p.HTML = truncate(unixLines(env.HTML), maxBodyBytes)
+	p.HeaderMessageID = tempmail.Truncate(strings.TrimSpace(env.GetHeader("Message-ID")), 998)
+	p.Text = tempmail.Truncate(unixLines(env.Text), maxBodyBytes)
+	p.HTML = tempmail.Truncate(unixLines(env.HTML), maxBodyBytes)
 
 	for _, part := range append(append(env.Attachments, env.Inlines...), env.OtherParts...) {
 		if len(p.Attachments) == maxAttachments {
@@ -95,8 +96,8 @@ func parse(raw []byte) (p parsed) {
 		if ct == "" {
 			ct = "application/octet-stream"
 		}
-		p.Attachments = append(p.Attachments, events.Attachment{Filename: truncate(name, 255),
-			ContentType: truncate(ct, 255), Size: int64(len(part.Content)), Part: part.PartID})
+		p.Attachments = append(p.Attachments, events.Attachment{Filename: tempmail.Truncate(name, 255),
+			ContentType: tempmail.Truncate(ct, 255), Size: int64(len(part.Content)), Part: part.PartID})
 	}
 	if p.Text == "" && p.HTML == "" && len(p.Attachments) == 0 {
 		// Nothing MIME could make sense of (a multipart without parts, say):
@@ -113,20 +114,20 @@ func headersOnly(raw []byte) parsed {
 	p := parsed{Headers: topHeaders(raw)}
 	msg, err := mail.ReadMessage(headerBlockEnded(raw))
 	if err != nil {
-		p.Text = truncate(string(raw), maxBodyBytes)
+		p.Text = tempmail.Truncate(string(raw), maxBodyBytes)
 		p.Links = links.Extract(p.Text, "")
 		return p
 	}
-	p.Subject = truncate(enmime.DecodeRFC2047(msg.Header.Get("Subject")), maxSubjectBytes)
+	p.Subject = tempmail.Truncate(enmime.DecodeRFC2047(msg.Header.Get("Subject")), maxSubjectBytes)
 	p.From, p.FromName = looseAddress(msg.Header.Get("From"))
 	if d, err := msg.Header.Date(); err == nil {
 		p.Date = d.UTC()
 	}
-	p.HeaderMessageID = truncate(strings.TrimSpace(msg.Header.Get("Message-ID")), 998)
+	p.HeaderMessageID = tempmail.Truncate(strings.TrimSpace(msg.Header.Get("Message-ID")), 998)
 	if i := bytes.Index(raw, []byte("\r\n\r\n")); i >= 0 {
-		p.Text = truncate(unixLines(string(raw[i+4:])), maxBodyBytes)
+		p.Text = tempmail.Truncate(unixLines(string(raw[i+4:])), maxBodyBytes)
 	} else if i := bytes.Index(raw, []byte("\n\n")); i >= 0 {
-		p.Text = truncate(string(raw[i+2:]), maxBodyBytes)
+		p.Text = tempmail.Truncate(string(raw[i+2:]), maxBodyBytes)
 	}
 	p.Links = links.Extract(p.Text, "")
 	return p
@@ -156,7 +157,7 @@ func looseAddress(v string) (addr, name string) {
 	if i, j := strings.LastIndexByte(v, '<'), strings.LastIndexByte(v, '>'); i >= 0 && j > i {
 		return strings.ToLower(strings.TrimSpace(v[i+1 : j])), strings.Trim(strings.TrimSpace(v[:i]), `"`)
 	}
-	return truncate(strings.ToLower(v), 254), ""
+	return tempmail.Truncate(strings.ToLower(v), 254), ""
 }
 
 // topHeaders returns the message's top-level headers: the first occurrence
@@ -172,7 +173,7 @@ func topHeaders(raw []byte) map[string]string {
 		if name == "" || seen[strings.ToLower(name)] {
 			return
 		}
-		v := truncate(enmime.DecodeRFC2047(strings.TrimSpace(value.String())), maxHeaderValue)
+		v := tempmail.Truncate(enmime.DecodeRFC2047(strings.TrimSpace(value.String())), maxHeaderValue)
 		if total+len(name)+len(v) > maxHeaderBytes {
 			return
 		}
@@ -266,21 +267,6 @@ func headerBlockEnded(raw []byte) io.Reader {
 // unixLines turns CRLF line ends into LF: clients expect text as text, and
 // the raw message keeps the original bytes.
 func unixLines(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
-
-// truncate cuts s to at most n bytes without splitting a UTF-8 sequence,
-// and replaces invalid UTF-8 so that JSON encoding is lossless.
-func truncate(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
 
 // attachmentID names one attachment of one recipient's copy of a message.
 func attachmentID(messageID string, n int) string {

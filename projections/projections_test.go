@@ -71,7 +71,7 @@ func deliver(t *testing.T, s *events.Store, in inboxRef, subject string) (string
 		ReceivedAt: time.Unix(1700000100, 0).UTC(), Size: 100, Content: events.Content{Raw: []byte("Subject: " + subject + "\r\n\r\nhi\r\n"),
 			From: "sender@example.com", FromName: "Sender", Subject: subject, Text: "body of " + subject,
 			Attachments: []events.Attachment{{ID: id + "-1", Filename: "a.txt", ContentType: "text/plain", Size: 3, Part: "2"}}}}
-	acks, err := s.Deliver(ctxT(t), []events.Copy{{Mail: ev, LifecycleSeq: in.lifecycleSeq, DedupeID: "dedupe-" + id}})
+	acks, err := s.AppendMail(ctxT(t), []events.Copy{{Mail: ev, LifecycleSeq: in.lifecycleSeq, DedupeID: "dedupe-" + id}})
 	if err != nil {
 		t.Fatalf("deliver to %s: %v", in.addr, err)
 	}

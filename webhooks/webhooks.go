@@ -106,7 +106,7 @@ func Open(ctx context.Context, js jetstream.JetStream, opts Options) (*Webhooks,
 	if opts.AttemptTimeout <= 0 {
 		opts.AttemptTimeout = attemptTimeout
 	}
-	jobs, err := ensureStream(ctx, js, jetstream.StreamConfig{
+	jobs, err := events.EnsureStream(ctx, js, jetstream.StreamConfig{
 		Name:        JobStream,
 		Description: "tempmail: outbound webhook deliveries to make",
 		Subjects:    []string{jobRoot + ".>", laterRoot + ".>"},
@@ -121,7 +121,7 @@ func Open(ctx context.Context, js jetstream.JetStream, opts Options) (*Webhooks,
 	if err != nil {
 		return nil, err
 	}
-	logs, err := ensureStream(ctx, js, jetstream.StreamConfig{
+	logs, err := events.EnsureStream(ctx, js, jetstream.StreamConfig{
 		Name:              LogStream,
 		Description:       "tempmail: recent outbound webhook attempts, per subscription",
 		Subjects:          []string{logRoot + ".>"},
@@ -167,14 +167,6 @@ func Open(ctx context.Context, js jetstream.JetStream, opts Options) (*Webhooks,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	return w, nil
-}
-
-func ensureStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
-	st, err := js.CreateOrUpdateStream(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("create stream %s: %w", cfg.Name, err)
-	}
-	return st, nil
 }
 
 // Instrument registers the webhook metrics with reg.

@@ -148,7 +148,7 @@ func deliverTo(t *testing.T, svc *service.Service, token, subject string) events
 		t.Fatal(err)
 	}
 	id := uuid.Must(uuid.NewV7()).String()
-	acks, err := svc.Store.Deliver(ctx, []events.Copy{{Mail: events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address,
+	acks, err := svc.Store.AppendMail(ctx, []events.Copy{{Mail: events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address,
 		ReceivedAt: time.Now().UTC(), Size: 10, Content: events.Content{Raw: []byte("Subject: " + subject + "\r\n\r\n."),
 			From: "a@example.com", Subject: subject}}, LifecycleSeq: in.LifecycleSeq, DedupeID: id}})
 	if err != nil {

@@ -433,7 +433,7 @@ func generateEvents(dir string, n int) error {
 				raw := message(in.addr, "gen-"+strconv.Itoa(i), 4096)
 				m := events.MailReceived{InboxID: in.id, MessageID: id, Address: in.addr, ReceivedAt: time.Now(), Size: int64(len(raw)),
 					Content: events.Content{Raw: raw, From: "bench@example.com", Subject: "gen-" + strconv.Itoa(i), Text: string(raw[200:])}}
-				if _, err := store.Deliver(ctx, []events.Copy{{Mail: m, LifecycleSeq: in.seq, DedupeID: id}}); err != nil {
+				if _, err := store.AppendMail(ctx, []events.Copy{{Mail: m, LifecycleSeq: in.seq, DedupeID: id}}); err != nil {
 					firstErr.CompareAndSwap(nil, err)
 					return
 				}

@@ -23,15 +23,15 @@ import (
 	"tempmail/projections"
 )
 
-// WebhookMessage is a message handed over by the inbound webhook.
-type WebhookMessage struct {
+// InboundMessage is a message handed over by the inbound webhook.
+type InboundMessage struct {
 	To  []string
 	Raw []byte // the whole message, as sent
 }
 
-// webhookJSON is the JSON form: either a message to build (to, from,
+// inboundJSON is the JSON form: either a message to build (to, from,
 // subject, text, html, attachments) or a raw one (to, raw).
-type webhookJSON struct {
+type inboundJSON struct {
 	To          json.RawMessage `json:"to"`
 	From        string          `json:"from"`
 	Subject     *string         `json:"subject"`
@@ -45,10 +45,10 @@ type webhookJSON struct {
 	} `json:"attachments"`
 }
 
-// ReadWebhook decodes a webhook request in any of API.md's forms: a raw
+// ReadInbound decodes a webhook request in any of API.md's forms: a raw
 // message body (message/rfc822 or text/plain) with ?to= recipients, or JSON.
 // Errors carry kinds the api maps to 400, 413 and 415.
-func (d *Deliverer) ReadWebhook(r *http.Request) (WebhookMessage, error) {
+func (d *Deliverer) ReadInbound(r *http.Request) (InboundMessage, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
 		mt = ""
@@ -57,54 +57,54 @@ func (d *Deliverer) ReadWebhook(r *http.Request) (WebhookMessage, error) {
 	case "message/rfc822", "text/plain":
 		raw, err := readLimited(r.Body, d.MaxMessageBytes)
 		if err != nil {
-			return WebhookMessage{}, err
+			return InboundMessage{}, err
 		}
 		to := r.URL.Query()["to"]
 		if len(to) == 0 {
-			return WebhookMessage{}, missing("to")
+			return InboundMessage{}, missing("to")
 		}
-		return WebhookMessage{To: to, Raw: raw}, checkRaw(raw)
+		return InboundMessage{To: to, Raw: raw}, checkRaw(raw)
 	case "application/json":
-		body, err := readLimited(r.Body, d.MaxWebhookBytes())
+		body, err := readLimited(r.Body, d.MaxInboundBytes())
 		if err != nil {
-			return WebhookMessage{}, err
+			return InboundMessage{}, err
 		}
-		var j webhookJSON
+		var j inboundJSON
 		if err := json.Unmarshal(body, &j); err != nil {
-			return WebhookMessage{}, tempmail.Errorf(tempmail.Invalid, "request body is not valid JSON: %v", err)
+			return InboundMessage{}, tempmail.Errorf(tempmail.Invalid, "request body is not valid JSON: %v", err)
 		}
 		return d.fromJSON(j)
 	}
-	return WebhookMessage{}, tempmail.Errorf(tempmail.Unsupported,
+	return InboundMessage{}, tempmail.Errorf(tempmail.Unsupported,
 		"Unsupported media type %q in request; send message/rfc822, text/plain or application/json", r.Header.Get("Content-Type"))
 }
 
-func (d *Deliverer) fromJSON(j webhookJSON) (WebhookMessage, error) {
+func (d *Deliverer) fromJSON(j inboundJSON) (InboundMessage, error) {
 	to, err := recipientsOf(j.To)
 	if err != nil {
-		return WebhookMessage{}, err
+		return InboundMessage{}, err
 	}
 	if j.Raw != "" {
 		raw, err := decodeBase64(j.Raw)
 		if err != nil {
-			return WebhookMessage{}, tempmail.Errorf(tempmail.Invalid, "raw is not valid base64")
+			return InboundMessage{}, tempmail.Errorf(tempmail.Invalid, "raw is not valid base64")
 		}
 		if int64(len(raw)) > d.MaxMessageBytes {
-			return WebhookMessage{}, tempmail.Errorf(tempmail.TooLarge, "message is larger than %d bytes", d.MaxMessageBytes)
+			return InboundMessage{}, tempmail.Errorf(tempmail.TooLarge, "message is larger than %d bytes", d.MaxMessageBytes)
 		}
-		return WebhookMessage{To: to, Raw: raw}, checkRaw(raw)
+		return InboundMessage{To: to, Raw: raw}, checkRaw(raw)
 	}
 	switch {
 	case j.From == "":
-		return WebhookMessage{}, missing("from")
+		return InboundMessage{}, missing("from")
 	case j.Subject == nil:
-		return WebhookMessage{}, missing("subject")
+		return InboundMessage{}, missing("subject")
 	case j.Text == nil:
-		return WebhookMessage{}, missing("text")
+		return InboundMessage{}, missing("text")
 	}
 	from, err := mail.ParseAddress(j.From)
 	if err != nil {
-		return WebhookMessage{}, tempmail.Errorf(tempmail.Invalid, "from is not an e-mail address: %q", j.From)
+		return InboundMessage{}, tempmail.Errorf(tempmail.Invalid, "from is not an e-mail address: %q", j.From)
 	}
 	b := enmime.Builder().From(from.Name, from.Address).Subject(*j.Subject).Text([]byte(*j.Text)).
 		Date(time.Now()).Header("Message-ID", "<"+uuid.NewString()+"@"+d.Hostname+">")
@@ -117,7 +117,7 @@ func (d *Deliverer) fromJSON(j webhookJSON) (WebhookMessage, error) {
 	for i, a := range j.Attachments {
 		data, err := decodeBase64(a.Data)
 		if err != nil {
-			return WebhookMessage{}, tempmail.Errorf(tempmail.Invalid, "attachments[%d].data is not valid base64", i)
+			return InboundMessage{}, tempmail.Errorf(tempmail.Invalid, "attachments[%d].data is not valid base64", i)
 		}
 		ct := a.ContentType
 		if ct == "" {
@@ -127,16 +127,16 @@ func (d *Deliverer) fromJSON(j webhookJSON) (WebhookMessage, error) {
 	}
 	part, err := b.Build()
 	if err != nil {
-		return WebhookMessage{}, tempmail.Wrap(tempmail.Invalid, err, "cannot build a message from these fields")
+		return InboundMessage{}, tempmail.Wrap(tempmail.Invalid, err, "cannot build a message from these fields")
 	}
 	var buf bytes.Buffer
 	if err := part.Encode(&buf); err != nil {
-		return WebhookMessage{}, tempmail.Wrap(tempmail.Invalid, err, "cannot build a message from these fields")
+		return InboundMessage{}, tempmail.Wrap(tempmail.Invalid, err, "cannot build a message from these fields")
 	}
 	if int64(buf.Len()) > d.MaxMessageBytes {
-		return WebhookMessage{}, tempmail.Errorf(tempmail.TooLarge, "message is larger than %d bytes", d.MaxMessageBytes)
+		return InboundMessage{}, tempmail.Errorf(tempmail.TooLarge, "message is larger than %d bytes", d.MaxMessageBytes)
 	}
-	return WebhookMessage{To: to, Raw: buf.Bytes()}, nil
+	return InboundMessage{To: to, Raw: buf.Bytes()}, nil
 }
 
 // recipientsOf accepts "to" as a string or an array of strings.
@@ -191,9 +191,9 @@ func decodeBase64(s string) ([]byte, error) {
 	return nil, errors.New("not base64")
 }
 
-// MaxWebhookBytes is the largest webhook request body: a message of up to
+// MaxInboundBytes is the largest webhook request body: a message of up to
 // MaxMessageBytes, which base64 and JSON framing make up to a third larger.
-func (d *Deliverer) MaxWebhookBytes() int64 { return d.MaxMessageBytes*4/3 + 64<<10 }
+func (d *Deliverer) MaxInboundBytes() int64 { return d.MaxMessageBytes*4/3 + 64<<10 }
 
 func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
@@ -207,10 +207,10 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// DeliverWebhook delivers a webhook message through the same path as SMTP.
+// DeliverInbound delivers a webhook message through the same path as SMTP.
 // Recipients that are not live inboxes are skipped; if none is, the error is
 // ErrNoMailbox.
-func (d *Deliverer) DeliverWebhook(r *http.Request, msg WebhookMessage) (Delivered, error) {
+func (d *Deliverer) DeliverInbound(r *http.Request, msg InboundMessage) (Delivered, error) {
 	start := time.Now()
 	if len(msg.To) > maxRecipients {
 		return Delivered{}, tempmail.Errorf(tempmail.Invalid, "at most %d recipients per message", maxRecipients)

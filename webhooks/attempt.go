@@ -20,6 +20,7 @@ import (
 	"tempmail/logs"
 	"tempmail/mailauth"
 	"tempmail/projections"
+	"tempmail/wire"
 )
 
 // lane is one subscription's share of a process: the jobs it holds, and
@@ -236,37 +237,29 @@ func (w *Webhooks) target(ctx context.Context, j job) (target, error) {
 // shape follows its type, one schema per type in the OpenAPI document
 // (components.schemas.Delivery).
 type payload struct {
-	Type      string `json:"type"`
-	Timestamp string `json:"timestamp"`
-	Data      any    `json:"data"`
+	Type      string    `json:"type"`
+	Timestamp wire.Time `json:"timestamp"`
+	Data      any       `json:"data"`
 }
 
 // receivedData is family A's email summary of a new message, with its inbox.
 type receivedData struct {
-	ID             string `json:"id"`
-	InboxID        string `json:"inbox_id"`
-	Address        string `json:"address"`
-	FromEmail      string `json:"from_email"`
-	FromName       string `json:"from_name"`
-	Subject        string `json:"subject"`
-	ReceivedAt     string `json:"received_at"`
-	IsRead         bool   `json:"is_read"`
-	Size           int64  `json:"size"`
-	HasAttachments bool   `json:"has_attachments"`
-	Preview        string `json:"preview"`
+	InboxID string `json:"inbox_id"`
+	Address string `json:"address"`
+	wire.EmailSummaryA
 	// Authentication is what SPF, DKIM and DMARC said, as in the
-	// message's detail; null when not checked or deleted.
+	// message's detail; null when not checked.
 	Authentication *mailauth.Result `json:"authentication"`
 }
 
 // goneData is a new message deleted before its delivery was made: where
 // and what size it was, nothing of what it said.
 type goneData struct {
-	ID         string `json:"id"`
-	InboxID    string `json:"inbox_id"`
-	Address    string `json:"address"`
-	ReceivedAt string `json:"received_at"`
-	Size       int64  `json:"size"`
+	ID         string    `json:"id"`
+	InboxID    string    `json:"inbox_id"`
+	Address    string    `json:"address"`
+	ReceivedAt wire.Time `json:"received_at"`
+	Size       int64     `json:"size"`
 }
 
 type readData struct {
@@ -289,15 +282,12 @@ type inboxData struct {
 	Address string `json:"address"`
 }
 
-// timeFormat is API.md's: RFC 3339, UTC, microseconds.
-const timeFormat = "2006-01-02T15:04:05.000000Z"
-
 // body builds a job's body. A new message is described as the views show
 // it when the attempt is made: what it says is never copied into the
 // outbox, and a message deleted before its delivery is delivered with its
 // ids, time and size only, which the job brought.
 func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
-	p := payload{Type: j.Kind, Timestamp: j.At.UTC().Format(timeFormat)}
+	p := payload{Type: j.Kind, Timestamp: wire.Time(j.At)}
 	switch j.Kind {
 	case events.HookMessageReceived:
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -309,17 +299,15 @@ func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
 		m, err := w.views.Message(ctx, j.MessageID)
 		switch {
 		case err == nil:
-			p.Data = receivedData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address,
-				FromEmail: m.From, FromName: m.FromName, Subject: m.Subject, Preview: m.Preview,
-				ReceivedAt: m.ReceivedAt.UTC().Format(timeFormat), IsRead: m.IsRead, Size: m.Size,
-				HasAttachments: len(m.Attachments) > 0, Authentication: m.Auth}
+			p.Data = receivedData{InboxID: j.InboxID, Address: j.Address, EmailSummaryA: wire.MessageSummaryA(m),
+				Authentication: m.Auth}
 		case tempmail.KindOf(err) == tempmail.NotFound:
 			at := j.ReceivedAt
 			if at.IsZero() {
 				at = j.At // a job enqueued by a version that did not keep the message's time
 			}
 			p.Data = goneData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address,
-				ReceivedAt: at.UTC().Format(timeFormat), Size: j.Size}
+				ReceivedAt: wire.Time(at), Size: j.Size}
 		default:
 			return nil, err
 		}

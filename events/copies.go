@@ -36,7 +36,7 @@ type sealedCopy struct {
 	object string    // the raw object, when the message is large
 }
 
-// Deliver stores every recipient's copy of one message: its MailReceived
+// AppendMail stores every recipient's copy of one message: its MailReceived
 // with the content sealed inside (and, for a large message, the sealed raw
 // source in the object store), and the retention schedule some copies
 // carry. Several copies are stored as one atomic batch. Each copy expects
@@ -47,8 +47,8 @@ type sealedCopy struct {
 //
 // When the outcome is unknown (IsUnknownOutcome) every key and object stays:
 // a stored event may refer to them. Otherwise what no stored event refers
-// to is erased before Deliver returns.
-func (s *Store) Deliver(ctx context.Context, ds []Copy) ([]Ack, error) {
+// to is erased before AppendMail returns.
+func (s *Store) AppendMail(ctx context.Context, ds []Copy) ([]Ack, error) {
 	copies := make([]*sealedCopy, 0, len(ds))
 	for i := range ds {
 		c, err := s.seal(ctx, &ds[i])

@@ -1,0 +1,55 @@
+// Package wire holds the JSON shapes that more than one package writes to
+// the world, so that each has one definition: the timestamp every answer
+// and webhook carries (Time), and family A's email summary, which family A
+// lists and outbound message.received webhooks carry (EmailSummaryA).
+// Shapes one package alone writes stay with it (api's families, the
+// webhook envelope).
+package wire
+
+import (
+	"time"
+
+	"tempmail/projections"
+)
+
+// Layout is how Time is written: RFC 3339, UTC, microseconds
+// (API.md "Conventions").
+const Layout = "2006-01-02T15:04:05.000000Z"
+
+// Time is a timestamp as tempmail writes it: Layout; the zero time is null.
+type Time time.Time
+
+// MarshalJSON writes t in Layout; the zero time is null.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if time.Time(t).IsZero() {
+		return []byte("null"), nil
+	}
+	return []byte(`"` + time.Time(t).UTC().Format(Layout) + `"`), nil
+}
+
+// EmailSummaryA is a message as family A lists it.
+type EmailSummaryA struct {
+	ID             string `json:"id"`
+	FromEmail      string `json:"from_email"`
+	FromName       string `json:"from_name"`
+	Subject        string `json:"subject"`
+	ReceivedAt     Time   `json:"received_at"`
+	IsRead         bool   `json:"is_read"`
+	Size           int64  `json:"size"`
+	HasAttachments bool   `json:"has_attachments"`
+	Preview        string `json:"preview"`
+}
+
+// SummaryA is a list entry (joined with its content) as family A lists it.
+func SummaryA(s *projections.Summary) EmailSummaryA {
+	return EmailSummaryA{ID: s.ID, FromEmail: s.From, FromName: s.FromName, Subject: s.Subject,
+		ReceivedAt: Time(s.ReceivedAt), IsRead: s.IsRead, Size: s.Size,
+		HasAttachments: len(s.Attachments) > 0, Preview: s.Preview}
+}
+
+// MessageSummaryA is a whole message as family A lists it.
+func MessageSummaryA(m *projections.Message) EmailSummaryA {
+	return EmailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
+		ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
+		HasAttachments: len(m.Attachments) > 0, Preview: m.Preview}
+}
