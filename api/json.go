@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"tempmail"
@@ -48,4 +49,17 @@ func decodeBody(r *http.Request, dst any) error {
 		return tempmail.Errorf(tempmail.Invalid, "request body must be a single JSON value")
 	}
 	return nil
+}
+
+// jsonInt reads a JSON number that is a whole number (not a string that
+// holds one, which json.Number would accept).
+func jsonInt(raw json.RawMessage) (int64, error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		return 0, errors.New("a string, not a number")
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(n.String(), 10, 64)
 }

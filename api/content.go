@@ -1,138 +1,138 @@
 package api
 
 import (
-	"encoding/json"
 	"html"
+	"io"
+	"mime"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
+
+	nethtml "golang.org/x/net/html"
 
 	"github.com/go-chi/chi/v5"
-	nethtml "golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
 	"tempmail"
-	"tempmail/command"
 	"tempmail/events"
+	"tempmail/ingest"
 	"tempmail/projections"
-	"tempmail/wire"
 )
 
-// Family C, beyond API.md's reads: what an inbox's owner does with its
-// token alone (create with a chosen name, look, delete, mark read, read the
-// raw source, download attachments, see the HTML body safely). The page
-// (package web) uses only these, so it works when --read-key and
-// --require-token guard everything else.
+// What a message holds beyond its fields: the raw source and attachments
+// (bounded by downloads.go), and family C's HTML body, served so that it
+// can neither run nor fetch anything (a sandbox and a content policy).
 
-// createTokenInbox makes a family C inbox: a random name on the default
-// domain, or the name and domain asked for (family B's rules for names).
-func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Name   json.RawMessage `json:"name"`
-		Domain string          `json:"domain"`
+func (s *Server) rawEmailA(w http.ResponseWriter, r *http.Request) {
+	if m, ok := s.lookupEmailA(w, r); ok {
+		s.serveRaw(w, r, familyA, m, false)
 	}
-	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
-	}
-	name, err := s.emailName(body.Name, "name")
-	var dom projections.Domain
-	switch {
-	case err != nil:
-	case body.Domain == "":
-		dom, err = s.defaultDomain(r)
-	case len(body.Domain) > 253:
-		err = tempmail.Errorf(tempmail.Invalid, "Domain not found or inactive")
-	default:
-		dom, err = s.activeDomain(r, func(d projections.Domain) bool { return d.Name == body.Domain })
-		err = asInvalid(err, "Domain not found or inactive")
-	}
-	if err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
-	}
-	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Random: 10,
-		Domain: dom, TTL: s.cfg.TokenInboxTTL})
-	if err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, tokenInbox{Token: in.Token, Address: in.Address,
-		CreatedAt: wire.Time(in.CreatedAt), ExpiresAt: wire.Time(in.ExpiresAt)})
 }
 
-type tokenInboxDetail struct {
-	tokenInbox
-	Count int `json:"count"`
-}
-
-func (s *Server) getTokenInbox(w http.ResponseWriter, r *http.Request) {
-	in, err := s.tokenInboxOf(r)
-	if err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
+// downloadAttachmentA serves an attachment's bytes. Its id is the message id
+// and its position, so no index is needed to find it.
+func (s *Server) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
+	id := strings.ToLower(chi.URLParam(r, "id"))
+	msgID := ""
+	if len(id) > 37 && id[36] == '-' {
+		msgID = id[:36]
 	}
-	writeJSON(w, http.StatusOK, tokenInboxDetail{tokenInbox{Token: in.Token, Address: in.Address,
-		CreatedAt: wire.Time(in.CreatedAt), ExpiresAt: wire.Time(in.ExpiresAt)}, in.Count})
-}
-
-func (s *Server) deleteTokenInbox(w http.ResponseWriter, r *http.Request) {
-	in, err := s.tokenInboxOf(r)
+	m, _, err := s.messageByID(r.Context(), msgID)
+	var att *events.Attachment
 	if err == nil {
-		err = asNotFound(s.commands.DeleteInbox(r.Context(), in), "Inbox not found")
+		for i := range m.Attachments {
+			if m.Attachments[i].ID == id {
+				att = &m.Attachments[i]
+			}
+		}
+		if att == nil {
+			err = errNotFound
+		}
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
 		return
 	}
-	w.WriteHeader(http.StatusNoContent)
+	s.serveAttachment(w, r, familyA, m, att)
 }
 
-// tokenMessageOf resolves {token} and {id} to a message of that inbox. On
-// failure it has answered.
-func (s *Server) tokenMessageOf(w http.ResponseWriter, r *http.Request) (*projections.Inbox, *projections.Message, bool) {
-	in, err := s.tokenInboxOf(r)
-	var m *projections.Message
-	if err == nil {
-		m, err = s.messageIn(r.Context(), in, chi.URLParam(r, "id"))
-		err = asNotFound(err, "Message not found")
-	}
+// serveRaw answers with a message exactly as received; download makes the
+// browser save it as <id>.eml rather than show it.
+func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, download bool) {
+	rc, err := s.openRaw(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return nil, nil, false
+		writeError(w, r, s.log, fam, asNotFound(err, notFoundFor(r)))
+		return
 	}
-	return in, m, true
+	defer rc.Close()
+	disposition := "inline"
+	if download {
+		disposition = "attachment"
+	}
+	w.Header().Set("Content-Type", "message/rfc822")
+	w.Header().Set("Content-Length", strconv.FormatInt(m.Size, 10))
+	w.Header().Set("Content-Disposition", disposition+`; filename="`+m.ID+`.eml"`)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	allowDownload(w, m.Size)
+	if _, err := io.Copy(w, rc); err != nil {
+		s.log.Warn("raw download interrupted", "id", m.ID, "err", err)
+	}
 }
 
-func (s *Server) markReadC(w http.ResponseWriter, r *http.Request) {
-	var body struct{}
-	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
-	}
-	in, m, ok := s.tokenMessageOf(w, r)
-	if !ok {
-		return
-	}
-	m, err := s.commands.MarkRead(r.Context(), m)
+// serveAttachment answers with the decoded bytes of one attachment.
+// It holds room in s.downloads meanwhile (downloads.go).
+func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, att *events.Attachment) {
+	held, err := s.downloads.take(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, familyC, asNotFound(err, "Message not found"))
+		writeError(w, r, s.log, fam, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toMessageC(m, in.Token))
+	defer func() { s.downloads.sem.Release(held) }()
+	raw, err := s.rawBytes(r.Context(), m)
+	if err != nil {
+		writeError(w, r, s.log, fam, asNotFound(err, notFoundFor(r)))
+		return
+	}
+	content, err := ingest.PartContent(raw, att.Part)
+	held = s.downloads.keep(held, int64(len(content)))
+	if err != nil {
+		writeError(w, r, s.log, fam, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))
+		return
+	}
+	w.Header().Set("Content-Type", att.ContentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(content)))
+	w.Header().Set("Content-Disposition", attachmentDisposition(att.Filename))
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	allowDownload(w, int64(len(content)))
+	_, _ = w.Write(content)
 }
 
-func (s *Server) deleteMessageC(w http.ResponseWriter, r *http.Request) {
-	_, m, ok := s.tokenMessageOf(w, r)
-	if !ok {
-		return
+// allowDownload gives a download of size bytes the time it needs: the
+// server's write timeout suits ordinary answers, and would cut off a large
+// message sent to a slow client. It allows a minute, and one more second
+// for every 32 KiB.
+func allowDownload(w http.ResponseWriter, size int64) {
+	d := time.Minute + time.Duration(size/(32<<10))*time.Second
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
+}
+
+// attachmentDisposition is `attachment; filename="name"`, or the RFC 2231
+// form when the name is not plain ASCII.
+func attachmentDisposition(name string) string {
+	plain := name != ""
+	for _, r := range name {
+		plain = plain && r >= 0x20 && r < 0x7f && r != '"' && r != '\\'
 	}
-	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
-		writeError(w, r, s.log, familyC, err)
-		return
+	if plain {
+		return `attachment; filename="` + name + `"`
 	}
-	w.WriteHeader(http.StatusNoContent)
+	if v := mime.FormatMediaType("attachment", map[string]string{"filename": name}); v != "" {
+		return v
+	}
+	return "attachment"
 }
 
 func (s *Server) rawC(w http.ResponseWriter, r *http.Request) {

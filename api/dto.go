@@ -1,0 +1,56 @@
+package api
+
+import (
+	"tempmail/events"
+	"tempmail/links"
+	"tempmail/mailauth"
+	"tempmail/projections"
+)
+
+// Shapes every family's message detail shares: its authentication
+// results and its links.
+
+// authentication is a message's check results as every family shows
+// them: null when it was not checked (--auth-checks off, or stored before
+// checks were made), and dkim an array, [] when unsigned.
+func authentication(a *mailauth.Result) *mailauth.Result {
+	if a == nil || a.DKIM != nil {
+		return a
+	}
+	c := *a // the stored content is shared: never changed
+	c.DKIM = []mailauth.DKIM{}
+	return &c
+}
+
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
+// messageLink is one link of a message as the details show it.
+type messageLink struct {
+	URL  string `json:"url"`
+	Text string `json:"text"`
+}
+
+// storedLinks are a message's links. Content stored before links were
+// kept has none (nil, not empty): they are found in its bodies now, which
+// costs what ingest would have spent, once per read.
+func storedLinks(m *projections.Message) []events.Link {
+	if m.Links == nil {
+		return links.Extract(m.Text, m.HTML)
+	}
+	return m.Links
+}
+
+// linksOf is a message's links for its details; never null.
+func linksOf(m *projections.Message) []messageLink {
+	list := storedLinks(m)
+	out := make([]messageLink, 0, len(list))
+	for _, l := range list {
+		out = append(out, messageLink{URL: l.URL, Text: l.Text})
+	}
+	return out
+}

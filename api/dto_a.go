@@ -1,0 +1,80 @@
+package api
+
+import (
+	"tempmail"
+	"tempmail/mailauth"
+	"tempmail/projections"
+	"tempmail/wire"
+)
+
+// Family A's shapes (API.md "Family A"): the answers of the inbox API
+// of the Django temp-mail service it follows. Its email summary is in
+// package wire: outbound webhooks carry it too.
+
+// inboxByAddressA is an inbox as the operator's lookup by address answers
+// it: its family A fields and the token the other families read it by.
+type inboxByAddressA struct {
+	inboxA
+	Token string `json:"token"`
+}
+
+type inboxA struct {
+	ID          string    `json:"id"`
+	Email       string    `json:"email"`
+	ExpiresAt   wire.Time `json:"expires_at"`
+	TTL         *int64    `json:"ttl"`
+	CreatedAt   wire.Time `json:"created_at"`
+	Domain      string    `json:"domain"`
+	AccessToken string    `json:"access_token"`
+	EmailCount  *int      `json:"email_count,omitempty"`
+}
+
+func toInboxA(in *projections.Inbox) inboxA {
+	_, domain := tempmail.SplitAddress(in.Address)
+	out := inboxA{ID: in.ID, Email: in.Address, ExpiresAt: wire.Time(in.ExpiresAt), CreatedAt: wire.Time(in.CreatedAt),
+		Domain: domain, AccessToken: in.Token}
+	if in.TTL > 0 {
+		out.TTL = &in.TTL
+	}
+	return out
+}
+
+type attachmentA struct {
+	ID          string `json:"id"`
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	FileSize    int64  `json:"file_size"`
+}
+
+type emailA struct {
+	ID          string        `json:"id"`
+	InboxID     string        `json:"inbox_id"`
+	MessageID   string        `json:"message_id"`
+	FromEmail   string        `json:"from_email"`
+	FromName    string        `json:"from_name"`
+	To          []string      `json:"to"`
+	Cc          []string      `json:"cc"`
+	Subject     string        `json:"subject"`
+	BodyText    longText      `json:"body_text"`
+	BodyHTML    longText      `json:"body_html"`
+	ReceivedAt  wire.Time     `json:"received_at"`
+	IsRead      bool          `json:"is_read"`
+	Size        int64         `json:"size"`
+	Attachments []attachmentA `json:"attachments"`
+	// Authentication is null for a message that was not checked.
+	Authentication *mailauth.Result `json:"authentication"`
+	Links          []messageLink    `json:"links"`
+}
+
+func (m emailA) longTextLen() int { return len(m.BodyText) + len(m.BodyHTML) }
+
+func toEmailA(m *projections.Message) emailA {
+	out := emailA{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
+		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: longText(m.Text),
+		BodyHTML: longText(m.HTML), ReceivedAt: wire.Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
+		Attachments: []attachmentA{}, Authentication: authentication(m.Auth), Links: linksOf(m)}
+	for _, a := range m.Attachments {
+		out.Attachments = append(out.Attachments, attachmentA{a.ID, a.Filename, a.ContentType, a.Size})
+	}
+	return out
+}

@@ -1,0 +1,56 @@
+package api
+
+import (
+	"tempmail/mailauth"
+	"tempmail/projections"
+	"tempmail/wire"
+)
+
+// Family B's shapes (API.md "Family B"): mailboxes by username and
+// messages by file name.
+
+type tempEmailB struct {
+	Success   bool      `json:"success"`
+	Email     string    `json:"email"`
+	InboxID   string    `json:"inbox_id"`
+	CreatedAt wire.Time `json:"created_at"`
+	Token     string    `json:"token"`
+}
+
+type attachmentB struct {
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+}
+
+type messageB struct {
+	Filename    string            `json:"filename"`
+	From        string            `json:"from"`
+	FromName    string            `json:"from_name"`
+	To          string            `json:"to"`
+	Subject     string            `json:"subject"`
+	Date        wire.Time         `json:"date"`
+	Size        int64             `json:"size"`
+	Headers     map[string]string `json:"headers"`
+	Body        longText          `json:"body"`
+	BodyHTML    longText          `json:"body_html"`
+	IsRead      bool              `json:"is_read"`
+	Attachments []attachmentB     `json:"attachments"`
+	// Authentication is null for a message that was not checked.
+	Authentication *mailauth.Result `json:"authentication"`
+}
+
+func (m messageB) longTextLen() int { return len(m.Body) + len(m.BodyHTML) }
+
+func toMessageB(m *projections.Message) messageB {
+	out := messageB{Filename: m.ID + ".eml", From: m.From, FromName: m.FromName, To: m.Address,
+		Subject: m.Subject, Date: wire.Time(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: longText(m.Text),
+		BodyHTML: longText(m.HTML), IsRead: m.IsRead, Attachments: []attachmentB{}, Authentication: authentication(m.Auth)}
+	if out.Headers == nil {
+		out.Headers = map[string]string{}
+	}
+	for _, a := range m.Attachments {
+		out.Attachments = append(out.Attachments, attachmentB{a.Filename, a.ContentType, a.Size})
+	}
+	return out
+}

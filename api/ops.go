@@ -1,0 +1,43 @@
+package api
+
+import "net/http"
+
+// What operators and orchestrators ask: /livez (the process runs) and
+// /readyz (it can serve, or what keeps it from serving).
+
+// livez answers while the process runs: a supervisor restarts it when it
+// does not.
+func (s *Server) livez(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// health is the body of /readyz.
+type health struct {
+	Status  string   `json:"status"` // ok, starting, stopping or failing
+	Failing []string `json:"failing,omitempty"`
+}
+
+// readyz answers 200 only while the service can do its work: started and
+// not stopping, and nothing the probe checks is failing. A load balancer
+// sends traffic elsewhere while it answers 503.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	h := health{Status: "ok"}
+	select {
+	case <-s.stopping:
+		h = health{Status: "stopping", Failing: []string{"shutting down"}}
+	default:
+		if !s.ready.Load() {
+			h = health{Status: "starting", Failing: []string{"starting up"}}
+		} else if s.probe != nil {
+			if failing := s.probe(r.Context()); len(failing) > 0 {
+				h = health{Status: "failing", Failing: failing}
+			}
+		}
+	}
+	if h.Status != "ok" {
+		w.Header().Set("Retry-After", "5")
+		writeJSON(w, http.StatusServiceUnavailable, h)
+		return
+	}
+	writeJSON(w, http.StatusOK, h)
+}

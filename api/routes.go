@@ -1,0 +1,202 @@
+package api
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"tempmail/web"
+)
+
+// The routes, and what every request goes through: the family a path
+// belongs to (which shapes its errors), bounded bodies, 404 and 405 in the
+// family's shape.
+
+func (s *Server) routes() chi.Router {
+	r := chi.NewRouter()
+	// Every path is served with and without its trailing slash, no redirect.
+	r.Use(middleware.StripSlashes)
+	// HEAD wherever GET is served (RFC 9110 §9.3.2): the GET handler
+	// answers, and net/http sends its headers without the body.
+	r.Use(middleware.GetHead)
+	r.Use(s.observe)
+	r.Use(s.recoverer)
+	r.Use(s.cors)
+	r.Use(s.boundBodies)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeErrorBody(w, familyOf(r), http.StatusNotFound, notFoundFor(r), true)
+	})
+	r.MethodNotAllowed(s.methodNotAllowed)
+
+	// The page for people (package web), and what it needs to know.
+	page := web.Handler()
+	r.Get("/", page.ServeHTTP)
+	r.Get("/ui/config.json", s.pageConfig)
+	r.Get("/ui/*", page.ServeHTTP)
+
+	r.Get("/livez", s.livez)
+	r.Get("/readyz", s.readyz)
+	r.Get("/healthz", s.readyz) // the name before /readyz, kept
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics, promhttp.HandlerOpts{}))
+	r.Get("/openapi.json", s.openAPI)
+
+	// Family A: the inbox API.
+	r.With(s.requireToken).Post("/api/webhook/email", s.inboundA)
+	r.With(s.requireToken).Get("/api/inboxes", s.inboxesByAddressA)
+	r.Group(func(r chi.Router) {
+		// Outbound webhook subscriptions: always the operator's token.
+		r.Use(s.requireToken)
+		r.With(s.limitCreates).Post("/api/webhooks", s.createSubscriptionA)
+		r.Get("/api/webhooks", s.listSubscriptionsA)
+		r.Get("/api/webhooks/{webhook}", s.getSubscriptionA)
+		r.Delete("/api/webhooks/{webhook}", s.deleteSubscriptionA)
+		r.Get("/api/webhooks/{webhook}/deliveries", s.deliveriesA)
+		r.Post("/api/webhooks/{webhook}/rotate-secret", s.rotateSecretA)
+	})
+	r.Group(func(r chi.Router) {
+		r.Use(s.optionalToken)
+		r.Get("/api/domains", s.domainsA)
+		r.With(s.limitCreates).Post("/api/inboxes/create_inbox", s.createInboxA)
+		// An inbox id is a UUID: the pattern keeps GET and DELETE off
+		// create_inbox beside it, which is served with POST alone (405).
+		r.Get("/api/inboxes/{id:"+uuidPattern+"}", s.getInboxA)
+		r.Delete("/api/inboxes/{id:"+uuidPattern+"}", s.deleteInboxA)
+		r.Get("/api/inboxes/{id}/emails", s.inboxEmailsA)
+		r.Get("/api/inboxes/{id}/events", s.eventsA)
+		r.Get("/api/emails/{id}", s.getEmailA)
+		r.Delete("/api/emails/{id}", s.deleteEmailA)
+		r.Post("/api/emails/{id}/mark_as_read", s.markReadA)
+		r.Get("/api/emails/{id}/raw", s.rawEmailA)
+		r.Get("/api/attachments/{id}/download", s.downloadAttachmentA)
+	})
+
+	// Family B: the mailbox API.
+	r.With(s.limitCreates).Post("/api/create-temp-email", s.createTempEmailB)
+	r.Get("/api/mailstore/mailbox/{username}", s.mailboxListB)
+	r.Get("/api/mailstore/mailbox/{username}/{filename}", s.getMessageB)
+	r.Post("/api/mailstore/mailbox/{username}/{filename}", s.markReadB)
+	r.Delete("/api/mailstore/mailbox/{username}/{filename}/delete", s.deleteMessageB)
+
+	// Family C: the token API, and what the token alone authorizes
+	// (family_c_inbox.go).
+	r.With(s.limitCreates).Post("/inboxes", s.createTokenInbox)
+	r.Get("/inboxes/{token}", s.getTokenInbox)
+	r.Delete("/inboxes/{token}", s.deleteTokenInbox)
+	r.Get("/inboxes/{token}/messages", s.tokenMessages)
+	r.Get("/inboxes/{token}/events", s.eventsC)
+	r.Get("/inboxes/{token}/messages/{id}", s.tokenMessage)
+	r.Delete("/inboxes/{token}/messages/{id}", s.deleteMessageC)
+	r.Post("/inboxes/{token}/messages/{id}/read", s.markReadC)
+	r.Get("/inboxes/{token}/messages/{id}/raw", s.rawC)
+	r.Get("/inboxes/{token}/messages/{id}/body.html", s.bodyHTML)
+	r.Get("/inboxes/{token}/messages/{id}/attachments/{n}", s.downloadAttachmentC)
+	r.With(s.limitCreates).Post("/inboxes/{token}/webhooks", s.createSubscriptionC)
+	r.Get("/inboxes/{token}/webhooks", s.listSubscriptionsC)
+	r.Get("/inboxes/{token}/webhooks/{webhook}", s.getSubscriptionC)
+	r.Delete("/inboxes/{token}/webhooks/{webhook}", s.deleteSubscriptionC)
+	r.Get("/inboxes/{token}/webhooks/{webhook}/deliveries", s.deliveriesC)
+	r.Post("/inboxes/{token}/webhooks/{webhook}/rotate-secret", s.rotateSecretC)
+	r.Get("/inboxes/{token}/latest", s.latestC)
+	r.Get("/inboxes/{token}/otp", s.findOTPC)
+	r.Get("/inboxes/{token}/link", s.findLinkC)
+	r.Get("/address/latest", s.addressLatestC)
+
+	// The MCP tools for AI agents (mcp.go).
+	if s.cfg.MCP {
+		r.Post("/mcp", s.mcpHandler().ServeHTTP)
+	}
+	return r
+}
+
+// boundBodies caps every request body as it is read (API.md: 1 MiB; the
+// webhook takes a message of up to --max-message-bytes, base64 in JSON),
+// and makes the server close a connection whose body ran over.
+func (s *Server) boundBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		limit := int64(maxBodyBytes)
+		if strings.HasPrefix(r.URL.Path, "/api/webhook/") {
+			limit = s.ingest.MaxInboundBytes()
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// familyOf tells which family a path belongs to, for error shapes.
+func familyOf(r *http.Request) family {
+	p := r.URL.Path
+	switch {
+	case strings.HasPrefix(p, "/api/mailstore/") || strings.HasPrefix(p, "/api/create-temp-email"):
+		return familyB
+	case strings.HasPrefix(p, "/api/"):
+		return familyA
+	case strings.HasPrefix(p, "/inboxes") || strings.HasPrefix(p, "/address/"):
+		return familyC
+	}
+	return familyOps
+}
+
+func notFoundFor(r *http.Request) string {
+	if familyOf(r) == familyA {
+		return notFoundA
+	}
+	return "Not found"
+}
+
+// methodNotAllowed answers a request for a path the router serves, but not
+// with its method: 405 with the Allow header (RFC 9110 §15.5.6), or, for
+// OPTIONS, 204 with Allow (§9.3.7). chi drops the allowed methods when the
+// handler is custom, so they are found by asking the router.
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	allow := s.allowed(r)
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	if r.Method == http.MethodOptions {
+		// A CORS preflight that asks for a method the path does not
+		// serve is refused as that request would be.
+		if want := r.Header.Get("Access-Control-Request-Method"); want == "" || slices.Contains(allow, want) {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	msg := "Method \"" + r.Method + "\" not allowed."
+	writeErrorBody(w, familyOf(r), http.StatusMethodNotAllowed, msg, true)
+}
+
+// allowed lists the methods r's path is served with, as Allow gives them:
+// HEAD with GET, and OPTIONS with any.
+func (s *Server) allowed(r *http.Request) []string {
+	path := routePath(r)
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if s.router.Match(chi.NewRouteContext(), m, path) {
+			out = append(out, m)
+			if m == http.MethodGet {
+				out = append(out, http.MethodHead)
+			}
+		}
+	}
+	if len(out) > 0 {
+		out = append(out, http.MethodOptions)
+	}
+	return out
+}
+
+// routePath is the path the router matches r by: without its trailing
+// slash (StripSlashes), "/" itself kept.
+func routePath(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePath != "" {
+		return rc.RoutePath
+	}
+	p := r.URL.RawPath
+	if p == "" {
+		p = r.URL.Path
+	}
+	if len(p) > 1 {
+		p = strings.TrimSuffix(p, "/")
+	}
+	return p
+}
