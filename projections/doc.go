@@ -26,9 +26,10 @@
 // the rest as JSON. Nothing in a view says what a message says: readers
 // join that in from its sealed content (events.Store.Content).
 //
-// The write path (worker.go): every process runs a worker per partition,
-// each partition's consumer pinned to one of them at a time. A worker
-// applies what is waiting in a batch, in memory (batch.go, apply.go),
+// The write path (worker.go, consumer.go): every process runs a worker
+// per partition, each partition's consumer pinned to one of them at a
+// time. A worker
+// applies what is waiting in a batch, in memory (batch.go, apply*.go),
 // hands the outbound webhooks it calls for to the outbox, then writes the
 // entries the batch changed, each once: first what the log is to forget,
 // then the entries, those a reader reaches first (inbox, address) after
