@@ -15,6 +15,7 @@ import (
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
+	t.Parallel()
 	c, err := Parse("serve", nil, env(nil), io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +41,7 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 }
 
 func TestFlagsWinOverTheirEnvironmentTwins(t *testing.T) {
+	t.Parallel()
 	e := env(map[string]string{"TEMPMAIL_HTTP_ADDR": ":9000", "TEMPMAIL_DOMAINS": "A.test, b.test",
 		"TEMPMAIL_REQUIRE_TOKEN": "true", "TEMPMAIL_MESSAGE_RETENTION": "30d", "TEMPMAIL_MAX_MESSAGE_BYTES": "10MiB"})
 	c, err := Parse("serve", []string{"--http-addr", "127.0.0.1:1234", "--min-inbox-ttl=1s"}, e, io.Discard)
@@ -56,6 +58,7 @@ func TestFlagsWinOverTheirEnvironmentTwins(t *testing.T) {
 }
 
 func TestBadValuesStopWithOneLineNamingTheFlag(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		env  map[string]string
@@ -114,6 +117,7 @@ func TestBadValuesStopWithOneLineNamingTheFlag(t *testing.T) {
 }
 
 func TestUnknownFlagsAreRefused(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	_, err := Parse("serve", []string{"--no-such-flag"}, env(nil), &out)
 	if err == nil || err.Error() != "unknown flag --no-such-flag ('tempmail serve -h' lists its flags)" {
@@ -218,6 +222,7 @@ func TestSizes(t *testing.T) {
 }
 
 func TestBooleanFlagsNeedNoValue(t *testing.T) {
+	t.Parallel()
 	c, err := Parse("serve", []string{"--require-token", "--log-level=debug"}, env(nil), io.Discard)
 	if err != nil || !c.RequireToken || c.LogLevel != slog.LevelDebug {
 		t.Fatalf("%+v %v", c, err)
@@ -225,6 +230,7 @@ func TestBooleanFlagsNeedNoValue(t *testing.T) {
 }
 
 func TestClusterAndExternalNATSFlagsMustFitTogether(t *testing.T) {
+	t.Parallel()
 	node := []string{"--cluster-name", "tm", "--server-name", "n1", "--cluster-addr", "127.0.0.1:6222",
 		"--routes", "nats://127.0.0.1:6222, nats://127.0.0.1:6223,nats://127.0.0.1:6224", "--nats-listen", "127.0.0.1:4222", "--replicas", "3"}
 	c, err := Parse("serve", node, env(nil), io.Discard)
@@ -263,6 +269,7 @@ func TestClusterAndExternalNATSFlagsMustFitTogether(t *testing.T) {
 }
 
 func TestLogAndBrowserFlags(t *testing.T) {
+	t.Parallel()
 	c, err := Parse("serve", []string{"--access-log", "--cors-origins", " https://App.Example.com , http://localhost:3000"},
 		env(map[string]string{"TEMPMAIL_LOG_FORMAT": "JSON"}), io.Discard)
 	if err != nil {
@@ -278,6 +285,7 @@ func TestLogAndBrowserFlags(t *testing.T) {
 }
 
 func TestHostnameAndAuthCheckFlags(t *testing.T) {
+	t.Parallel()
 	c, err := Parse("serve", []string{"--hostname", "MX.Example.com.", "--auth-checks=false"},
 		env(map[string]string{"TEMPMAIL_DNS_RESOLVER": "127.0.0.1:5353"}), io.Discard)
 	if err != nil {
@@ -321,6 +329,7 @@ func TestCatchAllDomains(t *testing.T) {
 }
 
 func TestFairShareFlags(t *testing.T) {
+	t.Parallel()
 	c, err := Parse("serve", []string{"--create-rate-per-client", "5/s", "--trusted-proxies", " 127.0.0.1, 10.0.0.0/8 ,::ffff:192.168.0.0/112,fd00::/8",
 		"--reserved-names", "Billing, support,billing", "--max-waiters-per-client", "0", "--max-stream-age", "90s"}, env(nil), io.Discard)
 	if err != nil {

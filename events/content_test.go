@@ -22,6 +22,7 @@ import (
 )
 
 func TestContentRecordKeepsEveryField(t *testing.T) {
+	t.Parallel()
 	c := Content{Raw: []byte("Subject: x\r\n\r\nline\n\x00\xff\r\n"), MailFrom: "bounce@example.com",
 		From: "a@example.com", FromName: "Ä", To: []string{"b@tempmail.test"}, Subject: "x\ny",
 		Date: time.Unix(1700000000, 0).UTC(), Text: "text\nwith \"quotes\" and \\ and \xe2\x82", HTML: "<p>\n</p>",
@@ -52,6 +53,7 @@ func TestContentRecordKeepsEveryField(t *testing.T) {
 }
 
 func TestSealOpensOnlyWithItsKeyAndMessage(t *testing.T) {
+	t.Parallel()
 	key, other := randomKey(), randomKey()
 	plain := bytes.Repeat([]byte("the quick brown fox "), 500)
 	sealed := seal(key, "m1", plain)
@@ -74,6 +76,7 @@ func TestSealOpensOnlyWithItsKeyAndMessage(t *testing.T) {
 }
 
 func TestSealedRawStreamsInFrames(t *testing.T) {
+	t.Parallel()
 	key := randomKey()
 	for _, size := range []int{0, 1, rawFrame - 1, rawFrame, rawFrame + 1, 5*rawFrame + 17} {
 		plain := make([]byte, size)
@@ -107,6 +110,7 @@ func randomKey() []byte {
 // never again, a reference reused after an erasure does not open the
 // erased message, and keys outlive a restart.
 func TestKeysKeepAndErase(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"file", "stream"} {
 		t.Run(kind, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -207,6 +211,7 @@ func embeddedJS(t testing.TB, dir string) jetstream.JetStream {
 // erasing the keys of the last slots cuts them off, erasing them all
 // empties it, and slots freed and cut off are never handed out twice.
 func TestKeyFileShrinksAsKeysAreErased(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	k, err := openFileKeys(dir)

@@ -30,6 +30,7 @@ func inbox(addr string) events.InboxCreated {
 }
 
 func TestConcurrentClaimsOfOneAddressExactlyOneWins(t *testing.T) {
+	t.Parallel()
 	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
 	ctx := ctxT(t)
 	for round := range 5 {
@@ -64,6 +65,7 @@ func TestConcurrentClaimsOfOneAddressExactlyOneWins(t *testing.T) {
 }
 
 func TestAddressCanBeClaimedAgainOnlyAfterItsInboxEnded(t *testing.T) {
+	t.Parallel()
 	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
 	ctx := ctxT(t)
 	ev := inbox("again@x.test")
@@ -90,6 +92,7 @@ func TestAddressCanBeClaimedAgainOnlyAfterItsInboxEnded(t *testing.T) {
 }
 
 func TestDeliveryIsDedupedAndRefusedAfterTheInboxEnds(t *testing.T) {
+	t.Parallel()
 	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
 	ctx := ctxT(t)
 	ev := inbox("mail@x.test")
@@ -121,6 +124,7 @@ func TestDeliveryIsDedupedAndRefusedAfterTheInboxEnds(t *testing.T) {
 }
 
 func TestEventsRoundTripAndUnknownVersionsAreRefused(t *testing.T) {
+	t.Parallel()
 	in := &events.MailReceived{InboxID: "i", MessageID: "m", Key: 7, Size: 3, Content: events.Content{Subject: "héllo"},
 		Sealed: []byte("sealed\nbytes\x00")}
 	b, err := events.Encode(in, time.Now())
@@ -155,6 +159,7 @@ func TestEventsRoundTripAndUnknownVersionsAreRefused(t *testing.T) {
 }
 
 func TestOpenStoreIsIdempotentAndKeepsThePartitionCount(t *testing.T) {
+	t.Parallel()
 	n := natstest.StartNode(t, t.TempDir())
 	ctx := ctxT(t)
 	s1, err := events.OpenStore(ctx, n.JS, events.StoreConfig{Partitions: 4})
@@ -190,6 +195,7 @@ func deliverOne(ctx context.Context, s *events.Store, m events.MailReceived, lif
 // earlier, the other ending that ends nothing, is in the projections'
 // tests: the live inbox still takes mail.)
 func TestPurgeOfAnEndingThatEndedNothingErasesTheInboxAndKeepsANewerClaim(t *testing.T) {
+	t.Parallel()
 	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
 	ctx := ctxT(t)
 	old := inbox("reused@x.test")

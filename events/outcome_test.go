@@ -126,6 +126,7 @@ func delivery(in events.InboxCreated, lifecycleSeq uint64, body []byte, dedupe s
 // stored MailReceived opens, with its raw bytes, and the inbox keeps its
 // expiry.
 func TestUnknownOutcomesAreResolvedNeverUndone(t *testing.T) {
+	t.Parallel()
 	e := newOutcomeEnv(t)
 	ctx := ctxT(t)
 

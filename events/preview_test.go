@@ -7,6 +7,7 @@ import (
 )
 
 func TestPreviewFoldsSpaceAndStopsAtTheLimit(t *testing.T) {
+	t.Parallel()
 	words := strings.Repeat("wörd ", 100)
 	cases := []struct{ text, html, want string }{
 		{"  Hello,\r\n\n\tworld  ", "", "Hello, world"},

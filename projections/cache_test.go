@@ -3,6 +3,7 @@ package projections
 import "testing"
 
 func TestCacheNeverGoesBackToAnOlderValue(t *testing.T) {
+	t.Parallel()
 	c := newCache(1 << 20)
 	_, ok, token := c.lookup("k")
 	if ok {
@@ -29,6 +30,7 @@ func TestCacheNeverGoesBackToAnOlderValue(t *testing.T) {
 }
 
 func TestCacheStaysWithinItsBytes(t *testing.T) {
+	t.Parallel()
 	c := newCache(1000)
 	for i := range 100 {
 		key := string(rune('a'+i%26)) + string(rune('a'+i/26))

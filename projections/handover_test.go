@@ -14,6 +14,7 @@ import (
 // one of them at a time; when one stops, the other takes its partitions over
 // and every event is applied once in effect.
 func TestPartitionsAreHandedOverWhenAWorkerStops(t *testing.T) {
+	t.Parallel()
 	node := natstest.StartNode(t, t.TempDir())
 	store := natstest.OpenStore(t, node)
 	start := func() *Views {

@@ -15,6 +15,7 @@ import (
 // restores it; a rotation that raced another, or came after the
 // subscription ended, records nothing.
 func TestRotatedSecretsSurviveARebuild(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, t.TempDir())
 	ctx := ctxT(t)
 	in := createInbox(t, e.store, "hooked@one.test", 0)

@@ -36,6 +36,7 @@ func (r *rebinding) LookupNetIP(ctx context.Context, network, host string) ([]ne
 // subscription and resolves to loopback at delivery is refused on the
 // address dialled, and nothing reaches the server there.
 func TestGuardChecksTheAddressActuallyDialled(t *testing.T) {
+	t.Parallel()
 	reached := false
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached = true }))
 	defer srv.Close()

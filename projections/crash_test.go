@@ -1,0 +1,228 @@
+package projections
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"tempmail/events"
+)
+
+func TestApplyingAnEventAgainChangesNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, t.TempDir())
+	populate(t, e.store)
+	ctx := ctxT(t)
+	if err := e.views.CaughtUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.views.Stop()
+	before := snapshot(t, e.node.JS, bucketName(1))
+
+	// Every event again, in order, in one batch and one by one: each old
+	// event now meets entries that already reflect it or a later one, as
+	// after a redelivery or an overlapping hand-over.
+	all := newBatch(ctx, newKVStore(e.node.JS, e.views.entries, bucketName(1)), Rules{}, func(string) string { return "p" })
+	for _, ev := range storedEvents(t, e.store) {
+		one := newBatch(ctx, newKVStore(e.node.JS, e.views.entries, bucketName(1)), Rules{}, func(string) string { return "p" })
+		for _, b := range []*batch{all, one} {
+			if err := b.apply(ev.Seq, ev.Subject, ev.Time, ev.Payload); err != nil {
+				t.Fatalf("re-apply %d: %v", ev.Seq, err)
+			}
+		}
+		if ws, d := one.changes(); len(ws) != 0 || d["p"] != (Counts{}) || !one.forget.Empty() {
+			t.Errorf("re-applying %d alone would write %d entries, change the counts by %+v and forget %+v", ev.Seq, len(ws), d, one.forget)
+		}
+	}
+	if ws, d := all.changes(); len(ws) != 0 || d["p"] != (Counts{}) || !all.forget.Empty() {
+		t.Errorf("re-applying every event would write %d entries, change the counts by %+v and forget %+v", len(ws), d, all.forget)
+	}
+	diffSnapshots(t, before, snapshot(t, e.node.JS, bucketName(1)))
+}
+
+// crashingStore is the real KV store, cut off after a number of writes: the
+// process "dies" there, with whatever it wrote before in place.
+type crashingStore struct {
+	viewStore
+	writesLeft int
+}
+
+var errCrashed = errors.New("crashed")
+
+func (c *crashingStore) write(ctx context.Context, ws []change) error {
+	n := min(c.writesLeft, len(ws))
+	c.writesLeft -= n
+	if err := c.viewStore.write(ctx, ws[:n]); err != nil {
+		return err
+	}
+	if n < len(ws) {
+		return errCrashed
+	}
+	return nil
+}
+
+func TestProjectionResumesAfterCrashMidBatch(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, t.TempDir())
+	e.views.Stop() // this test applies events itself
+	ctx := ctxT(t)
+	s := e.store
+	if _, err := s.AppendDomainEvent(ctx, &events.DomainAdded{ID: 1, Name: "one.test"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	a := createInbox(t, s, "a@one.test", 0)
+	ids := []string{}
+	for i := range pageMaxItems + 4 {
+		id, _ := deliver(t, s, a, fmt.Sprint("m", i))
+		ids = append(ids, id)
+	}
+	for _, p := range []events.Payload{
+		&events.MarkedRead{InboxID: a.id, MessageID: ids[1]},
+		&events.Deleted{InboxID: a.id, MessageID: ids[len(ids)-1]},
+		&events.Deleted{InboxID: a.id, MessageID: ids[0]},
+		&events.MarkedRead{InboxID: a.id, MessageID: ids[2]},
+		&events.MarkedRead{InboxID: a.id, MessageID: ids[3]},
+		&events.Deleted{InboxID: a.id, MessageID: ids[2]},
+		&events.MarkedRead{InboxID: a.id, MessageID: ids[len(ids)-2]},
+	} {
+		var msgID string
+		switch p := p.(type) {
+		case *events.MarkedRead:
+			msgID = p.MessageID
+		case *events.Deleted:
+			msgID = p.MessageID
+		}
+		if _, err := s.AppendMessageEvent(ctx, a.addr, a.id, msgID, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	subscribe(t, s, "", inboxRef{})
+	b := createInbox(t, s, "b@one.test", 0)
+	subscribe(t, s, "b", b)
+	deliver(t, s, b, "b0")
+	if _, err := s.EndInbox(ctx, b.addr, &events.InboxExpired{InboxID: b.id, Address: b.addr}, b.lifecycleSeq); err != nil {
+		t.Fatal(err)
+	}
+	evs := storedEvents(t, s)
+	const per = 5 // events in a batch
+	partOf := func(string) string { return "p" }
+
+	// run applies every event, per events a batch, as a worker does: a
+	// batch that fails is applied again, from what the store then holds,
+	// with the counts as before it (the worker keeps them).
+	run := func(st viewStore) (Counts, events.Forget) {
+		var counts Counts
+		var forget events.Forget
+		for i := 0; i < len(evs); i += per {
+			b := newBatch(ctx, st, Rules{MaxMessages: pageMaxItems + 2}, partOf)
+			for attempt := 0; ; attempt++ {
+				if attempt > 0 {
+					b = b.retry(ctx, st)
+				}
+				for _, ev := range evs[i:min(i+per, len(evs))] {
+					if err := b.apply(ev.Seq, ev.Subject, ev.Time, ev.Payload); err != nil {
+						t.Fatalf("apply %d: %v", ev.Seq, err)
+					}
+				}
+				ws, d := b.changes()
+				err := st.write(ctx, ws)
+				if errors.Is(err, errCrashed) && attempt == 0 {
+					if c, ok := st.(*crashingStore); ok {
+						c.writesLeft = 1 << 30 // the process restarts
+						if k, ok := c.viewStore.(*kvStore); ok {
+							k.forgetAll()
+						}
+					}
+					// The forget of the failed attempt was written first
+					// (f.<part>): it is kept, whatever the retry finds.
+					forget.Add(b.forget)
+					continue
+				}
+				if err != nil {
+					t.Fatalf("write batch at event %d: %v", evs[i].Seq, err)
+				}
+				counts.add(d["p"])
+				forget.Add(b.forget)
+				break
+			}
+		}
+		return counts, forget
+	}
+	freshBucket := func(gen int) *kvStore {
+		kv, err := viewsBucket(ctx, e.node.JS, gen, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := events.NewEntries(ctx, e.node.JS, kv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return newKVStore(e.node.JS, entries, bucketName(gen))
+	}
+	counter := &crashingStore{viewStore: freshBucket(100), writesLeft: 1 << 30}
+	total, wantForget := run(counter)
+	// a lives with 32 of its 36 messages (2 evicted by the cap, 2
+	// deleted; the events about those evicted are moot); b expired with
+	// its message.
+	if total != (Counts{Inboxes: 1, Messages: pageMaxItems}) {
+		t.Fatalf("counts %+v, want 1 inbox and %d messages", total, pageMaxItems)
+	}
+	writes := 1<<30 - counter.writesLeft
+	wantSnap := snapshot(t, e.node.JS, bucketName(100))
+
+	// Crash after every possible number of writes, then resume from the
+	// batch that was not finished (all before it were acknowledged).
+	for n := 0; n < writes; n++ {
+		gen := 200 + n
+		crash := &crashingStore{viewStore: freshBucket(gen), writesLeft: n}
+		counts, forget := run(crash)
+		diffSnapshots(t, wantSnap, snapshot(t, e.node.JS, bucketName(gen)))
+		if counts != total {
+			t.Errorf("crash point %d: counts %+v, want %+v", n, counts, total)
+		}
+		if !sameForget(forget, wantForget) {
+			t.Errorf("crash point %d: forgets %+v, want at least %+v", n, forget, wantForget)
+		}
+		if t.Failed() {
+			t.Fatalf("views differ after a crash at write %d (counts %+v, want %+v)", n, counts, total)
+		}
+		_ = e.node.JS.DeleteKeyValue(ctx, bucketName(gen))
+	}
+	t.Logf("checked %d crash points", writes)
+	if writes < 20 {
+		t.Fatalf("only %d writes: the scenario is too small to mean anything", writes)
+	}
+}
+
+// sameForget reports whether got forgets at least everything want does.
+func sameForget(got, want events.Forget) bool {
+	msgs := map[string]bool{}
+	for _, m := range got.Messages {
+		msgs[m.ID] = true
+	}
+	seqs := map[uint64]bool{}
+	for _, s := range got.Seqs {
+		seqs[s] = true
+	}
+	inboxes := map[string]bool{}
+	for _, in := range got.Inboxes {
+		inboxes[in.ID] = true
+	}
+	for _, m := range want.Messages {
+		if !msgs[m.ID] {
+			return false
+		}
+	}
+	for _, s := range want.Seqs {
+		if !seqs[s] {
+			return false
+		}
+	}
+	for _, in := range want.Inboxes {
+		if !inboxes[in.ID] {
+			return false
+		}
+	}
+	return true
+}
