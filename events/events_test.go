@@ -275,3 +275,24 @@ func TestPurgeOfAnEndingThatEndedNothingErasesTheInboxAndKeepsANewerClaim(t *tes
 		t.Errorf("the newer inbox can no longer be ended: %v", err)
 	}
 }
+
+// TestForgettingWhatIsGoneAlreadyIsDone: the views may ask the log to
+// forget an event a purge took out before (an inbox's purge and a
+// message's deletion forget the same event): that is done, not an error to
+// retry, or the partition would stop behind it for good.
+func TestForgettingWhatIsGoneAlreadyIsDone(t *testing.T) {
+	t.Parallel()
+	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	ctx := ctxT(t)
+	created, err := s.CreateInbox(ctx, inbox("gone@x.test"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stream().DeleteMsg(ctx, created.Seq); err != nil {
+		t.Fatal(err)
+	}
+	// Once deleted, and one never written.
+	if err := s.Forget(ctx, events.Forget{Seqs: []uint64{created.Seq, created.Seq + 1000}}, nil); err != nil {
+		t.Errorf("forgetting events gone already: %v", err)
+	}
+}

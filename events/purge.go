@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -128,10 +131,43 @@ func (s *Store) deleteSeqs(ctx context.Context, seqs []uint64) error {
 	return nil
 }
 
+// isNotFound tells an event that is gone already: a deletion of it has
+// nothing left to do.
 func isNotFound(err error) bool {
+	code := apiErrorCode(err)
+	return errors.Is(err, jetstream.ErrMsgNotFound) || code == jetstream.JSErrCodeMessageNotFound ||
+		code == jsErrSequenceNotFound ||
+		(code == jsErrDeleteFailed && (strings.Contains(err.Error(), "no message found") ||
+			strings.Contains(err.Error(), "stream store EOF")))
+}
+
+// The server's answers to a deletion of an event that is not there:
+// "sequence N not found", or "message delete failed" saying "no message
+// found" (deleted before, by an inbox's purge say) or "stream store EOF"
+// (past the stream's last).
+const (
+	jsErrSequenceNotFound = 10043
+	jsErrDeleteFailed     = 10057
+)
+
+// errCodeRe finds the server's error code in the text of an error the
+// client did not wrap: nats.go's DeleteMsg reports a refusal as
+// ErrMsgDeleteUnsuccessful with the API error formatted into its text.
+var errCodeRe = regexp.MustCompile(`err_code=(\d+)`)
+
+// apiErrorCode is the JetStream API error code err carries; 0 for none.
+func apiErrorCode(err error) jetstream.ErrorCode {
 	var apiErr *jetstream.APIError
-	return errors.Is(err, jetstream.ErrMsgNotFound) ||
-		(errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeMessageNotFound)
+	if errors.As(err, &apiErr) {
+		return apiErr.ErrorCode
+	}
+	if err != nil {
+		if m := errCodeRe.FindStringSubmatch(err.Error()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return jetstream.ErrorCode(n)
+		}
+	}
+	return 0
 }
 
 // purgeInbox erases what an ended inbox's messages said and takes every
