@@ -333,7 +333,7 @@ func (k *streamKeys) Erase(ctx context.Context, ref uint64, messageID string) er
 	if m.Subject != keySubject(messageID) {
 		return nil
 	}
-	if err := k.stream.SecureDeleteMsg(ctx, ref); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+	if err := k.stream.SecureDeleteMsg(ctx, ref); err != nil && !isNotFound(err) { // erased meanwhile
 		return unavailable(err)
 	}
 	return nil
