@@ -1,12 +1,3 @@
-// Package servicetest runs the whole service for tests, through the one
-// assembly (service.Start) that `tempmail serve` runs: embedded NATS with
-// its store in the test's temporary directory, the views and their
-// workers, and HTTP and SMTP on loopback ports the system picks. Tests
-// outside events and projections get their NATS here, never by hand, so
-// that what they try is what runs.
-//
-// The event stream has 2 partitions in tests (16 in service), enough for
-// inboxes to share partitions and for partitions to differ.
 package servicetest
 
 import (
