@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"errors"
@@ -35,7 +35,7 @@ func TestPlusAddressesReachTheirInbox(t *testing.T) {
 	off := newHarness(t, func(c *config.Config) { c.PlusAddressing = false })
 	_, address = off.tokenInbox()
 	local, domain, _ = strings.Cut(address, "@")
-	c, err := smtp.Dial(off.smtp.Addr())
+	c, err := smtp.Dial(off.svc.SMTPAddr())
 	if err != nil {
 		t.Fatal(err)
 	}

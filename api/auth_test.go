@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"encoding/json"
@@ -10,20 +10,6 @@ import (
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
 )
-
-// testVerifier is the checker the service builds from cfg, for a test
-// that gives a DNS server of its own (authChecks); nil otherwise, so that
-// no test asks the network's DNS.
-func testVerifier(t *testing.T, cfg config.Config) *mailauth.Verifier {
-	if !cfg.AuthChecks || cfg.DNSResolver == "" {
-		return nil
-	}
-	r, err := mailauth.NewResolver(mailauth.ResolverConfig{Server: cfg.DNSResolver})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &mailauth.Verifier{DNS: r}
-}
 
 // authChecks turns the checks on, asking dns.
 func authChecks(dns *authtest.DNS) func(*config.Config) {

@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"net/http"
@@ -70,8 +70,8 @@ func TestLongAndStrangeInputsNeverReachNATS(t *testing.T) {
 	h.expect(r, http.StatusNotFound, `{"error":"Inbox not found or expired"}`)
 
 	// The connection to NATS is still there, and the service still serves.
-	if !h.node.Conn.IsConnected() {
-		t.Fatalf("the NATS connection is %v after the requests: %v", h.node.Conn.Status(), h.node.Conn.LastError())
+	if !h.svc.Node.Conn.IsConnected() {
+		t.Fatalf("the NATS connection is %v after the requests: %v", h.svc.Node.Conn.Status(), h.svc.Node.Conn.LastError())
 	}
 	h.sendMail(address, "Subject: still here\r\n\r\nhello\r\n")
 	if got := h.waitLatest(token, ""); got["subject"] != "still here" {

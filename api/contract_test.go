@@ -1,4 +1,4 @@
-package api
+package api_test
 
 // The OpenAPI document (openapi.json) as the tests hold the service to it:
 // every answer a test receives over HTTP goes through contract.check, so a
@@ -38,6 +38,8 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/pb33f/libopenapi/orderedmap"
+
+	"tempmail/api"
 )
 
 // undocumentedRoutes are the routes that may be served without an
@@ -79,7 +81,7 @@ type contract struct {
 
 func newContract(t testing.TB, router chi.Routes) *contract {
 	t.Helper()
-	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(openAPIDocument),
+	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(api.OpenAPIDocument),
 		&datamodel.DocumentConfiguration{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("openapi.json: %v", err)
@@ -99,7 +101,7 @@ func newContract(t testing.TB, router chi.Routes) *contract {
 	// second a harness) than compiling the few a test's answers need.
 	c.strict = responses.NewResponseBodyValidator(c.model, c.opts...)
 	c.lax = responses.NewResponseBodyValidator(c.model, config.WithFormatAssertions())
-	if err := json.Unmarshal([]byte(openAPIDocument), &c.raw); err != nil {
+	if err := json.Unmarshal([]byte(api.OpenAPIDocument), &c.raw); err != nil {
 		t.Fatal(err)
 	}
 	for p := range c.model.Paths.PathItems.KeysFromOldest() {
@@ -289,7 +291,15 @@ func (c *contract) checkUnrouted(req *http.Request, resp *http.Response, body []
 		}
 		return problems
 	}
-	name := map[family]string{familyA: "ErrorDetail", familyB: "ErrorB", familyC: "Error", familyOps: "Error"}[familyOf(req)]
+	var name string
+	switch api.FamilyOf(req) {
+	case api.FamilyA:
+		name = "ErrorDetail"
+	case api.FamilyB:
+		name = "ErrorB"
+	case api.FamilyC, api.FamilyOps:
+		name = "Error"
+	}
 	return append(problems, c.checkAs(req, resp, body, name)...)
 }
 

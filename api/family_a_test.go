@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"fmt"
@@ -8,12 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"tempmail/config"
 )
 
 func (h *harness) sendMail(to, raw string) {
 	h.t.Helper()
-	if err := smtp.SendMail(h.smtp.Addr(), nil, "sender@example.com", []string{to}, []byte(raw)); err != nil {
+	if err := smtp.SendMail(h.svc.SMTPAddr(), nil, "sender@example.com", []string{to}, []byte(raw)); err != nil {
 		h.t.Fatalf("SMTP to %s: %v", to, err)
 	}
 }
@@ -30,6 +32,13 @@ func (h *harness) waitLatest(token, after string) map[string]any {
 }
 
 const jsonCT = "application/json"
+
+// isUUID reports whether id is a UUID in its canonical text form, as the
+// service's ids are.
+func isUUID(id string) bool {
+	u, err := uuid.Parse(id)
+	return err == nil && u.String() == id
+}
 
 // createInboxA makes a family A inbox on domain 1 and returns its JSON.
 func (h *harness) createInboxA(body string) map[string]any {
@@ -61,7 +70,7 @@ func TestCreateInboxA(t *testing.T) {
 	if len(local) != 10 || strings.Trim(local, "abcdefghijklmnopqrstuvwxyz0123456789") != "" || domain != "other.test" || v["domain"] != "other.test" {
 		t.Errorf("email %q domain %v", email, v["domain"])
 	}
-	if v["ttl"] != float64(3600) || !validID(v["id"].(string)) || v["access_token"] == "" {
+	if v["ttl"] != float64(3600) || !isUUID(v["id"].(string)) || v["access_token"] == "" {
 		t.Errorf("inbox %v", v)
 	}
 	created, _ := time.Parse(time.RFC3339, v["created_at"].(string))
@@ -217,7 +226,7 @@ func TestExpiredInboxA(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond)
 	h.expect(h.do("GET", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
 	h.expect(h.do("GET", "/api/inboxes/"+id+"/emails/", ""), 404, `{"detail":"Not found."}`)
-	if err := smtp.SendMail(h.smtp.Addr(), nil, "s@example.com", []string{addr}, []byte("Subject: late\r\n\r\nx\r\n")); err == nil ||
+	if err := smtp.SendMail(h.svc.SMTPAddr(), nil, "s@example.com", []string{addr}, []byte("Subject: late\r\n\r\nx\r\n")); err == nil ||
 		!strings.Contains(err.Error(), "550") {
 		t.Errorf("SMTP to an expired inbox: %v, want 550", err)
 	}

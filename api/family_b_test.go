@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ func TestCreateTempEmailB(t *testing.T) {
 	r := h.do("POST", "/api/create-temp-email/", "")
 	v := r.JSON(t)
 	local, domain, _ := strings.Cut(v["email"].(string), "@")
-	if r.Status != 201 || v["success"] != true || len(local) != 12 || domain != "tempmail.test" || !validID(v["inbox_id"].(string)) ||
+	if r.Status != 201 || v["success"] != true || len(local) != 12 || domain != "tempmail.test" || !isUUID(v["inbox_id"].(string)) ||
 		v["token"] == "" || !strings.Contains(v["created_at"].(string), ".") {
 		t.Errorf("random: %d %v", r.Status, v)
 	}

@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 func (h *harness) consumers() int {
 	h.t.Helper()
 	n := 0
-	streams := h.js.ListStreams(context.Background())
+	streams := h.svc.Node.JS.ListStreams(context.Background())
 	for info := range streams.Info() {
 		n += info.State.Consumers
 	}
@@ -58,7 +58,7 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			resp, err := client.Get(h.http.URL + "/inboxes/" + token + "/latest/?wait=10")
+			resp, err := client.Get(h.url + "/inboxes/" + token + "/latest/?wait=10")
 			if err != nil {
 				results <- err.Error()
 				return
@@ -68,10 +68,10 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 		})
 	}
 	deadline := time.Now().Add(20 * time.Second)
-	for h.views.Hub().Waiters() < n && time.Now().Before(deadline) {
+	for h.svc.Views.Hub().Waiters() < n && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if w := h.views.Hub().Waiters(); w != n {
+	if w := h.svc.Views.Hub().Waiters(); w != n {
 		t.Fatalf("%d requests held on the hub, want %d", w, n)
 	}
 	if after := h.consumers(); after != before {
@@ -80,7 +80,7 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 	// While they are held, nothing asks NATS for anything on their behalf:
 	// a loop re-reading views would show as messages into the server.
 	varz := func() int64 {
-		v, err := h.node.Server().Varz(nil)
+		v, err := h.svc.Node.Server().Varz(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 	if ok != n {
 		t.Errorf("%d of %d held requests got the message", ok, n)
 	}
-	if w := h.views.Hub().Waiters(); w != 0 {
+	if w := h.svc.Views.Hub().Waiters(); w != 0 {
 		t.Errorf("%d hub subscriptions left after the requests ended", w)
 	}
 }

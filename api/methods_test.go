@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ func send(t *testing.T, h *harness, method, path string) response {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, h.http.URL+path, nil)
+	req, err := http.NewRequestWithContext(ctx, method, h.url+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi/datamodel"
 
+	"tempmail/api"
 	"tempmail/config"
 )
 
@@ -25,7 +26,7 @@ import (
 // parameters are declared, and it is indented as json.Indent writes it, so
 // that hand edits keep one layout.
 func TestOpenAPIDocumentIsValid(t *testing.T) {
-	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(openAPIDocument),
+	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(api.OpenAPIDocument),
 		&datamodel.DocumentConfiguration{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -79,16 +80,16 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	}
 
 	var compact, indented bytes.Buffer
-	if err := json.Compact(&compact, []byte(openAPIDocument)); err != nil {
+	if err := json.Compact(&compact, []byte(api.OpenAPIDocument)); err != nil {
 		t.Fatal(err)
 	}
 	_ = json.Indent(&indented, compact.Bytes(), "", "  ")
 	indented.WriteByte('\n')
-	if indented.String() != openAPIDocument {
+	if indented.String() != api.OpenAPIDocument {
 		t.Error("openapi.json is not indented as json.Indent(doc, \"\", \"  \") writes it (plus a final newline); " +
 			"reformat it, e.g. with jq --indent 2 . or python3 -m json.tool --indent 2 --no-ensure-ascii")
 	}
-	if src, err := os.ReadFile("openapi.json"); err != nil || string(src) != openAPIDocument {
+	if src, err := os.ReadFile("openapi.json"); err != nil || string(src) != api.OpenAPIDocument {
 		t.Errorf("the embedded document is not openapi.json as it is now (%v)", err)
 	}
 }
@@ -97,11 +98,11 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 // of the document, and every operation a route, but for the routes being
 // built elsewhere (undocumentedRoutes).
 func TestOpenAPICoversEveryRoute(t *testing.T) {
-	srv := New(Deps{Config: config.Default(), Log: slog.New(slog.DiscardHandler)})
-	c := newContract(t, srv.router)
+	srv := api.New(api.Deps{Config: config.Default(), Log: slog.New(slog.DiscardHandler)})
+	c := newContract(t, srv.Router())
 
 	served := map[string]bool{}
-	err := chi.Walk(srv.router, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+	err := chi.Walk(srv.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 		served[method+" "+routeKey(route)] = true
 		if _, ok := c.docPaths[routeKey(route)]; !ok && !undocumented(route) {
 			t.Errorf("%s %s is served and not in api/openapi.json", method, route)
@@ -132,7 +133,7 @@ func TestOpenAPIServed(t *testing.T) {
 	for _, p := range []string{"/openapi.json", "/openapi.json/"} {
 		r := h.do("GET", p, "")
 		if r.Status != http.StatusOK || r.Header.Get("Content-Type") != "application/json; charset=utf-8" ||
-			string(r.Body) != openAPIDocument || r.Header.Get("X-Content-Type-Options") != "nosniff" {
+			string(r.Body) != api.OpenAPIDocument || r.Header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("GET %s: %d %q, %d bytes", p, r.Status, r.Header.Get("Content-Type"), len(r.Body))
 		}
 	}
@@ -323,10 +324,10 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 	h.expect(h.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Content-Type", jsonCT,
 		"Accept", "application/json, text/event-stream"), http.StatusOK, "")
 	h.expect(h.do("POST", "/mcp", `[]`, "Content-Type", jsonCT, "Accept", "application/json, text/event-stream"), http.StatusBadRequest, "")
-	h.api.SetReady(false)
+	h.svc.API.SetReady(false)
 	h.expect(h.do("GET", "/readyz", ""), http.StatusServiceUnavailable, `{"status":"starting","failing":["starting up"]}`)
 	h.expect(h.do("GET", "/healthz", ""), http.StatusServiceUnavailable, "")
-	h.api.SetReady(true)
+	h.svc.API.SetReady(true)
 
 	h.contract.mu.Lock()
 	defer h.contract.mu.Unlock()

@@ -1,9 +1,12 @@
-package api
+package api_test
 
 import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"tempmail/api"
+	"tempmail/eventually"
 )
 
 // TestCodesAndFilteredLatestReadOnlyTheNewest: otp and latest with a
@@ -22,25 +25,25 @@ func TestCodesAndFilteredLatestReadOnlyTheNewest(t *testing.T) {
 		h.sendMail(address, "Subject: newsletter "+strconv.Itoa(i)+"\r\n\r\n"+text)
 	}
 	h.sendMail(address, "Subject: your sign-in\r\n\r\nYour code is 482913.\r\n")
-	eventually(t, "every message listed", func() bool {
+	eventually.True(t, "every message listed", func() bool {
 		return h.do("GET", "/inboxes/"+token+"/", "").JSON(t)["count"] == float64(n+1)
 	})
 	requests := func(path string) uint64 {
 		t.Helper()
-		v, _ := h.node.Server().Varz(nil)
+		v, _ := h.svc.Node.Server().Varz(nil)
 		before := v.InMsgs
 		r := h.do("GET", path, "")
 		if r.Status != 200 {
 			t.Fatalf("%s: %d %s", path, r.Status, r.Body)
 		}
-		v, _ = h.node.Server().Varz(nil)
+		v, _ = h.svc.Node.Server().Varz(nil)
 		return uint64(v.InMsgs - before)
 	}
 	for _, path := range []string{"/inboxes/" + token + "/otp/", "/inboxes/" + token + "/latest/?subject=sign-in",
 		"/inboxes/" + token + "/otp/?subject=sign"} {
 		got := requests(path)
 		t.Logf("%s: %d requests to NATS", path, got)
-		if got > 3*scanChunk {
+		if got > 3*api.ScanChunk {
 			t.Errorf("%s made %d requests to NATS for the newest of %d messages", path, got, n+1)
 		}
 	}

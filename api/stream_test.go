@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bufio"
@@ -31,7 +31,7 @@ type sseEvent struct {
 // is sent as Last-Event-ID.
 func (h *harness) openStream(path, lastID string, headers ...string) *sse {
 	h.t.Helper()
-	req, _ := http.NewRequest("GET", h.http.URL+path, nil)
+	req, _ := http.NewRequest("GET", h.url+path, nil)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
@@ -312,7 +312,7 @@ func mustUint(t *testing.T, s string) uint64 {
 // an idle stream sends keep-alive comments.
 func TestEventStreamEndsAtExpiryAndKeepsAlive(t *testing.T) {
 	h := newHarness(t, func(c *config.Config) { c.MinInboxTTL = time.Second })
-	h.api.keepAlive = 200 * time.Millisecond
+	h.svc.API.SetKeepAlive(200 * time.Millisecond)
 	in := h.createInboxA(`{"domain_id":1,"ttl":2}`)
 	s := h.openStream("/api/inboxes/"+in["id"].(string)+"/events/", "")
 	comments := 0

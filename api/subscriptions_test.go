@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"context"
@@ -20,6 +20,9 @@ import (
 	"time"
 
 	"tempmail/config"
+	"tempmail/eventually"
+	"tempmail/projections"
+	"tempmail/service"
 	"tempmail/webhooks"
 )
 
@@ -273,7 +276,7 @@ func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
 		t.Errorf("a retry came %v after the failure, before the schedule's 1 s", gap)
 	}
 	var log []map[string]any
-	eventually(t, "the delivery given up", func() bool {
+	eventually.True(t, "the delivery given up", func() bool {
 		log = h.attempts(id)
 		return len(log) == 3 && log[0]["gave_up"] == true
 	})
@@ -299,7 +302,7 @@ func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
 	rc.answerWith(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, strings.Repeat("fine ", 1000)) })
 	h.sendMail(address, "Subject: fine now\r\n\r\nx\r\n")
 	rc.next()
-	eventually(t, "failing cleared", func() bool {
+	eventually.True(t, "failing cleared", func() bool {
 		return h.do("GET", "/api/webhooks/"+id+"/", "", "Authorization", "Token "+testToken).JSON(t)["failing"] == false
 	})
 	if resp := h.attempts(id)[0]["response"].(string); len(resp) != 1024 || !strings.HasPrefix(resp, "fine") {
@@ -322,7 +325,7 @@ func TestWebhookReceiverDownThenUp(t *testing.T) {
 	sub := h.subscribe(`{"url":"http://` + addr + `/"}`)
 	_, address := h.tokenInbox()
 	h.sendMail(address, "Subject: while down\r\n\r\nx\r\n")
-	eventually(t, "a refused attempt logged", func() bool {
+	eventually.True(t, "a refused attempt logged", func() bool {
 		log := h.attempts(sub["id"].(string))
 		return len(log) > 0 && log[0]["status_code"] == 0.0 && strings.Contains(log[0]["error"].(string), "refused")
 	})
@@ -341,14 +344,14 @@ func TestWebhookReceiverDownThenUp(t *testing.T) {
 // TestWebhookAttemptsAreBoundedInTime: a receiver that never answers is
 // given up on after the attempt's time, and the log says so.
 func TestWebhookAttemptsAreBoundedInTime(t *testing.T) {
-	h := newHarnessWith(t, webhooks.Options{AttemptTimeout: 300 * time.Millisecond}, allowPrivate,
+	h := newHarnessWith(t, service.Options{Webhooks: func(o *webhooks.Options) { o.AttemptTimeout = 300 * time.Millisecond }}, allowPrivate,
 		func(c *config.Config) { c.WebhookRetrySchedule = nil })
 	rc := newReceiver(t, h.contract)
 	rc.answerWith(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	sub := h.subscribe(`{"url":"` + rc.srv.URL + `"}`)
 	_, address := h.tokenInbox()
 	h.sendMail(address, "Subject: unanswered\r\n\r\nx\r\n")
-	eventually(t, "the attempt given up", func() bool {
+	eventually.True(t, "the attempt given up", func() bool {
 		log := h.attempts(sub["id"].(string))
 		return len(log) == 1 && log[0]["gave_up"] == true
 	})
@@ -410,7 +413,7 @@ func TestWebhookTargetsTLSRedirectsAndPrivate(t *testing.T) {
 	_, address := h.tokenInbox()
 	h.sendMail(address, "Subject: x\r\n\r\nx\r\n")
 	redirecting.next()
-	eventually(t, "both attempts logged", func() bool {
+	eventually.True(t, "both attempts logged", func() bool {
 		return len(h.attempts(tlsSub["id"].(string))) > 0 && len(h.attempts(redirSub["id"].(string))) > 0
 	})
 	if a := h.attempts(tlsSub["id"].(string))[0]; a["status_code"] != 0.0 || !strings.Contains(a["error"].(string), "certificate") {
@@ -506,19 +509,6 @@ func TestWebhookSubscriptionErrors(t *testing.T) {
 		t.Errorf("by inbox_id: %d", len(list))
 	}
 	h.expect(h.do("GET", "/api/webhooks/", "", auth...), 200, `[]`)
-}
-
-// eventually polls cond until it holds, for up to 20 s: for what only shows
-// through a read (a delivery log), with no signal to wait on.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 20 s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // TestWebhookPayloadsOfEveryKind: a message deleted between its delivery's
@@ -624,7 +614,7 @@ func (f failingDNS) LookupNetIP(context.Context, string, string) ([]netip.Addr, 
 func TestWebhookSubscriptionToAHostThatDoesNotResolve(t *testing.T) {
 	t.Parallel()
 	missing := &net.DNSError{Err: "no such host", Name: "hooks.nowhere.test", IsNotFound: true}
-	h := newHarnessWith(t, webhooks.Options{Resolver: failingDNS{missing}})
+	h := newHarnessWith(t, service.Options{Webhooks: func(o *webhooks.Options) { o.Resolver = failingDNS{missing} }})
 	token, _ := h.tokenInbox()
 	h.expect(h.do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"https://hooks.nowhere.test/x"}`, "Content-Type", jsonCT),
 		400, `{"error":"url host hooks.nowhere.test does not resolve to an address"}`)
@@ -632,7 +622,7 @@ func TestWebhookSubscriptionToAHostThatDoesNotResolve(t *testing.T) {
 		400, `{"error":"url host hooks.nowhere.test does not resolve to an address"}`)
 
 	slow := &net.DNSError{Err: "i/o timeout", Name: "hooks.example.com", IsTimeout: true}
-	h = newHarnessWith(t, webhooks.Options{Resolver: failingDNS{slow}})
+	h = newHarnessWith(t, service.Options{Webhooks: func(o *webhooks.Options) { o.Resolver = failingDNS{slow} }})
 	r := h.do("POST", "/api/webhooks/", `{"url":"https://hooks.example.com/x"}`, "Content-Type", jsonCT, "Authorization", "Token "+testToken)
 	h.expect(r, 503, `{"error":"url host hooks.example.com cannot be looked up now (i/o timeout); try again"}`)
 	if r.Header.Get("Retry-After") == "" {
@@ -685,10 +675,10 @@ func TestSubscriptionCapsHoldUnderRaces(t *testing.T) {
 	r := h.do("GET", "/inboxes/"+token+"/webhooks/", "")
 	var list []any
 	_ = json.Unmarshal(r.Body, &list)
-	if created > maxInboxWebhooks || created+refused != 40 || len(list) != created {
-		t.Errorf("40 racing subscriptions to one inbox: %d created, %d refused, %d listed; want at most %d", created, refused, len(list), maxInboxWebhooks)
+	if created > projections.MaxInboxWebhooks || created+refused != 40 || len(list) != created {
+		t.Errorf("40 racing subscriptions to one inbox: %d created, %d refused, %d listed; want at most %d", created, refused, len(list), projections.MaxInboxWebhooks)
 	}
-	for range maxGlobalWebhooks - 20 {
+	for range projections.MaxGlobalWebhooks - 20 {
 		h.subscribe(`{"url":"http://127.0.0.1:9/"}`)
 	}
 	created, refused = race(40, "/api/webhooks/", "Authorization", "Token "+testToken, "Content-Type", "application/json")
