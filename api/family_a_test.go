@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"tempmail/config"
+	"tempmail/eventually"
 )
 
 func (h *harness) sendMail(to, raw string) {
@@ -222,8 +223,10 @@ func TestExpiredInboxA(t *testing.T) {
 	h := newHarness(t, func(c *config.Config) { c.MinInboxTTL = time.Second })
 	in := h.createInboxA(`{"domain_id": 1, "ttl": 1}`)
 	id, addr := in["id"].(string), in["email"].(string)
-	h.sendMail(addr, "Subject: before\r\n\r\nin time\r\n")
-	time.Sleep(1100 * time.Millisecond)
+	h.sendMail(addr, "Subject: before\r\n\r\nin time\r\n") // taken: the inbox is there
+	eventually.True(t, "the inbox gone at its expiry", func() bool {
+		return h.do("GET", "/api/inboxes/"+id+"/", "").Status == http.StatusNotFound
+	})
 	h.expect(h.do("GET", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
 	h.expect(h.do("GET", "/api/inboxes/"+id+"/emails/", ""), 404, `{"detail":"Not found."}`)
 	if err := smtp.SendMail(h.svc.SMTPAddr(), nil, "s@example.com", []string{addr}, []byte("Subject: late\r\n\r\nx\r\n")); err == nil ||

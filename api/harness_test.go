@@ -116,6 +116,33 @@ func (h *harness) doWith(client *http.Client, method, path, body string, headers
 	return response{resp.StatusCode, resp.Header, b}
 }
 
+// start sends a request from a goroutine of its own and returns where its
+// answer will come: for a request that is held while the test goes on.
+// It does not stop the test (only the test's own goroutine may): a
+// request that could not be sent comes back with Status 0 and the error
+// as its Body.
+func (h *harness) start(method, path, body string, headers ...string) <-chan response {
+	answer := make(chan response, 1)
+	req, err := http.NewRequest(method, h.url+path, strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	go func() {
+		resp, err := h.client.Do(req)
+		if err != nil {
+			answer <- response{Body: []byte(err.Error())}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		answer <- response{resp.StatusCode, resp.Header, b}
+	}()
+	return answer
+}
+
 // tokenInbox creates a family C inbox and returns its token and address.
 func (h *harness) tokenInbox() (token, address string) {
 	h.t.Helper()

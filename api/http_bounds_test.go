@@ -79,9 +79,9 @@ func TestHeldRequestsOutliveTheServersTimeouts(t *testing.T) {
 func TestHeldRequestsAreCapped(t *testing.T) {
 	h := newHarness(t, func(c *config.Config) { c.MaxWaiters = 2 })
 	token, address := h.tokenInbox()
-	held := make(chan response, 2)
+	var held []<-chan response
 	for range 2 {
-		go func() { held <- h.do("GET", "/inboxes/"+token+"/latest/?wait=30", "") }()
+		held = append(held, h.start("GET", "/inboxes/"+token+"/latest/?wait=30", ""))
 	}
 	h.waitHeld(2)
 	r := h.do("GET", "/inboxes/"+token+"/latest/?wait=30", "")
@@ -90,8 +90,8 @@ func TestHeldRequestsAreCapped(t *testing.T) {
 	}
 	h.expect(h.do("GET", "/inboxes/"+token+"/latest/", ""), 404, `{"error":"No messages"}`)
 	h.sendMail(address, "Subject: release\r\n\r\nx\r\n")
-	for range 2 {
-		if r := <-held; r.Status != 200 {
+	for _, answer := range held {
+		if r := <-answer; r.Status != 200 {
 			t.Errorf("a held request: %d %s", r.Status, r.Body)
 		}
 	}

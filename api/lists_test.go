@@ -177,8 +177,8 @@ func TestMatchFilters(t *testing.T) {
 
 	// A wait for a match is answered by the first message that matches,
 	// not by the first that arrives.
-	done := make(chan response, 1)
-	go func() { done <- h.do("GET", "/inboxes/"+token+"/latest/?wait=20&subject=welcome", "") }()
+	done := h.start("GET", "/inboxes/"+token+"/latest/?wait=20&subject=welcome", "")
+	h.waitHeld(1)
 	h.sendMailFrom("x@example.com", address, "Subject: unrelated\r\n\r\nnot this one\r\n")
 	h.sendMailFrom("shop@example.com", address, "Subject: Welcome aboard\r\n\r\nthis one\r\n")
 	if r := <-done; r.Status != 200 || r.JSON(t)["subject"] != "Welcome aboard" {
