@@ -38,6 +38,7 @@ func authOf(t *testing.T, body []byte) *mailauth.Result {
 // message.received webhook, the same everywhere (and as the OpenAPI
 // document says: the harness checks every answer against it).
 func TestAuthenticationInEveryFamilyAndWebhook(t *testing.T) {
+	t.Parallel()
 	dns := authtest.StartDNS(t)
 	dns.TXT("sender.test", "v=spf1 ip4:127.0.0.1 -all")
 	dns.TXT("_dmarc.sender.test", "v=DMARC1; p=reject")
@@ -71,6 +72,7 @@ func TestAuthenticationInEveryFamilyAndWebhook(t *testing.T) {
 // A message that was not checked (checks off, or stored before they were
 // made) shows authentication as null, in every family and the webhook.
 func TestAuthenticationIsNullWhenNotChecked(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, allowPrivate)
 	rc := newReceiver(t, h.contract)
 	h.subscribe(`{"url":"` + rc.srv.URL + `","events":["message.received"]}`)

@@ -14,6 +14,7 @@ import (
 // client send a subject over the server's control line limit, and the
 // server closed the connection for good.
 func TestLongAndStrangeInputsNeverReachNATS(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, address := h.tokenInbox()
 	long := strings.Repeat("A", 5000)

@@ -27,6 +27,7 @@ func accessControl(r response) []string {
 }
 
 func TestCORSAnswersPreflightsOfAllowedOriginsOnly(t *testing.T) {
+	t.Parallel()
 	const app = "https://app.example.com"
 	h := newHarness(t, func(c *config.Config) { c.CORSOrigins = []string{app, "http://localhost:3000"} })
 	token, _ := h.tokenInbox()
@@ -89,6 +90,7 @@ func TestCORSAnswersPreflightsOfAllowedOriginsOnly(t *testing.T) {
 }
 
 func TestCORSWildcardAllowsEveryOrigin(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.CORSOrigins = []string{"*"} })
 	r := h.preflight("/api/inboxes/create_inbox/", "https://anywhere.example", "POST")
 	if r.Status != 204 || r.Header.Get("Access-Control-Allow-Origin") != "*" ||
@@ -106,6 +108,7 @@ func TestCORSWildcardAllowsEveryOrigin(t *testing.T) {
 }
 
 func TestWithoutCORSOriginsThereAreNoCORSHeaders(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	// OPTIONS is answered as for any client (204 and Allow), with nothing
 	// that lets a page go on.

@@ -52,6 +52,7 @@ func (h *harness) createInboxA(body string) map[string]any {
 }
 
 func TestDomainsA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.expect(h.do("GET", "/api/domains/", ""), 200,
 		`[{"id":1,"name":"tempmail.test","is_active":true},{"id":2,"name":"other.test","is_active":true}]`)
@@ -64,6 +65,7 @@ func TestDomainsA(t *testing.T) {
 }
 
 func TestCreateInboxA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	v := h.createInboxA(`{"domain_id": 2}`)
 	email, _ := v["email"].(string)
@@ -114,6 +116,7 @@ func TestCreateInboxA(t *testing.T) {
 }
 
 func TestInboxAndEmailsA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	in := h.createInboxA(`{"domain_id": 1}`)
 	id, addr, token := in["id"].(string), in["email"].(string), in["access_token"].(string)
@@ -207,6 +210,7 @@ func TestInboxAndEmailsA(t *testing.T) {
 }
 
 func TestUnknownAndMalformedIDsA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for _, id := range []string{"0190f0f0-0000-7000-8000-000000000000", "not-a-uuid", "..", "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
 		"0190F0F0-0000-7000-8000-00000000000Z", strings.Repeat("a", 300)} {
@@ -220,6 +224,7 @@ func TestUnknownAndMalformedIDsA(t *testing.T) {
 }
 
 func TestExpiredInboxA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.MinInboxTTL = time.Second })
 	in := h.createInboxA(`{"domain_id": 1, "ttl": 1}`)
 	id, addr := in["id"].(string), in["email"].(string)
@@ -236,6 +241,7 @@ func TestExpiredInboxA(t *testing.T) {
 }
 
 func TestRequireTokenA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.RequireToken = true })
 	paths := []struct{ method, path string }{
 		{"GET", "/api/domains/"}, {"POST", "/api/inboxes/create_inbox/"}, {"GET", "/api/inboxes/0190f0f0-0000-7000-8000-000000000000/"},

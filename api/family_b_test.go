@@ -8,6 +8,7 @@ import (
 )
 
 func TestCreateTempEmailB(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.do("POST", "/api/create-temp-email/", "")
 	v := r.JSON(t)
@@ -58,6 +59,7 @@ func TestCreateTempEmailB(t *testing.T) {
 }
 
 func TestConcurrentCreatesOfOneNameExactlyOneWins(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for round := range 3 {
 		name := fmt.Sprintf("race%d", round)
@@ -87,6 +89,7 @@ func TestConcurrentCreatesOfOneNameExactlyOneWins(t *testing.T) {
 }
 
 func TestMailboxB(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.do("POST", "/api/create-temp-email/", `{"email_name":"box"}`, "Content-Type", jsonCT)
 	h.expect(h.do("GET", "/api/mailstore/mailbox/box/", ""), 200, `{"emails":[],"total":0}`)

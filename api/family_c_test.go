@@ -13,6 +13,7 @@ import (
 )
 
 func TestTokenInboxC(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, addr := h.tokenInbox()
 	h.expect(h.do("GET", "/inboxes/"+token+"/messages/", ""), 200, `[]`)
@@ -97,6 +98,7 @@ func TestTokenInboxC(t *testing.T) {
 }
 
 func TestReadKeyC(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.ReadKey = "s3cret-key" })
 	token, addr := h.tokenInbox()
 	for _, p := range []string{"/inboxes/" + token + "/latest/", "/inboxes/" + token + "/otp/", "/address/latest/?address=" + addr} {
@@ -113,6 +115,7 @@ func TestReadKeyC(t *testing.T) {
 }
 
 func TestExpiredTokenInboxC(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.TokenInboxTTL = time.Second })
 	token, addr := h.tokenInbox()
 	h.sendMail(addr, "Subject: in time\r\n\r\ncode 123456\r\n")
@@ -127,6 +130,7 @@ func TestExpiredTokenInboxC(t *testing.T) {
 }
 
 func TestWaitAnswersWhenTheMessageArrives(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, addr := h.tokenInbox()
 	// Without anything to wait for, wait=1 answers as without it after 1s.

@@ -14,6 +14,7 @@ import (
 // TestEmptyPostIsAnEmptyObject: a POST with no body counts as {} whatever
 // its Content-Type, as curl sends it with -X POST or an empty -d.
 func TestEmptyPostIsAnEmptyObject(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for _, ct := range []string{"", "application/json", "application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x"} {
 		headers := []string{}
@@ -34,6 +35,7 @@ func TestEmptyPostIsAnEmptyObject(t *testing.T) {
 // TestBodiesAreBoundedAsTheyAreRead: a body over 1 MiB is refused with 413
 // in the family's shape, also when it comes without a length (chunked).
 func TestBodiesAreBoundedAsTheyAreRead(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	big := `{"email_name":"` + strings.Repeat("a", 1<<20) + `"}`
 	h.expect(h.do("POST", "/api/create-temp-email/", big, "Content-Type", "application/json"), http.StatusRequestEntityTooLarge, "")
@@ -55,6 +57,7 @@ func TestBodiesAreBoundedAsTheyAreRead(t *testing.T) {
 // server's read and write timeouts (which bound ordinary requests) and
 // answered when its wait ends.
 func TestHeldRequestsOutliveTheServersTimeouts(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, _ := h.tokenInbox()
 	srv := httptest.NewUnstartedServer(h.svc.API)
@@ -77,6 +80,7 @@ func TestHeldRequestsOutliveTheServersTimeouts(t *testing.T) {
 // held is answered 503 with Retry-After at once; a request without wait is
 // served as usual.
 func TestHeldRequestsAreCapped(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.MaxWaiters = 2 })
 	token, address := h.tokenInbox()
 	var held []<-chan response

@@ -90,6 +90,7 @@ func want(from, to int) []string {
 // 200) and offset, newest first; families A and C answer the page and put
 // the total in X-Total-Count, family B keeps its total in the body.
 func TestListsArePaged(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.SMTPRatePerIP = 0 })
 	r := h.do("POST", "/api/create-temp-email/", `{"email_name":"pager"}`)
 	v := r.JSON(t)
@@ -136,6 +137,7 @@ func TestListsArePaged(t *testing.T) {
 // in latest, otp and address/latest, as case-insensitive substrings, ANDed;
 // with wait, a request waits for the first message that matches.
 func TestMatchFilters(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.SMTPRatePerIP = 0 })
 	token, address := h.tokenInbox()
 	h.fill(token, address, 20)

@@ -45,6 +45,14 @@ func heldHandlers() (held int, sleeping []string) {
 	return held, sleeping
 }
 
+// TestHeldRequestsCostNoConsumersAndNoLoops: 200 requests held on one
+// inbox make no NATS consumer, ask NATS for nothing while they wait, and
+// take one goroutine each, none of them sleeping; one message answers
+// them all.
+//
+// It is the one test of the package that does not run in parallel: it
+// counts the goroutines of the whole process, which other tests' services
+// would add to.
 func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 	// All 200 come from one address, beyond its fair share: this is about
 	// what holding costs the server (fairshare_test.go is about shares).

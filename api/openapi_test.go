@@ -26,6 +26,7 @@ import (
 // parameters are declared, and it is indented as json.Indent writes it, so
 // that hand edits keep one layout.
 func TestOpenAPIDocumentIsValid(t *testing.T) {
+	t.Parallel()
 	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(api.OpenAPIDocument),
 		&datamodel.DocumentConfiguration{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -98,6 +99,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 // of the document, and every operation a route, but for the routes being
 // built elsewhere (undocumentedRoutes).
 func TestOpenAPICoversEveryRoute(t *testing.T) {
+	t.Parallel()
 	srv := api.New(api.Deps{Config: config.Default(), Log: slog.New(slog.DiscardHandler)})
 	c := newContract(t, srv.Router())
 
@@ -129,6 +131,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 // TestOpenAPIServed: GET /openapi.json answers the embedded document as
 // JSON, without and with the trailing slash.
 func TestOpenAPIServed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for _, p := range []string{"/openapi.json", "/openapi.json/"} {
 		r := h.do("GET", p, "")
@@ -167,6 +170,7 @@ func sortedKeys(m map[string]bool) []string {
 // client checks every answer); the other tests go deeper into each. An
 // operation added to the document needs a call here.
 func TestEveryOperationAnswersAsDocumented(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	auth := []string{"Authorization", "Token " + testToken, "Content-Type", jsonCT}
 	none := "0190f0f0-0000-7000-8000-000000000000"

@@ -128,6 +128,7 @@ func (h *harness) messageIDBySubject(token, subject string) string {
 // TestEventStreamTellsEveryChange: a client reading the stream sees mail
 // arriving over SMTP, reads and deletions, each with an id, in order.
 func TestEventStreamTellsEveryChange(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, address := h.tokenInbox()
 	s := h.openStream("/inboxes/"+token+"/events/", "")
@@ -171,6 +172,7 @@ func TestEventStreamTellsEveryChange(t *testing.T) {
 // Last-Event-ID gets exactly what it missed while away, in order; of a
 // message that came and went meanwhile it hears nothing.
 func TestEventStreamResumesFromLastEventID(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, address := h.tokenInbox()
 	s := h.openStream("/inboxes/"+token+"/events/", "")
@@ -221,6 +223,7 @@ func TestEventStreamResumesFromLastEventID(t *testing.T) {
 // the list afresh (reset), and the stream goes on. From 0, it holds
 // nothing stale, and is sent what the inbox holds.
 func TestEventStreamTellsAClientAwayTooLongToReload(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, address := h.tokenInbox()
 	s := h.openStream("/inboxes/"+token+"/events/", "")
@@ -311,6 +314,7 @@ func mustUint(t *testing.T, s string) uint64 {
 // expires ends with expired (by its time, before the server's event), and
 // an idle stream sends keep-alive comments.
 func TestEventStreamEndsAtExpiryAndKeepsAlive(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.MinInboxTTL = time.Second })
 	h.svc.API.SetKeepAlive(200 * time.Millisecond)
 	in := h.createInboxA(`{"domain_id":1,"ttl":2}`)
@@ -342,6 +346,7 @@ func TestEventStreamEndsAtExpiryAndKeepsAlive(t *testing.T) {
 // process's hub, not a NATS consumer each, and count against
 // --max-waiters; family A's stream keeps family A's auth.
 func TestEventStreamsCostNoConsumersAndAreCapped(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.MaxWaiters = 20; c.RequireToken = true })
 	token, address := h.tokenInbox()
 	before := h.consumers()

@@ -179,6 +179,7 @@ func (h *harness) waitNoPendingDeliveries() {
 // inbox owner's own, each signed as the Standard Webhooks specification
 // says, with family A's summary of a new message and no token.
 func TestWebhooksDeliverEveryKindSigned(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, allowPrivate)
 	all, own := newReceiver(t, h.contract), newReceiver(t, h.contract)
 	global := h.subscribe(`{"url":"` + all.srv.URL + `/hook","events":["message.received","message.read","message.deleted","inbox.deleted","inbox.expired"]}`)
@@ -257,6 +258,7 @@ func TestWebhooksDeliverEveryKindSigned(t *testing.T) {
 // given up, logged, and the subscription shows as failing until a delivery
 // succeeds.
 func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, allowPrivate, func(c *config.Config) {
 		c.WebhookRetrySchedule = []time.Duration{time.Second, time.Second}
 	})
@@ -327,6 +329,7 @@ func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
 // TestWebhookReceiverDownThenUp: deliveries to a receiver that refuses
 // connections are retried, and arrive once it is back.
 func TestWebhookReceiverDownThenUp(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, allowPrivate, func(c *config.Config) {
 		c.WebhookRetrySchedule = []time.Duration{time.Second, time.Second, time.Second, time.Second}
 	})
@@ -358,6 +361,7 @@ func TestWebhookReceiverDownThenUp(t *testing.T) {
 // TestWebhookAttemptsAreBoundedInTime: a receiver that never answers is
 // given up on after the attempt's time, and the log says so.
 func TestWebhookAttemptsAreBoundedInTime(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, service.Options{Webhooks: func(o *webhooks.Options) { o.AttemptTimeout = 300 * time.Millisecond }}, allowPrivate,
 		func(c *config.Config) { c.WebhookRetrySchedule = nil })
 	rc := newReceiver(t, h.contract)
@@ -378,6 +382,7 @@ func TestWebhookAttemptsAreBoundedInTime(t *testing.T) {
 // TestSlowReceiverDelaysNoOtherSubscription: while one receiver holds every
 // delivery it gets, another subscription's deliveries all arrive.
 func TestSlowReceiverDelaysNoOtherSubscription(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, allowPrivate)
 	slow, fast := newReceiver(t, h.contract), newReceiver(t, h.contract)
 	release := make(chan struct{})
@@ -413,6 +418,7 @@ func TestSlowReceiverDelaysNoOtherSubscription(t *testing.T) {
 // redirect is not followed; private, loopback and link-local targets are
 // refused without --webhook-allow-private.
 func TestWebhookTargetsTLSRedirectsAndPrivate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, allowPrivate)
 	tlsRC := &receiver{t: t, contract: h.contract, got: make(chan delivered, 10)}
 	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(tlsRC.serve))
@@ -460,6 +466,7 @@ func TestWebhookTargetsTLSRedirectsAndPrivate(t *testing.T) {
 // TestWebhookSubscriptionErrors: every bad request gets a clear error in
 // its family's shape.
 func TestWebhookSubscriptionErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, allowPrivate)
 	auth := []string{"Content-Type", jsonCT, "Authorization", "Token " + testToken}
 	cases := []struct {

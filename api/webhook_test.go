@@ -27,6 +27,7 @@ func (h *harness) list(token string) []map[string]any {
 }
 
 func TestWebhookRawForms(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, addr := h.tokenInbox()
 	raw := "From: Sender <s@example.com>\r\nSubject: raw hook\r\nMessage-ID: <raw-1@example.com>\r\n\r\nhello\r\n"
@@ -54,6 +55,7 @@ func TestWebhookRawForms(t *testing.T) {
 }
 
 func TestWebhookJSONForms(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, addr := h.tokenInbox()
 	pdf := base64.StdEncoding.EncodeToString([]byte("%PDF-1.4 tiny"))
@@ -83,6 +85,7 @@ func TestWebhookJSONForms(t *testing.T) {
 }
 
 func TestWebhookErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	_, addr := h.tokenInbox()
 	auth := []string{"Authorization", "Token " + testToken, "Content-Type", "application/json"}
@@ -138,6 +141,7 @@ func TestWebhookErrors(t *testing.T) {
 }
 
 func TestWebhookSizeLimit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.MaxMessageBytes = 4 << 10 })
 	_, addr := h.tokenInbox()
 	big := "Subject: big\r\n\r\n" + strings.Repeat("x", 5<<10)
