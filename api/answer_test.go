@@ -48,6 +48,7 @@ func TestAnswersEncodeAsEncodingJSONDoes(t *testing.T) {
 	}
 	for name, v := range values {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			var want bytes.Buffer
 			enc := json.NewEncoder(&want)
 			enc.SetEscapeHTML(false)

@@ -36,6 +36,7 @@ func TestClientIsThePeerOrTheRightmostUntrustedForwardedAddress(t *testing.T) {
 		{"more hops than looked at: the last trusted one seen", "127.0.0.1:5000", []string{"198.51.100.7, " + long}, proxies, "10.0.0.1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			r := httptest.NewRequest("GET", "/", nil)
 			r.RemoteAddr = c.remote
 			for _, v := range c.forwarded {

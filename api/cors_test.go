@@ -36,24 +36,26 @@ func TestCORSAnswersPreflightsOfAllowedOriginsOnly(t *testing.T) {
 		{"/inboxes/", "POST"}, {"/inboxes", "POST"}, {"/inboxes/" + token + "/messages/", "GET"},
 		{"/inboxes/" + token + "/", "DELETE"}, {"/api/inboxes/x/events/", "GET"}, {"/address/latest/", "GET"},
 	} {
-		r := h.preflight(p.path, app, p.method)
-		if r.Status != http.StatusNoContent {
-			t.Errorf("preflight %s %s: %d %s", p.method, p.path, r.Status, r.Body)
-			continue
-		}
-		for name, want := range map[string]string{
-			"Access-Control-Allow-Origin":  app,
-			"Access-Control-Allow-Methods": "GET, POST, DELETE",
-			"Access-Control-Allow-Headers": "Authorization, Content-Type, X-Read-Key, Last-Event-ID",
-			"Access-Control-Max-Age":       "3600",
-		} {
-			if got := r.Header.Get(name); got != want {
-				t.Errorf("preflight %s %s: %s %q, want %q", p.method, p.path, name, got, want)
+		t.Run(p.method+" "+p.path, func(t *testing.T) {
+			t.Parallel()
+			r := h.as(t).preflight(p.path, app, p.method)
+			if r.Status != http.StatusNoContent {
+				t.Fatalf("preflight: %d %s", r.Status, r.Body)
 			}
-		}
-		if !strings.Contains(strings.Join(r.Header.Values("Vary"), ","), "Origin") {
-			t.Errorf("preflight %s: Vary %q lacks Origin", p.path, r.Header.Values("Vary"))
-		}
+			for name, want := range map[string]string{
+				"Access-Control-Allow-Origin":  app,
+				"Access-Control-Allow-Methods": "GET, POST, DELETE",
+				"Access-Control-Allow-Headers": "Authorization, Content-Type, X-Read-Key, Last-Event-ID",
+				"Access-Control-Max-Age":       "3600",
+			} {
+				if got := r.Header.Get(name); got != want {
+					t.Errorf("%s %q, want %q", name, got, want)
+				}
+			}
+			if !strings.Contains(strings.Join(r.Header.Values("Vary"), ","), "Origin") {
+				t.Errorf("Vary %q lacks Origin", r.Header.Values("Vary"))
+			}
+		})
 	}
 
 	// Another origin: the preflight is answered, with nothing that lets its

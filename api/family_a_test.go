@@ -103,7 +103,11 @@ func TestCreateInboxA(t *testing.T) {
 		{`{"domain_id": 1, "ttl": "60"}`, 400, `{"error":"ttl must be an integer between 60 and 604800"}`},
 		{`{"domain_id": 1, "ttl": 60.5}`, 400, `{"error":"ttl must be an integer between 60 and 604800"}`},
 	} {
-		h.expect(h.do("POST", "/api/inboxes/create_inbox/", c.body, "Content-Type", jsonCT), c.status, c.want)
+		t.Run("body "+c.body, func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			h.expect(h.do("POST", "/api/inboxes/create_inbox/", c.body, "Content-Type", jsonCT), c.status, c.want)
+		})
 	}
 	if r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id": 1`, "Content-Type", jsonCT); r.Status != 400 || r.JSON(t)["error"] == nil {
 		t.Errorf("malformed JSON: %d %s", r.Status, r.Body)
@@ -214,11 +218,15 @@ func TestUnknownAndMalformedIDsA(t *testing.T) {
 	h := newHarness(t)
 	for _, id := range []string{"0190f0f0-0000-7000-8000-000000000000", "not-a-uuid", "..", "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
 		"0190F0F0-0000-7000-8000-00000000000Z", strings.Repeat("a", 300)} {
-		for _, p := range []string{"/api/inboxes/%s/", "/api/inboxes/%s/emails/", "/api/emails/%s/", "/api/emails/%s/raw/", "/api/attachments/%s/download/"} {
-			h.expect(h.do("GET", fmt.Sprintf(p, id), ""), 404, `{"detail":"Not found."}`)
-		}
-		h.expect(h.do("DELETE", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
-		h.expect(h.do("POST", "/api/emails/"+id+"/mark_as_read/", "{}", "Content-Type", jsonCT), 404, `{"detail":"Not found."}`)
+		t.Run(fmt.Sprintf("%.40s", id), func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			for _, p := range []string{"/api/inboxes/%s/", "/api/inboxes/%s/emails/", "/api/emails/%s/", "/api/emails/%s/raw/", "/api/attachments/%s/download/"} {
+				h.expect(h.do("GET", fmt.Sprintf(p, id), ""), 404, `{"detail":"Not found."}`)
+			}
+			h.expect(h.do("DELETE", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
+			h.expect(h.do("POST", "/api/emails/"+id+"/mark_as_read/", "{}", "Content-Type", jsonCT), 404, `{"detail":"Not found."}`)
+		})
 	}
 	h.expect(h.do("GET", "/api/no/such/path/", ""), 404, `{"detail":"Not found."}`)
 }
@@ -249,12 +257,16 @@ func TestRequireTokenA(t *testing.T) {
 		{"GET", "/api/attachments/x/download/"},
 	}
 	for _, p := range paths {
-		r := h.do(p.method, p.path, "")
-		h.expect(r, 401, `{"detail":"Authentication credentials were not provided."}`)
-		if r.Header.Get("WWW-Authenticate") != "Token" {
-			t.Errorf("%s %s: no WWW-Authenticate", p.method, p.path)
-		}
-		h.expect(h.do(p.method, p.path, "", "Authorization", "Token nope"), 401, `{"detail":"Invalid token."}`)
+		t.Run(p.method+" "+p.path, func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			r := h.do(p.method, p.path, "")
+			h.expect(r, 401, `{"detail":"Authentication credentials were not provided."}`)
+			if r.Header.Get("WWW-Authenticate") != "Token" {
+				t.Error("no WWW-Authenticate")
+			}
+			h.expect(h.do(p.method, p.path, "", "Authorization", "Token nope"), 401, `{"detail":"Invalid token."}`)
+		})
 	}
 	h.expect(h.do("GET", "/api/domains/", "", "Authorization", "Token "+testToken), 200, "")
 	r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Authorization", "Token "+testToken, "Content-Type", jsonCT)

@@ -87,7 +87,9 @@ func TestLinkC(t *testing.T) {
 		{"a bad wait", "?wait=61", `{"error":"wait must be a whole number of seconds from 0 to 60"}`, 400},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h.expect(link(c.query), c.status, c.want)
+			t.Parallel()
+			h := h.as(t)
+			h.expect(h.do("GET", "/inboxes/"+token+"/link/"+c.query, ""), c.status, c.want)
 		})
 	}
 }

@@ -17,16 +17,20 @@ func TestEmptyPostIsAnEmptyObject(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	for _, ct := range []string{"", "application/json", "application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x"} {
-		headers := []string{}
-		if ct != "" {
-			headers = append(headers, "Content-Type", ct)
-		}
-		if r := h.do("POST", "/inboxes/", "", headers...); r.Status != http.StatusCreated {
-			t.Errorf("POST /inboxes/ empty with Content-Type %q: %d %s", ct, r.Status, r.Body)
-		}
-		if r := h.do("POST", "/api/create-temp-email/", "", headers...); r.Status != http.StatusCreated {
-			t.Errorf("POST /api/create-temp-email/ empty with Content-Type %q: %d %s", ct, r.Status, r.Body)
-		}
+		t.Run("Content-Type "+ct, func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			headers := []string{}
+			if ct != "" {
+				headers = append(headers, "Content-Type", ct)
+			}
+			if r := h.do("POST", "/inboxes/", "", headers...); r.Status != http.StatusCreated {
+				t.Errorf("POST /inboxes/ empty: %d %s", r.Status, r.Body)
+			}
+			if r := h.do("POST", "/api/create-temp-email/", "", headers...); r.Status != http.StatusCreated {
+				t.Errorf("POST /api/create-temp-email/ empty: %d %s", r.Status, r.Body)
+			}
+		})
 	}
 	// A body that is there must be JSON.
 	h.expect(h.do("POST", "/inboxes/", "a=1", "Content-Type", "application/x-www-form-urlencoded"), http.StatusUnsupportedMediaType, "")

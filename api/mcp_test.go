@@ -227,7 +227,8 @@ func TestMCPEndpointBounds(t *testing.T) {
 		{"a session's end", "DELETE", "", nil, 405},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if r := h.do(c.method, "/mcp", c.body, c.headers...); r.Status != c.status {
+			t.Parallel()
+			if r := h.as(t).do(c.method, "/mcp", c.body, c.headers...); r.Status != c.status {
 				t.Errorf("%d %.200s, want %d", r.Status, r.Body, c.status)
 			}
 		})

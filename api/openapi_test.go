@@ -210,6 +210,8 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 	r := h.do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"https://93.184.215.14/one","events":["inbox.expired"]}`, "Content-Type", jsonCT)
 	h.expect(r, http.StatusCreated, "")
 	own := r.JSON(t)["id"].(string)
+	// One step after another, in order: a step may undo what one before
+	// it made (a deletion, a 404 after it).
 	for _, c := range []struct {
 		method, path, body string
 		status             int
@@ -309,20 +311,21 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"GET", "/mcp", "", 405},
 		{"GET", "/nothing", "", 404},
 	} {
-		headers := []string{"Content-Type", jsonCT}
-		if c.body == "x" {
-			headers = []string{"Content-Type", "text/plain"}
-		}
-		if strings.HasSuffix(c.path, "/events/") {
-			headers = append(headers, "Last-Event-ID", "last week")
-		}
-		if strings.HasPrefix(c.path, "/api/webhook") {
-			headers = auth
-		}
-		r := h.do(c.method, c.path, c.body, headers...)
-		if r.Status != c.status {
-			t.Errorf("%s %s: %d, want %d; %.200s", c.method, c.path, r.Status, c.status, r.Body)
-		}
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			headers := []string{"Content-Type", jsonCT}
+			if c.body == "x" {
+				headers = []string{"Content-Type", "text/plain"}
+			}
+			if strings.HasSuffix(c.path, "/events/") {
+				headers = append(headers, "Last-Event-ID", "last week")
+			}
+			if strings.HasPrefix(c.path, "/api/webhook") {
+				headers = auth
+			}
+			if r := h.as(t).do(c.method, c.path, c.body, headers...); r.Status != c.status {
+				t.Errorf("%d, want %d; %.200s", r.Status, c.status, r.Body)
+			}
+		})
 	}
 	// MCP (mcp_test.go goes further).
 	h.expect(h.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Content-Type", jsonCT,

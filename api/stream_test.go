@@ -284,8 +284,10 @@ func TestEventStreamResumedFromBeyondItsHeadResets(t *testing.T) {
 	token, address := h.tokenInbox()
 	h.sendMail(address, "Subject: before\r\n\r\nx\r\n")
 	h.messageIDBySubject(token, "before")
+	// One after the other: each stream hears of the other's mail.
 	for _, from := range []string{"18446744073709551615", "1000000"} {
 		t.Run(from, func(t *testing.T) {
+			h := h.as(t)
 			s := h.openStream("/inboxes/"+token+"/events/", from)
 			ev := s.next()
 			if ev.Name != "reset" || len(ev.Data) != 0 || ev.ID == "" || ev.ID == from {

@@ -456,10 +456,13 @@ func TestWebhookTargetsTLSRedirectsAndPrivate(t *testing.T) {
 	strict := newHarness(t)
 	for _, url := range []string{"http://127.0.0.1:9/", "http://localhost:8080/x", "http://10.1.2.3/", "http://[::1]/",
 		"http://169.254.169.254/latest/meta-data/", "http://0.0.0.0/", "http://192.168.1.1/", "https://[fe80::1]/"} {
-		r := strict.do("POST", "/api/webhooks/", `{"url":"`+url+`"}`, "Content-Type", jsonCT, "Authorization", "Token "+testToken)
-		if r.Status != 400 || !strings.Contains(string(r.Body), "may not target private") {
-			t.Errorf("%s: %d %s", url, r.Status, r.Body)
-		}
+		t.Run(url, func(t *testing.T) {
+			t.Parallel()
+			r := strict.as(t).do("POST", "/api/webhooks/", `{"url":"`+url+`"}`, "Content-Type", jsonCT, "Authorization", "Token "+testToken)
+			if r.Status != 400 || !strings.Contains(string(r.Body), "may not target private") {
+				t.Errorf("%d %s", r.Status, r.Body)
+			}
+		})
 	}
 }
 
@@ -488,11 +491,15 @@ func TestWebhookSubscriptionErrors(t *testing.T) {
 		{`{"url":"http://127.0.0.1/","inbox_id":5}`, 400, `{"error":"inbox_id must be of type string"}`},
 	}
 	for _, c := range cases {
-		r := h.do("POST", "/api/webhooks/", c.body, auth...)
-		h.expect(r, c.status, c.want)
-		if c.want == "" && !strings.Contains(string(r.Body), "message.received, message.read") {
-			t.Errorf("%s: %s does not list the events allowed", c.body, r.Body)
-		}
+		t.Run(fmt.Sprintf("%.60s", c.body), func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			r := h.do("POST", "/api/webhooks/", c.body, auth...)
+			h.expect(r, c.status, c.want)
+			if c.want == "" && !strings.Contains(string(r.Body), "message.received, message.read") {
+				t.Errorf("%s does not list the events allowed", r.Body)
+			}
+		})
 	}
 	h.expect(h.do("POST", "/api/webhooks/", `{"url":"http://127.0.0.1/"}`, "Content-Type", jsonCT), 401,
 		`{"detail":"Authentication credentials were not provided."}`)

@@ -110,12 +110,16 @@ func TestWebhookErrors(t *testing.T) {
 		{`{"to":"nobody@tempmail.test","from":"a@b.c","subject":"s","text":"t"}`, `{"error":"Inbox not found or expired"}`},
 		{`{"to":"someone@gmail.com","from":"a@b.c","subject":"s","text":"t"}`, `{"error":"Inbox not found or expired"}`},
 	} {
-		r := h.do("POST", "/api/webhook/email/", c.body, auth...)
-		want := 400
-		if strings.Contains(c.want, "Inbox not found") {
-			want = 404
-		}
-		h.expect(r, want, c.want)
+		t.Run(fmt.Sprintf("%.60s", c.body), func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			r := h.do("POST", "/api/webhook/email/", c.body, auth...)
+			want := 400
+			if strings.Contains(c.want, "Inbox not found") {
+				want = 404
+			}
+			h.expect(r, want, c.want)
+		})
 	}
 	if r := h.do("POST", "/api/webhook/email/", `{"to": 5}`, auth...); r.Status != 400 {
 		t.Errorf("to as a number: %d %s", r.Status, r.Body)
