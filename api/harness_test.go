@@ -9,9 +9,12 @@ package api_test
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +25,21 @@ import (
 	"tempmail/service"
 	"tempmail/service/servicetest"
 )
+
+// TestMain runs more tests at once than the machine has cores, unless
+// -parallel says how many: the tests mostly wait, each on a service of its
+// own (for a TTL of a second to run out, a retry a second away, a held
+// request), and -parallel's default, GOMAXPROCS, would have them wait in
+// turn.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
+	os.Exit(m.Run())
+}
 
 // harness is one running service, as a test sees it.
 type harness struct {
