@@ -14,24 +14,6 @@ import (
 	"tempmail/eventually"
 )
 
-func (h *harness) sendMail(to, raw string) {
-	h.t.Helper()
-	if err := smtp.SendMail(h.svc.SMTPAddr(), nil, "sender@example.com", []string{to}, []byte(raw)); err != nil {
-		h.t.Fatalf("SMTP to %s: %v", to, err)
-	}
-}
-
-// waitLatest waits (long-polling) until the inbox with token has a message
-// newer than after, and returns it.
-func (h *harness) waitLatest(token, after string) map[string]any {
-	h.t.Helper()
-	r := h.do("GET", "/inboxes/"+token+"/latest/?wait=10&after="+after, "")
-	if r.Status != 200 {
-		h.t.Fatalf("latest: %d %s", r.Status, r.Body)
-	}
-	return r.JSON(h.t)
-}
-
 const jsonCT = "application/json"
 
 // isUUID reports whether id is a UUID in its canonical text form, as the

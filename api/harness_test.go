@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/smtp"
 	"os"
 	"runtime"
 	"strconv"
@@ -159,6 +160,59 @@ func (h *harness) start(method, path, body string, headers ...string) <-chan res
 		answer <- response{resp.StatusCode, resp.Header, b}
 	}()
 	return answer
+}
+
+// sendMail sends raw to to over SMTP, as any mail server would, from
+// sender@example.com.
+func (h *harness) sendMail(to, raw string) {
+	h.t.Helper()
+	if err := smtp.SendMail(h.svc.SMTPAddr(), nil, "sender@example.com", []string{to}, []byte(raw)); err != nil {
+		h.t.Fatalf("SMTP to %s: %v", to, err)
+	}
+}
+
+// sendMailFrom is sendMail from a sender of the test's choosing (the
+// envelope's, which the sender checks look at).
+func (h *harness) sendMailFrom(from, to, raw string) {
+	h.t.Helper()
+	c := h.smtpClient()
+	defer c.Close()
+	if err := c.Mail(from); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := c.Rcpt(to); err != nil {
+		h.t.Fatal(err)
+	}
+	w, err := c.Data()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	_, _ = w.Write([]byte(raw))
+	if err := w.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// smtpClient connects to the service's SMTP listener, for a test that
+// holds the conversation itself.
+func (h *harness) smtpClient() *smtp.Client {
+	h.t.Helper()
+	c, err := smtp.Dial(h.svc.SMTPAddr())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return c
+}
+
+// waitLatest waits (long-polling) until the inbox with token has a message
+// newer than after, and returns it.
+func (h *harness) waitLatest(token, after string) map[string]any {
+	h.t.Helper()
+	r := h.do("GET", "/inboxes/"+token+"/latest/?wait=10&after="+after, "")
+	if r.Status != 200 {
+		h.t.Fatalf("latest: %d %s", r.Status, r.Body)
+	}
+	return r.JSON(h.t)
 }
 
 // tokenInbox creates a family C inbox and returns its token and address.

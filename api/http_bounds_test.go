@@ -64,6 +64,9 @@ func TestHeldRequestsOutliveTheServersTimeouts(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	token, _ := h.tokenInbox()
+	// The service's own listener bounds requests by a minute; this server
+	// in front of the same API bounds them by half a second, so that a
+	// wait of 2 s outlives its bounds.
 	srv := httptest.NewUnstartedServer(h.svc.API)
 	srv.Config.ReadTimeout, srv.Config.WriteTimeout = 500*time.Millisecond, 500*time.Millisecond
 	srv.Start()

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/smtp"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,35 +32,6 @@ func (h *harness) fill(token, address string, n int) {
 	r := h.do("GET", "/inboxes/"+token+"/latest/?wait=30&subject="+fmt.Sprintf("m%03d", n-1), "")
 	if r.Status != 200 {
 		h.t.Fatalf("message %d not listed: %d %s", n-1, r.Status, r.Body)
-	}
-}
-
-func (h *harness) smtpClient() *smtp.Client {
-	h.t.Helper()
-	c, err := smtp.Dial(h.svc.SMTPAddr())
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return c
-}
-
-func (h *harness) sendMailFrom(from, to, raw string) {
-	h.t.Helper()
-	c := h.smtpClient()
-	defer c.Close()
-	if err := c.Mail(from); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := c.Rcpt(to); err != nil {
-		h.t.Fatal(err)
-	}
-	w, err := c.Data()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	_, _ = w.Write([]byte(raw))
-	if err := w.Close(); err != nil {
-		h.t.Fatal(err)
 	}
 }
 
