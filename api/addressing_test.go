@@ -1,8 +1,7 @@
-package api
+package api_test
 
 import (
 	"errors"
-	"net/smtp"
 	"net/textproto"
 	"strings"
 	"testing"
@@ -35,10 +34,7 @@ func TestPlusAddressesReachTheirInbox(t *testing.T) {
 	off := newHarness(t, func(c *config.Config) { c.PlusAddressing = false })
 	_, address = off.tokenInbox()
 	local, domain, _ = strings.Cut(address, "@")
-	c, err := smtp.Dial(off.smtp.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := off.smtpClient()
 	defer c.Close()
 	if err := c.Mail("s@example.com"); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"encoding/json"
@@ -10,20 +10,6 @@ import (
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
 )
-
-// testVerifier is the checker the service builds from cfg, for a test
-// that gives a DNS server of its own (authChecks); nil otherwise, so that
-// no test asks the network's DNS.
-func testVerifier(t *testing.T, cfg config.Config) *mailauth.Verifier {
-	if !cfg.AuthChecks || cfg.DNSResolver == "" {
-		return nil
-	}
-	r, err := mailauth.NewResolver(mailauth.ResolverConfig{Server: cfg.DNSResolver})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &mailauth.Verifier{DNS: r}
-}
 
 // authChecks turns the checks on, asking dns.
 func authChecks(dns *authtest.DNS) func(*config.Config) {
@@ -52,6 +38,7 @@ func authOf(t *testing.T, body []byte) *mailauth.Result {
 // message.received webhook, the same everywhere (and as the OpenAPI
 // document says: the harness checks every answer against it).
 func TestAuthenticationInEveryFamilyAndWebhook(t *testing.T) {
+	t.Parallel()
 	dns := authtest.StartDNS(t)
 	dns.TXT("sender.test", "v=spf1 ip4:127.0.0.1 -all")
 	dns.TXT("_dmarc.sender.test", "v=DMARC1; p=reject")
@@ -85,6 +72,7 @@ func TestAuthenticationInEveryFamilyAndWebhook(t *testing.T) {
 // A message that was not checked (checks off, or stored before they were
 // made) shows authentication as null, in every family and the webhook.
 func TestAuthenticationIsNullWhenNotChecked(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, allowPrivate)
 	rc := newReceiver(t, h.contract)
 	h.subscribe(`{"url":"` + rc.srv.URL + `","events":["message.received"]}`)

@@ -1,6 +1,7 @@
-package api
+package api_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +15,7 @@ import (
 // client send a subject over the server's control line limit, and the
 // server closed the connection for good.
 func TestLongAndStrangeInputsNeverReachNATS(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, address := h.tokenInbox()
 	long := strings.Repeat("A", 5000)
@@ -50,28 +52,34 @@ func TestLongAndStrangeInputsNeverReachNATS(t *testing.T) {
 		{"GET", "/api/mailstore/mailbox/x/" + long + ".eml/", 404, "error"},
 		{"POST", "/api/create-temp-email/", 400, "error"},
 	}
-	for _, c := range cases {
-		body := ""
-		if c.method == "POST" {
-			body = `{"email_name":"` + long + `"}`
+	// All at once, and all answered before the connection is looked at.
+	t.Run("requests", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s %.40s", c.method, c.path), func(t *testing.T) {
+				t.Parallel()
+				h := h.as(t)
+				body := ""
+				if c.method == "POST" {
+					body = `{"email_name":"` + long + `"}`
+				}
+				r := h.do(c.method, c.path, body, "X-Read-Key", long, "Authorization", "Token "+long)
+				if r.Status != c.status {
+					t.Fatalf("status %d, want %d; body %.200s", r.Status, c.status, r.Body)
+				}
+				if _, ok := r.JSON(t)[c.field]; !ok {
+					t.Errorf("body %.200s has no %q", r.Body, c.field)
+				}
+			})
 		}
-		r := h.do(c.method, c.path, body, "X-Read-Key", long, "Authorization", "Token "+long)
-		if r.Status != c.status {
-			t.Errorf("%s %.80s...: status %d, want %d; body %.200s", c.method, c.path, r.Status, c.status, r.Body)
-			continue
-		}
-		if _, ok := r.JSON(t)[c.field]; !ok {
-			t.Errorf("%s %.80s...: body %.200s has no %q", c.method, c.path, r.Body, c.field)
-		}
-	}
+	})
 	// The webhook's recipients reach the views too.
 	r := h.do("POST", "/api/webhook/email/?to="+long+"@tempmail.test&to="+huge, "Subject: x\r\n\r\nx\r\n",
 		"Authorization", "Token "+testToken, "Content-Type", "message/rfc822")
 	h.expect(r, http.StatusNotFound, `{"error":"Inbox not found or expired"}`)
 
 	// The connection to NATS is still there, and the service still serves.
-	if !h.node.Conn.IsConnected() {
-		t.Fatalf("the NATS connection is %v after the requests: %v", h.node.Conn.Status(), h.node.Conn.LastError())
+	if !h.svc.Node.Conn.IsConnected() {
+		t.Fatalf("the NATS connection is %v after the requests: %v", h.svc.Node.Conn.Status(), h.svc.Node.Conn.LastError())
 	}
 	h.sendMail(address, "Subject: still here\r\n\r\nhello\r\n")
 	if got := h.waitLatest(token, ""); got["subject"] != "still here" {

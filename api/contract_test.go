@@ -1,4 +1,4 @@
-package api
+package api_test
 
 // The OpenAPI document (openapi.json) as the tests hold the service to it:
 // every answer a test receives over HTTP goes through contract.check, so a
@@ -30,6 +30,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/pb33f/libopenapi"
+	"github.com/pb33f/libopenapi-validator/cache"
 	"github.com/pb33f/libopenapi-validator/config"
 	liberrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/helpers"
@@ -38,6 +39,8 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/pb33f/libopenapi/orderedmap"
+
+	"tempmail/api"
 )
 
 // undocumentedRoutes are the routes that may be served without an
@@ -57,54 +60,80 @@ var freeFormBodies = []string{"getOpenAPI", "mcp"} // the document, and JSON-RPC
 // otherwise report name by name.
 var strictIgnored = []string{"$.body.headers.*", "$.body.emails[*].headers.*"}
 
-// contract checks HTTP answers against the document. It is made per
-// harness from the embedded document; it is safe for concurrent use.
-type contract struct {
-	model  *v3.Document
-	raw    map[string]any // the document as JSON, for its x-events
-	strict responses.ResponseBodyValidator
-	lax    responses.ResponseBodyValidator
-	opts   []config.Option
-	router chi.Routes
+// document is the OpenAPI document as the checks read it. It is made once
+// for the whole run and shared by every harness (each service serves the
+// same document): parsing it and compiling the schemas answers are checked
+// against is most of what checking costs, and the compiled schemas are
+// kept in its validators' caches.
+type document struct {
+	model *v3.Document
+	raw   map[string]any // the document as JSON, for its x-events
 	// docPaths maps a route pattern, normalized by routeKey, to the
 	// document's path for it.
 	docPaths map[string]string
+	// opts are the strict checks' options, with the caches of compiled
+	// schemas that every strict check shares.
+	opts   []config.Option
+	strict responses.ResponseBodyValidator
+	lax    responses.ResponseBodyValidator
+	// validating serializes the validators and their caches, which are
+	// not documented as safe for concurrent use.
+	validating sync.Mutex
+}
 
-	// mu guards seen and streamed, and serializes the validators, whose
-	// schema caches are not documented as safe for concurrent use.
-	mu       sync.Mutex
+// theDocument is the document, parsed when a test first needs it.
+var theDocument = sync.OnceValues(func() (*document, error) {
+	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(api.OpenAPIDocument),
+		&datamodel.DocumentConfiguration{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	model, err := doc.BuildV3Model()
+	if err != nil {
+		return nil, err
+	}
+	d := &document{model: &model.Model, docPaths: map[string]string{},
+		opts: []config.Option{config.WithFormatAssertions(), config.WithStrictMode(), config.WithStrictIgnorePaths(strictIgnored...),
+			// Headers every answer of a kind may carry, which the
+			// document describes in prose rather than per response.
+			config.WithStrictIgnoredHeadersExtra("X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options",
+				"X-Accel-Buffering", "Access-Control-Allow-Origin", "Access-Control-Expose-Headers"),
+			// Kept across checks: without them, a check of an event or a
+			// webhook delivery (responses.ValidateResponseSchema) would
+			// compile its schema anew each time.
+			config.WithSchemaCache(cache.NewDefaultCache()), config.WithSchemaResourceCache(cache.NewDefaultSchemaResourceCache())}}
+	// Only the response validators: the whole validator compiles every
+	// schema of the document up front, which costs more than compiling
+	// the few the tests' answers need.
+	d.strict = responses.NewResponseBodyValidator(d.model, d.opts...)
+	d.lax = responses.NewResponseBodyValidator(d.model, config.WithFormatAssertions())
+	if err := json.Unmarshal([]byte(api.OpenAPIDocument), &d.raw); err != nil {
+		return nil, err
+	}
+	for p := range d.model.Paths.PathItems.KeysFromOldest() {
+		d.docPaths[routeKey(p)] = p
+	}
+	return d, nil
+})
+
+// contract checks HTTP answers against the document, for one server
+// (router) and one test. It is safe for concurrent use.
+type contract struct {
+	*document
+	router chi.Routes
+
+	mu       sync.Mutex      // guards seen and streamed
 	seen     map[string]bool // operationIds answered so far
 	streamed []string        // problems found in event streams, reported at cleanup
 }
 
 func newContract(t testing.TB, router chi.Routes) *contract {
 	t.Helper()
-	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(openAPIDocument),
-		&datamodel.DocumentConfiguration{Logger: slog.New(slog.DiscardHandler)})
+	doc, err := theDocument()
 	if err != nil {
 		t.Fatalf("openapi.json: %v", err)
 	}
-	model, err := doc.BuildV3Model()
-	if err != nil {
-		t.Fatalf("openapi.json: %v", err)
-	}
-	c := &contract{model: &model.Model, router: router, docPaths: map[string]string{}, seen: map[string]bool{},
-		opts: []config.Option{config.WithFormatAssertions(), config.WithStrictMode(), config.WithStrictIgnorePaths(strictIgnored...),
-			// Headers every answer of a kind may carry, which the
-			// document describes in prose rather than per response.
-			config.WithStrictIgnoredHeadersExtra("X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options",
-				"X-Accel-Buffering", "Access-Control-Allow-Origin", "Access-Control-Expose-Headers")}}
-	// Only the response validators: the whole validator compiles every
-	// schema of the document up front, which costs more (under -race, a
-	// second a harness) than compiling the few a test's answers need.
-	c.strict = responses.NewResponseBodyValidator(c.model, c.opts...)
-	c.lax = responses.NewResponseBodyValidator(c.model, config.WithFormatAssertions())
-	if err := json.Unmarshal([]byte(openAPIDocument), &c.raw); err != nil {
-		t.Fatal(err)
-	}
-	for p := range c.model.Paths.PathItems.KeysFromOldest() {
-		c.docPaths[routeKey(p)] = p
-	}
+	c := &contract{document: doc, router: router, seen: map[string]bool{}}
 	t.Cleanup(func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -233,8 +262,10 @@ func (c *contract) check(req *http.Request, resp *http.Response, body []byte) []
 	}
 	c.mu.Lock()
 	c.seen[op.OperationId] = true
-	_, errs := v.ValidateResponseBodyWithPathItem(req, &copied, item, docPath)
 	c.mu.Unlock()
+	c.validating.Lock()
+	_, errs := v.ValidateResponseBodyWithPathItem(req, &copied, item, docPath)
+	c.validating.Unlock()
 	problems := describeProblems(errs)
 	if documented := op.Responses.Codes.GetOrZero(strconv.Itoa(resp.StatusCode)); documented != nil &&
 		orderedmap.Len(documented.Content) == 0 && len(body) > 0 {
@@ -289,7 +320,15 @@ func (c *contract) checkUnrouted(req *http.Request, resp *http.Response, body []
 		}
 		return problems
 	}
-	name := map[family]string{familyA: "ErrorDetail", familyB: "ErrorB", familyC: "Error", familyOps: "Error"}[familyOf(req)]
+	var name string
+	switch api.FamilyOf(req) {
+	case api.FamilyA:
+		name = "ErrorDetail"
+	case api.FamilyB:
+		name = "ErrorB"
+	case api.FamilyC, api.FamilyOps:
+		name = "Error"
+	}
 	return append(problems, c.checkAs(req, resp, body, name)...)
 }
 
@@ -315,8 +354,8 @@ func (c *contract) checkHead(req *http.Request, resp *http.Response, body []byte
 	}
 	copied := *resp
 	copied.Body = http.NoBody
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.validating.Lock()
+	defer c.validating.Unlock()
 	// The headers GET's answer must have; those it may have beside them
 	// are not checked for GET either.
 	_, errs := responses.ValidateResponseHeaders(req, &copied, documented.Headers, "paths"+docPath+"/get", code,
@@ -335,8 +374,8 @@ func (c *contract) checkAs(req *http.Request, resp *http.Response, body []byte, 
 	}
 	copied := *resp
 	copied.Body = io.NopCloser(bytes.NewReader(body))
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.validating.Lock()
+	defer c.validating.Unlock()
 	_, errs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
 		Request: req, Response: &copied, Schema: proxy.Schema(), Version: 3.1, Options: c.opts})
 	return describeProblems(errs)
@@ -362,8 +401,8 @@ func (c *contract) checkDelivery(r *http.Request, body []byte) []string {
 	}
 	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
 		Body: io.NopCloser(bytes.NewReader(body))}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.validating.Lock()
+	defer c.validating.Unlock()
 	_, errs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
 		Request: r, Response: resp, Schema: media.Schema.Schema(), Version: 3.1, Options: c.opts})
 	return append(problems, describeProblems(errs)...)
@@ -471,10 +510,10 @@ func (s *streamCheck) checkBlock(block string) {
 	}
 	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
 		Body: io.NopCloser(strings.NewReader(fields["data"]))}
-	s.c.mu.Lock()
+	s.c.validating.Lock()
 	_, errs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
 		Request: s.req, Response: resp, Schema: schema, Version: 3.1, Options: s.c.opts})
-	s.c.mu.Unlock()
+	s.c.validating.Unlock()
 	if problems := describeProblems(errs); len(problems) > 0 {
 		s.problem("event %q: %s", block, strings.Join(problems, "; "))
 	}

@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"net/http"
@@ -27,6 +27,7 @@ func accessControl(r response) []string {
 }
 
 func TestCORSAnswersPreflightsOfAllowedOriginsOnly(t *testing.T) {
+	t.Parallel()
 	const app = "https://app.example.com"
 	h := newHarness(t, func(c *config.Config) { c.CORSOrigins = []string{app, "http://localhost:3000"} })
 	token, _ := h.tokenInbox()
@@ -35,24 +36,26 @@ func TestCORSAnswersPreflightsOfAllowedOriginsOnly(t *testing.T) {
 		{"/inboxes/", "POST"}, {"/inboxes", "POST"}, {"/inboxes/" + token + "/messages/", "GET"},
 		{"/inboxes/" + token + "/", "DELETE"}, {"/api/inboxes/x/events/", "GET"}, {"/address/latest/", "GET"},
 	} {
-		r := h.preflight(p.path, app, p.method)
-		if r.Status != http.StatusNoContent {
-			t.Errorf("preflight %s %s: %d %s", p.method, p.path, r.Status, r.Body)
-			continue
-		}
-		for name, want := range map[string]string{
-			"Access-Control-Allow-Origin":  app,
-			"Access-Control-Allow-Methods": "GET, POST, DELETE",
-			"Access-Control-Allow-Headers": "Authorization, Content-Type, X-Read-Key, Last-Event-ID",
-			"Access-Control-Max-Age":       "3600",
-		} {
-			if got := r.Header.Get(name); got != want {
-				t.Errorf("preflight %s %s: %s %q, want %q", p.method, p.path, name, got, want)
+		t.Run(p.method+" "+p.path, func(t *testing.T) {
+			t.Parallel()
+			r := h.as(t).preflight(p.path, app, p.method)
+			if r.Status != http.StatusNoContent {
+				t.Fatalf("preflight: %d %s", r.Status, r.Body)
 			}
-		}
-		if !strings.Contains(strings.Join(r.Header.Values("Vary"), ","), "Origin") {
-			t.Errorf("preflight %s: Vary %q lacks Origin", p.path, r.Header.Values("Vary"))
-		}
+			for name, want := range map[string]string{
+				"Access-Control-Allow-Origin":  app,
+				"Access-Control-Allow-Methods": "GET, POST, DELETE",
+				"Access-Control-Allow-Headers": "Authorization, Content-Type, X-Read-Key, Last-Event-ID",
+				"Access-Control-Max-Age":       "3600",
+			} {
+				if got := r.Header.Get(name); got != want {
+					t.Errorf("%s %q, want %q", name, got, want)
+				}
+			}
+			if !strings.Contains(strings.Join(r.Header.Values("Vary"), ","), "Origin") {
+				t.Errorf("Vary %q lacks Origin", r.Header.Values("Vary"))
+			}
+		})
 	}
 
 	// Another origin: the preflight is answered, with nothing that lets its
@@ -89,6 +92,7 @@ func TestCORSAnswersPreflightsOfAllowedOriginsOnly(t *testing.T) {
 }
 
 func TestCORSWildcardAllowsEveryOrigin(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.CORSOrigins = []string{"*"} })
 	r := h.preflight("/api/inboxes/create_inbox/", "https://anywhere.example", "POST")
 	if r.Status != 204 || r.Header.Get("Access-Control-Allow-Origin") != "*" ||
@@ -106,6 +110,7 @@ func TestCORSWildcardAllowsEveryOrigin(t *testing.T) {
 }
 
 func TestWithoutCORSOriginsThereAreNoCORSHeaders(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	// OPTIONS is answered as for any client (204 and Allow), with nothing
 	// that lets a page go on.

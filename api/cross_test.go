@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"encoding/base64"
@@ -26,6 +26,7 @@ func multipartMail(to string) string {
 
 // One message, sent over SMTP, read through all three families.
 func TestOneMessageThroughAllThreeFamilies(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	b := h.do("POST", "/api/create-temp-email/", `{"email_name":"cross"}`, "Content-Type", jsonCT).JSON(t)
 	addr, token, inboxID := b["email"].(string), b["token"].(string), b["inbox_id"].(string)

@@ -1,7 +1,6 @@
-package api
+package api_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -14,28 +13,27 @@ import (
 func TestAttachmentDownloadsShareABoundedBudget(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.api.downloads.wait = 200 * time.Millisecond
 	token, address := h.tokenInbox()
 	h.sendMail(address, multipartMail(address))
 	id := h.waitLatest(token, "")["id"].(string)
 	path := "/inboxes/" + token + "/messages/" + id + "/attachments/1/"
 
-	ctx := context.Background()
-	if err := h.api.downloads.sem.Acquire(ctx, h.api.downloads.budget); err != nil {
-		t.Fatal(err)
+	free, ok := h.svc.API.FillDownloads(200 * time.Millisecond)
+	if !ok {
+		t.Fatal("downloads hold room before any was asked for")
 	}
 	r := h.do("GET", path, "")
 	if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
 		t.Errorf("with no room: %d %s", r.Status, r.Body)
 	}
 	h.expect(r, http.StatusServiceUnavailable, `{"error":"too many large attachments are being read at once; try again shortly"}`)
-	h.api.downloads.sem.Release(h.api.downloads.budget)
+	free()
 	for range 3 {
 		if r := h.do("GET", path, ""); r.Status != 200 || string(r.Body) != string(pdfBytes) {
 			t.Errorf("with room: %d %q", r.Status, r.Body)
 		}
 	}
-	if !h.api.downloads.sem.TryAcquire(h.api.downloads.budget) {
+	if !h.svc.API.DownloadsIdle() {
 		t.Error("finished downloads still hold room")
 	}
 }

@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"fmt"
@@ -8,28 +8,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"tempmail/config"
+	"tempmail/eventually"
 )
 
-func (h *harness) sendMail(to, raw string) {
-	h.t.Helper()
-	if err := smtp.SendMail(h.smtp.Addr(), nil, "sender@example.com", []string{to}, []byte(raw)); err != nil {
-		h.t.Fatalf("SMTP to %s: %v", to, err)
-	}
-}
-
-// waitLatest waits (long-polling) until the inbox with token has a message
-// newer than after, and returns it.
-func (h *harness) waitLatest(token, after string) map[string]any {
-	h.t.Helper()
-	r := h.do("GET", "/inboxes/"+token+"/latest/?wait=10&after="+after, "")
-	if r.Status != 200 {
-		h.t.Fatalf("latest: %d %s", r.Status, r.Body)
-	}
-	return r.JSON(h.t)
-}
-
 const jsonCT = "application/json"
+
+// isUUID reports whether id is a UUID in its canonical text form, as the
+// service's ids are.
+func isUUID(id string) bool {
+	u, err := uuid.Parse(id)
+	return err == nil && u.String() == id
+}
 
 // createInboxA makes a family A inbox on domain 1 and returns its JSON.
 func (h *harness) createInboxA(body string) map[string]any {
@@ -42,6 +34,7 @@ func (h *harness) createInboxA(body string) map[string]any {
 }
 
 func TestDomainsA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.expect(h.do("GET", "/api/domains/", ""), 200,
 		`[{"id":1,"name":"tempmail.test","is_active":true,"catch_all":false},{"id":2,"name":"other.test","is_active":true,"catch_all":false}]`)
@@ -54,6 +47,7 @@ func TestDomainsA(t *testing.T) {
 }
 
 func TestCreateInboxA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	v := h.createInboxA(`{"domain_id": 2}`)
 	email, _ := v["email"].(string)
@@ -61,7 +55,7 @@ func TestCreateInboxA(t *testing.T) {
 	if len(local) != 10 || strings.Trim(local, "abcdefghijklmnopqrstuvwxyz0123456789") != "" || domain != "other.test" || v["domain"] != "other.test" {
 		t.Errorf("email %q domain %v", email, v["domain"])
 	}
-	if v["ttl"] != float64(3600) || !validID(v["id"].(string)) || v["access_token"] == "" {
+	if v["ttl"] != float64(3600) || !isUUID(v["id"].(string)) || v["access_token"] == "" {
 		t.Errorf("inbox %v", v)
 	}
 	created, _ := time.Parse(time.RFC3339, v["created_at"].(string))
@@ -91,7 +85,11 @@ func TestCreateInboxA(t *testing.T) {
 		{`{"domain_id": 1, "ttl": "60"}`, 400, `{"error":"ttl must be an integer between 60 and 604800"}`},
 		{`{"domain_id": 1, "ttl": 60.5}`, 400, `{"error":"ttl must be an integer between 60 and 604800"}`},
 	} {
-		h.expect(h.do("POST", "/api/inboxes/create_inbox/", c.body, "Content-Type", jsonCT), c.status, c.want)
+		t.Run("body "+c.body, func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			h.expect(h.do("POST", "/api/inboxes/create_inbox/", c.body, "Content-Type", jsonCT), c.status, c.want)
+		})
 	}
 	if r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id": 1`, "Content-Type", jsonCT); r.Status != 400 || r.JSON(t)["error"] == nil {
 		t.Errorf("malformed JSON: %d %s", r.Status, r.Body)
@@ -104,6 +102,7 @@ func TestCreateInboxA(t *testing.T) {
 }
 
 func TestInboxAndEmailsA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	in := h.createInboxA(`{"domain_id": 1}`)
 	id, addr, token := in["id"].(string), in["email"].(string), in["access_token"].(string)
@@ -197,33 +196,42 @@ func TestInboxAndEmailsA(t *testing.T) {
 }
 
 func TestUnknownAndMalformedIDsA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for _, id := range []string{"0190f0f0-0000-7000-8000-000000000000", "not-a-uuid", "..", "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
 		"0190F0F0-0000-7000-8000-00000000000Z", strings.Repeat("a", 300)} {
-		for _, p := range []string{"/api/inboxes/%s/", "/api/inboxes/%s/emails/", "/api/emails/%s/", "/api/emails/%s/raw/", "/api/attachments/%s/download/"} {
-			h.expect(h.do("GET", fmt.Sprintf(p, id), ""), 404, `{"detail":"Not found."}`)
-		}
-		h.expect(h.do("DELETE", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
-		h.expect(h.do("POST", "/api/emails/"+id+"/mark_as_read/", "{}", "Content-Type", jsonCT), 404, `{"detail":"Not found."}`)
+		t.Run(fmt.Sprintf("%.40s", id), func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			for _, p := range []string{"/api/inboxes/%s/", "/api/inboxes/%s/emails/", "/api/emails/%s/", "/api/emails/%s/raw/", "/api/attachments/%s/download/"} {
+				h.expect(h.do("GET", fmt.Sprintf(p, id), ""), 404, `{"detail":"Not found."}`)
+			}
+			h.expect(h.do("DELETE", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
+			h.expect(h.do("POST", "/api/emails/"+id+"/mark_as_read/", "{}", "Content-Type", jsonCT), 404, `{"detail":"Not found."}`)
+		})
 	}
 	h.expect(h.do("GET", "/api/no/such/path/", ""), 404, `{"detail":"Not found."}`)
 }
 
 func TestExpiredInboxA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.MinInboxTTL = time.Second })
 	in := h.createInboxA(`{"domain_id": 1, "ttl": 1}`)
 	id, addr := in["id"].(string), in["email"].(string)
-	h.sendMail(addr, "Subject: before\r\n\r\nin time\r\n")
-	time.Sleep(1100 * time.Millisecond)
+	h.sendMail(addr, "Subject: before\r\n\r\nin time\r\n") // taken: the inbox is there
+	eventually.True(t, "the inbox gone at its expiry", func() bool {
+		return h.do("GET", "/api/inboxes/"+id+"/", "").Status == http.StatusNotFound
+	})
 	h.expect(h.do("GET", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
 	h.expect(h.do("GET", "/api/inboxes/"+id+"/emails/", ""), 404, `{"detail":"Not found."}`)
-	if err := smtp.SendMail(h.smtp.Addr(), nil, "s@example.com", []string{addr}, []byte("Subject: late\r\n\r\nx\r\n")); err == nil ||
+	if err := smtp.SendMail(h.svc.SMTPAddr(), nil, "s@example.com", []string{addr}, []byte("Subject: late\r\n\r\nx\r\n")); err == nil ||
 		!strings.Contains(err.Error(), "550") {
 		t.Errorf("SMTP to an expired inbox: %v, want 550", err)
 	}
 }
 
 func TestRequireTokenA(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.RequireToken = true })
 	paths := []struct{ method, path string }{
 		{"GET", "/api/domains/"}, {"POST", "/api/inboxes/create_inbox/"}, {"GET", "/api/inboxes/0190f0f0-0000-7000-8000-000000000000/"},
@@ -231,12 +239,16 @@ func TestRequireTokenA(t *testing.T) {
 		{"GET", "/api/attachments/x/download/"},
 	}
 	for _, p := range paths {
-		r := h.do(p.method, p.path, "")
-		h.expect(r, 401, `{"detail":"Authentication credentials were not provided."}`)
-		if r.Header.Get("WWW-Authenticate") != "Token" {
-			t.Errorf("%s %s: no WWW-Authenticate", p.method, p.path)
-		}
-		h.expect(h.do(p.method, p.path, "", "Authorization", "Token nope"), 401, `{"detail":"Invalid token."}`)
+		t.Run(p.method+" "+p.path, func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			r := h.do(p.method, p.path, "")
+			h.expect(r, 401, `{"detail":"Authentication credentials were not provided."}`)
+			if r.Header.Get("WWW-Authenticate") != "Token" {
+				t.Error("no WWW-Authenticate")
+			}
+			h.expect(h.do(p.method, p.path, "", "Authorization", "Token nope"), 401, `{"detail":"Invalid token."}`)
+		})
 	}
 	h.expect(h.do("GET", "/api/domains/", "", "Authorization", "Token "+testToken), 200, "")
 	r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Authorization", "Token "+testToken, "Content-Type", jsonCT)

@@ -1,18 +1,18 @@
-package api
+package api_test
 
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 )
 
 func TestCreateTempEmailB(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.do("POST", "/api/create-temp-email/", "")
 	v := r.JSON(t)
 	local, domain, _ := strings.Cut(v["email"].(string), "@")
-	if r.Status != 201 || v["success"] != true || len(local) != 12 || domain != "tempmail.test" || !validID(v["inbox_id"].(string)) ||
+	if r.Status != 201 || v["success"] != true || len(local) != 12 || domain != "tempmail.test" || !isUUID(v["inbox_id"].(string)) ||
 		v["token"] == "" || !strings.Contains(v["created_at"].(string), ".") {
 		t.Errorf("random: %d %v", r.Status, v)
 	}
@@ -44,8 +44,12 @@ func TestCreateTempEmailB(t *testing.T) {
 		{`"mailer-daemon"`, "'mailer-daemon' is reserved"},
 		{`42`, "must be a string"},
 	} {
-		h.expect(h.do("POST", "/api/create-temp-email/", `{"email_name":`+c.name+`}`, "Content-Type", jsonCT),
-			400, fmt.Sprintf(`{"success":false,"error":%q}`, "Invalid email_name: "+c.why))
+		t.Run(fmt.Sprintf("%.20s", c.name), func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			h.expect(h.do("POST", "/api/create-temp-email/", `{"email_name":`+c.name+`}`, "Content-Type", jsonCT),
+				400, fmt.Sprintf(`{"success":false,"error":%q}`, "Invalid email_name: "+c.why))
+		})
 	}
 	if r := h.do("POST", "/api/create-temp-email/", `{"email_name":"`+strings.Repeat("a", 64)+`"}`, "Content-Type", jsonCT); r.Status != 201 {
 		t.Errorf("64 characters: %d %s", r.Status, r.Body)
@@ -58,35 +62,40 @@ func TestCreateTempEmailB(t *testing.T) {
 }
 
 func TestConcurrentCreatesOfOneNameExactlyOneWins(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for round := range 3 {
 		name := fmt.Sprintf("race%d", round)
-		const n = 12
-		codes := make([]int, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				codes[i] = h.do("POST", "/api/create-temp-email/", `{"email_name":"`+name+`"}`, "Content-Type", jsonCT).Status
-			})
-		}
-		wg.Wait()
-		won := 0
-		for _, c := range codes {
-			switch c {
-			case 201:
-				won++
-			case 409:
-			default:
-				t.Errorf("a concurrent create answered %d", c)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			const n = 12
+			var answers []<-chan response
+			for range n {
+				answers = append(answers, h.start("POST", "/api/create-temp-email/", `{"email_name":"`+name+`"}`, "Content-Type", jsonCT))
 			}
-		}
-		if won != 1 {
-			t.Errorf("%s: %d creates won, want exactly 1 (%v)", name, won, codes)
-		}
+			won := 0
+			var codes []int
+			for _, answer := range answers {
+				r := <-answer
+				codes = append(codes, r.Status)
+				switch r.Status {
+				case 201:
+					won++
+				case 409:
+				default:
+					t.Errorf("a concurrent create answered %d %s", r.Status, r.Body)
+				}
+			}
+			if won != 1 {
+				t.Errorf("%d creates won, want exactly 1 (%v)", won, codes)
+			}
+		})
 	}
 }
 
 func TestMailboxB(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.do("POST", "/api/create-temp-email/", `{"email_name":"box"}`, "Content-Type", jsonCT)
 	h.expect(h.do("GET", "/api/mailstore/mailbox/box/", ""), 200, `{"emails":[],"total":0}`)

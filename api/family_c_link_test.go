@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bytes"
@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"tempmail/config"
-	"tempmail/events"
-	"tempmail/projections"
 )
 
 // linkMail is an HTML message whose links hide behind entities and
@@ -34,21 +32,6 @@ func jsonField(t *testing.T, body []byte, name string) []byte {
 		t.Fatalf("%s of %s: %v", name, body, err)
 	}
 	return b.Bytes()
-}
-
-// waitHeld returns once n requests are held open (or fails the test).
-func (h *harness) waitHeld(n int64) {
-	h.t.Helper()
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(10 * time.Second)
-	for h.api.waiters.Held() < n {
-		select {
-		case <-tick.C:
-		case <-deadline:
-			h.t.Fatalf("%d requests held, want %d", h.api.waiters.Held(), n)
-		}
-	}
 }
 
 func TestLinkC(t *testing.T) {
@@ -104,7 +87,9 @@ func TestLinkC(t *testing.T) {
 		{"a bad wait", "?wait=61", `{"error":"wait must be a whole number of seconds from 0 to 60"}`, 400},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			h.expect(link(c.query), c.status, c.want)
+			t.Parallel()
+			h := h.as(t)
+			h.expect(h.do("GET", "/inboxes/"+token+"/link/"+c.query, ""), c.status, c.want)
 		})
 	}
 }
@@ -118,9 +103,8 @@ func TestLinkWaitAnswersWhenTheMailLands(t *testing.T) {
 	token, addr := h.tokenInbox()
 	h.sendMail(addr, "Subject: welcome\r\nContent-Type: text/html\r\n\r\n<a href=\"https://shop.example/\">Shop</a>\r\n")
 	welcome := h.waitLatest(token, "")["id"].(string)
-	done := make(chan response, 1)
 	start := time.Now()
-	go func() { done <- h.do("GET", "/inboxes/"+token+"/link/?pattern=verify&wait=20", "") }()
+	done := h.start("GET", "/inboxes/"+token+"/link/?pattern=verify&wait=20", "")
 	h.waitHeld(1)
 	h.sendMail(addr, "Subject: another\r\n\r\nsee https://shop.example/news\r\n")
 	h.waitLatest(token, welcome)
@@ -152,23 +136,6 @@ func TestReadKeyGuardsLink(t *testing.T) {
 	h.expect(h.do("GET", "/inboxes/"+token+"/link/", ""), 401, `{"error":"read key required"}`)
 	h.expect(h.do("GET", "/inboxes/"+token+"/link/", "", "X-Read-Key", "wrong"), 403, `{"error":"invalid read key"}`)
 	h.expect(h.do("GET", "/inboxes/"+token+"/link/", "", "X-Read-Key", "s3cret-key"), 404, `{"error":"No link"}`)
-}
-
-// TestLinksOfContentStoredBefore: content stored before links were kept
-// has none at all (nil); its links are found in its bodies when it is
-// read. Content with an empty list has none, and is not looked at again.
-func TestLinksOfContentStoredBefore(t *testing.T) {
-	t.Parallel()
-	old := &projections.Message{Content: events.Content{Text: "see https://old.example/a.",
-		HTML: `<a href="https://old.example/b">B</a>`}}
-	if got := linksOf(old); len(got) != 2 || got[0] != (messageLink{URL: "https://old.example/b", Text: "B"}) ||
-		got[1] != (messageLink{URL: "https://old.example/a"}) {
-		t.Errorf("content without links: %v", got)
-	}
-	none := &projections.Message{Content: events.Content{Text: old.Text, HTML: old.HTML, Links: []events.Link{}}}
-	if got := linksOf(none); got == nil || len(got) != 0 {
-		t.Errorf("content with no links: %#v", got)
-	}
 }
 
 // TestLinkLooksThroughTheNewest200: a look reads pages of the list until it

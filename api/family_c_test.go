@@ -1,16 +1,19 @@
-package api
+package api_test
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"tempmail/config"
+	"tempmail/eventually"
 )
 
 func TestTokenInboxC(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, addr := h.tokenInbox()
 	h.expect(h.do("GET", "/inboxes/"+token+"/messages/", ""), 200, `[]`)
@@ -95,6 +98,7 @@ func TestTokenInboxC(t *testing.T) {
 }
 
 func TestReadKeyC(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.ReadKey = "s3cret-key" })
 	token, addr := h.tokenInbox()
 	for _, p := range []string{"/inboxes/" + token + "/latest/", "/inboxes/" + token + "/otp/", "/address/latest/?address=" + addr} {
@@ -111,11 +115,14 @@ func TestReadKeyC(t *testing.T) {
 }
 
 func TestExpiredTokenInboxC(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.TokenInboxTTL = time.Second })
 	token, addr := h.tokenInbox()
 	h.sendMail(addr, "Subject: in time\r\n\r\ncode 123456\r\n")
 	h.waitLatest(token, "")
-	time.Sleep(1100 * time.Millisecond)
+	eventually.True(t, "the inbox gone at its expiry", func() bool {
+		return h.do("GET", "/inboxes/"+token+"/messages/", "").Status == http.StatusNotFound
+	})
 	for _, p := range []string{"/inboxes/" + token + "/messages/", "/inboxes/" + token + "/latest/", "/inboxes/" + token + "/otp/"} {
 		h.expect(h.do("GET", p, ""), 404, `{"error":"Inbox not found"}`)
 	}
@@ -123,6 +130,7 @@ func TestExpiredTokenInboxC(t *testing.T) {
 }
 
 func TestWaitAnswersWhenTheMessageArrives(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, addr := h.tokenInbox()
 	// Without anything to wait for, wait=1 answers as without it after 1s.
@@ -131,28 +139,26 @@ func TestWaitAnswersWhenTheMessageArrives(t *testing.T) {
 	if time.Since(start) < 900*time.Millisecond {
 		t.Errorf("wait=1 answered after %v", time.Since(start))
 	}
+	// Each wait is answered by the message it waits for: not by mail to
+	// another inbox, which comes first, and not by its time running out.
+	other, otherAddr := h.tokenInbox()
+	after, otherAfter := "", ""
 	for i, path := range []string{"/inboxes/" + token + "/latest/?wait=10", "/inboxes/" + token + "/otp/?wait=10",
 		"/address/latest/?wait=10&address=" + addr} {
-		done := make(chan response, 1)
-		after := ""
-		if v := h.do("GET", "/inboxes/"+token+"/latest/", ""); v.Status == 200 {
-			after = v.JSON(t)["id"].(string)
-		}
-		go func() { done <- h.do("GET", path+"&after="+after, "") }()
-		time.Sleep(100 * time.Millisecond)
+		done := h.start("GET", path+"&after="+after, "")
+		h.waitHeld(1)
+		h.sendMail(otherAddr, fmt.Sprintf("Subject: elsewhere %d\r\n\r\nyour code is 4440%02d\r\n", i, i))
+		otherAfter = h.waitLatest(other, otherAfter)["id"].(string) // there, and told to whoever waits for it
+		code := fmt.Sprintf("5550%02d", i)
+		h.sendMail(addr, fmt.Sprintf("Subject: message %d\r\n\r\nyour code is %s\r\n", i, code))
 		select {
 		case r := <-done:
-			t.Fatalf("%s answered before any mail: %d %s", path, r.Status, r.Body)
-		default:
-		}
-		h.sendMail(addr, fmt.Sprintf("Subject: message %d\r\n\r\nyour code is 5550%02d\r\n", i, i))
-		select {
-		case r := <-done:
-			if r.Status != 200 {
-				t.Errorf("%s: %d %s", path, r.Status, r.Body)
+			if r.Status != 200 || !strings.Contains(string(r.Body), code) {
+				t.Errorf("%s: %d %s, want the message with %s", path, r.Status, r.Body, code)
 			}
 		case <-time.After(9 * time.Second):
 			t.Fatalf("%s still held after the message arrived", path)
 		}
+		after = h.waitLatest(token, after)["id"].(string)
 	}
 }

@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"io"
@@ -14,18 +14,23 @@ import (
 // TestEmptyPostIsAnEmptyObject: a POST with no body counts as {} whatever
 // its Content-Type, as curl sends it with -X POST or an empty -d.
 func TestEmptyPostIsAnEmptyObject(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for _, ct := range []string{"", "application/json", "application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x"} {
-		headers := []string{}
-		if ct != "" {
-			headers = append(headers, "Content-Type", ct)
-		}
-		if r := h.do("POST", "/inboxes/", "", headers...); r.Status != http.StatusCreated {
-			t.Errorf("POST /inboxes/ empty with Content-Type %q: %d %s", ct, r.Status, r.Body)
-		}
-		if r := h.do("POST", "/api/create-temp-email/", "", headers...); r.Status != http.StatusCreated {
-			t.Errorf("POST /api/create-temp-email/ empty with Content-Type %q: %d %s", ct, r.Status, r.Body)
-		}
+		t.Run("Content-Type "+ct, func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			headers := []string{}
+			if ct != "" {
+				headers = append(headers, "Content-Type", ct)
+			}
+			if r := h.do("POST", "/inboxes/", "", headers...); r.Status != http.StatusCreated {
+				t.Errorf("POST /inboxes/ empty: %d %s", r.Status, r.Body)
+			}
+			if r := h.do("POST", "/api/create-temp-email/", "", headers...); r.Status != http.StatusCreated {
+				t.Errorf("POST /api/create-temp-email/ empty: %d %s", r.Status, r.Body)
+			}
+		})
 	}
 	// A body that is there must be JSON.
 	h.expect(h.do("POST", "/inboxes/", "a=1", "Content-Type", "application/x-www-form-urlencoded"), http.StatusUnsupportedMediaType, "")
@@ -34,10 +39,11 @@ func TestEmptyPostIsAnEmptyObject(t *testing.T) {
 // TestBodiesAreBoundedAsTheyAreRead: a body over 1 MiB is refused with 413
 // in the family's shape, also when it comes without a length (chunked).
 func TestBodiesAreBoundedAsTheyAreRead(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	big := `{"email_name":"` + strings.Repeat("a", 1<<20) + `"}`
 	h.expect(h.do("POST", "/api/create-temp-email/", big, "Content-Type", "application/json"), http.StatusRequestEntityTooLarge, "")
-	req, _ := http.NewRequest("POST", h.http.URL+"/inboxes/", io.MultiReader(strings.NewReader(`{"x":"`), strings.NewReader(strings.Repeat("b", 2<<20))))
+	req, _ := http.NewRequest("POST", h.url+"/inboxes/", io.MultiReader(strings.NewReader(`{"x":"`), strings.NewReader(strings.Repeat("b", 2<<20))))
 	req.Header.Set("Content-Type", "application/json")
 	req.ContentLength = -1 // chunked: no length announced
 	resp, err := h.client.Do(req)
@@ -55,9 +61,13 @@ func TestBodiesAreBoundedAsTheyAreRead(t *testing.T) {
 // server's read and write timeouts (which bound ordinary requests) and
 // answered when its wait ends.
 func TestHeldRequestsOutliveTheServersTimeouts(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, _ := h.tokenInbox()
-	srv := httptest.NewUnstartedServer(h.api)
+	// The service's own listener bounds requests by a minute; this server
+	// in front of the same API bounds them by half a second, so that a
+	// wait of 2 s outlives its bounds.
+	srv := httptest.NewUnstartedServer(h.svc.API)
 	srv.Config.ReadTimeout, srv.Config.WriteTimeout = 500*time.Millisecond, 500*time.Millisecond
 	srv.Start()
 	defer srv.Close()
@@ -77,28 +87,28 @@ func TestHeldRequestsOutliveTheServersTimeouts(t *testing.T) {
 // held is answered 503 with Retry-After at once; a request without wait is
 // served as usual.
 func TestHeldRequestsAreCapped(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.MaxWaiters = 2 })
 	token, address := h.tokenInbox()
-	held := make(chan response, 2)
+	var held []<-chan response
 	for range 2 {
-		go func() { held <- h.do("GET", "/inboxes/"+token+"/latest/?wait=30", "") }()
+		held = append(held, h.start("GET", "/inboxes/"+token+"/latest/?wait=30", ""))
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for h.api.waiters.Held() < 2 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	h.waitHeld(2)
 	r := h.do("GET", "/inboxes/"+token+"/latest/?wait=30", "")
 	if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
 		t.Errorf("a third held request: %d %s (Retry-After %q), want 503 with Retry-After", r.Status, r.Body, r.Header.Get("Retry-After"))
 	}
 	h.expect(h.do("GET", "/inboxes/"+token+"/latest/", ""), 404, `{"error":"No messages"}`)
 	h.sendMail(address, "Subject: release\r\n\r\nx\r\n")
-	for range 2 {
-		if r := <-held; r.Status != 200 {
+	for _, answer := range held {
+		if r := <-answer; r.Status != 200 {
 			t.Errorf("a held request: %d %s", r.Status, r.Body)
 		}
 	}
-	if n := h.api.waiters.Held(); n != 0 {
+	// Answered, and given back: a held request's place is released
+	// before its answer is complete.
+	if n := h.held(); n != 0 {
 		t.Errorf("%d requests still counted as held", n)
 	}
 }

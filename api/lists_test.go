@@ -1,14 +1,16 @@
-package api
+package api_test
 
 import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/smtp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"tempmail/api"
 	"tempmail/config"
+	"tempmail/eventually"
 )
 
 // fill sends n messages to address, numbered 0..n-1 in their subjects
@@ -30,35 +32,6 @@ func (h *harness) fill(token, address string, n int) {
 	r := h.do("GET", "/inboxes/"+token+"/latest/?wait=30&subject="+fmt.Sprintf("m%03d", n-1), "")
 	if r.Status != 200 {
 		h.t.Fatalf("message %d not listed: %d %s", n-1, r.Status, r.Body)
-	}
-}
-
-func (h *harness) smtpClient() *smtp.Client {
-	h.t.Helper()
-	c, err := smtp.Dial(h.smtp.Addr())
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return c
-}
-
-func (h *harness) sendMailFrom(from, to, raw string) {
-	h.t.Helper()
-	c := h.smtpClient()
-	defer c.Close()
-	if err := c.Mail(from); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := c.Rcpt(to); err != nil {
-		h.t.Fatal(err)
-	}
-	w, err := c.Data()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	_, _ = w.Write([]byte(raw))
-	if err := w.Close(); err != nil {
-		h.t.Fatal(err)
 	}
 }
 
@@ -87,6 +60,7 @@ func want(from, to int) []string {
 // 200) and offset, newest first; families A and C answer the page and put
 // the total in X-Total-Count, family B keeps its total in the body.
 func TestListsArePaged(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.SMTPRatePerIP = 0 })
 	r := h.do("POST", "/api/create-temp-email/", `{"email_name":"pager"}`)
 	v := r.JSON(t)
@@ -121,11 +95,15 @@ func TestListsArePaged(t *testing.T) {
 	}
 
 	for _, q := range []string{"limit=0", "limit=201", "limit=x", "limit=-1", "offset=-1", "offset=x", "offset=99999999999"} {
-		for _, path := range []string{"/inboxes/" + token + "/messages/?", "/api/inboxes/" + inboxID + "/emails/?", "/api/mailstore/mailbox/pager/?"} {
-			if r := h.do("GET", path+q, ""); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "must be a whole number") {
-				t.Errorf("%s%s: %d %s", path, q, r.Status, r.Body)
+		t.Run(q, func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			for _, path := range []string{"/inboxes/" + token + "/messages/?", "/api/inboxes/" + inboxID + "/emails/?", "/api/mailstore/mailbox/pager/?"} {
+				if r := h.do("GET", path+q, ""); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "must be a whole number") {
+					t.Errorf("%s%s: %d %s", path, q, r.Status, r.Body)
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -133,6 +111,7 @@ func TestListsArePaged(t *testing.T) {
 // in latest, otp and address/latest, as case-insensitive substrings, ANDed;
 // with wait, a request waits for the first message that matches.
 func TestMatchFilters(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.SMTPRatePerIP = 0 })
 	token, address := h.tokenInbox()
 	h.fill(token, address, 20)
@@ -147,12 +126,18 @@ func TestMatchFilters(t *testing.T) {
 		{"to=" + address, want(19, 0)},
 		{"subject=nothing-like-it", nil},
 	}
-	for _, c := range cases {
-		r := h.do("GET", "/inboxes/"+token+"/messages/?"+c.query, "")
-		if got := subjects(t, r.Body, "subject"); strings.Join(got, ",") != strings.Join(c.want, ",") || r.Header.Get("X-Total-Count") != fmt.Sprint(len(c.want)) {
-			t.Errorf("messages?%s: %v (total %s), want %v", c.query, got, r.Header.Get("X-Total-Count"), c.want)
+	// All at once, and done before the mail below changes the inbox.
+	t.Run("messages", func(t *testing.T) {
+		for _, c := range cases {
+			t.Run(c.query, func(t *testing.T) {
+				t.Parallel()
+				r := h.as(t).do("GET", "/inboxes/"+token+"/messages/?"+c.query, "")
+				if got := subjects(t, r.Body, "subject"); strings.Join(got, ",") != strings.Join(c.want, ",") || r.Header.Get("X-Total-Count") != fmt.Sprint(len(c.want)) {
+					t.Errorf("%v (total %s), want %v", got, r.Header.Get("X-Total-Count"), c.want)
+				}
+			})
 		}
-	}
+	})
 	r := h.do("GET", "/inboxes/"+token+"/messages/?from=odd&limit=2&offset=1", "")
 	if got := subjects(t, r.Body, "subject"); strings.Join(got, ",") != "m017,m015" || r.Header.Get("X-Total-Count") != "10" {
 		t.Errorf("a filtered page: %v total %s", got, r.Header.Get("X-Total-Count"))
@@ -174,8 +159,8 @@ func TestMatchFilters(t *testing.T) {
 
 	// A wait for a match is answered by the first message that matches,
 	// not by the first that arrives.
-	done := make(chan response, 1)
-	go func() { done <- h.do("GET", "/inboxes/"+token+"/latest/?wait=20&subject=welcome", "") }()
+	done := h.start("GET", "/inboxes/"+token+"/latest/?wait=20&subject=welcome", "")
+	h.waitHeld(1)
 	h.sendMailFrom("x@example.com", address, "Subject: unrelated\r\n\r\nnot this one\r\n")
 	h.sendMailFrom("shop@example.com", address, "Subject: Welcome aboard\r\n\r\nthis one\r\n")
 	if r := <-done; r.Status != 200 || r.JSON(t)["subject"] != "Welcome aboard" {
@@ -190,5 +175,76 @@ func TestMatchFilters(t *testing.T) {
 		if r := h.do("GET", "/inboxes/"+token+"/latest/?"+q, ""); r.Status != 400 {
 			t.Errorf("latest?%.20s...: %d %s", q, r.Status, r.Body)
 		}
+	}
+}
+
+// bigBodies is a message whose text and HTML bodies are as long as ingest
+// keeps (256 KiB each), of control characters that JSON writes as six
+// bytes each: 3 MB of answer for half a megabyte of mail.
+func bigBodies(to string, n int) string {
+	line := strings.Repeat("\x01", 998) + "\r\n"
+	body := strings.Repeat(line, 256<<10/len(line))
+	return "From: big@example.com\r\nTo: " + to + "\r\nSubject: big " + strconv.Itoa(n) + "\r\nMIME-Version: 1.0\r\n" +
+		"Content-Type: multipart/alternative; boundary=\"B\"\r\n\r\n" +
+		"--B\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n" + body +
+		"--B\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n" + body + "--B--\r\n"
+}
+
+// TestMailboxPagesEndPastTheirBudget: family B's page of whole messages
+// ends early past its budget, with total saying how many there are, and
+// the next page (offset = what was received) brings the rest.
+func TestMailboxPagesEndPastTheirBudget(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	r := h.do("POST", "/api/create-temp-email/", `{"email_name":"big"}`, "Content-Type", jsonCT)
+	h.expect(r, 201, "")
+	mailbox := r.JSON(t)["token"].(string)
+	const n = 4
+	for i := range n {
+		h.sendMail("big@tempmail.test", bigBodies("big@tempmail.test", i))
+	}
+	eventually.True(t, "the messages readable", func() bool {
+		return h.do("GET", "/inboxes/"+mailbox+"/", "").JSON(t)["count"] == float64(n)
+	})
+	var page struct {
+		Emails []struct {
+			Filename, Subject, Body string
+		}
+		Total int
+	}
+	seen := map[string]bool{}
+	for offset := 0; offset < n; offset += len(page.Emails) {
+		r := h.do("GET", "/api/mailstore/mailbox/big/?limit=200&offset="+strconv.Itoa(offset), "")
+		if err := json.Unmarshal(r.Body, &page); err != nil || r.Status != 200 {
+			t.Fatalf("offset %d: %d %v", offset, r.Status, err)
+		}
+		if page.Total != n || r.Header.Get("X-Total-Count") != strconv.Itoa(n) {
+			t.Errorf("offset %d: total %d, X-Total-Count %s", offset, page.Total, r.Header.Get("X-Total-Count"))
+		}
+		if offset == 0 && (len(page.Emails) != 3 || len(r.Body) < api.PageBudget) {
+			t.Errorf("first page: %d messages in %d bytes, want it to end after 3, past %d", len(page.Emails), len(r.Body), api.PageBudget)
+		}
+		if len(page.Emails) == 0 {
+			t.Fatalf("offset %d: an empty page before the end", offset)
+		}
+		for _, m := range page.Emails {
+			if len(m.Body) < 250<<10 || strings.Trim(m.Body, "\x01\r\n") != "" {
+				t.Errorf("%s: a body of %d bytes, not as sent", m.Subject, len(m.Body))
+			}
+			seen[m.Filename] = true
+		}
+	}
+	if len(seen) != n {
+		t.Errorf("%d messages seen over the pages, want %d", len(seen), n)
+	}
+	// The other families' lists and a message's detail carry the same text.
+	token := h.do("POST", "/inboxes/", "").JSON(t)["token"].(string)
+	h.sendMail(h.do("GET", "/inboxes/"+token+"/", "").JSON(t)["address"].(string), bigBodies("x", 9))
+	m := h.waitLatest(token, "")
+	if text, _ := m["text"].(string); len(text) < 250<<10 || m["html"] != text {
+		t.Errorf("detail: text of %d bytes", len(text))
+	}
+	if r := h.do("GET", fmt.Sprintf("/inboxes/%s/messages/?limit=200", token), ""); r.Status != http.StatusOK || r.Header.Get("X-Total-Count") != "1" {
+		t.Errorf("family C list: %d %s", r.Status, r.Header.Get("X-Total-Count"))
 	}
 }

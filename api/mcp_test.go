@@ -1,16 +1,14 @@
-package api
+package api_test
 
 import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"tempmail/config"
@@ -24,7 +22,7 @@ func (h *harness) mcpSession() *mcp.ClientSession {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	s, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.http.URL + "/mcp", HTTPClient: h.client}, nil)
+	s, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", HTTPClient: h.client}, nil)
 	if err != nil {
 		h.t.Fatalf("connect to /mcp: %v", err)
 	}
@@ -203,15 +201,7 @@ func TestMCPWaitsHoldAPlace(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Error("a call given up answered")
 	}
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	for h.api.waiters.Held() != 0 {
-		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			t.Fatalf("%d places still held after the call's request ended", h.api.waiters.Held())
-		}
-	}
+	h.waitHeld(0) // its place given back
 }
 
 // TestMCPEndpointBounds: one message per request, at most 64 KiB; no
@@ -237,7 +227,8 @@ func TestMCPEndpointBounds(t *testing.T) {
 		{"a session's end", "DELETE", "", nil, 405},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if r := h.do(c.method, "/mcp", c.body, c.headers...); r.Status != c.status {
+			t.Parallel()
+			if r := h.as(t).do(c.method, "/mcp", c.body, c.headers...); r.Status != c.status {
 				t.Errorf("%d %.200s, want %d", r.Status, r.Body, c.status)
 			}
 		})
@@ -245,39 +236,4 @@ func TestMCPEndpointBounds(t *testing.T) {
 
 	off := newHarness(t, func(c *config.Config) { c.MCP = false })
 	off.expect(off.do("POST", "/mcp", list, accept...), 404, `{"error":"Not found"}`)
-}
-
-// TestInProcessCallsCarryTheCaller: a tool's call of the API is served as
-// if the MCP request's caller had sent it: its address, X-Forwarded-For and
-// X-Read-Key, and nothing else of its request.
-func TestInProcessCallsCarryTheCaller(t *testing.T) {
-	t.Parallel()
-	seen := make(chan *http.Request, 1)
-	router := chi.NewRouter()
-	router.Get("/inboxes/{token}/otp", func(w http.ResponseWriter, r *http.Request) {
-		seen <- r
-		writeJSON(w, http.StatusOK, map[string]string{"otp": "123456"})
-	})
-	srv := &Server{router: router}
-	caller := httptest.NewRequest("POST", "/mcp", nil)
-	caller.RemoteAddr = "192.0.2.7:4242"
-	caller.Header.Set("X-Forwarded-For", "198.51.100.1, 203.0.113.9")
-	caller.Header.Set("X-Read-Key", "k")
-	caller.Header.Set("Authorization", "Token secret")
-	client := &http.Client{Transport: inProcess{s: srv, caller: caller}}
-	resp, err := client.Get(inProcessBase + "/inboxes/T/otp?wait=3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	var r *http.Request
-	select {
-	case r = <-seen:
-	default:
-		t.Fatalf("the request was not served: %d", resp.StatusCode)
-	}
-	if resp.StatusCode != 200 || r.RemoteAddr != "192.0.2.7:4242" || r.Header.Get("X-Forwarded-For") != "198.51.100.1, 203.0.113.9" ||
-		r.Header.Get("X-Read-Key") != "k" || r.Header.Get("Authorization") != "" || r.URL.Query().Get("wait") != "3" {
-		t.Errorf("served %d as %s %v from %s", resp.StatusCode, r.URL, r.Header, r.RemoteAddr)
-	}
 }

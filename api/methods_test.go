@@ -1,33 +1,10 @@
-package api
+package api_test
 
 import (
-	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
-
-// send makes one request through the harness's client (whose answers the
-// contract checks) for a subtest, which must not use h.do: that fails the
-// parent test.
-func send(t *testing.T, h *harness, method, path string) response {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, h.http.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := h.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return response{resp.StatusCode, resp.Header, b}
-}
 
 // TestHEADAnswersWhereverGETDoes: RFC 9110 §9.1 asks for HEAD wherever GET
 // is served. It answers GET's status and headers with no body, on the
@@ -50,7 +27,9 @@ func TestHEADAnswersWhereverGETDoes(t *testing.T) {
 		"/inboxes/nosuchtoken/", "/api/inboxes/01a2078d-d682-79b3-ad9e-f71739d913ca/",
 	} {
 		t.Run(path, func(t *testing.T) {
-			get, head := send(t, h, "GET", path), send(t, h, "HEAD", path)
+			t.Parallel()
+			h := h.as(t)
+			get, head := h.do("GET", path, ""), h.do("HEAD", path, "")
 			if head.Status != get.Status || len(head.Body) != 0 {
 				t.Errorf("HEAD: %d with %d bytes; GET: %d", head.Status, len(head.Body), get.Status)
 			}
@@ -63,7 +42,8 @@ func TestHEADAnswersWhereverGETDoes(t *testing.T) {
 	}
 	for _, path := range []string{"/inboxes/" + token + "/events/", "/api/inboxes/" + inboxID + "/events/"} {
 		t.Run(path, func(t *testing.T) {
-			r := send(t, h, "HEAD", path) // within send's 10 s, not after the stream's 30 minutes
+			t.Parallel()
+			r := h.as(t).do("HEAD", path, "") // within the client's timeout, not after the stream's 30 minutes
 			if r.Status != 200 || r.Header.Get("Content-Type") != "text/event-stream" || len(r.Body) != 0 {
 				t.Errorf("HEAD of an event stream: %d %q, %d bytes", r.Status, r.Header.Get("Content-Type"), len(r.Body))
 			}
@@ -102,7 +82,9 @@ func TestAllowListsTheMethodsAPathServes(t *testing.T) {
 		{"/address/latest/", get, "POST"},
 	} {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {
-			r := send(t, h, c.method, c.path)
+			t.Parallel()
+			h := h.as(t)
+			r := h.do(c.method, c.path, "")
 			if r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != c.allow {
 				t.Errorf("%d, Allow %q; want 405, Allow %q", r.Status, r.Header.Get("Allow"), c.allow)
 			}
@@ -112,14 +94,15 @@ func TestAllowListsTheMethodsAPathServes(t *testing.T) {
 			if c.method != "HEAD" && !strings.Contains(string(r.Body), `not allowed.`) {
 				t.Errorf("body %s", r.Body)
 			}
-			r = send(t, h, "OPTIONS", c.path)
+			r = h.do("OPTIONS", c.path, "")
 			if r.Status != http.StatusNoContent || r.Header.Get("Allow") != c.allow || len(r.Body) != 0 {
 				t.Errorf("OPTIONS: %d, Allow %q, %d bytes; want 204, Allow %q", r.Status, r.Header.Get("Allow"), len(r.Body), c.allow)
 			}
 		})
 	}
 	t.Run("OPTIONS of a path not served", func(t *testing.T) {
-		if r := send(t, h, "OPTIONS", "/nowhere/"); r.Status != http.StatusNotFound || r.Header.Get("Allow") != "" {
+		t.Parallel()
+		if r := h.as(t).do("OPTIONS", "/nowhere/", ""); r.Status != http.StatusNotFound || r.Header.Get("Allow") != "" {
 			t.Errorf("%d, Allow %q", r.Status, r.Header.Get("Allow"))
 		}
 	})

@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi/datamodel"
 
+	"tempmail/api"
 	"tempmail/config"
 )
 
@@ -25,7 +26,8 @@ import (
 // parameters are declared, and it is indented as json.Indent writes it, so
 // that hand edits keep one layout.
 func TestOpenAPIDocumentIsValid(t *testing.T) {
-	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(openAPIDocument),
+	t.Parallel()
+	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(api.OpenAPIDocument),
 		&datamodel.DocumentConfiguration{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -79,16 +81,16 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	}
 
 	var compact, indented bytes.Buffer
-	if err := json.Compact(&compact, []byte(openAPIDocument)); err != nil {
+	if err := json.Compact(&compact, []byte(api.OpenAPIDocument)); err != nil {
 		t.Fatal(err)
 	}
 	_ = json.Indent(&indented, compact.Bytes(), "", "  ")
 	indented.WriteByte('\n')
-	if indented.String() != openAPIDocument {
+	if indented.String() != api.OpenAPIDocument {
 		t.Error("openapi.json is not indented as json.Indent(doc, \"\", \"  \") writes it (plus a final newline); " +
 			"reformat it, e.g. with jq --indent 2 . or python3 -m json.tool --indent 2 --no-ensure-ascii")
 	}
-	if src, err := os.ReadFile("openapi.json"); err != nil || string(src) != openAPIDocument {
+	if src, err := os.ReadFile("openapi.json"); err != nil || string(src) != api.OpenAPIDocument {
 		t.Errorf("the embedded document is not openapi.json as it is now (%v)", err)
 	}
 }
@@ -97,11 +99,12 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 // of the document, and every operation a route, but for the routes being
 // built elsewhere (undocumentedRoutes).
 func TestOpenAPICoversEveryRoute(t *testing.T) {
-	srv := New(Deps{Config: config.Default(), Log: slog.New(slog.DiscardHandler)})
-	c := newContract(t, srv.router)
+	t.Parallel()
+	srv := api.New(api.Deps{Config: config.Default(), Log: slog.New(slog.DiscardHandler)})
+	c := newContract(t, srv.Router())
 
 	served := map[string]bool{}
-	err := chi.Walk(srv.router, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+	err := chi.Walk(srv.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 		served[method+" "+routeKey(route)] = true
 		if _, ok := c.docPaths[routeKey(route)]; !ok && !undocumented(route) {
 			t.Errorf("%s %s is served and not in api/openapi.json", method, route)
@@ -128,11 +131,12 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 // TestOpenAPIServed: GET /openapi.json answers the embedded document as
 // JSON, without and with the trailing slash.
 func TestOpenAPIServed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for _, p := range []string{"/openapi.json", "/openapi.json/"} {
 		r := h.do("GET", p, "")
 		if r.Status != http.StatusOK || r.Header.Get("Content-Type") != "application/json; charset=utf-8" ||
-			string(r.Body) != openAPIDocument || r.Header.Get("X-Content-Type-Options") != "nosniff" {
+			string(r.Body) != api.OpenAPIDocument || r.Header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("GET %s: %d %q, %d bytes", p, r.Status, r.Header.Get("Content-Type"), len(r.Body))
 		}
 	}
@@ -166,6 +170,7 @@ func sortedKeys(m map[string]bool) []string {
 // client checks every answer); the other tests go deeper into each. An
 // operation added to the document needs a call here.
 func TestEveryOperationAnswersAsDocumented(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	auth := []string{"Authorization", "Token " + testToken, "Content-Type", jsonCT}
 	none := "0190f0f0-0000-7000-8000-000000000000"
@@ -205,6 +210,8 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 	r := h.do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"https://93.184.215.14/one","events":["inbox.expired"]}`, "Content-Type", jsonCT)
 	h.expect(r, http.StatusCreated, "")
 	own := r.JSON(t)["id"].(string)
+	// One step after another, in order: a step may undo what one before
+	// it made (a deletion, a 404 after it).
 	for _, c := range []struct {
 		method, path, body string
 		status             int
@@ -307,29 +314,30 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"GET", "/mcp", "", 405},
 		{"GET", "/nothing", "", 404},
 	} {
-		headers := []string{"Content-Type", jsonCT}
-		if c.body == "x" {
-			headers = []string{"Content-Type", "text/plain"}
-		}
-		if strings.HasSuffix(c.path, "/events/") {
-			headers = append(headers, "Last-Event-ID", "last week")
-		}
-		if strings.HasPrefix(c.path, "/api/webhook") || strings.HasPrefix(c.path, "/api/inboxes/?") {
-			headers = auth
-		}
-		r := h.do(c.method, c.path, c.body, headers...)
-		if r.Status != c.status {
-			t.Errorf("%s %s: %d, want %d; %.200s", c.method, c.path, r.Status, c.status, r.Body)
-		}
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			headers := []string{"Content-Type", jsonCT}
+			if c.body == "x" {
+				headers = []string{"Content-Type", "text/plain"}
+			}
+			if strings.HasSuffix(c.path, "/events/") {
+				headers = append(headers, "Last-Event-ID", "last week")
+			}
+			if strings.HasPrefix(c.path, "/api/webhook") || strings.HasPrefix(c.path, "/api/inboxes/?") {
+				headers = auth
+			}
+			if r := h.as(t).do(c.method, c.path, c.body, headers...); r.Status != c.status {
+				t.Errorf("%d, want %d; %.200s", r.Status, c.status, r.Body)
+			}
+		})
 	}
 	// MCP (mcp_test.go goes further).
 	h.expect(h.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Content-Type", jsonCT,
 		"Accept", "application/json, text/event-stream"), http.StatusOK, "")
 	h.expect(h.do("POST", "/mcp", `[]`, "Content-Type", jsonCT, "Accept", "application/json, text/event-stream"), http.StatusBadRequest, "")
-	h.api.SetReady(false)
+	h.svc.API.SetReady(false)
 	h.expect(h.do("GET", "/readyz", ""), http.StatusServiceUnavailable, `{"status":"starting","failing":["starting up"]}`)
 	h.expect(h.do("GET", "/healthz", ""), http.StatusServiceUnavailable, "")
-	h.api.SetReady(true)
+	h.svc.API.SetReady(true)
 
 	h.contract.mu.Lock()
 	defer h.contract.mu.Unlock()

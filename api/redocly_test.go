@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/api"
 	"tempmail/config"
 )
 
@@ -32,7 +33,7 @@ func TestOpenAPIPassesRedoclyRecommended(t *testing.T) {
 	if err != nil {
 		t.Skip("npx (Node.js) is not installed: redocly's lint of api/openapi.json is not run")
 	}
-	srv := New(Deps{Config: config.Default(), Log: slog.New(slog.DiscardHandler)})
+	srv := api.New(api.Deps{Config: config.Default(), Log: slog.New(slog.DiscardHandler)})
 	rec := httptest.NewRecorder()
 	srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/openapi.json", nil))
 	if rec.Code != http.StatusOK {

@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"fmt"
@@ -18,6 +18,8 @@ func TestRoleNamesAreRefusedInEveryFamily(t *testing.T) {
 		"security", "usenet", "news", "www", "uucp", "ftp", "root", "mailer-daemon", "billing"}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
 			h.expect(h.do("POST", "/api/create-temp-email/", fmt.Sprintf(`{"email_name":%q}`, name), "Content-Type", jsonCT),
 				400, fmt.Sprintf(`{"success":false,"error":"Invalid email_name: '%s' is reserved"}`, name))
 			for _, domain := range []string{"", "other.test"} {

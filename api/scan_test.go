@@ -1,9 +1,12 @@
-package api
+package api_test
 
 import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"tempmail/api"
+	"tempmail/eventually"
 )
 
 // TestCodesAndFilteredLatestReadOnlyTheNewest: otp and latest with a
@@ -22,26 +25,30 @@ func TestCodesAndFilteredLatestReadOnlyTheNewest(t *testing.T) {
 		h.sendMail(address, "Subject: newsletter "+strconv.Itoa(i)+"\r\n\r\n"+text)
 	}
 	h.sendMail(address, "Subject: your sign-in\r\n\r\nYour code is 482913.\r\n")
-	eventually(t, "every message listed", func() bool {
+	eventually.True(t, "every message listed", func() bool {
 		return h.do("GET", "/inboxes/"+token+"/", "").JSON(t)["count"] == float64(n+1)
 	})
-	requests := func(path string) uint64 {
-		t.Helper()
-		v, _ := h.node.Server().Varz(nil)
+	// requests is how many messages reach NATS while h reads path.
+	requests := func(h *harness, path string) uint64 {
+		h.t.Helper()
+		v, _ := h.svc.Node.Server().Varz(nil)
 		before := v.InMsgs
 		r := h.do("GET", path, "")
 		if r.Status != 200 {
-			t.Fatalf("%s: %d %s", path, r.Status, r.Body)
+			h.t.Fatalf("%d %s", r.Status, r.Body)
 		}
-		v, _ = h.node.Server().Varz(nil)
+		v, _ = h.svc.Node.Server().Varz(nil)
 		return uint64(v.InMsgs - before)
 	}
+	// One at a time: each counts whatever reaches NATS meanwhile.
 	for _, path := range []string{"/inboxes/" + token + "/otp/", "/inboxes/" + token + "/latest/?subject=sign-in",
 		"/inboxes/" + token + "/otp/?subject=sign"} {
-		got := requests(path)
-		t.Logf("%s: %d requests to NATS", path, got)
-		if got > 3*scanChunk {
-			t.Errorf("%s made %d requests to NATS for the newest of %d messages", path, got, n+1)
-		}
+		t.Run(path, func(t *testing.T) {
+			got := requests(h.as(t), path)
+			t.Logf("%d requests to NATS", got)
+			if got > 3*api.ScanChunk {
+				t.Errorf("%d requests to NATS for the newest of %d messages", got, n+1)
+			}
+		})
 	}
 }

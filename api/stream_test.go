@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"bufio"
@@ -31,7 +31,7 @@ type sseEvent struct {
 // is sent as Last-Event-ID.
 func (h *harness) openStream(path, lastID string, headers ...string) *sse {
 	h.t.Helper()
-	req, _ := http.NewRequest("GET", h.http.URL+path, nil)
+	req, _ := http.NewRequest("GET", h.url+path, nil)
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
@@ -128,6 +128,7 @@ func (h *harness) messageIDBySubject(token, subject string) string {
 // TestEventStreamTellsEveryChange: a client reading the stream sees mail
 // arriving over SMTP, reads and deletions, each with an id, in order.
 func TestEventStreamTellsEveryChange(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, address := h.tokenInbox()
 	s := h.openStream("/inboxes/"+token+"/events/", "")
@@ -171,6 +172,7 @@ func TestEventStreamTellsEveryChange(t *testing.T) {
 // Last-Event-ID gets exactly what it missed while away, in order; of a
 // message that came and went meanwhile it hears nothing.
 func TestEventStreamResumesFromLastEventID(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, address := h.tokenInbox()
 	s := h.openStream("/inboxes/"+token+"/events/", "")
@@ -221,6 +223,7 @@ func TestEventStreamResumesFromLastEventID(t *testing.T) {
 // the list afresh (reset), and the stream goes on. From 0, it holds
 // nothing stale, and is sent what the inbox holds.
 func TestEventStreamTellsAClientAwayTooLongToReload(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, address := h.tokenInbox()
 	s := h.openStream("/inboxes/"+token+"/events/", "")
@@ -281,8 +284,10 @@ func TestEventStreamResumedFromBeyondItsHeadResets(t *testing.T) {
 	token, address := h.tokenInbox()
 	h.sendMail(address, "Subject: before\r\n\r\nx\r\n")
 	h.messageIDBySubject(token, "before")
+	// One after the other: each stream hears of the other's mail.
 	for _, from := range []string{"18446744073709551615", "1000000"} {
 		t.Run(from, func(t *testing.T) {
+			h := h.as(t)
 			s := h.openStream("/inboxes/"+token+"/events/", from)
 			ev := s.next()
 			if ev.Name != "reset" || len(ev.Data) != 0 || ev.ID == "" || ev.ID == from {
@@ -311,8 +316,9 @@ func mustUint(t *testing.T, s string) uint64 {
 // expires ends with expired (by its time, before the server's event), and
 // an idle stream sends keep-alive comments.
 func TestEventStreamEndsAtExpiryAndKeepsAlive(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.MinInboxTTL = time.Second })
-	h.api.keepAlive = 200 * time.Millisecond
+	h.svc.API.SetKeepAlive(200 * time.Millisecond)
 	in := h.createInboxA(`{"domain_id":1,"ttl":2}`)
 	s := h.openStream("/api/inboxes/"+in["id"].(string)+"/events/", "")
 	comments := 0
@@ -342,6 +348,7 @@ func TestEventStreamEndsAtExpiryAndKeepsAlive(t *testing.T) {
 // process's hub, not a NATS consumer each, and count against
 // --max-waiters; family A's stream keeps family A's auth.
 func TestEventStreamsCostNoConsumersAndAreCapped(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.MaxWaiters = 20; c.RequireToken = true })
 	token, address := h.tokenInbox()
 	before := h.consumers()

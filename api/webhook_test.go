@@ -1,4 +1,4 @@
-package api
+package api_test
 
 import (
 	"encoding/base64"
@@ -27,6 +27,7 @@ func (h *harness) list(token string) []map[string]any {
 }
 
 func TestWebhookRawForms(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, addr := h.tokenInbox()
 	raw := "From: Sender <s@example.com>\r\nSubject: raw hook\r\nMessage-ID: <raw-1@example.com>\r\n\r\nhello\r\n"
@@ -54,6 +55,7 @@ func TestWebhookRawForms(t *testing.T) {
 }
 
 func TestWebhookJSONForms(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	token, addr := h.tokenInbox()
 	pdf := base64.StdEncoding.EncodeToString([]byte("%PDF-1.4 tiny"))
@@ -83,6 +85,7 @@ func TestWebhookJSONForms(t *testing.T) {
 }
 
 func TestWebhookErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	_, addr := h.tokenInbox()
 	auth := []string{"Authorization", "Token " + testToken, "Content-Type", "application/json"}
@@ -107,12 +110,16 @@ func TestWebhookErrors(t *testing.T) {
 		{`{"to":"nobody@tempmail.test","from":"a@b.c","subject":"s","text":"t"}`, `{"error":"Inbox not found or expired"}`},
 		{`{"to":"someone@gmail.com","from":"a@b.c","subject":"s","text":"t"}`, `{"error":"Inbox not found or expired"}`},
 	} {
-		r := h.do("POST", "/api/webhook/email/", c.body, auth...)
-		want := 400
-		if strings.Contains(c.want, "Inbox not found") {
-			want = 404
-		}
-		h.expect(r, want, c.want)
+		t.Run(fmt.Sprintf("%.60s", c.body), func(t *testing.T) {
+			t.Parallel()
+			h := h.as(t)
+			r := h.do("POST", "/api/webhook/email/", c.body, auth...)
+			want := 400
+			if strings.Contains(c.want, "Inbox not found") {
+				want = 404
+			}
+			h.expect(r, want, c.want)
+		})
 	}
 	if r := h.do("POST", "/api/webhook/email/", `{"to": 5}`, auth...); r.Status != 400 {
 		t.Errorf("to as a number: %d %s", r.Status, r.Body)
@@ -138,6 +145,7 @@ func TestWebhookErrors(t *testing.T) {
 }
 
 func TestWebhookSizeLimit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, func(c *config.Config) { c.MaxMessageBytes = 4 << 10 })
 	_, addr := h.tokenInbox()
 	big := "Subject: big\r\n\r\n" + strings.Repeat("x", 5<<10)
