@@ -163,7 +163,16 @@ func (v *Views) work(ctx context.Context, p *partition, cons jetstream.Consumer)
 		}()
 		// Stopping drains: a batch already delivered is applied and
 		// acknowledged, not left to the ack wait of whoever takes over.
-		stop := context.AfterFunc(ctx, it.Drain)
+		// Without a connection nothing can be acknowledged, and a drain
+		// would wait for the missing heartbeats, beyond the shutdown's
+		// grace: the iterator just stops.
+		stop := context.AfterFunc(ctx, func() {
+			if v.js.Conn().IsConnected() {
+				it.Drain()
+			} else {
+				it.Stop()
+			}
+		})
 		pinned = v.consume(ctx, p, it) || pinned
 		stop()
 		it.Stop()
@@ -418,6 +427,9 @@ func (v *Views) pullOptions() []jetstream.PullMessagesOpt {
 // unpin lets another process's worker take a partition over at once, rather
 // than after pinnedTTL, when this one stops.
 func (v *Views) unpin(part string) {
+	if !v.js.Conn().IsConnected() {
+		return // no server to tell; the request would wait for its timeout
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := v.store.Stream().UnpinConsumer(ctx, v.consumerName(part), priorityGroup); err != nil {
