@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -121,24 +120,11 @@ func raw(t *testing.T, svc *service.Service, m *projections.Message) []byte {
 // service's /metrics, as an operator's scraper does.
 func smtpConnections(t *testing.T, svc *service.Service) int {
 	t.Helper()
-	resp, err := http.Get(servicetest.URL(svc) + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	n, ok := servicetest.Metric(servicetest.Scrape(t, servicetest.URL(svc)), "tempmail_smtp_connections")
+	if !ok {
+		t.Fatal("/metrics has no tempmail_smtp_connections")
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "tempmail_smtp_connections "); ok {
-			n, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatalf("tempmail_smtp_connections %q: %v", v, err)
-			}
-			return int(n)
-		}
-	}
-	t.Fatal("/metrics has no tempmail_smtp_connections")
-	return 0
+	return int(n)
 }
 
 // withTLS gives cfg a self-signed certificate for 127.0.0.1, so that the
