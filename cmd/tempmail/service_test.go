@@ -45,6 +45,7 @@ func startServiceWith(t *testing.T, cfg config.Config) (svc *service.Service, ba
 	return svc, servicetest.URL(svc)
 }
 
+// stop shuts svc down before the test ends, as SIGTERM does.
 func stop(svc *service.Service) { servicetest.Stop(svc) }
 
 // What the tests here say to a service, in process or a child, is
