@@ -19,7 +19,7 @@ run: build
 test: fmt-check vet
 	$(GO) test -race -count=1 -timeout 10m ./...
 	@# The scale test (100,000 idle inboxes) is too slow under -race: run it without.
-	$(GO) test -count=1 -timeout 5m -run TestIdleCostDoesNotGrowWithInboxes -v ./cmd/tempmail
+	$(GO) test -count=1 -timeout 5m -run TestIdleCostDoesNotGrowWithInboxes -v ./service
 
 vet:
 	$(GO) vet ./...

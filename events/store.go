@@ -68,15 +68,13 @@ type Store struct {
 	partitions     int
 	replicated     bool // R3: reads of the object store may reach a follower
 	attemptTimeout time.Duration
-	errors         *prometheus.CounterVec // nil until Instrument
+	// errors is made with the store, not by Instrument: the views'
+	// workers count errors from their start, which may come first.
+	errors *prometheus.CounterVec // nil in a Store made by hand (tests)
 }
 
 // Instrument registers the event store's error counter with reg.
-func (s *Store) Instrument(reg prometheus.Registerer) {
-	s.errors = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tempmail_event_store_errors_total",
-		Help: "Failed event store and view store operations, by operation."}, []string{"op"})
-	reg.MustRegister(s.errors)
-}
+func (s *Store) Instrument(reg prometheus.Registerer) { reg.MustRegister(s.errors) }
 
 // CountError records a failed operation (publish, apply, read) for metrics.
 func (s *Store) CountError(op string) {
@@ -155,7 +153,9 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		return nil, err
 	}
 	s := &Store{js: js, stream: stream, raw: raw, partitions: partitions, replicated: cfg.Replicas > 1,
-		attemptTimeout: cfg.AttemptTimeout, contents: newContentCache(cfg.ContentCacheBytes)}
+		attemptTimeout: cfg.AttemptTimeout, contents: newContentCache(cfg.ContentCacheBytes),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tempmail_event_store_errors_total",
+			Help: "Failed event store and view store operations, by operation."}, []string{"op"})}
 	if s.attemptTimeout <= 0 {
 		s.attemptTimeout = 5 * time.Second
 	}

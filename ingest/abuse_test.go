@@ -1,26 +1,30 @@
-package ingest
+package ingest_test
 
 import (
 	"net"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
+
+	"tempmail/eventually"
+	"tempmail/service/servicetest"
 )
 
 // TestSIZEReservesNothing: 20 clients announce 26 MB messages (SIZE=),
 // reach DATA and send nothing. Memory is spent on bytes received, not on a
 // client's word: the server's heap grows by far less than one such message.
+// Not parallel: it measures the process's heap, which other tests' services
+// would grow.
 func TestSIZEReservesNothing(t *testing.T) {
-	h := newHarness(t, func(d *Deliverer, cfg *SMTPConfig) {
-		d.MaxMessageBytes = 26_000_000
-		cfg.MaxConnsPerIP = 0
-	})
-	h.inbox("probe@tempmail.test")
+	cfg := testConfig(t)
+	cfg.MaxMessageBytes = 26_000_000
+	cfg.SMTPMaxConnsPerIP = 0
+	svc := servicetest.Start(t, cfg)
+	inbox(t, svc, "probe@tempmail.test")
 	runtime.GC()
 	base := heapBytes()
 	for range 20 {
-		c := dial(t, h.addr)
+		c := dial(t, svc.SMTPAddr())
 		c.cmd(250, "EHLO client.example")
 		c.cmd(250, "MAIL FROM:<s@example.com> SIZE=26000000")
 		c.cmd(250, "RCPT TO:<probe@tempmail.test>")
@@ -38,12 +42,15 @@ func TestSIZEReservesNothing(t *testing.T) {
 // is greeted with 421 4.7.0 and closed, whatever its address; a closed one
 // frees its place.
 func TestConnectionsInAllAreCapped(t *testing.T) {
-	h := newHarness(t, func(_ *Deliverer, cfg *SMTPConfig) { cfg.MaxConns, cfg.MaxConnsPerIP = 3, 0 })
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.SMTPMaxConns, cfg.SMTPMaxConnsPerIP = 3, 0
+	svc := servicetest.Start(t, cfg)
 	var open []*conn
 	for range 3 {
-		open = append(open, dial(t, h.addr))
+		open = append(open, dial(t, svc.SMTPAddr()))
 	}
-	over, err := net.Dial("tcp", h.addr)
+	over, err := net.Dial("tcp", svc.SMTPAddr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,11 +61,8 @@ func TestConnectionsInAllAreCapped(t *testing.T) {
 		t.Errorf("a connection beyond the cap was greeted with %q, want 421 4.7.0", buf[:n])
 	}
 	open[0].cmd(221, "QUIT")
-	deadline := time.Now().Add(5 * time.Second)
-	for h.smtp.limits.connections() >= 3 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond) // the server notices the QUIT's close
-	}
-	dial(t, h.addr).cmd(250, "EHLO again")
+	eventually.True(t, "the server to see the QUIT's close", func() bool { return smtpConnections(t, svc) < 3 })
+	dial(t, svc.SMTPAddr()).cmd(250, "EHLO again")
 }
 
 // TestInflightBytesAreCapped: while sessions hold as many message bytes
@@ -66,22 +70,22 @@ func TestConnectionsInAllAreCapped(t *testing.T) {
 // 452 4.3.1 (its sender retries later) and nothing of it is kept; once the
 // bytes are released, mail flows again.
 func TestInflightBytesAreCapped(t *testing.T) {
-	h := newHarness(t, func(_ *Deliverer, cfg *SMTPConfig) { cfg.MaxInflightBytes, cfg.MaxConnsPerIP = 1<<20, 0 })
-	in := h.inbox("busy@tempmail.test")
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.SMTPMaxInflightBytes, cfg.SMTPMaxConnsPerIP = 1<<20, 0
+	svc := servicetest.Start(t, cfg)
+	in := inbox(t, svc, "busy@tempmail.test")
 	// One session holds the budget: it has sent 600 KiB and not yet ended
 	// its data (its buffer, doubling, holds 1 MiB).
-	hog := dial(t, h.addr)
+	hog := dial(t, svc.SMTPAddr())
 	hog.cmd(250, "EHLO hog.example")
 	hog.cmd(250, "MAIL FROM:<s@example.com>")
 	hog.cmd(250, "RCPT TO:<busy@tempmail.test>")
 	hog.cmd(354, "DATA")
 	hog.write("Subject: hog\r\n\r\n" + strings.Repeat(strings.Repeat("x", 1022)+"\r\n", 600))
-	deadline := time.Now().Add(10 * time.Second)
-	for h.smtp.inflight.used.Load() < 600<<10 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond) // the server reads what was sent
-	}
+	eventually.True(t, "the server to hold the hog's 600 KiB", func() bool { return svc.SMTP.InflightBytes() >= 600<<10 })
 
-	c := dial(t, h.addr)
+	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
 	c.cmd(250, "MAIL FROM:<s@example.com>")
 	c.cmd(250, "RCPT TO:<busy@tempmail.test>")
@@ -95,14 +99,14 @@ func TestInflightBytesAreCapped(t *testing.T) {
 	if code, reply := hog.reply(); code != 250 {
 		t.Fatalf("the hog's message: %d %s", code, reply)
 	}
-	if used := h.smtp.inflight.used.Load(); used != 0 {
+	if used := svc.SMTP.InflightBytes(); used != 0 {
 		t.Errorf("%d bytes still held after every message ended", used)
 	}
 	c.cmd(250, "MAIL FROM:<s@example.com>")
 	c.cmd(250, "RCPT TO:<busy@tempmail.test>")
 	c.cmd(354, "DATA")
 	c.cmd(250, "Subject: accepted\r\n\r\nnow it fits\r\n.")
-	got := h.messages(in.ID, 2)
+	got := messages(t, svc, in.ID, 2)
 	for _, m := range got {
 		if m.Subject == "refused" {
 			t.Error("the refused message was stored")

@@ -1,4 +1,4 @@
-package ingest
+package ingest_test
 
 import (
 	"bytes"
@@ -11,19 +11,23 @@ import (
 
 	"github.com/google/uuid"
 
+	"tempmail/ingest"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
+	"tempmail/service"
+	"tempmail/service/servicetest"
 )
 
-// authWorld is a harness whose deliverer checks SPF, DKIM and DMARC
+// authWorld is a service whose deliverer checks SPF, DKIM and DMARC
 // against a DNS server in the process, which serves the records of the
 // sending domains; the test's SMTP client connects from 127.0.0.1.
 type authWorld struct {
-	*harness
+	svc *service.Service
 	dns *authtest.DNS
 	key *authtest.Key // sender.test's
 }
 
+// newAuthWorld starts an authWorld whose checks take at most timeout.
 func newAuthWorld(t *testing.T, timeout time.Duration) *authWorld {
 	t.Helper()
 	w := &authWorld{dns: authtest.StartDNS(t)}
@@ -42,9 +46,10 @@ func newAuthWorld(t *testing.T, timeout time.Duration) *authWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.harness = newHarness(t, func(d *Deliverer, _ *SMTPConfig) {
+	// The checks have a resolver of their own, which no flag gives.
+	w.svc = servicetest.StartWith(t, testConfig(t), service.Options{Ingest: func(d *ingest.Deliverer) {
 		d.Auth = &mailauth.Verifier{DNS: res, Timeout: timeout}
-	})
+	}})
 	return w
 }
 
@@ -54,11 +59,11 @@ func fromSender(from, to, subject string) string {
 		"Your code is 424242.\r\n", from, to, subject, uuid.NewString())
 }
 
-// sendAs has a real SMTP conversation and returns how long the 250 after
-// DATA took.
-func (h *harness) sendAs(t *testing.T, helo, mailFrom, to, data string) time.Duration {
+// sendAs has a real SMTP conversation with svc and returns how long the
+// 250 after DATA took.
+func sendAs(t *testing.T, svc *service.Service, helo, mailFrom, to, data string) time.Duration {
 	t.Helper()
-	c := dial(t, h.addr)
+	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO "+helo)
 	c.cmd(250, "MAIL FROM:<"+mailFrom+">")
 	c.cmd(250, "RCPT TO:<"+to+">")
@@ -99,20 +104,18 @@ func TestAuthenticationOnReceipt(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			h := *w.harness
-			h.t = t
 			addr := strings.ToLower(strings.ReplaceAll(c.name, " ", "-")) + "@tempmail.test"
-			in := h.inbox(addr)
-			h.sendAs(t, "mx.sender.test", c.mailFrom, addr, c.data)
-			m := h.messages(in.ID, 1)[0]
+			in := inbox(t, w.svc, addr)
+			sendAs(t, w.svc, "mx.sender.test", c.mailFrom, addr, c.data)
+			m := messages(t, w.svc, in.ID, 1)[0]
 			if m.Auth == nil || !reflect.DeepEqual(*m.Auth, c.want) {
 				t.Errorf("stored %+v, want %+v", m.Auth, c.want)
 			}
-			raw := string(h.raw(m))
-			received, rest, _ := strings.Cut(raw, "\r\nAuthentication-Results: ")
-			want := "mx.tempmail.test;\r\n\t" + c.header + "\r\n" + c.data
+			b := string(raw(t, w.svc, m))
+			received, rest, _ := strings.Cut(b, "\r\nAuthentication-Results: ")
+			want := hostname + ";\r\n\t" + c.header + "\r\n" + c.data
 			if !strings.HasPrefix(received, "Received: from mx.sender.test (127.0.0.1)") || strings.Contains(received, "\r\n\r\n") || rest != want {
-				t.Errorf("raw:\n%s\nwant the Received field, then Authentication-Results: %s", raw, want)
+				t.Errorf("raw:\n%s\nwant the Received field, then Authentication-Results: %s", b, want)
 			}
 		})
 	}
@@ -123,12 +126,12 @@ func TestAuthenticationOnReceipt(t *testing.T) {
 func TestAuthenticationDNSTimeoutIsTemperrorNotAHung250(t *testing.T) {
 	t.Parallel()
 	w := newAuthWorld(t, 500*time.Millisecond)
-	in := w.inbox("slow@tempmail.test")
-	took := w.sendAs(t, "mx.slow.test", "a@slow.test", in.Address, fromSender("a@slow.test", in.Address, "slow"))
+	in := inbox(t, w.svc, "slow@tempmail.test")
+	took := sendAs(t, w.svc, "mx.slow.test", "a@slow.test", in.Address, fromSender("a@slow.test", in.Address, "slow"))
 	if took > 10*time.Second {
 		t.Errorf("the 250 took %s; the check's bound is 500ms and a DNS question's a minute", took)
 	}
-	m := w.messages(in.ID, 1)[0]
+	m := messages(t, w.svc, in.ID, 1)[0]
 	if m.Auth == nil || m.Auth.SPF.Result != "temperror" || m.Auth.DMARC.Result != "temperror" {
 		t.Errorf("stored %+v", m.Auth)
 	}
@@ -147,18 +150,20 @@ func TestAuthenticationResultsClaimingUsAreRemoved(t *testing.T) {
 	for _, checks := range []bool{true, false} {
 		t.Run(fmt.Sprintf("checks %v", checks), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t)
+			var svc *service.Service
 			ours := 0
 			if checks {
-				h, ours = newAuthWorld(t, 5*time.Second).harness, 1
+				svc, ours = newAuthWorld(t, 5*time.Second).svc, 1
+			} else {
+				svc = servicetest.Start(t, testConfig(t))
 			}
-			in := h.inbox("forged@tempmail.test")
-			h.sendAs(t, "mx.sender.test", "bounce@sender.test", in.Address, sent)
-			m := h.messages(in.ID, 1)[0]
-			raw := string(h.raw(m))
-			if !strings.HasSuffix(raw, "\r\n"+relay+message) || strings.Count(raw, "Authentication-Results: mx.tempmail.test;") != ours ||
-				strings.Count(raw, "Authentication-Results:") != ours+1 {
-				t.Errorf("raw:\n%s\nwant our Received, %d field of ours, the relay's field and the message", raw, ours)
+			in := inbox(t, svc, "forged@tempmail.test")
+			sendAs(t, svc, "mx.sender.test", "bounce@sender.test", in.Address, sent)
+			m := messages(t, svc, in.ID, 1)[0]
+			b := string(raw(t, svc, m))
+			if !strings.HasSuffix(b, "\r\n"+relay+message) || strings.Count(b, "Authentication-Results: "+hostname+";") != ours ||
+				strings.Count(b, "Authentication-Results:") != ours+1 {
+				t.Errorf("raw:\n%s\nwant our Received, %d field of ours, the relay's field and the message", b, ours)
 			}
 			if checks != (m.Auth != nil) {
 				t.Errorf("stored results %+v with checks %v", m.Auth, checks)
@@ -172,26 +177,26 @@ func TestAuthenticationResultsClaimingUsAreRemoved(t *testing.T) {
 func TestAuthenticationOfTheInboundWebhook(t *testing.T) {
 	t.Parallel()
 	w := newAuthWorld(t, 5*time.Second)
-	in := w.inbox("hook@tempmail.test")
+	in := inbox(t, w.svc, "hook@tempmail.test")
 	signed := w.key.Sign(t, fromSender("shop@sender.test", in.Address, "over HTTP"))
 	req := httptest.NewRequest("POST", "/api/webhook/email/?to="+in.Address, strings.NewReader(signed))
 	req.Header.Set("Content-Type", "message/rfc822")
-	msg, err := w.d.ReadInbound(req)
+	msg, err := w.svc.Ingest.ReadInbound(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.d.DeliverInbound(req, msg); err != nil {
+	if _, err := w.svc.Ingest.DeliverInbound(req, msg); err != nil {
 		t.Fatal(err)
 	}
-	m := w.messages(in.ID, 1)[0]
+	m := messages(t, w.svc, in.ID, 1)[0]
 	want := mailauth.Result{SPF: mailauth.SPF{Result: "none"},
 		DKIM:  []mailauth.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
 		DMARC: mailauth.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
 	if m.Auth == nil || !reflect.DeepEqual(*m.Auth, want) {
 		t.Errorf("stored %+v, want %+v", m.Auth, want)
 	}
-	if raw := w.raw(m); !bytes.Contains(raw, []byte("\r\nAuthentication-Results: mx.tempmail.test;\r\n\tspf=none;\r\n\tdkim=pass")) ||
-		!bytes.HasSuffix(raw, []byte(signed)) {
-		t.Errorf("raw:\n%s", raw)
+	if b := raw(t, w.svc, m); !bytes.Contains(b, []byte("\r\nAuthentication-Results: "+hostname+";\r\n\tspf=none;\r\n\tdkim=pass")) ||
+		!bytes.HasSuffix(b, []byte(signed)) {
+		t.Errorf("raw:\n%s", b)
 	}
 }

@@ -1,7 +1,6 @@
-package ingest
+package ingest_test
 
 import (
-	"context"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -10,35 +9,44 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/events/natstest"
+	"tempmail/ingest"
+	"tempmail/service"
+	"tempmail/service/servicetest"
 )
 
+// TestUnavailableEventStoreAnswers451AndStoresNothing: NATS goes away
+// while two messages are on their way, a small one and one for the object
+// store; each gets 451 4.3.0 (its sender tries again), and once the data
+// directory is opened again nothing of either is there.
 func TestUnavailableEventStoreAnswers451AndStoresNothing(t *testing.T) {
-	h := newHarness(t, func(d *Deliverer, _ *SMTPConfig) { d.Timeout = 2 * time.Second })
-	h.inbox("down@tempmail.test")
+	t.Parallel()
+	cfg := testConfig(t)
+	svc := servicetest.StartWith(t, cfg, service.Options{Ingest: func(d *ingest.Deliverer) { d.Timeout = 2 * time.Second }})
+	inbox(t, svc, "down@tempmail.test")
 	small := msg("s@example.com", "down@tempmail.test", "never stored", "small")
 	large := msg("s@example.com", "down@tempmail.test", "never stored either", strings.Repeat("0123456789abcdef\r\n", 10000))
 
-	conns := []*conn{dial(t, h.addr), dial(t, h.addr)}
+	conns := []*conn{dial(t, svc.SMTPAddr()), dial(t, svc.SMTPAddr())}
 	for _, c := range conns {
 		c.cmd(250, "EHLO client.example")
 		c.cmd(250, "MAIL FROM:<s@example.com>")
 		c.cmd(250, "RCPT TO:<down@tempmail.test>")
 		c.cmd(354, "DATA")
 	}
-	h.node.Server().Shutdown() // JetStream goes away mid-transaction
+	svc.Node.Server().Shutdown() // JetStream goes away mid-transaction
 	for i, body := range []string{small, large} {
 		conns[i].write(body + ".\r\n")
 		if code, reply := conns[i].reply(); code != 451 || !strings.HasPrefix(reply, "4.3.0") {
 			t.Errorf("DATA with the event store down: %d %s, want 451 4.3.0", code, reply)
 		}
+		conns[i].cmd(221, "QUIT")
 	}
 
-	// Nothing of either message is in the stream or the object store.
-	h.store.Close()
-	node := natstest.StartNode(t, h.dir)
-	store := natstest.OpenStore(t, node)
-	ctx := ctxT(t)
+	// Nothing of either message is in the stream or the object store, as
+	// a service started anew on the data directory finds them.
+	servicetest.Stop(svc)
+	store := servicetest.Start(t, cfg).Store
+	ctx := t.Context()
 	last, err := store.LastSeq(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -59,13 +67,16 @@ func TestUnavailableEventStoreAnswers451AndStoresNothing(t *testing.T) {
 }
 
 // A 25 MiB message goes through SMTP, the object store and the parser with
-// heap use bounded by a small multiple of its size.
+// heap use bounded by a small multiple of its size. Not parallel: it
+// measures the process's heap, which other tests' services would grow.
 func TestIngestMemoryIsBoundedFor25MiBMessage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("25 MiB through SMTP")
 	}
-	h := newHarness(t, func(d *Deliverer, _ *SMTPConfig) { d.MaxMessageBytes = 26 << 20 })
-	in := h.inbox("huge@tempmail.test")
+	cfg := testConfig(t)
+	cfg.MaxMessageBytes = 26 << 20
+	svc := servicetest.Start(t, cfg)
+	in := inbox(t, svc, "huge@tempmail.test")
 
 	// The message: headers, a text part, and a base64 attachment whose body
 	// is generated line by line, so the client holds none of it.
@@ -104,7 +115,7 @@ func TestIngestMemoryIsBoundedFor25MiBMessage(t *testing.T) {
 		}
 	}()
 
-	c := dial(t, h.addr)
+	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
 	c.cmd(250, "MAIL FROM:<s@example.com> SIZE=26214400")
 	c.cmd(250, "RCPT TO:<huge@tempmail.test>")
@@ -122,15 +133,15 @@ func TestIngestMemoryIsBoundedFor25MiBMessage(t *testing.T) {
 	close(stop)
 	<-done
 
-	m := h.messages(in.ID, 1)[0]
+	m := messages(t, svc, in.ID, 1)[0]
 	if m.RawObject == "" || m.Size < size-1000 {
 		t.Errorf("large message: raw object %q, size %d", m.RawObject, m.Size)
 	}
 	if len(m.Attachments) != 1 || m.Attachments[0].Size != int64(lines*57) {
 		t.Errorf("attachment %+v, want %d bytes", m.Attachments, lines*57)
 	}
-	if raw := h.raw(m); int64(len(raw)) != m.Size {
-		t.Errorf("raw message: %d bytes, want %d", len(raw), m.Size)
+	if b := raw(t, svc, m); int64(len(b)) != m.Size {
+		t.Errorf("raw message: %d bytes, want %d", len(b), m.Size)
 	}
 	growth := float64(peak.Load()-base) / size
 	t.Logf("heap (GOGC=25): base %d MiB, peak %d MiB: %.1f× the message", base>>20, peak.Load()>>20, growth)
@@ -139,36 +150,9 @@ func TestIngestMemoryIsBoundedFor25MiBMessage(t *testing.T) {
 	}
 }
 
+// heapBytes is the process's heap in live and not yet collected objects.
 func heapBytes() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
-}
-
-// TestSMTPServeReportsAFailedListener: Serve returns an error when its
-// listener fails under it (the service then stops), and nil after Shutdown.
-func TestSMTPServeReportsAFailedListener(t *testing.T) {
-	h := newHarness(t)
-	s := NewSMTPServer(h.d, SMTPConfig{Addr: "127.0.0.1:0"})
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- s.Serve() }()
-	s.ln.Close()
-	if err := <-served; err == nil {
-		t.Error("Serve returned nil after its listener failed")
-	}
-
-	s = NewSMTPServer(h.d, SMTPConfig{Addr: "127.0.0.1:0"})
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { served <- s.Serve() }()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	s.Shutdown(ctx)
-	if err := <-served; err != nil {
-		t.Errorf("Serve after Shutdown: %v", err)
-	}
 }

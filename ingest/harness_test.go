@@ -1,13 +1,13 @@
-package ingest
+package ingest_test
 
 import (
 	"bufio"
-	"context"
-	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,123 +15,138 @@ import (
 
 	"github.com/google/uuid"
 
+	"tempmail/command"
+	"tempmail/config"
 	"tempmail/events"
 	"tempmail/events/natstest"
+	"tempmail/eventually"
 	"tempmail/projections"
+	"tempmail/service"
+	"tempmail/service/servicetest"
 )
 
-// harness is a real delivery path: embedded NATS in a temporary directory,
-// the event store, running projections, and the SMTP server on loopback.
-type harness struct {
-	t     *testing.T
-	dir   string
-	node  *events.Node
-	store *events.Store
-	views *projections.Views
-	d     *Deliverer
-	smtp  *SMTPServer
-	addr  string
+// The tests of ingest run the whole service (servicetest), as `tempmail
+// serve` assembles it, and talk to its SMTP listener; they make inboxes
+// through its commands, as the API does, and read what was stored through
+// its views. What a test changes of ingest is a configuration field (the
+// SMTP limits, the largest message) or, for what no flag sets (a
+// Deliverer's Timeout, its sender checks), service.Options.Ingest.
+
+// hostname is the service's host name in the tests: their greeting,
+// Received and Authentication-Results fields name it.
+const hostname = "mx.tempmail.test"
+
+// testConfig is servicetest's configuration with the tests' host name.
+func testConfig(t *testing.T) config.Config {
+	cfg := servicetest.Config(t)
+	cfg.Hostname = hostname
+	return cfg
 }
 
-func newHarness(t *testing.T, tweak ...func(*Deliverer, *SMTPConfig)) *harness {
+// inbox creates a live family C inbox for addr through the service's
+// commands, as the API does; it is in the views when inbox returns.
+func inbox(t *testing.T, svc *service.Service, addr string) *projections.Inbox {
 	t.Helper()
-	h := &harness{t: t, dir: t.TempDir()}
-	h.node = natstest.StartNode(t, h.dir)
-	h.store = natstest.OpenStore(t, h.node)
-	ctx := ctxT(t)
-	views, err := projections.Open(ctx, h.node.JS, h.store, projections.Options{})
+	local, domain, _ := strings.Cut(addr, "@")
+	domains, _, err := svc.Views.Domains(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := views.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(views.Stop)
-	h.views = views
-	ack, err := h.store.AppendDomainEvent(ctx, &events.DomainAdded{ID: 1, Name: "tempmail.test"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := views.WaitApplied(ctx, ack); err != nil {
-		t.Fatal(err)
-	}
-	h.d = &Deliverer{Store: h.store, Views: views.Reader, Log: slog.New(slog.DiscardHandler),
-		MaxMessageBytes: 25 << 20, Hostname: "mx.tempmail.test"}
-	cfg := SMTPConfig{Addr: "127.0.0.1:0"}
-	for _, f := range tweak {
-		f(h.d, &cfg)
-	}
-	h.smtp = NewSMTPServer(h.d, cfg)
-	if err := h.smtp.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	go h.smtp.Serve()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		h.smtp.Shutdown(ctx)
-	})
-	h.addr = h.smtp.Addr()
-	return h
-}
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// inbox creates a live inbox for addr, as the API does.
-func (h *harness) inbox(addr string) *projections.Inbox {
-	h.t.Helper()
-	ctx := ctxT(h.t)
-	ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: rand.Text(),
-		Family: events.FamilyC, DomainID: 1, CreatedAt: time.Now().UTC()}
-	ack, err := h.store.CreateInbox(ctx, ev, 0)
-	if err != nil {
-		h.t.Fatalf("create %s: %v", addr, err)
-	}
-	if err := h.views.WaitApplied(ctx, ack); err != nil {
-		h.t.Fatal(err)
-	}
-	in, err := h.views.Inbox(ctx, ev.InboxID)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return in
-}
-
-// messages waits until an inbox lists n messages (the projection applies
-// them just after the 250) and returns them whole, newest first.
-func (h *harness) messages(inboxID string, n int) []*projections.Message {
-	h.t.Helper()
-	ctx := ctxT(h.t)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		cur, err := h.views.Inbox(ctx, inboxID)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		if cur.Count >= n || time.Now().After(deadline) {
-			list, err := h.views.Messages(ctx, cur)
+	for _, d := range domains {
+		if d.Name == domain {
+			in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Family: events.FamilyC, Local: local, Domain: d})
 			if err != nil {
-				h.t.Fatal(err)
+				t.Fatalf("create %s: %v", addr, err)
 			}
-			if len(list) != n {
-				h.t.Fatalf("%s holds %d messages, want %d", cur.Address, len(list), n)
-			}
-			var out []*projections.Message
-			for _, s := range list {
-				m, err := h.views.Message(ctx, s.ID)
-				if err != nil {
-					h.t.Fatal(err)
-				}
-				out = append(out, m)
-			}
-			return out
+			return in
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
+	t.Fatalf("create %s: the service has no domain %s", addr, domain)
+	return nil
+}
+
+// messages waits until an inbox lists n messages (the views apply them
+// just after the 250) and returns them whole, newest first. It fails the
+// test if the inbox holds more.
+func messages(t *testing.T, svc *service.Service, inboxID string, n int) []*projections.Message {
+	t.Helper()
+	var in *projections.Inbox
+	eventually.Nil(t, fmt.Sprintf("%d messages in inbox %s", n, inboxID), func() (err error) {
+		if in, err = svc.Views.Inbox(t.Context(), inboxID); err != nil {
+			return err
+		}
+		if in.Count < n {
+			return fmt.Errorf("%s holds %d", in.Address, in.Count)
+		}
+		return nil
+	})
+	list, err := svc.Views.Messages(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != n {
+		t.Fatalf("%s holds %d messages, want %d", in.Address, len(list), n)
+	}
+	var out []*projections.Message
+	for _, s := range list {
+		m, err := svc.Views.Message(t.Context(), s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// raw returns a stored message's bytes as the API serves them.
+func raw(t *testing.T, svc *service.Service, m *projections.Message) []byte {
+	t.Helper()
+	if m.RawObject == "" {
+		return m.Raw
+	}
+	r, err := svc.Store.OpenRaw(t.Context(), m.ContentRef(), m.RawObject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("raw of %s: %v", m.ID, err)
+	}
+	return b
+}
+
+// smtpConnections reads the gauge of open SMTP connections from the
+// service's /metrics, as an operator's scraper does.
+func smtpConnections(t *testing.T, svc *service.Service) int {
+	t.Helper()
+	n, ok := servicetest.Metric(servicetest.Scrape(t, servicetest.URL(svc)), "tempmail_smtp_connections")
+	if !ok {
+		t.Fatal("/metrics has no tempmail_smtp_connections")
+	}
+	return int(n)
+}
+
+// withTLS gives cfg a self-signed certificate for 127.0.0.1, so that the
+// service offers STARTTLS, and returns the pool a client trusts it with.
+func withTLS(t *testing.T, cfg *config.Config) *x509.CertPool {
+	t.Helper()
+	cfg.TLSCert, cfg.TLSKey = natstest.WriteCert(t, t.TempDir())
+	pem, err := os.ReadFile(cfg.TLSCert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		t.Fatalf("no certificate in %s", cfg.TLSCert)
+	}
+	return pool
+}
+
+// clientTLS is what a client says in STARTTLS to a service given withTLS's
+// certificate.
+func clientTLS(pool *x509.CertPool) *tls.Config {
+	return &tls.Config{ServerName: "127.0.0.1", RootCAs: pool}
 }
 
 // conn is a raw SMTP conversation, for what net/smtp cannot say (pipelining,
@@ -142,6 +157,8 @@ type conn struct {
 	r *bufio.Reader
 }
 
+// dial opens a conversation with the SMTP server at addr and reads its
+// greeting, which must be 220.
 func dial(t *testing.T, addr string) *conn {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
@@ -157,6 +174,7 @@ func dial(t *testing.T, addr string) *conn {
 	return sc
 }
 
+// write sends s as it is.
 func (c *conn) write(s string) {
 	c.t.Helper()
 	if _, err := io.WriteString(c.c, s); err != nil {
@@ -196,25 +214,16 @@ func (c *conn) cmd(want int, line string) string {
 	return msg
 }
 
+// startTLS says STARTTLS and goes on over TLS.
+func (c *conn) startTLS(cfg *tls.Config) {
+	c.t.Helper()
+	c.cmd(220, "STARTTLS")
+	tc := tls.Client(c.c, cfg)
+	c.c, c.r = tc, bufio.NewReader(tc)
+}
+
+// msg is a message from one address to others.
 func msg(from, to, subject, body string) string {
 	return fmt.Sprintf("From: %s\r\nTo: %s\r\nSubject: %s\r\nDate: Sat, 21 Nov 2026 19:00:00 +0000\r\nMessage-ID: <%s@test>\r\n\r\n%s\r\n",
 		from, to, subject, uuid.NewString(), body)
-}
-
-// raw returns a stored message's bytes as the API serves them.
-func (h *harness) raw(m *projections.Message) []byte {
-	h.t.Helper()
-	if m.RawObject == "" {
-		return m.Raw
-	}
-	r, err := h.store.OpenRaw(ctxT(h.t), m.ContentRef(), m.RawObject)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		h.t.Fatalf("raw of %s: %v", m.ID, err)
-	}
-	return b
 }

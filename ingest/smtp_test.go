@@ -1,60 +1,27 @@
-package ingest
+package ingest_test
 
 import (
-	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"fmt"
-	"math/big"
 	"net"
 	"net/smtp"
 	"strings"
 	"testing"
 	"time"
+
+	"tempmail/eventually"
+	"tempmail/ingest"
+	"tempmail/service/servicetest"
 )
 
-const multipartMsg = "From: =?ISO-8859-1?Q?J=F6rg_M=FCller?= <Joerg@Example.com>\r\n" +
-	"To: Box <box@tempmail.test>, other@example.org\r\n" +
-	"Cc: cc@example.org\r\n" +
-	"Subject: =?UTF-8?B?w5xiZXJwcsO8ZnVuZzog8J+TpyBjb2RlIDQyNDI0Mg==?=\r\n" +
-	"Date: Sat, 21 Nov 2026 19:00:00 +0100\r\n" +
-	"Message-ID: <multi-1@example.com>\r\n" +
-	"MIME-Version: 1.0\r\n" +
-	"Content-Type: multipart/mixed; boundary=\"outer\"\r\n" +
-	"\r\n" +
-	"--outer\r\n" +
-	"Content-Type: multipart/alternative; boundary=\"inner\"\r\n" +
-	"\r\n" +
-	"--inner\r\n" +
-	"Content-Type: text/plain; charset=utf-8\r\n" +
-	"Content-Transfer-Encoding: quoted-printable\r\n" +
-	"\r\n" +
-	"Hall=C3=B6chen, your code is 424242.\r\n" +
-	"--inner\r\n" +
-	"Content-Type: text/html; charset=utf-8\r\n" +
-	"\r\n" +
-	"<p>Hall&ouml;chen, your code is <b>424242</b>.</p>\r\n" +
-	"--inner--\r\n" +
-	"--outer\r\n" +
-	"Content-Type: application/pdf; name=\"r\xc3\xa9sum\xc3\xa9.pdf\"\r\n" +
-	"Content-Disposition: attachment; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf\r\n" +
-	"Content-Transfer-Encoding: base64\r\n" +
-	"\r\n" +
-	"JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoK\r\n" +
-	"--outer--\r\n"
-
 func TestMultipartMessageIsParsedAndStored(t *testing.T) {
-	h := newHarness(t)
-	in := h.inbox("box@tempmail.test")
-	if err := smtp.SendMail(h.addr, nil, "bounce@example.com", []string{"Box@TempMail.test"}, []byte(multipartMsg)); err != nil {
+	t.Parallel()
+	svc := servicetest.Start(t, testConfig(t))
+	in := inbox(t, svc, "box@tempmail.test")
+	if err := smtp.SendMail(svc.SMTPAddr(), nil, "bounce@example.com", []string{"Box@TempMail.test"}, []byte(ingest.MultipartMessage)); err != nil {
 		t.Fatal(err)
 	}
-	m := h.messages(in.ID, 1)[0]
+	m := messages(t, svc, in.ID, 1)[0]
 	check := func(what, got, want string) {
 		t.Helper()
 		if got != want {
@@ -81,10 +48,10 @@ func TestMultipartMessageIsParsedAndStored(t *testing.T) {
 	if a.Filename != "résumé.pdf" || a.ContentType != "application/pdf" || a.Size != int64(len(pdf)) || a.Part == "" || a.ID != m.ID+"-1" {
 		t.Errorf("attachment %+v", a)
 	}
-	raw := string(h.raw(m))
+	raw := string(raw(t, svc, m))
 	// net/smtp asks for SMTPUTF8 whenever it is offered: UTF8SMTP.
 	if !strings.HasPrefix(raw, "Received: from ") || !strings.Contains(raw, "by mx.tempmail.test (tempmail) with UTF8SMTP id ") ||
-		!strings.Contains(raw, "for <box@tempmail.test>") || !strings.HasSuffix(raw, multipartMsg) {
+		!strings.Contains(raw, "for <box@tempmail.test>") || !strings.HasSuffix(raw, ingest.MultipartMessage) {
 		t.Errorf("raw is not the message with our Received header on top:\n%.400s", raw)
 	}
 	if m.Size != int64(len(raw)) {
@@ -92,10 +59,34 @@ func TestMultipartMessageIsParsedAndStored(t *testing.T) {
 	}
 }
 
+func TestMalformedMessagesAreAcceptedOverSMTP(t *testing.T) {
+	t.Parallel()
+	svc := servicetest.Start(t, testConfig(t))
+	in := inbox(t, svc, "junk@tempmail.test")
+	n := 0
+	for name, raw := range ingest.Malformed {
+		if strings.Contains(raw, "\n.") || raw == "" {
+			continue // dot-stuffing is the client's job; net/smtp does it, but keep the seeds literal
+		}
+		if err := smtp.SendMail(svc.SMTPAddr(), nil, "s@example.com", []string{in.Address}, []byte(raw)); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		n++
+	}
+	stored := messages(t, svc, in.ID, n)
+	for _, m := range stored {
+		if len(raw(t, svc, m)) == 0 {
+			t.Errorf("message %q kept no raw bytes", m.Subject)
+		}
+	}
+}
+
 func TestSMTPUTF8AddressAnd8BitBody(t *testing.T) {
-	h := newHarness(t)
-	in := h.inbox("δοκιμή@tempmail.test")
-	c := dial(t, h.addr)
+	t.Parallel()
+	svc := servicetest.Start(t, testConfig(t))
+	in := inbox(t, svc, "δοκιμή@tempmail.test")
+	c := dial(t, svc.SMTPAddr())
 	ehlo := c.cmd(250, "EHLO client.example")
 	for _, ext := range []string{"PIPELINING", "8BITMIME", "SMTPUTF8", "ENHANCEDSTATUSCODES", "CHUNKING", "SIZE 26214400"} {
 		if !strings.Contains(ehlo, ext) {
@@ -110,16 +101,17 @@ func TestSMTPUTF8AddressAnd8BitBody(t *testing.T) {
 	c.cmd(354, "DATA")
 	c.cmd(250, "From: Χρήστης <χρήστης@example.gr>\r\nTo: δοκιμή@tempmail.test\r\nSubject: Γειά σου\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nΚαλημέρα κόσμε\r\n.")
 	c.cmd(221, "QUIT")
-	m := h.messages(in.ID, 1)[0]
+	m := messages(t, svc, in.ID, 1)[0]
 	if m.Subject != "Γειά σου" || m.Text != "Καλημέρα κόσμε\n" || m.From != "χρήστης@example.gr" || m.FromName != "Χρήστης" {
 		t.Errorf("got subject %q text %q from %q %q", m.Subject, m.Text, m.From, m.FromName)
 	}
 }
 
 func TestRecipientPolicy(t *testing.T) {
-	h := newHarness(t)
-	a, b := h.inbox("a@tempmail.test"), h.inbox("b@tempmail.test")
-	c := dial(t, h.addr)
+	t.Parallel()
+	svc := servicetest.Start(t, testConfig(t))
+	a, b := inbox(t, svc, "a@tempmail.test"), inbox(t, svc, "b@tempmail.test")
+	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
 	c.cmd(250, "MAIL FROM:<s@example.com>")
 	c.cmd(250, "RCPT TO:<a@tempmail.test>")
@@ -137,47 +129,51 @@ func TestRecipientPolicy(t *testing.T) {
 	for _, in := range []struct {
 		id, addr string
 	}{{a.ID, a.Address}, {b.ID, b.Address}} {
-		got := h.messages(in.id, 1)
+		got := messages(t, svc, in.id, 1)
 		if got[0].Subject != "to two" || got[0].Address != in.addr {
 			t.Errorf("%s got %+v", in.addr, got[0])
 		}
 	}
-	if h.messages(a.ID, 1)[0].ID == h.messages(b.ID, 1)[0].ID {
+	if messages(t, svc, a.ID, 1)[0].ID == messages(t, svc, b.ID, 1)[0].ID {
 		t.Error("both recipients share one message id")
 	}
 }
 
 func TestAtMost100Recipients(t *testing.T) {
-	h := newHarness(t)
-	c := dial(t, h.addr)
+	t.Parallel()
+	svc := servicetest.Start(t, testConfig(t))
+	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
 	c.cmd(250, "MAIL FROM:<s@example.com>")
 	var inboxes []string
 	for i := range 100 {
-		in := h.inbox(fmt.Sprintf("r%d@tempmail.test", i))
+		in := inbox(t, svc, fmt.Sprintf("r%d@tempmail.test", i))
 		inboxes = append(inboxes, in.ID)
 		c.cmd(250, "RCPT TO:<"+in.Address+">")
 	}
-	extra := h.inbox("r100@tempmail.test")
+	extra := inbox(t, svc, "r100@tempmail.test")
 	if reply := c.cmd(452, "RCPT TO:<r100@tempmail.test>"); !strings.HasPrefix(reply, "4.5.3") {
 		t.Errorf("101st recipient: %q, want 4.5.3", reply)
 	}
 	c.cmd(354, "DATA")
 	c.cmd(250, msg("s@example.com", "many@tempmail.test", "to a hundred", "hi")+".")
 	for _, id := range []string{inboxes[0], inboxes[57], inboxes[99]} {
-		if got := h.messages(id, 1); got[0].Subject != "to a hundred" {
+		if got := messages(t, svc, id, 1); got[0].Subject != "to a hundred" {
 			t.Errorf("inbox %s: %+v", id, got[0])
 		}
 	}
-	if n := len(h.messages(extra.ID, 0)); n != 0 {
+	if n := len(messages(t, svc, extra.ID, 0)); n != 0 {
 		t.Errorf("the refused 101st recipient got %d messages", n)
 	}
 }
 
 func TestOversizedMessagesAreRefused(t *testing.T) {
-	h := newHarness(t, func(d *Deliverer, _ *SMTPConfig) { d.MaxMessageBytes = 64 << 10 })
-	in := h.inbox("big@tempmail.test")
-	c := dial(t, h.addr)
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.MaxMessageBytes = 64 << 10
+	svc := servicetest.Start(t, cfg)
+	in := inbox(t, svc, "big@tempmail.test")
+	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
 	if reply := c.cmd(552, "MAIL FROM:<s@example.com> SIZE=100000"); !strings.HasPrefix(reply, "5.3.4") {
 		t.Errorf("declared size: %q", reply)
@@ -195,18 +191,18 @@ func TestOversizedMessagesAreRefused(t *testing.T) {
 	c.cmd(250, "RCPT TO:<big@tempmail.test>")
 	c.cmd(354, "DATA")
 	c.cmd(250, msg("s@example.com", "big@tempmail.test", "fits", "small")+".")
-	if got := h.messages(in.ID, 1); got[0].Subject != "fits" {
+	if got := messages(t, svc, in.ID, 1); got[0].Subject != "fits" {
 		t.Errorf("got %q", got[0].Subject)
 	}
 }
 
 func TestSTARTTLS(t *testing.T) {
-	cert := selfSigned(t)
-	h := newHarness(t, func(_ *Deliverer, cfg *SMTPConfig) {
-		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	})
-	in := h.inbox("tls@tempmail.test")
-	cl, err := smtp.Dial(h.addr)
+	t.Parallel()
+	cfg := testConfig(t)
+	pool := withTLS(t, &cfg)
+	svc := servicetest.Start(t, cfg)
+	in := inbox(t, svc, "tls@tempmail.test")
+	cl, err := smtp.Dial(svc.SMTPAddr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,18 +210,16 @@ func TestSTARTTLS(t *testing.T) {
 	if ok, _ := cl.Extension("STARTTLS"); !ok {
 		t.Fatal("STARTTLS not advertised with a certificate configured")
 	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert.Leaf)
-	if err := cl.StartTLS(&tls.Config{ServerName: "localhost", RootCAs: pool}); err != nil {
+	if err := cl.StartTLS(clientTLS(pool)); err != nil {
 		t.Fatal(err)
 	}
 	if state, ok := cl.TLSConnectionState(); !ok || !state.HandshakeComplete {
 		t.Fatal("no TLS after STARTTLS")
 	}
 	send(t, cl, "s@example.com", "tls@tempmail.test", msg("s@example.com", "tls@tempmail.test", "secret", "over TLS"))
-	m := h.messages(in.ID, 1)[0]
-	if raw := h.raw(m); m.Subject != "secret" || !strings.Contains(string(raw), "with UTF8SMTPS id") {
-		t.Errorf("subject %q, raw %.200s", m.Subject, raw)
+	m := messages(t, svc, in.ID, 1)[0]
+	if b := raw(t, svc, m); m.Subject != "secret" || !strings.Contains(string(b), "with UTF8SMTPS id") {
+		t.Errorf("subject %q, raw %.200s", m.Subject, b)
 	}
 }
 
@@ -234,12 +228,9 @@ func TestSTARTTLS(t *testing.T) {
 // 3848).
 func TestReceivedNamesTheProtocol(t *testing.T) {
 	t.Parallel()
-	cert := selfSigned(t)
-	h := newHarness(t, func(_ *Deliverer, cfg *SMTPConfig) {
-		cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	})
-	pool := x509.NewCertPool()
-	pool.AddCert(cert.Leaf)
+	cfg := testConfig(t)
+	pool := withTLS(t, &cfg)
+	svc := servicetest.Start(t, cfg)
 	for _, c := range []struct {
 		want  string
 		tls   bool
@@ -252,16 +243,12 @@ func TestReceivedNamesTheProtocol(t *testing.T) {
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			t.Parallel()
-			h := *h
-			h.t = t
 			addr := strings.ToLower(c.want) + "@tempmail.test"
-			in := h.inbox(addr)
-			conn := dial(t, h.addr)
+			in := inbox(t, svc, addr)
+			conn := dial(t, svc.SMTPAddr())
 			conn.cmd(250, "EHLO client.example")
 			if c.tls {
-				conn.cmd(220, "STARTTLS")
-				tc := tls.Client(conn.c, &tls.Config{ServerName: "localhost", RootCAs: pool})
-				conn.c, conn.r = tc, bufio.NewReader(tc)
+				conn.startTLS(clientTLS(pool))
 				conn.cmd(250, "EHLO client.example")
 			}
 			// A first transaction with SMTPUTF8, then the one looked at:
@@ -272,13 +259,14 @@ func TestReceivedNamesTheProtocol(t *testing.T) {
 			conn.cmd(250, "RCPT TO:<"+addr+">")
 			conn.cmd(354, "DATA")
 			conn.cmd(250, msg("s@example.com", addr, c.want, "body")+".")
-			if raw := string(h.raw(h.messages(in.ID, 1)[0])); !strings.Contains(raw, "(tempmail) with "+c.want+" id ") {
-				t.Errorf("want with %s:\n%.300s", c.want, raw)
+			if b := raw(t, svc, messages(t, svc, in.ID, 1)[0]); !strings.Contains(string(b), "(tempmail) with "+c.want+" id ") {
+				t.Errorf("want with %s:\n%.300s", c.want, b)
 			}
 		})
 	}
 }
 
+// send has a transaction on cl, which must succeed.
 func send(t *testing.T, cl *smtp.Client, from, to, body string) {
 	t.Helper()
 	if err := cl.Mail(from); err != nil {
@@ -299,28 +287,11 @@ func send(t *testing.T, cl *smtp.Client, from, to, body string) {
 	}
 }
 
-func selfSigned(t *testing.T) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
-		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, _ := x509.ParseCertificate(der)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
-}
-
 func TestPipelinedCommands(t *testing.T) {
-	h := newHarness(t)
-	a, b := h.inbox("p1@tempmail.test"), h.inbox("p2@tempmail.test")
-	c := dial(t, h.addr)
+	t.Parallel()
+	svc := servicetest.Start(t, testConfig(t))
+	a, b := inbox(t, svc, "p1@tempmail.test"), inbox(t, svc, "p2@tempmail.test")
+	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
 	// RFC 2920: the whole envelope and DATA in one write.
 	c.write("MAIL FROM:<s@example.com>\r\nRCPT TO:<p1@tempmail.test>\r\nRCPT TO:<nope@tempmail.test>\r\nRCPT TO:<p2@tempmail.test>\r\nDATA\r\n")
@@ -337,18 +308,19 @@ func TestPipelinedCommands(t *testing.T) {
 		}
 	}
 	c.cmd(250, msg("s@example.com", "p1", "second", "2")+".")
-	if got := h.messages(a.ID, 2); got[0].Subject != "second" || got[1].Subject != "first" {
+	if got := messages(t, svc, a.ID, 2); got[0].Subject != "second" || got[1].Subject != "first" {
 		t.Errorf("p1: %q, %q", got[0].Subject, got[1].Subject)
 	}
-	if got := h.messages(b.ID, 1); got[0].Subject != "first" {
+	if got := messages(t, svc, b.ID, 1); got[0].Subject != "first" {
 		t.Errorf("p2: %q", got[0].Subject)
 	}
 }
 
 func TestBDAT(t *testing.T) {
-	h := newHarness(t)
-	in := h.inbox("chunks@tempmail.test")
-	c := dial(t, h.addr)
+	t.Parallel()
+	svc := servicetest.Start(t, testConfig(t))
+	in := inbox(t, svc, "chunks@tempmail.test")
+	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
 	c.cmd(250, "MAIL FROM:<s@example.com>")
 	c.cmd(250, "RCPT TO:<chunks@tempmail.test>")
@@ -362,34 +334,38 @@ func TestBDAT(t *testing.T) {
 	if code, reply := c.reply(); code != 250 {
 		t.Fatalf("last chunk: %d %s", code, reply)
 	}
-	got := h.messages(in.ID, 1)[0]
-	if got.Subject != "in chunks" || !strings.Contains(got.Text, "\n.line that starts with a dot\n") || !strings.HasSuffix(string(h.raw(got)), m) {
+	got := messages(t, svc, in.ID, 1)[0]
+	if got.Subject != "in chunks" || !strings.Contains(got.Text, "\n.line that starts with a dot\n") || !strings.HasSuffix(string(raw(t, svc, got)), m) {
 		t.Errorf("subject %q text %q", got.Subject, got.Text)
 	}
 }
 
 func TestRetriedTransactionIsStoredOnce(t *testing.T) {
-	h := newHarness(t)
-	in := h.inbox("retry@tempmail.test")
+	t.Parallel()
+	svc := servicetest.Start(t, testConfig(t))
+	in := inbox(t, svc, "retry@tempmail.test")
 	body := msg("s@example.com", "retry@tempmail.test", "once", "same bytes")
 	for range 3 {
-		if err := smtp.SendMail(h.addr, nil, "s@example.com", []string{"retry@tempmail.test"}, []byte(body)); err != nil {
+		if err := smtp.SendMail(svc.SMTPAddr(), nil, "s@example.com", []string{"retry@tempmail.test"}, []byte(body)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := smtp.SendMail(h.addr, nil, "s@example.com", []string{"retry@tempmail.test"}, []byte(body+"different")); err != nil {
+	if err := smtp.SendMail(svc.SMTPAddr(), nil, "s@example.com", []string{"retry@tempmail.test"}, []byte(body+"different")); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.messages(in.ID, 2); got[1].Subject != "once" {
+	if got := messages(t, svc, in.ID, 2); got[1].Subject != "once" {
 		t.Errorf("got %+v", got)
 	}
 }
 
 func TestPerIPLimits(t *testing.T) {
-	h := newHarness(t, func(_ *Deliverer, cfg *SMTPConfig) { cfg.MaxConnsPerIP, cfg.RatePerIP = 2, 3 })
-	h.inbox("rate@tempmail.test")
-	c1, c2 := dial(t, h.addr), dial(t, h.addr)
-	third, err := net.Dial("tcp", h.addr)
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.SMTPMaxConnsPerIP, cfg.SMTPRatePerIP = 2, 3
+	svc := servicetest.Start(t, cfg)
+	inbox(t, svc, "rate@tempmail.test")
+	c1, c2 := dial(t, svc.SMTPAddr()), dial(t, svc.SMTPAddr())
+	third, err := net.Dial("tcp", svc.SMTPAddr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,21 +389,9 @@ func TestPerIPLimits(t *testing.T) {
 	}
 	c1.cmd(250, "RSET")
 	c1.cmd(221, "QUIT")
-	// A closed connection frees its place: a new one is greeted once the
-	// server has seen the close.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.Dial("tcp", h.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, _ := c.Read(buf)
-		c.Close()
-		if strings.HasPrefix(string(buf[:n]), "220") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no place freed for a new connection: greeted with %q", buf[:n])
-		}
-	}
+	// A closed connection frees its place: once the server has seen both
+	// closes, new ones are greeted.
+	eventually.True(t, "both connections closed", func() bool { return smtpConnections(t, svc) == 0 })
+	dial(t, svc.SMTPAddr())
+	dial(t, svc.SMTPAddr())
 }

@@ -105,6 +105,9 @@ func (v *Views) pullOptions() []jetstream.PullMessagesOpt {
 // unpin lets another process's worker take a partition over at once, rather
 // than after pinnedTTL, when this one stops.
 func (v *Views) unpin(part string) {
+	if !v.js.Conn().IsConnected() {
+		return // no server to tell; the request would wait for its timeout
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := v.store.Stream().UnpinConsumer(ctx, v.consumerName(part), priorityGroup); err != nil {

@@ -51,7 +51,12 @@ func (v *Views) startWatcher(ctx, runCtx context.Context) error {
 			case <-reconnected:
 			case <-elected:
 			case <-runCtx.Done():
-				_ = w.Stop()
+				// Stopping deletes the watcher's consumer on the server;
+				// without a connection that waits for the request's
+				// timeout, and closing the connection ends it anyway.
+				if v.js.Conn().IsConnected() {
+					_ = w.Stop()
+				}
 				return
 			}
 			_ = w.Stop()

@@ -88,7 +88,16 @@ func (v *Views) work(ctx context.Context, p *partition, cons jetstream.Consumer)
 		}()
 		// Stopping drains: a batch already delivered is applied and
 		// acknowledged, not left to the ack wait of whoever takes over.
-		stop := context.AfterFunc(ctx, it.Drain)
+		// Without a connection nothing can be acknowledged, and a drain
+		// would wait for the missing heartbeats, beyond the shutdown's
+		// grace: the iterator just stops.
+		stop := context.AfterFunc(ctx, func() {
+			if v.js.Conn().IsConnected() {
+				it.Drain()
+			} else {
+				it.Stop()
+			}
+		})
 		pinned = v.consume(ctx, p, it) || pinned
 		stop()
 		it.Stop()

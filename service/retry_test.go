@@ -1,14 +1,12 @@
 package service_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/smtp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,24 +14,6 @@ import (
 	"tempmail/service"
 	"tempmail/service/servicetest"
 )
-
-// syncBuffer is a log sink that tests read while the service writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestARetryAfterTheDedupeWindowIsStoredOnce: an MTA that lost our 250
 // sends the message again minutes later (Postfix first after 300 s, and

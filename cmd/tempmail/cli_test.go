@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,8 +9,6 @@ import (
 	"testing"
 
 	"tempmail/events/natstest"
-	"tempmail/logs"
-	"tempmail/service/servicetest"
 )
 
 func noEnv(string) string { return "" }
@@ -35,6 +32,7 @@ func TestHelpGoesToStdout(t *testing.T) {
 		{[]string{"help", "rebuild"}, []string{"usage: tempmail rebuild [flags]"}, []string{"--tls-cert"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
 			var out, errOut bytes.Buffer
 			if code := run(c.args, noEnv, &out, &errOut); code != 0 || errOut.Len() != 0 {
 				t.Fatalf("exit %d, stderr %q", code, errOut.String())
@@ -93,6 +91,7 @@ func TestInvalidValuesExitTwoBeforeAnySideEffect(t *testing.T) {
 		{"version with a flag", []string{"version", "--data-dir", "x"}, "version takes no flags"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			dir := filepath.Join(t.TempDir(), "data")
 			args := c.args
 			if !strings.Contains(strings.Join(args, " "), "--data-dir") && args[0] != "version" {
@@ -110,72 +109,10 @@ func TestInvalidValuesExitTwoBeforeAnySideEffect(t *testing.T) {
 		})
 	}
 	t.Run("no command", func(t *testing.T) {
+		t.Parallel()
 		var out, errOut bytes.Buffer
 		if code := run(nil, noEnv, &out, &errOut); code != 2 || out.Len() != 0 || !strings.Contains(errOut.String(), "usage: tempmail") {
 			t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errOut.String())
 		}
 	})
-}
-
-// TestGeneratedTokenIsLoggedOnce: the API token the first start generates
-// is logged in one line, also when the answer to storing it is lost and
-// the step is tried again (the retry finds its own token stored), and not
-// by a second process that finds it there.
-func TestGeneratedTokenIsLoggedOnce(t *testing.T) {
-	t.Parallel()
-	proxy := servicetest.ExternalNATS(t)
-	proxy.DropAnswers(func(subject string) bool { return subject == "$KV.SECRETS.api-token" }, 1)
-	start := func(dir string) (string, string) {
-		t.Helper()
-		cfg := testConfig(dir)
-		cfg.NATSURL = proxy.URL()
-		var out bytes.Buffer
-		svc, err := startLogged(t, cfg, logs.New(&out, "text", slog.LevelInfo))
-		if err != nil {
-			t.Fatalf("start: %v", err)
-		}
-		stop(svc)
-		return svc.Config.APIToken, out.String()
-	}
-	tok, log := start(t.TempDir())
-	if proxy.Dropped() != 1 {
-		t.Fatalf("the answer to storing the token was not dropped (%d)", proxy.Dropped())
-	}
-	if n := strings.Count(log, "generated an API token"); n != 1 || strings.Count(log, tok) != 1 {
-		t.Errorf("the token is in %d lines, the generated line there %d times; want 1:\n%s", strings.Count(log, tok), n, log)
-	}
-	again, log := start(t.TempDir())
-	if again != tok || strings.Contains(log, tok) {
-		t.Errorf("a second process: token %q (want %q), its log:\n%s", again, tok, log)
-	}
-}
-
-// TestSingleNodeStartAndStopLogNoError: a single node's first start, mail,
-// a stop, a second start on the same data and a stop log nothing at ERROR
-// and nothing of the embedded server's at WARN.
-func TestSingleNodeStartAndStopLogNoError(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	var out bytes.Buffer
-	log := logs.New(&out, "text", slog.LevelInfo)
-	for round := range 2 {
-		svc, err := startLogged(t, testConfig(dir), log)
-		if err != nil {
-			t.Fatalf("start %d: %v", round+1, err)
-		}
-		base := "http://" + svc.HTTPAddr()
-		in := createTokenInbox(t, base)
-		if err := sendSMTP(svc, in.Address, "logged", "hello"); err != nil {
-			t.Fatal(err)
-		}
-		if code, _ := call(t, "GET", base+"/inboxes/"+in.Token+"/latest/?wait=10", ""); code != 200 {
-			t.Fatalf("latest: %d", code)
-		}
-		stop(svc)
-	}
-	for _, l := range strings.Split(out.String(), "\n") {
-		if strings.Contains(l, "level=ERROR") || strings.Contains(l, "level=WARN") && strings.Contains(l, "component=nats") {
-			t.Errorf("logged: %s", l)
-		}
-	}
 }

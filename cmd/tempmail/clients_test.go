@@ -63,6 +63,7 @@ func TestInboxNewPrintsTheAddress(t *testing.T) {
 		{"an argument", []string{"inbox", "new", "--server", base, "extra"}, 2, "unexpected argument \"extra\"\nusage: tempmail inbox new"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			status, out, errOut := runCLI(nil, c.args...)
 			if status != c.status || out != "" || !strings.Contains(errOut, c.stderr) {
 				t.Errorf("%v: %d %q %q, want %d and %q on stderr", c.args, status, out, errOut, c.status, c.stderr)
@@ -159,6 +160,7 @@ func TestWaitExitStatus(t *testing.T) {
 		{"an unknown flag", []string{"--until", "5s"}, 2, "flag provided but not defined: -until"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			args := append([]string{"wait", "--server", base, "--token", in.Token}, c.args...)
 			status, out, errOut := runCLI(nil, args...)
 			if status != c.status || out != "" || !strings.Contains(errOut, c.stderr) {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
-	"net/smtp"
+	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"tempmail/eventually"
 	"tempmail/service/servicetest"
 )
 
@@ -15,25 +17,29 @@ import (
 // server's CA, a credentials file; and the connection comes back when the
 // server restarts.
 func TestExternalNATSWithCredentialsTLSAndReconnect(t *testing.T) {
+	t.Parallel()
 	nats := servicetest.SecureNATS(t)
 	creds, ca := nats.Creds, nats.CA
 	dead := "tls://" + freeAddr(t)
 	_, base, smtpAddr := runServeSMTP(t, t.TempDir(), "--nats-url", dead+","+nats.URL(),
 		"--nats-creds", creds, "--nats-tls-ca", ca, "--smtp-rate-per-ip", "0")
 	in := createTokenInbox(t, base)
-	if err := sendMail(smtpAddr, in.Address, "before the restart"); err != nil {
+	if err := servicetest.Mail(smtpAddr, in.Address, "before the restart", "hello"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the first message", func() bool { return len(listMessages(t, base, in.Token)) == 1 })
+	eventually.True(t, "the first message", func() bool { return len(listMessages(t, base, in.Token)) == 1 })
 
 	nats.Stop()
-	time.Sleep(2 * time.Second) // tempmail notices, and keeps trying
-	nats.Start(t)
-
-	eventually(t, "mail after the NATS restart", func() bool {
-		return sendMail(smtpAddr, in.Address, "after the restart") == nil
+	eventually.True(t, "tempmail notices NATS is gone", func() bool {
+		code, h := servicetest.Readiness(t, base)
+		return code == http.StatusServiceUnavailable && slices.Contains(h.Failing, "nats connection")
 	})
-	eventually(t, "both messages", func() bool { return len(listMessages(t, base, in.Token)) == 2 })
+	nats.Start(t) // it keeps trying, and connects again
+
+	eventually.True(t, "mail after the NATS restart", func() bool {
+		return servicetest.Mail(smtpAddr, in.Address, "after the restart", "hello") == nil
+	})
+	eventually.True(t, "both messages", func() bool { return len(listMessages(t, base, in.Token)) == 2 })
 	if code, _ := call(t, "POST", base+"/inboxes/", ""); code != 201 {
 		t.Errorf("create an inbox after the NATS restart: %d", code)
 	}
@@ -46,9 +52,4 @@ func TestExternalNATSWithCredentialsTLSAndReconnect(t *testing.T) {
 	if exitCode(err) != 1 || !strings.Contains(string(out), "Authorization Violation") {
 		t.Errorf("without credentials: %v, %s", err, out)
 	}
-}
-
-func sendMail(smtpAddr, to, subject string) error {
-	msg := "From: s@example.com\r\nTo: " + to + "\r\nSubject: " + subject + "\r\n\r\nhello\r\n"
-	return smtp.SendMail(smtpAddr, nil, "s@example.com", []string{to}, []byte(msg))
 }

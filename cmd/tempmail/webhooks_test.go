@@ -13,6 +13,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"tempmail/eventually"
+	"tempmail/service/servicetest"
 )
 
 // TestWebhookDeliveriesOutliveSIGKILL: the process is killed with a
@@ -20,6 +23,7 @@ import (
 // restart on the same data directory both are delivered, each under the
 // webhook-id it had before.
 func TestWebhookDeliveriesOutliveSIGKILL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	flags := []string{"--webhook-allow-private", "--webhook-retry-schedule", "2s"}
 	cmd, base, smtpAddr := runServeSMTP(t, dir, flags...)
@@ -71,7 +75,7 @@ func TestWebhookDeliveriesOutliveSIGKILL(t *testing.T) {
 	}
 
 	// Killed while the attempt is under way.
-	if err := sendMail(smtpAddr, in.Address, "under way"); err != nil {
+	if err := servicetest.Mail(smtpAddr, in.Address, "under way", "hello"); err != nil {
 		t.Fatal(err)
 	}
 	first := wait(held, "the first attempt")
@@ -84,11 +88,11 @@ func TestWebhookDeliveriesOutliveSIGKILL(t *testing.T) {
 
 	// Killed while a retry waits.
 	mode.Store(1)
-	if err := sendMail(smtpAddr, in.Address, "retried"); err != nil {
+	if err := servicetest.Mail(smtpAddr, in.Address, "retried", "hello"); err != nil {
 		t.Fatal(err)
 	}
 	failed := wait(held, "the failing attempt")
-	eventually(t, "the retry scheduled", func() bool {
+	eventually.True(t, "the retry scheduled", func() bool {
 		_, b := call(t, "GET", base+"/inboxes/"+in.Token+"/webhooks/"+sub.ID+"/deliveries/", "")
 		var log []struct {
 			EventID string     `json:"webhook_event_id"`
@@ -109,7 +113,7 @@ func TestWebhookDeliveriesOutliveSIGKILL(t *testing.T) {
 	}
 
 	// What operators graph: outcomes, attempt durations, deliveries waiting.
-	eventually(t, "metrics", func() bool {
+	eventually.True(t, "metrics", func() bool {
 		_, b := call(t, "GET", base+"/metrics", "")
 		m := string(b)
 		return strings.Contains(m, `tempmail_webhook_deliveries_total{outcome="delivered"} 1`) &&
@@ -122,6 +126,7 @@ func TestWebhookDeliveriesOutliveSIGKILL(t *testing.T) {
 // delivery, whose signature it checks, and refuses a forged one; README
 // shows its check as it is in the file.
 func TestReadmeWebhookReceiverVerifies(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../../examples/webhook-receiver/main.go")
 	if err != nil {
 		t.Fatal(err)
@@ -165,13 +170,13 @@ func TestReadmeWebhookReceiverVerifies(t *testing.T) {
 			lines <- sc.Text()
 		}
 	}()
-	for { // until it listens
-		if c, err := net.Dial("tcp", addr); err == nil {
+	eventually.True(t, "the receiver listens", func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
 			c.Close()
-			break
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil
+	})
 	resp, err := http.Post("http://"+addr+"/hook", "application/json", strings.NewReader(`{"type":"message.received"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +185,7 @@ func TestReadmeWebhookReceiverVerifies(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a forged delivery: %d, want 401", resp.StatusCode)
 	}
-	if err := sendMail(svc.SMTP.Addr(), in.Address, "checked by the example"); err != nil {
+	if err := servicetest.Mail(svc.SMTPAddr(), in.Address, "checked by the example", "hello"); err != nil {
 		t.Fatal(err)
 	}
 	select {

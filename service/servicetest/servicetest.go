@@ -19,9 +19,12 @@ const Partitions = 2
 // fresh temporary directory, both listeners on loopback ports the system
 // picks, and no sender checks (they would ask the network's DNS; tests of
 // them bring their own server).
-func Config(t testing.TB) config.Config {
+func Config(t testing.TB) config.Config { return ConfigIn(t.TempDir()) }
+
+// ConfigIn is Config with its data in dir.
+func ConfigIn(dir string) config.Config {
 	cfg := config.Default()
-	cfg.DataDir = t.TempDir()
+	cfg.DataDir = dir
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.SMTPAddr = "127.0.0.1:0"
 	cfg.AuthChecks = false

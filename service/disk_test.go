@@ -1,4 +1,4 @@
-package main
+package service_test
 
 import (
 	"crypto/rand"
@@ -15,6 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"tempmail/eventually"
+	"tempmail/service/servicetest"
 )
 
 // tmpfs mounts a filesystem of size bytes at a new directory, for as long
@@ -47,12 +50,14 @@ func TestAFullDiskIsSurvived(t *testing.T) {
 	if err := os.WriteFile(filler, make([]byte, 12<<20), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := testConfig(filepath.Join(disk, "data"))
+	cfg := servicetest.Config(t)
+	cfg.DataDir = filepath.Join(disk, "data")
 	cfg.MinFreeDisk = 6 << 20
 	cfg.SMTPRatePerIP = 0
-	svc, base := startServiceWith(t, cfg)
-	doomed := createTokenInbox(t, base)
-	in := createTokenInbox(t, base)
+	svc := servicetest.Start(t, cfg)
+	base := servicetest.URL(svc)
+	doomed := servicetest.CreateInbox(t, base)
+	in := servicetest.CreateInbox(t, base)
 
 	// send delivers one message of about 256 KiB that does not compress;
 	// it returns the SMTP reply code (250 when stored).
@@ -61,7 +66,7 @@ func TestAFullDiskIsSurvived(t *testing.T) {
 		body := make([]byte, 192<<10)
 		_, _ = rand.Read(body)
 		msg := "Subject: " + subject + "\r\n\r\n" + wrap(base64.StdEncoding.EncodeToString(body)) + "\r\n"
-		err := smtp.SendMail(svc.SMTP.Addr(), nil, "s@example.com", []string{to}, []byte(msg))
+		err := smtp.SendMail(svc.SMTPAddr(), nil, "s@example.com", []string{to}, []byte(msg))
 		var reply *textproto.Error
 		switch {
 		case err == nil:
@@ -106,21 +111,21 @@ func TestAFullDiskIsSurvived(t *testing.T) {
 	if code := send(in.Address, "refused"); code != 452 {
 		t.Errorf("mail below the watermark: %d, want 452", code)
 	}
-	if code, body := call(t, "POST", base+"/inboxes/", "{}"); code != http.StatusInsufficientStorage {
+	if code, body := servicetest.Call(t, "POST", base+"/inboxes/", "{}"); code != http.StatusInsufficientStorage {
 		t.Errorf("a new inbox on a full disk: %d %s, want 507", code, body)
 	}
-	if code, body := call(t, "GET", base+"/readyz", ""); code != http.StatusServiceUnavailable || !strings.Contains(string(body), "disk") {
+	if code, body := servicetest.Call(t, "GET", base+"/readyz", ""); code != http.StatusServiceUnavailable || !strings.Contains(string(body), "disk") {
 		t.Errorf("readyz on a full disk: %d %s", code, body)
 	}
 	// Every 250 is readable, now.
-	eventually(t, "every stored message listed", func() bool { return len(listMessages(t, base, in.Token)) == len(stored) })
-	for _, m := range listMessages(t, base, in.Token) {
-		if code, _ := call(t, "GET", base+"/inboxes/"+in.Token+"/messages/"+m.ID+"/", ""); code != 200 {
+	eventually.True(t, "every stored message listed", func() bool { return len(servicetest.Messages(t, base, in.Token)) == len(stored) })
+	for _, m := range servicetest.Messages(t, base, in.Token) {
+		if code, _ := servicetest.Call(t, "GET", base+"/inboxes/"+in.Token+"/messages/"+m.ID+"/", ""); code != 200 {
 			t.Errorf("message %s (%s) on a full disk: %d", m.ID, m.Subject, code)
 		}
 	}
 	// Deleting works while the disk is full.
-	if code, body := call(t, "DELETE", base+"/inboxes/"+doomed.Token+"/", ""); code != http.StatusNoContent {
+	if code, body := servicetest.Call(t, "DELETE", base+"/inboxes/"+doomed.Token+"/", ""); code != http.StatusNoContent {
 		t.Errorf("deleting an inbox on a full disk: %d %s", code, body)
 	}
 
@@ -131,18 +136,18 @@ func TestAFullDiskIsSurvived(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	var fresh tokenInbox
-	eventually(t, "a new inbox once room returned", func() bool {
-		code, _ := call(t, "POST", base+"/inboxes/", "{}")
+	var fresh servicetest.Inbox
+	eventually.True(t, "a new inbox once room returned", func() bool {
+		code, _ := servicetest.Call(t, "POST", base+"/inboxes/", "{}")
 		if code == http.StatusCreated {
-			fresh = createTokenInbox(t, base)
+			fresh = servicetest.CreateInbox(t, base)
 		}
 		return code == http.StatusCreated
 	})
 	if code := send(fresh.Address, "after"); code != 250 {
 		t.Fatalf("mail once room returned: %d", code)
 	}
-	eventually(t, "the new mail readable", func() bool { return len(listMessages(t, base, fresh.Token)) == 1 })
+	eventually.True(t, "the new mail readable", func() bool { return len(servicetest.Messages(t, base, fresh.Token)) == 1 })
 	if d := time.Since(start); d > time.Minute {
 		t.Errorf("mail was taken again %v after room returned, want within a minute", d)
 	}

@@ -1,5 +1,5 @@
 //go:build !race
 
-package main
+package service_test
 
 const raceDetector = false

@@ -1,4 +1,4 @@
-package main
+package service_test
 
 import (
 	"archive/tar"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"tempmail/events"
+	"tempmail/eventually"
+	"tempmail/service/servicetest"
 )
 
 // The data directory of the previous release (testdata/README.md says how
@@ -102,16 +104,18 @@ func TestUpgradeFromTheStoreOfThePreviousRelease(t *testing.T) {
 	if err := json.Unmarshal(b, &fx); err != nil {
 		t.Fatal(err)
 	}
-	cfg := testConfig(filepath.Join(root, "data"), "tempmail.test", "other.test")
+	cfg := servicetest.Config(t)
+	cfg.DataDir, cfg.Domains = filepath.Join(root, "data"), []string{"tempmail.test", "other.test"}
 	cfg.APIToken = ""
-	svc, base := startServiceWith(t, cfg)
+	svc := servicetest.Start(t, cfg)
+	base := servicetest.URL(svc)
 	if svc.Views.Generation() != 2 || svc.Config.APIToken != fx.APIToken {
 		t.Fatalf("views generation %d, token %q: want the views rebuilt as generation 2 and the store's token", svc.Views.Generation(), svc.Config.APIToken)
 	}
 
 	// Family C: every message as it was (the deleted one still gone), the
 	// large one's raw source from the object store, its code.
-	list := listMessages(t, base, fx.C1.Token)
+	list := servicetest.Messages(t, base, fx.C1.Token)
 	if len(list) != len(fx.C1Messages) {
 		t.Fatalf("c1 lists %d messages, want %d: %+v", len(list), len(fx.C1Messages), list)
 	}
@@ -126,64 +130,65 @@ func TestUpgradeFromTheStoreOfThePreviousRelease(t *testing.T) {
 			big = m.ID
 		}
 	}
-	code, raw := call(t, "GET", base+"/inboxes/"+fx.C1.Token+"/messages/"+big+"/raw/", "")
+	code, raw := servicetest.Call(t, "GET", base+"/inboxes/"+fx.C1.Token+"/messages/"+big+"/raw/", "")
 	if code != 200 || len(raw) < 100<<10 {
 		t.Errorf("raw source of the large message: %d, %d bytes", code, len(raw))
 	}
-	if code, b := call(t, "GET", base+"/inboxes/"+fx.C1.Token+"/otp/", ""); code != 200 || !strings.Contains(string(b), `"111111"`) {
+	if code, b := servicetest.Call(t, "GET", base+"/inboxes/"+fx.C1.Token+"/otp/", ""); code != 200 || !strings.Contains(string(b), `"111111"`) {
 		t.Errorf("otp: %d %s", code, b)
 	}
 	// Family B, and family A by message id alone (an old id, which names
 	// no inbox: the views index it).
-	code, b = call(t, "GET", base+"/api/mailstore/mailbox/keeper/", "")
+	code, b = servicetest.Call(t, "GET", base+"/api/mailstore/mailbox/keeper/", "")
 	if code != 200 || !strings.Contains(string(b), `"total":2`) {
 		t.Errorf("family B mailbox: %d %s", code, b)
 	}
 	ids := messageIDs(t, base, fx.A1.ID)
-	if code, b := call(t, "GET", base+"/api/emails/"+ids["family a"]+"/", ""); code != 200 || !strings.Contains(string(b), "hello A") {
+	if code, b := servicetest.Call(t, "GET", base+"/api/emails/"+ids["family a"]+"/", ""); code != 200 || !strings.Contains(string(b), "hello A") {
 		t.Errorf("family A email by id: %d %s", code, b)
 	}
 	// What ended while the service was stopped, and before, is gone.
-	if code, _ := call(t, "GET", base+"/api/inboxes/"+fx.AShort.ID+"/", ""); code != http.StatusNotFound {
+	if code, _ := servicetest.Call(t, "GET", base+"/api/inboxes/"+fx.AShort.ID+"/", ""); code != http.StatusNotFound {
 		t.Errorf("the inbox that expired while stopped: %d, want 404", code)
 	}
-	if code, _ := call(t, "GET", base+"/inboxes/"+fx.Gone.Token+"/", ""); code != http.StatusNotFound {
+	if code, _ := servicetest.Call(t, "GET", base+"/inboxes/"+fx.Gone.Token+"/", ""); code != http.StatusNotFound {
 		t.Errorf("the deleted inbox: %d, want 404", code)
 	}
 	// Subscriptions survive.
-	code, b = send(t, "GET", base+"/api/webhooks/", "", "Authorization", "Token "+fx.APIToken)
+	code, b = servicetest.Call(t, "GET", base+"/api/webhooks/", "", "Authorization", "Token "+fx.APIToken)
 	if code != 200 || !strings.Contains(string(b), fx.HookAll.ID) {
 		t.Errorf("subscriptions: %d %s", code, b)
 	}
 
 	// New mail lands in the new layout beside the old; an old message and
 	// a new one are deleted alike, their content erased.
-	if err := sendSMTP(svc, fx.C1.Address, "after the upgrade", "new"); err != nil {
+	if err := servicetest.Mail(svc.SMTPAddr(), fx.C1.Address, "after the upgrade", "new"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "new message listed", func() bool { return len(listMessages(t, base, fx.C1.Token)) == len(fx.C1Messages)+1 })
-	fresh := listMessages(t, base, fx.C1.Token)[0]
+	eventually.True(t, "new message listed", func() bool { return len(servicetest.Messages(t, base, fx.C1.Token)) == len(fx.C1Messages)+1 })
+	fresh := servicetest.Messages(t, base, fx.C1.Token)[0]
 	if fresh.Subject != "after the upgrade" || events.InboxTag(fresh.ID) == "" {
 		t.Fatalf("newest after the upgrade: %+v", fresh)
 	}
 	for _, id := range []string{fresh.ID, big} {
 		key := sealKey(t, svc, id)
-		if code, b := call(t, "DELETE", base+"/inboxes/"+fx.C1.Token+"/messages/"+id+"/", ""); code != 204 {
+		if code, b := servicetest.Call(t, "DELETE", base+"/inboxes/"+fx.C1.Token+"/messages/"+id+"/", ""); code != 204 {
 			t.Fatalf("delete %s: %d %s", id, code, b)
 		}
 		erasedWithin(t, svc, 30*time.Second, "deletion after the upgrade", key)
 	}
-	if n := len(listMessages(t, base, fx.C1.Token)); n != len(fx.C1Messages)-1 {
+	if n := len(servicetest.Messages(t, base, fx.C1.Token)); n != len(fx.C1Messages)-1 {
 		t.Errorf("%d messages after deleting an old and a new one, want %d", n, len(fx.C1Messages)-1)
 	}
 
 	// A restart serves the same views, without another rebuild.
-	stop(svc)
-	svc, base = startServiceWith(t, cfg)
+	servicetest.Stop(svc)
+	svc = servicetest.Start(t, cfg)
+	base = servicetest.URL(svc)
 	if svc.Views.Generation() != 2 {
 		t.Errorf("generation %d after a restart, want 2", svc.Views.Generation())
 	}
-	if n := len(listMessages(t, base, fx.C1.Token)); n != len(fx.C1Messages)-1 {
+	if n := len(servicetest.Messages(t, base, fx.C1.Token)); n != len(fx.C1Messages)-1 {
 		t.Errorf("%d messages after a restart, want %d", n, len(fx.C1Messages)-1)
 	}
 }
