@@ -363,9 +363,27 @@ func (n *Node) LostErr() error {
 	return nil
 }
 
-// Connected reports whether the connection to NATS is up now (it is not
-// while the client library reconnects).
-func (n *Node) Connected() bool { return n.Conn.IsConnected() }
+// Connected reports whether the connections to NATS are up now: the main
+// one and every lane (they are not while the client library reconnects,
+// nor once one is lost for good).
+func (n *Node) Connected() bool {
+	select {
+	case <-n.lost:
+		return false
+	default:
+	}
+	if !n.Conn.IsConnected() {
+		return false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, nc := range n.lanes {
+		if !nc.IsConnected() {
+			return false
+		}
+	}
+	return true
+}
 
 // Instrument registers the connection's metrics with reg, read from the
 // client library at each scrape.
