@@ -226,3 +226,45 @@ func sameForget(got, want events.Forget) bool {
 	}
 	return true
 }
+
+// TestAnEntryWrittenByAnotherWorkerLosesNoEvent: while a partition is handed
+// over, two workers may write the same entry; the one whose
+// compare-and-swap fails applies its batch again from fresh reads. The
+// batch's checkpoint must not be stored past that failure, or the worker
+// takes the batch for applied and the message never shows.
+func TestAnEntryWrittenByAnotherWorkerLosesNoEvent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, t.TempDir())
+	ctx := ctxT(t)
+	if _, err := e.store.AppendDomainEvent(ctx, &events.DomainAdded{ID: 1, Name: "one.test"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	in := createInbox(t, e.store, "a@one.test", 0)
+	_, ack := deliver(t, e.store, in, "first")
+	if err := e.views.WaitApplied(ctx, ack); err != nil {
+		t.Fatal(err)
+	}
+	// Another writer stores the inbox's entry again, as it is: the
+	// worker's next compare-and-swap on it fails.
+	entry, err := e.views.kv.Get(ctx, inboxKey(in.id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.views.kv.Put(ctx, inboxKey(in.id), entry.Value()); err != nil {
+		t.Fatal(err)
+	}
+	second, ack := deliver(t, e.store, in, "second")
+	if err := e.views.WaitApplied(ctx, ack); err != nil {
+		t.Fatal(err)
+	}
+	inbox, err := e.views.Inbox(ctx, in.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.views.Message(ctx, second); err != nil {
+		t.Fatalf("the message delivered after the conflict, once the views say it is applied: %v", err)
+	}
+	if inbox.Count != 2 {
+		t.Errorf("the inbox counts %d messages, want 2", inbox.Count)
+	}
+}

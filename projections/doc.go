@@ -33,7 +33,9 @@
 // hands the outbound webhooks it calls for to the outbox, then writes the
 // entries the batch changed, each once: first what the log is to forget,
 // then the entries, those a reader reaches first (inbox, address) after
-// what they lead to, then the checkpoint. Every entry records the sequence
+// what they lead to, and only once those are stored, the checkpoint (a
+// checkpoint stored past a failed write would have the batch taken for
+// applied). Every entry records the sequence
 // of the last event applied to it and is written with compare-and-swap, so
 // a batch applied again (after a crash, or by two workers during a
 // hand-over) changes nothing it already did. Once the checkpoint says the

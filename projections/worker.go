@@ -22,7 +22,8 @@ import (
 //  2. outbox: the webhook deliveries are handed to the outbox, durably;
 //  3. write: what the log is to forget (f.<part>) is written first, then
 //     the changed entries, each once, in the order readers may see them,
-//     then the checkpoint (c.<part>), all pipelined: one round trip;
+//     all pipelined: one round trip; then, once every one is stored, the
+//     checkpoint (c.<part>), a second;
 //  4. forget: once the checkpoint says every event it concerns is
 //     applied, the log forgets (events.Store.Forget): keys erased, events
 //     deleted;
@@ -261,7 +262,7 @@ func (v *Views) load(ctx context.Context, p *partition) error {
 }
 
 // write writes a batch: what the log is to forget first, then the entries,
-// then the checkpoint.
+// then, once they are stored, the checkpoint.
 func (v *Views) write(ctx context.Context, p *partition, b *batch) error {
 	ws, deltas := b.changes()
 	delta := deltas[p.name]
@@ -284,8 +285,16 @@ func (v *Views) write(ctx context.Context, p *partition, b *batch) error {
 		c.add(delta)
 		counts = &c
 	}
-	all = append(all, change{key: checkpointKey(p.name), rec: &Checkpoint{Meta: Meta{Seq: b.last}, Counts: counts}, blind: true})
 	if err := p.st.write(ctx, all); err != nil {
+		return err
+	}
+	// The checkpoint only once every other write is stored. Pipelined with
+	// them, it would be stored even when one of them failed its
+	// compare-and-swap (another worker wrote the entry: a hand-over); this
+	// worker then reads the checkpoint again, takes the batch's events for
+	// applied, and the failed entry's changes would be lost for good.
+	cp := change{key: checkpointKey(p.name), rec: &Checkpoint{Meta: Meta{Seq: b.last}, Counts: counts}, blind: true}
+	if err := p.st.write(ctx, []change{cp}); err != nil {
 		return err
 	}
 	p.seq, p.counts, p.pending, p.stored = b.last, counts, pending, !pending.Forget.Empty()

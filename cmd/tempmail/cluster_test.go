@@ -285,13 +285,23 @@ func nodeDies(t *testing.T, node1Leads bool) {
 	want := append(acked, after...)
 	check := func(node *clusterNode) {
 		t.Helper()
-		failover(t, "every acknowledged message on "+node.name, func() bool {
-			return len(listMessages(t, node.base, in.Token)) >= len(want)
+		var seen map[string]int
+		eventually.Within(t, 45*time.Second, "every acknowledged message on "+node.name, func() error {
+			seen = map[string]int{}
+			for _, m := range listMessages(t, node.base, in.Token) {
+				seen[m.Subject]++
+			}
+			var missing []string
+			for _, s := range want {
+				if seen[s] == 0 {
+					missing = append(missing, s)
+				}
+			}
+			if len(missing) > 0 {
+				return fmt.Errorf("%d of %d acknowledged messages missing, among them %v", len(missing), len(want), missing[:min(len(missing), 10)])
+			}
+			return nil
 		})
-		seen := map[string]int{}
-		for _, m := range listMessages(t, node.base, in.Token) {
-			seen[m.Subject]++
-		}
 		for _, s := range want {
 			if seen[s] != 1 {
 				t.Errorf("%s: acknowledged message %s is there %d times", node.name, s, seen[s])
