@@ -31,18 +31,26 @@ func Nil(t testing.TB, what string, check func() error) {
 // Within is Nil with a timeout of its own.
 func Within(t testing.TB, timeout time.Duration, what string, check func() error) {
 	t.Helper()
+	err := Poll(timeout, check)
+	if err == nil {
+		return
+	}
+	if _, ok := err.(notYet); ok {
+		t.Fatalf("waited %v for %s", timeout, what)
+	}
+	t.Fatalf("waited %v for %s: %v", timeout, what, err)
+}
+
+// Poll calls check until it returns nil or timeout passes, and returns
+// its last error: for a caller that says more than Within would before it
+// fails.
+func Poll(timeout time.Duration, check func() error) error {
 	deadline := time.Now().Add(timeout)
 	pause := time.Millisecond
 	for {
 		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			if _, ok := err.(notYet); ok {
-				t.Fatalf("waited %v for %s", timeout, what)
-			}
-			t.Fatalf("waited %v for %s: %v", timeout, what, err)
+		if err == nil || time.Now().After(deadline) {
+			return err
 		}
 		timer := time.NewTimer(pause)
 		<-timer.C

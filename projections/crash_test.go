@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"tempmail/events"
@@ -266,5 +267,80 @@ func TestAnEntryWrittenByAnotherWorkerLosesNoEvent(t *testing.T) {
 	}
 	if inbox.Count != 2 {
 		t.Errorf("the inbox counts %d messages, want 2", inbox.Count)
+	}
+}
+
+// TestAPageWrittenByAnotherWorkerLosesNoDeletion: a deletion in a closed
+// list page writes the page, then the inbox entry. Should the page's
+// compare-and-swap fail (another worker wrote it), the inbox entry must
+// not be stored either: the worker would find it applied when it tries
+// again, and the page would show the deleted message for good.
+func TestAPageWrittenByAnotherWorkerLosesNoDeletion(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, t.TempDir())
+	ctx := ctxT(t)
+	if _, err := e.store.AppendDomainEvent(ctx, &events.DomainAdded{ID: 1, Name: "one.test"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	in := createInbox(t, e.store, "a@one.test", 0)
+	var ids []string
+	var ack events.Ack
+	for i := range pageMaxItems + 1 {
+		var id string
+		id, ack = deliver(t, e.store, in, fmt.Sprint("m", i))
+		ids = append(ids, id)
+	}
+	if err := e.views.WaitApplied(ctx, ack); err != nil {
+		t.Fatal(err)
+	}
+	inbox, err := e.views.Inbox(ctx, in.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inbox.Pages) != 1 {
+		t.Fatalf("the inbox has %d closed pages, want 1", len(inbox.Pages))
+	}
+	// Another writer stores the closed page again, as it is.
+	key := pageKey(in.id, inbox.Pages[0].N)
+	entry, err := e.views.kv.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.views.kv.Put(ctx, key, entry.Value()); err != nil {
+		t.Fatal(err)
+	}
+	gone := ids[3] // in the closed page
+	ack, err = e.store.AppendMessageEvent(ctx, in.addr, in.id, gone, &events.Deleted{InboxID: in.id, MessageID: gone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.views.WaitApplied(ctx, ack); err != nil {
+		t.Fatal(err)
+	}
+	if inbox, err = e.views.Inbox(ctx, in.id); err != nil {
+		t.Fatal(err)
+	}
+	list, err := e.views.Messages(ctx, inbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(list, func(s Summary) bool { return s.ID == gone }) || len(list) != pageMaxItems || inbox.Count != pageMaxItems {
+		t.Errorf("after deleting one of %d messages: %d listed, count %d, the deleted one listed: %v",
+			pageMaxItems+1, len(list), inbox.Count, slices.ContainsFunc(list, func(s Summary) bool { return s.ID == gone }))
+	}
+	// The page itself says so (readers also hide what the inbox's recent
+	// changes say is deleted, for a while).
+	entry, err = e.views.kv.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pg Page
+	if err := decode(entry.Value(), &pg); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range pg.Items {
+		if s.ID == gone && s.DeletedSeq == 0 {
+			t.Errorf("the closed page still holds the deleted message, not marked deleted")
+		}
 	}
 }

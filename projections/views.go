@@ -360,6 +360,11 @@ func pageKey(inboxID string, n int64) string {
 // first (an address, then an inbox) are written after what they lead to
 // (pages, subscriptions, tokens, tags), so that a reader that finds them
 // finds the rest; the checkpoint, which says the batch is applied, last.
+//
+// A rank's writes are stored before the next rank's are sent (Views.write),
+// so the ranks are also what entry may depend on what: an entry that says
+// an event is applied (an inbox, for the mail in its pages) ranks after
+// every entry the event changes.
 func writeRank(key string) int {
 	switch {
 	case strings.HasPrefix(key, "f."):

@@ -22,8 +22,8 @@ import (
 //  2. outbox: the webhook deliveries are handed to the outbox, durably;
 //  3. write: what the log is to forget (f.<part>) is written first, then
 //     the changed entries, each once, in the order readers may see them,
-//     all pipelined: one round trip; then, once every one is stored, the
-//     checkpoint (c.<part>), a second;
+//     then the checkpoint (c.<part>): pipelined rank by rank (writeRank),
+//     a rank sent once the one before is stored: a round trip per rank;
 //  4. forget: once the checkpoint says every event it concerns is
 //     applied, the log forgets (events.Store.Forget): keys erased, events
 //     deleted;
@@ -262,7 +262,7 @@ func (v *Views) load(ctx context.Context, p *partition) error {
 }
 
 // write writes a batch: what the log is to forget first, then the entries,
-// then, once they are stored, the checkpoint.
+// then the checkpoint, rank by rank.
 func (v *Views) write(ctx context.Context, p *partition, b *batch) error {
 	ws, deltas := b.changes()
 	delta := deltas[p.name]
@@ -285,17 +285,24 @@ func (v *Views) write(ctx context.Context, p *partition, b *batch) error {
 		c.add(delta)
 		counts = &c
 	}
-	if err := p.st.write(ctx, all); err != nil {
-		return err
-	}
-	// The checkpoint only once every other write is stored. Pipelined with
-	// them, it would be stored even when one of them failed its
-	// compare-and-swap (another worker wrote the entry: a hand-over); this
-	// worker then reads the checkpoint again, takes the batch's events for
-	// applied, and the failed entry's changes would be lost for good.
-	cp := change{key: checkpointKey(p.name), rec: &Checkpoint{Meta: Meta{Seq: b.last}, Counts: counts}, blind: true}
-	if err := p.st.write(ctx, []change{cp}); err != nil {
-		return err
+	all = append(all, change{key: checkpointKey(p.name), rec: &Checkpoint{Meta: Meta{Seq: b.last}, Counts: counts}, blind: true})
+	// Each rank's writes are pipelined, and a rank is sent only once every
+	// write of the ranks before it is stored. Pipelined, a write is stored
+	// even when one sent before it failed (its compare-and-swap lost to
+	// another worker in a hand-over, or the stream changed leader), and an
+	// entry that says its events are applied (an inbox, the checkpoint)
+	// must not be stored past one of the entries those events changed (a
+	// list page): the worker, applying the batch again, would skip the
+	// events, and the page's changes would be lost for good.
+	for len(all) > 0 {
+		n := 1
+		for n < len(all) && writeRank(all[n].key) == writeRank(all[0].key) {
+			n++
+		}
+		if err := p.st.write(ctx, all[:n]); err != nil {
+			return err
+		}
+		all = all[n:]
 	}
 	p.seq, p.counts, p.pending, p.stored = b.last, counts, pending, !pending.Forget.Empty()
 	return nil

@@ -115,7 +115,14 @@ func (n *clusterNode) start(t *testing.T) error {
 		n.base, n.smtpAddr = "http://"+m[1], m[2]
 		return nil
 	case <-time.After(60 * time.Second):
-		return fmt.Errorf("%s did not become ready within 60s; its log:\n%s", n.name, strings.Join(n.logged(), "\n"))
+		// Where it waits: SIGQUIT makes the runtime write every
+		// goroutine's stack to stderr, which the log collects.
+		_ = cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+		}
+		return fmt.Errorf("%s did not become ready within 60s; its log and stacks:\n%s", n.name, strings.Join(n.logged(), "\n"))
 	}
 }
 
@@ -283,25 +290,41 @@ func nodeDies(t *testing.T, node1Leads bool) {
 	}
 
 	want := append(acked, after...)
+	missing := func(node *clusterNode) (map[string]int, error) {
+		seen, err := subjects(node.base, in.Token)
+		if err != nil {
+			return nil, err
+		}
+		var gone []string
+		for _, s := range want {
+			if seen[s] == 0 {
+				gone = append(gone, s)
+			}
+		}
+		if len(gone) > 0 {
+			return seen, fmt.Errorf("%d of %d acknowledged messages missing on %s (it lists %d), among them %v",
+				len(gone), len(want), node.name, len(seen), gone[:min(len(gone), 10)])
+		}
+		return seen, nil
+	}
 	check := func(node *clusterNode) {
 		t.Helper()
 		var seen map[string]int
-		eventually.Within(t, 45*time.Second, "every acknowledged message on "+node.name, func() error {
-			seen = map[string]int{}
-			for _, m := range listMessages(t, node.base, in.Token) {
-				seen[m.Subject]++
-			}
-			var missing []string
-			for _, s := range want {
-				if seen[s] == 0 {
-					missing = append(missing, s)
+		err := eventually.Poll(45*time.Second, func() (err error) {
+			seen, err = missing(node)
+			return err
+		})
+		if err != nil {
+			// Whether the others list them: the views, or this node's
+			// reads of them.
+			for _, other := range []*clusterNode{n2, n3} {
+				if other != node {
+					_, oerr := missing(other)
+					t.Logf("meanwhile on %s: %v", other.name, oerr)
 				}
 			}
-			if len(missing) > 0 {
-				return fmt.Errorf("%d of %d acknowledged messages missing, among them %v", len(missing), len(want), missing[:min(len(missing), 10)])
-			}
-			return nil
-		})
+			t.Fatalf("waited 45s for every acknowledged message: %v", err)
+		}
 		for _, s := range want {
 			if seen[s] != 1 {
 				t.Errorf("%s: acknowledged message %s is there %d times", node.name, s, seen[s])
@@ -379,5 +402,31 @@ func TestClusterStartAndStopLogNoError(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d lines, %d at WARN", n.name, len(n.logged()), warn)
+	}
+}
+
+// subjects counts the subjects of an inbox's messages as a node lists
+// them; a node that cannot answer now (503 while leaders move) is an
+// error, for the caller to try again.
+func subjects(base, token string) (map[string]int, error) {
+	seen := map[string]int{}
+	for offset := 0; ; {
+		resp, err := http.Get(fmt.Sprintf("%s/inboxes/%s/messages/?limit=200&offset=%d", base, token, offset))
+		if err != nil {
+			return nil, err
+		}
+		var page []struct{ Subject string }
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || err != nil {
+			return nil, fmt.Errorf("GET messages: %d (%v)", resp.StatusCode, err)
+		}
+		for _, m := range page {
+			seen[m.Subject]++
+		}
+		if len(page) < 200 {
+			return seen, nil
+		}
+		offset += len(page)
 	}
 }
