@@ -40,12 +40,15 @@ func Settle(ctx context.Context, log *slog.Logger, step string, fn func(context.
 }
 
 // Transient tells the errors worth another try at start-up: timeouts, no
-// responders, and JetStream's "temporarily unavailable" while leaders are
+// responders (no stream leader), and JetStream's "temporarily unavailable" while leaders are
 // elected or a peer is not yet back.
 func Transient(err error) bool {
 	var apiErr *jetstream.APIError
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, nats.ErrNoResponders) ||
+		// A publish to a stream with no leader yet: the client library's
+		// word for no responders.
+		errors.Is(err, jetstream.ErrNoStreamResponse) ||
 		(errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeJetStreamNotEnabled ||
 			apiErr.Code == 503 || apiErr.Code == 408 ||
 			apiErr.ErrorCode == 10008 || // "JetStream system temporarily unavailable"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/eventually"
 	"tempmail/service/servicetest"
@@ -323,6 +325,7 @@ func nodeDies(t *testing.T, node1Leads bool) {
 					t.Logf("meanwhile on %s: %v", other.name, oerr)
 				}
 			}
+			describeViews(t, node, in.Token)
 			t.Fatalf("waited 45s for every acknowledged message: %v", err)
 		}
 		for _, s := range want {
@@ -428,5 +431,48 @@ func subjects(base, token string) (map[string]int, error) {
 			return seen, nil
 		}
 		offset += len(page)
+	}
+}
+
+// describeViews logs what a node says of an inbox and which of its list
+// pages the views hold: whether mail missing from a list was never
+// applied, or is in a page the list did not read.
+func describeViews(t *testing.T, node *clusterNode, token string) {
+	t.Helper()
+	_, body := call(t, "GET", node.base+"/inboxes/"+token+"/", "")
+	t.Logf("%s: the inbox: %s", node.name, body)
+	nc, err := nats.Connect(node.natsURL)
+	if err != nil {
+		t.Logf("%s: %v", node.name, err)
+		return
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for name := range js.KeyValueStoreNames(ctx).Name() {
+		if !strings.HasPrefix(name, "VIEWS_") {
+			continue
+		}
+		kv, err := js.KeyValue(ctx, name)
+		if err != nil {
+			t.Logf("%s: %s: %v", node.name, name, err)
+			continue
+		}
+		keys, err := kv.ListKeysFiltered(ctx, "l.>")
+		if err != nil {
+			t.Logf("%s: %s: %v", node.name, name, err)
+			continue
+		}
+		var pages []string
+		for k := range keys.Keys() {
+			e, err := kv.Get(ctx, k)
+			if err != nil {
+				pages = append(pages, k+" ("+err.Error()+")")
+				continue
+			}
+			pages = append(pages, fmt.Sprintf("%s (rev %d, %d bytes)", k, e.Revision(), len(e.Value())))
+		}
+		t.Logf("%s: %s holds the list pages %v", node.name, name, pages)
 	}
 }
