@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -75,6 +76,27 @@ func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleS
 		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "address already taken")
 	}
 	return ack, err
+}
+
+// InboxLive reports whether the log says an inbox is live: the last event
+// of its address's lifecycle is its creation. The views ask before they
+// take an inbox whose entry they cannot find for one that ended (and
+// forget the mail that arrived for it): a lagging or wrong read must not
+// cost mail. Replicated, it asks the stream's leader.
+func (s *Store) InboxLive(ctx context.Context, addr, inboxID string) (bool, error) {
+	m, err := s.stream.GetLastMsgForSubject(ctx, inboxSubject(s.PartitionOfAddress(addr), addr))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false, nil // its history purged: ended long ago
+	}
+	if err != nil {
+		return false, unavailable(err)
+	}
+	p, _, err := Decode(m.Data)
+	if err != nil {
+		return false, err
+	}
+	created, ok := p.(*InboxCreated)
+	return ok && created.InboxID == inboxID, nil
 }
 
 // lifecycleFree reads an address's lifecycle subject: it is free when it

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"errors"
 	"slices"
 
 	"tempmail/events"
@@ -9,6 +10,11 @@ import (
 // Applying mail: a message received (into the inbox's open page, closing
 // it when full, evicting the oldest beyond the cap), read, deleted.
 
+// errInboxUnseen: a message's inbox is live in the log, but its view entry
+// could not be read; the batch is applied again after a pause, rather than
+// the message forgotten.
+var errInboxUnseen = errors.New("the message's inbox is live in the log but its view entry was not found; trying again")
+
 func (t *tx) mailReceived(ev *events.MailReceived) error {
 	in, is, err := t.liveInbox(ev.InboxID)
 	if err != nil || (in == nil && is == nil) {
@@ -16,6 +22,19 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 	}
 	forgotten := events.ForgetMessage{ID: ev.MessageID, InboxID: ev.InboxID, Address: ev.Address, Key: ev.Key,
 		RawObject: ev.RawObject, Seqs: []uint64{t.seq}}
+	if in == nil && !is.present && t.inboxLive != nil {
+		// No entry at all, not even a tombstone (which lasts a minute):
+		// the inbox ended long before, or the read was wrong (a views
+		// stream that just changed leader). The log says which; mail is
+		// never forgotten on a read's word.
+		live, err := t.inboxLive(t.ctx, ev.Address, ev.InboxID)
+		if err != nil {
+			return err
+		}
+		if live {
+			return errInboxUnseen
+		}
+	}
 	if in == nil {
 		// The inbox ended first: the message is forgotten with it.
 		t.forget.Messages = append(t.forget.Messages, forgotten)

@@ -35,6 +35,10 @@ type batch struct {
 	globals    func(context.Context) ([]WebhookRef, error)
 	// partOf names the partition of an address, for the counts.
 	partOf func(addr string) string
+	// inboxLive asks the log whether an inbox whose entry is missing is
+	// live all the same (events.Store.InboxLive); nil: a rebuild, whose
+	// views hold every entry they wrote.
+	inboxLive func(ctx context.Context, addr, inboxID string) (bool, error)
 	// before is what entries held before an earlier attempt at this
 	// batch, whose writes may have been stored in part: the counts change
 	// from there, not from what that attempt left.
@@ -61,7 +65,7 @@ type loaded struct {
 // what the entries held before b.
 func (b *batch) retry(ctx context.Context, st viewStore) *batch {
 	next := newBatch(ctx, st, b.rules, b.partOf)
-	next.globals = b.globals
+	next.globals, next.inboxLive = b.globals, b.inboxLive
 	next.before = map[string]loaded{}
 	for k, s := range b.staged {
 		next.before[k] = loaded{s.liveAtLoad, s.countAtLoad}

@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"tempmail/events"
+	"tempmail/events/natstest"
+	"tempmail/eventually"
 )
 
 func TestApplyingAnEventAgainChangesNothing(t *testing.T) {
@@ -343,4 +348,70 @@ func TestAPageWrittenByAnotherWorkerLosesNoDeletion(t *testing.T) {
 			t.Errorf("the closed page still holds the deleted message, not marked deleted")
 		}
 	}
+}
+
+// TestMailIsNotForgottenOnAMissingInboxEntry: a worker that cannot find a
+// message's inbox entry (a views stream that just changed leader answered
+// "no such key") asks the log before it takes the inbox for ended and
+// forgets the mail; while the log says the inbox is live it tries again.
+func TestMailIsNotForgottenOnAMissingInboxEntry(t *testing.T) {
+	t.Parallel()
+	node := natstest.StartNode(t, t.TempDir())
+	store := natstest.OpenStore(t, node)
+	var log lockedBuffer
+	views, err := Open(t.Context(), node.JS, store, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := views.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(views.Stop)
+	ctx := ctxT(t)
+	if _, err := store.AppendDomainEvent(ctx, &events.DomainAdded{ID: 1, Name: "one.test"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	in := createInbox(t, store, "a@one.test", 0)
+	_, ack := deliver(t, store, in, "first")
+	if err := views.WaitApplied(ctx, ack); err != nil {
+		t.Fatal(err)
+	}
+	entry, err := views.kv.Get(ctx, inboxKey(in.id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := views.kv.Purge(ctx, inboxKey(in.id)); err != nil {
+		t.Fatal(err)
+	}
+	second, ack := deliver(t, store, in, "second")
+	eventually.True(t, "the worker to find the inbox entry missing and try again", func() bool {
+		return strings.Contains(log.String(), "inbox is live in the log")
+	})
+	if _, err := views.kv.Put(ctx, inboxKey(in.id), entry.Value()); err != nil {
+		t.Fatal(err)
+	}
+	if err := views.WaitApplied(ctx, ack); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := views.Message(ctx, second); err != nil {
+		t.Fatalf("the message that arrived while its inbox entry was missing: %v", err)
+	}
+}
+
+// lockedBuffer is a log sink tests read while workers write.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

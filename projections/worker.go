@@ -188,6 +188,7 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 			if b == nil {
 				b = newBatch(actx, p.st, v.opts.Rules, func(string) string { return p.name })
 				b.globals = v.Reader.globalWebhooks
+				b.inboxLive = v.store.InboxLive
 				if v.opts.Outbox == nil {
 					b.globals = nil
 				}
