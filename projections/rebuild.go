@@ -89,7 +89,7 @@ const rebuildBatch = 1024
 // replay applies every event in the stream, in order, to st, and records the
 // per-partition checkpoints a live projection would have, with what the log
 // is still to forget of what the replay let go (the live workers do that
-// forgetting).
+// forgetting, unless there is more than maxPendingForget of it).
 func replay(ctx context.Context, store *events.Store, st *rebuildStore, rules Rules, batchEvents int) (uint64, error) {
 	last, err := store.LastEventSeq(ctx)
 	if err != nil || last == 0 {
@@ -156,6 +156,9 @@ func replay(ctx context.Context, store *events.Store, st *rebuildStore, rules Ru
 			if err := flush(); err != nil {
 				return n, err
 			}
+			if err := forgetNow(ctx, store, pending); err != nil {
+				return n, err
+			}
 		}
 		if seq >= last {
 			break
@@ -173,6 +176,30 @@ func replay(ctx context.Context, store *events.Store, st *rebuildStore, rules Ru
 		}
 	}
 	return n, nil
+}
+
+// maxPendingForget bounds what a partition's pending forget holds at the
+// end of a replay: it is one view entry, and a replay of a log holding much
+// the views let go (a rebuild with a lower --max-messages-per-inbox, or a
+// log written with no projection to forget) would otherwise make it larger
+// than a NATS message may be.
+const maxPendingForget = 1024
+
+// forgetNow makes the log forget what a partition's pending forget holds,
+// once it passes maxPendingForget, as the live workers would have: what
+// the replay let go by the log's own events and the rules it was given.
+func forgetNow(ctx context.Context, store *events.Store, pending map[string]*Pending) error {
+	for part, p := range pending {
+		f := p.Forget
+		if len(f.Messages)+len(f.Seqs)+len(f.Inboxes) < maxPendingForget {
+			continue
+		}
+		if err := store.Forget(ctx, f, nil); err != nil {
+			return fmt.Errorf("replay: forget what the views let go: %w", err)
+		}
+		delete(pending, part)
+	}
+	return nil
 }
 
 // forgotten is what after adds to before (after grew from before by

@@ -1,7 +1,9 @@
 package projections
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -114,4 +116,65 @@ func TestRebuildInLittleMemoryMatchesLiveViews(t *testing.T) {
 		t.Errorf("%d writes for %d entries: records were not let go and written again", st.keys, len(live))
 	}
 	diffSnapshots(t, asRead(live), asRead(snapshot(t, e.node.JS, bucketName(7))))
+}
+
+// TestARebuildForgetsWhatItLetGoAsItGoes: a replay that lets much go (here
+// a rebuild with a lower cap than the mail was kept under) makes the log
+// forget it as it goes, rather than leave it all in one pending entry,
+// which past a NATS message's size could not be written (the benchmark's
+// rebuild failed so: "maximum payload exceeded").
+func TestARebuildForgetsWhatItLetGoAsItGoes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, t.TempDir())
+	e.views.Stop() // the log keeps all the mail, as with no cap
+	ctx := ctxT(t)
+	if _, err := e.store.AppendDomainEvent(ctx, &events.DomainAdded{ID: 1, Name: "one.test"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	in := createInbox(t, e.store, "a@one.test", 0)
+	const n, cap = maxPendingForget + 100, 10
+	for i := range n {
+		deliver(t, e.store, in, fmt.Sprint("m", i))
+	}
+	before, err := e.store.Stream().Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := viewsBucket(ctx, e.node.JS, 7, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newRebuildStore(e.node.JS, kv, 1<<20, 1000)
+	if _, err := replay(ctx, e.store, st, Rules{MaxMessages: cap}, 64); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, err := e.store.Stream().Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gone := before.State.Msgs - after.State.Msgs; gone < maxPendingForget {
+		t.Errorf("the log holds %d events after the replay, %d before: it forgot %d of the %d messages the cap let go",
+			after.State.Msgs, before.State.Msgs, gone, n-cap)
+	}
+	var pending Pending
+	if found, err := kvGet(ctx, kv, pendingKey(e.store.PartitionOfAddress(in.addr)), &pending); err != nil || !found {
+		t.Fatalf("pending forget: found %v, %v", found, err)
+	}
+	if left := len(pending.Forget.Messages); left == 0 || left >= maxPendingForget {
+		t.Errorf("the pending forget holds %d messages, want the rest (fewer than %d)", left, maxPendingForget)
+	}
+}
+
+func kvGet(ctx context.Context, kv jetstream.KeyValue, key string, rec record) (bool, error) {
+	e, err := kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, decode(e.Value(), rec)
 }
