@@ -53,7 +53,7 @@ func main() {
 	profiles := flag.String("profiles", "", "directory for CPU profiles of the ingest and read runs")
 	only := flag.String("only", "", "run only these scenarios (comma-separated: ingest,e2e,sse,webhooks,wakes,reads,big,rebuild,memory,footprint,idle,held)")
 	flag.Parse()
-	b := &bench{bin: *bin, quick: *quick, profiles: *profiles, only: *only}
+	b := &bench{bin: *bin, quick: *quick, profiles: *profiles, only: *only, dns: senderDNS()}
 	self, _ := os.Executable()
 	b.self = self
 	b.run()
@@ -62,6 +62,7 @@ func main() {
 type bench struct {
 	bin, self, profiles string
 	only                string
+	dns                 string // host:port of senderDNS, for the services' checks
 	quick               bool
 	rows                []row
 }
@@ -140,7 +141,7 @@ func (b *bench) startService(dir, profile string, extra ...string) *service {
 	s := &service{http: freePort(), smt: freePort(), dir: dir}
 	args := append([]string{"serve", "--data-dir", dir, "--http-addr", s.http, "--smtp-addr", s.smt,
 		"--smtp-rate-per-ip", "0", "--smtp-max-conns-per-ip", "0", "--max-waiters-per-client", "0", "--create-rate-per-client", "0",
-		"--log-level", "warn"}, extra...)
+		"--dns-resolver", b.dns, "--log-level", "warn"}, extra...)
 	s.cmd = exec.Command(b.bin, args...)
 	s.cmd.Stderr = os.Stderr
 	if profile != "" {
