@@ -242,10 +242,7 @@ func TestAnEntryWrittenByAnotherWorkerLosesNoEvent(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, t.TempDir())
 	ctx := ctxT(t)
-	if _, err := e.store.AppendDomainEvent(ctx, &events.DomainAdded{ID: 1, Name: "one.test"}, 0); err != nil {
-		t.Fatal(err)
-	}
-	in := createInbox(t, e.store, "a@one.test", 0)
+	in := oneInbox(t, e.store)
 	_, ack := deliver(t, e.store, in, "first")
 	if err := e.views.WaitApplied(ctx, ack); err != nil {
 		t.Fatal(err)
@@ -284,10 +281,7 @@ func TestAPageWrittenByAnotherWorkerLosesNoDeletion(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, t.TempDir())
 	ctx := ctxT(t)
-	if _, err := e.store.AppendDomainEvent(ctx, &events.DomainAdded{ID: 1, Name: "one.test"}, 0); err != nil {
-		t.Fatal(err)
-	}
-	in := createInbox(t, e.store, "a@one.test", 0)
+	in := oneInbox(t, e.store)
 	var ids []string
 	var ack events.Ack
 	for i := range pageMaxItems + 1 {
@@ -368,10 +362,7 @@ func TestMailIsNotForgottenOnAMissingInboxEntry(t *testing.T) {
 	}
 	t.Cleanup(views.Stop)
 	ctx := ctxT(t)
-	if _, err := store.AppendDomainEvent(ctx, &events.DomainAdded{ID: 1, Name: "one.test"}, 0); err != nil {
-		t.Fatal(err)
-	}
-	in := createInbox(t, store, "a@one.test", 0)
+	in := oneInbox(t, store)
 	_, ack := deliver(t, store, in, "first")
 	if err := views.WaitApplied(ctx, ack); err != nil {
 		t.Fatal(err)
@@ -414,4 +405,13 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// oneInbox makes the domain one.test and the inbox a@one.test in it.
+func oneInbox(t *testing.T, s *events.Store) inboxRef {
+	t.Helper()
+	if _, err := s.AppendDomainEvent(ctxT(t), &events.DomainAdded{ID: 1, Name: "one.test"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	return createInbox(t, s, "a@one.test", 0)
 }

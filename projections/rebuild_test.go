@@ -128,10 +128,7 @@ func TestARebuildForgetsWhatItLetGoAsItGoes(t *testing.T) {
 	e := newEnv(t, t.TempDir())
 	e.views.Stop() // the log keeps all the mail, as with no cap
 	ctx := ctxT(t)
-	if _, err := e.store.AppendDomainEvent(ctx, &events.DomainAdded{ID: 1, Name: "one.test"}, 0); err != nil {
-		t.Fatal(err)
-	}
-	in := createInbox(t, e.store, "a@one.test", 0)
+	in := oneInbox(t, e.store)
 	const n, cap = maxPendingForget + 100, 10
 	for i := range n {
 		deliver(t, e.store, in, fmt.Sprint("m", i))
