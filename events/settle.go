@@ -40,8 +40,8 @@ func Settle(ctx context.Context, log *slog.Logger, step string, fn func(context.
 }
 
 // Transient tells the errors worth another try at start-up: timeouts, no
-// responders (no stream leader), and JetStream's "temporarily unavailable" while leaders are
-// elected or a peer is not yet back.
+// responders (no stream leader yet), and JetStream's "temporarily
+// unavailable" while leaders are elected or a peer is not yet back.
 func Transient(err error) bool {
 	var apiErr *jetstream.APIError
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
