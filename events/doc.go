@@ -25,8 +25,9 @@
 // copies.go stores received mail (Copy: one recipient's copy); content.go
 // and seal.go the sealed records of what a message says, keys.go their
 // keys; purge.go forgets what the views let go (Forget); disk.go keeps the
-// data directory's disk from filling; node.go and leader.go the NATS
-// connections and leader reads; settle.go retries start-up steps while
+// data directory's disk from filling; node.go starts the embedded server
+// and connects, conn.go keeps the connections (lanes, their loss, their
+// metrics), leader.go reads from a stream's leader; settle.go retries start-up steps while
 // JetStream elects its leaders; secrets.go shares the generated API token.
 //
 // This package never reads or writes views; that is the projections package.

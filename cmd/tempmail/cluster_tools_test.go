@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/smtp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/eventually"
+)
+
+// failover is eventually.True with the time a cluster may take to ride out
+// the loss of a node on two busy cores (new stream leaders; the dead
+// node's partitions move after their 5 s pins, an event it held after the
+// 10 s ack wait): 45 s, not eventually's 30.
+func failover(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	eventually.Within(t, 45*time.Second, what, func() error {
+		if cond() {
+			return nil
+		}
+		return errors.New("not yet")
+	})
+}
+
+// leadEverything moves the leadership of the event stream and of the views
+// bucket to node, so that killing it takes the leaders down with it.
+func leadEverything(t *testing.T, via, node *clusterNode) {
+	t.Helper()
+	nc, err := nats.Connect(via.natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	for _, stream := range []string{"EVENTS", "KV_VIEWS_1"} {
+		// Each leader other than node is asked once to step down for it;
+		// while the election runs, the one asked may still answer as
+		// leader, and is left to finish.
+		asked := ""
+		failover(t, node.name+" leads "+stream, func() bool {
+			resp, err := nc.Request("$JS.API.STREAM.INFO."+stream, nil, 2*time.Second)
+			if err != nil {
+				return false
+			}
+			var info struct {
+				Cluster struct{ Leader string } `json:"cluster"`
+			}
+			_ = json.Unmarshal(resp.Data, &info)
+			leader := info.Cluster.Leader
+			if leader == node.name || leader == "" || leader == asked {
+				return leader == node.name
+			}
+			req := fmt.Sprintf(`{"placement":{"preferred":%q}}`, node.name)
+			resp, err = nc.Request("$JS.API.STREAM.LEADER.STEPDOWN."+stream, []byte(req), 5*time.Second)
+			var answer struct {
+				Success bool `json:"success"`
+			}
+			if err == nil && json.Unmarshal(resp.Data, &answer) == nil && answer.Success {
+				asked = leader
+			}
+			return false
+		})
+	}
+}
+
+// sent is what a sender knows of its messages: those that got a 250, and
+// those that got no answer or a 451 (a publish that timed out may have been
+// stored all the same), which may appear once or not at all.
+type sent struct {
+	acked, unsure []string
+}
+
+// sendUntil sends numbered messages to addr through smtpAddr until stop
+// closes or the server goes away; it counts those acknowledged in acks as
+// it goes.
+func sendUntil(smtpAddr, addr, prefix string, stop <-chan struct{}, acks *atomic.Int64) sent {
+	var s sent
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return s
+		default:
+		}
+		subject := fmt.Sprintf("%s-%d", prefix, i)
+		body := fmt.Sprintf("From: s@example.com\r\nTo: %s\r\nSubject: %s\r\n\r\nhello %d\r\n", addr, subject, i)
+		if err := smtp.SendMail(smtpAddr, nil, "s@example.com", []string{addr}, []byte(body)); err != nil {
+			s.unsure = append(s.unsure, subject)
+			if strings.Contains(err.Error(), "451") {
+				continue // a sender tries again later
+			}
+			return s
+		}
+		s.acked = append(s.acked, subject)
+		acks.Add(1)
+	}
+}
+
+// subjects counts the subjects of an inbox's messages as a node lists
+// them; a node that cannot answer now (503 while leaders move) is an
+// error, for the caller to try again.
+func subjects(base, token string) (map[string]int, error) {
+	seen := map[string]int{}
+	for offset := 0; ; {
+		resp, err := http.Get(fmt.Sprintf("%s/inboxes/%s/messages/?limit=200&offset=%d", base, token, offset))
+		if err != nil {
+			return nil, err
+		}
+		var page []struct{ Subject string }
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || err != nil {
+			return nil, fmt.Errorf("GET messages: %d (%v)", resp.StatusCode, err)
+		}
+		for _, m := range page {
+			seen[m.Subject]++
+		}
+		if len(page) < 200 {
+			return seen, nil
+		}
+		offset += len(page)
+	}
+}
+
+// describeViews logs what a node says of an inbox and which of its list
+// pages the views hold: whether mail missing from a list was never
+// applied, or is in a page the list did not read.
+func describeViews(t *testing.T, node *clusterNode, token string) {
+	t.Helper()
+	_, body := call(t, "GET", node.base+"/inboxes/"+token+"/", "")
+	t.Logf("%s: the inbox: %s", node.name, body)
+	nc, err := nats.Connect(node.natsURL)
+	if err != nil {
+		t.Logf("%s: %v", node.name, err)
+		return
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for name := range js.KeyValueStoreNames(ctx).Name() {
+		if !strings.HasPrefix(name, "VIEWS_") {
+			continue
+		}
+		kv, err := js.KeyValue(ctx, name)
+		if err != nil {
+			t.Logf("%s: %s: %v", node.name, name, err)
+			continue
+		}
+		keys, err := kv.ListKeysFiltered(ctx, "l.>")
+		if err != nil {
+			t.Logf("%s: %s: %v", node.name, name, err)
+			continue
+		}
+		var pages []string
+		for k := range keys.Keys() {
+			e, err := kv.Get(ctx, k)
+			if err != nil {
+				pages = append(pages, k+" ("+err.Error()+")")
+				continue
+			}
+			pages = append(pages, fmt.Sprintf("%s (rev %d, %d bytes)", k, e.Revision(), len(e.Value())))
+		}
+		t.Logf("%s: %s holds the list pages %v", node.name, name, pages)
+	}
+}
