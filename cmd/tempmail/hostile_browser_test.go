@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"tempmail/eventually"
 
 	"github.com/chromedp/chromedp"
 )
@@ -78,12 +81,14 @@ func TestBrowserHostileMailRunsNothing(t *testing.T) {
 		t.Helper()
 		for try := 0; ; try++ {
 			p.do(t, chromedp.MouseClickXY(box.X+x, box.Y+y))
-			deadline := time.Now().Add(time.Second)
-			for time.Now().Before(deadline) {
-				if p.frameEval(t, `document.activeElement?.id ?? ''`) == id {
-					return
+			focused := eventually.Poll(time.Second, func() error {
+				if p.frameEval(t, `document.activeElement?.id ?? ''`) != id {
+					return errors.New("not focused")
 				}
-				time.Sleep(20 * time.Millisecond)
+				return nil
+			})
+			if focused == nil {
+				return
 			}
 			if try == 5 {
 				t.Fatalf("clicks never reached #%s in the frame", id)
