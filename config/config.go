@@ -38,6 +38,11 @@ type Config struct {
 	NATSListen  string   // the embedded server's client listener, host:port; empty: none
 	Replicas    int      // copies of every stream, KV bucket and object store: 1 or 3
 
+	// SyncInterval is how often the embedded NATS puts its writes on
+	// disk; 0 (--sync always): every write is on disk before it is
+	// acknowledged, so a 250 or a 201 survives a power cut.
+	SyncInterval time.Duration
+
 	APIToken     string // family A token; empty: generated on first start and kept in DataDir
 	ReadKey      string // family C read key; empty: reads need no key
 	RequireToken bool   // every family A endpoint needs the token, not only the webhook
@@ -148,6 +153,18 @@ func options() []option {
 				return errors.New("must be a directory path")
 			}
 			c.DataDir = v
+			return nil
+		}},
+		{"sync", "always", "when the embedded NATS puts writes on disk: always (before any 250 or 201 is answered), or a duration such as 2m (faster; a power cut or OS crash loses what was acknowledged in the last moments)", func(c *Config, v string) error {
+			if v == "always" {
+				c.SyncInterval = 0
+				return nil
+			}
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 100*time.Millisecond || d > time.Hour {
+				return errors.New("must be always, or a duration from 100ms to 1h such as 2m")
+			}
+			c.SyncInterval = d
 			return nil
 		}},
 		{"http-addr", "127.0.0.1:8080", "HTTP listen address (host:port)", func(c *Config, v string) error {
@@ -533,7 +550,7 @@ func Takes(command, name string) bool {
 		return true
 	case "rebuild":
 		switch name {
-		case "data-dir", "nats-url", "nats-creds", "nats-tls-ca", "nats-tls-cert", "nats-tls-key",
+		case "data-dir", "sync", "nats-url", "nats-creds", "nats-tls-ca", "nats-tls-cert", "nats-tls-key",
 			"server-name", "cluster-name", "cluster-addr", "routes", "nats-listen", "replicas",
 			"memory-limit", "log-level", "log-format", "max-messages-per-inbox":
 			return true
@@ -589,6 +606,8 @@ func placeholder(o option) string {
 		return "host:port"
 	case o.name == "nats-url":
 		return "urls"
+	case o.name == "sync":
+		return "always|duration"
 	case strings.HasPrefix(o.name, "tls-") || o.name == "nats-creds" || strings.HasPrefix(o.name, "nats-tls-"):
 		return "file"
 	case strings.HasSuffix(o.name, "-ttl") || o.name == "message-retention":

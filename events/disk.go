@@ -1,6 +1,7 @@
 package events
 
 import (
+	"math"
 	"sync/atomic"
 	"syscall"
 
@@ -36,6 +37,11 @@ func freeBytes(dir string) (int64, error) {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return 0, err
+	}
+	if st.Blocks == 0 {
+		// A filesystem that tells nothing of its room (some FUSE ones
+		// answer with zeros): nothing to guard by.
+		return math.MaxInt64, nil
 	}
 	return int64(st.Bavail) * st.Bsize, nil
 }

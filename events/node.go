@@ -37,6 +37,11 @@ type NodeConfig struct {
 	// client listener (nats-server issue 5174), and other processes
 	// connect there.
 	Listen string
+	// SyncInterval is how often the embedded server puts what it wrote on
+	// disk; 0: every write before it is acknowledged (nats-server's
+	// sync_interval: always). Replicated streams then sync their Raft log,
+	// so an acknowledgment means "on disk on a majority".
+	SyncInterval time.Duration
 
 	// Cluster, when Name is set, makes the embedded server a node of a
 	// JetStream cluster.
@@ -176,6 +181,11 @@ func serverOptions(cfg NodeConfig) (*server.Options, error) {
 		// is free at start and refuses writes past it, long before the
 		// disk is full; the service keeps room free itself (DiskGuard).
 		JetStreamMaxStore: filesystemBytes(cfg.DataDir),
+	}
+	if cfg.SyncInterval == 0 {
+		opts.SyncAlways = true
+	} else {
+		opts.SyncInterval = cfg.SyncInterval
 	}
 	if cfg.Listen != "" {
 		host, port, err := splitHostPort(cfg.Listen)
@@ -360,7 +370,10 @@ func (n *Node) shutdownServer() {
 }
 
 // filesystemBytes is the size of the filesystem that holds dir (0, the
-// server's own default, when it cannot be read).
+// server's own default, when it cannot be read). A filesystem that says it
+// has no room at all (some FUSE filesystems answer statfs with zeros) is
+// taken as unbounded: the server's default would be 75% of nothing, and
+// refuse every stream.
 func filesystemBytes(dir string) int64 {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0
@@ -368,6 +381,9 @@ func filesystemBytes(dir string) int64 {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return 0
+	}
+	if st.Blocks == 0 {
+		return 1 << 50
 	}
 	return int64(st.Blocks) * st.Bsize
 }
