@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -31,6 +32,8 @@ type Keys interface {
 	// Erase is idempotent; what it erased is gone from the disk once
 	// Flush returns.
 	Erase(ctx context.Context, ref uint64, messageID string) error
+	// Flush returns once every key made and erased before it was called
+	// is on the disk. Callers that come together share one disk flush.
 	Flush() error
 	Close() error
 }
@@ -43,8 +46,9 @@ var ErrErased = tempmail.Errorf(tempmail.NotFound, "message not found")
 // directory of a single node. Erasing overwrites the slot with zeros in
 // place (ext4 and the like write data in place), and Flush puts that on the
 // disk: the erased key is gone from the data directory within moments.
-// A new key is written to the operating system at once, as JetStream does
-// with every message, and flushed to disk within a second.
+// A new key is written to the operating system at once; the store flushes
+// it to disk before the message it seals is acknowledged (Store.commit),
+// and a loop flushes whatever is left within a second.
 //
 // Slot layout (64 bytes): a state byte (1: in use), the message id (16
 // bytes of its UUID), the key (32 bytes), zeros.
@@ -53,11 +57,16 @@ type fileKeys struct {
 	f    *os.File
 	used []bool    // by slot; the file holds len(used) slots
 	free slotsHeap // erased slots below len(used), lowest reused first
-	// dirty says something was written since the last flush.
-	dirty bool
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	// writes counts the file's changes (keys made and erased, cuts);
+	// flushed is how many of them are known to be on disk. One flush runs
+	// at a time (flushing), and a caller that waited for it often finds
+	// its own change flushed with it: a group commit.
+	writes   uint64
+	flushed  atomic.Uint64
+	flushing sync.Mutex
+	stop     chan struct{}
+	done     chan struct{}
+	once     sync.Once
 }
 
 // slotsHeap is a min-heap of slot numbers: new keys take the lowest free
@@ -95,6 +104,11 @@ func openFileKeys(dir string) (*fileKeys, error) {
 		f.Close()
 		return nil, fmt.Errorf("key file %s is in use by another store", f.Name())
 	}
+	// The file's name must outlast a power cut as its keys do.
+	if err := errors.Join(SyncDir(dir), SyncDir(filepath.Dir(dir))); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("key file: %w", err)
+	}
 	data, err := os.ReadFile(f.Name())
 	if err != nil {
 		f.Close()
@@ -130,7 +144,7 @@ func (k *fileKeys) shrink() error {
 		return tempmail.Wrap(tempmail.Unavailable, err, "could not shrink the key file")
 	}
 	k.used = k.used[:n]
-	k.dirty = true
+	k.writes++
 	return nil
 }
 
@@ -168,7 +182,7 @@ func (k *fileKeys) New(_ context.Context, messageID string) (uint64, []byte, err
 		k.used = append(k.used, true)
 	}
 	k.used[ref] = true
-	k.dirty = true
+	k.writes++
 	return uint64(ref), key, nil
 }
 
@@ -214,22 +228,34 @@ func (k *fileKeys) Erase(_ context.Context, ref uint64, messageID string) error 
 	}
 	k.used[ref] = false
 	heap.Push(&k.free, uint32(ref))
-	k.dirty = true
+	k.writes++
 	return k.shrink()
 }
 
-// Flush puts what was written and erased on the disk.
+// Flush puts what was written and erased before it was called on the disk.
 func (k *fileKeys) Flush() error {
 	k.mu.Lock()
-	k.dirty = false
+	want := k.writes
+	k.mu.Unlock()
+	if k.flushed.Load() >= want {
+		return nil
+	}
+	k.flushing.Lock()
+	defer k.flushing.Unlock()
+	if k.flushed.Load() >= want {
+		return nil // the flush this caller waited for covered it
+	}
+	k.mu.Lock()
+	upTo := k.writes
 	k.mu.Unlock()
 	if err := k.f.Sync(); err != nil {
 		return tempmail.Wrap(tempmail.Unavailable, err, "could not flush the message keys")
 	}
+	k.flushed.Store(upTo)
 	return nil
 }
 
-// flushLoop flushes new keys to disk within a second of their writing.
+// flushLoop flushes what is left unflushed within a second.
 func (k *fileKeys) flushLoop() {
 	defer close(k.done)
 	t := time.NewTicker(time.Second)
@@ -239,12 +265,7 @@ func (k *fileKeys) flushLoop() {
 		case <-k.stop:
 			return
 		case <-t.C:
-			k.mu.Lock()
-			dirty := k.dirty
-			k.mu.Unlock()
-			if dirty {
-				_ = k.Flush()
-			}
+			_ = k.Flush()
 		}
 	}
 }

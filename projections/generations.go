@@ -33,32 +33,45 @@ const (
 // them anew from the log.
 var ErrOutdated = errors.New("the views were built by an earlier tempmail in a layout this one does not read; they must be rebuilt from the log (tempmail rebuild)")
 
-// currentGeneration reads (or on first start records) the views generation.
-func currentGeneration(ctx context.Context, meta jetstream.KeyValue) (int, uint64, error) {
+// ErrLost means the current views are gone, or lost writes that the log
+// still holds events of (a power cut: views are not put on disk write by
+// write, see events.OpenDerivedKV): they must be built again from the log
+// (Rebuild) before anything is served from them.
+var ErrLost = errors.New("the views are missing or behind what they had applied; they must be rebuilt from the log (tempmail rebuild)")
+
+// Derived reports whether stream belongs to the views, which the log
+// can build again: a stream that may go missing without loss.
+func Derived(stream string) bool {
+	return stream == "KV_"+metaBucket || strings.HasPrefix(stream, "KV_VIEWS_")
+}
+
+// currentGeneration reads (or on first start records) the views generation;
+// recorded says it was recorded now.
+func currentGeneration(ctx context.Context, meta jetstream.KeyValue) (gen int, rev uint64, recorded bool, err error) {
 	for {
 		e, err := meta.Get(ctx, generationKey)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			// A first start: the views to come are of this build's format.
 			if _, err := meta.Put(ctx, formatKey, []byte(viewsFormat)); err != nil {
-				return 0, 0, fmt.Errorf("record views format: %w", err)
+				return 0, 0, false, fmt.Errorf("record views format: %w", err)
 			}
 			rev, err := meta.Create(ctx, generationKey, []byte("1"))
 			if errors.Is(err, jetstream.ErrKeyExists) {
 				continue // another node recorded it first
 			}
 			if err != nil {
-				return 0, 0, fmt.Errorf("record views generation: %w", err)
+				return 0, 0, false, fmt.Errorf("record views generation: %w", err)
 			}
-			return 1, rev, nil
+			return 1, rev, true, nil
 		}
 		if err != nil {
-			return 0, 0, fmt.Errorf("read views generation: %w", err)
+			return 0, 0, false, fmt.Errorf("read views generation: %w", err)
 		}
 		gen, err := strconv.Atoi(string(e.Value()))
 		if err != nil || gen < 1 {
-			return 0, 0, fmt.Errorf("views generation %q in KV %s is not a positive number", e.Value(), metaBucket)
+			return 0, 0, false, fmt.Errorf("views generation %q in KV %s is not a positive number", e.Value(), metaBucket)
 		}
-		return gen, e.Revision(), nil
+		return gen, e.Revision(), false, nil
 	}
 }
 
@@ -78,7 +91,7 @@ func currentFormat(ctx context.Context, meta jetstream.KeyValue) (string, error)
 func bucketName(gen int) string { return "VIEWS_" + strconv.Itoa(gen) }
 
 func viewsBucket(ctx context.Context, js jetstream.JetStream, gen, replicas int) (jetstream.KeyValue, error) {
-	return events.OpenKV(ctx, js, jetstream.KeyValueConfig{
+	return events.OpenDerivedKV(ctx, js, jetstream.KeyValueConfig{
 		Bucket:      bucketName(gen),
 		Description: "tempmail views, generation " + strconv.Itoa(gen),
 		History:     1,

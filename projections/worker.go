@@ -183,7 +183,13 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 		// In-flight work finishes on shutdown: the batch's writes are not
 		// cut off by ctx, only bounded in time.
 		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := v.load(actx, p)
+		// Nothing is made of an event before it is on disk: a view or a
+		// webhook delivery must not outlive, in a power cut, the event it
+		// came from.
+		err := v.store.Durable(actx, evs[len(evs)-1].seq)
+		if err == nil {
+			err = v.load(actx, p)
+		}
 		if err == nil {
 			if b == nil {
 				b = newBatch(actx, p.st, v.opts.Rules, func(string) string { return p.name })
