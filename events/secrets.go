@@ -58,6 +58,11 @@ func (ts TokenShare) Token(ctx context.Context, js jetstream.JetStream) (tok str
 		if _, err = kv.Create(ctx, apiTokenKey, []byte(candidate)); err == nil || errors.Is(err, jetstream.ErrKeyExists) {
 			e, err = kv.Get(ctx, apiTokenKey)
 		}
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			// Stored, by this try or another's, and not yet shown by a
+			// leader just elected in a forming cluster.
+			err = fmt.Errorf("%w: %w", errNotYetShown, err)
+		}
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("read or store the API token: %w", err)
@@ -67,7 +72,9 @@ func (ts TokenShare) Token(ctx context.Context, js jetstream.JetStream) (tok str
 		if err := os.MkdirAll(ts.Dir, 0o755); err != nil {
 			return "", false, err
 		}
-		if err := os.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+		// On disk before the caller logs it: a token the operator was
+		// shown is the one the next start finds.
+		if err := WriteFileSynced(path, []byte(tok+"\n"), 0o600); err != nil {
 			return "", false, fmt.Errorf("keep the API token in %s: %w", path, err)
 		}
 	}

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -95,7 +96,7 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 	if err != nil {
 		return nil, err
 	}
-	gen, _, err := currentGeneration(ctx, meta)
+	gen, _, recorded, err := currentGeneration(ctx, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +104,9 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 		return nil, err
 	} else if f != viewsFormat {
 		return nil, ErrOutdated
+	}
+	if err := checkPresent(ctx, js, store, gen, recorded); err != nil {
+		return nil, err
 	}
 	kv, err := viewsBucket(ctx, js, gen, opts.Replicas)
 	if err != nil {
@@ -116,6 +120,51 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 		metrics: newViewMetrics(), tally: newTally(),
 		Reader: &Reader{kv: kv, hub: NewHub(), parts: store.Partitions(), content: store}}
 	return v, nil
+}
+
+// checkPresent finds views that went missing while the log holds events:
+// no generation recorded (the record of which is current is gone), or the
+// recorded generation's bucket gone. A new bucket made for either would
+// serve nothing of what the log holds. Over an empty log nothing is lost
+// (a first start; in a new cluster, a node may find the generation
+// recorded by another before its bucket is made).
+func checkPresent(ctx context.Context, js jetstream.JetStream, store *events.Store, gen int, recorded bool) error {
+	last, err := store.LastSeq(ctx)
+	if err != nil || last == 0 {
+		return err
+	}
+	if recorded {
+		return fmt.Errorf("%w: no views generation is recorded, and the log holds %d events", ErrLost, last)
+	}
+	if _, err := js.KeyValue(ctx, bucketName(gen)); errors.Is(err, jetstream.ErrBucketNotFound) {
+		return fmt.Errorf("%w: generation %d's bucket %s is missing", ErrLost, gen, bucketName(gen))
+	} else if err != nil {
+		return fmt.Errorf("open views bucket %s: %w", bucketName(gen), err)
+	}
+	return nil
+}
+
+// Ahead reports how far the views' checkpoints run past the log's last
+// sequence: events the views applied that the log no longer holds, lost in
+// a power cut with --sync other than always. New events would take those
+// sequences, and views that take them for applied would skip them: views
+// ahead must be rebuilt (ErrLost).
+func (v *Views) Ahead(ctx context.Context) (uint64, error) {
+	last, err := v.store.LastSeq(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var ahead uint64
+	for _, part := range v.store.Partitions() {
+		cp, err := v.readCheckpoint(ctx, part)
+		if err != nil {
+			return 0, err
+		}
+		if cp.Seq > last {
+			ahead = max(ahead, cp.Seq-last)
+		}
+	}
+	return ahead, nil
 }
 
 // Generation is the views generation this process serves.

@@ -37,7 +37,7 @@ func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, o
 	if err != nil {
 		return RebuildResult{}, err
 	}
-	oldGen, rev, err := currentGeneration(ctx, meta)
+	oldGen, rev, _, err := currentGeneration(ctx, meta)
 	if err != nil {
 		return RebuildResult{}, err
 	}

@@ -19,7 +19,8 @@ import (
 // nodeConfig says which NATS to run or reach.
 func nodeConfig(cfg config.Config, log *slog.Logger) events.NodeConfig {
 	nc := events.NodeConfig{DataDir: cfg.DataDir, URL: cfg.NATSURL, Creds: cfg.NATSCreds,
-		TLSCA: cfg.NATSTLSCA, TLSCert: cfg.NATSTLSCert, TLSKey: cfg.NATSTLSKey, Listen: cfg.NATSListen, Logger: log}
+		TLSCA: cfg.NATSTLSCA, TLSCert: cfg.NATSTLSCert, TLSKey: cfg.NATSTLSKey, Listen: cfg.NATSListen,
+		SyncInterval: cfg.SyncInterval, Logger: log}
 	if cfg.ClusterName != "" {
 		name := cfg.ServerName
 		if name == "" {
@@ -35,11 +36,24 @@ func nodeConfig(cfg config.Config, log *slog.Logger) events.NodeConfig {
 // embedded node, which alone reads and erases them; processes that share
 // a cluster or an external NATS keep them in NATS.
 func storeConfig(cfg config.Config, partitions int, dedupe time.Duration) events.StoreConfig {
-	sc := events.StoreConfig{Replicas: cfg.Replicas, Partitions: partitions, DedupeWindow: dedupe}
+	sc := events.StoreConfig{Replicas: cfg.Replicas, Partitions: partitions, DedupeWindow: dedupe,
+		SyncAlways: cfg.NATSURL == "" && cfg.SyncInterval == 0}
 	if cfg.NATSURL == "" && cfg.ClusterName == "" {
 		sc.KeyDir = filepath.Join(cfg.DataDir, "keys")
 	}
 	return sc
+}
+
+// syncMode says, for the start-up line, when what is acknowledged is on
+// disk.
+func syncMode(cfg config.Config) string {
+	switch {
+	case cfg.NATSURL != "":
+		return "as the external NATS server's sync_interval says"
+	case cfg.SyncInterval == 0:
+		return "always: every 250 and 201 follows the disk flush of what it acknowledges"
+	}
+	return "every " + cfg.SyncInterval.String() + ": a power cut or OS crash loses what was acknowledged since the last flush"
 }
 
 // rules are what the views make of events, from the configuration: the

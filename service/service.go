@@ -126,8 +126,9 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (_ *Service, er
 		return s, err
 	}
 	go s.reclaimWhenIdle()
+	s.record(ctx)
 	s.API.SetReady(true)
-	s.log.Info("tempmail ready", "http", s.HTTPAddr(), "smtp", s.SMTPAddr(), "version", s.version,
+	s.log.Info("tempmail ready", "http", s.HTTPAddr(), "smtp", s.SMTPAddr(), "version", s.version, "sync", syncMode(cfg),
 		"domains", strings.Join(cfg.Domains, ","), "catch_all_domains", strings.Join(cfg.CatchAllDomains, ","), "data_dir", cfg.DataDir, "views_generation", s.Views.Generation(),
 		"log_format", cfg.LogFormat, "access_log", cfg.AccessLog, "cors_origins", strings.Join(cfg.CORSOrigins, ","))
 	return s, nil
@@ -168,10 +169,21 @@ func (s *Service) openStore(ctx context.Context) (err error) {
 	if cfg.NATSURL == "" && cfg.MinFreeDisk > 0 {
 		s.disk = events.NewDiskGuard(cfg.DataDir, cfg.MinFreeDisk)
 	}
-	return events.Settle(ctx, s.log, "open the event stream", func(ctx context.Context) (err error) {
+	var rec *events.Record
+	if s.holdsStore() {
+		// Before anything is made: a stream made now over one that is
+		// missing would hide the loss.
+		if rec, err = s.checkRecord(ctx); err != nil {
+			return err
+		}
+	}
+	if err = events.Settle(ctx, s.log, "open the event stream", func(ctx context.Context) (err error) {
 		s.Store, err = events.OpenStore(ctx, s.Node.JS, storeConfig(cfg, s.partitions, s.dedupe))
 		return err
-	})
+	}); err != nil {
+		return err
+	}
+	return s.reportLoss(ctx, rec)
 }
 
 // shareToken sets the family A API token no flag set: the one every
@@ -213,19 +225,20 @@ func (s *Service) openViews(ctx context.Context, refine func(*webhooks.Options))
 	}
 	viewOpts := projections.Options{Logger: s.log, Replicas: cfg.Replicas, Exclusive: s.exclusive(), Outbox: s.Hooks,
 		Rules: rules(cfg)}
-	err = events.Settle(ctx, s.log, "open the views", func(ctx context.Context) (err error) {
-		s.Views, err = projections.Open(ctx, viewsJS, s.Store, viewOpts)
-		return err
-	})
-	if errors.Is(err, projections.ErrOutdated) && s.exclusive() {
-		// Views of an earlier version: this process alone holds the data
-		// directory, so it builds them anew from the log, once.
-		s.log.Warn("the views were built by an earlier tempmail; rebuilding them from the log before serving")
+	err = s.openCurrentViews(ctx, viewsJS, viewOpts)
+	if rebuildable(err) && s.exclusive() {
+		// Views of an earlier version, or views a power cut took from:
+		// this process alone holds the data directory, so it builds them
+		// anew from the log, once.
+		s.log.Warn("rebuilding the views from the log before serving", "why", err)
 		var res projections.RebuildResult
 		if res, err = projections.Rebuild(ctx, viewsJS, s.Store, viewOpts); err == nil {
 			s.log.Info("views rebuilt", "generation", res.Generation, "events", res.Events, "took", res.Took.Round(time.Millisecond))
-			s.Views, err = projections.Open(ctx, viewsJS, s.Store, viewOpts)
+			err = s.openCurrentViews(ctx, viewsJS, viewOpts)
 		}
+	}
+	if rebuildable(err) {
+		return fmt.Errorf("%w; with several processes, stop every tempmail process and run `tempmail rebuild` once", err)
 	}
 	if err != nil {
 		return err
@@ -375,6 +388,10 @@ func (s *Service) Shutdown(ctx context.Context) {
 	}
 	if s.Views != nil {
 		s.Views.Stop()
+		// What a clean stop leaves; the next start compares. Not after a
+		// start that failed before its views opened: it may not have
+		// checked what it found.
+		s.record(ctx)
 	}
 	if s.Node != nil {
 		s.Node.Close(ctx)

@@ -1,0 +1,156 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// A data directory keeps a record of the store it holds (recordFile):
+// which streams it had, and how many events. The embedded server, finding a
+// stream it cannot read at start (its definition lost in a power cut, its
+// files removed), logs a warning and goes on without it; the service would
+// then make the stream anew, empty, and come up serving nothing of what it
+// had acknowledged. The record is what tells such a start from a first one.
+
+const recordFile = "store.json"
+
+// Record is what a data directory says of its store.
+type Record struct {
+	Created time.Time `json:"created"`
+	// Streams are the streams the store had when the record was written.
+	Streams []string `json:"streams"`
+	// LastSeq is the event stream's last sequence then. A log found
+	// shorter at start lost events.
+	LastSeq uint64    `json:"last_seq"`
+	Written time.Time `json:"written"`
+}
+
+// ReadRecord reads dir's record; nil without one (a new data directory, or
+// one of a version that kept none).
+func ReadRecord(dir string) (*Record, error) {
+	b, err := os.ReadFile(filepath.Join(dir, recordFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the store's record: %w", err)
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("the store's record %s is damaged (%v): restore the data directory from a backup, or move it aside to start empty", filepath.Join(dir, recordFile), err)
+	}
+	return &r, nil
+}
+
+// WriteRecord records what the store holds now, on disk before it returns.
+// derived names the streams that may go missing without loss (views, built
+// again from the log); they are not recorded.
+func WriteRecord(ctx context.Context, dir string, js jetstream.JetStream, store *Store, derived func(string) bool) error {
+	old, err := ReadRecord(dir)
+	if err != nil {
+		return err
+	}
+	r := Record{Created: time.Now().UTC(), Written: time.Now().UTC()}
+	if old != nil {
+		r.Created = old.Created
+	}
+	names := js.StreamNames(ctx)
+	for name := range names.Name() {
+		if !derived(name) {
+			r.Streams = append(r.Streams, name)
+		}
+	}
+	if err := names.Err(); err != nil {
+		return fmt.Errorf("list the streams: %w", err)
+	}
+	slices.Sort(r.Streams)
+	if r.LastSeq, err = store.LastSeq(ctx); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFileSynced(filepath.Join(dir, recordFile), append(b, '\n'), 0o644)
+}
+
+// MissingStreams lists the streams r names that JetStream does not have.
+func (r *Record) MissingStreams(ctx context.Context, js jetstream.JetStream) ([]string, error) {
+	var missing []string
+	for _, name := range r.Streams {
+		_, err := js.Stream(ctx, name)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			missing = append(missing, name)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("look up stream %s: %w", name, err)
+		}
+	}
+	return missing, nil
+}
+
+// ErrStoreLost says a data directory's store cannot be read: refusing to
+// start is the only answer that loses nothing more.
+type ErrStoreLost struct {
+	Dir     string
+	Missing []string
+}
+
+func (e *ErrStoreLost) Error() string {
+	return fmt.Sprintf("the data directory %s holds a tempmail store, but its streams %s are missing or damaged "+
+		"(the embedded NATS says why in the warnings above); nothing was changed. "+
+		"To recover, restore the data directory from a backup and start again; "+
+		"to start over with an empty store, move %s aside. "+
+		"(Views alone are rebuilt from the log with `tempmail rebuild`; without the event stream there is no log to rebuild from.)",
+		e.Dir, strings.Join(e.Missing, ", "), e.Dir)
+}
+
+// WriteFileSynced writes a file by a temporary one renamed over it, and
+// puts both the file and its directory entry on disk before it returns: a
+// crash leaves the old file or the new, never a part.
+func WriteFileSynced(path string, data []byte, perm os.FileMode) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// SyncDir puts a directory's entries (files made, renamed, removed in it)
+// on disk.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/events"
+	"tempmail/projections"
+)
+
+// What a start finds of the store its data directory held. The data
+// directory keeps a record of its store (events.Record): a start that finds
+// a recorded stream missing refuses to serve rather than make it anew,
+// empty; one that finds the log shorter than recorded, or the views past
+// the log, says how many events were lost, and builds the views again.
+
+// holdsStore says the data directory holds the store: the embedded NATS,
+// alone or as a cluster node. With an external NATS the store is not ours.
+func (s *Service) holdsStore() bool { return s.Config.NATSURL == "" }
+
+// checkRecord reads the data directory's record and refuses a store that
+// lost streams it had; nil without a record (a new data directory).
+func (s *Service) checkRecord(ctx context.Context) (*events.Record, error) {
+	rec, err := events.ReadRecord(s.Config.DataDir)
+	if err != nil || rec == nil {
+		return nil, err
+	}
+	var missing []string
+	err = events.Settle(ctx, s.log, "look up the store's streams", func(ctx context.Context) (err error) {
+		missing, err = rec.MissingStreams(ctx, s.Node.JS)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		return nil, &events.ErrStoreLost{Dir: s.Config.DataDir, Missing: missing}
+	}
+	return rec, nil
+}
+
+// reportLoss says how many events the log lost since the record was
+// written (a torn tail the server cut off at start).
+func (s *Service) reportLoss(ctx context.Context, rec *events.Record) error {
+	if rec == nil {
+		return nil
+	}
+	last, err := s.Store.LastSeq(ctx)
+	if err != nil {
+		return err
+	}
+	if last < rec.LastSeq {
+		s.log.Error("the event log is shorter than when it was last recorded: events were lost (a power cut or OS crash without --sync always, or a damaged disk)",
+			"lost_events", rec.LastSeq-last, "recorded_last_seq", rec.LastSeq, "recorded_at", rec.Written.Format(time.RFC3339), "last_seq", last)
+	}
+	return nil
+}
+
+// record writes the data directory's record of what the store holds now.
+func (s *Service) record(ctx context.Context) {
+	if !s.holdsStore() || s.Store == nil {
+		return
+	}
+	err := events.Settle(ctx, s.log, "record the store", func(ctx context.Context) error {
+		return events.WriteRecord(ctx, s.Config.DataDir, s.Node.JS, s.Store, projections.Derived)
+	})
+	if err != nil {
+		s.log.Warn("could not record what the store holds; a start that finds streams missing will not know they were there", "err", err)
+	}
+}
+
+// openCurrentViews opens the views and checks they are not past the log:
+// views that applied events the log lost (ErrLost), as views of an earlier
+// layout (ErrOutdated), must be built again.
+func (s *Service) openCurrentViews(ctx context.Context, js jetstream.JetStream, opts projections.Options) error {
+	err := events.Settle(ctx, s.log, "open the views", func(ctx context.Context) (err error) {
+		s.Views, err = projections.Open(ctx, js, s.Store, opts)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	var ahead uint64
+	if err := events.Settle(ctx, s.log, "check the views", func(ctx context.Context) (err error) {
+		ahead, err = s.Views.Ahead(ctx)
+		return err
+	}); err != nil {
+		return err
+	}
+	if ahead > 0 {
+		s.log.Error("the event log lost events the views had applied (a power cut or OS crash without --sync always, or a damaged disk)", "lost_events_at_least", ahead)
+		return fmt.Errorf("%w: they applied %d events past the log's end", projections.ErrLost, ahead)
+	}
+	return nil
+}
+
+// rebuildable says the views must be built again before serving.
+func rebuildable(err error) bool {
+	return errors.Is(err, projections.ErrOutdated) || errors.Is(err, projections.ErrLost)
+}
