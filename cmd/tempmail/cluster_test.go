@@ -111,6 +111,9 @@ func (n *clusterNode) start(t *testing.T) error {
 	case m := <-found:
 		n.base, n.smtpAddr = "http://"+m[1], m[2]
 		return nil
+	case <-done:
+		_ = cmd.Wait()
+		return fmt.Errorf("%s exited before it was ready (%v); its log:\n%s", n.name, cmd.ProcessState, strings.Join(n.logged(), "\n"))
 	case <-time.After(60 * time.Second):
 		// Where it waits: SIGQUIT makes the runtime write every
 		// goroutine's stack to stderr, which the log collects.
