@@ -49,7 +49,8 @@ func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleS
 		if err != nil {
 			return Ack{}, err
 		}
-		if _, err := s.publish(ctx, withID(expiry, "expire-"+ev.InboxID)); err != nil {
+		// On disk with the claim that follows, in the same stream.
+		if _, err := s.write(ctx, withID(expiry, "expire-"+ev.InboxID)); err != nil {
 			return Ack{}, err
 		}
 		withdraw = append(withdraw, subj)

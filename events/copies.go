@@ -39,9 +39,10 @@ type sealedCopy struct {
 // AppendMail stores every recipient's copy of one message: its MailReceived
 // with the content sealed inside (and, for a large message, the sealed raw
 // source in the object store), and the retention schedule some copies
-// carry. The copies are stored all or nothing, in one commit with those of
-// other deliveries under way (commit.go), and on disk, with the keys they
-// are sealed under, before AppendMail returns. Each copy expects its
+// carry. Several copies are stored as one atomic batch. With --sync
+// always, the keys the copies are sealed under are on disk before their
+// events are stored, and the events before AppendMail returns (in rounds
+// shared with other deliveries, flush.go). Each copy expects its
 // inbox's lifecycle subject unchanged; if an inbox ended meanwhile,
 // nothing is stored and the error is of kind NotFound (the caller may
 // retry without it). A retry of copies already stored returns their acks
@@ -60,61 +61,30 @@ func (s *Store) AppendMail(ctx context.Context, ds []Copy) ([]Ack, error) {
 		}
 		copies = append(copies, c)
 	}
-	// A copy's schedule goes before its event: in one atomic batch, the
-	// event is never stored without it.
-	var msgs []*nats.Msg
+	// What the events will name, on disk before them: the keys, and the
+	// large messages' raw objects.
+	flush := []string(nil)
 	for _, c := range copies {
-		if c.sched != nil {
-			msgs = append(msgs, c.sched)
+		if c.object != "" {
+			flush = []string{rawStream}
 		}
 	}
-	for _, c := range copies {
-		msgs = append(msgs, c.event)
-	}
-	acks, err := s.commits.commit(ctx, msgs)
-	switch {
-	case err == nil:
-		acks = acks[len(acks)-len(copies):]
-		for i := range acks {
-			acks[i].MessageID = copies[i].d.Mail.MessageID
-		}
-		return acks, nil
-	case errors.Is(err, errCommitAlone):
-		// Refused for one message of the round, perhaps one of these:
-		// alone, they find out.
-		return s.appendAlone(ctx, copies, false)
-	case IsUnknownOutcome(err):
-		// Sent and not answered: alone, each message's id tells which are
-		// stored; until that is known, nothing is erased.
-		return s.appendAlone(ctx, copies, true)
-	default:
+	if err := s.flusher.Flush(ctx, flush...); err != nil {
 		s.discard(copies...)
 		return nil, err
-	}
-}
-
-// appendAlone stores copies whose shared commit failed: their schedules,
-// then their events as a batch of their own, and when that is refused
-// because some were stored before, each on its own. unsure says the
-// shared commit's outcome is unknown: then nothing is erased on failure,
-// since the copies may be stored.
-func (s *Store) appendAlone(ctx context.Context, copies []*sealedCopy, unsure bool) ([]Ack, error) {
-	discard := func() {
-		if !unsure {
-			s.discard(copies...)
-		}
 	}
 	for _, c := range copies {
 		if c.sched == nil {
 			continue
 		}
-		if _, err := s.publish(ctx, c.sched); err != nil {
-			discard() // no event is stored by this call yet
+		// On disk with the event that follows, in the same stream.
+		if _, err := s.write(ctx, c.sched); err != nil {
+			s.discard(copies...) // no event is stored yet
 			return nil, err
 		}
 	}
 	if len(copies) == 1 {
-		ack, err := s.publishCopy(ctx, copies[0], unsure)
+		ack, err := s.publishCopy(ctx, copies[0])
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +109,7 @@ func (s *Store) appendAlone(ctx context.Context, copies []*sealedCopy, unsure bo
 		// caller retries without it, and the others are then duplicates.
 		acks := make([]Ack, 0, len(copies))
 		for _, c := range copies {
-			ack, err := s.publishCopy(ctx, c, unsure)
+			ack, err := s.publishCopy(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -147,10 +117,10 @@ func (s *Store) appendAlone(ctx context.Context, copies []*sealedCopy, unsure bo
 		}
 		return acks, nil
 	case isWrongLastSeq(err):
-		discard()
+		s.discard(copies...)
 		return nil, tempmail.Wrap(tempmail.NotFound, err, "inbox not found or expired")
 	default:
-		discard()
+		s.discard(copies...)
 		return nil, err
 	}
 }
@@ -202,23 +172,18 @@ func (s *Store) seal(ctx context.Context, d *Copy) (*sealedCopy, error) {
 // publishCopy publishes one copy's MailReceived and says what happened to
 // it: stored now (or by an earlier try of this very call), or found stored
 // by an earlier delivery of the same bytes (Duplicate, with that copy's id,
-// this one's key and object erased). unsure: an earlier try may have
-// stored it, so nothing is erased on failure.
-func (s *Store) publishCopy(ctx context.Context, c *sealedCopy, unsure bool) (Ack, error) {
+// this one's key and object erased).
+func (s *Store) publishCopy(ctx context.Context, c *sealedCopy) (Ack, error) {
 	id := c.d.Mail.MessageID
 	ack, err := s.publish(ctx, c.event)
 	switch {
 	case IsUnknownOutcome(err):
 		return Ack{}, err // keep everything: it may be stored
 	case isWrongLastSeq(err):
-		if !unsure {
-			s.discard(c)
-		}
+		s.discard(c)
 		return Ack{}, tempmail.Wrap(tempmail.NotFound, err, "inbox not found or expired")
 	case err != nil:
-		if !unsure {
-			s.discard(c)
-		}
+		s.discard(c)
 		return Ack{}, err
 	}
 	ack.MessageID = id

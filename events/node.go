@@ -38,9 +38,10 @@ type NodeConfig struct {
 	// connect there.
 	Listen string
 	// SyncInterval is how often the embedded server puts what it wrote on
-	// disk; 0: every write before it is acknowledged (nats-server's
-	// sync_interval: always). Replicated streams then sync their Raft log,
-	// so an acknowledgment means "on disk on a majority".
+	// disk; 0: every write before it is acknowledged. A single node then
+	// has its writes flushed by the Flusher, in group commits; a cluster
+	// node flushes every write (nats-server's sync_interval: always) and
+	// its Raft log, so an acknowledgment means "on disk on a majority".
 	SyncInterval time.Duration
 
 	// Cluster, when Name is set, makes the embedded server a node of a
@@ -81,7 +82,14 @@ type Node struct {
 	lost     chan struct{} // closed when the connection closed without Close
 	lostErr  atomic.Pointer[error]
 	lostOnce sync.Once
+
+	flusher *Flusher // a single node's flushes with --sync always; nil otherwise
 }
+
+// Flusher is what puts this node's acknowledged writes on disk: nil when
+// the server flushes them itself (a cluster node), or when nothing is
+// promised (--sync with an interval, an external NATS).
+func (n *Node) Flusher() *Flusher { return n.flusher }
 
 // StartNode starts the embedded server (or dials the external one) and
 // returns a connection with JetStream ready.
@@ -136,6 +144,9 @@ func StartNode(ctx context.Context, cfg NodeConfig) (*Node, error) {
 	node.dial = dial
 	node.DataDir = cfg.DataDir
 	if cfg.Cluster.Name == "" {
+		if cfg.SyncInterval == 0 {
+			node.flusher = newFlusher(opts.StoreDir)
+		}
 		return node, nil
 	}
 	if err := waitForAPI(ctx, node.JS); err != nil {
@@ -182,10 +193,13 @@ func serverOptions(cfg NodeConfig) (*server.Options, error) {
 		// disk is full; the service keeps room free itself (DiskGuard).
 		JetStreamMaxStore: filesystemBytes(cfg.DataDir),
 	}
-	if cfg.SyncInterval == 0 {
-		opts.SyncAlways = true
-	} else {
+	// --sync always: a cluster node flushes every write (its Raft log
+	// too); a single node leaves the flushes of acknowledged writes to its
+	// Flusher, and the rest to the server's own two-minute flush.
+	if cfg.SyncInterval != 0 {
 		opts.SyncInterval = cfg.SyncInterval
+	} else if cfg.Cluster.Name != "" {
+		opts.SyncAlways = true
 	}
 	if cfg.Listen != "" {
 		host, port, err := splitHostPort(cfg.Listen)
@@ -367,6 +381,7 @@ func (n *Node) shutdownServer() {
 		n.server.Shutdown()
 		n.server.WaitForShutdown()
 	}
+	n.flusher.close()
 }
 
 // filesystemBytes is the size of the filesystem that holds dir (0, the

@@ -81,12 +81,32 @@ func withID(m *nats.Msg, id string) *nats.Msg {
 	return m
 }
 
-// publish stores one message, trying again while the outcome is unknown
-// or the stream has no leader (a cluster electing one), until ctx ends. A
-// refused expectation comes back as is (isWrongLastSeq); the outcome
-// unknown at the end, wrapped with ErrUnknownOutcome; other failures as
-// errors of kind Unavailable.
+// publish stores one message and returns once it is on disk (where the
+// store promises that; see Flusher), trying again while the outcome is
+// unknown or the stream has no leader (a cluster electing one), until ctx
+// ends. A refused expectation comes back as is (isWrongLastSeq); the
+// outcome unknown at the end, wrapped with ErrUnknownOutcome; other
+// failures as errors of kind Unavailable.
 func (s *Store) publish(ctx context.Context, m *nats.Msg) (Ack, error) {
+	ack, err := s.write(ctx, m)
+	if err == nil {
+		err = s.flushEvents(ctx, ack.Seq)
+	}
+	return ack, err
+}
+
+// flushEvents puts the event stream's writes through seq on disk; a
+// failure leaves the write's outcome unknown (stored, perhaps not kept).
+func (s *Store) flushEvents(ctx context.Context, seq uint64) error {
+	if err := s.flusher.FlushThrough(ctx, StreamName, seq); err != nil {
+		return unknown(err)
+	}
+	return nil
+}
+
+// write is publish without the flush, for a message that another's flush
+// follows.
+func (s *Store) write(ctx context.Context, m *nats.Msg) (Ack, error) {
 	if m.Header.Get(jetstream.MsgIDHeader) == "" {
 		withID(m, "")
 	}
@@ -211,6 +231,9 @@ func (s *Store) publishBatch(ctx context.Context, msgs []*nats.Msg) ([]Ack, erro
 		}
 		s.CountError("publish")
 		return nil, unavailable(apiErr)
+	}
+	if err := s.flushEvents(ctx, res.Seq); err != nil {
+		return nil, err
 	}
 	// A batch's messages get consecutive sequences ending at Seq.
 	acks := make([]Ack, len(msgs))

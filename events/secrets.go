@@ -29,6 +29,8 @@ type TokenShare struct {
 	// Dir is the data directory, which keeps a copy in the file api-token.
 	Dir      string
 	Replicas int
+	// Flusher puts the token stored in NATS on disk (Node.Flusher).
+	Flusher *Flusher
 }
 
 // Token returns the shared token, and keeps it in the data directory; made
@@ -55,7 +57,10 @@ func (ts TokenShare) Token(ctx context.Context, js jetstream.JetStream) (tok str
 	// process stored first is seen by the Get after a failed Create.
 	e, err := kv.Get(ctx, apiTokenKey)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		if _, err = kv.Create(ctx, apiTokenKey, []byte(candidate)); err == nil || errors.Is(err, jetstream.ErrKeyExists) {
+		if _, err = kv.Create(ctx, apiTokenKey, []byte(candidate)); err == nil {
+			err = ts.Flusher.Flush(ctx, "KV_"+secretsBucket)
+		}
+		if err == nil || errors.Is(err, jetstream.ErrKeyExists) {
 			e, err = kv.Get(ctx, apiTokenKey)
 		}
 		if errors.Is(err, jetstream.ErrKeyNotFound) {

@@ -20,6 +20,7 @@ const (
 	// RawBucket is the object store of raw messages too large to travel
 	// inside their MailReceived event.
 	RawBucket = "RAW"
+	rawStream = "OBJ_" + RawBucket
 
 	partitionsKey = "tempmail_partitions"
 	// formatKey records the store's format in the stream's metadata: 3
@@ -54,26 +55,24 @@ type StoreConfig struct {
 	// Nats-Msg-Id. 0: the const DedupeWindow. Tests shorten it, to show
 	// what recognises a retry after it.
 	DedupeWindow time.Duration
-	// SyncAlways says the server puts every write on disk before it
-	// acknowledges it (NodeConfig.SyncInterval 0). Readers of the log then
-	// wait for what they read to be on disk too (Durable).
-	SyncAlways bool
+	// Flusher, when set, puts what the store writes on disk before the
+	// store's calls return (Node.Flusher); nil: the server does, or
+	// nothing is promised.
+	Flusher *Flusher
 }
 
 // Store publishes events and owns the stream, the raw object store and the
 // keys the content of messages is sealed under.
 type Store struct {
-	js         jetstream.JetStream
-	stream     jetstream.Stream
-	raw        jetstream.ObjectStore
-	keys       Keys
-	commits    *committer
-	contents   *contentCache
-	opening    singleflight.Group // contents being opened, by message id
-	partitions int
-	replicated bool // R3: reads of the object store may reach a follower
-	// fence: a single node that syncs every write; see Durable.
-	fence          bool
+	js             jetstream.JetStream
+	stream         jetstream.Stream
+	raw            jetstream.ObjectStore
+	keys           Keys
+	flusher        *Flusher
+	contents       *contentCache
+	opening        singleflight.Group // contents being opened, by message id
+	partitions     int
+	replicated     bool // R3: reads of the object store may reach a follower
 	attemptTimeout time.Duration
 	// errors is made with the store, not by Instrument: the views'
 	// workers count errors from their start, which may come first.
@@ -160,7 +159,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		return nil, err
 	}
 	s := &Store{js: js, stream: stream, raw: raw, partitions: partitions, replicated: cfg.Replicas > 1,
-		fence:          cfg.SyncAlways && cfg.Replicas == 1,
+		flusher:        cfg.Flusher,
 		attemptTimeout: cfg.AttemptTimeout, contents: newContentCache(cfg.ContentCacheBytes),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tempmail_event_store_errors_total",
 			Help: "Failed event store and view store operations, by operation."}, []string{"op"})}
@@ -172,42 +171,38 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	}
 	if cfg.KeyDir != "" {
 		s.keys, err = openFileKeys(cfg.KeyDir)
+		if err == nil {
+			// A message's key on disk before its event: every flush
+			// of the store flushes the key file first.
+			s.flusher.Attach(s.keys)
+		}
 	} else {
 		s.keys, err = openStreamKeys(ctx, js, cfg.Replicas, s.publish)
 	}
 	if err != nil {
 		return nil, err
 	}
-	s.commits = newCommitter(s)
 	return s, nil
 }
 
-// Close stops the committer and lets go of the keys; the stream and
-// buckets stay.
-func (s *Store) Close() error {
-	if s.commits != nil {
-		s.commits.close()
-	}
-	return s.keys.Close()
+// Close lets go of the keys; the stream and buckets stay.
+func (s *Store) Close() error { return s.keys.Close() }
+
+// Flush returns once what was written to streams before it (and every
+// message key made) is on disk, where the store promises that (--sync
+// always on a single node); at once elsewhere.
+func (s *Store) Flush(ctx context.Context, streams ...string) error {
+	return s.flusher.Flush(ctx, streams...)
 }
 
-// Durable returns once the event at seq is on disk. A single node stores
-// a shared commit (commit.go) whole, then puts it on disk, then answers;
-// its consumers may be handed the batch's events before the disk flush. A
-// view built from such an event and written out first would, after a power
-// cut, count a message the log no longer holds. The server answers a read
-// of the stream only once any batch under way is committed, flush
-// included, so one read of seq is the fence. Elsewhere it returns at
-// once: a replicated stream hands out only what a majority holds, and
-// without --sync always nothing is on disk before the server's own flush.
+// Durable returns once the event at seq is on disk. A projection makes
+// nothing of an event before: a view or a webhook delivery must not
+// outlive, in a power cut, the event it came from. On a single node the
+// server hands an event to consumers once the operating system has it,
+// and the store's flush follows (Flusher); a replicated stream hands out
+// only what a majority holds on disk.
 func (s *Store) Durable(ctx context.Context, seq uint64) error {
-	if !s.fence {
-		return nil
-	}
-	if _, err := s.stream.GetMsg(ctx, seq); err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
-		return unavailable(err)
-	}
-	return nil
+	return s.flusher.Await(ctx, StreamName, seq)
 }
 
 // EnsureStream creates the stream want describes, or updates it when it
@@ -255,60 +250,6 @@ func OpenKV(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueC
 		return &leaderKV{KeyValue: kv, nc: js.Conn()}, nil
 	}
 	return kv, nil
-}
-
-// OpenDerivedKV is OpenKV for a bucket whose content is built from the log
-// and can be built again (the views). With one replica its stream is made
-// with the server's asynchronous persistence: its writes are not put on
-// disk one by one, even with --sync always, since a restart after a power
-// cut finds what such a bucket lost and builds it again from the log
-// (projections). Replicated, it is an ordinary bucket: the server allows
-// nothing else.
-func OpenDerivedKV(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-	if cfg.Replicas > 1 {
-		return OpenKV(ctx, js, cfg)
-	}
-	kv, err := js.KeyValue(ctx, cfg.Bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		if _, err = js.CreateStream(ctx, derivedKVStream(cfg)); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			return nil, fmt.Errorf("create KV %s: %w", cfg.Bucket, err)
-		}
-		kv, err = js.KeyValue(ctx, cfg.Bucket)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open KV %s: %w", cfg.Bucket, err)
-	}
-	return kv, nil
-}
-
-// derivedKVStream is the stream of a KV bucket as nats.go makes it for cfg
-// (KV's layout, ADR-8), persisted asynchronously.
-func derivedKVStream(cfg jetstream.KeyValueConfig) jetstream.StreamConfig {
-	dupes := 2 * time.Minute
-	if cfg.TTL > 0 && cfg.TTL < dupes {
-		dupes = cfg.TTL
-	}
-	return jetstream.StreamConfig{
-		Name:                   "KV_" + cfg.Bucket,
-		Description:            cfg.Description,
-		Subjects:               []string{"$KV." + cfg.Bucket + ".>"},
-		MaxMsgsPerSubject:      int64(max(cfg.History, 1)),
-		MaxBytes:               -1,
-		MaxAge:                 cfg.TTL,
-		MaxMsgSize:             -1,
-		MaxMsgs:                -1,
-		MaxConsumers:           -1,
-		Storage:                cfg.Storage,
-		Replicas:               1,
-		AllowRollup:            true,
-		DenyDelete:             true,
-		Duplicates:             dupes,
-		AllowDirect:            true,
-		Discard:                jetstream.DiscardNew,
-		AllowMsgTTL:            cfg.LimitMarkerTTL != 0,
-		SubjectDeleteMarkerTTL: cfg.LimitMarkerTTL,
-		PersistMode:            jetstream.AsyncPersistMode,
-	}
 }
 
 // replicasDiffer reports whether an existing bucket's stream keeps another

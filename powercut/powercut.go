@@ -263,13 +263,10 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 		return nil, 0, syscall.EIO
 	}
 	trunc := flags&syscall.O_TRUNC != 0
-	// Holding a write means reading the rest of its page: a file opened
-	// to write is opened to read too.
-	mode := os.O_RDONLY
-	if flags&syscall.O_ACCMODE != syscall.O_RDONLY {
-		mode = os.O_RDWR
-	}
-	f, err := os.OpenFile(n.path(), mode, 0)
+	// Holding a write means reading the rest of its page, and a sync
+	// through any descriptor writes what is held of the file: the backing
+	// file is opened to read and write, whatever the caller asked.
+	f, err := os.OpenFile(n.path(), os.O_RDWR, 0)
 	if err != nil {
 		return nil, 0, fs.ToErrno(err)
 	}

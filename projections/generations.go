@@ -91,7 +91,7 @@ func currentFormat(ctx context.Context, meta jetstream.KeyValue) (string, error)
 func bucketName(gen int) string { return "VIEWS_" + strconv.Itoa(gen) }
 
 func viewsBucket(ctx context.Context, js jetstream.JetStream, gen, replicas int) (jetstream.KeyValue, error) {
-	return events.OpenDerivedKV(ctx, js, jetstream.KeyValueConfig{
+	return events.OpenKV(ctx, js, jetstream.KeyValueConfig{
 		Bucket:      bucketName(gen),
 		Description: "tempmail views, generation " + strconv.Itoa(gen),
 		History:     1,

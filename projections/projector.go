@@ -97,6 +97,9 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 		return nil, err
 	}
 	gen, _, recorded, err := currentGeneration(ctx, meta)
+	if err == nil && recorded {
+		err = store.Flush(ctx, "KV_"+metaBucket)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -74,6 +74,9 @@ func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, o
 	if _, err := meta.Put(ctx, formatKey, []byte(viewsFormat)); err != nil {
 		return RebuildResult{}, fmt.Errorf("record views format: %w", err)
 	}
+	if err := store.Flush(ctx, "KV_"+metaBucket); err != nil {
+		return RebuildResult{}, fmt.Errorf("record views generation %d: %w", gen, err)
+	}
 	// The old generation is no longer read; its consumers go when a server
 	// next starts (Views.Start), its bucket now.
 	if err := js.DeleteKeyValue(ctx, bucketName(oldGen)); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {

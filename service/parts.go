@@ -35,9 +35,8 @@ func nodeConfig(cfg config.Config, log *slog.Logger) events.NodeConfig {
 // storeConfig keeps message keys in the data directory of a single
 // embedded node, which alone reads and erases them; processes that share
 // a cluster or an external NATS keep them in NATS.
-func storeConfig(cfg config.Config, partitions int, dedupe time.Duration) events.StoreConfig {
-	sc := events.StoreConfig{Replicas: cfg.Replicas, Partitions: partitions, DedupeWindow: dedupe,
-		SyncAlways: cfg.NATSURL == "" && cfg.SyncInterval == 0}
+func storeConfig(cfg config.Config, partitions int, dedupe time.Duration, flusher *events.Flusher) events.StoreConfig {
+	sc := events.StoreConfig{Replicas: cfg.Replicas, Partitions: partitions, DedupeWindow: dedupe, Flusher: flusher}
 	if cfg.NATSURL == "" && cfg.ClusterName == "" {
 		sc.KeyDir = filepath.Join(cfg.DataDir, "keys")
 	}

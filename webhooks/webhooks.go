@@ -72,6 +72,10 @@ type Options struct {
 	Version string
 	// AttemptTimeout bounds one attempt; 0: attemptTimeout. Tests shorten it.
 	AttemptTimeout time.Duration
+	// Flusher, when set, puts enqueued deliveries on disk before Enqueue
+	// returns (events.Node.Flusher): the views that follow must not
+	// outlive, in a power cut, the deliveries their events called for.
+	Flusher *events.Flusher
 }
 
 // Webhooks is a process's outbox (projections.Outbox) and deliverer.
@@ -230,7 +234,7 @@ func (w *Webhooks) Enqueue(ctx context.Context, ds []projections.Delivery) error
 			return fmt.Errorf("enqueue webhook delivery: %w", ctx.Err())
 		}
 	}
-	return nil
+	return w.opts.Flusher.Flush(ctx, JobStream)
 }
 
 // later stores j to be delivered after wait: a message schedule that the

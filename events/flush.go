@@ -1,0 +1,350 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Flusher puts what a single embedded node acknowledges on disk before it
+// is acknowledged (--sync always), in group commits.
+//
+// The server can flush every write itself (sync_always), but then each
+// event costs a disk flush of its own, one after another in the stream's
+// own goroutine, and ingest runs at half its speed. So a single node runs
+// its server without sync_always: every write of the server reaches the
+// operating system before the server answers it (a single node's file
+// streams write in place), and the Flusher then flushes the files those
+// writes went to, for every caller waiting at that moment at once: a
+// round. A caller asks for the streams it wrote (Flush), and the round
+// flushes the newest message block of each (and the directory, when the
+// server began a new block), after the files attached to the Flusher (the
+// message keys), which must be on disk before an event that names them.
+//
+// It knows where the server keeps a stream: its message blocks are
+// <store>/jetstream/$G/streams/<stream>/msgs/<n>.blk, appended to in
+// order, the newest block holding the newest writes; the stream's
+// definition and state files are beside. Definitions are written when
+// streams and consumers are made or changed: FlushAll puts every file but
+// the message blocks on disk, and the service calls it once it has opened
+// everything. What no one flushes (the views, which the log can build
+// again; consumers' state) the server flushes on its own schedule.
+type Flusher struct {
+	root  string // <store>/jetstream/$G/streams
+	queue chan *flushReq
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+
+	mu    sync.Mutex
+	files []interface{ Flush() error } // flushed first, every round
+	// through is, by stream, the newest sequence a round has put on disk
+	// that a caller named (FlushThrough); rounds is closed, and replaced,
+	// as each round ends.
+	through map[string]uint64
+	rounds  chan struct{}
+
+	tails map[string]*tail // by stream; only the round's goroutine uses them
+}
+
+type flushReq struct {
+	streams []string
+	seq     uint64     // of streams[0], when the caller knows it
+	done    chan error // buffered: a round never waits for its caller
+}
+
+// newFlusher flushes the streams of the server whose store directory is
+// storeDir (the server's StoreDir).
+func newFlusher(storeDir string) *Flusher {
+	f := &Flusher{root: filepath.Join(storeDir, "jetstream", "$G", "streams"), queue: make(chan *flushReq, 1024),
+		stop: make(chan struct{}), done: make(chan struct{}), tails: map[string]*tail{},
+		through: map[string]uint64{}, rounds: make(chan struct{})}
+	go f.run()
+	return f
+}
+
+// Attach has every round flush file first.
+func (f *Flusher) Attach(file interface{ Flush() error }) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files = append(f.files, file)
+}
+
+// Flush returns once the attached files, and what was written to streams
+// before the call, are on disk. A nil Flusher (the server flushes by
+// itself, or nothing is promised) returns at once.
+func (f *Flusher) Flush(ctx context.Context, streams ...string) error {
+	return f.flush(ctx, &flushReq{streams: streams})
+}
+
+// FlushThrough is Flush of one stream whose write at seq the caller made.
+// Readers of that write learn from it when it is on disk (Await).
+func (f *Flusher) FlushThrough(ctx context.Context, stream string, seq uint64) error {
+	return f.flush(ctx, &flushReq{streams: []string{stream}, seq: seq})
+}
+
+// awaitOthers bounds how long Await waits for a round that the writer
+// asked for before it asks for one itself: a write the server made on its
+// own (a schedule that fired) has no writer that asks.
+const awaitOthers = 20 * time.Millisecond
+
+// Await returns once the write at seq of stream (made before the call) is
+// on disk: at once if a round put it there, else after the round its
+// writer asked for, or one of its own.
+func (f *Flusher) Await(ctx context.Context, stream string, seq uint64) error {
+	if f == nil {
+		return nil
+	}
+	timeout := time.NewTimer(awaitOthers)
+	defer timeout.Stop()
+	for {
+		f.mu.Lock()
+		covered, next := f.through[stream] >= seq, f.rounds
+		f.mu.Unlock()
+		if covered {
+			return nil
+		}
+		select {
+		case <-next:
+		case <-timeout.C:
+			return f.Flush(ctx, stream)
+		case <-ctx.Done():
+			return unavailable(ctx.Err())
+		}
+	}
+}
+
+func (f *Flusher) flush(ctx context.Context, r *flushReq) error {
+	if f == nil {
+		return nil
+	}
+	r.done = make(chan error, 1)
+	select {
+	case f.queue <- r:
+	case <-f.stop:
+		return unavailable(errFlusherClosed)
+	case <-ctx.Done():
+		return unavailable(ctx.Err())
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-ctx.Done():
+		return unavailable(ctx.Err())
+	}
+}
+
+var errFlusherClosed = errors.New("the event store is closed")
+
+// close stops the rounds; callers still waiting are told the store is
+// closed.
+func (f *Flusher) close() {
+	if f == nil {
+		return
+	}
+	f.once.Do(func() { close(f.stop) })
+	<-f.done
+	for _, t := range f.tails {
+		t.close()
+	}
+}
+
+func (f *Flusher) run() {
+	defer close(f.done)
+	for {
+		var round []*flushReq
+		select {
+		case r := <-f.queue:
+			round = append(round, r)
+		case <-f.stop:
+			for {
+				select {
+				case r := <-f.queue:
+					r.done <- unavailable(errFlusherClosed)
+				default:
+					return
+				}
+			}
+		}
+	gather:
+		for {
+			select {
+			case r := <-f.queue:
+				round = append(round, r)
+			default:
+				break gather
+			}
+		}
+		err := f.round(round)
+		f.mu.Lock()
+		for _, r := range round {
+			if err == nil && r.seq > 0 {
+				f.through[r.streams[0]] = max(f.through[r.streams[0]], r.seq)
+			}
+		}
+		close(f.rounds)
+		f.rounds = make(chan struct{})
+		f.mu.Unlock()
+		for _, r := range round {
+			r.done <- err
+		}
+	}
+}
+
+// round flushes the attached files, then the streams the round's callers
+// wrote.
+func (f *Flusher) round(round []*flushReq) error {
+	f.mu.Lock()
+	files := f.files
+	f.mu.Unlock()
+	for _, file := range files {
+		if err := file.Flush(); err != nil {
+			return err
+		}
+	}
+	synced := map[string]bool{}
+	for _, r := range round {
+		for _, name := range r.streams {
+			if synced[name] {
+				continue
+			}
+			synced[name] = true
+			t := f.tails[name]
+			if t == nil {
+				t = &tail{dir: filepath.Join(f.root, name, "msgs")}
+				f.tails[name] = t
+			}
+			if err := t.sync(); err != nil {
+				return unavailable(fmt.Errorf("flush stream %s: %w", name, err))
+			}
+		}
+	}
+	return nil
+}
+
+// tail is the newest message block of a stream, which the server appends
+// to.
+type tail struct {
+	dir   string
+	index int
+	f     *os.File // the block index; nil before the stream has one
+}
+
+func blockName(dir string, index int) string {
+	return filepath.Join(dir, strconv.Itoa(index)+".blk")
+}
+
+// sync flushes the newest block: and when the server has begun blocks
+// since the last sync, the one it left (the rest of its writes) and the
+// directory that names the new ones.
+func (t *tail) sync() error {
+	if t.f != nil {
+		if _, err := os.Stat(blockName(t.dir, t.index)); err != nil {
+			t.close() // removed (purged, compacted away): find the newest again
+		}
+	}
+	newBlocks := false
+	if t.f == nil {
+		index, err := newestBlock(t.dir)
+		if err != nil || index == 0 {
+			return err // no block yet: nothing written
+		}
+		if t.f, err = os.Open(blockName(t.dir, index)); err != nil {
+			return err
+		}
+		t.index, newBlocks = index, true
+	}
+	for {
+		next, err := os.Open(blockName(t.dir, t.index+1))
+		if errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := t.f.Sync(); err != nil { // the block the server left
+			next.Close()
+			return err
+		}
+		t.f.Close()
+		t.f, t.index, newBlocks = next, t.index+1, true
+	}
+	if newBlocks {
+		if err := SyncDir(t.dir); err != nil {
+			return err
+		}
+	}
+	return t.f.Sync()
+}
+
+func (t *tail) close() {
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
+	}
+}
+
+// newestBlock is the index of the newest message block in dir; 0 without
+// one.
+func newestBlock(dir string) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	newest := 0
+	for _, e := range entries {
+		if n, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".blk")); err == nil && strings.HasSuffix(e.Name(), ".blk") {
+			newest = max(newest, n)
+		}
+	}
+	return newest, nil
+}
+
+// FlushAll puts every directory and every file of the store but the
+// message blocks on disk: the definitions of streams and consumers, which
+// the server writes when they are made or changed, and its other records.
+func (f *Flusher) FlushAll() error {
+	if f == nil {
+		return nil
+	}
+	root := filepath.Dir(filepath.Dir(filepath.Dir(f.root))) // the store directory
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed meanwhile
+			}
+			return err
+		}
+		if strings.HasSuffix(path, ".blk") || !(d.IsDir() || d.Type().IsRegular()) {
+			return nil
+		}
+		if d.IsDir() {
+			if err := SyncDir(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return nil
+		}
+		file, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		return file.Sync()
+	})
+}
