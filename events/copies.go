@@ -69,7 +69,7 @@ func (s *Store) AppendMail(ctx context.Context, ds []Copy) ([]Ack, error) {
 			flush = []string{rawStream}
 		}
 	}
-	if err := s.flusher.Flush(ctx, flush...); err != nil {
+	if err := s.flusher.FlushFiles(ctx, flush...); err != nil {
 		s.discard(copies...)
 		return nil, err
 	}

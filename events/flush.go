@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Flusher puts what a single embedded node acknowledges on disk before it
@@ -25,8 +24,10 @@ import (
 // writes went to, for every caller waiting at that moment at once: a
 // round. A caller asks for the streams it wrote (Flush), and the round
 // flushes the newest message block of each (and the directory, when the
-// server began a new block), after the files attached to the Flusher (the
-// message keys), which must be on disk before an event that names them.
+// server began a new block); a caller about to store events asks for the
+// files attached to the Flusher too (the message keys, FlushFiles), which
+// the round flushes first: they must be on disk before an event that
+// names them.
 //
 // It knows where the server keeps a stream: its message blocks are
 // <store>/jetstream/$G/streams/<stream>/msgs/<n>.blk, appended to in
@@ -44,17 +45,16 @@ type Flusher struct {
 	once  sync.Once
 
 	mu    sync.Mutex
-	files []interface{ Flush() error } // flushed first, every round
+	files []interface{ Flush() error } // flushed first, in rounds that ask
 	// through is, by stream, the newest sequence a round has put on disk
-	// that a caller named (FlushThrough); rounds is closed, and replaced,
-	// as each round ends.
+	// that a caller named (FlushThrough).
 	through map[string]uint64
-	rounds  chan struct{}
 
 	tails map[string]*tail // by stream; only the round's goroutine uses them
 }
 
 type flushReq struct {
+	files   bool // the attached files too
 	streams []string
 	seq     uint64     // of streams[0], when the caller knows it
 	done    chan error // buffered: a round never waits for its caller
@@ -65,12 +65,12 @@ type flushReq struct {
 func newFlusher(storeDir string) *Flusher {
 	f := &Flusher{root: filepath.Join(storeDir, "jetstream", "$G", "streams"), queue: make(chan *flushReq, 1024),
 		stop: make(chan struct{}), done: make(chan struct{}), tails: map[string]*tail{},
-		through: map[string]uint64{}, rounds: make(chan struct{})}
+		through: map[string]uint64{}}
 	go f.run()
 	return f
 }
 
-// Attach has every round flush file first.
+// Attach has the rounds that ask for files (FlushFiles) flush file first.
 func (f *Flusher) Attach(file interface{ Flush() error }) {
 	if f == nil {
 		return
@@ -80,11 +80,16 @@ func (f *Flusher) Attach(file interface{ Flush() error }) {
 	f.files = append(f.files, file)
 }
 
-// Flush returns once the attached files, and what was written to streams
-// before the call, are on disk. A nil Flusher (the server flushes by
-// itself, or nothing is promised) returns at once.
+// Flush returns once what was written to streams before the call is on
+// disk. A nil Flusher (the server flushes by itself, or nothing is
+// promised) returns at once.
 func (f *Flusher) Flush(ctx context.Context, streams ...string) error {
 	return f.flush(ctx, &flushReq{streams: streams})
+}
+
+// FlushFiles is Flush that puts the attached files on disk too, first.
+func (f *Flusher) FlushFiles(ctx context.Context, streams ...string) error {
+	return f.flush(ctx, &flushReq{files: true, streams: streams})
 }
 
 // FlushThrough is Flush of one stream whose write at seq the caller made.
@@ -93,35 +98,20 @@ func (f *Flusher) FlushThrough(ctx context.Context, stream string, seq uint64) e
 	return f.flush(ctx, &flushReq{streams: []string{stream}, seq: seq})
 }
 
-// awaitOthers bounds how long Await waits for a round that the writer
-// asked for before it asks for one itself: a write the server made on its
-// own (a schedule that fired) has no writer that asks.
-const awaitOthers = 20 * time.Millisecond
-
 // Await returns once the write at seq of stream (made before the call) is
-// on disk: at once if a round put it there, else after the round its
-// writer asked for, or one of its own.
+// on disk: at once if a round has put it there (the writer asked, with
+// FlushThrough), else after the next round, which it joins.
 func (f *Flusher) Await(ctx context.Context, stream string, seq uint64) error {
 	if f == nil {
 		return nil
 	}
-	timeout := time.NewTimer(awaitOthers)
-	defer timeout.Stop()
-	for {
-		f.mu.Lock()
-		covered, next := f.through[stream] >= seq, f.rounds
-		f.mu.Unlock()
-		if covered {
-			return nil
-		}
-		select {
-		case <-next:
-		case <-timeout.C:
-			return f.Flush(ctx, stream)
-		case <-ctx.Done():
-			return unavailable(ctx.Err())
-		}
+	f.mu.Lock()
+	covered := f.through[stream] >= seq
+	f.mu.Unlock()
+	if covered {
+		return nil
 	}
+	return f.Flush(ctx, stream)
 }
 
 func (f *Flusher) flush(ctx context.Context, r *flushReq) error {
@@ -192,8 +182,6 @@ func (f *Flusher) run() {
 				f.through[r.streams[0]] = max(f.through[r.streams[0]], r.seq)
 			}
 		}
-		close(f.rounds)
-		f.rounds = make(chan struct{})
 		f.mu.Unlock()
 		for _, r := range round {
 			r.done <- err
@@ -201,16 +189,22 @@ func (f *Flusher) run() {
 	}
 }
 
-// round flushes the attached files, then the streams the round's callers
-// wrote.
+// round flushes the attached files if a caller asks, then the streams the
+// round's callers wrote.
 func (f *Flusher) round(round []*flushReq) error {
 	f.mu.Lock()
 	files := f.files
 	f.mu.Unlock()
-	for _, file := range files {
-		if err := file.Flush(); err != nil {
-			return err
+	for _, r := range round {
+		if !r.files {
+			continue
 		}
+		for _, file := range files {
+			if err := file.Flush(); err != nil {
+				return err
+			}
+		}
+		break
 	}
 	synced := map[string]bool{}
 	for _, r := range round {

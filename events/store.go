@@ -172,8 +172,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	if cfg.KeyDir != "" {
 		s.keys, err = openFileKeys(cfg.KeyDir)
 		if err == nil {
-			// A message's key on disk before its event: every flush
-			// of the store flushes the key file first.
+			// A message's key on disk before its event (AppendMail).
 			s.flusher.Attach(s.keys)
 		}
 	} else {
@@ -188,9 +187,9 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 // Close lets go of the keys; the stream and buckets stay.
 func (s *Store) Close() error { return s.keys.Close() }
 
-// Flush returns once what was written to streams before it (and every
-// message key made) is on disk, where the store promises that (--sync
-// always on a single node); at once elsewhere.
+// Flush returns once what was written to streams before it is on disk,
+// where the store promises that (--sync always on a single node); at once
+// elsewhere.
 func (s *Store) Flush(ctx context.Context, streams ...string) error {
 	return s.flusher.Flush(ctx, streams...)
 }

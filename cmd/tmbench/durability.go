@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -100,10 +101,16 @@ func (b *bench) countSyncs(n int) {
 	s.cmd.Stderr = os.Stderr
 	// Go's preemption signals would stop the traced process each time.
 	s.cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1")
+	// strace passes no signal on: the service is stopped through its
+	// process group.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
 		panic(err)
 	}
-	defer s.stop()
+	defer func() {
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGINT)
+		_ = s.cmd.Wait()
+	}()
 	waitHTTP("http://" + s.http + "/healthz")
 	inboxes := s.newInboxes(50)
 	rcpts := addresses(inboxes)
