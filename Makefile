@@ -6,7 +6,7 @@ BIN := bin/tempmail
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build run test vet fmt-check clean bench bench-quick
+.PHONY: build run test vet fmt-check clean bench bench-quick powerloss
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tempmail
@@ -41,3 +41,13 @@ bench: build
 bench-quick: build
 	$(GO) build -o bin/tmbench ./cmd/tmbench
 	./bin/tmbench -tempmail $(BIN) -quick
+
+# Power cuts at full size (docs/DEPLOY.md, "Durability"): four cuts of a
+# single node in the middle of 2,000 messages, on a new store and an aged
+# one, and a three-node cluster where one node and then all three lose
+# power. With LAZYFS set to a LazyFS binary (github.com/dsrhaslab/lazyfs,
+# built as its README says) they run on LazyFS; without, on package
+# powercut's filesystem. Both need /dev/fuse and root.
+powerloss:
+	@if [ -n "$(LAZYFS)" ]; then echo "power cuts on LazyFS ($(LAZYFS))"; else echo "power cuts on package powercut's filesystem (set LAZYFS=/path/to/lazyfs to use LazyFS)"; fi
+	TEMPMAIL_LAZYFS=$(LAZYFS) TEMPMAIL_POWERLOSS=full $(GO) test -count=1 -v -timeout 30m -run 'TestPowerCut' ./cmd/tempmail

@@ -66,7 +66,14 @@ func mountPowerDisk(t *testing.T, backing string) powerDisk {
 		t.Skipf("POWER-CUT TESTS SKIPPED (they need /dev/fuse and root): %v", err)
 	}
 	if backing == "" {
-		backing = t.TempDir()
+		// Not t.TempDir(): a test's name may put a comma in the path,
+		// which LazyFS's mount options cannot hold.
+		dir, err := os.MkdirTemp("", "powercut")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		backing = dir
 	}
 	if bin := os.Getenv("TEMPMAIL_LAZYFS"); bin != "" {
 		return mountLazyFS(t, bin, backing)
@@ -142,6 +149,8 @@ func mountLazyFS(t *testing.T, bin, backing string) *lazyDisk {
 		t.Fatal(err)
 	}
 	d.cmd = exec.Command(bin, d.mnt, "--config-path", confPath, "-o", "allow_other,modules=subdir,subdir="+d.back, "-f")
+	var out strings.Builder
+	d.cmd.Stdout, d.cmd.Stderr = &out, &out
 	if err := d.cmd.Start(); err != nil {
 		t.Fatalf("start LazyFS: %v", err)
 	}
@@ -155,7 +164,7 @@ func mountLazyFS(t *testing.T, bin, backing string) *lazyDisk {
 	deadline := time.Now().Add(10 * time.Second)
 	for !mounted(d.mnt) {
 		if time.Now().After(deadline) {
-			t.Fatal("LazyFS did not mount within 10s")
+			t.Fatalf("LazyFS did not mount within 10s; it said:\n%s", out.String())
 		}
 		time.Sleep(50 * time.Millisecond) // polling /proc/mounts: LazyFS says nothing when it is up
 	}
