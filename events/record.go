@@ -28,6 +28,9 @@ type Record struct {
 	Created time.Time `json:"created"`
 	// Streams are the streams the store had when the record was written.
 	Streams []string `json:"streams"`
+	// KeyFile is the key file of a single node (relative to the data
+	// directory): without it no stored message can be read.
+	KeyFile string `json:"key_file,omitempty"`
 	// LastSeq is the event stream's last sequence then. A log found
 	// shorter at start lost events.
 	LastSeq uint64    `json:"last_seq"`
@@ -76,6 +79,11 @@ func WriteRecord(ctx context.Context, dir string, js jetstream.JetStream, store 
 	if r.LastSeq, err = store.LastSeq(ctx); err != nil {
 		return err
 	}
+	if path := store.KeyFile(); path != "" {
+		if r.KeyFile, err = filepath.Rel(dir, path); err != nil {
+			return err
+		}
+	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -83,13 +91,19 @@ func WriteRecord(ctx context.Context, dir string, js jetstream.JetStream, store 
 	return WriteFileSynced(filepath.Join(dir, recordFile), append(b, '\n'), 0o644)
 }
 
-// MissingStreams lists the streams r names that JetStream does not have.
-func (r *Record) MissingStreams(ctx context.Context, js jetstream.JetStream) ([]string, error) {
+// Missing lists what r names that is gone: the key file (in dir), and
+// streams JetStream does not have.
+func (r *Record) Missing(ctx context.Context, dir string, js jetstream.JetStream) ([]string, error) {
 	var missing []string
+	if r.KeyFile != "" {
+		if _, err := os.Stat(filepath.Join(dir, r.KeyFile)); errors.Is(err, os.ErrNotExist) {
+			missing = append(missing, "the key file "+r.KeyFile)
+		}
+	}
 	for _, name := range r.Streams {
 		_, err := js.Stream(ctx, name)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			missing = append(missing, name)
+			missing = append(missing, "the stream "+name)
 			continue
 		}
 		if err != nil {
@@ -107,11 +121,11 @@ type ErrStoreLost struct {
 }
 
 func (e *ErrStoreLost) Error() string {
-	return fmt.Sprintf("the data directory %s holds a tempmail store, but its streams %s are missing or damaged "+
-		"(the embedded NATS says why in the warnings above); nothing was changed. "+
+	return fmt.Sprintf("the data directory %s holds a tempmail store, but %s: missing or unreadable "+
+		"(warnings of the embedded NATS above, if any, say why); nothing was changed. "+
 		"To recover, restore the data directory from a backup and start again; "+
 		"to start over with an empty store, move %s aside. "+
-		"(Views alone are rebuilt from the log with `tempmail rebuild`; without the event stream there is no log to rebuild from.)",
+		"(Views alone are rebuilt from the log with `tempmail rebuild`; without the log or the keys there is nothing to rebuild them from.)",
 		e.Dir, strings.Join(e.Missing, ", "), e.Dir)
 }
 

@@ -184,6 +184,15 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	return s, nil
 }
 
+// KeyFile is the file of a single node's message keys; empty when they
+// are kept in NATS.
+func (s *Store) KeyFile() string {
+	if k, ok := s.keys.(*fileKeys); ok {
+		return k.f.Name()
+	}
+	return ""
+}
+
 // Close lets go of the keys; the stream and buckets stay.
 func (s *Store) Close() error { return s.keys.Close() }
 

@@ -31,7 +31,7 @@ func (s *Service) checkRecord(ctx context.Context) (*events.Record, error) {
 	}
 	var missing []string
 	err = events.Settle(ctx, s.log, "look up the store's streams", func(ctx context.Context) (err error) {
-		missing, err = rec.MissingStreams(ctx, s.Node.JS)
+		missing, err = rec.Missing(ctx, s.Config.DataDir, s.Node.JS)
 		return err
 	})
 	if err != nil {

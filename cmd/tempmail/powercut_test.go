@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -547,6 +548,30 @@ func startNodes(t *testing.T, nodes ...*clusterNode) {
 	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestServeRefusesALostStore: `tempmail serve` over a data directory whose
+// event stream was removed by hand exits non-zero, and says which
+// directory and how to recover.
+func TestServeRefusesALostStore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd, base := runServe(t, dir)
+	createTokenInbox(t, base)
+	stopChild(t, cmd)
+	if err := os.RemoveAll(filepath.Join(dir, "nats", "jetstream", "$G", "streams", "EVENTS")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(binary, "serve", "--data-dir", dir, "--http-addr", "127.0.0.1:0", "--smtp-addr", "127.0.0.1:0").CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("tempmail serve over a store without its event stream: %v, want a non-zero exit\n%s", err, out)
+	}
+	for _, want := range []string{dir, "the stream EVENTS", "restore the data directory from a backup"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("it does not say %q:\n%s", want, out)
 		}
 	}
 }
