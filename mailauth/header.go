@@ -30,7 +30,8 @@ func Header(authServID string, res *Result) string {
 	for _, d := range res.DKIM {
 		// header.s is RFC 8601's; authres has no DKIM result that says it.
 		p := resultText(authServID, &authres.GenericResult{Method: "dkim", Value: word(d.Result),
-			Params: map[string]string{"header.d": cleanDomain(d.Domain), "header.s": cleanDomain(d.Selector)}})
+			Params: map[string]string{"header.d": cleanDomain(d.Domain), "header.s": cleanDomain(d.Selector),
+				"reason": reasonText(d.Reason)}})
 		if size += len(p) + 4; size > MaxHeaderBytes {
 			break // only with more signatures than Verifier checks
 		}
@@ -44,10 +45,25 @@ func Header(authServID string, res *Result) string {
 // may come from storage, and the header must stay well formed.
 func word(s string) authres.ResultValue {
 	switch s {
-	case Pass, Fail, SoftFail, Neutral, None, TempError, PermError:
+	case Pass, Fail, SoftFail, Neutral, None, TempError, PermError, Policy:
 		return authres.ResultValue(s)
 	}
 	return authres.ResultValue(None)
+}
+
+// reasonText is a result's reason as the header may carry it: printable
+// ASCII without quotes or backslashes, at most 100 bytes, or nothing. A
+// Result may come from storage, and the header must stay well formed.
+func reasonText(s string) string {
+	if len(s) > 100 {
+		return ""
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return ""
+		}
+	}
+	return s
 }
 
 // resultText is one result as authres formats it, without the
