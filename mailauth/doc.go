@@ -26,7 +26,9 @@
 // the library and crypto/rsa take a key of any size.
 //
 // Where the libraries' results differ from RFCs the package applies them:
-// an intact DKIM signature with l= is policy (RFC 8601), not fail.
+// an SPF record with a syntax error after the term that matched is
+// permerror (spf.go, RFC 7208 section 4.6), and an intact DKIM signature
+// with l= is policy (RFC 8601), not fail.
 //
 // It owns the verification and the header's text. It must not decide what
 // to do with mail that fails (tempmail takes it all and shows the result),

@@ -101,7 +101,11 @@ func (v *Verifier) checkSPF(ctx context.Context, in Input) SPF {
 		return out
 	}
 	sender := strings.ReplaceAll(local, "@", "") + "@" + out.Domain
-	r, _ := spf.CheckHostWithSender(in.ClientIP, helo, sender, spf.WithContext(ctx), spf.WithResolver(v.DNS))
+	dns := &spfDNS{Resolver: v.DNS}
+	r, _ := spf.CheckHostWithSender(in.ClientIP, helo, sender, spf.WithContext(ctx), spf.WithResolver(dns))
+	if dns.malformed.Load() {
+		r = spf.PermError // RFC 7208 section 4.6: spf.go
+	}
 	switch r {
 	case spf.Pass, spf.Fail, spf.SoftFail, spf.Neutral, spf.None, spf.TempError, spf.PermError:
 		out.Result = string(r)
