@@ -141,13 +141,19 @@ func (s *SMTPServer) Shutdown(ctx context.Context) {
 
 // NewSession implements smtp.Backend.
 func (s *SMTPServer) NewSession(c *smtp.Conn) (smtp.Session, error) {
-	return &session{srv: s, conn: c, ip: hostOf(c.Conn().RemoteAddr())}, nil
+	ctx, cancel := context.WithCancel(s.ctx)
+	return &session{srv: s, conn: c, ip: hostOf(c.Conn().RemoteAddr()), ctx: ctx, cancel: cancel}, nil
 }
 
 type session struct {
-	srv   *SMTPServer
-	conn  *smtp.Conn
-	ip    string
+	srv  *SMTPServer
+	conn *smtp.Conn
+	ip   string
+	// ctx ends with the session (Logout) or the server: the checks of a
+	// message run within it, and within their own time budget.
+	ctx    context.Context
+	cancel context.CancelFunc
+
 	from  string
 	utf8  bool // this transaction's MAIL FROM said SMTPUTF8
 	rcpts []*projections.Inbox
@@ -252,8 +258,9 @@ func (s *session) Data(r io.Reader) error {
 		return err // a broken connection
 	}
 	// Checks run before anything is stored, within their own bound
-	// (mailauth.DefaultTimeout): the result is part of what is stored.
-	raw, client, auth := s.srv.d.authenticate(s.srv.ctx, buf.b, room, hdr,
+	// (mailauth.DefaultTimeout, one budget for all of a message's checks)
+	// and the session's: the result is part of what is stored.
+	raw, client, auth := s.srv.d.authenticate(s.ctx, buf.b, room, hdr,
 		mailauth.Input{ClientIP: net.ParseIP(s.ip), Helo: s.conn.Hostname(), MailFrom: s.from})
 
 	res, err := s.srv.d.Deliver(s.srv.ctx, Envelope{MailFrom: s.from, Recipients: s.rcpts, Auth: auth}, raw, client)
@@ -294,7 +301,10 @@ func (s *session) protocol() string {
 	return p
 }
 
-func (s *session) Logout() error { return nil }
+func (s *session) Logout() error {
+	s.cancel()
+	return nil
+}
 
 // errorLog sends go-smtp's own errors to our logger.
 type errorLog struct{ d *Deliverer }
