@@ -9,4 +9,7 @@
 // browser would open as http or https: no javascript:, data:, mailto: or
 // relative URLs, nothing with a backslash or control character that
 // browsers and parsers read differently.
+//
+// Its work is linear in the size of the bodies: every step is counted
+// (extractor.work), and the tests bound the count per byte of input.
 package links

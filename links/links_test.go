@@ -222,6 +222,75 @@ func TestClean(t *testing.T) {
 	}
 }
 
+// A hostile body costs work in proportion to its bytes: each case counts
+// the bytes the extractor looks at (extractor.work) and bounds them by a
+// few per byte of input. Issue 29's body ("https://" and 262,000 ")")
+// was quadratic: trimTrailing counted the brackets of the whole URL for
+// each one it trimmed, 1.2 s of CPU per message.
+func TestExtractWorkIsLinear(t *testing.T) {
+	t.Parallel()
+	n := 262_000
+	for name, in := range map[string][2]string{
+		"closing brackets":       {"https://" + strings.Repeat(")", n), ""},
+		"mixed brackets":         {"https://x/" + strings.Repeat("(]}", n/3), ""},
+		"opening then closing":   {"https://x/" + strings.Repeat("(", n/2) + strings.Repeat(")", n/2), ""},
+		"punctuation":            {"https://x" + strings.Repeat(".,;:!?*')", n/9), ""},
+		"schemes":                {strings.Repeat("https://", n/8), ""},
+		"short URLs":             {strings.Repeat("http://x) ", n/10), ""},
+		"brackets in html":       {"", `<a href="https://` + strings.Repeat(")", 4000) + `">x</a>` + strings.Repeat("<a href=https://a/)>)</a>", n/25)},
+		"words before every URL": {strings.Repeat("xhttp://a ", n/10), ""},
+	} {
+		e := extractor{out: []events.Link{}, at: map[string]int{}}
+		e.extract(in[0], in[1])
+		if size := len(in[0]) + len(in[1]); e.work > 8*size+64 {
+			t.Errorf("%s: %d bytes looked at for %d bytes of input, want at most 8 per byte", name, e.work, size)
+		}
+	}
+}
+
+// FuzzExtract: whatever the bodies, the extractor looks at a few bytes
+// per byte of input, and returns links within its bounds, each one a URL
+// that Clean takes as it is.
+func FuzzExtract(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"see https://example.com/a).", ""},
+		{"https://" + strings.Repeat(")", 1000), ""},
+		{"(https://example.com/(a)b) [http://x/]] {https://y/}}", ""},
+		{"", `<a href="https://example.com/?a=1&amp;b=2">Go <b>on</b></a><a href=//x>y</a>`},
+		{"https://ex\u200bample.com/\u202e", `<a href="https://\u0430pple.com/">\u202eapple</a>`},
+		{"xhttps://a HTTP://B/c?d=(e) http https:// http://", "<a href='https://a'><img alt=x></a><script>https://b</script>"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, text, htm string) {
+		e := extractor{out: []events.Link{}, at: map[string]int{}}
+		e.extract(text, htm)
+		if size := len(text) + len(htm); e.work > 8*size+64 {
+			t.Fatalf("%d bytes looked at for %d bytes of input", e.work, size)
+		}
+		total := 0
+		for _, l := range e.out {
+			total += len(l.URL) + len(l.Text)
+			if u, ok := Clean(l.URL); !ok || u != l.URL {
+				t.Fatalf("link %q (text %q) is not a clean URL", l.URL, l.Text)
+			}
+		}
+		if len(e.out) > MaxLinks || total > MaxTotalBytes {
+			t.Fatalf("%d links of %d bytes", len(e.out), total)
+		}
+	})
+}
+
+// BenchmarkExtractBrackets is issue 29's body: "https://" and 262,000
+// ")" (1.2 s of CPU before trimTrailing was made linear).
+func BenchmarkExtractBrackets(b *testing.B) {
+	text := "https://" + strings.Repeat(")", 262_000)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Extract(text, "")
+	}
+}
+
 func BenchmarkExtract4KiB(b *testing.B) {
 	htm := strings.Repeat(`<p>Hello <a href="https://example.com/track?u=1&amp;v=2">click here</a> and more text.</p>`, 45)
 	text := strings.Repeat("Hello, see https://example.com/track?u=1&v=2 and more text.\n", 60)
