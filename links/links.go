@@ -300,11 +300,12 @@ func valid(s string) bool {
 }
 
 // encodeAsBrowsers drops tabs and line ends and percent-encodes spaces,
-// quotes, angle brackets and backticks, as browsers do to an href.
+// quotes, angle brackets and backticks, as browsers do to an href, and
+// the characters that cannot be seen (EncodeInvisible).
 func encodeAsBrowsers(s string) string {
 	const special = "\t\n\r \"<>`"
 	if !strings.ContainsAny(s, special) {
-		return s
+		return EncodeInvisible(s)
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
@@ -317,12 +318,13 @@ func encodeAsBrowsers(s string) string {
 			b.WriteByte(c)
 		}
 	}
-	return b.String()
+	return EncodeInvisible(b.String())
 }
 
-// cleanText is a link's text as one line: white space folded, control and
-// bidirectional formatting characters dropped (they could make the text
-// read as something else), at most MaxTextChars characters.
+// cleanText is a link's text as one line: white space folded, control,
+// bidirectional formatting and other invisible characters dropped (they
+// could make the text read as something else), at most MaxTextChars
+// characters.
 func cleanText(s string) string {
 	var b strings.Builder
 	n, space := 0, false
@@ -333,7 +335,7 @@ func cleanText(s string) string {
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
 			continue
-		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == utf8.RuneError:
+		case unicode.IsControl(r) || invisible(r) || r == utf8.RuneError:
 			continue
 		}
 		if space {

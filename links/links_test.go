@@ -57,6 +57,10 @@ func TestExtract(t *testing.T) {
 			html: `<a href="https://evil.example\@bank.example/">1</a><a href="https:\\evil.example">2</a>` +
 				"<a href=\"https://example.com/\x01x\">3</a><a href=\"https://example.com/\u0085\">4</a>",
 			want: []L{}},
+		{name: "invisible and bidi characters percent-encoded in URLs, dropped from texts",
+			html: "<a href=\"https://example.com/\u202egpj.exe\">in\u200bvoice\u202e</a>",
+			text: "see https://pay\u200b.example/x\u2066y",
+			want: []L{{"https://example.com/%E2%80%AEgpj.exe", "invoice"}, {"https://pay%E2%80%8B.example/x%E2%81%A6y", ""}}},
 		{name: "unclosed tags end at the next link or the end",
 			html: `<a href="https://a.example/">first <a href="https://b.example/">second<p>more`,
 			want: []L{{"https://a.example/", "first"}, {"https://b.example/", "second more"}}},
@@ -209,7 +213,12 @@ func TestClean(t *testing.T) {
 		{"https://[::1", "", false},
 		{"file:///etc/passwd", "", false},
 		{"https:///path", "", false},
-		{"https://example.com/\u200f", "https://example.com/\u200f", true}, // a format character, not a control: visible in JSON
+		// Invisible and bidirectional characters are percent-encoded
+		// (issue 29): the URL leads where it led, and shows what it holds.
+		{"https://example.com/\u200f", "https://example.com/%E2%80%8F", true},
+		{"https://example.com/\u202egpj.exe", "https://example.com/%E2%80%AEgpj.exe", true},
+		{"https://exa\u200bmple.com/\u2060a\ufeff\u00ad\u3164\ufe0f\U000E0041", "https://exa%E2%80%8Bmple.com/%E2%81%A0a%EF%BB%BF%C2%AD%E3%85%A4%EF%B8%8F%F3%A0%81%81", true},
+		{"https://ex\u00e4mple.com/caf\u00e9", "https://ex\u00e4mple.com/caf\u00e9", true}, // visible letters stay
 		{"https://example.com/\xff", "", false},
 	} {
 		t.Run(c.in, func(t *testing.T) {
@@ -219,6 +228,28 @@ func TestClean(t *testing.T) {
 				t.Errorf("Clean(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
 			}
 		})
+	}
+}
+
+// The ASCII form of a link's URL: an internationalized host as a browser
+// looks it up (punycode), beside the Unicode form the URL keeps.
+func TestASCII(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"https://example.com/a?b#c":                      "https://example.com/a?b#c",
+		"HTTPS://Example.COM:8443/":                      "HTTPS://Example.COM:8443/",
+		"https://ex\u00e4mple.com/caf\u00e9":             "https://xn--exmple-cua.com/caf\u00e9",
+		"https://\u0430pple.com/login":                   "https://xn--pple-43d.com/login", // a Cyrillic а
+		"https://user:pw@b\u00fccher.de:8443/x?y=\u00e4": "https://user:pw@xn--bcher-kva.de:8443/x?y=\u00e4",
+		"https://b\u00fccher\u3002de/":                   "https://xn--bcher-kva.de/",
+		"https://exa%E2%80%8Bmple.com/":                  "https://example.com/", // the zero-width space is ignored: a browser goes to example.com
+		"https://%E2%80%AEelgoog.com/":                   "",                     // a bidi control: no valid host
+		"https://[2001:db8::1]:443/":                     "https://[2001:db8::1]:443/",
+		"https://a_b.ex\u00e4mple/":                      "https://a_b.xn--exmple-cua/",
+	} {
+		if got := ASCII(in); got != want {
+			t.Errorf("ASCII(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -249,8 +280,8 @@ func TestExtractWorkIsLinear(t *testing.T) {
 }
 
 // FuzzExtract: whatever the bodies, the extractor looks at a few bytes
-// per byte of input, and returns links within its bounds, each one a URL
-// that Clean takes as it is.
+// per byte of input, returns links within its bounds, each one a URL
+// that Clean takes as it is, and nothing invisible.
 func FuzzExtract(f *testing.F) {
 	for _, seed := range [][2]string{
 		{"see https://example.com/a).", ""},
@@ -271,7 +302,7 @@ func FuzzExtract(f *testing.F) {
 		total := 0
 		for _, l := range e.out {
 			total += len(l.URL) + len(l.Text)
-			if u, ok := Clean(l.URL); !ok || u != l.URL {
+			if u, ok := Clean(l.URL); !ok || u != l.URL || strings.ContainsFunc(l.URL+l.Text, invisible) {
 				t.Fatalf("link %q (text %q) is not a clean URL", l.URL, l.Text)
 			}
 		}
