@@ -104,8 +104,11 @@ type Attachment struct {
 
 // Link is one of a message's links.
 type Link struct {
-	URL  string `json:"url"`
-	Text string `json:"text"`
+	URL string `json:"url"`
+	// URLASCII is URL with its host as a browser looks it up (punycode
+	// for an internationalized name); "" for a host no browser opens.
+	URLASCII string `json:"url_ascii"`
+	Text     string `json:"text"`
 }
 
 // Summary is a message as lists show it.
@@ -155,6 +158,7 @@ type Code struct {
 // FoundLink is a link and the message it was found in.
 type FoundLink struct {
 	Link       string    `json:"link"`
+	LinkASCII  string    `json:"link_ascii"` // as Link's URLASCII
 	Text       string    `json:"text"`
 	MessageID  string    `json:"message_id"`
 	Subject    string    `json:"subject"`
