@@ -174,9 +174,9 @@ const (
 // <meta http-equiv="refresh"> would navigate the frame (to a tracker, say).
 var neutered = regexp.MustCompile(`(?i)<meta[^>]*http-equiv\s*=\s*["']?\s*refresh[^>]*>`)
 
-// linksInNewTabs gives every http and https link of a mail's HTML
-// target="_blank" and rel="noopener noreferrer" (and drops its ping, a
-// tracker's beacon): the frame may not navigate to another site (the page
+// linksInNewTabs gives every link of a mail's HTML to another site (http,
+// https and scheme-relative: leadsToTheWeb) target="_blank" and
+// rel="noopener noreferrer" (and drops its ping, a tracker's beacon): the frame may not navigate to another site (the page
 // allows only frames of its own origin) nor navigate the page (its sandbox
 // forbids it), so a link left as it came would do nothing when clicked.
 // The new tab cannot reach the page, and is told nothing of where the link
@@ -214,8 +214,11 @@ func linksInNewTabs(body string) string {
 }
 
 // leadsToTheWeb says whether an element's href (the first, as browsers
-// read it) is an http or https URL, as a browser parses it: tabs and line
-// breaks anywhere are dropped, and spaces and control characters before it.
+// read it) leads to another site, as a browser parses it: tabs and line
+// breaks anywhere are dropped, and spaces and control characters before
+// it; then it is an http or https URL, or a scheme-relative one ("//h"),
+// which browsers also write with backslashes ("/\h", "\\h", "\/h") and
+// resolve against the page's scheme.
 func leadsToTheWeb(attrs []nethtml.Attribute) bool {
 	for _, a := range attrs {
 		if a.Key != "href" {
@@ -229,7 +232,8 @@ func leadsToTheWeb(attrs []nethtml.Attribute) bool {
 		}, a.Val)
 		u = strings.TrimLeftFunc(u, func(r rune) bool { return r <= ' ' })
 		hasPrefix := func(p string) bool { return len(u) >= len(p) && strings.EqualFold(u[:len(p)], p) }
-		return hasPrefix("http:") || hasPrefix("https:")
+		slash := func(i int) bool { return len(u) > i && (u[i] == '/' || u[i] == '\\') }
+		return hasPrefix("http:") || hasPrefix("https:") || slash(0) && slash(1)
 	}
 	return false
 }

@@ -29,20 +29,35 @@ func orEmpty(list []string) []string {
 	return list
 }
 
-// messageLink is one link of a message as the details show it.
+// messageLink is one link of a message as the details show it: its URL,
+// and the same with the host as a browser looks it up (punycode for an
+// internationalized name; "" when the host is no valid name).
 type messageLink struct {
-	URL  string `json:"url"`
-	Text string `json:"text"`
+	URL      string `json:"url"`
+	URLASCII string `json:"url_ascii"`
+	Text     string `json:"text"`
 }
 
-// storedLinks are a message's links. Content stored before links were
-// kept has none (nil, not empty): they are found in its bodies now, which
-// costs what ingest would have spent, once per read.
+// storedLinks are a message's links, each URL with its invisible
+// characters percent-encoded (links.EncodeInvisible: ingest has done so
+// since issue 29; links kept before are encoded as they are read).
+// Content stored before links were kept has none (nil, not empty): they
+// are found in its bodies now, which costs what ingest would have spent,
+// once per read.
 func storedLinks(m *projections.Message) []events.Link {
 	if m.Links == nil {
 		return links.Extract(m.Text, m.HTML)
 	}
-	return m.Links
+	out := m.Links
+	for i, l := range m.Links {
+		if u := links.EncodeInvisible(l.URL); u != l.URL {
+			if &out[0] == &m.Links[0] {
+				out = append([]events.Link(nil), m.Links...) // the stored content is shared: never changed
+			}
+			out[i].URL = u
+		}
+	}
+	return out
 }
 
 // linksOf is a message's links for its details; never null.
@@ -50,7 +65,7 @@ func linksOf(m *projections.Message) []messageLink {
 	list := storedLinks(m)
 	out := make([]messageLink, 0, len(list))
 	for _, l := range list {
-		out = append(out, messageLink{URL: l.URL, Text: l.Text})
+		out = append(out, messageLink{URL: l.URL, URLASCII: links.ASCII(l.URL), Text: l.Text})
 	}
 	return out
 }

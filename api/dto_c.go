@@ -107,6 +107,7 @@ type tokenInboxDetail struct {
 
 type linkC struct {
 	Link       string    `json:"link"`
+	LinkASCII  string    `json:"link_ascii"` // as messageLink's url_ascii
 	Text       string    `json:"text"`
 	MessageID  string    `json:"message_id"`
 	Subject    string    `json:"subject"`

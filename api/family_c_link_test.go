@@ -48,9 +48,9 @@ func TestLinkC(t *testing.T) {
 	h.sendMail(addr, "From: other@example.com\r\nSubject: no links\r\n\r\nnothing to click\r\n")
 	plain := h.waitLatest(token, id)["id"].(string)
 
-	wantLinks := `[{"url":"https://shop.example/","text":"Shop"},` +
-		`{"url":"https://shop.example/verify?t=abc&u=1","text":"Confirm your address"},` +
-		`{"url":"https://shop.example/unsub","text":""}]`
+	wantLinks := `[{"url":"https://shop.example/","url_ascii":"https://shop.example/","text":"Shop"},` +
+		`{"url":"https://shop.example/verify?t=abc&u=1","url_ascii":"https://shop.example/verify?t=abc&u=1","text":"Confirm your address"},` +
+		`{"url":"https://shop.example/unsub","url_ascii":"https://shop.example/unsub","text":""}]`
 	for _, path := range []string{"/inboxes/" + token + "/messages/" + id + "/", "/api/emails/" + id + "/"} {
 		r := h.do("GET", path, "")
 		h.expect(r, 200, "")
@@ -66,7 +66,7 @@ func TestLinkC(t *testing.T) {
 	}
 
 	found := func(want string) string {
-		return `{"link":"` + want + `","text":"` + map[string]string{"https://shop.example/": "Shop",
+		return `{"link":"` + want + `","link_ascii":"` + want + `","text":"` + map[string]string{"https://shop.example/": "Shop",
 			"https://shop.example/verify?t=abc&u=1": "Confirm your address", "https://shop.example/unsub": ""}[want] +
 			`","message_id":"` + id + `","subject":"Confirm your address","from":"shop@example.com","received_at":"` +
 			m["received_at"].(string) + `"}`
@@ -157,5 +157,31 @@ func TestLinkLooksThroughTheNewest200(t *testing.T) {
 	h.expect(h.do("GET", "/inboxes/"+token+"/link/?pattern=verify", ""), 404, `{"error":"No link"}`)
 	if v := h.do("GET", "/inboxes/"+token+"/link/?pattern=verify&from=shop", "").JSON(t); v["message_id"] != first {
 		t.Errorf("the filters choose the 200: %v", v)
+	}
+}
+
+// A link's URL shows what it holds (issue 29): a right-to-left override
+// or a zero-width space is percent-encoded in url, and an
+// internationalized host is given also as a browser looks it up
+// (url_ascii, link_ascii), so that a look-alike of a known name (a
+// Cyrillic а in аpple.example) shows as what it is.
+func TestLinksShowWhatTheyHide(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	token, addr := h.tokenInbox()
+	h.sendMail(addr, "From: it@example.com\r\nSubject: reset\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"+
+		"<a href=\"https://\u0430pple.example/reset\">Reset</a> <a href=\"https://files.example/invoice\u202egpj.exe\">invoice</a> "+
+		"<a href=\"https://pay\u200b.example/\">pay</a>\r\n")
+	id := h.waitLatest(token, "")["id"].(string)
+	want := `[{"url":"https://` + "\u0430" + `pple.example/reset","url_ascii":"https://xn--pple-43d.example/reset","text":"Reset"},` +
+		`{"url":"https://files.example/invoice%E2%80%AEgpj.exe","url_ascii":"https://files.example/invoice%E2%80%AEgpj.exe","text":"invoice"},` +
+		`{"url":"https://pay%E2%80%8B.example/","url_ascii":"https://pay.example/","text":"pay"}]`
+	if got := string(jsonField(t, h.do("GET", "/inboxes/"+token+"/messages/"+id+"/", "").Body, "links")); got != want {
+		t.Errorf("links %s,\nwant %s", got, want)
+	}
+	r := h.do("GET", "/inboxes/"+token+"/link/?pattern=pple", "")
+	h.expect(r, 200, "")
+	if v := r.JSON(t); v["link"] != "https://\u0430pple.example/reset" || v["link_ascii"] != "https://xn--pple-43d.example/reset" {
+		t.Errorf("link %s", r.Body)
 	}
 }

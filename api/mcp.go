@@ -5,10 +5,18 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
+	"tempmail"
 	"tempmail/client"
+	"tempmail/fairshare"
 	"tempmail/mcpserver"
 )
 
@@ -30,13 +38,85 @@ func (s *Server) mcpHandler() http.Handler {
 	h := mcpserver.NewTools(s.version).Handler(func(r *http.Request) *client.Client {
 		return &client.Client{Server: inProcessBase, HTTP: &http.Client{Transport: inProcess{s: s, caller: r}}}
 	})
+	names := s.ownNames()
+	rate := fairshare.New(s.cfg.MCPRatePerClient)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.mcpAllowed(r, names); err != nil {
+			writeError(w, r, s.log, familyOps, err)
+			return
+		}
+		// Each request builds a server and runs a tool, 8 to 15 times the
+		// cost of a plain GET: one client's are counted.
+		if ok, wait := rate.Take(s.clientOf(r), time.Now()); !ok {
+			writeError(w, r, s.log, familyOps, tooMany(wait, "too many MCP requests from your address (at most %s); try again in %d s",
+				rateText(s.cfg.MCPRatePerClient), retryAfter(wait).seconds()))
+			return
+		}
 		// An MCP request lasts as long as the call's wait: its duration
 		// says nothing of the service's speed (the API requests it makes
 		// are timed as their own).
 		markHeld(r)
 		h.ServeHTTP(w, r)
 	})
+}
+
+// mcpAllowed checks what the MCP specification asks a server over HTTP to
+// check against DNS rebinding, which would let a page in a browser reach
+// an instance on 127.0.0.1 under a name of the attacker's: the Host must
+// be one of the service's own names, and an Origin, when a browser sends
+// one, the service's own origin or one of --cors-origins. Agents' hosts
+// send no Origin.
+func (s *Server) mcpAllowed(r *http.Request, names map[string]bool) error {
+	host := hostOnly(r.Host)
+	if _, err := netip.ParseAddr(host); err != nil && !names[host] {
+		return tempmail.Errorf(tempmail.Forbidden, "/mcp answers only under this service's own names; Host %q is not one (--hostname, --domains, --cors-origins, the listen address and localhost are)", tempmail.Truncate(r.Host, 100))
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" || slices.Contains(s.cfg.CORSOrigins, "*") || slices.Contains(s.cfg.CORSOrigins, origin) {
+		return nil
+	}
+	if u, err := url.Parse(origin); err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) {
+		return nil // the service's own origin
+	}
+	return tempmail.Errorf(tempmail.Forbidden, "/mcp does not answer pages of origin %q; an operator may allow it with --cors-origins", tempmail.Truncate(origin, 100))
+}
+
+// ownNames are the host names the service answers /mcp under: its
+// --hostname (or the machine's), its mail domains, the hosts of
+// --cors-origins, its listen address, and localhost. An address (a Host
+// that is an IP literal) is always allowed: no name was resolved, so no
+// name can have been rebound.
+func (s *Server) ownNames() map[string]bool {
+	names := map[string]bool{"localhost": true}
+	add := func(n string) {
+		if n = strings.ToLower(strings.TrimSuffix(n, ".")); n != "" {
+			names[n] = true
+		}
+	}
+	add(s.cfg.Hostname)
+	if s.ingest != nil {
+		add(s.ingest.Hostname)
+	}
+	for _, d := range s.cfg.Domains {
+		add(d)
+	}
+	for _, o := range s.cfg.CORSOrigins {
+		if u, err := url.Parse(o); err == nil {
+			add(u.Hostname())
+		}
+	}
+	add(hostOnly(s.cfg.HTTPAddr))
+	return names
+}
+
+// hostOnly is a Host header's or a listen address's host, without its
+// port and brackets, lower case.
+func hostOnly(hostport string) string {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	return strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
 }
 
 // inProcess is an http.RoundTripper that serves a request with s's router,

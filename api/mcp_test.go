@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -236,4 +237,85 @@ func TestMCPEndpointBounds(t *testing.T) {
 
 	off := newHarness(t, func(c *config.Config) { c.MCP = false })
 	off.expect(off.do("POST", "/mcp", list, accept...), 404, `{"error":"Not found"}`)
+}
+
+// TestMCPChecksOriginAndHost: /mcp answers only under the service's own
+// names and to pages of its own origin or of --cors-origins, as the MCP
+// specification asks against DNS rebinding (issue 29: a page of
+// evil.example, its name rebound to 127.0.0.1, reached an instance on the
+// loopback). Agents' hosts send no Origin and are answered.
+func TestMCPChecksOriginAndHost(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *config.Config) { c.CORSOrigins = []string{"https://app.example"} })
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	port := strings.TrimPrefix(h.url, "http://127.0.0.1")
+	for _, c := range []struct {
+		name, host, origin string
+		status             int
+	}{
+		{"an agent's host", "", "", 200},
+		{"localhost", "localhost" + port, "", 200},
+		{"the service's host name", "mx.test" + port, "", 200},
+		{"a mail domain", "tempmail.test", "", 200},
+		{"an address", "[::1]" + port, "", 200},
+		{"a page of an allowed origin", "", "https://app.example", 200},
+		{"a page of the service's own origin", "", h.url, 200},
+		{"a rebound name", "evil.example" + port, "", 403},
+		{"a rebound name, with the origin it claims", "evil.example" + port, "http://evil.example" + port, 403},
+		{"a page of another origin", "", "https://evil.example", 403},
+		{"a sandboxed page", "", "null", 403},
+		{"the service's host as another scheme's origin", "", "https://app.example:8443", 403},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			req, err := http.NewRequest("POST", h.url+"/mcp", strings.NewReader(list))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", jsonCT)
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if c.host != "" {
+				req.Host = c.host
+			}
+			if c.origin != "" {
+				req.Header.Set("Origin", c.origin)
+			}
+			resp, err := h.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body struct {
+				Error string `json:"error"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&body)
+			if resp.StatusCode != c.status || c.status == 403 && body.Error == "" {
+				t.Errorf("%d %q, want %d", resp.StatusCode, body.Error, c.status)
+			}
+		})
+	}
+}
+
+// TestMCPRequestsCountAgainstTheClientsRate: each request to /mcp builds a
+// server and may run a tool, 8 to 15 times a plain GET: a client's are
+// counted (--mcp-rate-per-client); beyond, 429 with Retry-After, and
+// other clients are answered. Before, nothing counted them.
+func TestMCPRequestsCountAgainstTheClientsRate(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *config.Config) {
+		c.MCPRatePerClient = config.Rate{N: 3, Per: time.Hour}
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	})
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	headers := func(client string) []string {
+		return []string{"Content-Type", jsonCT, "Accept", "application/json, text/event-stream", "X-Forwarded-For", client}
+	}
+	for range 3 {
+		h.expect(h.do("POST", "/mcp", list, headers("192.0.2.1")...), 200, "")
+	}
+	r := h.do("POST", "/mcp", list, headers("192.0.2.1")...)
+	if r.Status != 429 || r.Header.Get("Retry-After") == "" || !strings.Contains(string(r.Body), "too many MCP requests from your address (at most 3 an hour)") {
+		t.Errorf("the fourth: %d %s (Retry-After %q), want 429", r.Status, r.Body, r.Header.Get("Retry-After"))
+	}
+	h.expect(h.do("POST", "/mcp", list, headers("192.0.2.2")...), 200, "")
 }

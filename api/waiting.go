@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"crypto/subtle"
 	"net/http"
 	"strconv"
 	"strings"
@@ -185,11 +186,35 @@ func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		in, err = liveInbox(s.views.InboxByAddress(r.Context(), addr))
 	}
+	if err == nil && !s.mayReadByAddress(r, in) {
+		err = errNotFound
+	}
 	if err != nil {
 		writeError(w, r, s.log, familyC, asNotFound(asNotFoundInvalid(err), "Inbox not found"))
 		return
 	}
 	s.answerHeld(w, r, in.ID, q.wait, errNoMessages, s.latestOf(in.ID, "", q))
+}
+
+// mayReadByAddress says whether r may read in by its address alone. An
+// inbox of a catch-all domain was made by mail to an address anyone may
+// guess (signup-42@): it is read by address only with the API token or
+// its own, in `Authorization: Token <token>`. Without either it is
+// answered as no inbox at all (404, and never held): not 401, which would
+// say that it exists. Other inboxes' addresses are given out by whoever
+// made them, and answer anyone (with the read key, when there is one).
+func (s *Server) mayReadByAddress(r *http.Request, in *projections.Inbox) bool {
+	if _, domain := tempmail.SplitAddress(in.Address); !s.catchAll(domain) {
+		return true
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Token ")
+	if !ok {
+		return false
+	}
+	tok = strings.TrimSpace(tok)
+	api := subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.APIToken)) == 1 && s.cfg.APIToken != ""
+	own := subtle.ConstantTimeCompare([]byte(tok), []byte(in.Token)) == 1 && in.Token != ""
+	return api || own
 }
 
 // asNotFoundInvalid treats a malformed address as an unknown one: no inbox

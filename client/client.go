@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -104,8 +105,11 @@ type Attachment struct {
 
 // Link is one of a message's links.
 type Link struct {
-	URL  string `json:"url"`
-	Text string `json:"text"`
+	URL string `json:"url"`
+	// URLASCII is URL with its host as a browser looks it up (punycode
+	// for an internationalized name); "" for a host no browser opens.
+	URLASCII string `json:"url_ascii"`
+	Text     string `json:"text"`
 }
 
 // Summary is a message as lists show it.
@@ -155,6 +159,7 @@ type Code struct {
 // FoundLink is a link and the message it was found in.
 type FoundLink struct {
 	Link       string    `json:"link"`
+	LinkASCII  string    `json:"link_ascii"` // as Link's URLASCII
 	Text       string    `json:"text"`
 	MessageID  string    `json:"message_id"`
 	Subject    string    `json:"subject"`
@@ -327,7 +332,11 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	resp, err := hc.Do(req)
+	resp, err := sameOriginOnly(hc).Do(req)
+	var cross *crossOrigin
+	if errors.As(err, &cross) {
+		return nil, cross // without the URL, which holds the token
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -343,6 +352,46 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 		return nil, errorOf(resp, b)
 	}
 	return &answer{Header: resp.Header, Body: b}, nil
+}
+
+// sameOriginOnly is hc following redirects within the service's origin
+// alone. The token is in the path and the read key in a header, which Go
+// sends on to wherever a redirect leads (it keeps back Authorization and
+// cookies alone, and only from other domains): a redirect to another
+// origin is not followed, and says so.
+func sameOriginOnly(hc *http.Client) *http.Client {
+	c := *hc
+	c.CheckRedirect = func(next *http.Request, via []*http.Request) error {
+		if from, to := originOf(via[0].URL), originOf(next.URL); from != to {
+			return &crossOrigin{from: from, to: to}
+		}
+		if hc.CheckRedirect != nil {
+			return hc.CheckRedirect(next, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
+}
+
+// originOf is a URL's origin: scheme, host and port, the default port
+// written out.
+func originOf(u *url.URL) string {
+	scheme, port := strings.ToLower(u.Scheme), u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// crossOrigin is a redirect to another origin, not followed.
+type crossOrigin struct{ from, to string }
+
+func (e *crossOrigin) Error() string {
+	return fmt.Sprintf("the service at %s redirected to another origin, %s: not followed, so that the inbox's token "+
+		"and the read key stay with the service; if it has moved, give its new address as --server", e.from, Printable(e.to))
 }
 
 func decode(a *answer, out any) (json.RawMessage, error) {

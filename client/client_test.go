@@ -1,9 +1,13 @@
 package client
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -103,5 +107,97 @@ func TestErrorOf(t *testing.T) {
 				t.Errorf("%#v, want %q with Retry-After %v", err, c.message, c.retry)
 			}
 		})
+	}
+}
+
+// What a sender wrote is printed written out: escape sequences (ESC [,
+// ESC ] ... BEL), C1 controls, bidirectional and invisible characters,
+// and bytes that are not UTF-8; letters of any script stay.
+func TestPrintable(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"482913":                                   "482913",
+		"Grüße, 日本 — ok":                           "Grüße, 日本 — ok",
+		"\x1b[2J\x1b]0;pwned\x07code":              `\x1b[2J\x1b]0;pwned\x07code`,
+		"a\u009b31mred":                            `a\u009b31mred`,
+		"https://x.example/\u202egpj.exe":          `https://x.example/\u202egpj.exe`,
+		"pay\u200bpal\ufeff\u2066\u00ad":           `pay\u200bpal\ufeff\u2066\u00ad`,
+		"tab\tnew\nline\x7f":                       `tab\x09new\x0aline\x7f`,
+		"bad \xff byte":                            `bad \xff byte`,
+		"tag \U000E0041 and selector \ufe0f\u3164": `tag \U000e0041 and selector \ufe0f\u3164`,
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A JSON answer keeps its meaning (a reader decodes the same strings) and
+// its layout, and no hidden character reaches the terminal as itself.
+func TestPrintableJSON(t *testing.T) {
+	t.Parallel()
+	in := "{\"subject\":\"\x1b]52;c;cHduZWQ=\x07hi \u202efdp.exe \u0085 \\\"q\\\\\",\n \"s\": \"\U000E0041\xff\",\t\"n\":1}"
+	got := PrintableJSON([]byte(in))
+	want := "{\"subject\":\"\\u001b]52;c;cHduZWQ=\\u0007hi \\u202efdp.exe \\u0085 \\\"q\\\\\",\n \"s\": \"\\udb40\\udc41\\ufffd\",\t\"n\":1}"
+	if string(got) != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	var a, b map[string]any
+	if err := json.Unmarshal(got, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(in, "\xff", "\ufffd")), &b); err == nil && a["subject"] != b["subject"] {
+		t.Errorf("the subject changed: %q, was %q", a["subject"], b["subject"])
+	}
+	for _, c := range string(got) {
+		if c != '\n' && c != '\t' && hidden(c) {
+			t.Errorf("%U is still in %q", c, got)
+		}
+	}
+}
+
+// The token (in the path) and the read key (a header, which Go sends on
+// to any host) never go to another origin: a redirect there is not
+// followed, and the error says why, without the URL that holds the token.
+// A redirect within the service's origin is followed, with the key.
+func TestRedirectsStayWithinTheOrigin(t *testing.T) {
+	t.Parallel()
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		w.Write([]byte(`{"otp":"111111"}`))
+	}))
+	defer other.Close()
+	keys := make(chan string, 4)
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		keys <- r.Header.Get("X-Read-Key")
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/moved/"):
+			w.Write([]byte(`{"otp":"482913"}`))
+		case strings.Contains(r.URL.Path, "/SAME/"):
+			http.Redirect(w, r, "/moved"+r.URL.Path, http.StatusTemporaryRedirect)
+		default:
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+		}
+	}))
+	defer svc.Close()
+	c, err := New(svc.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ReadKey = "s3cret"
+	_, err = c.OTP(context.Background(), "TOKEN", Query{}, 0)
+	if err == nil || !strings.Contains(err.Error(), "redirected to another origin") || strings.Contains(err.Error(), "TOKEN") {
+		t.Errorf("a redirect elsewhere: %v", err)
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the other origin was asked %d times", n)
+	}
+	code, err := c.OTP(context.Background(), "SAME", Query{}, 0)
+	if err != nil || code.Code != "482913" {
+		t.Fatalf("a redirect within the origin: %v %v", code, err)
+	}
+	if k1, k2, k3 := <-keys, <-keys, <-keys; k1 != "s3cret" || k2 != "s3cret" || k3 != "s3cret" {
+		t.Errorf("read keys %q %q %q", k1, k2, k3)
 	}
 }

@@ -9,6 +9,12 @@
 // polling. A wait returns what already matches at once; Query.After counts
 // only what came later.
 //
+// It follows a redirect only within the service's origin: the token is in
+// the path and the read key in a header, and neither goes elsewhere. What
+// it returns was written by senders (and by a server it may not trust):
+// Printable and PrintableJSON write out the characters a terminal would
+// act on or hide, for whoever prints it.
+//
 // It knows nothing of the service's internals: it speaks HTTP to a base
 // URL through an http.Client, which the service itself may point at its
 // own handler (package api does, for the MCP tools it serves).

@@ -59,7 +59,11 @@ type Config struct {
 	SMTPMaxConnsPerIP    int   // 0: unlimited
 	SMTPRatePerIP        int   // messages per minute per client IP; 0: unlimited
 	SMTPMaxInflightBytes int64 // message bytes held in memory by all SMTP sessions at once; 0: unlimited
-	MaxWaiters           int   // held long-polls and event streams at once; 0: unlimited
+	// SMTPBytesPerClient bounds what one SMTP client (an IPv6 one by its
+	// /64) makes the service store: each message's size times its
+	// recipients; zero: unlimited.
+	SMTPBytesPerClient ByteRate
+	MaxWaiters         int // held long-polls and event streams at once; 0: unlimited
 
 	// Fair shares per client (a client is its IP, or with TrustedProxies
 	// the right-most X-Forwarded-For address outside them).
@@ -110,6 +114,9 @@ type Config struct {
 
 	// MCP serves the MCP tools for AI agents at /mcp (package mcpserver).
 	MCP bool
+	// MCPRatePerClient bounds the requests one client sends to /mcp; zero:
+	// unlimited.
+	MCPRatePerClient Rate
 }
 
 // Default returns the configuration that API.md and README.md describe.
@@ -309,6 +316,11 @@ func options() []option {
 			c.SMTPMaxInflightBytes = n
 			return nil
 		}},
+		{"smtp-bytes-per-client", "1GiB/h", "bytes one SMTP client may have stored, each message's size times its recipients: a size per second, minute or hour, such as 1GiB/h or 50MiB/m (a bucket of that size, refilled over the period); beyond, 452 4.3.1 at RCPT or 451 4.3.1 after DATA; 0: unlimited", func(c *Config, v string) error {
+			r, err := ParseByteRate(v)
+			c.SMTPBytesPerClient = r
+			return err
+		}},
 		{"max-waiters", "10000", "long-polls and event streams held at once; beyond, 503; 0: unlimited", func(c *Config, v string) error {
 			return count(&c.MaxWaiters, v)
 		}},
@@ -468,6 +480,11 @@ func options() []option {
 			}
 			c.MCP = b
 			return nil
+		}},
+		{"mcp-rate-per-client", "600/m", "requests one client may send to /mcp: N/s, N/m or N/h (a bucket of N, refilled over the period); beyond, 429; 0: unlimited", func(c *Config, v string) error {
+			r, err := ParseRate(v)
+			c.MCPRatePerClient = r
+			return err
 		}},
 		{"cors-origins", "", "browser origins allowed to call the API, such as https://app.example.com, separated by commas, or * for any; empty: none", func(c *Config, v string) error {
 			o, err := origins(v)
@@ -862,6 +879,59 @@ func ParseRate(v string) (Rate, error) {
 		return Rate{}, bad
 	}
 	return Rate{N: count, Per: per}, nil
+}
+
+// ByteRate is a number of bytes allowed per period: a bucket of Bytes,
+// refilled evenly over Per. The zero ByteRate allows everything.
+type ByteRate struct {
+	Bytes int64
+	Per   time.Duration
+}
+
+// Unlimited reports whether r allows everything.
+func (r ByteRate) Unlimited() bool { return r.Bytes == 0 }
+
+// Rate is r as a Rate of bytes, for the limiters that count in whole
+// units.
+func (r ByteRate) Rate() Rate { return Rate{N: int(min(r.Bytes, math.MaxInt)), Per: r.Per} }
+
+func (r ByteRate) String() string {
+	if r.Unlimited() {
+		return "0"
+	}
+	unit := map[time.Duration]string{time.Second: "s", time.Minute: "m", time.Hour: "h"}[r.Per]
+	return sizeText(r.Bytes) + "/" + unit
+}
+
+// sizeText writes a size as byteSize reads it, in the largest power of
+// 1024 that divides it.
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// ParseByteRate reads a ByteRate written <size>/s, /m or /h, the size as
+// every size flag takes it (1GiB/h, 500MB/m), or 0 for none.
+func ParseByteRate(v string) (ByteRate, error) {
+	v = strings.TrimSpace(v)
+	if v == "0" {
+		return ByteRate{}, nil
+	}
+	bad := errors.New("must be 0 (unlimited) or a size per second, minute or hour, such as 1GiB/h or 50MiB/m, of at least 1MiB and at most 1TiB; sizes: " + sizeUnits)
+	size, unit, ok := strings.Cut(v, "/")
+	per := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour}[unit]
+	n, err := byteSize(size)
+	if !ok || per == 0 || err != nil || n < 1<<20 || n > 1<<40 {
+		return ByteRate{}, bad
+	}
+	return ByteRate{Bytes: n, Per: per}, nil
 }
 
 // prefixes parses --trusted-proxies: CIDRs, or addresses standing for

@@ -27,6 +27,7 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 		MaxWaiters: 10000, MaxWaitersPerClient: 100, MaxStreamAge: 30 * time.Minute,
 		CreateRatePerClient: Rate{N: 120, Per: time.Minute}, Replicas: 1, MemoryLimit: 1 << 30, MinFreeDisk: 256 << 20,
 		LogLevel: slog.LevelInfo, LogFormat: "text", AuthChecks: true, PlusAddressing: true, MCP: true,
+		SMTPBytesPerClient: ByteRate{Bytes: 1 << 30, Per: time.Hour}, MCPRatePerClient: Rate{N: 600, Per: time.Minute},
 		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}}
 	if strings.Join(c.Domains, ",") != "tempmail.test" {
 		t.Errorf("domains %v", c.Domains)
@@ -100,6 +101,11 @@ func TestBadValuesStopWithOneLineNamingTheFlag(t *testing.T) {
 		{[]string{"--create-rate-per-client", "120/d"}, nil, "such as 120/m"},
 		{[]string{"--create-rate-per-client", "0/m"}, nil, "must be 0 (unlimited) or a count"},
 		{[]string{"--create-rate-per-client", "-5/s"}, nil, "must be 0 (unlimited) or a count"},
+		{[]string{"--mcp-rate-per-client", "fast"}, nil, "such as 120/m"},
+		{[]string{"--smtp-bytes-per-client", "1GiB"}, nil, "such as 1GiB/h or 50MiB/m"},
+		{[]string{"--smtp-bytes-per-client", "1gb/h"}, nil, "such as 1GiB/h"},
+		{[]string{"--smtp-bytes-per-client", "1KiB/s"}, nil, "at least 1MiB"},
+		{[]string{"--smtp-bytes-per-client", "2TiB/d"}, nil, "at most 1TiB"},
 		{[]string{"--trusted-proxies", "10.0.0.0/33"}, nil, `"10.0.0.0/33" is not a CIDR or an address`},
 		{[]string{"--trusted-proxies", "proxy.internal"}, nil, "such as 10.0.0.0/8"},
 		{nil, map[string]string{"TEMPMAIL_RESERVED_NAMES": "billing,Sales Team"}, `invalid TEMPMAIL_RESERVED_NAMES (--reserved-names) "billing,Sales Team": "sales team" is not a name`},
@@ -349,5 +355,24 @@ func TestFairShareFlags(t *testing.T) {
 		if err != nil || c.CreateRatePerClient != want || c.CreateRatePerClient.String() != v {
 			t.Errorf("%s: %+v %v", v, c.CreateRatePerClient, err)
 		}
+	}
+}
+
+// --smtp-bytes-per-client reads a size per period, written as every size
+// flag takes sizes, and says it back in the same form.
+func TestSMTPBytesPerClient(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]ByteRate{"0": {}, "1GiB/h": {1 << 30, time.Hour}, "50MiB/m": {50 << 20, time.Minute},
+		"500MB/s": {500e6, time.Second}, "1048576/h": {1 << 20, time.Hour}} {
+		c, err := Parse("serve", []string{"--smtp-bytes-per-client", v}, env(nil), io.Discard)
+		if err != nil || c.SMTPBytesPerClient != want {
+			t.Errorf("%s: %+v %v", v, c.SMTPBytesPerClient, err)
+		}
+	}
+	if s := (ByteRate{Bytes: 1 << 30, Per: time.Hour}).String(); s != "1GiB/h" {
+		t.Errorf("String %q", s)
+	}
+	if r := (ByteRate{Bytes: 50 << 20, Per: time.Minute}).Rate(); r != (Rate{N: 50 << 20, Per: time.Minute}) {
+		t.Errorf("Rate %+v", r)
 	}
 }

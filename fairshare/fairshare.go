@@ -8,7 +8,9 @@ import (
 	"tempmail/config"
 )
 
-// Limiter limits what each client creates to a config.Rate.
+// Limiter limits what each client creates (or sends, or has stored) to a
+// config.Rate: N units per period, taken one at a time (Take) or many
+// (TakeN: the bytes of a message times its recipients).
 //
 // Its memory is bounded whatever the number of clients: buckets live in
 // two generations, and every period the older is dropped and the newer
@@ -55,11 +57,51 @@ func (l *Limiter) Rate() config.Rate {
 // Take spends one of client's creations at now, or says how long until it
 // has one.
 func (l *Limiter) Take(client netip.Prefix, now time.Time) (ok bool, wait time.Duration) {
+	return l.TakeN(client, 1, now)
+}
+
+// TakeN spends n of client's allowance at now, all of it or nothing, or
+// says how long until it has n. An n larger than the bucket never fits:
+// its wait is the time to fill the bucket whole.
+func (l *Limiter) TakeN(client netip.Prefix, n float64, now time.Time) (ok bool, wait time.Duration) {
 	if l == nil {
 		return true, 0
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	b := l.bucket(client, now)
+	if b.tokens >= n {
+		b.tokens -= n
+		return true, 0
+	}
+	return false, time.Duration((min(n, float64(l.rate.N)) - b.tokens) / l.perNanosecond())
+}
+
+// Has reports whether client has at least n left at now; it takes
+// nothing.
+func (l *Limiter) Has(client netip.Prefix, n float64, now time.Time) bool {
+	if l == nil {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.bucket(client, now).tokens >= n
+}
+
+// Give returns n to client's allowance (what TakeN spent on something
+// that did not happen after all), up to a full bucket.
+func (l *Limiter) Give(client netip.Prefix, n float64, now time.Time) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.bucket(client, now)
+	b.tokens = min(float64(l.rate.N), b.tokens+n)
+}
+
+// bucket is client's bucket, refilled to now; l.mu is held.
+func (l *Limiter) bucket(client netip.Prefix, now time.Time) *bucket {
 	if now.Sub(l.born) >= l.rate.Per || len(l.cur) >= maxTrackedClients {
 		l.prev, l.cur, l.born = l.cur, make(map[netip.Prefix]*bucket, len(l.cur)), now
 	}
@@ -72,17 +114,16 @@ func (l *Limiter) Take(client netip.Prefix, now time.Time) (ok bool, wait time.D
 		}
 		l.cur[client] = b
 	}
-	perToken := l.rate.Per / time.Duration(l.rate.N)
 	if elapsed := now.Sub(b.at); elapsed > 0 {
-		b.tokens = min(float64(l.rate.N), b.tokens+float64(elapsed)/float64(perToken))
+		b.tokens = min(float64(l.rate.N), b.tokens+float64(elapsed)*l.perNanosecond())
 		b.at = now
 	}
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
-	}
-	return false, time.Duration((1 - b.tokens) * float64(perToken))
+	return b
 }
+
+// perNanosecond is how much of a bucket refills in a nanosecond: in
+// floating point, as a billion bytes an hour is a fraction of a byte.
+func (l *Limiter) perNanosecond() float64 { return float64(l.rate.N) / float64(l.rate.Per) }
 
 // Key is a client's address as a share's key: an IPv4 address alone, an
 // IPv6 address's /64, the block one host is given (SLAAC and RFC 6177),

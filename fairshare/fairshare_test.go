@@ -86,3 +86,53 @@ func TestCreationBucketsRefillAndStayBounded(t *testing.T) {
 		t.Errorf("%d buckets after %d clients, want at most %d", n, 3*maxTrackedClients, 2*maxTrackedClients)
 	}
 }
+
+// TestBytesAreTakenAllOrNothing: a Limiter of bytes takes a message's
+// size times its recipients whole or not at all; what does not fit waits
+// for the bucket to refill (in floating point: 1 GiB an hour is a
+// fraction of a byte a nanosecond), Has takes nothing, and Give returns
+// what was not stored after all, up to a full bucket.
+func TestBytesAreTakenAllOrNothing(t *testing.T) {
+	t.Parallel()
+	l := New(config.ByteRate{Bytes: 1 << 30, Per: time.Hour}.Rate())
+	c, other := Key(netip.MustParseAddr("2001:db8::1")), Key(netip.MustParseAddr("192.0.2.1"))
+	now := time.Now()
+	if ok, _ := l.TakeN(c, 100*(20<<20), now); ok {
+		t.Fatal("100 copies of 20 MiB fit in a bucket of 1 GiB")
+	}
+	if !l.Has(c, 1<<30, now) {
+		t.Fatal("a refused charge took something")
+	}
+	if ok, _ := l.TakeN(c, 40*(20<<20), now); !ok {
+		t.Fatal("40 copies of 20 MiB did not fit in a full bucket of 1 GiB")
+	}
+	left := float64(1<<30 - 40*(20<<20))
+	if !l.Has(c, left, now) || l.Has(c, left+1, now) {
+		t.Errorf("after 800 MiB, want %v bytes left", left)
+	}
+	ok, wait := l.TakeN(c, 20<<20*20, now)
+	if want := time.Duration((20<<20*20 - left) / (1 << 30) * float64(time.Hour)); ok || wait < want-time.Millisecond || wait > want+time.Millisecond {
+		t.Errorf("400 MiB more: %v, wait %s, want %s", ok, wait, want)
+	}
+	if !l.Has(other, 1<<30, now) {
+		t.Error("another client's bucket was spent")
+	}
+	l.Give(c, 40*(20<<20), now)
+	if !l.Has(c, 1<<30, now) {
+		t.Error("what was given back is not there")
+	}
+	l.Give(c, 1<<30, now)
+	if ok, _ := l.TakeN(c, 1<<30+1, now); ok {
+		t.Error("a bucket grew past its size")
+	}
+	if ok, _ := l.TakeN(c, 1<<30, now.Add(time.Hour)); !ok {
+		t.Error("a full bucket refused its size")
+	}
+	// 1 GiB an hour refills 0.89 MiB in 3 s and 1.19 MiB in 4 s.
+	if ok, _ := l.TakeN(c, 1<<20, now.Add(time.Hour+3*time.Second)); ok {
+		t.Error("1 MiB fit 3 s after the bucket was emptied")
+	}
+	if ok, _ := l.TakeN(c, 1<<20, now.Add(time.Hour+4*time.Second)); !ok {
+		t.Error("1 MiB did not fit 4 s after the bucket was emptied")
+	}
+}

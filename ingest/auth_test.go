@@ -138,7 +138,9 @@ func TestAuthenticationDNSTimeoutIsTemperrorNotAHung250(t *testing.T) {
 }
 
 // An Authentication-Results field that claims our host name is the
-// sender's forgery and goes (RFC 8601 section 5); another server's stays.
+// sender's forgery and goes (RFC 8601 section 5), also when the name has
+// a final dot or a dot that only looks like one (U+2024); another
+// server's stays.
 // So it does with the checks off, which store no results and add no
 // field.
 func TestAuthenticationResultsClaimingUsAreRemoved(t *testing.T) {
@@ -146,7 +148,9 @@ func TestAuthenticationResultsClaimingUsAreRemoved(t *testing.T) {
 	relay := "Authentication-Results: mx.relay.test; spf=pass smtp.mailfrom=sender.test\r\n"
 	message := fromSender("shop@sender.test", "forged@tempmail.test", "forged")
 	sent := "Authentication-Results: mx.tempmail.test; spf=pass smtp.mailfrom=bank.test; dmarc=pass header.from=bank.test\r\n" +
-		relay + "Authentication-Results: (trust me)\r\n MX.TEMPMAIL.TEST;\r\n dkim=pass header.d=bank.test\r\n" + message
+		relay + "Authentication-Results: (trust me)\r\n MX.TEMPMAIL.TEST;\r\n dkim=pass header.d=bank.test\r\n" +
+		"Authentication-Results: mx.tempmail.test.; dkim=pass header.d=bank.test\r\n" +
+		"Authentication-Results: mx\u2024tempmail\u2024test; dkim=pass header.d=bank.test\r\n" + message
 	for _, checks := range []bool{true, false} {
 		t.Run(fmt.Sprintf("checks %v", checks), func(t *testing.T) {
 			t.Parallel()
@@ -198,5 +202,36 @@ func TestAuthenticationOfTheInboundWebhook(t *testing.T) {
 	if b := raw(t, w.svc, m); !bytes.Contains(b, []byte("\r\nAuthentication-Results: "+hostname+";\r\n\tspf=none;\r\n\tdkim=pass")) ||
 		!bytes.HasSuffix(b, []byte(signed)) {
 		t.Errorf("raw:\n%s", b)
+	}
+}
+
+// Issue 29's message over SMTP: five signatures with a correct body hash
+// and a random b=, whose selector publishes a 380,000-bit modulus with
+// e = 2^31-1. Its 250 comes with each signature permerror, with the
+// reason in the stored results and in our Authentication-Results field;
+// no arithmetic is spent on the key (BenchmarkVerifyHostileKey measures
+// 2-3 ms of CPU; before, it was 24 s).
+func TestHostileDKIMKeyOverSMTP(t *testing.T) {
+	t.Parallel()
+	w := newAuthWorld(t, 5*time.Second)
+	w.dns.TXT("evil.test", "v=spf1 ip4:127.0.0.1 -all")
+	w.dns.TXT("huge._domainkey.evil.test", authtest.RSAKeyRecord(t, 380_000, 1<<31-1))
+	in := inbox(t, w.svc, "victim@tempmail.test")
+	body := strings.Repeat(strings.Repeat("x", 76)+"\r\n", 331_000/78)
+	data := authtest.ForgedSignatures(t, fmt.Sprintf("From: ceo@evil.test\r\nTo: %s\r\nSubject: invoice\r\n\r\n%s", in.Address, body),
+		"evil.test", "huge", 5, 47_500)
+	sendAs(t, w.svc, "mx.evil.test", "ceo@evil.test", in.Address, data)
+	m := messages(t, w.svc, in.ID, 1)[0]
+	if m.Auth == nil || len(m.Auth.DKIM) != 5 {
+		t.Fatalf("stored %+v, want five DKIM results", m.Auth)
+	}
+	want := mailauth.DKIM{Result: "permerror", Domain: "evil.test", Selector: "huge", Reason: "key record longer than 4096 bytes"}
+	for _, d := range m.Auth.DKIM {
+		if d != want {
+			t.Errorf("stored %+v, want %+v", d, want)
+		}
+	}
+	if b := string(raw(t, w.svc, m)); strings.Count(b, `dkim=permerror reason="key record longer than 4096 bytes" header.d=evil.test header.s=huge`) != 5 {
+		t.Errorf("raw:\n%.2000s", b)
 	}
 }

@@ -18,6 +18,15 @@
 // newest messages (an MTA retries for days, the stream's dedupe window is 2
 // minutes), and is not stored twice: its 250 names the first copy.
 //
+// What one SMTP client can make the service do is bounded per client (an
+// IPv6 client by its /64, as package fairshare keys clients, as the HTTP
+// side does): its open connections and messages a minute (limits.go), and
+// the bytes it has stored, each message's size times its recipients
+// (--smtp-bytes-per-client): beyond it a recipient is refused at RCPT
+// (452 4.3.1, when the budget cannot hold the SIZE= its MAIL FROM said
+// once more) or the whole message after its data (451 4.3.1), and nothing
+// of it is stored.
+//
 // "Webhook" in this package means the inbound one only; package webhooks
 // sends the outbound ones.
 //

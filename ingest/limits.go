@@ -2,14 +2,20 @@ package ingest
 
 import (
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"tempmail/fairshare"
 )
 
 // ipLimits holds the connection limits: open connections in all, and per
-// client IP address open connections and messages per minute.
+// client open connections and messages per minute. A client is keyed as
+// fairshare keys it, as the HTTP side counts clients: an IPv4 address,
+// or an IPv6 address's /64 (one host's block, whose 2^64 addresses would
+// otherwise each have the limits of a client).
 type ipLimits struct {
 	maxTotal   int     // 0: unlimited
 	maxConns   int     // per IP; 0: unlimited
@@ -103,9 +109,10 @@ func (ln *limitedListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		ip := hostOf(c.RemoteAddr())
-		why := ln.limits.open(ip)
+		key := clientKey(ip)
+		why := ln.limits.open(key)
 		if why == "" {
-			return &countedConn{Conn: c, release: func() { ln.limits.close(ip) }}, nil
+			return &countedConn{Conn: c, release: func() { ln.limits.close(key) }}, nil
 		}
 		if ln.limits.onRefused != nil {
 			ln.limits.onRefused(ip, why)
@@ -136,4 +143,14 @@ func hostOf(a net.Addr) string {
 		return a.String()
 	}
 	return host
+}
+
+// clientKey is what a client's connections and messages are counted
+// under: fairshare.Key of its address, written out.
+func clientKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	return fairshare.Key(a).String()
 }

@@ -23,6 +23,7 @@ const (
 	RejectTooManyConn = "too_many_connections"
 	RejectUnavailable = "store_unavailable"
 	RejectBusy        = "too_many_bytes_in_flight"
+	RejectClientBytes = "client_bytes"
 	RejectDiskFull    = "disk_full"
 	RejectInvalid     = "invalid"
 )

@@ -16,6 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"tempmail"
+	"tempmail/config"
+	"tempmail/fairshare"
 	"tempmail/mailauth"
 	"tempmail/projections"
 )
@@ -31,6 +33,11 @@ type SMTPConfig struct {
 	// sessions at once; 0: unlimited. Beyond it a message is refused with
 	// 452 4.3.1, and its sender tries again later.
 	MaxInflightBytes int64
+	// BytesPerClient bounds what one client (fairshare.Key: an IPv6 one by
+	// its /64) makes the service store: a message's size times its
+	// recipients; zero: unlimited. Beyond it a recipient is refused with
+	// 452 4.3.1, or the message after its data with 451 4.3.1.
+	BytesPerClient config.ByteRate
 }
 
 const (
@@ -51,6 +58,9 @@ type SMTPServer struct {
 	done   chan struct{}
 	// inflight is the memory budget of message bytes being received.
 	inflight *byteBudget
+	// stored is each client's budget of bytes stored (BytesPerClient);
+	// nil: unlimited.
+	stored *fairshare.Limiter
 	// ctx bounds every session's work; it ends when Shutdown gives up
 	// waiting for them.
 	ctx    context.Context
@@ -62,7 +72,7 @@ type SMTPServer struct {
 // NewSMTPServer returns a server delivering through d.
 func NewSMTPServer(d *Deliverer, cfg SMTPConfig) *SMTPServer {
 	s := &SMTPServer{d: d, limits: newIPLimits(cfg.MaxConns, cfg.MaxConnsPerIP, cfg.RatePerIP), done: make(chan struct{}),
-		inflight: &byteBudget{max: cfg.MaxInflightBytes}}
+		inflight: &byteBudget{max: cfg.MaxInflightBytes}, stored: fairshare.New(cfg.BytesPerClient.Rate())}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.limits.onRefused = func(ip, why string) {
 		d.Metrics.reject(RejectTooManyConn)
@@ -141,15 +151,24 @@ func (s *SMTPServer) Shutdown(ctx context.Context) {
 
 // NewSession implements smtp.Backend.
 func (s *SMTPServer) NewSession(c *smtp.Conn) (smtp.Session, error) {
-	return &session{srv: s, conn: c, ip: hostOf(c.Conn().RemoteAddr())}, nil
+	ctx, cancel := context.WithCancel(s.ctx)
+	return &session{srv: s, conn: c, ip: hostOf(c.Conn().RemoteAddr()), ctx: ctx, cancel: cancel}, nil
 }
 
 type session struct {
-	srv   *SMTPServer
-	conn  *smtp.Conn
-	ip    string
-	from  string
-	utf8  bool // this transaction's MAIL FROM said SMTPUTF8
+	srv  *SMTPServer
+	conn *smtp.Conn
+	ip   string
+	// ctx ends with the session (Logout) or the server: the checks of a
+	// message run within it, and within their own time budget.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	from string
+	utf8 bool // this transaction's MAIL FROM said SMTPUTF8
+	// size is what this transaction's MAIL FROM said of the message's
+	// size (SIZE=); 0 when it did not.
+	size  int64
 	rcpts []*projections.Inbox
 }
 
@@ -167,6 +186,12 @@ var (
 	// inbox the client may not make now; its other recipients stand.
 	errNewAddresses = &smtp.SMTPError{Code: 450, EnhancedCode: smtp.EnhancedCode{4, 7, 1}, Message: "Too many new addresses from your address, try again later"}
 	errFull         = &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Insufficient system storage, try again later"}
+	// errClientBytes refuses what would pass the client's budget of bytes
+	// stored (--smtp-bytes-per-client): a recipient at RCPT (452, its
+	// other recipients stand), or the whole message after its data (451,
+	// nothing stored).
+	errClientBytesRcpt = &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Too much mail stored for your address, try this recipient again later"}
+	errClientBytesData = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Too much mail stored for your address, try again later"}
 )
 
 // refuse counts a refusal and logs it with its reason and the client's
@@ -192,12 +217,22 @@ func (s *session) logRefusal(reason string, reply error, cause error) {
 }
 
 func (s *session) Mail(from string, opts *smtp.MailOptions) error {
-	if !s.srv.limits.allowMessage(s.ip, time.Now()) {
+	if !s.srv.limits.allowMessage(clientKey(s.ip), time.Now()) {
 		return s.refuse(RejectRateLimited, errRate, nil)
 	}
 	s.from = from
 	s.utf8 = opts != nil && opts.UTF8
+	s.size = 0
+	if opts != nil {
+		s.size = max(opts.Size, 0)
+	}
 	return nil
+}
+
+// client is the key the session's client is counted under.
+func (s *session) client() netip.Prefix {
+	a, _ := netip.ParseAddr(s.ip)
+	return fairshare.Key(a)
 }
 
 func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
@@ -221,6 +256,13 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 		if r.ID == in.ID {
 			return nil // the same inbox twice gets one copy
 		}
+	}
+	// One more copy of the message: refused now when the client's budget
+	// is spent, or cannot hold the size its MAIL FROM announced once more
+	// for every recipient so far. A relay then sends the message to the
+	// recipients it has, and this one later.
+	if need := max(s.size, 1) * int64(len(s.rcpts)+1); !s.srv.stored.Has(s.client(), float64(need), time.Now()) {
+		return s.refuse(RejectClientBytes, errClientBytesRcpt, nil)
 	}
 	s.rcpts = append(s.rcpts, in)
 	return nil
@@ -252,11 +294,22 @@ func (s *session) Data(r io.Reader) error {
 		return err // a broken connection
 	}
 	// Checks run before anything is stored, within their own bound
-	// (mailauth.DefaultTimeout): the result is part of what is stored.
-	raw, client, auth := s.srv.d.authenticate(s.srv.ctx, buf.b, room, hdr,
+	// (mailauth.DefaultTimeout, one budget for all of a message's checks)
+	// and the session's: the result is part of what is stored.
+	raw, client, auth := s.srv.d.authenticate(s.ctx, buf.b, room, hdr,
 		mailauth.Input{ClientIP: net.ParseIP(s.ip), Helo: s.conn.Hostname(), MailFrom: s.from})
 
+	// What storing it costs the client's budget: a copy for each
+	// recipient. All of it is taken or nothing is stored; it is given back
+	// when nothing new was stored after all.
+	cost := float64(len(raw)) * float64(len(s.rcpts))
+	if ok, _ := s.srv.stored.TakeN(s.client(), cost, time.Now()); !ok {
+		return s.refuse(RejectClientBytes, errClientBytesData, nil)
+	}
 	res, err := s.srv.d.Deliver(s.srv.ctx, Envelope{MailFrom: s.from, Recipients: s.rcpts, Auth: auth}, raw, client)
+	if err != nil || res.Duplicate {
+		s.srv.stored.Give(s.client(), cost, time.Now())
+	}
 	switch {
 	case errors.Is(err, ErrNoMailbox):
 		return s.refuse(RejectNoMailbox, errNoMailbox, nil)
@@ -277,7 +330,7 @@ func (s *session) Data(r io.Reader) error {
 }
 
 func (s *session) Reset() {
-	s.from, s.rcpts, s.utf8 = "", nil, false
+	s.from, s.rcpts, s.utf8, s.size = "", nil, false, 0
 }
 
 // protocol is the Received field's "with": ESMTP, or UTF8SMTP when the
@@ -294,7 +347,10 @@ func (s *session) protocol() string {
 	return p
 }
 
-func (s *session) Logout() error { return nil }
+func (s *session) Logout() error {
+	s.cancel()
+	return nil
+}
 
 // errorLog sends go-smtp's own errors to our logger.
 type errorLog struct{ d *Deliverer }

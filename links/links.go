@@ -35,15 +35,23 @@ const (
 // that a caller can tell "no links" from "never looked".
 func Extract(text, htm string) []events.Link {
 	e := extractor{out: []events.Link{}, at: map[string]int{}}
+	e.extract(text, htm)
+	return e.out
+}
+
+func (e *extractor) extract(text, htm string) {
 	e.fromHTML(cut(htm, maxInputBytes))
 	e.fromText(cut(text, maxInputBytes))
-	return e.out
 }
 
 type extractor struct {
 	out   []events.Link
 	at    map[string]int // URL -> its index in out
 	total int            // bytes of URLs and texts in out
+	// work counts the bytes each step looks at (a scan, a URL prepared
+	// and parsed), so that a test can bound it by the input's size: a
+	// mail's bytes must cost time in proportion to their number.
+	work int
 }
 
 // full says whether nothing more may be added.
@@ -52,6 +60,7 @@ func (e *extractor) full() bool { return len(e.out) >= MaxLinks || e.total >= Ma
 // add lists a link, if its URL is an http or https one, new, and within the
 // bounds.
 func (e *extractor) add(rawURL, text string) {
+	e.work += 4*len(rawURL) + len(text) // prepare's passes, valid's parse, cleanText
 	u, ok := prepare(rawURL)
 	if !ok {
 		return
@@ -91,6 +100,7 @@ func (e *extractor) fromHTML(htm string) {
 	if htm == "" {
 		return
 	}
+	e.work += len(htm) // the tokenizer reads each byte once
 	z := html.NewTokenizer(strings.NewReader(htm))
 	z.SetMaxBuf(maxTokenBytes)
 	var open *anchor
@@ -179,8 +189,10 @@ func (e *extractor) fromText(text string) {
 	for i := 0; !e.full(); {
 		j := strings.Index(lower[i:], "http")
 		if j < 0 {
+			e.work += len(lower) - i
 			return
 		}
+		e.work += j + 4
 		start := i + j
 		rest := lower[start:]
 		i = start + 4
@@ -197,7 +209,9 @@ func (e *extractor) fromText(text string) {
 		if n < 0 {
 			n = len(text) - start
 		}
-		u := trimTrailing(text[start : start+n])
+		e.work += n
+		u, looked := trimTrailing(text[start : start+n])
+		e.work += looked
 		i = start + max(n, 4)
 		e.add(u, "")
 	}
@@ -211,24 +225,37 @@ func endsURL(r rune) bool {
 
 // trimTrailing drops what ends the sentence around a URL rather than the
 // URL: final punctuation, and a closing bracket that the URL did not open
-// ("(see https://example.com/a)").
-func trimTrailing(u string) string {
+// ("(see https://example.com/a)"). The brackets are counted once, and
+// the counts kept as it trims, so that a URL of a thousand ")" costs a
+// thousand steps, not a million. looked is the bytes it looked at.
+func trimTrailing(u string) (trimmed string, looked int) {
+	var opened, closed [3]int // of (), [] and {}
+	for i := 0; i < len(u); i++ {
+		if k := strings.IndexByte("([{", u[i]); k >= 0 {
+			opened[k]++
+		} else if k := strings.IndexByte(")]}", u[i]); k >= 0 {
+			closed[k]++
+		}
+	}
+	looked = len(u)
 	for u != "" {
+		looked++
 		last := u[len(u)-1]
 		switch last {
 		case '.', ',', ';', ':', '!', '?', '\'', '*':
 			u = u[:len(u)-1]
 			continue
 		case ')', ']', '}':
-			open := "([{"[strings.IndexByte(")]}", last)]
-			if strings.Count(u, string(open)) < strings.Count(u, string(last)) {
+			k := strings.IndexByte(")]}", last)
+			if opened[k] < closed[k] {
+				closed[k]--
 				u = u[:len(u)-1]
 				continue
 			}
 		}
-		return u
+		return u, looked
 	}
-	return u
+	return u, looked
 }
 
 // Clean returns href as a link to follow, and whether it is one: an
@@ -273,11 +300,12 @@ func valid(s string) bool {
 }
 
 // encodeAsBrowsers drops tabs and line ends and percent-encodes spaces,
-// quotes, angle brackets and backticks, as browsers do to an href.
+// quotes, angle brackets and backticks, as browsers do to an href, and
+// the characters that cannot be seen (EncodeInvisible).
 func encodeAsBrowsers(s string) string {
 	const special = "\t\n\r \"<>`"
 	if !strings.ContainsAny(s, special) {
-		return s
+		return EncodeInvisible(s)
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
@@ -290,12 +318,13 @@ func encodeAsBrowsers(s string) string {
 			b.WriteByte(c)
 		}
 	}
-	return b.String()
+	return EncodeInvisible(b.String())
 }
 
-// cleanText is a link's text as one line: white space folded, control and
-// bidirectional formatting characters dropped (they could make the text
-// read as something else), at most MaxTextChars characters.
+// cleanText is a link's text as one line: white space folded, control,
+// bidirectional formatting and other invisible characters dropped (they
+// could make the text read as something else), at most MaxTextChars
+// characters.
 func cleanText(s string) string {
 	var b strings.Builder
 	n, space := 0, false
@@ -306,7 +335,7 @@ func cleanText(s string) string {
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
 			continue
-		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == utf8.RuneError:
+		case unicode.IsControl(r) || invisible(r) || r == utf8.RuneError:
 			continue
 		}
 		if space {

@@ -57,6 +57,10 @@ func TestExtract(t *testing.T) {
 			html: `<a href="https://evil.example\@bank.example/">1</a><a href="https:\\evil.example">2</a>` +
 				"<a href=\"https://example.com/\x01x\">3</a><a href=\"https://example.com/\u0085\">4</a>",
 			want: []L{}},
+		{name: "invisible and bidi characters percent-encoded in URLs, dropped from texts",
+			html: "<a href=\"https://example.com/\u202egpj.exe\">in\u200bvoice\u202e</a>",
+			text: "see https://pay\u200b.example/x\u2066y",
+			want: []L{{"https://example.com/%E2%80%AEgpj.exe", "invoice"}, {"https://pay%E2%80%8B.example/x%E2%81%A6y", ""}}},
 		{name: "unclosed tags end at the next link or the end",
 			html: `<a href="https://a.example/">first <a href="https://b.example/">second<p>more`,
 			want: []L{{"https://a.example/", "first"}, {"https://b.example/", "second more"}}},
@@ -209,7 +213,12 @@ func TestClean(t *testing.T) {
 		{"https://[::1", "", false},
 		{"file:///etc/passwd", "", false},
 		{"https:///path", "", false},
-		{"https://example.com/\u200f", "https://example.com/\u200f", true}, // a format character, not a control: visible in JSON
+		// Invisible and bidirectional characters are percent-encoded
+		// (issue 29): the URL leads where it led, and shows what it holds.
+		{"https://example.com/\u200f", "https://example.com/%E2%80%8F", true},
+		{"https://example.com/\u202egpj.exe", "https://example.com/%E2%80%AEgpj.exe", true},
+		{"https://exa\u200bmple.com/\u2060a\ufeff\u00ad\u3164\ufe0f\U000E0041", "https://exa%E2%80%8Bmple.com/%E2%81%A0a%EF%BB%BF%C2%AD%E3%85%A4%EF%B8%8F%F3%A0%81%81", true},
+		{"https://ex\u00e4mple.com/caf\u00e9", "https://ex\u00e4mple.com/caf\u00e9", true}, // visible letters stay
 		{"https://example.com/\xff", "", false},
 	} {
 		t.Run(c.in, func(t *testing.T) {
@@ -219,6 +228,97 @@ func TestClean(t *testing.T) {
 				t.Errorf("Clean(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
 			}
 		})
+	}
+}
+
+// The ASCII form of a link's URL: an internationalized host as a browser
+// looks it up (punycode), beside the Unicode form the URL keeps.
+func TestASCII(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"https://example.com/a?b#c":                      "https://example.com/a?b#c",
+		"HTTPS://Example.COM:8443/":                      "HTTPS://Example.COM:8443/",
+		"https://ex\u00e4mple.com/caf\u00e9":             "https://xn--exmple-cua.com/caf\u00e9",
+		"https://\u0430pple.com/login":                   "https://xn--pple-43d.com/login", // a Cyrillic а
+		"https://user:pw@b\u00fccher.de:8443/x?y=\u00e4": "https://user:pw@xn--bcher-kva.de:8443/x?y=\u00e4",
+		"https://b\u00fccher\u3002de/":                   "https://xn--bcher-kva.de/",
+		"https://exa%E2%80%8Bmple.com/":                  "https://example.com/", // the zero-width space is ignored: a browser goes to example.com
+		"https://%E2%80%AEelgoog.com/":                   "",                     // a bidi control: no valid host
+		"https://[2001:db8::1]:443/":                     "https://[2001:db8::1]:443/",
+		"https://a_b.ex\u00e4mple/":                      "https://a_b.xn--exmple-cua/",
+	} {
+		if got := ASCII(in); got != want {
+			t.Errorf("ASCII(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A hostile body costs work in proportion to its bytes: each case counts
+// the bytes the extractor looks at (extractor.work) and bounds them by a
+// few per byte of input. Issue 29's body ("https://" and 262,000 ")")
+// was quadratic: trimTrailing counted the brackets of the whole URL for
+// each one it trimmed, 1.2 s of CPU per message.
+func TestExtractWorkIsLinear(t *testing.T) {
+	t.Parallel()
+	n := 262_000
+	for name, in := range map[string][2]string{
+		"closing brackets":       {"https://" + strings.Repeat(")", n), ""},
+		"mixed brackets":         {"https://x/" + strings.Repeat("(]}", n/3), ""},
+		"opening then closing":   {"https://x/" + strings.Repeat("(", n/2) + strings.Repeat(")", n/2), ""},
+		"punctuation":            {"https://x" + strings.Repeat(".,;:!?*')", n/9), ""},
+		"schemes":                {strings.Repeat("https://", n/8), ""},
+		"short URLs":             {strings.Repeat("http://x) ", n/10), ""},
+		"brackets in html":       {"", `<a href="https://` + strings.Repeat(")", 4000) + `">x</a>` + strings.Repeat("<a href=https://a/)>)</a>", n/25)},
+		"words before every URL": {strings.Repeat("xhttp://a ", n/10), ""},
+	} {
+		e := extractor{out: []events.Link{}, at: map[string]int{}}
+		e.extract(in[0], in[1])
+		if size := len(in[0]) + len(in[1]); e.work > 8*size+64 {
+			t.Errorf("%s: %d bytes looked at for %d bytes of input, want at most 8 per byte", name, e.work, size)
+		}
+	}
+}
+
+// FuzzExtract: whatever the bodies, the extractor looks at a few bytes
+// per byte of input, returns links within its bounds, each one a URL
+// that Clean takes as it is, and nothing invisible.
+func FuzzExtract(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"see https://example.com/a).", ""},
+		{"https://" + strings.Repeat(")", 1000), ""},
+		{"(https://example.com/(a)b) [http://x/]] {https://y/}}", ""},
+		{"", `<a href="https://example.com/?a=1&amp;b=2">Go <b>on</b></a><a href=//x>y</a>`},
+		{"https://ex\u200bample.com/\u202e", `<a href="https://\u0430pple.com/">\u202eapple</a>`},
+		{"xhttps://a HTTP://B/c?d=(e) http https:// http://", "<a href='https://a'><img alt=x></a><script>https://b</script>"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, text, htm string) {
+		e := extractor{out: []events.Link{}, at: map[string]int{}}
+		e.extract(text, htm)
+		if size := len(text) + len(htm); e.work > 8*size+64 {
+			t.Fatalf("%d bytes looked at for %d bytes of input", e.work, size)
+		}
+		total := 0
+		for _, l := range e.out {
+			total += len(l.URL) + len(l.Text)
+			if u, ok := Clean(l.URL); !ok || u != l.URL || strings.ContainsFunc(l.URL+l.Text, invisible) {
+				t.Fatalf("link %q (text %q) is not a clean URL", l.URL, l.Text)
+			}
+		}
+		if len(e.out) > MaxLinks || total > MaxTotalBytes {
+			t.Fatalf("%d links of %d bytes", len(e.out), total)
+		}
+	})
+}
+
+// BenchmarkExtractBrackets is issue 29's body: "https://" and 262,000
+// ")" (1.2 s of CPU before trimTrailing was made linear).
+func BenchmarkExtractBrackets(b *testing.B) {
+	text := "https://" + strings.Repeat(")", 262_000)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Extract(text, "")
 	}
 }
 

@@ -13,12 +13,22 @@
 // kept 30 s, so that name servers that are down cost each message nothing
 // more.
 //
-// What one message can cost is bounded: one Verify takes at most its
-// Timeout (DefaultTimeout, 2 s) waiting for DNS, and what is not answered
-// by then is temperror; SPF stops at the 10 DNS-querying terms RFC 7208
-// allows, and at 10 names for each mx or ptr (its library enforces both); DKIM checks the first MaxSignatures
-// signatures and ignores the rest, each a DNS question and a hash of the
-// body.
+// What one message can cost is bounded: one Verify has one budget for
+// all its checks, its Timeout (DefaultTimeout, 2 s) or its context's end
+// (the SMTP session's), whichever comes first. What DNS has not answered
+// by then is temperror, and the DKIM library is given no more of the
+// message to hash. SPF stops at the 10 DNS-querying terms RFC 7208
+// allows, and at 10 names for each mx or ptr (its library enforces
+// both); DKIM checks the first MaxSignatures signatures and ignores the
+// rest, each a DNS question, a hash of the body and one signature check
+// with a key this package has vetted first (dkim.go: a record of at most
+// 4 KiB, RSA of at most 4096 bits with an exponent of 3 or 65537), since
+// the library and crypto/rsa take a key of any size.
+//
+// Where the libraries' results differ from RFCs the package applies them:
+// an SPF record with a syntax error after the term that matched is
+// permerror (spf.go, RFC 7208 section 4.6), and an intact DKIM signature
+// with l= is policy (RFC 8601), not fail.
 //
 // It owns the verification and the header's text. It must not decide what
 // to do with mail that fails (tempmail takes it all and shows the result),

@@ -12,7 +12,7 @@ import (
 	"tempmail/mailauth/authtest"
 )
 
-var words = []string{"pass", "fail", "softfail", "neutral", "none", "temperror", "permerror"}
+var words = []string{"pass", "fail", "softfail", "neutral", "none", "temperror", "permerror", "policy"}
 
 // Whatever a sender writes, Verify answers in result words, within its
 // bounds, and the header it makes is one well-formed field.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/emersion/go-msgauth/authres"
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxHeaderBytes bounds the Authentication-Results field Header builds
@@ -30,7 +31,8 @@ func Header(authServID string, res *Result) string {
 	for _, d := range res.DKIM {
 		// header.s is RFC 8601's; authres has no DKIM result that says it.
 		p := resultText(authServID, &authres.GenericResult{Method: "dkim", Value: word(d.Result),
-			Params: map[string]string{"header.d": cleanDomain(d.Domain), "header.s": cleanDomain(d.Selector)}})
+			Params: map[string]string{"header.d": cleanDomain(d.Domain), "header.s": cleanDomain(d.Selector),
+				"reason": reasonText(d.Reason)}})
 		if size += len(p) + 4; size > MaxHeaderBytes {
 			break // only with more signatures than Verifier checks
 		}
@@ -44,10 +46,25 @@ func Header(authServID string, res *Result) string {
 // may come from storage, and the header must stay well formed.
 func word(s string) authres.ResultValue {
 	switch s {
-	case Pass, Fail, SoftFail, Neutral, None, TempError, PermError:
+	case Pass, Fail, SoftFail, Neutral, None, TempError, PermError, Policy:
 		return authres.ResultValue(s)
 	}
 	return authres.ResultValue(None)
+}
+
+// reasonText is a result's reason as the header may carry it: printable
+// ASCII without quotes or backslashes, at most 100 bytes, or nothing. A
+// Result may come from storage, and the header must stay well formed.
+func reasonText(s string) string {
+	if len(s) > 100 {
+		return ""
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return ""
+		}
+	}
+	return s
 }
 
 // resultText is one result as authres formats it, without the
@@ -64,13 +81,14 @@ func resultText(authServID string, r authres.Result) string {
 // works in place and returns the message, a prefix of msg; msg is
 // returned as it is when there is no such field.
 func RemoveOwnResults(msg []byte, authServID string) []byte {
+	ours := servIDKey(authServID)
 	w, r := 0, 0 // bytes kept so far end at w; bytes from r on are not yet looked at
 	eachField(msg, func(name []byte, start, end int) bool {
 		if !bytes.EqualFold(name, []byte("Authentication-Results")) {
 			return true
 		}
 		colon := start + bytes.IndexByte(msg[start:end], ':')
-		if !strings.EqualFold(authServIDOf(msg[colon+1:end]), authServID) {
+		if !sameServID(authServIDOf(msg[colon+1:end]), ours) {
 			return true
 		}
 		w += copy(msg[w:], msg[r:start])
@@ -82,6 +100,41 @@ func RemoveOwnResults(msg []byte, authServID string) []byte {
 	}
 	w += copy(msg[w:], msg[r:])
 	return msg[:w]
+}
+
+// sameServID says whether id, as a field gives it, claims to be ours (as
+// servIDKey gives it): what a reader would take for our name is ours.
+func sameServID(id, ours string) bool {
+	return len(id) <= 1024 && servIDKey(id) == ours
+}
+
+// servIDKey is an authserv-id as a reader sees it: compatibility forms
+// folded (NFKC: full-width letters, U+2024 ONE DOT LEADER and the small
+// and full-width full stops become ASCII), the remaining characters that
+// look like a dot made one, lower case, and without final dots
+// ("mx.example." names the same host as "mx.example").
+func servIDKey(id string) string {
+	id = norm.NFKC.String(id)
+	id = strings.Map(func(r rune) rune {
+		if lookAlikeDot(r) {
+			return '.'
+		}
+		return r
+	}, id)
+	return strings.TrimRight(strings.ToLower(id), ".")
+}
+
+// lookAlikeDot tells the characters that read as a full stop in a host
+// name and that NFKC leaves: the ideographic full stops (which IDNA
+// itself takes for dots), middle dots, dot operators, and the full stops
+// of other scripts.
+func lookAlikeDot(r rune) bool {
+	switch r {
+	case '\u3002', '\uFF61', '\u00B7', '\u0387', '\u2027', '\u2219', '\u22C5', '\u30FB', '\uFF65',
+		'\u06D4', '\u0701', '\u0702', '\u2E31', '\u2E33', '\uA60E', '\uA4F8', '\U00010A50', '\U0001D16D':
+		return true
+	}
+	return false
 }
 
 // authServIDOf returns the authserv-id an Authentication-Results value

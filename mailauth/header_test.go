@@ -94,6 +94,16 @@ func TestRemoveOwnResults(t *testing.T) {
 		{"behind a comment, and quoted",
 			"Authentication-Results: (trust me) mx.tempmail.test; dmarc=pass\r\nAuthentication-Results: \"mx.tempmail.test\"; dmarc=pass\r\nX: y\r\n\r\nb\r\n",
 			"X: y\r\n\r\nb\r\n"},
+		{"with a final dot, or dots that only look like one (issue 29)",
+			"Authentication-Results: mx.tempmail.test.; dkim=pass\r\n" +
+				"Authentication-Results: mx\u2024tempmail\u2024test; dkim=pass\r\n" +
+				"Authentication-Results: mx\uff0etempmail\u3002test; dkim=pass\r\n" +
+				"Authentication-Results: \uff4d\uff58.tempmail.test\uff61; dkim=pass\r\n" +
+				"Authentication-Results: mx\u00b7tempmail\u2219test..; dkim=pass\r\nX: y\r\n\r\nb\r\n",
+			"X: y\r\n\r\nb\r\n"},
+		{"a name with dots in other places is another's",
+			"Authentication-Results: mx.tempmail\u2024test\u2024evil.test; spf=pass\r\nAuthentication-Results: .mx.tempmail.test; spf=pass\r\n\r\nb\r\n",
+			"Authentication-Results: mx.tempmail\u2024test\u2024evil.test; spf=pass\r\nAuthentication-Results: .mx.tempmail.test; spf=pass\r\n\r\nb\r\n"},
 		{"a longer name that begins with ours is another's",
 			"Authentication-Results: mx.tempmail.test.evil.test; spf=pass\r\n\r\nb\r\n",
 			"Authentication-Results: mx.tempmail.test.evil.test; spf=pass\r\n\r\nb\r\n"},

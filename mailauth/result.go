@@ -9,6 +9,9 @@ const (
 	None      = "none"
 	TempError = "temperror"
 	PermError = "permerror"
+	// Policy is DKIM's word (RFC 8601 section 2.7.1) for a signature the
+	// verifier does not accept whatever its bytes say: one with l=.
+	Policy = "policy"
 )
 
 // Result is what the checks of one message concluded. Its JSON is the
@@ -35,6 +38,10 @@ type DKIM struct {
 	Result   string `json:"result"`
 	Domain   string `json:"domain"`   // the signing domain, d=
 	Selector string `json:"selector"` // s=
+	// Reason says why a signature is not pass when this package decided
+	// it (a key refused, l=, the checks' time spent); empty otherwise. A
+	// fixed phrase, never words of the sender's.
+	Reason string `json:"reason"`
 }
 
 // DMARC is the check of the From domain's DMARC policy against the

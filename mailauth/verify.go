@@ -1,7 +1,6 @@
 package mailauth
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"blitiri.com.ar/go/spf"
-	"github.com/emersion/go-msgauth/dkim"
 	"github.com/emersion/go-msgauth/dmarc"
 	"golang.org/x/net/publicsuffix"
 )
@@ -103,7 +101,11 @@ func (v *Verifier) checkSPF(ctx context.Context, in Input) SPF {
 		return out
 	}
 	sender := strings.ReplaceAll(local, "@", "") + "@" + out.Domain
-	r, _ := spf.CheckHostWithSender(in.ClientIP, helo, sender, spf.WithContext(ctx), spf.WithResolver(v.DNS))
+	dns := &spfDNS{Resolver: v.DNS}
+	r, _ := spf.CheckHostWithSender(in.ClientIP, helo, sender, spf.WithContext(ctx), spf.WithResolver(dns))
+	if dns.malformed.Load() {
+		r = spf.PermError // RFC 7208 section 4.6: spf.go
+	}
 	switch r {
 	case spf.Pass, spf.Fail, spf.SoftFail, spf.Neutral, spf.None, spf.TempError, spf.PermError:
 		out.Result = string(r)
@@ -111,61 +113,6 @@ func (v *Verifier) checkSPF(ctx context.Context, in Input) SPF {
 		out.Result = PermError
 	}
 	return out
-}
-
-// checkDKIM checks the message's first MaxSignatures DKIM signatures.
-// The library says whether each verified; the header fields themselves
-// say which domain and selector each names, which the library does not
-// return.
-func (v *Verifier) checkDKIM(ctx context.Context, msg []byte) (out []DKIM) {
-	fields := fieldValues(msg, "DKIM-Signature", MaxSignatures)
-	out = make([]DKIM, len(fields))
-	for i, f := range fields {
-		tags := dkimTags(f)
-		out[i] = DKIM{Result: PermError, Domain: cleanDomain(tags["d"]), Selector: cleanDomain(tags["s"])}
-	}
-	if len(out) == 0 {
-		return out
-	}
-	defer recoverAs(func() {}) // each signature stays permerror
-	verifs, err := dkim.VerifyWithOptions(bytes.NewReader(msg), &dkim.VerifyOptions{
-		MaxVerifications: MaxSignatures,
-		LookupTXT:        func(name string) ([]string, error) { return v.DNS.LookupTXT(ctx, name) },
-	})
-	if err != nil && !errors.Is(err, dkim.ErrTooManySignatures) {
-		return out // the header block cannot be read: every signature is permerror
-	}
-	for i, vf := range verifs {
-		if i < len(out) {
-			out[i].Result = dkimResult(vf.Err)
-		}
-	}
-	return out
-}
-
-func dkimResult(err error) string {
-	switch {
-	case err == nil:
-		return Pass
-	case dkim.IsTempFail(err):
-		return TempError
-	case dkim.IsPermFail(err):
-		return PermError
-	}
-	return Fail
-}
-
-// dkimTags reads a DKIM-Signature's tag=value list (RFC 6376 section
-// 3.2), white space removed from values.
-func dkimTags(v string) map[string]string {
-	tags := map[string]string{}
-	for _, t := range strings.Split(v, ";") {
-		k, val, ok := strings.Cut(t, "=")
-		if ok {
-			tags[strings.TrimSpace(k)] = strings.Join(strings.Fields(val), "")
-		}
-	}
-	return tags
 }
 
 // policy is what DMARC policy discovery found for a From domain: a

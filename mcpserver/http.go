@@ -39,9 +39,9 @@ func (t *Tools) Handler(clientFor func(*http.Request) *client.Client) http.Handl
 		MaxRequestBodyBytes: MaxRequestBytes,
 		// The SDK refuses requests that reach a loopback listener with
 		// another Host, against DNS rebinding. Behind a reverse proxy on the
-		// same host that is every request; and the tools reach nothing the
-		// HTTP API does not already serve to anyone who asks, with the
-		// token as the credential.
+		// same host that is every request: package api checks Host and
+		// Origin itself, against the service's own names and origins,
+		// which the SDK does not know.
 		DisableLocalhostProtection: true,
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

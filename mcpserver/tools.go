@@ -208,8 +208,9 @@ type readIn struct {
 }
 
 type linkOut struct {
-	URL  string `json:"url"`
-	Text string `json:"text" jsonschema:"what the link says in the HTML; empty for a URL in the text"`
+	URL      string `json:"url"`
+	URLASCII string `json:"url_ascii" jsonschema:"the URL with its host as a browser looks it up (punycode for an internationalized name): where the link leads"`
+	Text     string `json:"text" jsonschema:"what the link says in the HTML; empty for a URL in the text"`
 }
 
 type attachmentOut struct {
@@ -316,6 +317,7 @@ func (b binding) getCode(ctx context.Context, _ *mcp.CallToolRequest, in pattern
 
 type foundLinkOut struct {
 	Link       string    `json:"link"`
+	LinkASCII  string    `json:"link_ascii" jsonschema:"the link with its host as a browser looks it up (punycode for an internationalized name): where it leads"`
 	Text       string    `json:"text" jsonschema:"what the link says in the HTML; empty for a URL in the text"`
 	MessageID  string    `json:"message_id"`
 	Subject    string    `json:"subject"`
@@ -331,7 +333,7 @@ func (b binding) getLink(ctx context.Context, _ *mcp.CallToolRequest, in pattern
 	if err != nil {
 		return nil, foundLinkOut{}, waitError(err, "link", in.TimeoutSeconds)
 	}
-	return nil, foundLinkOut{Link: l.Link, Text: l.Text, MessageID: l.MessageID, Subject: l.Subject, From: l.From,
+	return nil, foundLinkOut{Link: l.Link, LinkASCII: l.LinkASCII, Text: l.Text, MessageID: l.MessageID, Subject: l.Subject, From: l.From,
 		ReceivedAt: l.ReceivedAt}, nil
 }
 

@@ -297,7 +297,7 @@ func (s *Service) listen(reg *prometheus.Registry) (err error) {
 	cfg := s.Config
 	if cfg.SMTPAddr != "" {
 		smtpCfg := ingest.SMTPConfig{Addr: cfg.SMTPAddr, MaxConns: cfg.SMTPMaxConns, MaxConnsPerIP: cfg.SMTPMaxConnsPerIP,
-			RatePerIP: cfg.SMTPRatePerIP, MaxInflightBytes: cfg.SMTPMaxInflightBytes}
+			RatePerIP: cfg.SMTPRatePerIP, MaxInflightBytes: cfg.SMTPMaxInflightBytes, BytesPerClient: cfg.SMTPBytesPerClient}
 		if cfg.TLSCert != "" {
 			cert, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
 			if err != nil {

@@ -20,7 +20,10 @@ import (
 // The commands that talk to a running service, for shell scripts and AI
 // agents' hosts: `tempmail inbox new`, `tempmail wait` and `tempmail mcp`.
 // They are clients of the HTTP API (package client), so they work against
-// any tempmail, local or remote.
+// any tempmail, local or remote. What they print of an answer (a code, a
+// link, a message, an error) was written by a sender or by the server:
+// control, bidirectional and invisible characters in it are written out
+// (client.Printable, client.PrintableJSON), never sent to the terminal.
 
 // defaultServer is where the commands look for the service without
 // --server or TEMPMAIL_SERVER: `tempmail serve`'s default address.
@@ -123,13 +126,13 @@ func runInbox(args []string, getenv func(string) string, stdout, stderr io.Write
 	defer stop()
 	in, err := c.CreateInbox(ctx, *name, *domain)
 	if err != nil {
-		fmt.Fprintf(stderr, "tempmail inbox new: %v\n", err)
+		fmt.Fprintf(stderr, "tempmail inbox new: %s\n", client.Printable(err.Error()))
 		return 2
 	}
 	if *asJSON {
-		fmt.Fprintf(stdout, "%s\n", in.JSON)
+		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(in.JSON))
 	} else {
-		fmt.Fprintln(stdout, in.Address)
+		fmt.Fprintln(stdout, client.Printable(in.Address))
 	}
 	return 0
 }
@@ -193,19 +196,19 @@ func runWait(args []string, getenv func(string) string, stdout, stderr io.Writer
 		what = "link"
 		var l *client.FoundLink
 		if l, err = c.WaitLink(ctx, *token, q, *timeout); err == nil {
-			out = l.Link
+			out = client.Printable(l.Link)
 		}
 	case *message:
 		what = "message"
 		var m *client.Message
 		if m, err = c.WaitMessage(ctx, *token, q, *timeout); err == nil {
-			out = string(m.JSON)
+			out = string(client.PrintableJSON(m.JSON))
 		}
 	default:
 		what = "code"
 		var code *client.Code
 		if code, err = c.WaitOTP(ctx, *token, q, *timeout); err == nil {
-			out = code.Code
+			out = client.Printable(code.Code)
 		}
 	}
 	switch {
@@ -218,7 +221,7 @@ func runWait(args []string, getenv func(string) string, stdout, stderr io.Writer
 	case ctx.Err() != nil:
 		return fail("interrupted")
 	}
-	return fail("%v", err)
+	return fail("%s", client.Printable(err.Error()))
 }
 
 // runMCP runs `tempmail mcp`: the MCP tools over stdio, for hosts that
@@ -244,7 +247,7 @@ func runMCP(args []string, getenv func(string) string, stdin io.ReadCloser, stdo
 	ctx, stop := signalContext()
 	defer stop()
 	if err := mcpserver.NewTools(buildVersion()).ServeStdio(ctx, c, stdin, stdout); err != nil && ctx.Err() == nil {
-		fmt.Fprintf(stderr, "tempmail mcp: %v\n", err)
+		fmt.Fprintf(stderr, "tempmail mcp: %s\n", client.Printable(err.Error()))
 		return 1
 	}
 	return 0

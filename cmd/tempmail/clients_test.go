@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"mime"
 	"net/http"
+	"net/http/httptest"
 	"net/smtp"
 	"strings"
 	"sync/atomic"
@@ -256,5 +258,59 @@ func TestWaitSendsTheReadKey(t *testing.T) {
 				t.Errorf("%d %q %q, want %d %q %q", status, out, errOut, c.status, c.out, c.stderr)
 			}
 		})
+	}
+}
+
+// TestWaitPrintsNothingATerminalRuns: what a sender wrote (a subject, a
+// code) and what a server answers reach the terminal written out: escape
+// sequences, C1 controls, bidirectional and invisible characters (issue
+// 29: ESC ] in a subject set the terminal's title, U+202E turned a name
+// around). A JSON answer stays JSON that decodes to the same text.
+func TestWaitPrintsNothingATerminalRuns(t *testing.T) {
+	t.Parallel()
+	svc, base := startService(t, t.TempDir())
+	in := createTokenInbox(t, base)
+	subject := "Invoice \u009b2J\u202efdp.exe\u200b"
+	mailTo(t, svc, in.Address, "From: shop@example.com\r\nSubject: "+mime.QEncoding.Encode("utf-8", subject)+
+		"\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\ncode 48\u009b2913\u2066\r\n")
+	args := []string{"wait", "--server", base, "--token", in.Token, "--timeout", "10s"}
+	status, out, _ := runCLI(nil, append(args, "--pattern", `code (\S+)`)...)
+	if status != 0 || out != `48\u009b2913\u2066`+"\n" {
+		t.Errorf("--otp: %d %q", status, out)
+	}
+	status, out, _ = runCLI(nil, append(args, "--message")...)
+	var m struct{ Subject string }
+	if err := json.Unmarshal([]byte(out), &m); status != 0 || err != nil || m.Subject != subject ||
+		!strings.Contains(out, `Invoice \u009b2J\u202efdp.exe\u200b`) {
+		t.Errorf("--message: %d %q (%v)", status, out, err)
+	}
+
+	// A server that is not tempmail, or is not honest: its answers and
+	// its errors are written out too.
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/otp/"):
+			w.Write([]byte(`{"otp":"\u001b]0;pwned\u0007\u001b[2J482913"}`))
+		case strings.HasSuffix(r.URL.Path, "/link/"):
+			w.Write([]byte("{\"link\":\"https://x.example/\u202egpj.exe\"}"))
+		default:
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"error":"\u001b[31mno\u001b[0m\u009b"}`))
+		}
+	}))
+	defer hostile.Close()
+	args = []string{"wait", "--server", hostile.URL, "--token", "T", "--timeout", "0s"}
+	for _, c := range []struct {
+		flag, out, stderr string
+		status            int
+	}{
+		{"--otp", `\x1b]0;pwned\x07\x1b[2J482913` + "\n", "", 0},
+		{"--link", `https://x.example/\u202egpj.exe` + "\n", "", 0},
+		{"--message", "", `tempmail wait: \x1b[31mno\x1b[0m\u009b (HTTP 400)` + "\n", 2},
+	} {
+		status, out, errOut := runCLI(nil, append(args, c.flag)...)
+		if status != c.status || out != c.out || errOut != c.stderr {
+			t.Errorf("%s: %d %q %q, want %d %q %q", c.flag, status, out, errOut, c.status, c.out, c.stderr)
+		}
 	}
 }

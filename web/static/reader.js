@@ -205,8 +205,10 @@ export class Reader {
    * The message's links, each with the URL it leads to under its text. They
    * open in a new tab that cannot reach this page, and tell the site
    * nothing of where they came from. The server gives only http and https
-   * URLs; anything else is shown as text, never made a link.
-   * @param {{url: string, text: string}[]} links
+   * URLs; anything else is shown as text, never made a link. A host
+   * written in another script is shown also as the browser looks it up
+   * (punycode), so that a look-alike of a known name shows as what it is.
+   * @param {{url: string, url_ascii?: string, text: string}[]} links
    */
   #showLinks(links) {
     const items = links.map((l) => {
@@ -229,6 +231,13 @@ export class Reader {
         where.className = 'link-url';
         where.textContent = url;
         li.append(where);
+      }
+      const ascii = String(l.url_ascii ?? url);
+      if (ascii !== url) {
+        const host = document.createElement('span');
+        host.className = 'link-url link-ascii';
+        host.textContent = ascii ? `host in ASCII: ${ascii}` : 'its host is no valid name: it opens nothing';
+        li.append(host);
       }
       return li;
     });
