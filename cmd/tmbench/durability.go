@@ -96,7 +96,7 @@ func (b *bench) countSyncs(n int) {
 	s.cmd = exec.Command(strace, "-f", "--seccomp-bpf", "-tt", "-o", trace,
 		"-e", "trace=fsync,fdatasync,sync_file_range,syncfs,sync,msync",
 		b.bin, "serve", "--data-dir", s.dir, "--http-addr", s.http, "--smtp-addr", s.smt,
-		"--smtp-rate-per-ip", "0", "--smtp-max-conns-per-ip", "0", "--create-rate-per-client", "0",
+		"--smtp-rate-per-ip", "0", "--smtp-max-conns-per-ip", "0", "--smtp-bytes-per-client", "0", "--create-rate-per-client", "0",
 		"--dns-resolver", b.dns, "--log-level", "warn")
 	s.cmd.Stderr = os.Stderr
 	// Go's preemption signals would stop the traced process each time.

@@ -142,7 +142,7 @@ func (b *bench) startService(dir, profile string, extra ...string) *service {
 	}
 	s := &service{http: freePort(), smt: freePort(), dir: dir}
 	args := append([]string{"serve", "--data-dir", dir, "--http-addr", s.http, "--smtp-addr", s.smt,
-		"--smtp-rate-per-ip", "0", "--smtp-max-conns-per-ip", "0", "--max-waiters-per-client", "0", "--create-rate-per-client", "0",
+		"--smtp-rate-per-ip", "0", "--smtp-max-conns-per-ip", "0", "--smtp-bytes-per-client", "0", "--max-waiters-per-client", "0", "--create-rate-per-client", "0",
 		"--dns-resolver", b.dns, "--log-level", "warn"}, extra...)
 	s.cmd = exec.Command(b.bin, args...)
 	s.cmd.Stderr = os.Stderr
