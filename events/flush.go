@@ -242,10 +242,8 @@ func blockName(dir string, index int) string {
 // since the last sync, the one it left (the rest of its writes) and the
 // directory that names the new ones.
 func (t *tail) sync() error {
-	if t.f != nil {
-		if _, err := os.Stat(blockName(t.dir, t.index)); err != nil {
-			t.close() // removed (purged, compacted away): find the newest again
-		}
+	if t.f != nil && !t.current() {
+		t.close() // removed or replaced (purged, compacted): find the newest again
 	}
 	newBlocks := false
 	if t.f == nil {
@@ -279,6 +277,16 @@ func (t *tail) sync() error {
 		}
 	}
 	return t.f.Sync()
+}
+
+// current says the file open is still the block its name names.
+func (t *tail) current() bool {
+	named, err := os.Stat(blockName(t.dir, t.index))
+	if err != nil {
+		return false
+	}
+	open, err := t.f.Stat()
+	return err == nil && os.SameFile(named, open)
 }
 
 func (t *tail) close() {

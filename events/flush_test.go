@@ -1,0 +1,85 @@
+package events_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/events/natstest"
+	"tempmail/powercut"
+)
+
+// What a single node's Flusher flushed outlives a power cut, across the
+// blocks the server begins as a stream grows, and what it did not flush
+// is what the cut takes (the test can see loss). The node runs on package
+// powercut's filesystem, which holds every unsynced write until the cut.
+func TestFlushedWritesOutliveAPowerCut(t *testing.T) {
+	if err := powercut.Available(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("power-cut tests cannot run: %v", err)
+		}
+		t.Skipf("POWER-CUT TESTS SKIPPED (they need /dev/fuse and root): %v", err)
+	}
+	backing, mnt := t.TempDir(), t.TempDir()
+	disk, err := powercut.Mount(backing, mnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Unmount()
+	node := natstest.StartNode(t, mnt)
+	if node.Flusher() == nil {
+		t.Fatal("a single node with --sync always has no Flusher")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := node.JS.CreateStream(ctx, jetstream.StreamConfig{Name: "T", Subjects: []string{"t.>"}, Storage: jetstream.FileStorage}); err != nil {
+		t.Fatal(err)
+	}
+	if err := node.Flusher().FlushAll(); err != nil {
+		t.Fatal(err)
+	}
+	body := func(i int) []byte { return bytes.Repeat([]byte(fmt.Sprintf("%07d|", i)), 512) } // 4 KiB
+	// 12 MiB: more than a block of the server's (8 MiB), so the flushes
+	// follow it into a block it began.
+	const flushed, unflushed = 3000, 100
+	for i := range flushed + unflushed {
+		ack, err := node.JS.Publish(ctx, fmt.Sprintf("t.%d", i), body(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < flushed && (i%50 == 49 || i == flushed-1) {
+			if err := node.Flusher().FlushThrough(ctx, "T", ack.Sequence); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	disk.Cut()
+	natstest.Stop(node)
+	if err := disk.Unmount(); err != nil {
+		t.Fatal(err)
+	}
+
+	node = natstest.StartNode(t, backing)
+	st, err := node.JS.Stream(ctx, "T")
+	if err != nil {
+		t.Fatalf("the stream after the cut: %v", err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := info.State.Msgs; n < flushed || n >= flushed+unflushed {
+		t.Errorf("after the cut the stream holds %d messages: want the %d flushed, and not all %d written", n, flushed, flushed+unflushed)
+	}
+	for seq := uint64(1); seq <= flushed; seq++ {
+		m, err := st.GetMsg(ctx, seq)
+		if err != nil || !bytes.Equal(m.Data, body(int(seq-1))) {
+			t.Fatalf("flushed message %d after the cut: %v", seq, err)
+		}
+	}
+}
