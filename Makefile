@@ -33,10 +33,11 @@ clean:
 
 # Benchmarks against the performance targets (docs/BENCHMARKS.md). Not part of
 # test. The output and profiles stay out of git; results go to docs/BENCHMARKS.md.
+# TMBENCH_MAILPIT, a Mailpit binary, adds it to the durability comparison.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./events/
 	$(GO) build -o bin/tmbench ./cmd/tmbench
-	./bin/tmbench -tempmail $(BIN) -profiles bench-profiles | tee bench-output.txt
+	./bin/tmbench -tempmail $(BIN) -profiles bench-profiles -mailpit "$(TMBENCH_MAILPIT)" | tee bench-output.txt
 
 bench-quick: build
 	$(GO) build -o bin/tmbench ./cmd/tmbench
