@@ -180,6 +180,20 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 	var applied int
 	var b *batch
 	for attempt := 0; ; attempt++ {
+		if !v.opts.Exclusive {
+			// Another process's worker may hold earlier events of the
+			// partition (see inOrder): then these wait for them.
+			actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ok, err := v.inOrder(actx, p, evs[0].seq)
+			cancel()
+			if err == nil && !ok {
+				p.log.Debug("views: earlier events of the partition are in another worker's hands; these come again", "first", evs[0].seq, "checkpoint", p.seq)
+				for _, m := range msgs {
+					_ = m.NakWithDelay(ackWait / 4)
+				}
+				return
+			}
+		}
 		// In-flight work finishes on shutdown: the batch's writes are not
 		// cut off by ctx, only bounded in time.
 		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -243,6 +257,39 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 	}
 	if err := last.Ack(); err != nil {
 		p.log.Debug("views: ack failed; the events will be redelivered and skipped", "err", err)
+	}
+}
+
+// inOrder reports whether the partition's events up to first are applied
+// (checkpointed), so that a batch starting at first may be applied now.
+//
+// Pinning a partition to one worker is not exclusive: a worker busy with a
+// batch for longer than the pin lasts (writes stalled by a leader's
+// election) loses it, and the next worker is handed the newer events while
+// the first still applies the older. Applied first, the newer would mark
+// the entries they change with their sequence, and the older, found behind
+// it, would be skipped as applied: lost from the views for good. So a
+// batch waits until everything before it in the partition is applied; the
+// checkpoint is read afresh before a batch is sent back.
+func (v *Views) inOrder(ctx context.Context, p *partition, first uint64) (bool, error) {
+	for fresh := false; ; fresh = true {
+		if err := v.load(ctx, p); err != nil {
+			return false, err
+		}
+		if first <= p.seq+1 {
+			return true, nil
+		}
+		next, err := v.store.NextSeqOf(ctx, p.name, p.seq+1)
+		if err != nil {
+			return false, err
+		}
+		if next == 0 || next >= first {
+			return true, nil // nothing of the partition in between
+		}
+		if fresh {
+			return false, nil
+		}
+		p.loaded = false // the checkpoint may have moved since this worker read it
 	}
 }
 

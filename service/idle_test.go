@@ -103,9 +103,7 @@ func handBack(t *testing.T, svc *service.Service) time.Duration {
 // wait in the server's scheduler, and nothing scans them. Not parallel: it
 // measures the process's CPU time, which other tests' services would spend.
 func TestIdleCostDoesNotGrowWithInboxes(t *testing.T) {
-	if raceDetector {
-		t.Skip("100,000 inboxes under -race take minutes; make test runs this without -race")
-	}
+	servicetest.Long(t) // 100,000 inboxes, and the idle service watched at rest
 	n := 100000
 	if s := os.Getenv("TEMPMAIL_IDLE_INBOXES"); s != "" {
 		n, _ = strconv.Atoi(s)
