@@ -113,7 +113,9 @@ func runMCP(args []string, getenv func(string) string, stdin io.ReadCloser, stdo
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: tempmail mcp [--server URL] [--read-key K]\n\n"+
 			"Serves the MCP tools (create_inbox, list_messages, read_message, wait_for_message, get_code,\n"+
-			"get_link, delete_inbox) over stdin and stdout, calling the service at --server.\n\n")
+			"get_link, delete_inbox) over stdin and stdout, calling the service at --server, or at\n"+
+			"$TEMPMAIL_SERVER: set it in the host's configuration where the host has a --server of its own\n"+
+			"(the MCP Inspector: inspector --cli -e TEMPMAIL_SERVER=URL tempmail mcp ...).\n\n")
 		fs.PrintDefaults()
 	}
 	if status, done := parseClientFlags(fs, args, stdout, stderr); done {
