@@ -11,6 +11,15 @@ LDFLAGS := -X main.version=$(VERSION)
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tempmail
 
+# The binary on your PATH, as `tempmail`: in $(PREFIX)/bin when PREFIX is
+# given (make install PREFIX=/usr/local), else in Go's own place for
+# commands, $GOBIN, or the first $GOPATH's bin (usually ~/go/bin).
+.PHONY: install
+install:
+	@dir="$(if $(PREFIX),$(PREFIX)/bin,$$($(GO) env GOBIN))"; \
+	if [ -z "$$dir" ]; then dir="$$($(GO) env GOPATH | cut -d: -f1)/bin"; fi; \
+	mkdir -p "$$dir" && $(GO) build -ldflags "$(LDFLAGS)" -o "$$dir/tempmail" ./cmd/tempmail && echo "installed $$dir/tempmail"
+
 # The service with embedded NATS: data in ./data, HTTP on 127.0.0.1:8080,
 # SMTP on 127.0.0.1:2525, domain tempmail.test.
 run: build
