@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/events"
+	"tempmail/retry"
 )
 
 // A partition's worker applies its events in batches: what is waiting when
@@ -74,7 +75,7 @@ func (v *Views) work(ctx context.Context, p *partition, cons jetstream.Consumer)
 		if err != nil {
 			v.health.fail(partitionComponent(p.name), false)
 			p.log.Warn("views: cannot consume; retrying", "err", err)
-			sleep(ctx, time.Second)
+			retry.Resume.Sleep(ctx, 0)
 			continue
 		}
 		v.health.ok(partitionComponent(p.name))
@@ -244,7 +245,7 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 			v.store.CountError("apply")
 			p.log.Warn("views: applying events failed; retrying", "events", len(evs), "err", err)
 		}
-		if !sleep(ctx, backoff(attempt)) {
+		if !retry.Apply.Sleep(ctx, attempt) {
 			return // stopping; the events will be redelivered
 		}
 		_ = last.InProgress() // still ours: no redelivery while we retry
@@ -384,7 +385,7 @@ func (v *Views) forget(ctx context.Context, p *partition, last jetstream.Msg) {
 		}
 		v.store.CountError("purge")
 		p.log.Warn("views: forgetting what was deleted failed; retrying", "err", err)
-		if !sleep(ctx, backoff(attempt)) {
+		if !retry.Apply.Sleep(ctx, attempt) {
 			return // done by the next worker, from f.<part>
 		}
 	}
@@ -403,22 +404,5 @@ func inProgress(msg jetstream.Msg) func() {
 			_ = msg.InProgress()
 			last = time.Now()
 		}
-	}
-}
-
-func backoff(attempt int) time.Duration {
-	d := 10 * time.Millisecond << min(attempt, 7)
-	return min(d, time.Second)
-}
-
-// sleep waits for d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
