@@ -3,4 +3,7 @@
 // address normalisation. It has no dependencies on the rest of the module and
 // must stay that way; the packages below it (events, projections, ingest, api,
 // config) own everything else.
+//
+// Its tests hold the repository's doc check too (docnames_test.go): no
+// comment names a file or a symbol that does not exist.
 package tempmail

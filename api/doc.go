@@ -41,9 +41,9 @@
 //
 // An event stream (streams.go): it subscribes to the same topic and, on
 // each wake, reads the inbox's entry and asks the views for what changed
-// after its last event's id (projections.Changes: new messages from the
-// top of the list, reads and deletions from the entry's marks), renders
-// each in its family's shape and writes them. A change is written at once;
+// after its last event's id (projections.Reader.Changes: new messages from
+// the top of the list, reads and deletions from the entry's marks),
+// renders each in its family's shape and writes them. A change is written at once;
 // changes within streamCoalesce of a write are written together, in one
 // write. The id of each event is the log sequence of the event that made
 // it, so a client that reconnects with Last-Event-ID is told what it

@@ -82,7 +82,7 @@ func (s *Server) routes() chi.Router {
 	r.Delete("/api/mailstore/mailbox/{username}/{filename}/delete", s.deleteMessageB)
 
 	// Family C: the token API, and what the token alone authorizes
-	// (family_c_inbox.go).
+	// (tokenInboxOf, inboxes.go).
 	r.With(s.limitCreates).Post("/inboxes", s.createTokenInbox)
 	r.Get("/inboxes/{token}", s.getTokenInbox)
 	r.Delete("/inboxes/{token}", s.deleteTokenInbox)

@@ -18,7 +18,7 @@ import (
 // changes as they are applied, fed by the process's change hub (no NATS
 // consumer per client). Each event's id is the stream sequence of the
 // event that made it; a client that reconnects with Last-Event-ID gets
-// what it missed, from the views (projections.Changes).
+// what it missed, from the views (projections.Reader.Changes).
 
 const (
 	// keepAlive is how often an idle stream sends a comment, so that

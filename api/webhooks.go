@@ -76,7 +76,7 @@ type subscription struct {
 	URL          string     `json:"url"`
 	Events       []string   `json:"events"`
 	InboxID      *string    `json:"inbox_id"`         // null: every inbox
-	Secret       string     `json:"secret,omitempty"` // only when made, and when rotated (secrets.go)
+	Secret       string     `json:"secret,omitempty"` // only when made, and when rotated (rotateSecretA, rotateSecretC)
 	CreatedAt    wire.Time  `json:"created_at"`
 	Failing      bool       `json:"failing"`
 	FailingSince *wire.Time `json:"failing_since,omitempty"`

@@ -24,7 +24,8 @@ type Subscription struct {
 // it. The views keep at most projections.MaxInboxWebhooks subscriptions to
 // one inbox and MaxGlobalWebhooks to every inbox, and refuse those beyond
 // as they apply them, one at a time: of racing subscriptions past a cap,
-// the later get a Conflict. The target is checked first (webhooks.CheckURL).
+// the later get a Conflict. The target is checked first
+// (webhooks.Webhooks.CheckURL).
 func (c *Commands) Subscribe(ctx context.Context, sub Subscription) (*projections.Webhook, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()

@@ -5,4 +5,12 @@
 // value. It does no I/O beyond reading the arguments and environment it is
 // given and writing the usage it is asked for: files the flags name are read
 // by the command (cmd/tempmail), before it creates anything.
+//
+// config.go has the Config, parsing, the usages and the checks that relate
+// flags; each area's flags, with their defaults, usages and checks, are in
+// a file of their own: store.go (the store and NATS), http.go (HTTP and
+// its clients), smtp.go (SMTP and the checks of received mail), mail.go
+// (inboxes and their mail), webhooks.go and logging.go. values.go reads
+// the kinds of value flags share: counts, addresses, durations, sizes and
+// rates.
 package config

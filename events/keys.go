@@ -47,8 +47,9 @@ var ErrErased = tempmail.Errorf(tempmail.NotFound, "message not found")
 // place (ext4 and the like write data in place), and Flush puts that on the
 // disk: the erased key is gone from the data directory within moments.
 // A new key is written to the operating system at once; the store flushes
-// it to disk before the message it seals is acknowledged (Store.commit),
-// and a loop flushes whatever is left within a second.
+// it to disk before the message it seals is acknowledged (Store.AppendMail,
+// through Flusher.FlushFiles), and a loop flushes whatever is left within
+// a second.
 //
 // Slot layout (64 bytes): a state byte (1: in use), the message id (16
 // bytes of its UUID), the key (32 bytes), zeros.

@@ -22,7 +22,7 @@ import (
 //
 // What is gone leaves the log: a deleted message's events (and a deleted
 // subscription's) by their sequences, which the views know; an ended
-// inbox's with one purge of each of its subjects (Store.Purge). The log so
+// inbox's with one purge of each of its subjects (Store.Forget). The log so
 // holds what is live, not its history.
 //
 // The address is the aggregate: its lifecycle subject holds at most one live

@@ -35,7 +35,7 @@ var ErrOutdated = errors.New("the views were built by an earlier tempmail in a l
 
 // ErrLost means the current views are gone, or lost writes that the log
 // still holds events of (a power cut: views are not put on disk write by
-// write, see events.OpenDerivedKV): they must be built again from the log
+// write, see events.Flusher): they must be built again from the log
 // (Rebuild) before anything is served from them.
 var ErrLost = errors.New("the views are missing or behind what they had applied; they must be rebuilt from the log (tempmail rebuild)")
 

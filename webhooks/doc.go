@@ -6,8 +6,9 @@
 // disagree with it. The delivery path:
 //
 //  1. A projection worker, applying an event, asks the views which
-//     subscriptions it concerns (projections.Views.deliveries) and hands
-//     them to Outbox.Enqueue before it applies the event: one job per
+//     subscriptions it concerns (projections/webhooks.go) and hands them,
+//     a projections.Delivery each, to its projections.Outbox (here,
+//     Webhooks.Enqueue) before it applies the event: one job per
 //     subscription, published to the WEBHOOKS work-queue stream under a
 //     Nats-Msg-Id made of the event's sequence and the subscription, so a
 //     worker that crashed and dispatches again adds nothing. Partition

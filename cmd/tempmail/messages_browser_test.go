@@ -136,7 +136,8 @@ func TestBrowserMailArrivesLiveAndIsReadAndDeleted(t *testing.T) {
 	}
 
 	// Deleted, it goes: from the page at once, and from the server once
-	// the time to undo it is up (page_browser_test.go tests the undo).
+	// the time to undo it is up (TestBrowserDeletingAMessageCanBeUndone
+	// tests the undo).
 	p.do(t, chromedp.Click(chromedp.CSS(".message-open")))
 	p.waitFor(t, "the message", `!document.getElementById('message').hidden`)
 	p.do(t, chromedp.Click(chromedp.ID("message-delete")))

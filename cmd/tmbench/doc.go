@@ -1,5 +1,5 @@
 // Command tmbench measures tempmail against the performance targets of
-// DESIGN.md (make bench, make bench-quick). Every scenario starts a fresh
+// docs/BENCHMARKS.md (make bench, make bench-quick). Every scenario starts a fresh
 // `tempmail serve` as a child process on loopback, loads it from this
 // process, and compares it with a reference measured in the same run by the
 // same load generator: a go-smtp server that discards every message, and a

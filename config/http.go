@@ -1,0 +1,136 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// httpOptions are the flags of HTTP and its clients: the listener, the API
+// token and the read key, what one client may hold open and create, the
+// proxies believed, MCP, and the browsers' origins.
+func httpOptions() []option {
+	return []option{
+		{"http-addr", "127.0.0.1:8080", "HTTP listen address (host:port)", func(c *Config, v string) error {
+			return hostPort(&c.HTTPAddr, v)
+		}},
+		{"api-token", "", "family A API token; empty: generated on first start and kept in --data-dir", func(c *Config, v string) error {
+			return secret(&c.APIToken, v)
+		}},
+		{"read-key", "", "family C read key for latest, otp, link and address/latest; empty: no key needed", func(c *Config, v string) error {
+			return secret(&c.ReadKey, v)
+		}},
+		{"require-token", "false", "require the API token on every family A endpoint", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.RequireToken = b
+			return nil
+		}},
+		{"max-waiters", "10000", "long-polls and event streams held at once; beyond, 503; 0: unlimited", func(c *Config, v string) error {
+			return count(&c.MaxWaiters, v)
+		}},
+		{"max-waiters-per-client", "100", "long-polls and event streams one client may hold at once; beyond, 429; 0: unlimited", func(c *Config, v string) error {
+			return count(&c.MaxWaitersPerClient, v)
+		}},
+		{"max-stream-age", "30m", "an event stream ends after this long, and EventSource resumes it", func(c *Config, v string) error {
+			return duration(&c.MaxStreamAge, v)
+		}},
+		{"create-rate-per-client", "120/m", "inboxes and webhook subscriptions one client may create: N/s, N/m or N/h (a bucket of N, refilled over the period); beyond, 429; 0: unlimited", func(c *Config, v string) error {
+			r, err := ParseRate(v)
+			c.CreateRatePerClient = r
+			return err
+		}},
+		{"trusted-proxies", "", "reverse proxies (CIDRs or addresses, separated by commas) whose X-Forwarded-For names the client; empty: the header is ignored", func(c *Config, v string) error {
+			p, err := prefixes(v)
+			c.TrustedProxies = p
+			return err
+		}},
+		{"mcp", "true", "serve the MCP tools for AI agents (streamable HTTP) at /mcp", func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.MCP = b
+			return nil
+		}},
+		{"mcp-rate-per-client", "600/m", "requests one client may send to /mcp: N/s, N/m or N/h (a bucket of N, refilled over the period); beyond, 429; 0: unlimited", func(c *Config, v string) error {
+			r, err := ParseRate(v)
+			c.MCPRatePerClient = r
+			return err
+		}},
+		{"cors-origins", "", "browser origins allowed to call the API, such as https://app.example.com, separated by commas, or * for any; empty: none", func(c *Config, v string) error {
+			o, err := origins(v)
+			c.CORSOrigins = o
+			return err
+		}},
+	}
+}
+
+func secret(dst *string, v string) error {
+	if strings.ContainsAny(v, " \t\r\n") {
+		return errors.New("must not contain white space")
+	}
+	*dst = v
+	return nil
+}
+
+// origins parses --cors-origins: "*" alone, or origins as a browser sends
+// them in its Origin header (scheme://host[:port], lower case, no path),
+// which the API then compares exactly.
+func origins(v string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(v, ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		if o == "*" {
+			out = append(out, o)
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" ||
+			u.User != nil || u.Opaque != "" || strings.HasSuffix(o, "?") || strings.HasSuffix(o, "#") {
+			return nil, fmt.Errorf("%q is not an origin; must be origins such as https://app.example.com or http://localhost:3000 (scheme://host[:port], no path), separated by commas, or *", o)
+		}
+		if p := u.Port(); p != "" {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				return nil, fmt.Errorf("%q has a port out of range (1 to 65535)", o)
+			}
+		}
+		out = append(out, strings.ToLower(u.Scheme)+"://"+strings.ToLower(u.Host))
+	}
+	if len(out) > 1 && slices.Contains(out, "*") {
+		return nil, errors.New("* allows every origin and must stand alone")
+	}
+	return out, nil
+}
+
+// prefixes parses --trusted-proxies: CIDRs, or addresses standing for
+// themselves alone.
+func prefixes(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return nil, fmt.Errorf("%q is not a CIDR or an address; must be such as 10.0.0.0/8, 127.0.0.1 or fd00::/8, separated by commas", f)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		if p.Addr().Is4In6() {
+			p = netip.PrefixFrom(p.Addr().Unmap(), max(p.Bits()-96, 0))
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
