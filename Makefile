@@ -6,7 +6,7 @@ BIN := bin/tempmail
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build run test vet fmt-check clean bench bench-quick powerloss
+.PHONY: build run test vet fmt-check clean bench bench-quick powerloss docs
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tempmail
@@ -23,6 +23,12 @@ test: fmt-check vet
 
 vet:
 	$(GO) vet ./...
+
+# The outputs of the examples in README.md's quick start and docs/API.md,
+# written again from what the service answers now (make test fails when
+# they differ; cmd/tempmail/docs_test.go says how they are compared).
+docs:
+	$(GO) test -count=1 -run 'APIDoc|Readme' ./cmd/tempmail -update
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
