@@ -21,7 +21,15 @@ var apiDocDomains = []string{"--domains", "tempmail.test,mail.example.test"}
 // apiDocSessions are the services the sessions of docs/API.md run
 // against: the doc's own, and for a few, with the flags their section
 // says it was started with.
-var apiDocSessions = map[string]docSession{}
+var apiDocSessions = map[string]docSession{
+	"auth":    {flags: apiDocDomains},
+	"readkey": {flags: append([]string{"--read-key", "s3cret"}, apiDocDomains...)},
+	"c":       {flags: apiDocDomains},
+	"wait":    {flags: apiDocDomains},
+	"events":  {flags: apiDocDomains},
+	"catchall": {flags: []string{"--domains", "tempmail.test,mail.example.test,catch.example.test",
+		"--catch-all-domains", "catch.example.test"}},
+}
 
 // docDNS is the DNS the docs' services ask: it knows the names the
 // examples' checks find records for, and answers that no other name

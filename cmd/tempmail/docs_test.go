@@ -337,8 +337,10 @@ var docPlaceholders = []struct {
 	// seconds vary, so dates are compared by form alone.
 	{"time", regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z`), true},
 	{"date", regexp.MustCompile(`[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}`), false},
-	// swaks's Message-Id, of the time and its process id.
+	// swaks's Message-Id and MIME boundaries, of the time and its
+	// process id.
 	{"swaks-id", regexp.MustCompile(`\d{14}\.\d{6}@`), false},
+	{"boundary", regexp.MustCompile(`_MIME_BOUNDARY_000_\d+`), false},
 	{"swaks", regexp.MustCompile(`swaks v[0-9.]+`), false},
 	// Family C tokens.
 	{"token", regexp.MustCompile(`\b[A-Z2-7]{26}\b`), true},
@@ -352,6 +354,8 @@ var docPlaceholders = []struct {
 	{"seq", regexp.MustCompile(`(?m)(^id: |Last-Event-ID: |msg_)\d+`), true},
 	{"duration", regexp.MustCompile(`"duration_ms":\d+`), false},
 	{"unix-time", regexp.MustCompile(`webhook-timestamp: \d+`), false},
+	// Bodies that hold sizes.
+	{"content-length", regexp.MustCompile(`(?m)^Content-Length: \d+$`), false},
 }
 
 // normaliseDocOutputs replaces what varies with placeholders, numbered
