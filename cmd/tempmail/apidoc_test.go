@@ -27,6 +27,16 @@ var apiDocSessions = map[string]docSession{
 	"c":       {flags: apiDocDomains},
 	"wait":    {flags: apiDocDomains},
 	"events":  {flags: apiDocDomains},
+	"cli":     {flags: apiDocDomains},
+	"mcp":     {flags: apiDocDomains},
+	"a":       {flags: apiDocDomains},
+	"b":       {flags: apiDocDomains},
+	"authres": {flags: apiDocDomains},
+	"smtp":    {flags: apiDocDomains},
+	"inbound": {flags: apiDocDomains},
+	"page":    {flags: apiDocDomains},
+	"hooks": {flags: append([]string{"--webhook-allow-private", "--webhook-retry-schedule", "2s,1h"}, apiDocDomains...),
+		addrs: []string{"127.0.0.1:9000", "127.0.0.1:9001"}},
 	"catchall": {flags: []string{"--domains", "tempmail.test,mail.example.test,catch.example.test",
 		"--catch-all-domains", "catch.example.test"}},
 }
@@ -38,5 +48,12 @@ var apiDocSessions = map[string]docSession{
 // records of their own).
 func docDNS(t *testing.T) *authtest.DNS {
 	dns := authtest.StartDNS(t)
+	// Authentication results: sender.example signs its mail with the key
+	// s1 (the signature in the doc was made with it, and only its public
+	// half is kept), sends it from 127.0.0.1, and asks for rejection of
+	// what fails.
+	dns.TXT("sender.example", "v=spf1 ip4:127.0.0.1 -all")
+	dns.TXT("_dmarc.sender.example", "v=DMARC1; p=reject")
+	dns.TXT("s1._domainkey.sender.example", "v=DKIM1; k=ed25519; p=2shJY89vgoAfNr3a0Q+TDZEKRvKAiUUJv9axcbZjHn8=")
 	return dns
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,7 +37,8 @@ import (
 //
 // The examples of a session run in the doc's order in one bash (with set
 // -u, so that a variable no example set is an error), in a directory of
-// their own that holds the service's data directory as ./data: what one
+// their own that holds the service's data directory as ./data and the
+// repository's examples (with go.mod, to build them from there): what one
 // example sets ($TOKEN, a file in a temporary directory), those after it
 // use. Each session has its own service, started as docSessions says, and
 // sessions run in parallel. An example without an output block must exit
@@ -245,6 +247,16 @@ func runDocExamples(t *testing.T, path string, sessions map[string]docSession) {
 // bash; it returns what each printed, edited as the doc shows it.
 func runDocSession(t *testing.T, s docSession, exs []docExample) []string {
 	dir := t.TempDir()
+	// The repository's examples, built as from its root.
+	for _, name := range []string{"examples", "go.mod", "go.sum"} {
+		abs, err := filepath.Abs(filepath.Join("../..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	dns := docDNS(t)
 	flags := append([]string{"--dns-resolver", dns.Addr}, s.flags...)
 	_, base, smtpAddr := runServeSMTP(t, filepath.Join(dir, "data"), flags...)
@@ -268,12 +280,12 @@ func runDocSession(t *testing.T, s docSession, exs []docExample) []string {
 		// A brace group runs in this shell, so what it sets stays set.
 		fmt.Fprintf(&script, "{\n%s\n} >%q 2>&1\necho $? >%q\n", cmd, docOut(dir, i), docOut(dir, i)+".status")
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-c", script.String())
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(binary)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"HOME="+dir, "LC_ALL=C.UTF-8", "TZ=UTC")
+		"HOME="+dir, "LC_ALL=C.UTF-8", "TZ=UTC", "GOCACHE="+goEnv(t, "GOCACHE"), "GOMODCACHE="+goEnv(t, "GOMODCACHE"))
 	// Whatever the examples leave running (a receiver) ends with the session.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -284,7 +296,13 @@ func runDocSession(t *testing.T, s docSession, exs []docExample) []string {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	if err != nil {
-		t.Fatalf("the session's shell: %v\n%s", err, stderr.String())
+		// What the examples printed, as far as they got.
+		var got strings.Builder
+		for i, ex := range exs {
+			b, _ := os.ReadFile(docOut(dir, i))
+			fmt.Fprintf(&got, "line %d printed:\n%.2000s\n", ex.line, b)
+		}
+		t.Fatalf("the session's shell: %v\n%s%s", err, stderr.String(), got.String())
 	}
 	host, _ := os.Hostname()
 	outs := make([]string, len(exs))
@@ -302,6 +320,16 @@ func runDocSession(t *testing.T, s docSession, exs []docExample) []string {
 	return outs
 }
 
+// goEnv is a variable of the go command's environment, which the
+// examples' shell, with a HOME of its own, would not find.
+func goEnv(t *testing.T, name string) string {
+	out, err := exec.Command("go", "env", name).Output()
+	if err != nil {
+		t.Fatalf("go env %s: %v", name, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
 func docOut(dir string, i int) string { return filepath.Join(dir, "out-"+strconv.Itoa(i)) }
 
 // httpDate is an HTTP Date header, as curl -i prints it.
@@ -315,7 +343,10 @@ func docEdits(out, host string, subst [][2]string) string {
 	if host != "" && host != "vm" {
 		out = regexp.MustCompile(`\b`+regexp.QuoteMeta(host)+`\b`).ReplaceAllString(out, "vm")
 	}
-	for _, r := range subst {
+	// The longest first: one address may begin another.
+	back := slices.Clone(subst)
+	slices.SortFunc(back, func(a, b [2]string) int { return len(b[1]) - len(a[1]) })
+	for _, r := range back {
 		out = strings.ReplaceAll(out, r[1], r[0])
 	}
 	out = httpDate.ReplaceAllString(out, "")
