@@ -7,7 +7,7 @@ import "testing"
 // says (docs_test.go runs it).
 func TestReadmeQuickStartWorksAsWritten(t *testing.T) {
 	t.Parallel()
-	runDocExamples(t, "../../README.md", map[string]docSession{
+	runDocExamples(t, "../../README.md", []string{"curl", "swaks", "sed"}, map[string]docSession{
 		"quickstart": {flags: []string{"--domains", "tempmail.test"}},
 	})
 }
