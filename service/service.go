@@ -246,7 +246,7 @@ func (s *Service) openViews(ctx context.Context, refine func(*webhooks.Options))
 		// In a cluster a rebuild needs a majority of the nodes running,
 		// and it is safe beside processes of the earlier release, whose
 		// events it leaves to the new views' workers from where it ended.
-		return fmt.Errorf("%w; with several processes, upgrade one at a time: run `tempmail rebuild` with this process's configuration while the others run, then start it, then the others one after the other", err)
+		return fmt.Errorf("%w; with several processes, run `tempmail rebuild` with this process's configuration while the others run, then start it, then start the others again one after the other", err)
 	}
 	if err != nil {
 		return err
