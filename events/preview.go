@@ -146,14 +146,18 @@ const previewRule = 2
 const legacyRenderBytes = 8 << 10
 
 // upgradePreview makes the preview of content stored under an earlier
-// rule again: from its HTML when its text is the HTML's rendering (and
-// then marks it so), else as it was.
+// rule again: from its HTML when it has no text, or when its text is the
+// HTML's rendering (and then marks it so); else it stays as it was.
 func upgradePreview(c *Content) {
-	if c.HTML == "" || c.Text == "" || c.TextFromHTML || !renderedFromHTML(c.Text, c.HTML) {
+	switch {
+	case c.HTML == "" || c.TextFromHTML:
 		return
+	case c.Text == "":
+		c.Preview = previewOf(*c)
+	case renderedFromHTML(c.Text, c.HTML):
+		c.TextFromHTML = true
+		c.Preview = previewOf(*c)
 	}
-	c.TextFromHTML = true
-	c.Preview = previewOf(*c)
 }
 
 // renderedFromHTML says text is htm as text, as ingest made it for mail
