@@ -343,8 +343,11 @@ var httpDate = regexp.MustCompile(`(?m)^Date: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2}
 // doc's, and HTTP Date headers are left out.
 func docEdits(out, host string, subst [][2]string) string {
 	out = strings.ReplaceAll(out, "\r\n", "\n")
-	if host != "" && host != "vm" {
-		out = regexp.MustCompile(`\b`+regexp.QuoteMeta(host)+`\b`).ReplaceAllString(out, "vm")
+	// swaks says the name as the machine has it; the service, in lower case.
+	for _, h := range []string{host, strings.ToLower(host)} {
+		if h != "" && h != "vm" {
+			out = regexp.MustCompile(`\b`+regexp.QuoteMeta(h)+`\b`).ReplaceAllString(out, "vm")
+		}
 	}
 	// The longest first: one address may begin another.
 	back := slices.Clone(subst)
@@ -373,7 +376,7 @@ var docPlaceholders = []struct {
 	{"date", regexp.MustCompile(`[A-Z][a-z]{2}, \d{1,2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}`), false},
 	// swaks's Message-Id and MIME boundaries, of the time and its
 	// process id.
-	{"swaks-id", regexp.MustCompile(`\d{14}\.\d{6}@`), false},
+	{"swaks-id", regexp.MustCompile(`\d{14}\.\d+@`), false},
 	{"boundary", regexp.MustCompile(`_MIME_BOUNDARY_000_\d+`), false},
 	{"swaks", regexp.MustCompile(`swaks v[0-9.]+`), false},
 	// Family C tokens.
