@@ -465,3 +465,32 @@ func docDNS(t *testing.T) *authtest.DNS {
 	dns.TXT("s1._domainkey.sender.example", "v=DKIM1; k=ed25519; p=2shJY89vgoAfNr3a0Q+TDZEKRvKAiUUJv9axcbZjHn8=")
 	return dns
 }
+
+// TestDocEditsAndPlaceholders: what the docs' examples print is written as
+// the doc shows it on any machine (its host name, the test's ports, no
+// HTTP Date), and compared by shape: two runs that differ only in ids,
+// tokens and times compare equal, and one where a value that recurs does
+// not recur does not.
+func TestDocEditsAndPlaceholders(t *testing.T) {
+	t.Parallel()
+	subst := [][2]string{{"localhost:8080", "127.0.0.1:41234"}, {"127.0.0.1:2525", "127.0.0.1:4123"}}
+	out := docEdits("HTTP/1.1 200 OK\r\nDate: Wed, 25 Nov 2026 16:32:25 GMT\r\n\r\n"+
+		"EHLO Runner-7 from runner-7 (127.0.0.1) at 127.0.0.1:4123 and 127.0.0.1:41234\n\n", "Runner-7", subst)
+	if want := "HTTP/1.1 200 OK\n\nEHLO vm from vm (127.0.0.1) at 127.0.0.1:2525 and localhost:8080"; out != want {
+		t.Errorf("edited:\n%q\nwant\n%q", out, want)
+	}
+	run := func(token, id, other string) []string {
+		return normaliseDocOutputs([]string{
+			`{"token":"` + token + `","id":"` + id + `","created_at":"2026-11-25T16:32:25.444556Z"}`,
+			`{"message_id":"` + other + `","to":"ab12cd34ef@tempmail.test","size":529}`})
+	}
+	a := run("REVLO4BZIFRSD7JMONSLDXARJK", "529f830f-1127-4b09-bde4-16e0ce9b51dc", "529f830f-1127-4b09-bde4-16e0ce9b51dc")
+	b := run("TMNJ2KCTUI45VSMBW4H32OXL7C", "83219773-d20d-4c08-aeaa-ab5a4f2e33ea", "83219773-d20d-4c08-aeaa-ab5a4f2e33ea")
+	c := run("TMNJ2KCTUI45VSMBW4H32OXL7C", "83219773-d20d-4c08-aeaa-ab5a4f2e33ea", "01a2138d-1f9e-777c-8c22-16e0ce9b51dc")
+	if !slices.Equal(a, b) {
+		t.Errorf("two runs compare unequal:\n%q\n%q", a, b)
+	}
+	if slices.Equal(b, c) {
+		t.Errorf("an id that should recur and does not compares equal: %q", c)
+	}
+}
