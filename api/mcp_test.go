@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/netip"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -154,11 +155,11 @@ func TestMCPToolsOverHTTP(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"get_code", map[string]any{"token": token, "timeout_seconds": 61}, "maximum"},
+		{"get_code", map[string]any{"token": token, "timeout_seconds": 61}, "timeout_seconds must be a whole number from 0 to 60, not 61"},
 		{"get_code", map[string]any{"token": token, "pattern": "("}, "invalid pattern"},
-		{"get_code", map[string]any{"token": strings.Repeat("A", 65)}, "maxLength"},
-		{"read_message", map[string]any{"token": token}, "message_id"},
-		{"list_messages", map[string]any{"token": token, "extra": 1}, "extra"},
+		{"get_code", map[string]any{"token": strings.Repeat("A", 65)}, "token must be at most 64 characters, not 65"},
+		{"read_message", map[string]any{"token": token}, "message_id is required"},
+		{"list_messages", map[string]any{"token": token, "extra": 1}, `unknown argument "extra"`},
 		{"read_message", map[string]any{"token": token, "message_id": "../../x"}, "Not found"},
 	} {
 		if e := call(t, ctx, s, bad.tool, bad.args, &m); !strings.Contains(e, bad.want) {
@@ -166,12 +167,45 @@ func TestMCPToolsOverHTTP(t *testing.T) {
 		}
 	}
 
-	var deleted struct{ Deleted bool }
-	if e := call(t, ctx, s, "delete_inbox", map[string]any{"token": token}, &deleted); e != "" || !deleted.Deleted {
-		t.Errorf("delete_inbox: %q %+v", e, deleted)
+	// Deleting is idempotent, as the tool's annotations say: the second
+	// call says the inbox was already gone.
+	type deletedOut struct {
+		Deleted     bool
+		AlreadyGone bool `json:"already_gone"`
+	}
+	for _, want := range []deletedOut{{true, false}, {true, true}} {
+		var deleted deletedOut
+		if e := call(t, ctx, s, "delete_inbox", map[string]any{"token": token}, &deleted); e != "" || deleted != want {
+			t.Errorf("delete_inbox: %q %+v, want %+v", e, deleted, want)
+		}
 	}
 	if e := call(t, ctx, s, "list_messages", map[string]any{"token": token}, &list); e != "Inbox not found" {
 		t.Errorf("list_messages of a deleted inbox: %q", e)
+	}
+}
+
+// TestMCPTextContentIsNotHTMLEscaped: a host that gives the model only a
+// result's text gives it the link as it is, `?t=1&u=2`, not `\u0026`
+// (issue 30), and the text is the structured result's JSON.
+func TestMCPTextContentIsNotHTMLEscaped(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	s := h.mcpSession()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	token, address := h.tokenInbox()
+	h.sendMail(address, "From: Shop <shop@example.com>\r\nSubject: <Verify> & go\r\nContent-Type: text/plain\r\n\r\n"+
+		"Verify: https://shop.example/verify?t=1&u=2\r\n")
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "get_link", Arguments: map[string]any{"token": token, "timeout_seconds": 10}})
+	if err != nil || res.IsError || len(res.Content) != 1 {
+		t.Fatalf("get_link: %v %+v", err, res)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	var fromText, structured map[string]any
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(text, `"link":"https://shop.example/verify?t=1&u=2"`) || !strings.Contains(text, `"subject":"<Verify> & go"`) ||
+		json.Unmarshal([]byte(text), &fromText) != nil || json.Unmarshal(b, &structured) != nil || !reflect.DeepEqual(fromText, structured) {
+		t.Errorf("text %s\nstructured %s", text, b)
 	}
 }
 

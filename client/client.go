@@ -55,7 +55,11 @@ func New(server string) (*Client, error) {
 	u, err := url.Parse(strings.TrimSpace(server))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
 		u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("server %q is not a base URL such as http://127.0.0.1:8080 or https://mail.example.com", server)
+		shown := server
+		if err == nil && u.User != nil {
+			shown = u.Redacted() // a password is not for the log
+		}
+		return nil, fmt.Errorf("server %q is not a base URL such as http://127.0.0.1:8080 or https://mail.example.com", shown)
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
@@ -79,6 +83,13 @@ var ErrNotYet = errors.New("nothing matches yet")
 
 // ErrTimeout ends a wait whose time ran out with nothing matching.
 var ErrTimeout = errors.New("timed out")
+
+// ErrNoInbox is what DeleteInbox returns when no inbox has the token: it
+// was deleted, it expired, or it was never made.
+var ErrNoInbox = errors.New("no inbox has this token (deleted, expired, or never made)")
+
+// inboxNotFound is the service's error for a token of no inbox.
+const inboxNotFound = "Inbox not found"
 
 // notYet are the answers of latest, otp and link that mean "not yet", as
 // opposed to an inbox that is not there (also 404).
@@ -169,11 +180,13 @@ type FoundLink struct {
 
 // Query says what latest, otp and link look for: the filters (each a
 // case-insensitive substring; empty: any), only messages newer than After
-// (a message id), and for otp and link a pattern (RE2; empty: the
+// (a message id) and received after AfterTime (by the service's clock;
+// zero: any time), and for otp and link a pattern (RE2; empty: the
 // service's default, six digits for otp, any link for link).
 type Query struct {
 	From, To, Subject string
 	After             string
+	AfterTime         time.Time
 	Pattern           string
 }
 
@@ -211,9 +224,17 @@ func (c *Client) Inbox(ctx context.Context, token string) (*Inbox, error) {
 	return &in, err
 }
 
-// DeleteInbox deletes an inbox and all its mail.
+// DeleteInbox deletes an inbox and all its mail. When the service has no
+// inbox with the token, the error is ErrNoInbox: deleting is done, by
+// whoever did it first or by expiry, and a caller that deletes to clean up
+// may take that as success.
 func (c *Client) DeleteInbox(ctx context.Context, token string) error {
 	_, err := c.do(ctx, http.MethodDelete, "/inboxes/"+url.PathEscape(token)+"/", nil, nil, 0, nil)
+	// Only the service's own answer: a 404 of a proxy, or of a --server
+	// with the wrong path, says nothing of the inbox.
+	if e := (*Error)(nil); errors.As(err, &e) && e.Status == http.StatusNotFound && e.Message == inboxNotFound {
+		return ErrNoInbox
+	}
 	return err
 }
 
@@ -247,24 +268,30 @@ func (c *Client) Message(ctx context.Context, token, id string) (*Message, error
 // seconds, at most 60) until one arrives; ErrNotYet if none does.
 func (c *Client) Latest(ctx context.Context, token string, q Query, wait time.Duration) (*Message, error) {
 	q.Pattern = ""
-	var m Message
-	raw, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/latest/", q.values(wait), nil, wait, &m)
-	m.JSON = raw
-	return &m, err
+	return receivedAfter(q, wait, func(q Query, wait time.Duration) (*Message, error) {
+		var m Message
+		raw, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/latest/", q.values(wait), nil, wait, &m)
+		m.JSON = raw
+		return &m, err
+	}, func(m *Message) (string, time.Time) { return m.ID, m.ReceivedAt })
 }
 
 // OTP is the newest one-time code that q matches, held as Latest is.
 func (c *Client) OTP(ctx context.Context, token string, q Query, wait time.Duration) (*Code, error) {
-	var code Code
-	_, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/otp/", q.values(wait), nil, wait, &code)
-	return &code, err
+	return receivedAfter(q, wait, func(q Query, wait time.Duration) (*Code, error) {
+		var code Code
+		_, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/otp/", q.values(wait), nil, wait, &code)
+		return &code, err
+	}, func(code *Code) (string, time.Time) { return code.MessageID, code.ReceivedAt })
 }
 
 // Link is the newest link that q matches, held as Latest is.
 func (c *Client) Link(ctx context.Context, token string, q Query, wait time.Duration) (*FoundLink, error) {
-	var l FoundLink
-	_, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/link/", q.values(wait), nil, wait, &l)
-	return &l, err
+	return receivedAfter(q, wait, func(q Query, wait time.Duration) (*FoundLink, error) {
+		var l FoundLink
+		_, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/link/", q.values(wait), nil, wait, &l)
+		return &l, err
+	}, func(l *FoundLink) (string, time.Time) { return l.MessageID, l.ReceivedAt })
 }
 
 // WaitMessage, WaitOTP and WaitLink wait up to timeout for what Latest, OTP
@@ -306,8 +333,14 @@ type answer struct {
 }
 
 // send makes one request, bounded by wait and RequestTimeout, and turns an
-// answer other than 2xx into an *Error (or ErrNotYet).
+// answer other than 2xx into an *Error (or ErrNotYet). Its errors never
+// show the inbox's token or the read key.
 func (c *Client) send(ctx context.Context, method, path string, query url.Values, body []byte, wait time.Duration) (*answer, error) {
+	a, err := c.exchange(ctx, method, path, query, body, wait)
+	return a, secretsOf(path, c.ReadKey).redact(err)
+}
+
+func (c *Client) exchange(ctx context.Context, method, path string, query url.Values, body []byte, wait time.Duration) (*answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait+RequestTimeout)
 	defer cancel()
 	u := c.Server + path

@@ -6,11 +6,12 @@
 //
 // A wait longer than the service holds one request (60 s) is a chain of
 // held requests, each answered as soon as what it waits for arrives: no
-// polling. A wait returns what already matches at once; Query.After counts
-// only what came later.
+// polling. A wait returns what already matches at once; Query.After (a
+// message id) and Query.AfterTime count only what came later.
 //
 // It follows a redirect only within the service's origin: the token is in
-// the path and the read key in a header, and neither goes elsewhere. What
+// the path and the read key in a header, and neither goes elsewhere, nor
+// into an error's text (CI logs are often public). What
 // it returns was written by senders (and by a server it may not trust):
 // Printable and PrintableJSON write out the characters a terminal would
 // act on or hide, for whoever prints it.

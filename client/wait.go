@@ -66,3 +66,33 @@ func holdFor(left, limit time.Duration) time.Duration {
 	secs := (left + time.Second - 1) / time.Second * time.Second
 	return min(secs, limit.Truncate(time.Second))
 }
+
+// receivedAfter asks find for what q matches, held up to wait, and while
+// what it finds was received at or before q.AfterTime asks again for what
+// came after that message: the service answers the newest match, so once
+// it is skipped only mail that arrives later is left (ids sort by arrival,
+// and the service's after counts only newer ones). The API has no
+// parameter for a time; this is how "received after" is asked.
+func receivedAfter[T any](q Query, wait time.Duration, find func(Query, time.Duration) (T, error), stamp func(T) (id string, at time.Time)) (T, error) {
+	var zero T
+	deadline := time.Now().Add(wait)
+	for skips := 0; ; skips++ {
+		v, err := find(q, wait)
+		if err != nil || q.AfterTime.IsZero() {
+			return v, err
+		}
+		id, at := stamp(v)
+		if at.After(q.AfterTime) {
+			return v, nil
+		}
+		if id <= q.After {
+			// Not tempmail: it would be asked the same again and again.
+			return zero, fmt.Errorf("the service answered message %q for after=%q, which is not newer", Printable(id), Printable(q.After))
+		}
+		left := time.Until(deadline)
+		if skips > 0 && left <= 0 {
+			return zero, ErrNotYet // what came since was received before AfterTime too
+		}
+		q.After, wait = id, holdFor(left, maxHold)
+	}
+}

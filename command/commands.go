@@ -8,6 +8,7 @@ import (
 	"tempmail"
 	"tempmail/events"
 	"tempmail/projections"
+	"tempmail/retry"
 	"tempmail/webhooks"
 )
 
@@ -42,25 +43,20 @@ func (c *Commands) applied(ctx context.Context, ack events.Ack, err error) error
 	return c.Views.WaitApplied(ctx, ack)
 }
 
-// retry runs try until it is done or fails, at most tries times: after
-// each try that is not done, it waits a little longer (20 ms more each
-// time) unless ctx ends first.
-func retry(ctx context.Context, tries int, try func(attempt int) (done bool, err error)) error {
+// again runs try until it is done or fails, at most tries times, waiting
+// between tries as for a lost race (retry.Race) unless ctx ends first.
+func again(ctx context.Context, tries int, try func(attempt int) (done bool, err error)) error {
 	for attempt := 0; attempt < tries; attempt++ {
 		done, err := try(attempt)
 		if done || err != nil {
 			return err
 		}
-		t := time.NewTimer(time.Duration(attempt+1) * 20 * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+		if !retry.Race.Sleep(ctx, attempt) {
 			return tempmail.Wrap(tempmail.Unavailable, ctx.Err(), "the change could not be made in time; try again")
 		}
 	}
 	return errGaveUp
 }
 
-// errGaveUp is what retry answers when every try lost its race.
+// errGaveUp is what again answers when every try lost its race.
 var errGaveUp = tempmail.Errorf(tempmail.Conflict, "the change lost its race too many times; try again")

@@ -19,7 +19,7 @@ import (
 func (c *Commands) SyncDomains(ctx context.Context, names []string) error {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	err := retry(ctx, 6, func(int) (bool, error) {
+	err := again(ctx, 6, func(int) (bool, error) {
 		list, seq, err := c.Views.Domains(ctx)
 		if err != nil {
 			return false, err

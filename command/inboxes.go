@@ -38,7 +38,7 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 	}
 	defer release()
 	var made *projections.Inbox
-	err = retry(ctx, 5, func(int) (bool, error) {
+	err = again(ctx, 5, func(int) (bool, error) {
 		local := spec.Local
 		if local == "" {
 			local = randomName(spec.Random)

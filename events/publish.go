@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"tempmail"
+	"tempmail/retry"
 )
 
 // Every write goes through publish (one message) or publishBatch (several,
@@ -138,7 +139,7 @@ func (s *Store) write(ctx context.Context, m *nats.Msg) (Ack, error) {
 		default:
 			unsure = true
 		}
-		if !pause(ctx, attempt) {
+		if !retry.Publish.Sleep(ctx, attempt) {
 			s.CountError("publish")
 			if unsure {
 				return Ack{}, unknown(err)
@@ -156,20 +157,6 @@ func (s *Store) storedEarlier(ctx context.Context, m *nats.Msg) (uint64, bool) {
 		return 0, false
 	}
 	return last.Sequence, true
-}
-
-// pause waits before another try: 50 ms, doubling to a second. It reports
-// false when ctx ends first.
-func pause(ctx context.Context, attempt int) bool {
-	d := min(50*time.Millisecond<<min(attempt, 5), time.Second)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return ctx.Err() == nil
-	case <-ctx.Done():
-		return false
-	}
 }
 
 var errBatchDuplicate = errors.New("batch holds a message stored before")

@@ -8,6 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/retry"
 )
 
 // settleAttempt bounds one try of a start-up step. Every step is quick
@@ -29,12 +31,8 @@ func Settle(ctx context.Context, log *slog.Logger, step string, fn func(context.
 			return err
 		}
 		log.Warn("JetStream not ready; trying again", "step", step, "attempt", attempt, "err", err)
-		t := time.NewTimer(time.Duration(min(attempt, 5)) * 200 * time.Millisecond)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !retry.Start.Sleep(ctx, attempt-1) {
 			return err
-		case <-t.C:
 		}
 	}
 }

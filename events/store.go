@@ -327,6 +327,19 @@ func (s *Store) LastSeqOf(ctx context.Context, part string) (uint64, error) {
 	return s.lastSeqOn(ctx, PartitionFilter(part))
 }
 
+// NextSeqOf is the sequence of the first event of a partition at or after
+// seq, 0 when it has none.
+func (s *Store) NextSeqOf(ctx context.Context, part string, seq uint64) (uint64, error) {
+	m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(PartitionFilter(part)))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, unavailable(err)
+	}
+	return m.Sequence, nil
+}
+
 func (s *Store) lastSeqOn(ctx context.Context, filter string) (uint64, error) {
 	m, err := s.stream.GetLastMsgForSubject(ctx, filter)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {

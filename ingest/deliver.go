@@ -16,6 +16,7 @@ import (
 	"tempmail/events"
 	"tempmail/mailauth"
 	"tempmail/projections"
+	"tempmail/retry"
 )
 
 // defaultTimeout bounds storing one message, all recipients together.
@@ -184,7 +185,7 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 			// An inbox ended between RCPT and now, or its lifecycle moved
 			// on: look again, once the views have caught up, and deliver
 			// to those still live.
-			if !pause(ctx, attempt) {
+			if !retry.Race.Sleep(ctx, attempt) {
 				return Delivered{}, err
 			}
 			recipients = d.stillLive(ctx, recipients)
@@ -203,19 +204,6 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 			}
 		}
 		return out, nil
-	}
-}
-
-// pause waits a little more after each attempt, or until ctx ends; it
-// reports whether the wait passed.
-func pause(ctx context.Context, attempt int) bool {
-	t := time.NewTimer(time.Duration(attempt+1) * 20 * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 

@@ -70,9 +70,7 @@ func TestUnavailableEventStoreAnswers451AndStoresNothing(t *testing.T) {
 // heap use bounded by a small multiple of its size. Not parallel: it
 // measures the process's heap, which other tests' services would grow.
 func TestIngestMemoryIsBoundedFor25MiBMessage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("25 MiB through SMTP")
-	}
+	servicetest.Long(t) // 25 MiB through SMTP
 	cfg := testConfig(t)
 	cfg.MaxMessageBytes = 26 << 20
 	svc := servicetest.Start(t, cfg)

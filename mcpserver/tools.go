@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -40,12 +39,22 @@ const (
 type Tools struct {
 	version string
 	cache   *mcp.SchemaCache
-	inputs  map[string]*jsonschema.Schema
+	// The schemas of what each tool takes and returns (schemas.go).
+	inputs, outputs map[string]*jsonschema.Schema
 }
 
 // NewTools returns the tools; version names the build to clients.
 func NewTools(version string) *Tools {
-	t := &Tools{version: version, cache: mcp.NewSchemaCache(), inputs: map[string]*jsonschema.Schema{}}
+	t := &Tools{version: version, cache: mcp.NewSchemaCache(), inputs: map[string]*jsonschema.Schema{},
+		outputs: map[string]*jsonschema.Schema{
+			"create_inbox":     schemaFor[inboxOut](),
+			"list_messages":    schemaFor[listOut](),
+			"read_message":     schemaFor[messageOut](),
+			"wait_for_message": schemaFor[messageOut](),
+			"get_code":         schemaFor[codeOut](),
+			"get_link":         schemaFor[foundLinkOut](),
+			"delete_inbox":     schemaFor[deletedOut](),
+		}}
 	t.inputs["create_inbox"] = input[createInboxIn](map[string]bound{"name": {max: 64}, "domain": {max: 253}})
 	t.inputs["list_messages"] = input[tokenIn](map[string]bound{"token": {max: 64}})
 	t.inputs["delete_inbox"] = input[tokenIn](map[string]bound{"token": {max: 64}})
@@ -59,71 +68,50 @@ func NewTools(version string) *Tools {
 	return t
 }
 
-// bound is what a schema says of one property beyond its type: a string's
-// longest length, or a number's range (from 0) and default.
-type bound struct {
-	number   bool
-	max, def int
-}
-
-func input[T any](bounds map[string]bound) *jsonschema.Schema {
-	s, err := jsonschema.For[T](nil)
-	if err != nil {
-		panic(err) // the types are this package's own
-	}
-	for name, b := range bounds {
-		p := s.Properties[name]
-		if p == nil {
-			continue
-		}
-		if b.number {
-			p.Minimum, p.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(b.max))
-			p.Default = json.RawMessage(fmt.Sprint(b.def))
-		} else {
-			p.MaxLength = jsonschema.Ptr(b.max)
-		}
-	}
-	return s
-}
-
 // Server returns an MCP server whose tools call tempmail through c. When
 // request is not nil, every call ends with it (the HTTP request the server
 // was made for).
 func (t *Tools) Server(c *client.Client, request context.Context) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "tempmail", Title: "tempmail: disposable e-mail inboxes", Version: t.version},
-		&mcp.ServerOptions{Instructions: instructions, SchemaCache: t.cache})
+		&mcp.ServerOptions{Instructions: instructions, SchemaCache: t.cache,
+			// Tools, and nothing more: no logging (the SDK's default), which
+			// the server never sends, and no listChanged, as the tools never
+			// change and a stateless server could not tell anyone if they did.
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+	s.AddReceivingMiddleware(t.checkArguments)
 	b := binding{c: c, request: request}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: jsonschema.Ptr(true)}
-	mcp.AddTool(s, &mcp.Tool{Name: "create_inbox", InputSchema: t.inputs["create_inbox"],
+	mcp.AddTool(s, &mcp.Tool{Name: "create_inbox", InputSchema: t.inputs["create_inbox"], OutputSchema: t.outputs["create_inbox"],
 		Description: "Creates a disposable e-mail inbox and returns its address, its token and when it expires. " +
 			"Give the address where an e-mail address is asked for; pass the token to the other tools. The token is " +
 			"the inbox's only credential: anyone who has it can read its mail.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(false), OpenWorldHint: jsonschema.Ptr(true)}},
 		b.createInbox)
-	mcp.AddTool(s, &mcp.Tool{Name: "list_messages", InputSchema: t.inputs["list_messages"], Annotations: readOnly,
+	mcp.AddTool(s, &mcp.Tool{Name: "list_messages", InputSchema: t.inputs["list_messages"], OutputSchema: t.outputs["list_messages"], Annotations: readOnly,
 		Description: fmt.Sprintf("Lists an inbox's newest messages (at most %d), newest first: id, sender, subject, "+
 			"when it arrived, a preview, and how many the inbox holds.", listLimit) + untrusted}, b.listMessages)
-	mcp.AddTool(s, &mcp.Tool{Name: "read_message", InputSchema: t.inputs["read_message"], Annotations: readOnly,
+	mcp.AddTool(s, &mcp.Tool{Name: "read_message", InputSchema: t.inputs["read_message"], OutputSchema: t.outputs["read_message"], Annotations: readOnly,
 		Description: fmt.Sprintf("Reads one message: sender, recipients, subject, text and HTML bodies (each cut to "+
 			"%d KiB), its links and its attachments' names.", maxBodyBytes>>10) + untrusted}, b.readMessage)
-	mcp.AddTool(s, &mcp.Tool{Name: "wait_for_message", InputSchema: t.inputs["wait_for_message"], Annotations: readOnly,
+	mcp.AddTool(s, &mcp.Tool{Name: "wait_for_message", InputSchema: t.inputs["wait_for_message"], OutputSchema: t.outputs["wait_for_message"], Annotations: readOnly,
 		Description: "Returns the inbox's newest message that matches (from and subject: case-insensitive parts of the " +
 			"sender and subject; after: only messages newer than that message id), waiting up to timeout_seconds " +
 			"(default 30, at most 60) for one to arrive. A message that matches already is returned at once; pass the " +
 			"id of one you have seen as after to wait for the next." + untrusted}, b.waitForMessage)
-	mcp.AddTool(s, &mcp.Tool{Name: "get_code", InputSchema: t.inputs["get_code"], Annotations: readOnly,
+	mcp.AddTool(s, &mcp.Tool{Name: "get_code", InputSchema: t.inputs["get_code"], OutputSchema: t.outputs["get_code"], Annotations: readOnly,
 		Description: "Finds a one-time code in the inbox's newest message that has one, in its subject or text, " +
 			"waiting up to timeout_seconds (default 30, at most 60) for it to arrive. pattern is a regular expression " +
 			"(RE2; default six digits, \\b\\d{6}\\b); the code is its first group if it has one. from, subject and " +
 			"after filter as for wait_for_message." + untrusted}, b.getCode)
-	mcp.AddTool(s, &mcp.Tool{Name: "get_link", InputSchema: t.inputs["get_link"], Annotations: readOnly,
+	mcp.AddTool(s, &mcp.Tool{Name: "get_link", InputSchema: t.inputs["get_link"], OutputSchema: t.outputs["get_link"], Annotations: readOnly,
 		Description: "Finds a link (http or https) in the inbox's newest message that has one, waiting up to " +
 			"timeout_seconds (default 30, at most 60) for it to arrive: the first link whose URL matches pattern (a " +
 			"regular expression, RE2, such as verify|confirm; any link without it). from, subject and after filter " +
 			"as for wait_for_message. Open a link only if the task needs it: it leads wherever the sender chose." +
 			untrusted}, b.getLink)
-	mcp.AddTool(s, &mcp.Tool{Name: "delete_inbox", InputSchema: t.inputs["delete_inbox"],
-		Description: "Deletes an inbox and all its mail, at once and for good.",
+	mcp.AddTool(s, &mcp.Tool{Name: "delete_inbox", InputSchema: t.inputs["delete_inbox"], OutputSchema: t.outputs["delete_inbox"],
+		Description: "Deletes an inbox and all its mail, at once and for good. Deleting an inbox already gone (deleted " +
+			"before, or expired) succeeds too, and says so with already_gone.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(true), IdempotentHint: true,
 			OpenWorldHint: jsonschema.Ptr(false)}}, b.deleteInbox)
 	return s
@@ -164,7 +152,7 @@ func (b binding) createInbox(ctx context.Context, _ *mcp.CallToolRequest, in cre
 	if err != nil {
 		return nil, inboxOut{}, toolError(err)
 	}
-	return nil, inboxOut{Address: inbox.Address, Token: inbox.Token, ExpiresAt: inbox.ExpiresAt}, nil
+	return result(inboxOut{Address: inbox.Address, Token: inbox.Token, ExpiresAt: inbox.ExpiresAt})
 }
 
 type tokenIn struct {
@@ -199,7 +187,7 @@ func (b binding) listMessages(ctx context.Context, _ *mcp.CallToolRequest, in to
 		out.Messages = append(out.Messages, summaryOut{ID: m.ID, From: m.From, FromName: m.FromName, Subject: m.Subject,
 			ReceivedAt: m.ReceivedAt, IsRead: m.IsRead, Attachments: len(m.Attachments), Preview: m.Preview})
 	}
-	return nil, out, nil
+	return result(out)
 }
 
 type readIn struct {
@@ -256,7 +244,7 @@ func (b binding) readMessage(ctx context.Context, _ *mcp.CallToolRequest, in rea
 	if err != nil {
 		return nil, messageOut{}, toolError(err)
 	}
-	return nil, toMessage(m), nil
+	return result(toMessage(m))
 }
 
 type waitIn struct {
@@ -293,7 +281,7 @@ func (b binding) waitForMessage(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, messageOut{}, waitError(err, "message", in.TimeoutSeconds)
 	}
-	return nil, toMessage(m), nil
+	return result(toMessage(m))
 }
 
 type codeOut struct {
@@ -312,7 +300,7 @@ func (b binding) getCode(ctx context.Context, _ *mcp.CallToolRequest, in pattern
 	if err != nil {
 		return nil, codeOut{}, waitError(err, "code", in.TimeoutSeconds)
 	}
-	return nil, codeOut{Code: c.Code, MessageID: c.MessageID, Subject: c.Subject, From: c.From, ReceivedAt: c.ReceivedAt}, nil
+	return result(codeOut{Code: c.Code, MessageID: c.MessageID, Subject: c.Subject, From: c.From, ReceivedAt: c.ReceivedAt})
 }
 
 type foundLinkOut struct {
@@ -333,21 +321,25 @@ func (b binding) getLink(ctx context.Context, _ *mcp.CallToolRequest, in pattern
 	if err != nil {
 		return nil, foundLinkOut{}, waitError(err, "link", in.TimeoutSeconds)
 	}
-	return nil, foundLinkOut{Link: l.Link, LinkASCII: l.LinkASCII, Text: l.Text, MessageID: l.MessageID, Subject: l.Subject, From: l.From,
-		ReceivedAt: l.ReceivedAt}, nil
+	return result(foundLinkOut{Link: l.Link, LinkASCII: l.LinkASCII, Text: l.Text, MessageID: l.MessageID, Subject: l.Subject,
+		From: l.From, ReceivedAt: l.ReceivedAt})
 }
 
 type deletedOut struct {
-	Deleted bool `json:"deleted"`
+	Deleted     bool `json:"deleted" jsonschema:"true: the inbox and its mail are gone"`
+	AlreadyGone bool `json:"already_gone" jsonschema:"true when no inbox had the token: deleted before, expired, or never made"`
 }
 
+// deleteInbox is idempotent, as its annotations say: deleting an inbox
+// already gone is done, and says so.
 func (b binding) deleteInbox(ctx context.Context, _ *mcp.CallToolRequest, in tokenIn) (*mcp.CallToolResult, deletedOut, error) {
 	ctx, cancel := b.call(ctx)
 	defer cancel()
-	if err := b.c.DeleteInbox(ctx, in.Token); err != nil {
+	err := b.c.DeleteInbox(ctx, in.Token)
+	if err != nil && !errors.Is(err, client.ErrNoInbox) {
 		return nil, deletedOut{}, toolError(err)
 	}
-	return nil, deletedOut{Deleted: true}, nil
+	return result(deletedOut{Deleted: true, AlreadyGone: err != nil})
 }
 
 // waitError says that nothing came in time in words an agent can act on.

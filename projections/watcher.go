@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/retry"
 )
 
 // startWatcher starts the process's one watcher: checkpoints and inbox
@@ -113,7 +114,7 @@ func (v *Views) rewatch(ctx context.Context, last uint64) jetstream.KeyWatcher {
 			_ = w.Stop()
 		}
 		v.log.Warn("views: cannot watch the views; retrying", "err", err)
-		if !sleep(ctx, time.Second) {
+		if !retry.Resume.Sleep(ctx, 0) {
 			return nil
 		}
 	}

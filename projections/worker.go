@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/events"
+	"tempmail/retry"
 )
 
 // A partition's worker applies its events in batches: what is waiting when
@@ -74,7 +75,7 @@ func (v *Views) work(ctx context.Context, p *partition, cons jetstream.Consumer)
 		if err != nil {
 			v.health.fail(partitionComponent(p.name), false)
 			p.log.Warn("views: cannot consume; retrying", "err", err)
-			sleep(ctx, time.Second)
+			retry.Resume.Sleep(ctx, 0)
 			continue
 		}
 		v.health.ok(partitionComponent(p.name))
@@ -180,6 +181,20 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 	var applied int
 	var b *batch
 	for attempt := 0; ; attempt++ {
+		if !v.opts.Exclusive {
+			// Another process's worker may hold earlier events of the
+			// partition (see inOrder): then these wait for them.
+			actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ok, err := v.inOrder(actx, p, evs[0].seq)
+			cancel()
+			if err == nil && !ok {
+				p.log.Debug("views: earlier events of the partition are in another worker's hands; these come again", "first", evs[0].seq, "checkpoint", p.seq)
+				for _, m := range msgs {
+					_ = m.NakWithDelay(ackWait / 4)
+				}
+				return
+			}
+		}
 		// In-flight work finishes on shutdown: the batch's writes are not
 		// cut off by ctx, only bounded in time.
 		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -230,7 +245,7 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 			v.store.CountError("apply")
 			p.log.Warn("views: applying events failed; retrying", "events", len(evs), "err", err)
 		}
-		if !sleep(ctx, backoff(attempt)) {
+		if !retry.Apply.Sleep(ctx, attempt) {
 			return // stopping; the events will be redelivered
 		}
 		_ = last.InProgress() // still ours: no redelivery while we retry
@@ -243,6 +258,39 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 	}
 	if err := last.Ack(); err != nil {
 		p.log.Debug("views: ack failed; the events will be redelivered and skipped", "err", err)
+	}
+}
+
+// inOrder reports whether the partition's events up to first are applied
+// (checkpointed), so that a batch starting at first may be applied now.
+//
+// Pinning a partition to one worker is not exclusive: a worker busy with a
+// batch for longer than the pin lasts (writes stalled by a leader's
+// election) loses it, and the next worker is handed the newer events while
+// the first still applies the older. Applied first, the newer would mark
+// the entries they change with their sequence, and the older, found behind
+// it, would be skipped as applied: lost from the views for good. So a
+// batch waits until everything before it in the partition is applied; the
+// checkpoint is read afresh before a batch is sent back.
+func (v *Views) inOrder(ctx context.Context, p *partition, first uint64) (bool, error) {
+	for fresh := false; ; fresh = true {
+		if err := v.load(ctx, p); err != nil {
+			return false, err
+		}
+		if first <= p.seq+1 {
+			return true, nil
+		}
+		next, err := v.store.NextSeqOf(ctx, p.name, p.seq+1)
+		if err != nil {
+			return false, err
+		}
+		if next == 0 || next >= first {
+			return true, nil // nothing of the partition in between
+		}
+		if fresh {
+			return false, nil
+		}
+		p.loaded = false // the checkpoint may have moved since this worker read it
 	}
 }
 
@@ -337,7 +385,7 @@ func (v *Views) forget(ctx context.Context, p *partition, last jetstream.Msg) {
 		}
 		v.store.CountError("purge")
 		p.log.Warn("views: forgetting what was deleted failed; retrying", "err", err)
-		if !sleep(ctx, backoff(attempt)) {
+		if !retry.Apply.Sleep(ctx, attempt) {
 			return // done by the next worker, from f.<part>
 		}
 	}
@@ -356,22 +404,5 @@ func inProgress(msg jetstream.Msg) func() {
 			_ = msg.InProgress()
 			last = time.Now()
 		}
-	}
-}
-
-func backoff(attempt int) time.Duration {
-	d := 10 * time.Millisecond << min(attempt, 7)
-	return min(d, time.Second)
-}
-
-// sleep waits for d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }

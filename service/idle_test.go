@@ -1,8 +1,9 @@
 package service_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
-	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"tempmail/events"
+	"tempmail/eventually"
 	"tempmail/service"
 	"tempmail/service/servicetest"
 )
@@ -31,8 +33,21 @@ type idleWork struct {
 // within the margin of 20 messages.
 const idleWindow = 5 * time.Second
 
-// measureIdle returns the work svc does over idleWindow, from a collected
-// heap (the garbage of what came before is not the idle service's).
+// restAfter is the tests' rest time: the service hands memory back after
+// 2 s of quiet, then after 4, 8, 16 s more (reclaimWhenIdle).
+const restAfter = 2 * time.Second
+
+// reclaims is how often svc has handed memory back at rest.
+func reclaims(t *testing.T, svc *service.Service) float64 {
+	t.Helper()
+	n, _ := servicetest.Metric(servicetest.Scrape(t, servicetest.URL(svc)), "tempmail_memory_reclaims_total")
+	return n
+}
+
+// measureIdle returns the work svc does over idleWindow at rest: after its
+// second hand-back of memory, when the next is 8 s away. What a hand-back
+// costs (a collection of the whole heap, ever less often) is stated
+// beside, not measured: it is the price of memory at rest.
 func measureIdle(t *testing.T, svc *service.Service) idleWork {
 	t.Helper()
 	varz := func() uint64 {
@@ -47,24 +62,53 @@ func measureIdle(t *testing.T, svc *service.Service) idleWork {
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	runtime.GC()
+	from := reclaims(t, svc)
+	eventually.Within(t, time.Minute, "the service at rest", func() error {
+		if n := reclaims(t, svc); n < from+2 {
+			return fmt.Errorf("%v hand-backs of memory since the last work, want 2", n-from)
+		}
+		return nil
+	})
+	at := reclaims(t, svc)
 	m0, c0 := varz(), cpu()
 	time.Sleep(idleWindow) // no signal: the measure is of time itself (idleWindow)
-	return idleWork{msgs: varz() - m0, cpu: cpu() - c0}
+	w := idleWork{msgs: varz() - m0, cpu: cpu() - c0}
+	if reclaims(t, svc) != at {
+		t.Fatal("the service handed memory back within the window: its rest times changed")
+	}
+	return w
+}
+
+// handBack is the CPU the process spends over its next hand-back of memory
+// at rest, less what the time it waited costs at rest (about 2 ms a
+// second).
+func handBack(t *testing.T, svc *service.Service) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	cpu := func() time.Duration {
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	at, c0, t0 := reclaims(t, svc), cpu(), time.Now()
+	eventually.Within(t, time.Minute, "the next hand-back", func() error {
+		if reclaims(t, svc) == at {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	return cpu() - c0 - time.Since(t0)/500
 }
 
 // 100,000 live inboxes with lifetimes cost no periodic work: their expiries
 // wait in the server's scheduler, and nothing scans them. Not parallel: it
 // measures the process's CPU time, which other tests' services would spend.
 func TestIdleCostDoesNotGrowWithInboxes(t *testing.T) {
-	if raceDetector {
-		t.Skip("100,000 inboxes under -race take minutes; make test runs this without -race")
-	}
+	servicetest.Long(t) // 100,000 inboxes, and the idle service watched at rest
 	n := 100000
 	if s := os.Getenv("TEMPMAIL_IDLE_INBOXES"); s != "" {
 		n, _ = strconv.Atoi(s)
 	}
-	svc := servicetest.Start(t, servicetest.Config(t))
+	svc := servicetest.StartWith(t, servicetest.Config(t), service.Options{RestAfter: restAfter})
 	empty := measureIdle(t, svc)
 
 	start := time.Now()
@@ -93,6 +137,7 @@ func TestIdleCostDoesNotGrowWithInboxes(t *testing.T) {
 	}
 	t.Logf("%d inboxes with expiry schedules created in %v, applied after %v", per*8, created.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	full := measureIdle(t, svc)
+	t.Logf("a hand-back of memory at rest, with %d inboxes: %v of CPU", per*8, handBack(t, svc).Round(time.Millisecond))
 	perMin := func(w idleWork) string {
 		k := float64(time.Minute) / float64(idleWindow)
 		return strconv.FormatFloat(float64(w.msgs)*k, 'f', 0, 64) + " NATS messages and " +
@@ -103,7 +148,10 @@ func TestIdleCostDoesNotGrowWithInboxes(t *testing.T) {
 	if full.msgs > empty.msgs+20 {
 		t.Errorf("idle NATS traffic grew from %d to %d messages per %v with %d inboxes", empty.msgs, full.msgs, idleWindow, per*8)
 	}
-	if full.cpu > empty.cpu+idleWindow/20 {
+	// At most half as much again, and 10 ms a window of slack: the
+	// empty service spends about 10 ms a window, and a tick of the
+	// process's CPU clock is 1 ms to 10 ms.
+	if full.cpu > empty.cpu*3/2+10*time.Millisecond {
 		t.Errorf("idle CPU grew from %v to %v per %v with %d inboxes", empty.cpu, full.cpu, idleWindow, per*8)
 	}
 }

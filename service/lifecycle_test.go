@@ -349,9 +349,7 @@ func TestRetentionDeletesFamilyBMessagesAndKeepsTheMailbox(t *testing.T) {
 // TestMessage1001EvictsMessage1Everywhere: an inbox keeps its newest 1000
 // messages; the oldest is deleted and erased when the 1001st comes.
 func TestMessage1001EvictsMessage1Everywhere(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a thousand messages")
-	}
+	servicetest.Long(t) // a thousand messages
 	t.Parallel()
 	cfg := servicetest.Config(t)
 	cfg.SMTPRatePerIP = 0

@@ -84,7 +84,10 @@ func (s *Service) instrument(reg *prometheus.Registry) {
 		Help:        "The running build: always 1, with its version and Go version as labels.",
 		ConstLabels: prometheus.Labels{"version": s.version, "go_version": runtime.Version()}})
 	build.Set(1)
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), build)
+	reclaims := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tempmail_memory_reclaims_total",
+		Help: "Times the service, at rest, handed memory back to the system."},
+		func() float64 { return float64(s.reclaims.Load()) })
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), build, reclaims)
 	s.Views.Instrument(reg)
 	s.Store.Instrument(reg)
 	s.Node.Instrument(reg)

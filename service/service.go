@@ -50,6 +50,9 @@ type Options struct {
 	// DedupeWindow is how long the event stream recognises a publish by
 	// its id; 0: events.DedupeWindow. Tests shorten it.
 	DedupeWindow time.Duration
+	// RestAfter is how long the service must be quiet before it hands
+	// memory back (reclaimWhenIdle); 0: 30 s. Tests shorten it.
+	RestAfter time.Duration
 }
 
 // Service is a running tempmail. Its exported fields are its parts, set
@@ -76,7 +79,9 @@ type Service struct {
 	served     chan struct{} // closed when the HTTP server has stopped serving
 	// requests counts HTTP requests but probes and scrapes: with the
 	// events applied, what says the service is busy (reclaimWhenIdle).
-	requests atomic.Uint64
+	requests  atomic.Uint64
+	restAfter time.Duration
+	reclaims  atomic.Uint64 // memory handed back at rest, for /metrics
 
 	// fatal receives what ends the service against its will (health.go).
 	fatal     chan error
@@ -148,7 +153,7 @@ func newService(cfg config.Config, opts Options) *Service {
 	if version == "" {
 		version = "unknown"
 	}
-	s := &Service{Config: cfg, log: log, version: version, partitions: opts.Partitions, dedupe: opts.DedupeWindow, served: make(chan struct{}),
+	s := &Service{Config: cfg, log: log, version: version, partitions: opts.Partitions, dedupe: opts.DedupeWindow, restAfter: opts.RestAfter, served: make(chan struct{}),
 		fatal: make(chan error, 1), stopping: make(chan struct{})}
 	return s
 }

@@ -20,6 +20,7 @@ import (
 	"tempmail/logs"
 	"tempmail/mailauth"
 	"tempmail/projections"
+	"tempmail/retry"
 	"tempmail/wire"
 )
 
@@ -58,7 +59,7 @@ func (w *Webhooks) pull(ctx context.Context) {
 		it, err := w.cons.Messages(jetstream.PullMaxMessages(256))
 		if err != nil {
 			w.logger.Warn("webhooks: cannot consume jobs; retrying", "err", err)
-			sleep(ctx, time.Second)
+			retry.Resume.Sleep(ctx, 0)
 			continue
 		}
 		stop := context.AfterFunc(ctx, it.Stop)
@@ -143,7 +144,7 @@ func (w *Webhooks) take(ctx context.Context, msg jetstream.Msg) {
 // putOff schedules a job its lane cannot take now for a little later: the
 // more often it was put off, the later, up to ten minutes.
 func (w *Webhooks) putOff(ctx context.Context, msg jetstream.Msg, j job) {
-	wait := min(5*time.Second<<min(j.Deferred, 7), 10*time.Minute)
+	wait := retry.PutOff.Wait(j.Deferred)
 	j.Deferred++
 	if err := w.later(ctx, j, wait); err != nil {
 		_ = msg.NakWithDelay(5 * time.Second)
@@ -392,12 +393,3 @@ func describe(err error, timeout time.Duration) string {
 
 // maxReason bounds the reason an attempt's log entry gives for a failure.
 const maxReason = 200
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}

@@ -84,7 +84,8 @@ func TestClientCommandsHelpGoesToStdout(t *testing.T) {
 	}{
 		{[]string{"inbox", "new", "-h"}, "usage: tempmail inbox new"},
 		{[]string{"inbox", "--help"}, "usage: tempmail inbox new"},
-		{[]string{"wait", "--help"}, "usage: tempmail wait --token T"},
+		{[]string{"wait", "--help"}, "usage: tempmail wait [--token T]"},
+		{[]string{"inbox", "delete", "--help"}, "usage: tempmail inbox delete"},
 		{[]string{"mcp", "-h"}, "usage: tempmail mcp"},
 	} {
 		status, out, errOut := runCLI(map[string]string{"TEMPMAIL_READ_KEY": "s3cret-key"}, c.args...)
@@ -153,7 +154,7 @@ func TestWaitExitStatus(t *testing.T) {
 	}{
 		{"a link in time", []string{"--link", "--timeout", "1s"}, 1, "tempmail wait: no link within 1s\n"},
 		{"an unknown token", []string{"--token", "NOPE"}, 2, "tempmail wait: Inbox not found (HTTP 404)\n"},
-		{"no token", []string{"--token", ""}, 2, "--token is required"},
+		{"no token", []string{"--token", ""}, 2, "--token (or TEMPMAIL_TOKEN) is required"},
 		{"two kinds", []string{"--otp", "--link"}, 2, "choose one of --otp, --link and --message"},
 		{"a pattern for a message", []string{"--message", "--pattern", "x"}, 2, "--pattern applies to --otp and --link"},
 		{"a bad pattern", []string{"--pattern", "("}, 2, "invalid pattern"},

@@ -138,6 +138,7 @@ func (n *clusterNode) start(t *testing.T) error {
 // node 1 once it is back. Not parallel: three processes on two cores, and
 // failovers timed by the server.
 func TestClusterLosesNoMailWhenANodeDies(t *testing.T) {
+	servicetest.Long(t)
 	for _, leads := range []bool{true, false} {
 		name := "node 1 leads the streams"
 		if !leads {
@@ -244,6 +245,13 @@ func nodeDies(t *testing.T, node1Leads bool) {
 				}
 			}
 			describeViews(t, node, in.Token)
+			for _, n := range []*clusterNode{n2, n3} {
+				for _, l := range n.logged() {
+					if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") || strings.Contains(l, "views") {
+						t.Logf("%s: %s", n.name, l)
+					}
+				}
+			}
 			t.Fatalf("waited 45s for every acknowledged message: %v", err)
 		}
 		for _, s := range want {
@@ -277,6 +285,7 @@ func nodeDies(t *testing.T, node1Leads bool) {
 // operators alert on (the embedded server's words for peers not up yet or
 // gone are WARN or below). Not parallel: three processes on two cores.
 func TestClusterStartAndStopLogNoError(t *testing.T) {
+	servicetest.Long(t)
 	nodes := clusterNodes(t)
 	errs := make(chan error, len(nodes))
 	go func() { errs <- nodes[0].start(t) }()

@@ -146,6 +146,14 @@ func describeViews(t *testing.T, node *clusterNode, token string) {
 	js, _ := jetstream.New(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// What the log holds of the inbox's mail, and how far each partition's
+	// views have applied it: mail missing from a list was lost from the
+	// log, or not applied.
+	if st, err := js.Stream(ctx, "EVENTS"); err == nil {
+		if info, err := st.Info(ctx, jetstream.WithSubjectFilter("ev.*.*.m.*")); err == nil {
+			t.Logf("%s: the log's last sequence %d; message subjects: %v", node.name, info.State.LastSeq, info.State.Subjects)
+		}
+	}
 	for name := range js.KeyValueStoreNames(ctx).Name() {
 		if !strings.HasPrefix(name, "VIEWS_") {
 			continue
@@ -170,5 +178,28 @@ func describeViews(t *testing.T, node *clusterNode, token string) {
 			pages = append(pages, fmt.Sprintf("%s (rev %d, %d bytes)", k, e.Revision(), len(e.Value())))
 		}
 		t.Logf("%s: %s holds the list pages %v", node.name, name, pages)
+		if st, err := js.Stream(ctx, "KV_"+name); err == nil {
+			if info, err := st.Info(ctx); err == nil {
+				var reps []string
+				if info.Cluster != nil {
+					for _, r := range info.Cluster.Replicas {
+						reps = append(reps, fmt.Sprintf("%s current=%v lag=%d", r.Name, r.Current, r.Lag))
+					}
+					t.Logf("%s: stream KV_%s: %d messages, last %d; leader %s, replicas %v", node.name, name,
+						info.State.Msgs, info.State.LastSeq, info.Cluster.Leader, reps)
+				}
+			}
+		}
+		if cps, err := kv.ListKeysFiltered(ctx, "c.>"); err == nil {
+			var seen []string
+			for k := range cps.Keys() {
+				if e, err := kv.Get(ctx, k); err == nil {
+					var cp struct{ Seq uint64 }
+					_ = json.Unmarshal(e.Value(), &cp)
+					seen = append(seen, fmt.Sprintf("%s=%d", k, cp.Seq))
+				}
+			}
+			t.Logf("%s: %s checkpoints %v", node.name, name, seen)
+		}
 	}
 }

@@ -33,8 +33,9 @@ commands:
   healthcheck  exit 0 if the service at --http-addr is ready, else 1
   version      print the version
 
-clients of a running service (--server, or TEMPMAIL_SERVER):
-  inbox new    make an inbox and print its address (or its JSON)
+clients of a running service (--server, or TEMPMAIL_SERVER; --token, or TEMPMAIL_TOKEN):
+  inbox new    make an inbox and print its address (or its JSON, or --env lines)
+  inbox delete delete an inbox and its mail
   wait         wait for mail in an inbox and print its code, link or message
   mcp          serve the MCP tools for AI agents over stdin and stdout
 

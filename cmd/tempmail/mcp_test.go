@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -15,9 +16,11 @@ import (
 )
 
 // TestMCPFromOutside: the SDK's own client, over streamable HTTP to /mcp of
-// a running service and over stdio to `tempmail mcp --server` (the built
-// binary, as a host starts it), lists the seven tools, makes an inbox, and
-// gets the code and the link of the mail it receives.
+// a running service and over stdio to `tempmail mcp` (the built binary, as
+// a host starts it, with the service's URL in TEMPMAIL_SERVER: the MCP
+// Inspector takes --server for itself), lists the seven tools, makes an
+// inbox, gets the code and the link of the mail it receives, and deletes
+// the inbox, twice.
 func TestMCPFromOutside(t *testing.T) {
 	t.Parallel()
 	svc, base := startService(t, t.TempDir())
@@ -28,7 +31,9 @@ func TestMCPFromOutside(t *testing.T) {
 	}{
 		{"http", func() mcp.Transport { return &mcp.StreamableClientTransport{Endpoint: base + "/mcp"} }, buildVersion()},
 		{"stdio", func() mcp.Transport {
-			return &mcp.CommandTransport{Command: exec.Command(binary, "mcp", "--server", base)}
+			cmd := exec.Command(binary, "mcp")
+			cmd.Env = append(os.Environ(), "TEMPMAIL_SERVER="+base)
+			return &mcp.CommandTransport{Command: cmd}
 		}, testVersion},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -73,8 +78,16 @@ func TestMCPFromOutside(t *testing.T) {
 			if link.Link != "https://shop.example/verify?t=1&u=2" || link.Text != "Verify" {
 				t.Errorf("get_link: %+v", link)
 			}
-			var deleted struct{ Deleted bool }
-			tool(t, ctx, s, "delete_inbox", map[string]any{"token": inbox.Token}, &deleted)
+			for _, gone := range []bool{false, true} {
+				var deleted struct {
+					Deleted     bool
+					AlreadyGone bool `json:"already_gone"`
+				}
+				tool(t, ctx, s, "delete_inbox", map[string]any{"token": inbox.Token}, &deleted)
+				if !deleted.Deleted || deleted.AlreadyGone != gone {
+					t.Errorf("delete_inbox: %+v, want already_gone %v", deleted, gone)
+				}
+			}
 		})
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"tempmail/powercut"
+	"tempmail/service/servicetest"
 )
 
 // The power-cut tests: `tempmail serve` runs on a filesystem whose power
@@ -452,9 +453,7 @@ func stopChild(t *testing.T, cmd *exec.Cmd) {
 // It runs under make powerloss: three nodes on two cores, started four
 // times, take minutes.
 func TestPowerCutOfAClusterLosesNoAcknowledgedMail(t *testing.T) {
-	if !fullPowerLoss() {
-		t.Skip("make powerloss runs it (TEMPMAIL_POWERLOSS=full)")
-	}
+	servicetest.Long(t)
 	nodes := clusterNodes(t)
 	disks := make([]powerDisk, len(nodes))
 	for i, n := range nodes {

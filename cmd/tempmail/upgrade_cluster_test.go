@@ -13,6 +13,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/service/servicetest"
 )
 
 // TestClusterUpgradeRebuildsTheViewsOneNodeAtATime walks the upgrade of a
@@ -28,6 +30,7 @@ import (
 // Mail sent to the cluster meanwhile is all there, once. Not parallel:
 // three processes on two cores.
 func TestClusterUpgradeRebuildsTheViewsOneNodeAtATime(t *testing.T) {
+	servicetest.Long(t)
 	nodes := clusterNodes(t)
 	for _, n := range nodes {
 		// Room for all the mail the test sends to its one inbox.

@@ -107,3 +107,15 @@ func SecureNATS(t testing.TB) *natstest.SecureServer {
 	t.Helper()
 	return natstest.StartSecureServer(t, t.TempDir())
 }
+
+// Long marks a long scenario (a cluster, power cuts, a hundred thousand
+// inboxes, a 25 MiB message): `make test` (go test -short) skips it, and
+// `make test-long`, which CI runs too, runs it without the race detector.
+// The test's name must be in the Makefile's LONG_TESTS, which a test of
+// cmd/tempmail checks.
+func Long(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a long scenario: make test-long runs it")
+	}
+}
