@@ -6,7 +6,7 @@ BIN := bin/tempmail
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build run test test-long vet fmt-check clean bench bench-quick powerloss
+.PHONY: build run test test-long vet fmt-check clean bench bench-quick powerloss docs
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tempmail
@@ -34,16 +34,23 @@ test: fmt-check vet
 	$(GO) test -short -count=1 -timeout 10m ./cmd/tempmail
 
 # The long scenarios (servicetest.Long), without the race detector: a
-# three-node cluster losing a node and losing power, a hundred thousand
+# three-node cluster losing a node and losing power, and upgraded one node
+# at a time over views it must rebuild, a hundred thousand
 # idle inboxes, a 25 MiB message, a thousand messages in one inbox. CI
 # runs it after make test. Every test that calls servicetest.Long is named
 # here (a test of cmd/tempmail checks it).
-LONG_TESTS := TestClusterLosesNoMailWhenANodeDies|TestClusterStartAndStopLogNoError|TestPowerCutOfAClusterLosesNoAcknowledgedMail|TestIdleCostDoesNotGrowWithInboxes|TestIngestMemoryIsBoundedFor25MiBMessage|TestMessage1001EvictsMessage1Everywhere
+LONG_TESTS := TestClusterLosesNoMailWhenANodeDies|TestClusterStartAndStopLogNoError|TestClusterUpgradeRebuildsTheViewsOneNodeAtATime|TestPowerCutOfAClusterLosesNoAcknowledgedMail|TestIdleCostDoesNotGrowWithInboxes|TestIngestMemoryIsBoundedFor25MiBMessage|TestMessage1001EvictsMessage1Everywhere
 test-long:
 	$(GO) test -count=1 -timeout 20m -v -run '^($(LONG_TESTS))$$' ./...
 
 vet:
 	$(GO) vet ./...
+
+# The outputs of the examples in README.md's quick start and docs/API.md,
+# written again from what the service answers now (make test fails when
+# they differ; cmd/tempmail/docs_test.go says how they are compared).
+docs:
+	$(GO) test -count=1 -run 'APIDoc|Readme' ./cmd/tempmail -update
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -7,13 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -28,18 +24,22 @@ type contentRecord struct {
 	Version int `json:"v"`
 	TextLen int `json:"text_len,omitempty"`
 	HTMLLen int `json:"html_len,omitempty"`
+	// PreviewRule is how Preview was made (previewRule); absent in
+	// records written before it was recorded, whose previews are made
+	// again when read (upgradePreview).
+	PreviewRule int `json:"preview_rule,omitempty"`
 	Content
 }
 
 const contentV = 4
 
 func encodeContent(c Content) ([]byte, error) {
+	if c.Preview == "" {
+		c.Preview = previewOf(c)
+	}
 	raw, text, htm := c.Raw, c.Text, c.HTML
 	c.Raw, c.Text, c.HTML = nil, "", ""
-	if c.Preview == "" {
-		c.Preview = Preview(text, htm)
-	}
-	head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(text), HTMLLen: len(htm), Content: c})
+	head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(text), HTMLLen: len(htm), PreviewRule: previewRule, Content: c})
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +67,9 @@ func decodeContent(data []byte) (Content, error) {
 	rec.HTML = string(rest[rec.TextLen : rec.TextLen+rec.HTMLLen])
 	if rest = rest[rec.TextLen+rec.HTMLLen:]; len(rest) > 0 {
 		rec.Raw = rest
+	}
+	if rec.PreviewRule < previewRule {
+		upgradePreview(&rec.Content)
 	}
 	return rec.Content, nil
 }
@@ -260,82 +263,4 @@ func (cc *contentCache) removeLocked(id string) {
 		cc.order.Remove(e)
 		delete(cc.byID, id)
 	}
-}
-
-// PreviewChars is the length of a list preview.
-const PreviewChars = 200
-
-// Preview is the first PreviewChars characters of a message's text (or of
-// its HTML as text, when it has no text part), with runs of white space
-// folded to one space and bytes that are not UTF-8 dropped. It reads only
-// as far as the preview reaches: bodies can be megabytes.
-func Preview(text, htm string) string {
-	if text == "" && htm != "" {
-		text = htmlText(htm[:min(len(htm), 16*PreviewChars)])
-	}
-	var b strings.Builder
-	b.Grow(min(len(text), 2*PreviewChars))
-	n, space := 0, false
-	for i := 0; i < len(text) && n < PreviewChars; {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		i += size
-		switch {
-		case r == utf8.RuneError && size == 1:
-			continue
-		case unicode.IsSpace(r):
-			space = b.Len() > 0
-			continue
-		case space:
-			b.WriteByte(' ')
-			space = false
-			if n++; n == PreviewChars {
-				continue
-			}
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
-
-// htmlText is HTML with its tags, comments, scripts and styles left out
-// and its entities decoded: enough for a preview, not a renderer.
-func htmlText(h string) string {
-	var b strings.Builder
-	for len(h) > 0 {
-		lt := strings.IndexByte(h, '<')
-		if lt < 0 {
-			b.WriteString(h)
-			break
-		}
-		b.WriteString(h[:lt])
-		h = h[lt:]
-		lower := strings.ToLower(h[:min(len(h), 8)])
-		end := ">"
-		switch {
-		case strings.HasPrefix(lower, "<!--"):
-			end = "-->"
-		case strings.HasPrefix(lower, "<script"):
-			end = "</script>"
-		case strings.HasPrefix(lower, "<style"):
-			end = "</style>"
-		}
-		i := indexFold(h, end)
-		if i < 0 {
-			break
-		}
-		h = h[i+len(end):]
-		b.WriteByte(' ')
-	}
-	return html.UnescapeString(b.String())
-}
-
-// indexFold is strings.Index for an ASCII needle, ignoring ASCII case.
-func indexFold(s, needle string) int {
-	for i := 0; i+len(needle) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(needle)], needle) {
-			return i
-		}
-	}
-	return -1
 }

@@ -25,7 +25,7 @@ func TestContentRecordKeepsEveryField(t *testing.T) {
 	t.Parallel()
 	c := Content{Raw: []byte("Subject: x\r\n\r\nline\n\x00\xff\r\n"), MailFrom: "bounce@example.com",
 		From: "a@example.com", FromName: "Ä", To: []string{"b@tempmail.test"}, Subject: "x\ny",
-		Date: time.Unix(1700000000, 0).UTC(), Text: "text\nwith \"quotes\" and \\ and \xe2\x82", HTML: "<p>\n</p>",
+		Date: time.Unix(1700000000, 0).UTC(), Text: "text\nwith \"quotes\" and \\ and \xe2\x82", HTML: "<p>\n</p>", TextFromHTML: true,
 		Preview: "text with", Headers: map[string]string{"X-A": "1"}, Attachments: []Attachment{{ID: "m-1", Filename: "a.txt", Size: 3}},
 		Auth: &mailauth.Result{SPF: mailauth.SPF{Result: "pass", Domain: "example.com"},
 			DKIM:  []mailauth.DKIM{{Result: "fail", Domain: "example.com", Selector: "s"}},

@@ -158,20 +158,24 @@ func (p Print) Matches(q Print) bool {
 // enough to travel inline) and its parsed, bounded summary, so that
 // projections never parse.
 type Content struct {
-	Raw             []byte            `json:"raw,omitempty"`
-	MailFrom        string            `json:"mail_from,omitempty"` // SMTP envelope sender
-	From            string            `json:"from"`
-	FromName        string            `json:"from_name,omitempty"`
-	To              []string          `json:"to,omitempty"`
-	Cc              []string          `json:"cc,omitempty"`
-	Subject         string            `json:"subject,omitempty"`
-	Date            time.Time         `json:"date,omitzero"`
-	HeaderMessageID string            `json:"header_message_id,omitempty"`
-	Text            string            `json:"text,omitempty"`
-	HTML            string            `json:"html,omitempty"`
-	Preview         string            `json:"preview,omitempty"` // what lists show (Preview)
-	Headers         map[string]string `json:"headers,omitempty"`
-	Attachments     []Attachment      `json:"attachments,omitempty"`
+	Raw             []byte    `json:"raw,omitempty"`
+	MailFrom        string    `json:"mail_from,omitempty"` // SMTP envelope sender
+	From            string    `json:"from"`
+	FromName        string    `json:"from_name,omitempty"`
+	To              []string  `json:"to,omitempty"`
+	Cc              []string  `json:"cc,omitempty"`
+	Subject         string    `json:"subject,omitempty"`
+	Date            time.Time `json:"date,omitzero"`
+	HeaderMessageID string    `json:"header_message_id,omitempty"`
+	Text            string    `json:"text,omitempty"`
+	HTML            string    `json:"html,omitempty"`
+	// TextFromHTML says the message has no text part: Text is its HTML
+	// as text, for those who read text, and the preview is made from the
+	// HTML itself.
+	TextFromHTML bool              `json:"text_from_html,omitempty"`
+	Preview      string            `json:"preview,omitempty"` // what lists show (Preview)
+	Headers      map[string]string `json:"headers,omitempty"`
+	Attachments  []Attachment      `json:"attachments,omitempty"`
 	// Auth is what SPF, DKIM and DMARC said on receipt; nil when they
 	// were not checked (--auth-checks off, or stored before they were).
 	Auth *mailauth.Result `json:"auth,omitempty"`

@@ -1,9 +1,12 @@
 package events
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/inbucket/html2text"
 )
 
 func TestPreviewFoldsSpaceAndStopsAtTheLimit(t *testing.T) {
@@ -12,6 +15,13 @@ func TestPreviewFoldsSpaceAndStopsAtTheLimit(t *testing.T) {
 	cases := []struct{ text, html, want string }{
 		{"  Hello,\r\n\n\tworld  ", "", "Hello, world"},
 		{"", "<p>from the <b>html</b></p><style>p{}</style>&amp; more", "from the html & more"},
+		// Inline elements join the words beside them; others part them.
+		{"", "<HTML><head><title>Mail</title></head><H1>Welcome</H1><p>Code: <B>904512</B>.<br>Thanks,<!-- x --></p><td>a</td><td>b</td>", "Welcome Code: 904512. Thanks, a b"},
+		{"", "<p>Hi <a href=\"https://x.example/\">there</a>, <span style=\"color:red\">you</span><sup>2</sup></p>", "Hi there, you2"},
+		// A style longer than the HTML a preview reads is skipped whole.
+		{"", "<style>" + strings.Repeat("p { color: red }\n", 1000) + "</style><p>After the style.</p>", "After the style."},
+		// The text part, when there is one, as its sender wrote it.
+		{"Hi *Jane*,\r\n  your code", "<p>Hi <b>Jane</b></p>", "Hi *Jane*, your code"},
 		{"a \xff b\xfec", "", "a bc"},
 		{"", "", ""},
 		{"\u00a0\u2003 x \ufffd", "", "x \ufffd"},
@@ -32,5 +42,74 @@ func BenchmarkPreview(b *testing.B) {
 	text := strings.Repeat("Your sign-up code is 482913. Welcome to the service!\r\n", 80)
 	for b.Loop() {
 		Preview(text, "")
+	}
+}
+
+// TestPreviewsStoredEarlierAreMadeAgain: content stored before its record
+// said how its preview was made had, for mail without a text part, the
+// preview of the HTML's rendering (`******* Welcome *******`, `*904512*`,
+// URLs in brackets). Read now, its preview is the HTML's words; a
+// message's own text part keeps the preview it had.
+func TestPreviewsStoredEarlierAreMadeAgain(t *testing.T) {
+	t.Parallel()
+	// stored is a record as the encoder wrote it before previewRule: the
+	// preview of the text, whatever the text was.
+	stored := func(c Content) []byte {
+		if c.Preview == "" {
+			c.Preview = Preview(c.Text, c.HTML)
+		}
+		text, htm := c.Text, c.HTML
+		c.Text, c.HTML = "", ""
+		head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(text), HTMLLen: len(htm), Content: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(append(head, '\n'), text+htm...)
+	}
+	rendered := func(htm string) string {
+		s, err := html2text.FromString(htm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	welcome := "<h1>Welcome</h1><p>Your code is <b>904512</b>. <a href=\"https://shop.example/confirm\">Confirm</a> it.</p>"
+	long := welcome + strings.Repeat("<p>More news from the shop, and more.</p>", 400)
+	for _, c := range []struct {
+		name       string
+		c          Content
+		want       string
+		fromHTML   bool
+		wasAlready string
+	}{
+		{"html only", Content{Text: rendered(welcome), HTML: welcome}, "Welcome Your code is 904512. Confirm it.", true,
+			"******* Welcome ******* Your code is *904512*. Confirm ( https://shop.example/confirm ) it."},
+		{"html only, longer than what is rendered to tell", Content{Text: rendered(long), HTML: long},
+			"Welcome Your code is 904512. Confirm it. More news from the shop, and more.", true, ""},
+		{"text and html", Content{Text: "Hi *Jane*, your code is 123456.", HTML: "<p>Hi <b>Jane</b>, your code is <b>123456</b>.</p>"},
+			"Hi *Jane*, your code is 123456.", false, ""},
+		{"text", Content{Text: "plain *words*"}, "plain *words*", false, ""},
+		// HTML without a rendering, whose preview parted its words at
+		// every tag: its words, as Preview makes them now.
+		{"html without text", Content{HTML: "<p>Code: <b>904512</b>.</p>", Preview: "Code: 904512 ."}, "Code: 904512.", false, "Code: 904512 ."},
+	} {
+		data := stored(c.c)
+		if c.wasAlready != "" {
+			var rec contentRecord
+			head, _, _ := strings.Cut(string(data), "\n")
+			if err := json.Unmarshal([]byte(head), &rec); err != nil || rec.Preview != c.wasAlready {
+				t.Fatalf("%s: the record stored earlier has the preview %q, want %q (%v)", c.name, rec.Preview, c.wasAlready, err)
+			}
+		}
+		got, err := decodeContent(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(got.Preview, c.want) || got.TextFromHTML != c.fromHTML {
+			t.Errorf("%s: preview %q (text from HTML %v), want %q… (%v)", c.name, got.Preview, got.TextFromHTML, c.want, c.fromHTML)
+		}
+		if got.Text != c.c.Text || got.HTML != c.c.HTML {
+			t.Errorf("%s: the bodies changed", c.name)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"tempmail"
 
+	"github.com/inbucket/html2text"
 	"github.com/jhillyerd/enmime/v2"
 
 	"tempmail/events"
@@ -62,6 +63,9 @@ func parse(raw []byte) (p parsed) {
 		// invalid bytes replaced, which is what mail without a charset
 		// almost always is.
 		enmime.DisableCharacterDetection(true),
+		// A message without a text part is shown with its HTML as text,
+		// made below, where it is known to be that (TextFromHTML).
+		enmime.DisableTextConversion(true),
 	).ReadEnvelope(headerBlockEnded(raw))
 	if err != nil {
 		return headersOnly(raw)
@@ -78,7 +82,17 @@ func parse(raw []byte) (p parsed) {
 		p.Date = d.UTC()
 	}
 	p.HeaderMessageID = tempmail.Truncate(strings.TrimSpace(env.GetHeader("Message-ID")), 998)
-	p.Text = tempmail.Truncate(unixLines(env.Text), maxBodyBytes)
+	text := env.Text
+	if text == "" && env.HTML != "" {
+		// enmime's own rendering, which it makes unless told not to: the
+		// text that readers of text (the API's text, codes, the MCP
+		// tools) are shown. Previews are made from the HTML instead.
+		if text, err = html2text.FromString(env.HTML); err != nil {
+			text = ""
+		}
+		p.TextFromHTML = text != ""
+	}
+	p.Text = tempmail.Truncate(unixLines(text), maxBodyBytes)
 	p.HTML = tempmail.Truncate(unixLines(env.HTML), maxBodyBytes)
 
 	for _, part := range append(append(env.Attachments, env.Inlines...), env.OtherParts...) {

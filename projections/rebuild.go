@@ -25,9 +25,12 @@ type RebuildResult struct {
 
 // Rebuild replays the whole event stream into a new views generation and
 // makes it current only once it is complete; until then readers keep the old
-// one, and an interrupted rebuild leaves it untouched. Serving processes must
-// not run meanwhile (the caller ensures it): they would keep applying to the
-// old generation.
+// one, and an interrupted rebuild leaves it untouched. Processes serving the
+// old generation may run meanwhile (in a cluster they must: the rebuild
+// needs a majority of the nodes): what they apply after the replay's end,
+// the new generation's consumers apply again from its checkpoints, and once
+// the switch has removed the old generation they can no longer read the
+// views, and must be started again.
 func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, opts Options) (RebuildResult, error) {
 	start := time.Now()
 	if opts.Replicas == 0 {

@@ -248,7 +248,10 @@ func (s *Service) openViews(ctx context.Context, refine func(*webhooks.Options))
 		}
 	}
 	if rebuildable(err) {
-		return fmt.Errorf("%w; with several processes, stop every tempmail process and run `tempmail rebuild` once", err)
+		// In a cluster a rebuild needs a majority of the nodes running,
+		// and it is safe beside processes of the earlier release, whose
+		// events it leaves to the new views' workers from where it ended.
+		return fmt.Errorf("%w; with several processes, run `tempmail rebuild` with this process's configuration while the others run, then start it, then start the others again one after the other", err)
 	}
 	if err != nil {
 		return err

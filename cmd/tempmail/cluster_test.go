@@ -44,6 +44,13 @@ func (n *clusterNode) logged() []string {
 func newCluster(t *testing.T) []*clusterNode {
 	t.Helper()
 	nodes := clusterNodes(t)
+	startCluster(t, nodes)
+	return nodes
+}
+
+// startCluster starts the nodes of a cluster made by clusterNodes.
+func startCluster(t *testing.T, nodes []*clusterNode) {
+	t.Helper()
 	// All three start at once: none is ready before the cluster has a leader.
 	var wg sync.WaitGroup
 	errs := make([]error, len(nodes))
@@ -56,7 +63,6 @@ func newCluster(t *testing.T) []*clusterNode {
 			t.Fatal(err)
 		}
 	}
-	return nodes
 }
 
 // clusterNodes makes the three nodes of a cluster, not yet started.

@@ -1,7 +1,13 @@
-// The page's entry point: it gets an address (the one this browser already
-// has, or a new one), shows it with its lifetime, switches between the
-// addresses this browser made, and wires the list, the reader and the
-// buttons together.
+// The page's entry point: it gets an address (the one a link names, the one
+// this browser already has, or a new one), shows it with its lifetime,
+// switches between the addresses this browser made, and wires the list,
+// the reader and the buttons together.
+//
+// A link to an inbox is the page's address with the inbox's token in the
+// fragment, /#token=<token>: a browser never sends a fragment to a server,
+// in a request or in a Referer, so the token reaches the service only as
+// the page's own calls send it. Opened, the inbox becomes one of this
+// browser's addresses, and the token is taken out of the address bar.
 //
 // Modules: api.js (the HTTP calls), saved.js (the addresses this browser
 // made), mailbox.js (one inbox's messages, kept live), list.js (the message
@@ -49,6 +55,10 @@ const undo = new UndoDelete({
 
 function boot() {
   makeCopyButton(/** @type {HTMLButtonElement} */ (byId('copy-address')), () => state.inbox?.address ?? '', 'Address');
+  makeCopyButton(/** @type {HTMLButtonElement} */ (byId('copy-link')), () => (state.inbox ? inboxLink(state.inbox.token) : ''), 'Link');
+  byId('copy-link').addEventListener('click', () => {
+    if (state.inbox) showNotice('Anyone who has this link can read this inbox and delete its mail, until it expires.');
+  });
   byId('new-address').addEventListener('click', () => askStartOver());
   byId('expired-new').addEventListener('click', () => startOver());
   byId('confirm-leave').addEventListener('close', onLeaveDialogClosed);
@@ -66,8 +76,63 @@ function boot() {
   });
   document.addEventListener('keydown', onKeydown);
   window.addEventListener('storage', onStorage);
+  // A link pasted into the address bar of this tab changes only its fragment.
+  window.addEventListener('hashchange', () => {
+    const token = takeLinkedToken();
+    if (token !== null) openLinked(token);
+  });
   loadConfig();
-  resumeOrCreate();
+  const token = takeLinkedToken();
+  if (token !== null) openLinked(token);
+  else resumeOrCreate();
+}
+
+/** The link that opens the inbox with this token, in this page. */
+function inboxLink(token) {
+  return `${location.origin}${location.pathname}#token=${encodeURIComponent(token)}`;
+}
+
+/**
+ * The token of a link to an inbox (#token=...), taken out of the address
+ * bar, so that it stays neither in view nor in the history; null when the
+ * page's address names none.
+ */
+function takeLinkedToken() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  if (!params.has('token')) return null;
+  history.replaceState(history.state, '', location.pathname + location.search);
+  return (params.get('token') || '').trim();
+}
+
+/**
+ * Shows the inbox a link names, and keeps it among this browser's
+ * addresses. When it is gone (or the link names none), says so, and goes
+ * on as without the link.
+ */
+async function openLinked(token) {
+  const first = !state.inbox;
+  if (first) showAddressLoading();
+  let why = 'This link does not name an inbox.';
+  // Tokens are letters and digits; anything else would only be refused.
+  if (/^[A-Za-z0-9]{1,64}$/.test(token)) {
+    try {
+      const inbox = await api.getInbox(token);
+      saved.remember(inbox);
+      show(inbox);
+      showNotice('');
+      announce(`Opened ${inbox.address}`);
+      return;
+    } catch (err) {
+      if (!err.inboxGone) {
+        if (first) showFatal(err, () => openLinked(token));
+        else showNotice(`Could not open the inbox of this link: ${err.message}`);
+        return;
+      }
+      why = 'The inbox this link opens has expired or was deleted.';
+    }
+  }
+  if (first) await resumeOrCreate();
+  showNotice(why);
 }
 
 /** Shows the inbox this browser had if it still lives, else a new one. */
@@ -535,7 +600,7 @@ function showNotice(text) {
 }
 
 function setButtonsEnabled(on) {
-  for (const id of ['copy-address', 'new-address', 'delete-inbox']) {
+  for (const id of ['copy-address', 'copy-link', 'new-address', 'delete-inbox']) {
     /** @type {HTMLButtonElement} */ (byId(id)).disabled = !on;
   }
 }
