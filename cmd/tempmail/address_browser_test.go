@@ -175,9 +175,10 @@ func TestBrowserSwitchesBetweenItsAddresses(t *testing.T) {
 	if got := eval[string](t, p, `document.activeElement.id`); got != "new-address" {
 		t.Errorf("after Escape focus is on #%s, want back on #new-address", got)
 	}
-	// Yes, with the keyboard: Tab to the button and Enter.
+	// Yes, with the keyboard: Tab to the button and Enter, once the
+	// question has its focus (a Tab before would leave the page's).
 	p.do(t, chromedp.KeyEvent("\r"))
-	p.waitFor(t, "the question", `document.getElementById('confirm-leave').open`)
+	p.waitFor(t, "the question", `document.getElementById('confirm-leave').open && document.activeElement.textContent === 'Cancel'`)
 	p.do(t, chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent("\r"))
 	p.waitFor(t, "a second address", fmt.Sprintf(`document.getElementById('address').textContent.includes('@') && document.getElementById('address').textContent !== %s`, jsString(first)))
 	second := p.text(t, "#address")
