@@ -16,8 +16,8 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"tempmail"
+	"tempmail/command"
 	"tempmail/events"
-	"tempmail/ingest"
 	"tempmail/projections"
 )
 
@@ -95,7 +95,7 @@ func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam fam
 		writeError(w, r, s.log, fam, asNotFound(err, notFoundFor(r)))
 		return
 	}
-	content, err := ingest.PartContent(raw, att.Part)
+	content, err := command.PartContent(raw, att.Part)
 	held = s.downloads.keep(held, int64(len(content)))
 	if err != nil {
 		writeError(w, r, s.log, fam, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))

@@ -19,7 +19,8 @@
 //   - waiting.go (held requests), search.go (codes and links), streams.go
 //     (event streams): the two read paths below;
 //   - webhooks.go: outbound webhook subscriptions; inbound.go: the inbound
-//     webhook;
+//     webhook, whose request inbound_read.go reads (a raw message, or JSON
+//     that it builds one from) before command delivers it;
 //   - auth.go: the API token and the read key; ops.go: /livez and /readyz;
 //     mcp.go: the MCP tools; page.go: the page's configuration; openapi.go:
 //     the document.

@@ -3,15 +3,17 @@ package api
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 
 	"tempmail"
 	"tempmail/command"
-	"tempmail/ingest"
 )
 
 // The inbound webhook (API.md "The inbound webhook"): a message handed over
-// HTTP by another MTA or a provider, delivered through ingest's one path.
+// HTTP by another MTA or a provider. Its request is read here
+// (inbound_read.go) and the message delivered through command's one path,
+// as SMTP's are.
 
 type inboundResult struct {
 	Success   bool   `json:"success"`
@@ -20,16 +22,19 @@ type inboundResult struct {
 }
 
 // inboundA delivers one message handed over by another MTA or a provider
-// (the inbound webhook, POST /api/webhook/email/),
-// through the same path as SMTP.
+// (the inbound webhook, POST /api/webhook/email/).
 func (s *Server) inboundA(w http.ResponseWriter, r *http.Request) {
-	msg, err := s.ingest.ReadInbound(r)
+	msg, err := readInbound(r, s.cfg.MaxMessageBytes, s.commands.Mail.Hostname)
 	if err != nil {
 		writeError(w, r, s.log, familyA, err)
 		return
 	}
-	res, err := s.ingest.DeliverInbound(r, msg)
-	if errors.Is(err, ingest.ErrNoMailbox) {
+	client, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		client = r.RemoteAddr
+	}
+	res, err := s.commands.DeliverHandedOver(r.Context(), client, msg.To, msg.Raw)
+	if errors.Is(err, command.ErrNoMailbox) {
 		err = tempmail.Errorf(tempmail.NotFound, "Inbox not found or expired")
 	}
 	if err != nil {

@@ -94,8 +94,8 @@ func (s *Server) ownNames() map[string]bool {
 		}
 	}
 	add(s.cfg.Hostname)
-	if s.ingest != nil {
-		add(s.ingest.Hostname)
+	if s.commands != nil {
+		add(s.commands.Mail.Hostname)
 	}
 	for _, d := range s.cfg.Domains {
 		add(d)

@@ -119,7 +119,7 @@ func (s *Server) boundBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		limit := int64(maxBodyBytes)
 		if strings.HasPrefix(r.URL.Path, "/api/webhook/") {
-			limit = s.ingest.MaxInboundBytes()
+			limit = maxInboundBytes(s.cfg.MaxMessageBytes)
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)

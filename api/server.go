@@ -16,7 +16,6 @@ import (
 	"tempmail/config"
 	"tempmail/events"
 	"tempmail/fairshare"
-	"tempmail/ingest"
 	"tempmail/projections"
 	"tempmail/webhooks"
 )
@@ -26,7 +25,6 @@ type Deps struct {
 	Config config.Config
 	Store  *events.Store
 	Views  *projections.Reader
-	Ingest *ingest.Deliverer
 	Hooks  *webhooks.Webhooks // outbound webhooks
 	Log    *slog.Logger
 	// Metrics is served on /metrics, and gets the API's own metrics
@@ -52,7 +50,6 @@ type Server struct {
 	cfg     config.Config
 	store   *events.Store
 	views   *projections.Reader
-	ingest  *ingest.Deliverer
 	hooks   *webhooks.Webhooks
 	log     *slog.Logger
 	ready   atomic.Bool
@@ -85,7 +82,7 @@ func New(d Deps) *Server {
 	if d.Creates == nil {
 		d.Creates = fairshare.New(d.Config.CreateRatePerClient)
 	}
-	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, ingest: d.Ingest, hooks: d.Hooks, log: d.Log,
+	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, hooks: d.Hooks, log: d.Log,
 		metrics: d.Metrics, probe: d.Probe, version: d.Version, stopping: make(chan struct{}),
 		waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
 		creates: d.Creates, downloads: newDownloads(d.Config.MaxMessageBytes),

@@ -7,9 +7,10 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/fairshare"
+	"tempmail/mailauth"
 	"tempmail/projections"
 	"tempmail/retry"
-	"tempmail/webhooks"
 )
 
 // Timeout bounds a command's publish and its wait for the views. It is
@@ -20,14 +21,54 @@ import (
 // that was in fact stored.
 const Timeout = 15 * time.Second
 
-// Commands changes what the service holds.
+// Commands changes what the service holds: it is the one writer, whether
+// the change comes from an API family, MCP, or mail arriving.
 type Commands struct {
 	Store *events.Store
 	Views *projections.Reader
-	Hooks *webhooks.Webhooks // outbound webhooks: their targets' check and delivery log
-	Disk  *events.DiskGuard  // nil: no disk to keep room on
+	Hooks Hooks             // outbound webhooks: their targets' check and delivery log
+	Disk  *events.DiskGuard // nil: no disk to keep room on
 	Names *tempmail.Names
 	Log   *slog.Logger
+	// Mail is how received mail is accepted and kept (Deliver).
+	Mail Mail
+	// Metrics counts the mail accepted and refused; nil: nothing.
+	Metrics *Metrics
+}
+
+// Mail is what shapes the delivery of received mail.
+type Mail struct {
+	// MaxMessageBytes is the largest message accepted, raw.
+	MaxMessageBytes int64
+	// Hostname names this server in Received fields, in the
+	// Authentication-Results it writes, and in the SMTP greeting.
+	Hostname string
+	// Timeout bounds storing one message; 0 means 15s. When it passes, the
+	// sender is told to retry.
+	Timeout time.Duration
+	// Retention is how long family B inboxes keep a message. 0: forever.
+	Retention time.Duration
+	// PlusAddressing delivers local+tag@domain to local@domain's inbox.
+	PlusAddressing bool
+	// CatchAll are the catch-all domains (lower case, each also served):
+	// an address there gets its inbox when its first mail comes (Accept).
+	CatchAll []string
+	// Creates counts the inboxes each client makes by mail to a catch-all
+	// domain, with those it makes through the API; nil: no limit.
+	Creates *fairshare.Limiter
+	// Auth, when set, checks SPF, DKIM and DMARC of every message before
+	// it is stored, and the message gets an Authentication-Results field
+	// under our Received; nil: no checks (--auth-checks=false).
+	Auth *mailauth.Verifier
+}
+
+// Hooks is what commands ask of the outbound webhooks (package webhooks):
+// a target checked before it is recorded, a fresh signing secret, and a
+// subscription's delivery log dropped when it ends.
+type Hooks interface {
+	CheckURL(ctx context.Context, url string) error
+	NewSecret() string
+	Forget(ctx context.Context, id string) error
 }
 
 // newThingBytes is about what an inbox or a subscription takes on disk

@@ -10,7 +10,6 @@ import (
 	"tempmail"
 	"tempmail/events"
 	"tempmail/projections"
-	"tempmail/webhooks"
 )
 
 // Subscription is what a new webhook subscription asks for.
@@ -41,7 +40,7 @@ func (c *Commands) Subscribe(ctx context.Context, sub Subscription) (*projection
 	}
 	defer release()
 	ev := events.WebhookCreated{WebhookID: uuid.NewString(), URL: sub.URL, Events: sub.Events,
-		Secret: webhooks.NewSecret(), CreatedAt: time.Now().UTC()}
+		Secret: c.Hooks.NewSecret(), CreatedAt: time.Now().UTC()}
 	var lifecycle uint64
 	if in := sub.Inbox; in != nil {
 		if len(in.Webhooks) >= projections.MaxInboxWebhooks {
@@ -102,7 +101,7 @@ func (c *Commands) RotateSecret(ctx context.Context, h *projections.Webhook) (*p
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	ev := events.WebhookSecretRotated{WebhookID: h.ID, InboxID: h.InboxID, Address: h.Address,
-		Secret: webhooks.NewSecret(), RotatedAt: time.Now().UTC()}
+		Secret: c.Hooks.NewSecret(), RotatedAt: time.Now().UTC()}
 	ack, err := c.Store.RotateWebhookSecret(ctx, ev)
 	if err := c.applied(ctx, ack, err); err != nil {
 		return nil, "", err

@@ -3,7 +3,6 @@ package ingest_test
 import (
 	"bytes"
 	"fmt"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tempmail/ingest"
+	"tempmail/command"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
 	"tempmail/service"
@@ -47,8 +46,8 @@ func newAuthWorld(t *testing.T, timeout time.Duration) *authWorld {
 		t.Fatal(err)
 	}
 	// The checks have a resolver of their own, which no flag gives.
-	w.svc = servicetest.StartWith(t, testConfig(t), service.Options{Ingest: func(d *ingest.Deliverer) {
-		d.Auth = &mailauth.Verifier{DNS: res, Timeout: timeout}
+	w.svc = servicetest.StartWith(t, testConfig(t), service.Options{Mail: func(m *command.Mail) {
+		m.Auth = &mailauth.Verifier{DNS: res, Timeout: timeout}
 	}})
 	return w
 }
@@ -183,13 +182,7 @@ func TestAuthenticationOfTheInboundWebhook(t *testing.T) {
 	w := newAuthWorld(t, 5*time.Second)
 	in := inbox(t, w.svc, "hook@tempmail.test")
 	signed := w.key.Sign(t, fromSender("shop@sender.test", in.Address, "over HTTP"))
-	req := httptest.NewRequest("POST", "/api/webhook/email/?to="+in.Address, strings.NewReader(signed))
-	req.Header.Set("Content-Type", "message/rfc822")
-	msg, err := w.svc.Ingest.ReadInbound(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.svc.Ingest.DeliverInbound(req, msg); err != nil {
+	if _, err := w.svc.Commands.DeliverHandedOver(t.Context(), "192.0.2.1", []string{in.Address}, []byte(signed)); err != nil {
 		t.Fatal(err)
 	}
 	m := messages(t, w.svc, in.ID, 1)[0]

@@ -1,22 +1,10 @@
-// Package ingest receives mail: the SMTP server (smtp.go, on
-// emersion/go-smtp) and the inbound webhook's payloads (inbound.go, for
-// POST /api/webhook/email/) both end in one delivery path, Deliverer
-// (deliver.go), which applies the recipient policy (plus-addressing, and
-// on catch-all domains an inbox made by the first mail: catchall.go),
-// keeps the raw message (inline in its event when small, in the object
-// store when large), parses it with enmime into a bounded summary
-// (parse.go), and publishes one MailReceived per recipient. With
-// Deliverer.Auth set, it first has mailauth check SPF, DKIM and DMARC
-// (within the check's own time bound), stores the results with the message
-// and puts an Authentication-Results field under our Received; a forged
-// one claiming our host name is removed either way.
-//
-// A message is acknowledged (SMTP 250, webhook 201) only after JetStream has
-// stored every recipient's event; if it cannot, nothing is stored and the
-// sender is told to retry (451 4.3.0). A retry of the same bytes to the same
-// inbox is recognised for the inbox's life, by its print among the inbox's
-// newest messages (an MTA retries for days, the stream's dedupe window is 2
-// minutes), and is not stored twice: its 250 names the first copy.
+// Package ingest is the SMTP server (smtp.go, on emersion/go-smtp): the
+// conversation, and what one client may make it do. Each message's
+// recipients, its trace and authentication headers and its delivery are
+// package command's (Accept, Authenticate, Deliver), the one path the
+// inbound webhook (package api) takes too. A message is answered 250 only
+// once every recipient's copy is stored on disk; if it cannot be, nothing
+// is stored and the sender is told to retry (451 4.3.0).
 //
 // What one SMTP client can make the service do is bounded per client (an
 // IPv6 client by its /64, as package fairshare keys clients, as the HTTP
@@ -27,10 +15,7 @@
 // once more) or the whole message after its data (451 4.3.1), and nothing
 // of it is stored.
 //
-// "Webhook" in this package means the inbound one only; package webhooks
-// sends the outbound ones.
-//
-// This package never reads the event stream or writes views; it reads
-// views to decide whether a recipient exists, and makes a catch-all
-// domain's inboxes through package command.
+// This package never reads the event stream, writes views or stores
+// anything itself: it speaks SMTP and bounds its clients (limits.go,
+// budget.go); metrics.go times each message.
 package ingest

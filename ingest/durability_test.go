@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/ingest"
+	"tempmail/command"
 	"tempmail/service"
 	"tempmail/service/servicetest"
 )
@@ -21,7 +21,7 @@ import (
 func TestUnavailableEventStoreAnswers451AndStoresNothing(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
-	svc := servicetest.StartWith(t, cfg, service.Options{Ingest: func(d *ingest.Deliverer) { d.Timeout = 2 * time.Second }})
+	svc := servicetest.StartWith(t, cfg, service.Options{Mail: func(m *command.Mail) { m.Timeout = 2 * time.Second }})
 	inbox(t, svc, "down@tempmail.test")
 	small := msg("s@example.com", "down@tempmail.test", "never stored", "small")
 	large := msg("s@example.com", "down@tempmail.test", "never stored either", strings.Repeat("0123456789abcdef\r\n", 10000))

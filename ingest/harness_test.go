@@ -30,7 +30,7 @@ import (
 // through its commands, as the API does, and read what was stored through
 // its views. What a test changes of ingest is a configuration field (the
 // SMTP limits, the largest message) or, for what no flag sets (a
-// Deliverer's Timeout, its sender checks), service.Options.Ingest.
+// command.Mail's Timeout, its sender checks), service.Options.Mail.
 
 // hostname is the service's host name in the tests: their greeting,
 // Received and Authentication-Results fields name it.

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"log/slog"
+	"tempmail/command"
 	"testing"
 	"time"
 )
@@ -12,7 +13,7 @@ import (
 // Neither takes mail, so the server needs no event store.
 func TestSMTPServeReportsAFailedListener(t *testing.T) {
 	t.Parallel()
-	d := &Deliverer{Log: slog.New(slog.DiscardHandler)}
+	d := &command.Commands{Log: slog.New(slog.DiscardHandler)}
 	s := NewSMTPServer(d, SMTPConfig{Addr: "127.0.0.1:0"})
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)

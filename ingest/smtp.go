@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/netip"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"tempmail"
+	"tempmail/command"
 	"tempmail/config"
 	"tempmail/fairshare"
 	"tempmail/mailauth"
@@ -41,7 +43,6 @@ type SMTPConfig struct {
 }
 
 const (
-	maxRecipients = 100
 	// maxLineLength is far above RFC 5322's 998: real mail has longer
 	// lines, and refusing them would lose it.
 	maxLineLength = 1 << 20
@@ -51,7 +52,9 @@ const (
 
 // SMTPServer receives mail over SMTP. It never relays and needs no AUTH.
 type SMTPServer struct {
-	d      *Deliverer
+	c *command.Commands
+	// data times each message from DATA to its 250 (Instrument).
+	data   prometheus.Histogram
 	srv    *smtp.Server
 	limits *ipLimits
 	ln     net.Listener
@@ -69,26 +72,26 @@ type SMTPServer struct {
 	shutdown atomic.Bool
 }
 
-// NewSMTPServer returns a server delivering through d.
-func NewSMTPServer(d *Deliverer, cfg SMTPConfig) *SMTPServer {
-	s := &SMTPServer{d: d, limits: newIPLimits(cfg.MaxConns, cfg.MaxConnsPerIP, cfg.RatePerIP), done: make(chan struct{}),
+// NewSMTPServer returns a server delivering through c.
+func NewSMTPServer(c *command.Commands, cfg SMTPConfig) *SMTPServer {
+	s := &SMTPServer{c: c, data: newDataHistogram(), limits: newIPLimits(cfg.MaxConns, cfg.MaxConnsPerIP, cfg.RatePerIP), done: make(chan struct{}),
 		inflight: &byteBudget{max: cfg.MaxInflightBytes}, stored: fairshare.New(cfg.BytesPerClient.Rate())}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.limits.onRefused = func(ip, why string) {
-		d.Metrics.reject(RejectTooManyConn)
-		d.Log.Info("SMTP: rejected", "reason", RejectTooManyConn, "reply", 421, "client", ip, "detail", why)
+		c.Metrics.Reject(command.RejectTooManyConn)
+		c.Log.Info("SMTP: rejected", "reason", command.RejectTooManyConn, "reply", 421, "client", ip, "detail", why)
 	}
 	srv := smtp.NewServer(s)
 	srv.Addr = cfg.Addr
-	srv.Domain = d.Hostname
-	srv.MaxRecipients = maxRecipients
-	srv.MaxMessageBytes = d.MaxMessageBytes
+	srv.Domain = c.Mail.Hostname
+	srv.MaxRecipients = command.MaxRecipients
+	srv.MaxMessageBytes = c.Mail.MaxMessageBytes
 	srv.MaxLineLength = maxLineLength
 	srv.ReadTimeout = readTimeout
 	srv.WriteTimeout = writeTimeout
 	srv.EnableSMTPUTF8 = true
 	srv.TLSConfig = cfg.TLS
-	srv.ErrorLog = errorLog{d}
+	srv.ErrorLog = errorLog{c.Log}
 	s.srv = srv
 	return s
 }
@@ -103,9 +106,11 @@ func (s *SMTPServer) Listen() error {
 	return nil
 }
 
-// Instrument registers the gauge of open SMTP connections with reg. It is
-// read from the connection limits at each scrape.
+// Instrument registers the SMTP metrics with reg: the time from DATA to
+// 250, and the gauge of open connections, read from the connection limits
+// at each scrape.
 func (s *SMTPServer) Instrument(reg prometheus.Registerer) {
+	reg.MustRegister(s.data)
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tempmail_smtp_connections",
 		Help: "SMTP connections open now; --smtp-max-conns bounds them."},
 		func() float64 { return float64(s.limits.connections()) }))
@@ -198,7 +203,7 @@ var (
 // address; never the recipient's: a family B address is all it takes to
 // read its mailbox.
 func (s *session) refuse(reason string, reply error, cause error) error {
-	s.srv.d.Metrics.reject(reason)
+	s.srv.c.Metrics.Reject(reason)
 	s.logRefusal(reason, reply, cause)
 	return reply
 }
@@ -210,15 +215,15 @@ func (s *session) logRefusal(reason string, reply error, cause error) {
 		code = se.Code
 	}
 	if cause != nil {
-		s.srv.d.Log.Warn("SMTP: rejected", "reason", reason, "reply", code, "client", s.ip, "err", cause)
+		s.srv.c.Log.Warn("SMTP: rejected", "reason", reason, "reply", code, "client", s.ip, "err", cause)
 		return
 	}
-	s.srv.d.Log.Info("SMTP: rejected", "reason", reason, "reply", code, "client", s.ip)
+	s.srv.c.Log.Info("SMTP: rejected", "reason", reason, "reply", code, "client", s.ip)
 }
 
 func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	if !s.srv.limits.allowMessage(clientKey(s.ip), time.Now()) {
-		return s.refuse(RejectRateLimited, errRate, nil)
+		return s.refuse(command.RejectRateLimited, errRate, nil)
 	}
 	s.from = from
 	s.utf8 = opts != nil && opts.UTF8
@@ -239,18 +244,18 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	ctx, cancel := context.WithTimeout(s.srv.ctx, 5*time.Second)
 	defer cancel()
 	client, _ := netip.ParseAddr(s.ip)
-	in, err := s.srv.d.Accept(ctx, to, client)
+	in, err := s.srv.c.Accept(ctx, to, client)
 	switch {
-	case errors.Is(err, ErrNoMailbox):
-		return s.refuse(RejectNoMailbox, errNoMailbox, nil)
-	case errors.Is(err, ErrNotServed):
-		return s.refuse(RejectNotServed, errNoRelay, nil)
-	case errors.Is(err, ErrTooManyInboxes):
-		return s.refuse(RejectRateLimited, errNewAddresses, nil)
+	case errors.Is(err, command.ErrNoMailbox):
+		return s.refuse(command.RejectNoMailbox, errNoMailbox, nil)
+	case errors.Is(err, command.ErrNotServed):
+		return s.refuse(command.RejectNotServed, errNoRelay, nil)
+	case errors.Is(err, command.ErrTooManyInboxes):
+		return s.refuse(command.RejectRateLimited, errNewAddresses, nil)
 	case tempmail.KindOf(err) == tempmail.Full:
-		return s.refuse(RejectDiskFull, errFull, err)
+		return s.refuse(command.RejectDiskFull, errFull, err)
 	case err != nil:
-		return s.refuse(RejectUnavailable, errTempFail, fmt.Errorf("recipient check failed: %w", err))
+		return s.refuse(command.RejectUnavailable, errTempFail, fmt.Errorf("recipient check failed: %w", err))
 	}
 	for _, r := range s.rcpts {
 		if r.ID == in.ID {
@@ -262,7 +267,7 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	// for every recipient so far. A relay then sends the message to the
 	// recipients it has, and this one later.
 	if need := max(s.size, 1) * int64(len(s.rcpts)+1); !s.srv.stored.Has(s.client(), float64(need), time.Now()) {
-		return s.refuse(RejectClientBytes, errClientBytesRcpt, nil)
+		return s.refuse(command.RejectClientBytes, errClientBytesRcpt, nil)
 	}
 	s.rcpts = append(s.rcpts, in)
 	return nil
@@ -275,7 +280,7 @@ func (s *session) Data(r io.Reader) error {
 	for i, in := range s.rcpts {
 		addrs[i] = in.Address
 	}
-	hdr := s.srv.d.ReceivedHeader(s.conn.Hostname(), s.ip, s.protocol(), id, addrs, time.Now())
+	hdr := s.srv.c.ReceivedHeader(s.conn.Hostname(), s.ip, s.protocol(), id, addrs, time.Now())
 
 	// The message is held in memory once, with room in front for the
 	// headers we add, so no second copy is made. Memory is taken from the
@@ -283,20 +288,20 @@ func (s *session) Data(r io.Reader) error {
 	// client that announces 25 MB and sends nothing costs nothing.
 	buf := &budgetBuffer{budget: s.srv.inflight}
 	defer buf.release()
-	room := s.srv.d.headerRoom(hdr)
+	room := s.srv.c.HeaderRoom(hdr)
 	err := buf.readFrom(room, r)
 	switch {
 	case errors.Is(err, errBudget):
-		return s.refuse(RejectBusy, errBusy, fmt.Errorf("%d bytes in flight", s.srv.inflight.used.Load()))
+		return s.refuse(command.RejectBusy, errBusy, fmt.Errorf("%d bytes in flight", s.srv.inflight.used.Load()))
 	case errors.Is(err, smtp.ErrDataTooLarge):
-		return s.refuse(RejectTooLarge, err, nil) // 552 5.3.4
+		return s.refuse(command.RejectTooLarge, err, nil) // 552 5.3.4
 	case err != nil:
 		return err // a broken connection
 	}
 	// Checks run before anything is stored, within their own bound
 	// (mailauth.DefaultTimeout, one budget for all of a message's checks)
 	// and the session's: the result is part of what is stored.
-	raw, client, auth := s.srv.d.authenticate(s.ctx, buf.b, room, hdr,
+	raw, client, auth := s.srv.c.Authenticate(s.ctx, buf.b, room, hdr,
 		mailauth.Input{ClientIP: net.ParseIP(s.ip), Helo: s.conn.Hostname(), MailFrom: s.from})
 
 	// What storing it costs the client's budget: a copy for each
@@ -304,28 +309,28 @@ func (s *session) Data(r io.Reader) error {
 	// when nothing new was stored after all.
 	cost := float64(len(raw)) * float64(len(s.rcpts))
 	if ok, _ := s.srv.stored.TakeN(s.client(), cost, time.Now()); !ok {
-		return s.refuse(RejectClientBytes, errClientBytesData, nil)
+		return s.refuse(command.RejectClientBytes, errClientBytesData, nil)
 	}
-	res, err := s.srv.d.Deliver(s.srv.ctx, Envelope{MailFrom: s.from, Recipients: s.rcpts, Auth: auth}, raw, client)
+	res, err := s.srv.c.Deliver(s.srv.ctx, command.Envelope{MailFrom: s.from, Recipients: s.rcpts, Auth: auth}, raw, client)
 	if err != nil || res.Duplicate {
 		s.srv.stored.Give(s.client(), cost, time.Now())
 	}
 	switch {
-	case errors.Is(err, ErrNoMailbox):
-		return s.refuse(RejectNoMailbox, errNoMailbox, nil)
+	case errors.Is(err, command.ErrNoMailbox):
+		return s.refuse(command.RejectNoMailbox, errNoMailbox, nil)
 	case tempmail.KindOf(err) == tempmail.TooLarge:
-		return s.refuse(RejectTooLarge, smtp.ErrDataTooLarge, nil)
+		return s.refuse(command.RejectTooLarge, smtp.ErrDataTooLarge, nil)
 	case tempmail.KindOf(err) == tempmail.Full:
-		s.logRefusal(RejectDiskFull, errFull, err) // Deliver counted it
+		s.logRefusal(command.RejectDiskFull, errFull, err) // Deliver counted it
 		return errFull
 	case err != nil:
 		// Deliver counted it (for the webhook too); here it is logged.
-		s.logRefusal(RejectUnavailable, errTempFail, err)
+		s.logRefusal(command.RejectUnavailable, errTempFail, err)
 		return errTempFail
 	}
 	took := time.Since(start)
-	s.srv.d.Metrics.observeData(took)
-	s.srv.d.logAccepted("smtp", s.ip, res, len(raw), took)
+	s.srv.data.Observe(took.Seconds())
+	s.srv.c.LogAccepted("smtp", s.ip, res, len(raw), took)
 	return nil
 }
 
@@ -353,7 +358,7 @@ func (s *session) Logout() error {
 }
 
 // errorLog sends go-smtp's own errors to our logger.
-type errorLog struct{ d *Deliverer }
+type errorLog struct{ log *slog.Logger }
 
-func (l errorLog) Printf(format string, v ...any) { l.d.Log.Warn("SMTP: " + fmt.Sprintf(format, v...)) }
-func (l errorLog) Println(v ...any)               { l.d.Log.Warn("SMTP: " + fmt.Sprint(v...)) }
+func (l errorLog) Printf(format string, v ...any) { l.log.Warn("SMTP: " + fmt.Sprintf(format, v...)) }
+func (l errorLog) Println(v ...any)               { l.log.Warn("SMTP: " + fmt.Sprint(v...)) }

@@ -37,11 +37,11 @@ const ShutdownGrace = 5 * time.Second
 type Options struct {
 	Logger  *slog.Logger // nil: nothing is logged
 	Version string       // names the build: the start-up line, /metrics, MCP clients
-	// Webhooks and Ingest, when set, refine those parts before they serve,
-	// in ways no flag does (a resolver, a bound on one step); tests use
-	// them.
+	// Webhooks and Mail, when set, refine the outbound webhooks and the
+	// delivery of mail before they serve, in ways no flag does (a
+	// resolver, a bound on one step); tests use them.
 	Webhooks func(*webhooks.Options)
-	Ingest   func(*ingest.Deliverer)
+	Mail     func(*command.Mail)
 	// Partitions is the partition count of an event stream made now; 0:
 	// events.DefaultPartitions. A stream keeps the count it was made with.
 	// Tests use 2, which puts every inbox's events beside others' as 16
@@ -64,7 +64,6 @@ type Service struct {
 	Views    *projections.Views
 	Hooks    *webhooks.Webhooks // outbound webhooks
 	Commands *command.Commands
-	Ingest   *ingest.Deliverer
 	API      *api.Server
 	SMTP     *ingest.SMTPServer // nil when Config.SMTPAddr is empty
 
@@ -124,7 +123,7 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (_ *Service, er
 		return s, err
 	}
 	reg := prometheus.NewRegistry()
-	if err = s.assemble(ctx, reg, opts.Ingest); err != nil {
+	if err = s.assemble(ctx, reg, opts.Mail); err != nil {
 		return s, err
 	}
 	if err = s.listen(reg); err != nil {
@@ -262,9 +261,9 @@ func (s *Service) openViews(ctx context.Context, refine func(*webhooks.Options))
 	return s.Views.CaughtUp(ctx)
 }
 
-// assemble makes the parts that serve: ingest, the commands and the API,
-// and records the configured domains.
-func (s *Service) assemble(ctx context.Context, reg *prometheus.Registry, refine func(*ingest.Deliverer)) error {
+// assemble makes the parts that serve: the commands (mail's delivery
+// among them) and the API, and records the configured domains.
+func (s *Service) assemble(ctx context.Context, reg *prometheus.Registry, refine func(*command.Mail)) error {
 	cfg := s.Config
 	hostname := cfg.Hostname
 	if hostname == "" {
@@ -280,21 +279,17 @@ func (s *Service) assemble(ctx context.Context, reg *prometheus.Registry, refine
 	}
 	s.instrument(reg)
 	s.Hooks.Start(s.Views.Reader)
-	s.Commands = &command.Commands{Store: s.Store, Views: s.Views.Reader, Hooks: s.Hooks, Disk: s.disk,
-		Names: tempmail.NewNames(cfg.ReservedNames), Log: s.log}
 	// One share of creations per client, whether it makes inboxes over
 	// HTTP or by mail to a catch-all domain.
 	creates := fairshare.New(cfg.CreateRatePerClient)
-	s.Ingest = &ingest.Deliverer{Store: s.Store, Views: s.Views.Reader, Log: s.log,
-		MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Metrics: ingest.NewMetrics(reg),
-		Retention: cfg.MessageRetention, Auth: auth, PlusAddressing: cfg.PlusAddressing, Disk: s.disk}
-	if len(cfg.CatchAllDomains) > 0 {
-		s.Ingest.CatchAll = &ingest.CatchAll{Domains: cfg.CatchAllDomains, Commands: s.Commands, Creates: creates}
-	}
+	s.Commands = &command.Commands{Store: s.Store, Views: s.Views.Reader, Hooks: s.Hooks, Disk: s.disk,
+		Names: tempmail.NewNames(cfg.ReservedNames), Log: s.log, Metrics: command.NewMetrics(reg),
+		Mail: command.Mail{MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Retention: cfg.MessageRetention,
+			PlusAddressing: cfg.PlusAddressing, CatchAll: cfg.CatchAllDomains, Creates: creates, Auth: auth}}
 	if refine != nil {
-		refine(s.Ingest)
+		refine(&s.Commands.Mail)
 	}
-	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader, Ingest: s.Ingest,
+	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader,
 		Hooks: s.Hooks, Log: s.log, Metrics: reg, Probe: s.probe, Commands: s.Commands, Creates: creates,
 		Version: s.version})
 	return s.Commands.SyncDomains(ctx, cfg.Domains)
@@ -313,7 +308,7 @@ func (s *Service) listen(reg *prometheus.Registry) (err error) {
 			}
 			smtpCfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		}
-		smtpSrv := ingest.NewSMTPServer(s.Ingest, smtpCfg)
+		smtpSrv := ingest.NewSMTPServer(s.Commands, smtpCfg)
 		if err = smtpSrv.Listen(); err != nil {
 			return err
 		}

@@ -36,3 +36,7 @@ func sign(secret, id string, timestamp int64, body []byte) (string, error) {
 	mac.Write(body)
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
 }
+
+// NewSecret returns a fresh signing secret (the function NewSecret), for
+// package command, which records it with a subscription.
+func (w *Webhooks) NewSecret() string { return NewSecret() }

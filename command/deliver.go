@@ -1,0 +1,178 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"tempmail"
+	"tempmail/events"
+	"tempmail/mailauth"
+	"tempmail/projections"
+	"tempmail/retry"
+)
+
+// defaultDeliverTimeout bounds storing one message, all recipients
+// together.
+const defaultDeliverTimeout = 15 * time.Second
+
+// Envelope is what the transport knows of a message besides its bytes.
+type Envelope struct {
+	MailFrom   string
+	Recipients []*projections.Inbox // live inboxes, each once
+	Auth       *mailauth.Result     // what the checks said; nil: not checked
+}
+
+// Delivered says what was stored.
+type Delivered struct {
+	MessageIDs      []string // one per recipient still live at delivery, in order
+	HeaderMessageID string   // the message's own Message-ID header
+	Duplicate       bool     // every copy was already stored by an earlier attempt
+	Acks            []events.Ack
+}
+
+// Deliver stores a message for every recipient. raw is the message as it
+// will be kept (with the service's Received header on top); clientBytes is
+// the part the sender sent, which identifies a retry. Nothing is stored
+// unless everything is: on error the sender must retry.
+//
+// A retry is recognised twice over: within the stream's dedupe window by
+// its Nats-Msg-Id, and for the inbox's life by its print among the inbox's
+// newest messages (an MTA retries for days). A recognised copy is not
+// stored again, and its id is that of the copy stored first.
+func (c *Commands) Deliver(ctx context.Context, env Envelope, raw []byte, clientBytes []byte) (Delivered, error) {
+	timeout := c.Mail.Timeout
+	if timeout == 0 {
+		timeout = defaultDeliverTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if int64(len(clientBytes)) > c.Mail.MaxMessageBytes {
+		return Delivered{}, tempmail.Errorf(tempmail.TooLarge, "message is larger than %d bytes", c.Mail.MaxMessageBytes)
+	}
+	p := parse(raw)
+	print := printOf(clientBytes, p.HeaderMessageID)
+	sum := strconv.FormatUint(print.Raw, 16)
+	now := time.Now().UTC()
+
+	recipients := env.Recipients
+	for attempt := 0; ; attempt++ {
+		if len(recipients) == 0 {
+			return Delivered{}, ErrNoMailbox
+		}
+		out := Delivered{HeaderMessageID: p.HeaderMessageID, Duplicate: true, MessageIDs: make([]string, len(recipients))}
+		// Each copy is sealed under a key of its own (and a large one's raw
+		// source stored apart, one object per copy), so that deleting one
+		// copy never leaves another's content unreadable.
+		var ds []events.Copy
+		var fresh []int // recipients of ds, by position
+		for i, in := range recipients {
+			first, err := c.Views.Retry(ctx, in, print)
+			if err != nil {
+				c.Metrics.Reject(RejectUnavailable)
+				return Delivered{}, err
+			}
+			if first != "" {
+				out.MessageIDs[i] = first
+				continue
+			}
+			cp := events.Copy{Mail: mailReceived(in, p, raw, env, now, print),
+				LifecycleSeq: in.LifecycleSeq, DedupeID: sum + "-" + strconv.Itoa(len(clientBytes)) + "-" + in.ID}
+			if in.Family == events.FamilyB && c.Mail.Retention > 0 {
+				cp.RetainUntil = now.Add(c.Mail.Retention)
+			}
+			ds, fresh = append(ds, cp), append(fresh, i)
+		}
+		if len(ds) == 0 {
+			return out, nil
+		}
+		// What storing it writes, about: each copy's event (and raw
+		// object), and the views' entry of its inbox.
+		release, err := c.Disk.Reserve(int64(len(ds)) * (int64(len(raw)) + 16<<10))
+		if err != nil {
+			c.Metrics.Reject(RejectDiskFull)
+			return Delivered{}, err
+		}
+		acks, err := c.Store.AppendMail(ctx, ds)
+		release()
+		if tempmail.KindOf(err) == tempmail.NotFound && attempt < 3 {
+			// An inbox ended between RCPT and now, or its lifecycle moved
+			// on: look again, once the views have caught up, and deliver
+			// to those still live.
+			if !retry.Race.Sleep(ctx, attempt) {
+				return Delivered{}, err
+			}
+			recipients = c.stillLive(ctx, recipients)
+			continue
+		}
+		if err != nil {
+			c.Metrics.Reject(RejectUnavailable)
+			return Delivered{}, err
+		}
+		out.Acks = acks
+		for j, ack := range acks {
+			out.MessageIDs[fresh[j]] = ack.MessageID
+			out.Duplicate = out.Duplicate && ack.Duplicate
+			if !ack.Duplicate {
+				c.Metrics.addReceived(1) // not stored by an earlier attempt of the sender's
+			}
+		}
+		return out, nil
+	}
+}
+
+// printOf is what recognises a sender's retry of a message (events.Print):
+// a hash of the bytes it sent, and of its Message-ID and body.
+func printOf(clientBytes []byte, messageID string) events.Print {
+	p := events.Print{Raw: xxhash.Sum64(clientBytes) | 1} // never 0, which means none
+	if messageID == "" {
+		return p
+	}
+	body := clientBytes
+	if i := bytes.Index(body, []byte("\r\n\r\n")); i >= 0 {
+		body = body[i+4:]
+	} else if i := bytes.Index(body, []byte("\n\n")); i >= 0 {
+		body = body[i+2:]
+	}
+	h := xxhash.New()
+	_, _ = h.WriteString(messageID)
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write(body)
+	p.Body = h.Sum64() | 1
+	return p
+}
+
+// LogAccepted logs one line per accepted delivery: what an operator counts
+// and times. It names the stored copies by id and says how many recipients
+// and bytes; never who sent it, to whom, or what it says.
+func (c *Commands) LogAccepted(via, client string, res Delivered, size int, took time.Duration) {
+	c.Log.Info("mail accepted", "via", via, "client", client, "ids", res.MessageIDs, "rcpts", len(res.MessageIDs),
+		"size", size, "duplicate", res.Duplicate, "duration_ms", float64(took.Microseconds())/1000)
+}
+
+func mailReceived(in *projections.Inbox, p parsed, raw []byte, env Envelope, now time.Time, print events.Print) events.MailReceived {
+	id := events.NewMessageID(in.ID)
+	atts := make([]events.Attachment, len(p.Attachments))
+	for i, a := range p.Attachments {
+		a.ID = attachmentID(id, i+1)
+		atts[i] = a
+	}
+	content := p
+	content.Raw, content.MailFrom, content.Attachments, content.Auth = raw, env.MailFrom, atts, env.Auth
+	return events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address, ReceivedAt: now,
+		Size: int64(len(raw)), Print: print, Content: content}
+}
+
+// stillLive re-checks recipients after a delivery found one of them ended.
+func (c *Commands) stillLive(ctx context.Context, list []*projections.Inbox) []*projections.Inbox {
+	var out []*projections.Inbox
+	for _, in := range list {
+		if cur, err := c.Recipient(ctx, in.Address); err == nil && cur.ID == in.ID {
+			out = append(out, cur)
+		}
+	}
+	return out
+}

@@ -1,0 +1,68 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tempmail"
+	"tempmail/mailauth"
+	"tempmail/projections"
+)
+
+// MaxRecipients bounds the recipients of one message, over SMTP (RCPT
+// commands) and the inbound webhook alike.
+const MaxRecipients = 100
+
+// DeliverHandedOver delivers a message handed over HTTP (the inbound
+// webhook) by client (its IP address, for the Received field and the log)
+// to the addresses in to, through the same path as SMTP. Addresses that
+// are not live inboxes are skipped; if none is, the error is ErrNoMailbox.
+func (c *Commands) DeliverHandedOver(ctx context.Context, client string, to []string, msg []byte) (Delivered, error) {
+	start := time.Now()
+	if len(to) > MaxRecipients {
+		return Delivered{}, tempmail.Errorf(tempmail.Invalid, "at most %d recipients per message", MaxRecipients)
+	}
+	var rcpts []*projections.Inbox
+	var addrs []string
+	for _, addr := range to {
+		// The caller holds the API token: it is the operator's relay,
+		// whose catch-all inboxes count against no client's share.
+		in, err := c.Accept(ctx, addr, netip.Addr{})
+		if errors.Is(err, ErrNoMailbox) {
+			c.Metrics.Reject(RejectNoMailbox)
+			continue
+		}
+		if errors.Is(err, ErrNotServed) {
+			c.Metrics.Reject(RejectNotServed)
+			continue
+		}
+		if err != nil {
+			return Delivered{}, err
+		}
+		if !slices.ContainsFunc(rcpts, func(x *projections.Inbox) bool { return x.ID == in.ID }) {
+			rcpts = append(rcpts, in)
+			addrs = append(addrs, in.Address)
+		}
+	}
+	if len(rcpts) == 0 {
+		return Delivered{}, ErrNoMailbox
+	}
+	hdr := c.ReceivedHeader("webhook", client, "HTTP", uuid.Must(uuid.NewV7()).String(), addrs, time.Now())
+	room := c.HeaderRoom(hdr)
+	buf := make([]byte, room+len(msg))
+	copy(buf[room:], msg)
+	// The caller over HTTP is not the sending mail server: there is no
+	// SMTP client whose address SPF could check (it says none), and DKIM
+	// and DMARC check the message as any other.
+	raw, sent, auth := c.Authenticate(ctx, buf, room, hdr, mailauth.Input{})
+	res, err := c.Deliver(ctx, Envelope{Recipients: rcpts, Auth: auth}, raw, sent)
+	if err == nil {
+		c.LogAccepted("webhook", client, res, len(raw), time.Since(start))
+	}
+	return res, err
+}

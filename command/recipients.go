@@ -1,0 +1,122 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"tempmail"
+	"tempmail/events"
+	"tempmail/fairshare"
+	"tempmail/projections"
+)
+
+// CatchAllTTL is the lifetime of an inbox a catch-all domain makes: family
+// A's default.
+const CatchAllTTL = time.Hour
+
+// Errors of the recipient policy. The SMTP server and the inbound webhook
+// turn them into their own replies.
+var (
+	// ErrNoMailbox: the domain is served, but no live inbox has the address.
+	ErrNoMailbox = tempmail.Errorf(tempmail.NotFound, "no such mailbox here")
+	// ErrNotServed: the domain is not one of ours; we do not relay.
+	ErrNotServed = tempmail.Errorf(tempmail.Forbidden, "relaying denied: domain not served here")
+	// ErrTooManyInboxes: the client has made its share of inboxes; it may
+	// try again later.
+	ErrTooManyInboxes = tempmail.Errorf(tempmail.TooMany, "too many new addresses from your address")
+)
+
+// Recipient returns the live inbox an address names, or ErrNoMailbox or
+// ErrNotServed, or an Unavailable error when the views cannot be read.
+func (c *Commands) Recipient(ctx context.Context, addr string) (*projections.Inbox, error) {
+	addr, err := tempmail.NormalizeAddress(addr)
+	if err != nil {
+		return nil, ErrNoMailbox
+	}
+	_, domain := tempmail.SplitAddress(addr)
+	domains, _, err := c.Views.Domains(ctx)
+	if err != nil {
+		return nil, err
+	}
+	served := false
+	for _, dom := range domains {
+		served = served || (dom.Active && dom.Name == domain)
+	}
+	if !served {
+		return nil, ErrNotServed
+	}
+	in, err := c.live(ctx, addr)
+	if errors.Is(err, ErrNoMailbox) && c.Mail.PlusAddressing {
+		// local+tag@domain is local@domain's: one inbox serves many
+		// sign-ups, told apart by their To.
+		if local, _ := tempmail.SplitAddress(addr); strings.Contains(local, "+") {
+			if base, _, _ := strings.Cut(local, "+"); base != "" {
+				in, err = c.live(ctx, base+"@"+domain)
+			}
+		}
+	}
+	return in, err
+}
+
+// live returns the live inbox that holds addr, or ErrNoMailbox.
+func (c *Commands) live(ctx context.Context, addr string) (*projections.Inbox, error) {
+	in, err := c.Views.InboxByAddress(ctx, addr)
+	if tempmail.KindOf(err) == tempmail.NotFound || (err == nil && !in.Live(time.Now())) {
+		return nil, ErrNoMailbox
+	}
+	return in, err
+}
+
+// Accept returns the inbox that takes mail to addr from client: the live
+// inbox that has it, or on a catch-all domain one made now. It answers as
+// Recipient does, and also ErrTooManyInboxes when client has made its
+// share of inboxes (an invalid client, the operator's own, has no limit),
+// or an error of kind Full when the disk has no room for a new inbox.
+func (c *Commands) Accept(ctx context.Context, addr string, client netip.Addr) (*projections.Inbox, error) {
+	in, err := c.Recipient(ctx, addr)
+	if !errors.Is(err, ErrNoMailbox) || len(c.Mail.CatchAll) == 0 {
+		return in, err
+	}
+	norm, nerr := tempmail.NormalizeAddress(addr)
+	if nerr != nil {
+		return nil, ErrNoMailbox
+	}
+	local, domain := tempmail.SplitAddress(norm)
+	if !slices.Contains(c.Mail.CatchAll, domain) {
+		return nil, ErrNoMailbox
+	}
+	if c.Mail.PlusAddressing {
+		// local+tag's inbox is local's, as for any inbox.
+		local, _, _ = strings.Cut(local, "+")
+	}
+	if c.Names.Check(local) != nil {
+		return nil, ErrNoMailbox // not a name an inbox may have: reserved, or outside the alphabet
+	}
+	if client.IsValid() {
+		if ok, _ := c.Mail.Creates.Take(fairshare.Key(client), time.Now()); !ok {
+			return nil, ErrTooManyInboxes
+		}
+	}
+	domains, _, err := c.Views.Domains(ctx)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(domains, func(dom projections.Domain) bool { return dom.Active && dom.Name == domain })
+	if i < 0 {
+		return nil, ErrNotServed
+	}
+	in, err = c.CreateInbox(ctx, Spec{Family: events.FamilyA, Local: local,
+		Domain: domains[i], TTL: CatchAllTTL})
+	if errors.Is(err, ErrTaken) {
+		// Another message to the same address made it first.
+		return c.Recipient(ctx, local+"@"+domain)
+	}
+	if err == nil {
+		c.Log.Info("catch-all: inbox made by its first mail", "inbox", in.ID, "domain", domain)
+	}
+	return in, err
+}
