@@ -78,3 +78,11 @@ func toEmailA(m *projections.Message) emailA {
 	}
 	return out
 }
+
+// summaryA is a list entry (joined with its content) as family A lists it,
+// in the shape outbound message.received webhooks carry too.
+func summaryA(s *projections.Summary) wire.EmailSummaryA {
+	return wire.EmailSummaryA{ID: s.ID, FromEmail: s.From, FromName: s.FromName, Subject: s.Subject,
+		ReceivedAt: wire.Time(s.ReceivedAt), IsRead: s.IsRead, Size: s.Size,
+		HasAttachments: len(s.Attachments) > 0, Preview: s.Preview}
+}

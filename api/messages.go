@@ -9,7 +9,6 @@ import (
 
 	"tempmail"
 	"tempmail/projections"
-	"tempmail/wire"
 )
 
 // Messages, in every family: listed (list.go pages and filters), read,
@@ -25,7 +24,7 @@ func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writePage(w, len(l.Items), func(i int) any { return wire.SummaryA(&l.Items[i]) })
+	writePage(w, len(l.Items), func(i int) any { return summaryA(&l.Items[i]) })
 }
 
 // lookupEmailA finds the email the path's {id} names, or answers 404.

@@ -11,7 +11,6 @@ import (
 
 	"tempmail"
 	"tempmail/projections"
-	"tempmail/wire"
 )
 
 // Server-Sent Events (API.md "Push: Server-Sent Events"): an inbox's
@@ -44,7 +43,7 @@ const (
 type render func(in *projections.Inbox, s *projections.Summary) any
 
 func renderC(in *projections.Inbox, m *projections.Summary) any { return summaryC(in, m) }
-func renderA(_ *projections.Inbox, m *projections.Summary) any  { return wire.SummaryA(m) }
+func renderA(_ *projections.Inbox, m *projections.Summary) any  { return summaryA(m) }
 
 func (s *Server) eventsC(w http.ResponseWriter, r *http.Request) {
 	in, err := s.tokenInboxOf(r)

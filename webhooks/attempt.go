@@ -300,7 +300,7 @@ func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
 		m, err := w.views.Message(ctx, j.MessageID)
 		switch {
 		case err == nil:
-			p.Data = receivedData{InboxID: j.InboxID, Address: j.Address, EmailSummaryA: wire.MessageSummaryA(m),
+			p.Data = receivedData{InboxID: j.InboxID, Address: j.Address, EmailSummaryA: summaryA(m),
 				Authentication: m.Auth}
 		case tempmail.KindOf(err) == tempmail.NotFound:
 			at := j.ReceivedAt
@@ -393,3 +393,11 @@ func describe(err error, timeout time.Duration) string {
 
 // maxReason bounds the reason an attempt's log entry gives for a failure.
 const maxReason = 200
+
+// summaryA is a message as family A lists it, which message.received
+// webhooks carry.
+func summaryA(m *projections.Message) wire.EmailSummaryA {
+	return wire.EmailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
+		ReceivedAt: wire.Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
+		HasAttachments: len(m.Attachments) > 0, Preview: m.Preview}
+}

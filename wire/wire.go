@@ -2,8 +2,6 @@ package wire
 
 import (
 	"time"
-
-	"tempmail/projections"
 )
 
 // Layout is how Time is written: RFC 3339, UTC, microseconds
@@ -32,18 +30,4 @@ type EmailSummaryA struct {
 	Size           int64  `json:"size"`
 	HasAttachments bool   `json:"has_attachments"`
 	Preview        string `json:"preview"`
-}
-
-// SummaryA is a list entry (joined with its content) as family A lists it.
-func SummaryA(s *projections.Summary) EmailSummaryA {
-	return EmailSummaryA{ID: s.ID, FromEmail: s.From, FromName: s.FromName, Subject: s.Subject,
-		ReceivedAt: Time(s.ReceivedAt), IsRead: s.IsRead, Size: s.Size,
-		HasAttachments: len(s.Attachments) > 0, Preview: s.Preview}
-}
-
-// MessageSummaryA is a whole message as family A lists it.
-func MessageSummaryA(m *projections.Message) EmailSummaryA {
-	return EmailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
-		ReceivedAt: Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
-		HasAttachments: len(m.Attachments) > 0, Preview: m.Preview}
 }
