@@ -16,8 +16,8 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"tempmail"
-	"tempmail/events"
 	"tempmail/ingest"
+	"tempmail/mail"
 	"tempmail/projections"
 )
 
@@ -40,7 +40,7 @@ func (s *Server) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
 		msgID = id[:36]
 	}
 	m, _, err := s.messageByID(r.Context(), msgID)
-	var att *events.Attachment
+	var att *mail.Attachment
 	if err == nil {
 		for i := range m.Attachments {
 			if m.Attachments[i].ID == id {
@@ -83,7 +83,7 @@ func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, fam family, m 
 
 // serveAttachment answers with the decoded bytes of one attachment.
 // It holds room in s.downloads meanwhile (downloads.go).
-func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, att *events.Attachment) {
+func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, att *mail.Attachment) {
 	held, err := s.downloads.take(r.Context(), m)
 	if err != nil {
 		writeError(w, r, s.log, fam, err)

@@ -1,9 +1,8 @@
 package api
 
 import (
-	"tempmail/events"
 	"tempmail/links"
-	"tempmail/mailauth"
+	"tempmail/mail"
 	"tempmail/projections"
 )
 
@@ -13,12 +12,12 @@ import (
 // authentication is a message's check results as every family shows
 // them: null when it was not checked (--auth-checks off, or stored before
 // checks were made), and dkim an array, [] when unsigned.
-func authentication(a *mailauth.Result) *mailauth.Result {
+func authentication(a *mail.Auth) *mail.Auth {
 	if a == nil || a.DKIM != nil {
 		return a
 	}
 	c := *a // the stored content is shared: never changed
-	c.DKIM = []mailauth.DKIM{}
+	c.DKIM = []mail.DKIM{}
 	return &c
 }
 
@@ -44,7 +43,7 @@ type messageLink struct {
 // Content stored before links were kept has none (nil, not empty): they
 // are found in its bodies now, which costs what ingest would have spent,
 // once per read.
-func storedLinks(m *projections.Message) []events.Link {
+func storedLinks(m *projections.Message) []mail.Link {
 	if m.Links == nil {
 		return links.Extract(m.Text, m.HTML)
 	}
@@ -52,7 +51,7 @@ func storedLinks(m *projections.Message) []events.Link {
 	for i, l := range m.Links {
 		if u := links.EncodeInvisible(l.URL); u != l.URL {
 			if &out[0] == &m.Links[0] {
-				out = append([]events.Link(nil), m.Links...) // the stored content is shared: never changed
+				out = append([]mail.Link(nil), m.Links...) // the stored content is shared: never changed
 			}
 			out[i].URL = u
 		}

@@ -18,18 +18,18 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"tempmail/mailauth"
+	"tempmail/mail"
 )
 
 func TestContentRecordKeepsEveryField(t *testing.T) {
 	t.Parallel()
-	c := Content{Raw: []byte("Subject: x\r\n\r\nline\n\x00\xff\r\n"), MailFrom: "bounce@example.com",
+	c := mail.Message{Raw: []byte("Subject: x\r\n\r\nline\n\x00\xff\r\n"), MailFrom: "bounce@example.com",
 		From: "a@example.com", FromName: "Ä", To: []string{"b@tempmail.test"}, Subject: "x\ny",
 		Date: time.Unix(1700000000, 0).UTC(), Text: "text\nwith \"quotes\" and \\ and \xe2\x82", HTML: "<p>\n</p>", TextFromHTML: true,
-		Preview: "text with", Headers: map[string]string{"X-A": "1"}, Attachments: []Attachment{{ID: "m-1", Filename: "a.txt", Size: 3}},
-		Auth: &mailauth.Result{SPF: mailauth.SPF{Result: "pass", Domain: "example.com"},
-			DKIM:  []mailauth.DKIM{{Result: "fail", Domain: "example.com", Selector: "s"}},
-			DMARC: mailauth.DMARC{Result: "pass", Domain: "example.com", Policy: "reject"}}}
+		Preview: "text with", Headers: map[string]string{"X-A": "1"}, Attachments: []mail.Attachment{{ID: "m-1", Filename: "a.txt", Size: 3}},
+		Auth: &mail.Auth{SPF: mail.SPF{Result: "pass", Domain: "example.com"},
+			DKIM:  []mail.DKIM{{Result: "fail", Domain: "example.com", Selector: "s"}},
+			DMARC: mail.DMARC{Result: "pass", Domain: "example.com", Policy: "reject"}}}
 	data, err := encodeContent(c)
 	if err != nil {
 		t.Fatal(err)

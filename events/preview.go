@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/inbucket/html2text"
+
+	"tempmail/mail"
 )
 
 // PreviewChars is the length of a list preview.
@@ -53,7 +55,7 @@ func Preview(text, htm string) string {
 }
 
 // previewOf is the preview of c, as Preview makes it.
-func previewOf(c Content) string {
+func previewOf(c mail.Message) string {
 	if c.TextFromHTML {
 		return Preview("", c.HTML)
 	}
@@ -148,7 +150,7 @@ const legacyRenderBytes = 8 << 10
 // upgradePreview makes the preview of content stored under an earlier
 // rule again: from its HTML when it has no text, or when its text is the
 // HTML's rendering (and then marks it so); else it stays as it was.
-func upgradePreview(c *Content) {
+func upgradePreview(c *mail.Message) {
 	switch {
 	case c.HTML == "" || c.TextFromHTML:
 		return

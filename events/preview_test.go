@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/inbucket/html2text"
+
+	"tempmail/mail"
 )
 
 func TestPreviewFoldsSpaceAndStopsAtTheLimit(t *testing.T) {
@@ -54,13 +56,13 @@ func TestPreviewsStoredEarlierAreMadeAgain(t *testing.T) {
 	t.Parallel()
 	// stored is a record as the encoder wrote it before previewRule: the
 	// preview of the text, whatever the text was.
-	stored := func(c Content) []byte {
+	stored := func(c mail.Message) []byte {
 		if c.Preview == "" {
 			c.Preview = Preview(c.Text, c.HTML)
 		}
 		text, htm := c.Text, c.HTML
 		c.Text, c.HTML = "", ""
-		head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(text), HTMLLen: len(htm), Content: c})
+		head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(text), HTMLLen: len(htm), Message: c})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,21 +79,21 @@ func TestPreviewsStoredEarlierAreMadeAgain(t *testing.T) {
 	long := welcome + strings.Repeat("<p>More news from the shop, and more.</p>", 400)
 	for _, c := range []struct {
 		name       string
-		c          Content
+		c          mail.Message
 		want       string
 		fromHTML   bool
 		wasAlready string
 	}{
-		{"html only", Content{Text: rendered(welcome), HTML: welcome}, "Welcome Your code is 904512. Confirm it.", true,
+		{"html only", mail.Message{Text: rendered(welcome), HTML: welcome}, "Welcome Your code is 904512. Confirm it.", true,
 			"******* Welcome ******* Your code is *904512*. Confirm ( https://shop.example/confirm ) it."},
-		{"html only, longer than what is rendered to tell", Content{Text: rendered(long), HTML: long},
+		{"html only, longer than what is rendered to tell", mail.Message{Text: rendered(long), HTML: long},
 			"Welcome Your code is 904512. Confirm it. More news from the shop, and more.", true, ""},
-		{"text and html", Content{Text: "Hi *Jane*, your code is 123456.", HTML: "<p>Hi <b>Jane</b>, your code is <b>123456</b>.</p>"},
+		{"text and html", mail.Message{Text: "Hi *Jane*, your code is 123456.", HTML: "<p>Hi <b>Jane</b>, your code is <b>123456</b>.</p>"},
 			"Hi *Jane*, your code is 123456.", false, ""},
-		{"text", Content{Text: "plain *words*"}, "plain *words*", false, ""},
+		{"text", mail.Message{Text: "plain *words*"}, "plain *words*", false, ""},
 		// HTML without a rendering, whose preview parted its words at
 		// every tag: its words, as Preview makes them now.
-		{"html without text", Content{HTML: "<p>Code: <b>904512</b>.</p>", Preview: "Code: 904512 ."}, "Code: 904512.", false, "Code: 904512 ."},
+		{"html without text", mail.Message{HTML: "<p>Code: <b>904512</b>.</p>", Preview: "Code: 904512 ."}, "Code: 904512.", false, "Code: 904512 ."},
 	} {
 		data := stored(c.c)
 		if c.wasAlready != "" {

@@ -14,6 +14,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/projections"
 	"tempmail/retry"
@@ -106,7 +107,7 @@ func (d *Deliverer) live(ctx context.Context, addr string) (*projections.Inbox, 
 type Envelope struct {
 	MailFrom   string
 	Recipients []*projections.Inbox // live inboxes, each once
-	Auth       *mailauth.Result     // what the checks said; nil: not checked
+	Auth       *mail.Auth           // what the checks said; nil: not checked
 }
 
 // Delivered says what was stored.
@@ -238,7 +239,7 @@ func (d *Deliverer) logAccepted(via, client string, res Delivered, size int, too
 
 func mailReceived(in *projections.Inbox, p parsed, raw []byte, env Envelope, now time.Time, print events.Print) events.MailReceived {
 	id := events.NewMessageID(in.ID)
-	atts := make([]events.Attachment, len(p.Attachments))
+	atts := make([]mail.Attachment, len(p.Attachments))
 	for i, a := range p.Attachments {
 		a.ID = attachmentID(id, i+1)
 		atts[i] = a
@@ -277,7 +278,7 @@ func (d *Deliverer) headerRoom(received string) int {
 // It returns the message as kept (received, our Authentication-Results,
 // the client's bytes), the client's bytes as kept (what identifies a
 // retry), and the result; all in buf, nothing copied but the headers.
-func (d *Deliverer) authenticate(ctx context.Context, buf []byte, off int, received string, in mailauth.Input) (raw, client []byte, res *mailauth.Result) {
+func (d *Deliverer) authenticate(ctx context.Context, buf []byte, off int, received string, in mailauth.Input) (raw, client []byte, res *mail.Auth) {
 	client = buf[off:]
 	var results string
 	if d.Auth != nil {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net/mail"
+	netmail "net/mail"
 	"strconv"
 	"strings"
 
@@ -13,8 +13,8 @@ import (
 	"github.com/inbucket/html2text"
 	"github.com/jhillyerd/enmime/v2"
 
-	"tempmail/events"
 	"tempmail/links"
+	"tempmail/mail"
 )
 
 // Bounds on what parsing keeps, so that an event and its view entry stay far
@@ -36,7 +36,7 @@ const (
 
 // parsed is what ingest learns from a message's bytes: its Content, less
 // the raw bytes and envelope sender, which the transport adds.
-type parsed = events.Content
+type parsed = mail.Message
 
 // parse reads a message as well as it can. It never fails and never panics:
 // broken MIME, unknown charsets, bad encodings and missing headers yield what
@@ -110,7 +110,7 @@ func parse(raw []byte) (p parsed) {
 		if ct == "" {
 			ct = "application/octet-stream"
 		}
-		p.Attachments = append(p.Attachments, events.Attachment{Filename: tempmail.Truncate(name, 255),
+		p.Attachments = append(p.Attachments, mail.Attachment{Filename: tempmail.Truncate(name, 255),
 			ContentType: tempmail.Truncate(ct, 255), Size: int64(len(part.Content)), Part: part.PartID})
 	}
 	if p.Text == "" && p.HTML == "" && len(p.Attachments) == 0 {
@@ -126,7 +126,7 @@ func parse(raw []byte) (p parsed) {
 // headers, and the body as text.
 func headersOnly(raw []byte) parsed {
 	p := parsed{Headers: topHeaders(raw)}
-	msg, err := mail.ReadMessage(headerBlockEnded(raw))
+	msg, err := netmail.ReadMessage(headerBlockEnded(raw))
 	if err != nil {
 		p.Text = tempmail.Truncate(string(raw), maxBodyBytes)
 		p.Links = links.Extract(p.Text, "")
@@ -165,7 +165,7 @@ func addresses(env *enmime.Envelope, key string) []string {
 // looseAddress makes what it can of a From header that does not parse.
 func looseAddress(v string) (addr, name string) {
 	v = enmime.DecodeRFC2047(strings.TrimSpace(v))
-	if a, err := mail.ParseAddress(v); err == nil {
+	if a, err := netmail.ParseAddress(v); err == nil {
 		return strings.ToLower(a.Address), a.Name
 	}
 	if i, j := strings.LastIndexByte(v, '<'), strings.LastIndexByte(v, '>'); i >= 0 && j > i {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"tempmail/events"
+	"tempmail/mail"
 )
 
 // malformed are messages real senders produce or attackers craft. Each must
@@ -214,16 +214,16 @@ func TestParseFindsLinks(t *testing.T) {
 		" <a href=3D\"javascript:steal()\">x</a></p>\r\n--b--\r\n"
 	for _, c := range []struct {
 		name, raw string
-		want      []events.Link
+		want      []mail.Link
 	}{
-		{"text and html", alternative, []events.Link{{URL: "https://shop.example/verify?t=abc&u=1", Text: "Verify your address"},
+		{"text and html", alternative, []mail.Link{{URL: "https://shop.example/verify?t=abc&u=1", Text: "Verify your address"},
 			{URL: "https://shop.example/help", Text: ""}}},
 		{"html only", "Subject: x\r\nContent-Type: text/html\r\n\r\n<a href=\"https://a.example/x?y=1&amp;z=2\">Go</a> " +
 			"<a href=\"https://b.example/\">https://b.example/</a>\r\n",
-			[]events.Link{{URL: "https://a.example/x?y=1&z=2", Text: "Go"}, {URL: "https://b.example/", Text: "https://b.example/"}}},
+			[]mail.Link{{URL: "https://a.example/x?y=1&z=2", Text: "Go"}, {URL: "https://b.example/", Text: "https://b.example/"}}},
 		{"headers only", "Subject: deep\r\n" + strings.Repeat("Content-Type: multipart/mixed; boundary=\"q\"\r\n", 13) +
-			"\r\nsee https://deep.example/\r\n", []events.Link{{URL: "https://deep.example/", Text: ""}}},
-		{"none", "Subject: x\r\n\r\nno links here\r\n", []events.Link{}},
+			"\r\nsee https://deep.example/\r\n", []mail.Link{{URL: "https://deep.example/", Text: ""}}},
+		{"none", "Subject: x\r\n\r\nno links here\r\n", []mail.Link{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

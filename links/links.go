@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"tempmail/events"
+	"tempmail/mail"
 )
 
 // Bounds on what Extract returns, so that a message's links stay a small
@@ -33,8 +33,8 @@ const (
 // out in text, with empty text. A URL is listed once, at its first place,
 // with the first non-empty text found for it. The result is never nil, so
 // that a caller can tell "no links" from "never looked".
-func Extract(text, htm string) []events.Link {
-	e := extractor{out: []events.Link{}, at: map[string]int{}}
+func Extract(text, htm string) []mail.Link {
+	e := extractor{out: []mail.Link{}, at: map[string]int{}}
 	e.extract(text, htm)
 	return e.out
 }
@@ -45,7 +45,7 @@ func (e *extractor) extract(text, htm string) {
 }
 
 type extractor struct {
-	out   []events.Link
+	out   []mail.Link
 	at    map[string]int // URL -> its index in out
 	total int            // bytes of URLs and texts in out
 	// work counts the bytes each step looks at (a scan, a URL prepared
@@ -81,7 +81,7 @@ func (e *extractor) add(rawURL, text string) {
 		return
 	}
 	e.at[u] = len(e.out)
-	e.out = append(e.out, events.Link{URL: u, Text: text})
+	e.out = append(e.out, mail.Link{URL: u, Text: text})
 	e.total += len(u) + len(text)
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"tempmail/events"
+	"tempmail/mail"
 )
 
 // L is a link as the tables write it (vet wants another package's structs
@@ -26,7 +26,7 @@ func extract(text, htm string) []L {
 	return out
 }
 
-var _ = events.Link(L{})
+var _ = mail.Link(L{})
 
 func TestExtract(t *testing.T) {
 	t.Parallel()
@@ -271,7 +271,7 @@ func TestExtractWorkIsLinear(t *testing.T) {
 		"brackets in html":       {"", `<a href="https://` + strings.Repeat(")", 4000) + `">x</a>` + strings.Repeat("<a href=https://a/)>)</a>", n/25)},
 		"words before every URL": {strings.Repeat("xhttp://a ", n/10), ""},
 	} {
-		e := extractor{out: []events.Link{}, at: map[string]int{}}
+		e := extractor{out: []mail.Link{}, at: map[string]int{}}
 		e.extract(in[0], in[1])
 		if size := len(in[0]) + len(in[1]); e.work > 8*size+64 {
 			t.Errorf("%s: %d bytes looked at for %d bytes of input, want at most 8 per byte", name, e.work, size)
@@ -294,7 +294,7 @@ func FuzzExtract(f *testing.F) {
 		f.Add(seed[0], seed[1])
 	}
 	f.Fuzz(func(t *testing.T, text, htm string) {
-		e := extractor{out: []events.Link{}, at: map[string]int{}}
+		e := extractor{out: []mail.Link{}, at: map[string]int{}}
 		e.extract(text, htm)
 		if size := len(text) + len(htm); e.work > 8*size+64 {
 			t.Fatalf("%d bytes looked at for %d bytes of input", e.work, size)
