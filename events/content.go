@@ -16,12 +16,13 @@ import (
 	"tempmail/mail"
 )
 
-// contentRecord is the head of a message's Content as it is sealed: this
+// contentRecord is the head of a message's content as it is sealed: this
 // JSON on one line (json.Marshal never writes a raw newline), then the text
 // body, the HTML body and the raw message as they are, their lengths in the
 // head. Bodies kept out of the JSON are neither escaped when stored nor
 // unescaped when read (JSON's string handling was a quarter of a rebuild's
-// CPU when views were built from it).
+// CPU when views were built from it). The rest of the head is the
+// message's summary in this package's own shape (storedcontent.go).
 type contentRecord struct {
 	Version int `json:"v"`
 	TextLen int `json:"text_len,omitempty"`
@@ -30,7 +31,7 @@ type contentRecord struct {
 	// records written before it was recorded, whose previews are made
 	// again when read (upgradePreview).
 	PreviewRule int `json:"preview_rule,omitempty"`
-	mail.Message
+	storedContent
 }
 
 const contentV = 4
@@ -39,15 +40,14 @@ func encodeContent(c mail.Message) ([]byte, error) {
 	if c.Preview == "" {
 		c.Preview = previewOf(c)
 	}
-	raw, text, htm := c.Raw, c.Text, c.HTML
-	c.Raw, c.Text, c.HTML = nil, "", ""
-	head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(text), HTMLLen: len(htm), PreviewRule: previewRule, Message: c})
+	head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(c.Text), HTMLLen: len(c.HTML), PreviewRule: previewRule,
+		storedContent: storedOf(&c)})
 	if err != nil {
 		return nil, err
 	}
-	data := make([]byte, 0, len(head)+1+len(text)+len(htm)+len(raw))
-	data = append(append(append(data, head...), '\n'), text...)
-	return append(append(data, htm...), raw...), nil
+	data := make([]byte, 0, len(head)+1+len(c.Text)+len(c.HTML)+len(c.Raw))
+	data = append(append(append(data, head...), '\n'), c.Text...)
+	return append(append(data, c.HTML...), c.Raw...), nil
 }
 
 func decodeContent(data []byte) (mail.Message, error) {
@@ -65,15 +65,16 @@ func decodeContent(data []byte) (mail.Message, error) {
 	if rec.TextLen < 0 || rec.HTMLLen < 0 || rec.TextLen > len(rest) || rec.HTMLLen > len(rest)-rec.TextLen {
 		return mail.Message{}, fmt.Errorf("content record: bodies of %d and %d bytes in %d", rec.TextLen, rec.HTMLLen, len(rest))
 	}
-	rec.Text = string(rest[:rec.TextLen])
-	rec.HTML = string(rest[rec.TextLen : rec.TextLen+rec.HTMLLen])
+	c := rec.message()
+	c.Text = string(rest[:rec.TextLen])
+	c.HTML = string(rest[rec.TextLen : rec.TextLen+rec.HTMLLen])
 	if rest = rest[rec.TextLen+rec.HTMLLen:]; len(rest) > 0 {
-		rec.Raw = rest
+		c.Raw = rest
 	}
 	if rec.PreviewRule < previewRule {
-		upgradePreview(&rec.Message)
+		upgradePreview(&c)
 	}
-	return rec.Message, nil
+	return c, nil
 }
 
 // ContentRef says where a message's content is: in the MailReceived at Seq,

@@ -60,13 +60,11 @@ func TestPreviewsStoredEarlierAreMadeAgain(t *testing.T) {
 		if c.Preview == "" {
 			c.Preview = Preview(c.Text, c.HTML)
 		}
-		text, htm := c.Text, c.HTML
-		c.Text, c.HTML = "", ""
-		head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(text), HTMLLen: len(htm), Message: c})
+		head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(c.Text), HTMLLen: len(c.HTML), storedContent: storedOf(&c)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return append(append(head, '\n'), text+htm...)
+		return append(append(head, '\n'), c.Text+c.HTML...)
 	}
 	rendered := func(htm string) string {
 		s, err := html2text.FromString(htm)
