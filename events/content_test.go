@@ -53,10 +53,10 @@ func TestContentRecordKeepsEveryField(t *testing.T) {
 }
 
 // TestContentRecordsWrittenEarlierReadTheSame: records as builds before
-// package mail wrote them (when the head was events.Content's and
-// mailauth.Result's JSON) read into the same mail.Message, and the
-// message is written again byte for byte as it was: what is stored does
-// not follow the model's or the API's names.
+// package mail wrote them (when the head was the JSON of the message model
+// and of the authentication results the API shows) read into the same
+// mail.Message, and the message is written again byte for byte as it was:
+// what is stored does not follow the model's or the API's names.
 func TestContentRecordsWrittenEarlierReadTheSame(t *testing.T) {
 	t.Parallel()
 	full := mail.Message{Raw: []byte("Subject: x\r\n\r\nhi\r\n"), MailFrom: "bounce@example.com",
