@@ -13,7 +13,6 @@ import (
 	"github.com/inbucket/html2text"
 	"github.com/jhillyerd/enmime/v2"
 
-	"tempmail/links"
 	"tempmail/mail"
 )
 
@@ -118,7 +117,7 @@ func parse(raw []byte) (p parsed) {
 		// show the body as it is rather than nothing.
 		p.Text = headersOnly(raw).Text
 	}
-	p.Links = links.Extract(p.Text, p.HTML)
+	p.Links = mail.Extract(p.Text, p.HTML)
 	return p
 }
 
@@ -129,7 +128,7 @@ func headersOnly(raw []byte) parsed {
 	msg, err := netmail.ReadMessage(headerBlockEnded(raw))
 	if err != nil {
 		p.Text = tempmail.Truncate(string(raw), maxBodyBytes)
-		p.Links = links.Extract(p.Text, "")
+		p.Links = mail.Extract(p.Text, "")
 		return p
 	}
 	p.Subject = tempmail.Truncate(enmime.DecodeRFC2047(msg.Header.Get("Subject")), maxSubjectBytes)
@@ -143,7 +142,7 @@ func headersOnly(raw []byte) parsed {
 	} else if i := bytes.Index(raw, []byte("\n\n")); i >= 0 {
 		p.Text = tempmail.Truncate(string(raw[i+2:]), maxBodyBytes)
 	}
-	p.Links = links.Extract(p.Text, "")
+	p.Links = mail.Extract(p.Text, "")
 	return p
 }
 
