@@ -16,7 +16,6 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"tempmail"
-	"tempmail/ingest"
 	"tempmail/mail"
 	"tempmail/projections"
 )
@@ -95,7 +94,7 @@ func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam fam
 		writeError(w, r, s.log, fam, asNotFound(err, notFoundFor(r)))
 		return
 	}
-	content, err := ingest.PartContent(raw, att.Part)
+	content, err := mail.PartContent(raw, att.Part)
 	held = s.downloads.keep(held, int64(len(content)))
 	if err != nil {
 		writeError(w, r, s.log, fam, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))

@@ -137,7 +137,7 @@ func (d *Deliverer) Deliver(ctx context.Context, env Envelope, raw []byte, clien
 	if int64(len(clientBytes)) > d.MaxMessageBytes {
 		return Delivered{}, tempmail.Errorf(tempmail.TooLarge, "message is larger than %d bytes", d.MaxMessageBytes)
 	}
-	p := parse(raw)
+	p := mail.Parse(raw)
 	print := printOf(clientBytes, p.HeaderMessageID)
 	sum := strconv.FormatUint(print.Raw, 16)
 	now := time.Now().UTC()
@@ -237,11 +237,11 @@ func (d *Deliverer) logAccepted(via, client string, res Delivered, size int, too
 		"size", size, "duplicate", res.Duplicate, "duration_ms", float64(took.Microseconds())/1000)
 }
 
-func mailReceived(in *projections.Inbox, p parsed, raw []byte, env Envelope, now time.Time, print events.Print) events.MailReceived {
+func mailReceived(in *projections.Inbox, p mail.Message, raw []byte, env Envelope, now time.Time, print events.Print) events.MailReceived {
 	id := events.NewMessageID(in.ID)
 	atts := make([]mail.Attachment, len(p.Attachments))
 	for i, a := range p.Attachments {
-		a.ID = attachmentID(id, i+1)
+		a.ID = mail.AttachmentID(id, i+1)
 		atts[i] = a
 	}
 	content := p

@@ -5,7 +5,7 @@
 // on catch-all domains an inbox made by the first mail: catchall.go),
 // keeps the raw message (inline in its event when small, in the object
 // store when large), parses it with enmime into a bounded summary
-// (parse.go), and publishes one MailReceived per recipient. With
+// (mail.Parse), and publishes one MailReceived per recipient. With
 // Deliverer.Auth set, it first has mailauth check SPF, DKIM and DMARC
 // (within the check's own time bound), stores the results with the message
 // and puts an Authentication-Results field under our Received; a forged

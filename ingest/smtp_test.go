@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"tempmail/eventually"
-	"tempmail/ingest"
+	"tempmail/mail/mailtest"
 	"tempmail/service/servicetest"
 )
 
@@ -18,7 +18,7 @@ func TestMultipartMessageIsParsedAndStored(t *testing.T) {
 	t.Parallel()
 	svc := servicetest.Start(t, testConfig(t))
 	in := inbox(t, svc, "box@tempmail.test")
-	if err := smtp.SendMail(svc.SMTPAddr(), nil, "bounce@example.com", []string{"Box@TempMail.test"}, []byte(ingest.MultipartMessage)); err != nil {
+	if err := smtp.SendMail(svc.SMTPAddr(), nil, "bounce@example.com", []string{"Box@TempMail.test"}, []byte(mailtest.Multipart)); err != nil {
 		t.Fatal(err)
 	}
 	m := messages(t, svc, in.ID, 1)[0]
@@ -51,7 +51,7 @@ func TestMultipartMessageIsParsedAndStored(t *testing.T) {
 	raw := string(raw(t, svc, m))
 	// net/smtp asks for SMTPUTF8 whenever it is offered: UTF8SMTP.
 	if !strings.HasPrefix(raw, "Received: from ") || !strings.Contains(raw, "by mx.tempmail.test (tempmail) with UTF8SMTP id ") ||
-		!strings.Contains(raw, "for <box@tempmail.test>") || !strings.HasSuffix(raw, ingest.MultipartMessage) {
+		!strings.Contains(raw, "for <box@tempmail.test>") || !strings.HasSuffix(raw, mailtest.Multipart) {
 		t.Errorf("raw is not the message with our Received header on top:\n%.400s", raw)
 	}
 	if m.Size != int64(len(raw)) {
@@ -64,7 +64,7 @@ func TestMalformedMessagesAreAcceptedOverSMTP(t *testing.T) {
 	svc := servicetest.Start(t, testConfig(t))
 	in := inbox(t, svc, "junk@tempmail.test")
 	n := 0
-	for name, raw := range ingest.Malformed {
+	for name, raw := range mailtest.Malformed() {
 		if strings.Contains(raw, "\n.") || raw == "" {
 			continue // dot-stuffing is the client's job; net/smtp does it, but keep the seeds literal
 		}

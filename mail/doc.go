@@ -6,6 +6,12 @@
 // importing one another. How a Message is stored is package events'
 // business, not its JSON's here.
 //
+// Parse reads a message's bytes with enmime into that bounded summary. It
+// never fails and never panics: what broken MIME, unknown charsets and
+// hostile nesting leave readable is kept, within bounds that keep an event
+// and its view entry far below NATS's message limit; PartContent finds an
+// attachment's bytes in the raw message again.
+//
 // A message's links (Extract) are the http and https URLs of its HTML's
 // <a href> elements, in document order, then those written out in its
 // text part. Extract is a pure function of the two bodies, bounded in what
@@ -22,7 +28,8 @@
 // size of the bodies: every step is counted (extractor.work), and the
 // tests bound the count per byte of input.
 //
-// Where things are: message.go holds the model; links.go finds a message's
-// links (Extract, Clean), shown.go says how a link's URL is shown
-// (EncodeInvisible, ASCII).
+// Where things are: message.go holds the model; parse.go reads MIME
+// (Parse, PartContent); links.go finds a message's links (Extract, Clean),
+// shown.go says how a link's URL is shown (EncodeInvisible, ASCII). Tests
+// share hostile and ordinary messages through package mailtest.
 package mail

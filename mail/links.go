@@ -18,7 +18,7 @@ const (
 	MaxURLBytes      = 2048      // a longer URL is left out, not cut: a cut URL leads elsewhere
 	MaxLinkTextChars = 200       // a link's text is cut to this many characters
 	MaxLinkBytes     = 32 << 10  // URLs and texts together; links beyond are left out
-	maxInputBytes    = 1 << 20   // of each body; ingest keeps at most 256 KiB anyway
+	maxInputBytes    = 1 << 20   // of each body; Parse keeps at most 256 KiB anyway
 	maxTextBytes     = 4 << 10   // of an <a>'s text gathered before it is cleaned and cut
 	maxAltBytes      = 1 << 10   // of an <img alt> standing in for a link's text
 	maxHrefBytes     = 4 << 10   // of an href before it is cleaned; longer ones cannot pass MaxURLBytes
