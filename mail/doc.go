@@ -29,7 +29,8 @@
 // tests bound the count per byte of input.
 //
 // Where things are: message.go holds the model; parse.go reads MIME
-// (Parse, PartContent); links.go finds a message's links (Extract, Clean),
+// (Parse, PartContent); preview.go says what lists show of a message
+// (Preview); links.go finds a message's links (Extract, Clean),
 // shown.go says how a link's URL is shown (EncodeInvisible, ASCII). Tests
 // share hostile and ordinary messages through package mailtest.
 package mail
