@@ -66,8 +66,8 @@ type SPF struct {
 	Result string `json:"result"`
 	Domain string `json:"domain"` // the domain checked; empty when none could be
 	// HELO says Domain is the HELO name (MAIL FROM was empty), which the
-	// Authentication-Results header says as smtp.helo. It is neither
-	// shown nor stored: a result read back from storage says smtp.mailfrom.
+	// Authentication-Results header written on receipt says as smtp.helo.
+	// It is neither shown nor stored.
 	HELO bool `json:"-"`
 }
 
