@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"tempmail/config"
-	"tempmail/mailauth"
+	"tempmail/mail"
 	"tempmail/mailauth/authtest"
 )
 
@@ -17,12 +17,12 @@ func authChecks(dns *authtest.DNS) func(*config.Config) {
 }
 
 // authOf reads the authentication object of a JSON answer.
-func authOf(t *testing.T, body []byte) *mailauth.Result {
+func authOf(t *testing.T, body []byte) *mail.Auth {
 	t.Helper()
 	var v struct {
-		Authentication *mailauth.Result `json:"authentication"`
+		Authentication *mail.Auth `json:"authentication"`
 		Data           struct {
-			Authentication *mailauth.Result `json:"authentication"`
+			Authentication *mail.Auth `json:"authentication"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -54,9 +54,9 @@ func TestAuthenticationInEveryFamilyAndWebhook(t *testing.T) {
 	h.sendMailFrom("bounce@sender.test", addr, key.Sign(t, "From: Shop <shop@sender.test>\r\nTo: "+addr+
 		"\r\nSubject: signed\r\nDate: Sat, 21 Nov 2026 19:00:00 +0000\r\nMessage-ID: <a1@sender.test>\r\n\r\nYour code is 424242.\r\n"))
 	id := h.waitLatest(token, "")["id"].(string)
-	want := &mailauth.Result{SPF: mailauth.SPF{Result: "pass", Domain: "sender.test"},
-		DKIM:  []mailauth.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
-		DMARC: mailauth.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
+	want := &mail.Auth{SPF: mail.SPF{Result: "pass", Domain: "sender.test"},
+		DKIM:  []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
+		DMARC: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
 	for _, path := range []string{"/api/emails/" + id + "/", "/api/mailstore/mailbox/checked/" + id + ".eml/",
 		"/inboxes/" + token + "/messages/" + id + "/", "/inboxes/" + token + "/latest/"} {
 		r := h.do("GET", path, "")

@@ -16,8 +16,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"tempmail"
-	"tempmail/command"
-	"tempmail/events"
+	"tempmail/mail"
 	"tempmail/projections"
 )
 
@@ -40,7 +39,7 @@ func (s *Server) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
 		msgID = id[:36]
 	}
 	m, _, err := s.messageByID(r.Context(), msgID)
-	var att *events.Attachment
+	var att *mail.Attachment
 	if err == nil {
 		for i := range m.Attachments {
 			if m.Attachments[i].ID == id {
@@ -83,7 +82,7 @@ func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, fam family, m 
 
 // serveAttachment answers with the decoded bytes of one attachment.
 // It holds room in s.downloads meanwhile (downloads.go).
-func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, att *events.Attachment) {
+func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, att *mail.Attachment) {
 	held, err := s.downloads.take(r.Context(), m)
 	if err != nil {
 		writeError(w, r, s.log, fam, err)
@@ -95,7 +94,7 @@ func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam fam
 		writeError(w, r, s.log, fam, asNotFound(err, notFoundFor(r)))
 		return
 	}
-	content, err := command.PartContent(raw, att.Part)
+	content, err := mail.PartContent(raw, att.Part)
 	held = s.downloads.keep(held, int64(len(content)))
 	if err != nil {
 		writeError(w, r, s.log, fam, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))

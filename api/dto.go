@@ -1,9 +1,7 @@
 package api
 
 import (
-	"tempmail/events"
-	"tempmail/links"
-	"tempmail/mailauth"
+	"tempmail/mail"
 	"tempmail/projections"
 )
 
@@ -13,12 +11,12 @@ import (
 // authentication is a message's check results as every family shows
 // them: null when it was not checked (--auth-checks off, or stored before
 // checks were made), and dkim an array, [] when unsigned.
-func authentication(a *mailauth.Result) *mailauth.Result {
+func authentication(a *mail.Auth) *mail.Auth {
 	if a == nil || a.DKIM != nil {
 		return a
 	}
 	c := *a // the stored content is shared: never changed
-	c.DKIM = []mailauth.DKIM{}
+	c.DKIM = []mail.DKIM{}
 	return &c
 }
 
@@ -39,20 +37,20 @@ type messageLink struct {
 }
 
 // storedLinks are a message's links, each URL with its invisible
-// characters percent-encoded (links.EncodeInvisible: ingest has done so
+// characters percent-encoded (mail.EncodeInvisible: ingest has done so
 // since issue 29; links kept before are encoded as they are read).
 // Content stored before links were kept has none (nil, not empty): they
 // are found in its bodies now, which costs what ingest would have spent,
 // once per read.
-func storedLinks(m *projections.Message) []events.Link {
+func storedLinks(m *projections.Message) []mail.Link {
 	if m.Links == nil {
-		return links.Extract(m.Text, m.HTML)
+		return mail.Extract(m.Text, m.HTML)
 	}
 	out := m.Links
 	for i, l := range m.Links {
-		if u := links.EncodeInvisible(l.URL); u != l.URL {
+		if u := mail.EncodeInvisible(l.URL); u != l.URL {
 			if &out[0] == &m.Links[0] {
-				out = append([]events.Link(nil), m.Links...) // the stored content is shared: never changed
+				out = append([]mail.Link(nil), m.Links...) // the stored content is shared: never changed
 			}
 			out[i].URL = u
 		}
@@ -65,7 +63,7 @@ func linksOf(m *projections.Message) []messageLink {
 	list := storedLinks(m)
 	out := make([]messageLink, 0, len(list))
 	for _, l := range list {
-		out = append(out, messageLink{URL: l.URL, URLASCII: links.ASCII(l.URL), Text: l.Text})
+		out = append(out, messageLink{URL: l.URL, URLASCII: mail.ASCII(l.URL), Text: l.Text})
 	}
 	return out
 }

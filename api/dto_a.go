@@ -2,7 +2,7 @@ package api
 
 import (
 	"tempmail"
-	"tempmail/mailauth"
+	"tempmail/mail"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -62,8 +62,8 @@ type emailA struct {
 	Size        int64         `json:"size"`
 	Attachments []attachmentA `json:"attachments"`
 	// Authentication is null for a message that was not checked.
-	Authentication *mailauth.Result `json:"authentication"`
-	Links          []messageLink    `json:"links"`
+	Authentication *mail.Auth    `json:"authentication"`
+	Links          []messageLink `json:"links"`
 }
 
 func (m emailA) longTextLen() int { return len(m.BodyText) + len(m.BodyHTML) }

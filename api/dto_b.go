@@ -1,7 +1,7 @@
 package api
 
 import (
-	"tempmail/mailauth"
+	"tempmail/mail"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -37,7 +37,7 @@ type messageB struct {
 	IsRead      bool              `json:"is_read"`
 	Attachments []attachmentB     `json:"attachments"`
 	// Authentication is null for a message that was not checked.
-	Authentication *mailauth.Result `json:"authentication"`
+	Authentication *mail.Auth `json:"authentication"`
 }
 
 func (m messageB) longTextLen() int { return len(m.Body) + len(m.BodyHTML) }

@@ -3,8 +3,7 @@ package api
 import (
 	"strconv"
 
-	"tempmail/events"
-	"tempmail/mailauth"
+	"tempmail/mail"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -46,7 +45,7 @@ func summaryC(in *projections.Inbox, m *projections.Summary) messageSummaryC {
 		IsRead: m.IsRead, Attachments: attachmentsC(m.Attachments), Preview: m.Preview}
 }
 
-func attachmentsC(list []events.Attachment) []attachmentC {
+func attachmentsC(list []mail.Attachment) []attachmentC {
 	out := make([]attachmentC, 0, len(list))
 	for _, a := range list {
 		out = append(out, attachmentC{Filename: a.Filename, ContentType: a.ContentType, Size: a.Size})
@@ -69,8 +68,8 @@ type messageC struct {
 	Headers     map[string]string `json:"headers"`
 	Attachments []attachmentC     `json:"attachments"`
 	// Authentication is null for a message that was not checked.
-	Authentication *mailauth.Result `json:"authentication"`
-	Links          []messageLink    `json:"links"`
+	Authentication *mail.Auth    `json:"authentication"`
+	Links          []messageLink `json:"links"`
 }
 
 func (m messageC) longTextLen() int { return len(m.Text) + len(m.HTML) }

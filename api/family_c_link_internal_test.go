@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"tempmail/events"
+	"tempmail/mail"
 	"tempmail/projections"
 )
 
@@ -13,13 +13,13 @@ import (
 // read. Content with an empty list has none, and is not looked at again.
 func TestLinksOfContentStoredBefore(t *testing.T) {
 	t.Parallel()
-	old := &projections.Message{Content: events.Content{Text: "see https://old.example/a.",
+	old := &projections.Message{Message: mail.Message{Text: "see https://old.example/a.",
 		HTML: `<a href="https://old.example/b">B</a>`}}
 	if got := linksOf(old); len(got) != 2 || got[0] != (messageLink{URL: "https://old.example/b", URLASCII: "https://old.example/b", Text: "B"}) ||
 		got[1] != (messageLink{URL: "https://old.example/a", URLASCII: "https://old.example/a"}) {
 		t.Errorf("content without links: %v", got)
 	}
-	none := &projections.Message{Content: events.Content{Text: old.Text, HTML: old.HTML, Links: []events.Link{}}}
+	none := &projections.Message{Message: mail.Message{Text: old.Text, HTML: old.HTML, Links: []mail.Link{}}}
 	if got := linksOf(none); got == nil || len(got) != 0 {
 		t.Errorf("content with no links: %#v", got)
 	}
@@ -29,8 +29,8 @@ func TestLinksOfContentStoredBefore(t *testing.T) {
 // are read; the stored content, which other reads share, is not changed.
 func TestLinksStoredBeforeEncodingAreEncodedWhenRead(t *testing.T) {
 	t.Parallel()
-	stored := []events.Link{{URL: "https://ok.example/"}, {URL: "https://files.example/a\u202egpj.exe", Text: "invoice"}}
-	m := &projections.Message{Content: events.Content{Links: stored}}
+	stored := []mail.Link{{URL: "https://ok.example/"}, {URL: "https://files.example/a\u202egpj.exe", Text: "invoice"}}
+	m := &projections.Message{Message: mail.Message{Links: stored}}
 	got := linksOf(m)
 	want := messageLink{URL: "https://files.example/a%E2%80%AEgpj.exe", URLASCII: "https://files.example/a%E2%80%AEgpj.exe", Text: "invoice"}
 	if len(got) != 2 || got[1] != want || got[0].URL != "https://ok.example/" {

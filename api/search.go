@@ -6,7 +6,7 @@ import (
 	"regexp"
 
 	"tempmail"
-	"tempmail/links"
+	"tempmail/mail"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -222,7 +222,7 @@ func (s *Server) findLink(inboxID string, re *regexp.Regexp, q waitRequest) find
 				}
 				for _, link := range storedLinks(m) {
 					if re == nil || re.MatchString(link.URL) {
-						return linkC{Link: link.URL, LinkASCII: links.ASCII(link.URL), Text: link.Text, MessageID: sum.ID, Subject: sum.Subject,
+						return linkC{Link: link.URL, LinkASCII: mail.ASCII(link.URL), Text: link.Text, MessageID: sum.ID, Subject: sum.Subject,
 							From: sum.From, ReceivedAt: wire.Time(sum.ReceivedAt)}, true, nil
 					}
 				}

@@ -10,7 +10,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
-	"tempmail/mailauth"
+	"tempmail/mail"
 	"tempmail/projections"
 	"tempmail/retry"
 )
@@ -23,7 +23,7 @@ const defaultDeliverTimeout = 15 * time.Second
 type Envelope struct {
 	MailFrom   string
 	Recipients []*projections.Inbox // live inboxes, each once
-	Auth       *mailauth.Result     // what the checks said; nil: not checked
+	Auth       *mail.Auth           // what the checks said; nil: not checked
 }
 
 // Delivered says what was stored.
@@ -53,7 +53,7 @@ func (c *Commands) Deliver(ctx context.Context, env Envelope, raw []byte, client
 	if int64(len(clientBytes)) > c.Mail.MaxMessageBytes {
 		return Delivered{}, tempmail.Errorf(tempmail.TooLarge, "message is larger than %d bytes", c.Mail.MaxMessageBytes)
 	}
-	p := parse(raw)
+	p := mail.Parse(raw)
 	print := printOf(clientBytes, p.HeaderMessageID)
 	sum := strconv.FormatUint(print.Raw, 16)
 	now := time.Now().UTC()
@@ -153,11 +153,11 @@ func (c *Commands) LogAccepted(via, client string, res Delivered, size int, took
 		"size", size, "duplicate", res.Duplicate, "duration_ms", float64(took.Microseconds())/1000)
 }
 
-func mailReceived(in *projections.Inbox, p parsed, raw []byte, env Envelope, now time.Time, print events.Print) events.MailReceived {
+func mailReceived(in *projections.Inbox, p mail.Message, raw []byte, env Envelope, now time.Time, print events.Print) events.MailReceived {
 	id := events.NewMessageID(in.ID)
-	atts := make([]events.Attachment, len(p.Attachments))
+	atts := make([]mail.Attachment, len(p.Attachments))
 	for i, a := range p.Attachments {
-		a.ID = attachmentID(id, i+1)
+		a.ID = mail.AttachmentID(id, i+1)
 		atts[i] = a
 	}
 	content := p

@@ -20,7 +20,7 @@
 // stamp.go puts our Received field on top and, with checks on, has
 // mailauth check SPF, DKIM and DMARC and write an Authentication-Results
 // field (a forged one claiming our host name is removed either way), and
-// deliver.go parses the message (parse.go) and stores one MailReceived per
+// deliver.go parses the message (mail.Parse) and stores one MailReceived per
 // recipient (Deliver); inbound.go takes the three for the inbound webhook.
 // metrics.go counts what is accepted and refused.
 //

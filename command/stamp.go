@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/mail"
 	"tempmail/mailauth"
 )
 
@@ -31,7 +32,7 @@ func (c *Commands) HeaderRoom(received string) int {
 // It returns the message as kept (received, our Authentication-Results,
 // the client's bytes), the client's bytes as kept (what identifies a
 // retry), and the result; all in buf, nothing copied but the headers.
-func (c *Commands) Authenticate(ctx context.Context, buf []byte, off int, received string, in mailauth.Input) (raw, client []byte, res *mailauth.Result) {
+func (c *Commands) Authenticate(ctx context.Context, buf []byte, off int, received string, in mailauth.Input) (raw, client []byte, res *mail.Auth) {
 	client = buf[off:]
 	var results string
 	if c.Mail.Auth != nil {

@@ -12,14 +12,17 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/mail"
 )
 
-// contentRecord is the head of a message's Content as it is sealed: this
+// contentRecord is the head of a message's content as it is sealed: this
 // JSON on one line (json.Marshal never writes a raw newline), then the text
 // body, the HTML body and the raw message as they are, their lengths in the
 // head. Bodies kept out of the JSON are neither escaped when stored nor
 // unescaped when read (JSON's string handling was a quarter of a rebuild's
-// CPU when views were built from it).
+// CPU when views were built from it). The rest of the head is the
+// message's summary in this package's own shape (storedcontent.go).
 type contentRecord struct {
 	Version int `json:"v"`
 	TextLen int `json:"text_len,omitempty"`
@@ -28,50 +31,50 @@ type contentRecord struct {
 	// records written before it was recorded, whose previews are made
 	// again when read (upgradePreview).
 	PreviewRule int `json:"preview_rule,omitempty"`
-	Content
+	storedContent
 }
 
 const contentV = 4
 
-func encodeContent(c Content) ([]byte, error) {
+func encodeContent(c mail.Message) ([]byte, error) {
 	if c.Preview == "" {
 		c.Preview = previewOf(c)
 	}
-	raw, text, htm := c.Raw, c.Text, c.HTML
-	c.Raw, c.Text, c.HTML = nil, "", ""
-	head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(text), HTMLLen: len(htm), PreviewRule: previewRule, Content: c})
+	head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(c.Text), HTMLLen: len(c.HTML), PreviewRule: previewRule,
+		storedContent: storedOf(&c)})
 	if err != nil {
 		return nil, err
 	}
-	data := make([]byte, 0, len(head)+1+len(text)+len(htm)+len(raw))
-	data = append(append(append(data, head...), '\n'), text...)
-	return append(append(data, htm...), raw...), nil
+	data := make([]byte, 0, len(head)+1+len(c.Text)+len(c.HTML)+len(c.Raw))
+	data = append(append(append(data, head...), '\n'), c.Text...)
+	return append(append(data, c.HTML...), c.Raw...), nil
 }
 
-func decodeContent(data []byte) (Content, error) {
+func decodeContent(data []byte) (mail.Message, error) {
 	head, rest, found := bytes.Cut(data, []byte("\n"))
 	if !found {
-		return Content{}, errors.New("content record without its bodies")
+		return mail.Message{}, errors.New("content record without its bodies")
 	}
 	var rec contentRecord
 	if err := json.Unmarshal(head, &rec); err != nil {
-		return Content{}, err
+		return mail.Message{}, err
 	}
 	if rec.Version != contentV {
-		return Content{}, fmt.Errorf("content version %d is not supported (this build reads version %d)", rec.Version, contentV)
+		return mail.Message{}, fmt.Errorf("content version %d is not supported (this build reads version %d)", rec.Version, contentV)
 	}
 	if rec.TextLen < 0 || rec.HTMLLen < 0 || rec.TextLen > len(rest) || rec.HTMLLen > len(rest)-rec.TextLen {
-		return Content{}, fmt.Errorf("content record: bodies of %d and %d bytes in %d", rec.TextLen, rec.HTMLLen, len(rest))
+		return mail.Message{}, fmt.Errorf("content record: bodies of %d and %d bytes in %d", rec.TextLen, rec.HTMLLen, len(rest))
 	}
-	rec.Text = string(rest[:rec.TextLen])
-	rec.HTML = string(rest[rec.TextLen : rec.TextLen+rec.HTMLLen])
+	c := rec.message()
+	c.Text = string(rest[:rec.TextLen])
+	c.HTML = string(rest[rec.TextLen : rec.TextLen+rec.HTMLLen])
 	if rest = rest[rec.TextLen+rec.HTMLLen:]; len(rest) > 0 {
-		rec.Raw = rest
+		c.Raw = rest
 	}
 	if rec.PreviewRule < previewRule {
-		upgradePreview(&rec.Content)
+		upgradePreview(&c)
 	}
-	return rec.Content, nil
+	return c, nil
 }
 
 // ContentRef says where a message's content is: in the MailReceived at Seq,
@@ -86,7 +89,7 @@ type ContentRef struct {
 // is of kind NotFound once the message is deleted (its key erased), and
 // kept decoded in a bounded cache: it never changes while it exists.
 // Callers must not change what it returns.
-func (s *Store) Content(ctx context.Context, ref ContentRef) (*Content, error) {
+func (s *Store) Content(ctx context.Context, ref ContentRef) (*mail.Message, error) {
 	if c := s.contents.get(ref.MessageID); c != nil {
 		return c, nil
 	}
@@ -101,11 +104,11 @@ func (s *Store) Content(ctx context.Context, ref ContentRef) (*Content, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.(*Content), nil
+	return v.(*mail.Message), nil
 }
 
 // open reads and opens a message's content, and keeps it in the cache.
-func (s *Store) open(ctx context.Context, ref ContentRef) (*Content, error) {
+func (s *Store) open(ctx context.Context, ref ContentRef) (*mail.Message, error) {
 	m, err := s.stream.GetMsg(ctx, ref.Seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, ErrErased
@@ -191,7 +194,7 @@ type contentCache struct {
 
 type cachedContent struct {
 	id   string
-	c    *Content
+	c    *mail.Message
 	size int
 }
 
@@ -199,7 +202,7 @@ func newContentCache(maxBytes int) *contentCache {
 	return &contentCache{maxBytes: maxBytes, order: list.New(), byID: map[string]*list.Element{}}
 }
 
-func contentSize(c *Content) int {
+func contentSize(c *mail.Message) int {
 	n := 512 + len(c.Text) + len(c.HTML) + len(c.Raw) + len(c.Subject) + len(c.Preview)
 	for k, v := range c.Headers {
 		n += len(k) + len(v) + 32
@@ -213,7 +216,7 @@ func contentSize(c *Content) int {
 	return n + 128*len(c.Attachments)
 }
 
-func (cc *contentCache) get(id string) *Content {
+func (cc *contentCache) get(id string) *mail.Message {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	e, ok := cc.byID[id]
@@ -224,7 +227,7 @@ func (cc *contentCache) get(id string) *Content {
 	return e.Value.(*cachedContent).c
 }
 
-func (cc *contentCache) put(id string, c *Content) {
+func (cc *contentCache) put(id string, c *mail.Message) {
 	size := contentSize(c)
 	if size > cc.maxBytes/8 {
 		return // a few large messages would push out many small ones

@@ -23,7 +23,9 @@
 // anything is written (single messages and atomic batches); commands.go
 // holds the lifecycle commands (domains, inboxes, message events);
 // copies.go stores received mail (Copy: one recipient's copy); content.go
-// and seal.go the sealed records of what a message says, keys.go their
+// and seal.go the sealed records of what a message says (a mail.Message
+// in this package's own shape: storedcontent.go; preview.go makes the
+// previews of records stored earlier again), keys.go their
 // keys; purge.go forgets what the views let go (Forget); disk.go keeps the
 // data directory's disk from filling; node.go starts the embedded server
 // and connects, conn.go keeps the connections (lanes, their loss, their

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"tempmail/mailauth"
+	"tempmail/mail"
 )
 
 // Type names an event. Each type has a schema version; decoding an event of
@@ -99,16 +99,6 @@ type InboxExpired struct {
 	Address string `json:"address"`
 }
 
-// Attachment describes one attachment of a received message. Its bytes stay
-// in the raw message; Part locates them there.
-type Attachment struct {
-	ID          string `json:"id"`
-	Filename    string `json:"filename"`
-	ContentType string `json:"content_type"`
-	Size        int64  `json:"size"`
-	Part        string `json:"part"` // MIME part path, e.g. "1.2"
-}
-
 // MailReceived records one message delivered to one inbox.
 //
 // Its JSON says only where the message is (inbox, id, time, size, the key
@@ -131,7 +121,7 @@ type MailReceived struct {
 
 	// Content is what to seal, when delivering; it is never part of the
 	// event's JSON.
-	Content `json:"-"`
+	Content mail.Message `json:"-"`
 	// Sealed is the content as stored after the JSON; Decode leaves it
 	// sealed.
 	Sealed []byte `json:"-"`
@@ -152,44 +142,6 @@ type Print struct {
 // Matches reports whether p and q print the same message.
 func (p Print) Matches(q Print) bool {
 	return p.Raw != 0 && (p.Raw == q.Raw || (p.Body != 0 && p.Body == q.Body))
-}
-
-// Content is what a received message says: the raw message (when small
-// enough to travel inline) and its parsed, bounded summary, so that
-// projections never parse.
-type Content struct {
-	Raw             []byte    `json:"raw,omitempty"`
-	MailFrom        string    `json:"mail_from,omitempty"` // SMTP envelope sender
-	From            string    `json:"from"`
-	FromName        string    `json:"from_name,omitempty"`
-	To              []string  `json:"to,omitempty"`
-	Cc              []string  `json:"cc,omitempty"`
-	Subject         string    `json:"subject,omitempty"`
-	Date            time.Time `json:"date,omitzero"`
-	HeaderMessageID string    `json:"header_message_id,omitempty"`
-	Text            string    `json:"text,omitempty"`
-	HTML            string    `json:"html,omitempty"`
-	// TextFromHTML says the message has no text part: Text is its HTML
-	// as text, for those who read text, and the preview is made from the
-	// HTML itself.
-	TextFromHTML bool              `json:"text_from_html,omitempty"`
-	Preview      string            `json:"preview,omitempty"` // what lists show (Preview)
-	Headers      map[string]string `json:"headers,omitempty"`
-	Attachments  []Attachment      `json:"attachments,omitempty"`
-	// Auth is what SPF, DKIM and DMARC said on receipt; nil when they
-	// were not checked (--auth-checks off, or stored before they were).
-	Auth *mailauth.Result `json:"auth,omitempty"`
-	// Links are the message's http and https links (package links). Not
-	// omitempty: content stored before links were extracted has none at
-	// all (nil), which readers tell from a message without links ([]).
-	Links []Link `json:"links"`
-}
-
-// Link is one link of a message: its URL and the text it was written on
-// (empty for a URL found in the text part).
-type Link struct {
-	URL  string `json:"url"`
-	Text string `json:"text"`
 }
 
 // MarkedRead records that a message was read.

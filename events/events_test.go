@@ -16,6 +16,7 @@ import (
 
 	"tempmail/events"
 	"tempmail/events/natstest"
+	"tempmail/mail"
 )
 
 func ctxT(t *testing.T) context.Context {
@@ -100,7 +101,7 @@ func TestDeliveryIsDedupedAndRefusedAfterTheInboxEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := events.MailReceived{InboxID: ev.InboxID, MessageID: uuid.NewString(), Address: ev.Address, Content: events.Content{Raw: []byte("x")}}
+	m := events.MailReceived{InboxID: ev.InboxID, MessageID: uuid.NewString(), Address: ev.Address, Content: mail.Message{Raw: []byte("x")}}
 	first, err := deliverOne(ctx, s, m, created.Seq, "same-bytes")
 	if err != nil || first.Duplicate {
 		t.Fatalf("first delivery: %+v, %v", first, err)
@@ -125,7 +126,7 @@ func TestDeliveryIsDedupedAndRefusedAfterTheInboxEnds(t *testing.T) {
 
 func TestEventsRoundTripAndUnknownVersionsAreRefused(t *testing.T) {
 	t.Parallel()
-	in := &events.MailReceived{InboxID: "i", MessageID: "m", Key: 7, Size: 3, Content: events.Content{Subject: "héllo"},
+	in := &events.MailReceived{InboxID: "i", MessageID: "m", Key: 7, Size: 3, Content: mail.Message{Subject: "héllo"},
 		Sealed: []byte("sealed\nbytes\x00")}
 	b, err := events.Encode(in, time.Now())
 	if err != nil {
@@ -139,7 +140,7 @@ func TestEventsRoundTripAndUnknownVersionsAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, ok := p.(*events.MailReceived)
-	if !ok || got.Key != 7 || got.Size != 3 || string(got.Sealed) != string(in.Sealed) || got.Subject != "" {
+	if !ok || got.Key != 7 || got.Size != 3 || string(got.Sealed) != string(in.Sealed) || got.Content.Subject != "" {
 		t.Fatalf("round trip: %#v", p)
 	}
 
@@ -206,7 +207,7 @@ func TestPurgeOfAnEndingThatEndedNothingErasesTheInboxAndKeepsANewerClaim(t *tes
 	var refs []events.ContentRef
 	for i := range 3 {
 		m := events.MailReceived{InboxID: old.InboxID, MessageID: uuid.NewString(), Address: old.Address,
-			Content: events.Content{Raw: []byte("Subject: secret " + string(rune('a'+i)) + "\r\n\r\nbody\r\n")}}
+			Content: mail.Message{Raw: []byte("Subject: secret " + string(rune('a'+i)) + "\r\n\r\nbody\r\n")}}
 		ack, err := deliverOne(ctx, s, m, created.Seq, m.MessageID)
 		if err != nil {
 			t.Fatal(err)

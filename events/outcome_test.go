@@ -14,6 +14,7 @@ import (
 
 	"tempmail/events"
 	"tempmail/events/natstest"
+	"tempmail/mail"
 )
 
 // outcomeEnv is a store whose connection to NATS passes through a proxy
@@ -115,7 +116,7 @@ func (e *outcomeEnv) storedMail() map[string]*events.MailReceived {
 
 func delivery(in events.InboxCreated, lifecycleSeq uint64, body []byte, dedupe string) events.Copy {
 	return events.Copy{Mail: events.MailReceived{InboxID: in.InboxID, MessageID: uuid.NewString(), Address: in.Address,
-		ReceivedAt: time.Now().UTC(), Size: int64(len(body)), Content: events.Content{Subject: "s", Raw: body}},
+		ReceivedAt: time.Now().UTC(), Size: int64(len(body)), Content: mail.Message{Subject: "s", Raw: body}},
 		LifecycleSeq: lifecycleSeq, DedupeID: dedupe}
 }
 

@@ -4,46 +4,11 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/inbucket/html2text"
+
+	"tempmail/mail"
 )
-
-func TestPreviewFoldsSpaceAndStopsAtTheLimit(t *testing.T) {
-	t.Parallel()
-	words := strings.Repeat("wörd ", 100)
-	cases := []struct{ text, html, want string }{
-		{"  Hello,\r\n\n\tworld  ", "", "Hello, world"},
-		{"", "<p>from the <b>html</b></p><style>p{}</style>&amp; more", "from the html & more"},
-		// Inline elements join the words beside them; others part them.
-		{"", "<HTML><head><title>Mail</title></head><H1>Welcome</H1><p>Code: <B>904512</B>.<br>Thanks,<!-- x --></p><td>a</td><td>b</td>", "Welcome Code: 904512. Thanks, a b"},
-		{"", "<p>Hi <a href=\"https://x.example/\">there</a>, <span style=\"color:red\">you</span><sup>2</sup></p>", "Hi there, you2"},
-		// A style longer than the HTML a preview reads is skipped whole.
-		{"", "<style>" + strings.Repeat("p { color: red }\n", 1000) + "</style><p>After the style.</p>", "After the style."},
-		// The text part, when there is one, as its sender wrote it.
-		{"Hi *Jane*,\r\n  your code", "<p>Hi <b>Jane</b></p>", "Hi *Jane*, your code"},
-		{"a \xff b\xfec", "", "a bc"},
-		{"", "", ""},
-		{"\u00a0\u2003 x \ufffd", "", "x \ufffd"},
-		// The first PreviewChars (200) characters: 40 words and their spaces.
-		{words, "", strings.Repeat("wörd ", 40)},
-	}
-	for _, c := range cases {
-		if got := Preview(c.text, c.html); got != c.want {
-			t.Errorf("Preview(%q, %q) = %q, want %q", c.text, c.html, got, c.want)
-		}
-	}
-	if got := Preview(strings.Repeat("x", 1<<20), ""); utf8.RuneCountInString(got) != PreviewChars {
-		t.Errorf("a 1 MiB body: %d characters, want %d", utf8.RuneCountInString(got), PreviewChars)
-	}
-}
-
-func BenchmarkPreview(b *testing.B) {
-	text := strings.Repeat("Your sign-up code is 482913. Welcome to the service!\r\n", 80)
-	for b.Loop() {
-		Preview(text, "")
-	}
-}
 
 // TestPreviewsStoredEarlierAreMadeAgain: content stored before its record
 // said how its preview was made had, for mail without a text part, the
@@ -54,17 +19,15 @@ func TestPreviewsStoredEarlierAreMadeAgain(t *testing.T) {
 	t.Parallel()
 	// stored is a record as the encoder wrote it before previewRule: the
 	// preview of the text, whatever the text was.
-	stored := func(c Content) []byte {
+	stored := func(c mail.Message) []byte {
 		if c.Preview == "" {
-			c.Preview = Preview(c.Text, c.HTML)
+			c.Preview = mail.Preview(c.Text, c.HTML)
 		}
-		text, htm := c.Text, c.HTML
-		c.Text, c.HTML = "", ""
-		head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(text), HTMLLen: len(htm), Content: c})
+		head, err := json.Marshal(contentRecord{Version: contentV, TextLen: len(c.Text), HTMLLen: len(c.HTML), storedContent: storedOf(&c)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return append(append(head, '\n'), text+htm...)
+		return append(append(head, '\n'), c.Text+c.HTML...)
 	}
 	rendered := func(htm string) string {
 		s, err := html2text.FromString(htm)
@@ -77,21 +40,21 @@ func TestPreviewsStoredEarlierAreMadeAgain(t *testing.T) {
 	long := welcome + strings.Repeat("<p>More news from the shop, and more.</p>", 400)
 	for _, c := range []struct {
 		name       string
-		c          Content
+		c          mail.Message
 		want       string
 		fromHTML   bool
 		wasAlready string
 	}{
-		{"html only", Content{Text: rendered(welcome), HTML: welcome}, "Welcome Your code is 904512. Confirm it.", true,
+		{"html only", mail.Message{Text: rendered(welcome), HTML: welcome}, "Welcome Your code is 904512. Confirm it.", true,
 			"******* Welcome ******* Your code is *904512*. Confirm ( https://shop.example/confirm ) it."},
-		{"html only, longer than what is rendered to tell", Content{Text: rendered(long), HTML: long},
+		{"html only, longer than what is rendered to tell", mail.Message{Text: rendered(long), HTML: long},
 			"Welcome Your code is 904512. Confirm it. More news from the shop, and more.", true, ""},
-		{"text and html", Content{Text: "Hi *Jane*, your code is 123456.", HTML: "<p>Hi <b>Jane</b>, your code is <b>123456</b>.</p>"},
+		{"text and html", mail.Message{Text: "Hi *Jane*, your code is 123456.", HTML: "<p>Hi <b>Jane</b>, your code is <b>123456</b>.</p>"},
 			"Hi *Jane*, your code is 123456.", false, ""},
-		{"text", Content{Text: "plain *words*"}, "plain *words*", false, ""},
+		{"text", mail.Message{Text: "plain *words*"}, "plain *words*", false, ""},
 		// HTML without a rendering, whose preview parted its words at
 		// every tag: its words, as Preview makes them now.
-		{"html without text", Content{HTML: "<p>Code: <b>904512</b>.</p>", Preview: "Code: 904512 ."}, "Code: 904512.", false, "Code: 904512 ."},
+		{"html without text", mail.Message{HTML: "<p>Code: <b>904512</b>.</p>", Preview: "Code: 904512 ."}, "Code: 904512.", false, "Code: 904512 ."},
 	} {
 		data := stored(c.c)
 		if c.wasAlready != "" {

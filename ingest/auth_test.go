@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"tempmail/command"
+	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
 	"tempmail/service"
@@ -81,25 +82,25 @@ func TestAuthenticationOnReceipt(t *testing.T) {
 	t.Parallel()
 	w := newAuthWorld(t, 5*time.Second)
 	signed := w.key.Sign(t, fromSender("Shop <shop@sender.test>", "x@tempmail.test", "signed"))
-	pass := mailauth.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}
-	spfPass := mailauth.SPF{Result: "pass", Domain: "sender.test"}
+	pass := mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}
+	spfPass := mail.SPF{Result: "pass", Domain: "sender.test"}
 	for _, c := range []struct {
 		name, mailFrom, data, header string
-		want                         mailauth.Result
+		want                         mail.Auth
 	}{
 		{"signed", "bounce@sender.test", signed,
 			"spf=pass smtp.mailfrom=sender.test;\r\n\tdkim=pass header.d=sender.test header.s=sel;\r\n\tdmarc=pass header.from=sender.test",
-			mailauth.Result{SPF: spfPass, DKIM: []mailauth.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}}, DMARC: pass}},
+			mail.Auth{SPF: spfPass, DKIM: []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}}, DMARC: pass}},
 		{"tampered body", "bounce@sender.test", strings.Replace(signed, "424242", "999999", 1),
 			"spf=pass smtp.mailfrom=sender.test;\r\n\tdkim=fail header.d=sender.test header.s=sel;\r\n\tdmarc=pass header.from=sender.test",
-			mailauth.Result{SPF: spfPass, DKIM: []mailauth.DKIM{{Result: "fail", Domain: "sender.test", Selector: "sel"}}, DMARC: pass}},
+			mail.Auth{SPF: spfPass, DKIM: []mail.DKIM{{Result: "fail", Domain: "sender.test", Selector: "sel"}}, DMARC: pass}},
 		{"unsigned", "bounce@sender.test", fromSender("shop@sender.test", "x@tempmail.test", "unsigned"),
 			"spf=pass smtp.mailfrom=sender.test;\r\n\tdmarc=pass header.from=sender.test",
-			mailauth.Result{SPF: spfPass, DKIM: []mailauth.DKIM{}, DMARC: pass}},
+			mail.Auth{SPF: spfPass, DKIM: []mail.DKIM{}, DMARC: pass}},
 		{"spoofed From", "ceo@spoofed.test", fromSender("CEO <ceo@spoofed.test>", "x@tempmail.test", "spoofed"),
 			"spf=fail smtp.mailfrom=spoofed.test;\r\n\tdmarc=fail header.from=spoofed.test",
-			mailauth.Result{SPF: mailauth.SPF{Result: "fail", Domain: "spoofed.test"}, DKIM: []mailauth.DKIM{},
-				DMARC: mailauth.DMARC{Result: "fail", Domain: "spoofed.test", Policy: "quarantine"}}},
+			mail.Auth{SPF: mail.SPF{Result: "fail", Domain: "spoofed.test"}, DKIM: []mail.DKIM{},
+				DMARC: mail.DMARC{Result: "fail", Domain: "spoofed.test", Policy: "quarantine"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -186,9 +187,9 @@ func TestAuthenticationOfTheInboundWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := messages(t, w.svc, in.ID, 1)[0]
-	want := mailauth.Result{SPF: mailauth.SPF{Result: "none"},
-		DKIM:  []mailauth.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
-		DMARC: mailauth.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
+	want := mail.Auth{SPF: mail.SPF{Result: "none"},
+		DKIM:  []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
+		DMARC: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
 	if m.Auth == nil || !reflect.DeepEqual(*m.Auth, want) {
 		t.Errorf("stored %+v, want %+v", m.Auth, want)
 	}
@@ -218,7 +219,7 @@ func TestHostileDKIMKeyOverSMTP(t *testing.T) {
 	if m.Auth == nil || len(m.Auth.DKIM) != 5 {
 		t.Fatalf("stored %+v, want five DKIM results", m.Auth)
 	}
-	want := mailauth.DKIM{Result: "permerror", Domain: "evil.test", Selector: "huge", Reason: "key record longer than 4096 bytes"}
+	want := mail.DKIM{Result: "permerror", Domain: "evil.test", Selector: "huge", Reason: "key record longer than 4096 bytes"}
 	for _, d := range m.Auth.DKIM {
 		if d != want {
 			t.Errorf("stored %+v, want %+v", d, want)

@@ -64,7 +64,7 @@ func TestMalformedMessagesAreAcceptedOverSMTP(t *testing.T) {
 	svc := servicetest.Start(t, testConfig(t))
 	in := inbox(t, svc, "junk@tempmail.test")
 	n := 0
-	for name, raw := range mailtest.Malformed {
+	for name, raw := range mailtest.Malformed() {
 		if strings.Contains(raw, "\n.") || raw == "" {
 			continue // dot-stuffing is the client's job; net/smtp does it, but keep the seeds literal
 		}

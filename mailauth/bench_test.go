@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
 )
@@ -38,7 +39,7 @@ func BenchmarkVerify(b *testing.B) {
 		}
 		return r
 	}
-	check := func(b *testing.B, res *mailauth.Result, dkim int) {
+	check := func(b *testing.B, res *mail.Auth, dkim int) {
 		if res.DMARC.Result != "pass" || len(res.DKIM) != dkim || dkim == 1 && res.DKIM[0].Result != "pass" {
 			b.Fatalf("%+v", res)
 		}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 
 	"github.com/emersion/go-msgauth/dkim"
+
+	"tempmail/mail"
 )
 
 // Bounds on a DKIM key, checked before the library sees it: the library
@@ -50,14 +52,14 @@ func (e errKeyRefused) Error() string { return string(e) }
 // and what it had not concluded is temperror. The library says whether
 // each verified; the header fields themselves say which domain and
 // selector each names, which the library does not return.
-func (v *Verifier) checkDKIM(ctx context.Context, msg []byte) (out []DKIM) {
+func (v *Verifier) checkDKIM(ctx context.Context, msg []byte) (out []mail.DKIM) {
 	fields := fieldValues(msg, "DKIM-Signature", MaxSignatures)
-	out = make([]DKIM, len(fields))
+	out = make([]mail.DKIM, len(fields))
 	keys := make([]string, len(fields)) // where each signature's key is looked up
 	lengths := make([]bool, len(fields))
 	for i, f := range fields {
 		tags := dkimTags(f)
-		out[i] = DKIM{Result: PermError, Domain: cleanDomain(tags["d"]), Selector: cleanDomain(tags["s"])}
+		out[i] = mail.DKIM{Result: PermError, Domain: cleanDomain(tags["d"]), Selector: cleanDomain(tags["s"])}
 		keys[i] = tags["s"] + "._domainkey." + tags["d"]
 		_, lengths[i] = tags["l"]
 	}

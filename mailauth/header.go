@@ -6,6 +6,8 @@ import (
 
 	"github.com/emersion/go-msgauth/authres"
 	"golang.org/x/text/unicode/norm"
+
+	"tempmail/mail"
 )
 
 // MaxHeaderBytes bounds the Authentication-Results field Header builds
@@ -18,9 +20,9 @@ const MaxHeaderBytes = 4096
 // states res under authServID, folded, with its CRLF. Values from the
 // message are in it only when they are domain names, so nothing a sender
 // wrote can break the field.
-func Header(authServID string, res *Result) string {
+func Header(authServID string, res *mail.Auth) string {
 	spf := &authres.SPFResult{Value: word(res.SPF.Result)}
-	if d := cleanDomain(res.SPF.Domain); res.SPF.helo {
+	if d := cleanDomain(res.SPF.Domain); res.SPF.HELO {
 		spf.Helo = d
 	} else {
 		spf.From = d
@@ -42,8 +44,8 @@ func Header(authServID string, res *Result) string {
 	return "Authentication-Results: " + authServID + ";\r\n\t" + strings.Join(parts, ";\r\n\t") + "\r\n"
 }
 
-// word is a result word of RFC 8601, or none for anything else: a Result
-// may come from storage, and the header must stay well formed.
+// word is a result word of RFC 8601, or none for anything else: a mail.Auth
+// may come from anywhere, and the header must stay well formed.
 func word(s string) authres.ResultValue {
 	switch s {
 	case Pass, Fail, SoftFail, Neutral, None, TempError, PermError, Policy:
@@ -54,7 +56,7 @@ func word(s string) authres.ResultValue {
 
 // reasonText is a result's reason as the header may carry it: printable
 // ASCII without quotes or backslashes, at most 100 bytes, or nothing. A
-// Result may come from storage, and the header must stay well formed.
+// mail.Auth may come from anywhere, and the header must stay well formed.
 func reasonText(s string) string {
 	if len(s) > 100 {
 		return ""

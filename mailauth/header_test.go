@@ -7,6 +7,7 @@ import (
 
 	"github.com/emersion/go-msgauth/authres"
 
+	"tempmail/mail"
 	"tempmail/mailauth"
 )
 
@@ -14,11 +15,11 @@ import (
 // given, each on a line of its own.
 func TestHeaderParsesBack(t *testing.T) {
 	t.Parallel()
-	res := &mailauth.Result{
-		SPF: mailauth.SPF{Result: "pass", Domain: "sender.test"},
-		DKIM: []mailauth.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"},
+	res := &mail.Auth{
+		SPF: mail.SPF{Result: "pass", Domain: "sender.test"},
+		DKIM: []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"},
 			{Result: "fail", Domain: "other.test", Selector: "s2"}},
-		DMARC: mailauth.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"},
+		DMARC: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"},
 	}
 	h := mailauth.Header("mx.tempmail.test", res)
 	want := "Authentication-Results: mx.tempmail.test;\r\n\tspf=pass smtp.mailfrom=sender.test;\r\n" +
@@ -58,11 +59,11 @@ func TestHeaderOfHeloAndNone(t *testing.T) {
 func TestHeaderIsBoundedAndUnbreakable(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat(strings.Repeat("a", 63)+".", 3) + strings.Repeat("b", 61) // 253 bytes
-	res := &mailauth.Result{SPF: mailauth.SPF{Result: "temperror", Domain: long},
-		DMARC: mailauth.DMARC{Result: "bogus\r\nX: y", Domain: long, Policy: "quarantine"}}
-	res.DKIM = append(res.DKIM, mailauth.DKIM{Result: "fail", Domain: "evil.test\r\nX-Injected: yes", Selector: "a;b=c"})
+	res := &mail.Auth{SPF: mail.SPF{Result: "temperror", Domain: long},
+		DMARC: mail.DMARC{Result: "bogus\r\nX: y", Domain: long, Policy: "quarantine"}}
+	res.DKIM = append(res.DKIM, mail.DKIM{Result: "fail", Domain: "evil.test\r\nX-Injected: yes", Selector: "a;b=c"})
 	for range mailauth.MaxSignatures + 5 {
-		res.DKIM = append(res.DKIM, mailauth.DKIM{Result: "permerror", Domain: long, Selector: long})
+		res.DKIM = append(res.DKIM, mail.DKIM{Result: "permerror", Domain: long, Selector: long})
 	}
 	h := mailauth.Header(long, res)
 	if len(h) > mailauth.MaxHeaderBytes {

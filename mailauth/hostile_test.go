@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
 )
@@ -52,7 +53,7 @@ func TestHostileDKIMKeysArePermErrors(t *testing.T) {
 				t.Fatalf("%d DKIM results, want %d: %+v", len(got.DKIM), mailauth.MaxSignatures, got.DKIM)
 			}
 			for _, d := range got.DKIM {
-				want := mailauth.DKIM{Result: c.result, Domain: "evil.test", Selector: c.selector, Reason: c.reason}
+				want := mail.DKIM{Result: c.result, Domain: "evil.test", Selector: c.selector, Reason: c.reason}
 				if d != want {
 					t.Errorf("got %+v, want %+v", d, want)
 				}
@@ -78,7 +79,7 @@ func TestDKIMBodyLengthIsPolicy(t *testing.T) {
 			t.Fatalf("the signer without l=: %+v, want pass", plain.DKIM)
 		}
 		got := w.verifier.Verify(context.Background(), mailauth.Input{Message: []byte(k.SignLength(t, msg, true))})
-		want := mailauth.DKIM{Result: "policy", Domain: "sender.test", Selector: k.Selector, Reason: "l= leaves part of the body unsigned"}
+		want := mail.DKIM{Result: "policy", Domain: "sender.test", Selector: k.Selector, Reason: "l= leaves part of the body unsigned"}
 		if len(got.DKIM) != 1 || got.DKIM[0] != want {
 			t.Errorf("with l=: %+v, want %+v", got.DKIM, want)
 		}
@@ -106,7 +107,7 @@ func TestDKIMOutOfTimeIsTemperror(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the session is over before the checks begin
 	got := w.verifier.Verify(ctx, mailauth.Input{Message: []byte(signed)})
-	want := mailauth.DKIM{Result: "temperror", Domain: "sender.test", Selector: "sel", Reason: "checks ran out of time"}
+	want := mail.DKIM{Result: "temperror", Domain: "sender.test", Selector: "sel", Reason: "checks ran out of time"}
 	if len(got.DKIM) != 1 || got.DKIM[0] != want {
 		t.Errorf("got %+v, want %+v", got.DKIM, want)
 	}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/mail"
+	netmail "net/mail"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +13,8 @@ import (
 	"blitiri.com.ar/go/spf"
 	"github.com/emersion/go-msgauth/dmarc"
 	"golang.org/x/net/publicsuffix"
+
+	"tempmail/mail"
 )
 
 const (
@@ -51,17 +53,17 @@ type Input struct {
 // (temperror for DNS that did not answer in time, permerror for records
 // or signatures that cannot be read). It returns once nothing it started
 // still reads in.Message.
-func (v *Verifier) Verify(ctx context.Context, in Input) *Result {
+func (v *Verifier) Verify(ctx context.Context, in Input) *mail.Auth {
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(v.Timeout, DefaultTimeout))
 	defer cancel()
-	res := &Result{}
+	res := &mail.Auth{}
 	from := fromDomain(in.Message)
 	var pol policy
 	var wg sync.WaitGroup
 	// A library that panics on what a sender wrote must not end the
 	// process: that check is then permerror (checkDKIM sees to its own).
 	wg.Go(func() {
-		defer recoverAs(func() { res.SPF = SPF{Result: PermError} })
+		defer recoverAs(func() { res.SPF = mail.SPF{Result: PermError} })
 		res.SPF = v.checkSPF(ctx, in)
 	})
 	wg.Go(func() { res.DKIM = v.checkDKIM(ctx, in.Message) })
@@ -84,15 +86,15 @@ func recoverAs(fallback func()) {
 // checkSPF checks the client's address against the MAIL FROM domain's
 // SPF record, or the HELO name's for a null sender (RFC 7208 section
 // 2.4).
-func (v *Verifier) checkSPF(ctx context.Context, in Input) SPF {
+func (v *Verifier) checkSPF(ctx context.Context, in Input) mail.SPF {
 	if in.ClientIP == nil {
-		return SPF{Result: None}
+		return mail.SPF{Result: None}
 	}
 	helo := strings.TrimSuffix(strings.TrimSpace(in.Helo), ".")
 	local, domain := splitAddress(in.MailFrom)
-	out := SPF{Domain: cleanDomain(domain)}
+	out := mail.SPF{Domain: cleanDomain(domain)}
 	if in.MailFrom == "" {
-		local, out.Domain, out.helo = "postmaster", cleanDomain(helo), true
+		local, out.Domain, out.HELO = "postmaster", cleanDomain(helo), true
 	}
 	if out.Domain == "" {
 		// A malformed domain, or an address literal for a HELO name:
@@ -151,8 +153,8 @@ func (v *Verifier) lookupDMARC(ctx context.Context, domain string) policy {
 // passes for a domain aligned with the From domain (RFC 7489 section 3.1).
 // When neither does and a check could not be made, it is temperror: the
 // message may yet be the domain's.
-func (p policy) evaluate(from string, s SPF, sigs []DKIM) DMARC {
-	out := DMARC{Domain: from, Result: p.result}
+func (p policy) evaluate(from string, s mail.SPF, sigs []mail.DKIM) mail.DMARC {
+	out := mail.DMARC{Domain: from, Result: p.result}
 	if p.rec == nil {
 		return out
 	}
@@ -205,7 +207,7 @@ func fromDomain(msg []byte) string {
 	if len(v) == 0 {
 		return ""
 	}
-	if list, err := mail.ParseAddressList(v[0]); err == nil && len(list) > 0 {
+	if list, err := netmail.ParseAddressList(v[0]); err == nil && len(list) > 0 {
 		_, d := splitAddress(list[0].Address)
 		return cleanDomain(d)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"tempmail/events"
 	"tempmail/events/natstest"
+	"tempmail/mail"
 )
 
 // env is a real embedded node with the event store and running views.
@@ -68,9 +69,9 @@ func deliver(t *testing.T, s *events.Store, in inboxRef, subject string) (string
 	t.Helper()
 	id := events.NewMessageID(in.id)
 	ev := events.MailReceived{InboxID: in.id, MessageID: id, Address: in.addr,
-		ReceivedAt: time.Unix(1700000100, 0).UTC(), Size: 100, Content: events.Content{Raw: []byte("Subject: " + subject + "\r\n\r\nhi\r\n"),
+		ReceivedAt: time.Unix(1700000100, 0).UTC(), Size: 100, Content: mail.Message{Raw: []byte("Subject: " + subject + "\r\n\r\nhi\r\n"),
 			From: "sender@example.com", FromName: "Sender", Subject: subject, Text: "body of " + subject,
-			Attachments: []events.Attachment{{ID: id + "-1", Filename: "a.txt", ContentType: "text/plain", Size: 3, Part: "2"}}}}
+			Attachments: []mail.Attachment{{ID: id + "-1", Filename: "a.txt", ContentType: "text/plain", Size: 3, Part: "2"}}}}
 	acks, err := s.AppendMail(ctxT(t), []events.Copy{{Mail: ev, LifecycleSeq: in.lifecycleSeq, DedupeID: "dedupe-" + id}})
 	if err != nil {
 		t.Fatalf("deliver to %s: %v", in.addr, err)

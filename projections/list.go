@@ -6,12 +6,13 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/mail"
 )
 
 // contents opens what messages say, which views do not hold
 // (events.Store.Content).
 type contents interface {
-	Content(ctx context.Context, ref events.ContentRef) (*events.Content, error)
+	Content(ctx context.Context, ref events.ContentRef) (*mail.Message, error)
 }
 
 // Filter selects messages by what they say: each set field must occur,

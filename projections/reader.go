@@ -230,7 +230,7 @@ func (r *Reader) MessageIn(ctx context.Context, in *Inbox, id string) (*Message,
 	}
 	return &Message{ID: s.ID, InboxID: in.ID, Address: in.Address, IsRead: s.IsRead, ReadSeq: s.ReadSeq,
 		ReceivedAt: s.ReceivedAt, Size: s.Size, ContentSeq: s.ContentSeq, Key: s.Key, RawObject: s.RawObject,
-		Content: *c}, nil
+		Message: *c}, nil
 }
 
 // summary finds a message's summary in in: its open page, or the closed

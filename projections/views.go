@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tempmail/events"
+	"tempmail/mail"
 )
 
 // Meta is carried by every view entry.
@@ -203,13 +204,13 @@ type Summary struct {
 	DeletedSeq uint64 `json:"deleted,omitempty"`
 
 	// Joined by Reader; never stored.
-	From        string              `json:"-"`
-	FromName    string              `json:"-"`
-	Subject     string              `json:"-"`
-	Preview     string              `json:"-"`
-	To          []string            `json:"-"`
-	Cc          []string            `json:"-"`
-	Attachments []events.Attachment `json:"-"`
+	From        string            `json:"-"`
+	FromName    string            `json:"-"`
+	Subject     string            `json:"-"`
+	Preview     string            `json:"-"`
+	To          []string          `json:"-"`
+	Cc          []string          `json:"-"`
+	Attachments []mail.Attachment `json:"-"`
 }
 
 // ContentRef locates the summarised message's sealed content.
@@ -230,7 +231,7 @@ type Message struct {
 	ContentSeq uint64
 	Key        uint64
 	RawObject  string
-	events.Content
+	mail.Message
 }
 
 // ContentRef locates a message's sealed content.

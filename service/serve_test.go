@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/mailauth"
+	"tempmail/mail"
 	"tempmail/mailauth/authtest"
 	"tempmail/service/servicetest"
 )
@@ -151,8 +151,8 @@ func TestServiceChecksMailAsItsFlagsSay(t *testing.T) {
 	}
 	code, body := servicetest.Call(t, "GET", base+"/inboxes/"+in.Token+"/latest/?wait=10", "")
 	var m struct {
-		ID             string           `json:"id"`
-		Authentication *mailauth.Result `json:"authentication"`
+		ID             string     `json:"id"`
+		Authentication *mail.Auth `json:"authentication"`
 	}
 	if err := json.Unmarshal(body, &m); err != nil || code != 200 {
 		t.Fatalf("latest: %d %s", code, body)

@@ -18,7 +18,7 @@ import (
 	"tempmail"
 	"tempmail/events"
 	"tempmail/logs"
-	"tempmail/mailauth"
+	"tempmail/mail"
 	"tempmail/projections"
 	"tempmail/retry"
 	"tempmail/wire"
@@ -250,7 +250,7 @@ type receivedData struct {
 	wire.EmailSummaryA
 	// Authentication is what SPF, DKIM and DMARC said, as in the
 	// message's detail; null when not checked.
-	Authentication *mailauth.Result `json:"authentication"`
+	Authentication *mail.Auth `json:"authentication"`
 }
 
 // goneData is a new message deleted before its delivery was made: where

@@ -21,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"tempmail/events"
+	"tempmail/mail"
 )
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
@@ -475,7 +476,7 @@ func generateEvents(dir string, n int) error {
 				id := events.NewMessageID(in.id)
 				raw := message(in.addr, "gen-"+strconv.Itoa(i), 4096)
 				m := events.MailReceived{InboxID: in.id, MessageID: id, Address: in.addr, ReceivedAt: time.Now(), Size: int64(len(raw)),
-					Content: events.Content{Raw: raw, From: "bench@example.com", Subject: "gen-" + strconv.Itoa(i), Text: string(raw[200:])}}
+					Content: mail.Message{Raw: raw, From: "bench@example.com", Subject: "gen-" + strconv.Itoa(i), Text: string(raw[200:])}}
 				if _, err := store.AppendMail(ctx, []events.Copy{{Mail: m, LifecycleSeq: in.seq, DedupeID: id}}); err != nil {
 					firstErr.CompareAndSwap(nil, err)
 					return

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"tempmail/events"
+	"tempmail/mail"
 	"tempmail/service"
 )
 
@@ -110,7 +111,7 @@ func Deliver(t testing.TB, svc *service.Service, token, subject string) events.A
 	}
 	id := uuid.Must(uuid.NewV7()).String()
 	acks, err := svc.Store.AppendMail(ctx, []events.Copy{{Mail: events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address,
-		ReceivedAt: time.Now().UTC(), Size: 10, Content: events.Content{Raw: []byte("Subject: " + subject + "\r\n\r\n."),
+		ReceivedAt: time.Now().UTC(), Size: 10, Content: mail.Message{Raw: []byte("Subject: " + subject + "\r\n\r\n."),
 			From: "a@example.com", Subject: subject}}, LifecycleSeq: in.LifecycleSeq, DedupeID: id}})
 	if err != nil {
 		t.Fatal(err)

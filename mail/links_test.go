@@ -1,4 +1,4 @@
-package links
+package mail
 
 import (
 	"fmt"
@@ -6,27 +6,12 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"tempmail/events"
 )
 
-// L is a link as the tables write it (vet wants another package's structs
-// keyed).
-type L struct{ URL, Text string }
+// L is a link as the tables write it.
+type L = Link
 
-func extract(text, htm string) []L {
-	got := Extract(text, htm)
-	if got == nil {
-		return nil
-	}
-	out := []L{}
-	for _, l := range got {
-		out = append(out, L(l))
-	}
-	return out
-}
-
-var _ = events.Link(L{})
+func extract(text, htm string) []L { return Extract(text, htm) }
 
 func TestExtract(t *testing.T) {
 	t.Parallel()
@@ -148,14 +133,14 @@ func TestExtractBounds(t *testing.T) {
 					t.Errorf("got %q", got)
 				}
 			}},
-		{name: "text cut to MaxTextChars characters",
+		{name: "text cut to MaxLinkTextChars characters",
 			html: `<a href="https://a.example/">` + strings.Repeat("é", 5000) + `</a>`,
 			check: func(t *testing.T, got []L) {
-				if len(got) != 1 || utf8.RuneCountInString(got[0].Text) != MaxTextChars {
+				if len(got) != 1 || utf8.RuneCountInString(got[0].Text) != MaxLinkTextChars {
 					t.Errorf("text of %d characters", utf8.RuneCountInString(got[0].Text))
 				}
 			}},
-		{name: "URLs and texts within MaxTotalBytes",
+		{name: "URLs and texts within MaxLinkBytes",
 			html: many(100, func(i int) string {
 				return fmt.Sprintf(`<a href="https://a.example/%d/%s">%s</a>`, i, strings.Repeat("p", 1500), strings.Repeat("t", 300))
 			}),
@@ -164,7 +149,7 @@ func TestExtractBounds(t *testing.T) {
 				for _, l := range got {
 					total += len(l.URL) + len(l.Text)
 				}
-				if total > MaxTotalBytes || len(got) < 10 {
+				if total > MaxLinkBytes || len(got) < 10 {
 					t.Errorf("%d links of %d bytes", len(got), total)
 				}
 			}},
@@ -190,7 +175,7 @@ func TestExtractBounds(t *testing.T) {
 				t.Fatal("nil")
 			}
 			for _, l := range got {
-				if len(l.URL) > MaxURLBytes || utf8.RuneCountInString(l.Text) > MaxTextChars {
+				if len(l.URL) > MaxURLBytes || utf8.RuneCountInString(l.Text) > MaxLinkTextChars {
 					t.Errorf("out of bounds: %q", l)
 				}
 			}
@@ -271,7 +256,7 @@ func TestExtractWorkIsLinear(t *testing.T) {
 		"brackets in html":       {"", `<a href="https://` + strings.Repeat(")", 4000) + `">x</a>` + strings.Repeat("<a href=https://a/)>)</a>", n/25)},
 		"words before every URL": {strings.Repeat("xhttp://a ", n/10), ""},
 	} {
-		e := extractor{out: []events.Link{}, at: map[string]int{}}
+		e := extractor{out: []Link{}, at: map[string]int{}}
 		e.extract(in[0], in[1])
 		if size := len(in[0]) + len(in[1]); e.work > 8*size+64 {
 			t.Errorf("%s: %d bytes looked at for %d bytes of input, want at most 8 per byte", name, e.work, size)
@@ -294,7 +279,7 @@ func FuzzExtract(f *testing.F) {
 		f.Add(seed[0], seed[1])
 	}
 	f.Fuzz(func(t *testing.T, text, htm string) {
-		e := extractor{out: []events.Link{}, at: map[string]int{}}
+		e := extractor{out: []Link{}, at: map[string]int{}}
 		e.extract(text, htm)
 		if size := len(text) + len(htm); e.work > 8*size+64 {
 			t.Fatalf("%d bytes looked at for %d bytes of input", e.work, size)
@@ -306,7 +291,7 @@ func FuzzExtract(f *testing.F) {
 				t.Fatalf("link %q (text %q) is not a clean URL", l.URL, l.Text)
 			}
 		}
-		if len(e.out) > MaxLinks || total > MaxTotalBytes {
+		if len(e.out) > MaxLinks || total > MaxLinkBytes {
 			t.Fatalf("%d links of %d bytes", len(e.out), total)
 		}
 	})

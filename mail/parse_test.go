@@ -1,4 +1,4 @@
-package command
+package mail
 
 import (
 	"encoding/json"
@@ -7,12 +7,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"tempmail/events"
 	"tempmail/mail/mailtest"
 )
 
 // checkBounded asserts what every parse result must satisfy, whatever the input.
-func checkBounded(t *testing.T, name string, p parsed) {
+func checkBounded(t *testing.T, name string, p Message) {
 	t.Helper()
 	for field, v := range map[string]string{"subject": p.Subject, "from": p.From, "from_name": p.FromName,
 		"text": p.Text, "html": p.HTML, "message-id": p.HeaderMessageID} {
@@ -45,29 +44,29 @@ func checkBounded(t *testing.T, name string, p parsed) {
 
 func TestMalformedMessagesParseAsWellAsTheyCan(t *testing.T) {
 	t.Parallel()
-	want := map[string]func(parsed) bool{
-		"broken boundary":      func(p parsed) bool { return p.Subject == "broken boundary" },
-		"no boundary param":    func(p parsed) bool { return strings.Contains(p.Text, "plain words") },
-		"unknown charset":      func(p parsed) bool { return strings.Contains(p.Text, "nuqneH") },
-		"bad quoted-printable": func(p parsed) bool { return strings.Contains(p.Text, "broken") },
-		"no headers":           func(p parsed) bool { return strings.Contains(p.Text, "just a body") },
-		"very long line":       func(p parsed) bool { return len(p.Text) >= 200000 },
-		"deep nesting":         func(p parsed) bool { return p.Subject == "deep" },
-		"nested just under limit": func(p parsed) bool {
+	want := map[string]func(Message) bool{
+		"broken boundary":      func(p Message) bool { return p.Subject == "broken boundary" },
+		"no boundary param":    func(p Message) bool { return strings.Contains(p.Text, "plain words") },
+		"unknown charset":      func(p Message) bool { return strings.Contains(p.Text, "nuqneH") },
+		"bad quoted-printable": func(p Message) bool { return strings.Contains(p.Text, "broken") },
+		"no headers":           func(p Message) bool { return strings.Contains(p.Text, "just a body") },
+		"very long line":       func(p Message) bool { return len(p.Text) >= 200000 },
+		"deep nesting":         func(p Message) bool { return p.Subject == "deep" },
+		"nested just under limit": func(p Message) bool {
 			return p.Subject == "deep" && strings.Contains(p.Text, "bottom")
 		},
-		"header without colon": func(p parsed) bool { return p.Subject == "ok" && strings.HasPrefix(p.Text, "this is not") },
-		"bad date":             func(p parsed) bool { return p.Subject == "bad date" && p.Date.IsZero() },
-		"many attachments":     func(p parsed) bool { return len(p.Attachments) == maxAttachments },
-		"bare LF":              func(p parsed) bool { return p.Text == "line1\nline2\n" },
-		"html only": func(p parsed) bool {
+		"header without colon": func(p Message) bool { return p.Subject == "ok" && strings.HasPrefix(p.Text, "this is not") },
+		"bad date":             func(p Message) bool { return p.Subject == "bad date" && p.Date.IsZero() },
+		"many attachments":     func(p Message) bool { return len(p.Attachments) == maxAttachments },
+		"bare LF":              func(p Message) bool { return p.Text == "line1\nline2\n" },
+		"html only": func(p Message) bool {
 			return strings.Contains(p.Text, "135790") && strings.Contains(p.HTML, "<b>135790</b>")
 		},
 	}
-	for name, raw := range mailtest.Malformed {
+	for name, raw := range mailtest.Malformed() {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			p := parse([]byte(raw))
+			p := Parse([]byte(raw))
 			checkBounded(t, name, p)
 			if ok := want[name]; ok != nil && !ok(p) {
 				t.Errorf("%s: parsed as subject %q text %.80q headers %v attachments %d", name, p.Subject, p.Text, p.Headers, len(p.Attachments))
@@ -104,7 +103,7 @@ func TestHeaderBlockEndsAtALineThatIsNoHeader(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			p := parse([]byte(c.raw))
+			p := Parse([]byte(c.raw))
 			if p.Subject != c.subject || p.Text != c.text || !reflect.DeepEqual(p.Headers, c.headers) {
 				t.Errorf("subject %q text %q headers %q;\nwant %q %q %q", p.Subject, p.Text, p.Headers, c.subject, c.text, c.headers)
 			}
@@ -113,12 +112,12 @@ func TestHeaderBlockEndsAtALineThatIsNoHeader(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, raw := range mailtest.Malformed {
+	for _, raw := range mailtest.Malformed() {
 		f.Add([]byte(raw))
 	}
 	f.Add([]byte(mailtest.Multipart))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		checkBounded(t, "fuzz", parse(raw))
+		checkBounded(t, "fuzz", Parse(raw))
 	})
 }
 
@@ -134,20 +133,20 @@ func TestParseFindsLinks(t *testing.T) {
 		" <a href=3D\"javascript:steal()\">x</a></p>\r\n--b--\r\n"
 	for _, c := range []struct {
 		name, raw string
-		want      []events.Link
+		want      []Link
 	}{
-		{"text and html", alternative, []events.Link{{URL: "https://shop.example/verify?t=abc&u=1", Text: "Verify your address"},
+		{"text and html", alternative, []Link{{URL: "https://shop.example/verify?t=abc&u=1", Text: "Verify your address"},
 			{URL: "https://shop.example/help", Text: ""}}},
 		{"html only", "Subject: x\r\nContent-Type: text/html\r\n\r\n<a href=\"https://a.example/x?y=1&amp;z=2\">Go</a> " +
 			"<a href=\"https://b.example/\">https://b.example/</a>\r\n",
-			[]events.Link{{URL: "https://a.example/x?y=1&z=2", Text: "Go"}, {URL: "https://b.example/", Text: "https://b.example/"}}},
+			[]Link{{URL: "https://a.example/x?y=1&z=2", Text: "Go"}, {URL: "https://b.example/", Text: "https://b.example/"}}},
 		{"headers only", "Subject: deep\r\n" + strings.Repeat("Content-Type: multipart/mixed; boundary=\"q\"\r\n", 13) +
-			"\r\nsee https://deep.example/\r\n", []events.Link{{URL: "https://deep.example/", Text: ""}}},
-		{"none", "Subject: x\r\n\r\nno links here\r\n", []events.Link{}},
+			"\r\nsee https://deep.example/\r\n", []Link{{URL: "https://deep.example/", Text: ""}}},
+		{"none", "Subject: x\r\n\r\nno links here\r\n", []Link{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			p := parse([]byte(c.raw))
+			p := Parse([]byte(c.raw))
 			if !reflect.DeepEqual(p.Links, c.want) {
 				t.Errorf("links %q, want %q (text %q)", p.Links, c.want, p.Text)
 			}

@@ -1,10 +1,10 @@
-package command
+package mail
 
 import (
 	"bytes"
 	"fmt"
 	"io"
-	"net/mail"
+	netmail "net/mail"
 	"strconv"
 	"strings"
 
@@ -12,9 +12,6 @@ import (
 
 	"github.com/inbucket/html2text"
 	"github.com/jhillyerd/enmime/v2"
-
-	"tempmail/events"
-	"tempmail/links"
 )
 
 // Bounds on what parsing keeps, so that an event and its view entry stay far
@@ -34,16 +31,14 @@ const (
 	maxBoundaries = 12
 )
 
-// parsed is what ingest learns from a message's bytes: its Content, less
-// the raw bytes and envelope sender, which the transport adds.
-type parsed = events.Content
-
-// parse reads a message as well as it can. It never fails and never panics:
+// Parse reads a message as well as it can: what ingest learns from its
+// bytes, less the raw bytes, the envelope sender and the authentication
+// results, which the transport adds. It never fails and never panics:
 // broken MIME, unknown charsets, bad encodings and missing headers yield what
 // could be read, and the raw bytes are kept regardless. Memory is bounded by a
 // small multiple of the message size; deep nesting is refused up front
 // (headers only) rather than recursed into.
-func parse(raw []byte) (p parsed) {
+func Parse(raw []byte) (p Message) {
 	p.Headers = topHeaders(raw)
 	defer func() {
 		if r := recover(); r != nil {
@@ -110,7 +105,7 @@ func parse(raw []byte) (p parsed) {
 		if ct == "" {
 			ct = "application/octet-stream"
 		}
-		p.Attachments = append(p.Attachments, events.Attachment{Filename: tempmail.Truncate(name, 255),
+		p.Attachments = append(p.Attachments, Attachment{Filename: tempmail.Truncate(name, 255),
 			ContentType: tempmail.Truncate(ct, 255), Size: int64(len(part.Content)), Part: part.PartID})
 	}
 	if p.Text == "" && p.HTML == "" && len(p.Attachments) == 0 {
@@ -118,18 +113,18 @@ func parse(raw []byte) (p parsed) {
 		// show the body as it is rather than nothing.
 		p.Text = headersOnly(raw).Text
 	}
-	p.Links = links.Extract(p.Text, p.HTML)
+	p.Links = Extract(p.Text, p.HTML)
 	return p
 }
 
 // headersOnly is the fallback for messages enmime cannot take: the top-level
 // headers, and the body as text.
-func headersOnly(raw []byte) parsed {
-	p := parsed{Headers: topHeaders(raw)}
-	msg, err := mail.ReadMessage(headerBlockEnded(raw))
+func headersOnly(raw []byte) Message {
+	p := Message{Headers: topHeaders(raw)}
+	msg, err := netmail.ReadMessage(headerBlockEnded(raw))
 	if err != nil {
 		p.Text = tempmail.Truncate(string(raw), maxBodyBytes)
-		p.Links = links.Extract(p.Text, "")
+		p.Links = Extract(p.Text, "")
 		return p
 	}
 	p.Subject = tempmail.Truncate(enmime.DecodeRFC2047(msg.Header.Get("Subject")), maxSubjectBytes)
@@ -143,7 +138,7 @@ func headersOnly(raw []byte) parsed {
 	} else if i := bytes.Index(raw, []byte("\n\n")); i >= 0 {
 		p.Text = tempmail.Truncate(string(raw[i+2:]), maxBodyBytes)
 	}
-	p.Links = links.Extract(p.Text, "")
+	p.Links = Extract(p.Text, "")
 	return p
 }
 
@@ -165,7 +160,7 @@ func addresses(env *enmime.Envelope, key string) []string {
 // looseAddress makes what it can of a From header that does not parse.
 func looseAddress(v string) (addr, name string) {
 	v = enmime.DecodeRFC2047(strings.TrimSpace(v))
-	if a, err := mail.ParseAddress(v); err == nil {
+	if a, err := netmail.ParseAddress(v); err == nil {
 		return strings.ToLower(a.Address), a.Name
 	}
 	if i, j := strings.LastIndexByte(v, '<'), strings.LastIndexByte(v, '>'); i >= 0 && j > i {
@@ -282,8 +277,8 @@ func headerBlockEnded(raw []byte) io.Reader {
 // the raw message keeps the original bytes.
 func unixLines(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
-// attachmentID names one attachment of one recipient's copy of a message.
-func attachmentID(messageID string, n int) string {
+// AttachmentID names one attachment of one recipient's copy of a message.
+func AttachmentID(messageID string, n int) string {
 	return fmt.Sprintf("%s-%d", messageID, n)
 }
 

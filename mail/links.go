@@ -1,4 +1,4 @@
-package links
+package mail
 
 import (
 	"fmt"
@@ -8,23 +8,21 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
-
-	"tempmail/events"
 )
 
 // Bounds on what Extract returns, so that a message's links stay a small
 // part of its sealed content (which must fit, with its bodies, in one NATS
 // message) and of every answer that shows them, whatever the mail holds.
 const (
-	MaxLinks      = 100       // links per message; the rest are left out
-	MaxURLBytes   = 2048      // a longer URL is left out, not cut: a cut URL leads elsewhere
-	MaxTextChars  = 200       // a link's text is cut to this many characters
-	MaxTotalBytes = 32 << 10  // URLs and texts together; links beyond are left out
-	maxInputBytes = 1 << 20   // of each body; ingest keeps at most 256 KiB anyway
-	maxTextBytes  = 4 << 10   // of an <a>'s text gathered before it is cleaned and cut
-	maxAltBytes   = 1 << 10   // of an <img alt> standing in for a link's text
-	maxHrefBytes  = 4 << 10   // of an href before it is cleaned; longer ones cannot pass MaxURLBytes
-	maxTokenBytes = 256 << 10 // one HTML token; past one larger, the rest of the HTML is not read
+	MaxLinks         = 100       // links per message; the rest are left out
+	MaxURLBytes      = 2048      // a longer URL is left out, not cut: a cut URL leads elsewhere
+	MaxLinkTextChars = 200       // a link's text is cut to this many characters
+	MaxLinkBytes     = 32 << 10  // URLs and texts together; links beyond are left out
+	maxInputBytes    = 1 << 20   // of each body; Parse keeps at most 256 KiB anyway
+	maxTextBytes     = 4 << 10   // of an <a>'s text gathered before it is cleaned and cut
+	maxAltBytes      = 1 << 10   // of an <img alt> standing in for a link's text
+	maxHrefBytes     = 4 << 10   // of an href before it is cleaned; longer ones cannot pass MaxURLBytes
+	maxTokenBytes    = 256 << 10 // one HTML token; past one larger, the rest of the HTML is not read
 )
 
 // Extract returns the http and https links of a message: first the href of
@@ -33,8 +31,8 @@ const (
 // out in text, with empty text. A URL is listed once, at its first place,
 // with the first non-empty text found for it. The result is never nil, so
 // that a caller can tell "no links" from "never looked".
-func Extract(text, htm string) []events.Link {
-	e := extractor{out: []events.Link{}, at: map[string]int{}}
+func Extract(text, htm string) []Link {
+	e := extractor{out: []Link{}, at: map[string]int{}}
 	e.extract(text, htm)
 	return e.out
 }
@@ -45,7 +43,7 @@ func (e *extractor) extract(text, htm string) {
 }
 
 type extractor struct {
-	out   []events.Link
+	out   []Link
 	at    map[string]int // URL -> its index in out
 	total int            // bytes of URLs and texts in out
 	// work counts the bytes each step looks at (a scan, a URL prepared
@@ -55,7 +53,7 @@ type extractor struct {
 }
 
 // full says whether nothing more may be added.
-func (e *extractor) full() bool { return len(e.out) >= MaxLinks || e.total >= MaxTotalBytes }
+func (e *extractor) full() bool { return len(e.out) >= MaxLinks || e.total >= MaxLinkBytes }
 
 // add lists a link, if its URL is an http or https one, new, and within the
 // bounds.
@@ -69,7 +67,7 @@ func (e *extractor) add(rawURL, text string) {
 		// Mail repeats its links (a logo and a button to the same page):
 		// a URL seen is valid, and only its text may be new.
 		if e.out[i].Text == "" && strings.TrimSpace(text) != "" {
-			if text = cleanText(text); e.total+len(text) <= MaxTotalBytes {
+			if text = cleanText(text); e.total+len(text) <= MaxLinkBytes {
 				e.out[i].Text = text
 				e.total += len(text)
 			}
@@ -77,11 +75,11 @@ func (e *extractor) add(rawURL, text string) {
 		return
 	}
 	text = cleanText(text)
-	if e.full() || e.total+len(u)+len(text) > MaxTotalBytes || !valid(u) {
+	if e.full() || e.total+len(u)+len(text) > MaxLinkBytes || !valid(u) {
 		return
 	}
 	e.at[u] = len(e.out)
-	e.out = append(e.out, events.Link{URL: u, Text: text})
+	e.out = append(e.out, Link{URL: u, Text: text})
 	e.total += len(u) + len(text)
 }
 
@@ -323,14 +321,14 @@ func encodeAsBrowsers(s string) string {
 
 // cleanText is a link's text as one line: white space folded, control,
 // bidirectional formatting and other invisible characters dropped (they
-// could make the text read as something else), at most MaxTextChars
+// could make the text read as something else), at most MaxLinkTextChars
 // characters.
 func cleanText(s string) string {
 	var b strings.Builder
 	n, space := 0, false
 	for _, r := range s {
 		switch {
-		case n == MaxTextChars:
+		case n == MaxLinkTextChars:
 			return b.String()
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
@@ -341,7 +339,7 @@ func cleanText(s string) string {
 		if space {
 			b.WriteByte(' ')
 			space = false
-			if n++; n == MaxTextChars {
+			if n++; n == MaxLinkTextChars {
 				return b.String()
 			}
 		}
