@@ -20,7 +20,7 @@
 // Where things are: subjects.go lays out the log (one subject per inbox,
 // never per message, and message ids that name their inbox); store.go
 // opens the stream, buckets and object store; publish.go is the one way
-// anything is written (single messages and atomic batches); commands.go
+// anything is written (single messages and atomic batches); appends.go
 // holds the lifecycle commands (domains, inboxes, message events);
 // copies.go stores received mail (Copy: one recipient's copy); content.go
 // and seal.go the sealed records of what a message says, keys.go their
