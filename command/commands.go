@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/broker"
 	"tempmail/events"
 	"tempmail/projections"
 	"tempmail/retry"
@@ -25,7 +26,7 @@ type Commands struct {
 	Store *events.Store
 	Views *projections.Reader
 	Hooks *webhooks.Webhooks // outbound webhooks: their targets' check and delivery log
-	Disk  *events.DiskGuard  // nil: no disk to keep room on
+	Disk  *broker.DiskGuard  // nil: no disk to keep room on
 	Names *tempmail.Names
 	Log   *slog.Logger
 }

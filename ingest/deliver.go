@@ -13,6 +13,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"tempmail"
+	"tempmail/broker"
 	"tempmail/events"
 	"tempmail/mailauth"
 	"tempmail/projections"
@@ -51,7 +52,7 @@ type Deliverer struct {
 	PlusAddressing bool
 	// Disk, when set, refuses a message (kind Full) that would leave the
 	// data directory's disk with less than its minimum free.
-	Disk *events.DiskGuard
+	Disk *broker.DiskGuard
 	// CatchAll, when set, makes the inboxes of catch-all domains as their
 	// first mail comes (Accept); nil: none.
 	CatchAll *CatchAll

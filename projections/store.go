@@ -13,7 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail"
-	"tempmail/events"
+	"tempmail/broker"
 )
 
 // errConflict means another writer changed an entry between our read and our
@@ -68,7 +68,7 @@ func copyRecord(dst, src record) {
 // changed an entry (a hand-over), the compare-and-swap fails, the entry is
 // forgotten, and the batch is applied again from fresh reads.
 type kvStore struct {
-	entries    *events.Entries
+	entries    *broker.Entries
 	js         jetstream.JetStream
 	subject    string // "$KV.<bucket>."
 	known      map[string]known
@@ -95,7 +95,7 @@ func keepable(rec record) bool {
 	return false
 }
 
-func newKVStore(js jetstream.JetStream, entries *events.Entries, bucket string) *kvStore {
+func newKVStore(js jetstream.JetStream, entries *broker.Entries, bucket string) *kvStore {
 	return &kvStore{entries: entries, js: js, subject: "$KV." + bucket + ".", known: map[string]known{}}
 }
 
