@@ -12,7 +12,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"tempmail"
 	"tempmail/broker"
 )
 
@@ -174,7 +173,7 @@ func (s *kvStore) write(ctx context.Context, ws []change) error {
 			s.forget(w.key)
 			if failed == nil || errors.Is(failed, errConflict) {
 				failed = err
-				if isWrongLastSeq(err) {
+				if broker.WrongLastSeq(err) {
 					failed = errConflict
 				}
 			}
@@ -207,12 +206,5 @@ func (s *kvStore) message(w change) (*nats.Msg, error) {
 	return m, err
 }
 
-func isWrongLastSeq(err error) bool {
-	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
-		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
-}
-
-func unavailable(err error) error {
-	return tempmail.Wrap(tempmail.Unavailable, err, "the view store is unavailable; try again")
-}
+// unavailable is broker.Unavailable for the view store.
+func unavailable(err error) error { return broker.Unavailable("the view store", err) }
