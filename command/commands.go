@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/broker"
 	"tempmail/events"
 	"tempmail/fairshare"
 	"tempmail/mailauth"
@@ -27,7 +28,7 @@ type Commands struct {
 	Store *events.Store
 	Views *projections.Reader
 	Hooks Hooks             // outbound webhooks: their targets' check and delivery log
-	Disk  *events.DiskGuard // nil: no disk to keep room on
+	Disk  *broker.DiskGuard // nil: no disk to keep room on
 	Names *tempmail.Names
 	Log   *slog.Logger
 	// Mail is how received mail is accepted and kept (Deliver).

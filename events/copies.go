@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail"
+	"tempmail/broker"
 )
 
 // InlineRawMax is the largest raw message that travels sealed inside its
@@ -42,7 +43,7 @@ type sealedCopy struct {
 // carry. Several copies are stored as one atomic batch. With --sync
 // always, the keys the copies are sealed under are on disk before their
 // events are stored, and the events before AppendMail returns (in rounds
-// shared with other deliveries, flush.go). Each copy expects its
+// shared with other deliveries, broker/flush.go). Each copy expects its
 // inbox's lifecycle subject unchanged; if an inbox ended meanwhile,
 // nothing is stored and the error is of kind NotFound (the caller may
 // retry without it). A retry of copies already stored returns their acks
@@ -116,7 +117,7 @@ func (s *Store) AppendMail(ctx context.Context, ds []Copy) ([]Ack, error) {
 			acks = append(acks, ack)
 		}
 		return acks, nil
-	case isWrongLastSeq(err):
+	case broker.WrongLastSeq(err):
 		s.discard(copies...)
 		return nil, tempmail.Wrap(tempmail.NotFound, err, "inbox not found or expired")
 	default:
@@ -179,7 +180,7 @@ func (s *Store) publishCopy(ctx context.Context, c *sealedCopy) (Ack, error) {
 	switch {
 	case IsUnknownOutcome(err):
 		return Ack{}, err // keep everything: it may be stored
-	case isWrongLastSeq(err):
+	case broker.WrongLastSeq(err):
 		s.discard(c)
 		return Ack{}, tempmail.Wrap(tempmail.NotFound, err, "inbox not found or expired")
 	case err != nil:

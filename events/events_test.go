@@ -14,8 +14,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"tempmail/broker/natstest"
 	"tempmail/events"
-	"tempmail/events/natstest"
+	"tempmail/events/eventstest"
 	"tempmail/mail"
 )
 
@@ -32,7 +33,7 @@ func inbox(addr string) events.InboxCreated {
 
 func TestConcurrentClaimsOfOneAddressExactlyOneWins(t *testing.T) {
 	t.Parallel()
-	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	s := eventstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
 	ctx := ctxT(t)
 	for round := range 5 {
 		addr := "race" + string(rune('a'+round)) + "@x.test"
@@ -67,7 +68,7 @@ func TestConcurrentClaimsOfOneAddressExactlyOneWins(t *testing.T) {
 
 func TestAddressCanBeClaimedAgainOnlyAfterItsInboxEnded(t *testing.T) {
 	t.Parallel()
-	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	s := eventstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
 	ctx := ctxT(t)
 	ev := inbox("again@x.test")
 	created, err := s.CreateInbox(ctx, ev, 0)
@@ -94,7 +95,7 @@ func TestAddressCanBeClaimedAgainOnlyAfterItsInboxEnded(t *testing.T) {
 
 func TestDeliveryIsDedupedAndRefusedAfterTheInboxEnds(t *testing.T) {
 	t.Parallel()
-	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	s := eventstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
 	ctx := ctxT(t)
 	ev := inbox("mail@x.test")
 	created, err := s.CreateInbox(ctx, ev, 0)
@@ -197,7 +198,7 @@ func deliverOne(ctx context.Context, s *events.Store, m events.MailReceived, lif
 // tests: the live inbox still takes mail.)
 func TestPurgeOfAnEndingThatEndedNothingErasesTheInboxAndKeepsANewerClaim(t *testing.T) {
 	t.Parallel()
-	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	s := eventstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
 	ctx := ctxT(t)
 	old := inbox("reused@x.test")
 	created, err := s.CreateInbox(ctx, old, 0)
@@ -283,7 +284,7 @@ func TestPurgeOfAnEndingThatEndedNothingErasesTheInboxAndKeepsANewerClaim(t *tes
 // retry, or the partition would stop behind it for good.
 func TestForgettingWhatIsGoneAlreadyIsDone(t *testing.T) {
 	t.Parallel()
-	s := natstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	s := eventstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
 	ctx := ctxT(t)
 	created, err := s.CreateInbox(ctx, inbox("gone@x.test"), 0)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail"
+	"tempmail/broker"
 )
 
 // Keys keeps the key each message's content is sealed under (seal.go), and
@@ -48,8 +49,8 @@ var ErrErased = tempmail.Errorf(tempmail.NotFound, "message not found")
 // disk: the erased key is gone from the data directory within moments.
 // A new key is written to the operating system at once; the store flushes
 // it to disk before the message it seals is acknowledged (Store.AppendMail,
-// through Flusher.FlushFiles), and a loop flushes whatever is left within
-// a second.
+// through broker.Flusher.FlushFiles), and a loop flushes whatever is left
+// within a second.
 //
 // Slot layout (64 bytes): a state byte (1: in use), the message id (16
 // bytes of its UUID), the key (32 bytes), zeros.
@@ -106,7 +107,7 @@ func openFileKeys(dir string) (*fileKeys, error) {
 		return nil, fmt.Errorf("key file %s is in use by another store", f.Name())
 	}
 	// The file's name must outlast a power cut as its keys do.
-	if err := errors.Join(SyncDir(dir), SyncDir(filepath.Dir(dir))); err != nil {
+	if err := errors.Join(broker.SyncDir(dir), broker.SyncDir(filepath.Dir(dir))); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("key file: %w", err)
 	}
@@ -298,7 +299,7 @@ type streamKeys struct {
 const KeysStream = "KEYS"
 
 func openStreamKeys(ctx context.Context, js jetstream.JetStream, replicas int, pub func(context.Context, *nats.Msg) (Ack, error)) (*streamKeys, error) {
-	st, err := EnsureStream(ctx, js, jetstream.StreamConfig{
+	st, err := broker.EnsureStream(ctx, js, jetstream.StreamConfig{
 		Name:        KeysStream,
 		Description: "tempmail: the keys messages are sealed under, erased with their message",
 		Subjects:    []string{"keys.>"},

@@ -12,8 +12,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"tempmail/broker"
+	"tempmail/broker/natstest"
 	"tempmail/events"
-	"tempmail/events/natstest"
 	"tempmail/mail"
 )
 
@@ -31,7 +32,7 @@ func newOutcomeEnv(t *testing.T) *outcomeEnv {
 	_, url := natstest.StartServer(t, t.TempDir())
 	proxy := natstest.StartProxy(t, strings.TrimPrefix(url, "nats://"))
 	ctx := ctxT(t)
-	node, err := events.StartNode(ctx, events.NodeConfig{URL: proxy.URL()})
+	node, err := broker.StartNode(ctx, broker.NodeConfig{URL: proxy.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}

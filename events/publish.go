@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"tempmail"
+	"tempmail/broker"
 	"tempmail/retry"
 )
 
@@ -83,9 +84,9 @@ func withID(m *nats.Msg, id string) *nats.Msg {
 }
 
 // publish stores one message and returns once it is on disk (where the
-// store promises that; see Flusher), trying again while the outcome is
+// store promises that; see broker.Flusher), trying again while the outcome is
 // unknown or the stream has no leader (a cluster electing one), until ctx
-// ends. A refused expectation comes back as is (isWrongLastSeq); the
+// ends. A refused expectation comes back as is (broker.WrongLastSeq); the
 // outcome unknown at the end, wrapped with ErrUnknownOutcome; other
 // failures as errors of kind Unavailable.
 func (s *Store) publish(ctx context.Context, m *nats.Msg) (Ack, error) {
@@ -122,7 +123,7 @@ func (s *Store) write(ctx context.Context, m *nats.Msg) (Ack, error) {
 		switch {
 		case err == nil:
 			return Ack{Seq: pa.Sequence, Partition: PartitionOf(m.Subject), Duplicate: pa.Duplicate}, nil
-		case isWrongLastSeq(err):
+		case broker.WrongLastSeq(err):
 			if unsure {
 				// The expectation held when the first try was sent; if
 				// that try was stored, it is what changed the subject.
@@ -209,7 +210,7 @@ func (s *Store) publishBatch(ctx context.Context, msgs []*nats.Msg) ([]Ack, erro
 	if res.Error != nil {
 		apiErr := &jetstream.APIError{ErrorCode: jetstream.ErrorCode(res.Error.Code), Description: res.Error.Message}
 		switch {
-		case isWrongLastSeq(apiErr):
+		case broker.WrongLastSeq(apiErr):
 			return nil, apiErr
 		case res.Error.Code == jsErrBatchDuplicateMsgID || res.Error.Code == jsErrBatchIncomplete:
 			// A message with a known Nats-Msg-Id is refused, or dropped
@@ -237,14 +238,6 @@ const (
 	jsErrBatchIncomplete     = 10176
 )
 
-// isWrongLastSeq reports a failed expected-sequence check: 10071 on a single
-// node, 10164 on replicated streams.
-func isWrongLastSeq(err error) bool {
-	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
-		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
-}
-
 // isAPIError reports an answer of the JetStream API: the server took the
 // request and refused it, so nothing was stored.
 func isAPIError(err error) bool {
@@ -252,9 +245,8 @@ func isAPIError(err error) bool {
 	return errors.As(err, &apiErr) && apiErr.ErrorCode != 0
 }
 
-func unavailable(err error) error {
-	return tempmail.Wrap(tempmail.Unavailable, err, "the event store is unavailable; try again")
-}
+// unavailable is broker.Unavailable for the event store.
+func unavailable(err error) error { return broker.Unavailable("the event store", err) }
 
 // unknown marks err as an unknown outcome (ErrUnknownOutcome).
 func unknown(err error) error {

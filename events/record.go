@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/broker"
 )
 
 // A data directory keeps a record of the store it holds (recordFile):
@@ -88,7 +90,7 @@ func WriteRecord(ctx context.Context, dir string, js jetstream.JetStream, store 
 	if err != nil {
 		return err
 	}
-	return WriteFileSynced(filepath.Join(dir, recordFile), append(b, '\n'), 0o644)
+	return broker.WriteFileSynced(filepath.Join(dir, recordFile), append(b, '\n'), 0o644)
 }
 
 // Missing lists what r names that is gone: the key file (in dir), and
@@ -127,44 +129,4 @@ func (e *ErrStoreLost) Error() string {
 		"to start over with an empty store, move %s aside. "+
 		"(Views alone are rebuilt from the log with `tempmail rebuild`; without the log or the keys there is nothing to rebuild them from.)",
 		e.Dir, strings.Join(e.Missing, ", "), e.Dir)
-}
-
-// WriteFileSynced writes a file by a temporary one renamed over it, and
-// puts both the file and its directory entry on disk before it returns: a
-// crash leaves the old file or the new, never a part.
-func WriteFileSynced(path string, data []byte, perm os.FileMode) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return SyncDir(filepath.Dir(path))
-}
-
-// SyncDir puts a directory's entries (files made, renamed, removed in it)
-// on disk.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/broker"
 )
 
 // The generated family A API token lives in NATS, so that every process of
@@ -29,8 +31,8 @@ type TokenShare struct {
 	// Dir is the data directory, which keeps a copy in the file api-token.
 	Dir      string
 	Replicas int
-	// Flusher puts the token stored in NATS on disk (Node.Flusher).
-	Flusher *Flusher
+	// Flusher puts the token stored in NATS on disk (broker.Node.Flusher).
+	Flusher *broker.Flusher
 }
 
 // Token returns the shared token, and keeps it in the data directory; made
@@ -38,7 +40,7 @@ type TokenShare struct {
 // before). A token kept there by an earlier version becomes the shared
 // one. It is idempotent: a caller may try again after an error.
 func (ts TokenShare) Token(ctx context.Context, js jetstream.JetStream) (tok string, made bool, err error) {
-	kv, err := OpenKV(ctx, js, jetstream.KeyValueConfig{Bucket: secretsBucket,
+	kv, err := broker.OpenKV(ctx, js, jetstream.KeyValueConfig{Bucket: secretsBucket,
 		Description: "tempmail: the generated family A API token", History: 1,
 		Storage: jetstream.FileStorage, Replicas: ts.Replicas})
 	if err != nil {
@@ -53,8 +55,8 @@ func (ts TokenShare) Token(ctx context.Context, js jetstream.JetStream) (tok str
 	if candidate == "" {
 		candidate = ts.Fresh
 	}
-	// The bucket's Get reads from its leader (OpenKV), so a token another
-	// process stored first is seen by the Get after a failed Create.
+	// The bucket's Get reads from its leader (broker.OpenKV), so a token
+	// another process stored first is seen by the Get after a failed Create.
 	e, err := kv.Get(ctx, apiTokenKey)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		if _, err = kv.Create(ctx, apiTokenKey, []byte(candidate)); err == nil {
@@ -66,7 +68,7 @@ func (ts TokenShare) Token(ctx context.Context, js jetstream.JetStream) (tok str
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			// Stored, by this try or another's, and not yet shown by a
 			// leader just elected in a forming cluster.
-			err = fmt.Errorf("%w: %w", errNotYetShown, err)
+			err = fmt.Errorf("%w: %w", broker.ErrNotYetShown, err)
 		}
 	}
 	if err != nil {
@@ -79,7 +81,7 @@ func (ts TokenShare) Token(ctx context.Context, js jetstream.JetStream) (tok str
 		}
 		// On disk before the caller logs it: a token the operator was
 		// shown is the one the next start finds.
-		if err := WriteFileSynced(path, []byte(tok+"\n"), 0o600); err != nil {
+		if err := broker.WriteFileSynced(path, []byte(tok+"\n"), 0o600); err != nil {
 			return "", false, fmt.Errorf("keep the API token in %s: %w", path, err)
 		}
 	}

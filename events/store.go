@@ -5,13 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
+
+	"tempmail/broker"
 )
 
 const (
@@ -56,9 +57,9 @@ type StoreConfig struct {
 	// what recognises a retry after it.
 	DedupeWindow time.Duration
 	// Flusher, when set, puts what the store writes on disk before the
-	// store's calls return (Node.Flusher); nil: the server does, or
+	// store's calls return (broker.Node.Flusher); nil: the server does, or
 	// nothing is promised.
-	Flusher *Flusher
+	Flusher *broker.Flusher
 }
 
 // Store publishes events and owns the stream, the raw object store and the
@@ -68,7 +69,7 @@ type Store struct {
 	stream         jetstream.Stream
 	raw            jetstream.ObjectStore
 	keys           Keys
-	flusher        *Flusher
+	flusher        *broker.Flusher
 	contents       *contentCache
 	opening        singleflight.Group // contents being opened, by message id
 	partitions     int
@@ -145,11 +146,11 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		AllowDirect: cfg.Replicas == 1,
 		Metadata:    map[string]string{partitionsKey: strconv.Itoa(partitions), formatKey: format},
 	}
-	stream, err := EnsureStream(ctx, js, want)
+	stream, err := broker.EnsureStream(ctx, js, want)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := openObjectStore(ctx, js, jetstream.ObjectStoreConfig{
+	raw, err := broker.OpenObjectStore(ctx, js, jetstream.ObjectStoreConfig{
 		Bucket:      RawBucket,
 		Description: "raw messages too large for their event",
 		Storage:     jetstream.FileStorage,
@@ -207,76 +208,10 @@ func (s *Store) Flush(ctx context.Context, streams ...string) error {
 // nothing of an event before: a view or a webhook delivery must not
 // outlive, in a power cut, the event it came from. On a single node the
 // server hands an event to consumers once the operating system has it,
-// and the store's flush follows (Flusher); a replicated stream hands out
+// and the store's flush follows (broker.Flusher); a replicated stream hands out
 // only what a majority holds on disk.
 func (s *Store) Durable(ctx context.Context, seq uint64) error {
 	return s.flusher.Await(ctx, StreamName, seq)
-}
-
-// EnsureStream creates the stream want describes, or updates it when it
-// differs in what tempmail sets. It leaves an equal stream alone: when
-// several nodes of a new cluster create or update the same stream at once,
-// the server answers only one of them (the others retry, see Settle, and
-// then find it in place). Every stream tempmail keeps is opened here.
-func EnsureStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig) (jetstream.Stream, error) {
-	st, err := js.Stream(ctx, want.Name)
-	if err == nil && sameStream(st.CachedInfo().Config, want) {
-		return st, nil
-	}
-	if err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return nil, fmt.Errorf("look up stream %s: %w", want.Name, err)
-	}
-	if st, err = js.CreateOrUpdateStream(ctx, want); err != nil {
-		return nil, fmt.Errorf("create stream %s: %w", want.Name, err)
-	}
-	return st, nil
-}
-
-// sameStream compares what tempmail sets; the server fills in the rest (a
-// zero Duplicates or MaxMsgsPerSubject in want is the server's default).
-func sameStream(have, want jetstream.StreamConfig) bool {
-	return slices.Equal(have.Subjects, want.Subjects) && have.Replicas == want.Replicas &&
-		have.Retention == want.Retention && have.Discard == want.Discard && have.MaxAge == want.MaxAge &&
-		(want.MaxMsgsPerSubject == 0 || have.MaxMsgsPerSubject == want.MaxMsgsPerSubject) &&
-		(want.Duplicates == 0 || have.Duplicates == want.Duplicates) && have.AllowDirect == want.AllowDirect &&
-		have.AllowMsgTTL == want.AllowMsgTTL && have.AllowMsgSchedules == want.AllowMsgSchedules &&
-		have.AllowAtomicPublish == want.AllowAtomicPublish && have.Metadata[partitionsKey] == want.Metadata[partitionsKey] &&
-		have.Metadata[formatKey] == want.Metadata[formatKey]
-}
-
-// OpenKV binds to a KV bucket, creating it first if it does not exist.
-// Replicated, its Get goes to the bucket's leader (see leaderKV).
-func OpenKV(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-	kv, err := js.KeyValue(ctx, cfg.Bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) || (err == nil && replicasDiffer(ctx, js, "KV_"+cfg.Bucket, cfg.Replicas)) {
-		kv, err = js.CreateOrUpdateKeyValue(ctx, cfg)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open KV %s: %w", cfg.Bucket, err)
-	}
-	if cfg.Replicas > 1 {
-		return &leaderKV{KeyValue: kv, nc: js.Conn()}, nil
-	}
-	return kv, nil
-}
-
-// replicasDiffer reports whether an existing bucket's stream keeps another
-// number of copies than asked for (--replicas changed): then it is updated,
-// or losing a node would lose what only the old copies held.
-func replicasDiffer(ctx context.Context, js jetstream.JetStream, stream string, want int) bool {
-	st, err := js.Stream(ctx, stream)
-	return err == nil && st.CachedInfo().Config.Replicas != max(want, 1)
-}
-
-func openObjectStore(ctx context.Context, js jetstream.JetStream, cfg jetstream.ObjectStoreConfig) (jetstream.ObjectStore, error) {
-	obs, err := js.ObjectStore(ctx, cfg.Bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) || (err == nil && replicasDiffer(ctx, js, "OBJ_"+cfg.Bucket, cfg.Replicas)) {
-		obs, err = js.CreateOrUpdateObjectStore(ctx, cfg)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open object store %s: %w", cfg.Bucket, err)
-	}
-	return obs, nil
 }
 
 // Stream is the event stream, for consumers.

@@ -15,10 +15,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"tempmail/broker/natstest"
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/events"
-	"tempmail/events/natstest"
 	"tempmail/eventually"
 	"tempmail/projections"
 	"tempmail/service"

@@ -10,8 +10,10 @@ import (
 	"sync"
 	"testing"
 
+	"tempmail/broker"
+	"tempmail/broker/natstest"
 	"tempmail/events"
-	"tempmail/events/natstest"
+	"tempmail/events/eventstest"
 	"tempmail/eventually"
 )
 
@@ -160,7 +162,7 @@ func TestProjectionResumesAfterCrashMidBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries, err := events.NewEntries(ctx, e.node.JS, kv)
+		entries, err := broker.NewEntries(ctx, e.node.JS, kv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,7 +353,7 @@ func TestAPageWrittenByAnotherWorkerLosesNoDeletion(t *testing.T) {
 func TestMailIsNotForgottenOnAMissingInboxEntry(t *testing.T) {
 	t.Parallel()
 	node := natstest.StartNode(t, t.TempDir())
-	store := natstest.OpenStore(t, node)
+	store := eventstest.OpenStore(t, node)
 	var log lockedBuffer
 	views, err := Open(t.Context(), node.JS, store, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {

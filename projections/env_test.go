@@ -15,14 +15,16 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"tempmail/broker"
+	"tempmail/broker/natstest"
 	"tempmail/events"
-	"tempmail/events/natstest"
+	"tempmail/events/eventstest"
 	"tempmail/mail"
 )
 
 // env is a real embedded node with the event store and running views.
 type env struct {
-	node  *events.Node
+	node  *broker.Node
 	store *events.Store
 	views *Views
 }
@@ -30,7 +32,7 @@ type env struct {
 func newEnv(t *testing.T, dir string) *env {
 	t.Helper()
 	node := natstest.StartNode(t, dir)
-	store := natstest.OpenStore(t, node)
+	store := eventstest.OpenStore(t, node)
 	views, err := Open(t.Context(), node.JS, store, Options{Logger: slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatal(err)

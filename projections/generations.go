@@ -10,11 +10,12 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"tempmail/broker"
 	"tempmail/events"
 )
 
 func metaKV(ctx context.Context, js jetstream.JetStream, replicas int) (jetstream.KeyValue, error) {
-	return events.OpenKV(ctx, js, jetstream.KeyValueConfig{
+	return broker.OpenKV(ctx, js, jetstream.KeyValueConfig{
 		Bucket: metaBucket, Description: "tempmail: which views generation is current",
 		History: 1, Storage: jetstream.FileStorage, Replicas: replicas})
 }
@@ -35,7 +36,7 @@ var ErrOutdated = errors.New("the views were built by an earlier tempmail in a l
 
 // ErrLost means the current views are gone, or lost writes that the log
 // still holds events of (a power cut: views are not put on disk write by
-// write, see events.Flusher): they must be built again from the log
+// write, see broker.Flusher): they must be built again from the log
 // (Rebuild) before anything is served from them.
 var ErrLost = errors.New("the views are missing or behind what they had applied; they must be rebuilt from the log (tempmail rebuild)")
 
@@ -91,7 +92,7 @@ func currentFormat(ctx context.Context, meta jetstream.KeyValue) (string, error)
 func bucketName(gen int) string { return "VIEWS_" + strconv.Itoa(gen) }
 
 func viewsBucket(ctx context.Context, js jetstream.JetStream, gen, replicas int) (jetstream.KeyValue, error) {
-	return events.OpenKV(ctx, js, jetstream.KeyValueConfig{
+	return broker.OpenKV(ctx, js, jetstream.KeyValueConfig{
 		Bucket:      bucketName(gen),
 		Description: "tempmail views, generation " + strconv.Itoa(gen),
 		History:     1,

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/broker/natstest"
 	"tempmail/events"
-	"tempmail/events/natstest"
+	"tempmail/events/eventstest"
 )
 
 // Two processes' views share one event store: each partition is applied by
@@ -16,7 +17,7 @@ import (
 func TestPartitionsAreHandedOverWhenAWorkerStops(t *testing.T) {
 	t.Parallel()
 	node := natstest.StartNode(t, t.TempDir())
-	store := natstest.OpenStore(t, node)
+	store := eventstest.OpenStore(t, node)
 	start := func() *Views {
 		v, err := Open(t.Context(), node.JS, store, Options{})
 		if err != nil {

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/broker/natstest"
 	"tempmail/events"
-	"tempmail/events/natstest"
 )
 
 func TestViewsFollowTheLog(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"tempmail/broker"
 	"tempmail/events"
 )
 
@@ -65,7 +66,7 @@ type Views struct {
 	*Reader
 	js      jetstream.JetStream
 	store   *events.Store
-	entries *events.Entries // the views bucket's last messages, for compare-and-swap
+	entries *broker.Entries // the views bucket's last messages, for compare-and-swap
 	gen     int
 	log     *slog.Logger
 	opts    Options
@@ -115,7 +116,7 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 	if err != nil {
 		return nil, err
 	}
-	entries, err := events.NewEntries(ctx, js, kv)
+	entries, err := broker.NewEntries(ctx, js, kv)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail"
+	"tempmail/broker"
 	"tempmail/events"
 )
 
@@ -86,7 +87,7 @@ func (r *Reader) getLatest(ctx context.Context, key string, rec record, what str
 // read returns a view entry's value (nil when absent), and its decoded
 // record when the cache has one.
 func (r *Reader) read(ctx context.Context, key string) ([]byte, record, error) {
-	if !events.ValidKey(key) {
+	if !broker.ValidKey(key) {
 		return nil, nil, nil // a token or id no entry can have: absent, and not cached
 	}
 	var token *cached
@@ -111,7 +112,7 @@ func (r *Reader) read(ctx context.Context, key string) ([]byte, record, error) {
 // fetch reads a view entry from the bucket: its value (nil when absent)
 // and its revision.
 func (r *Reader) fetch(ctx context.Context, key string) ([]byte, uint64, error) {
-	if !events.ValidKey(key) {
+	if !broker.ValidKey(key) {
 		return nil, 0, nil // a token or id no entry can have: absent
 	}
 	e, err := r.kv.Get(ctx, key)

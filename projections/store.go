@@ -12,8 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"tempmail"
-	"tempmail/events"
+	"tempmail/broker"
 )
 
 // errConflict means another writer changed an entry between our read and our
@@ -68,7 +67,7 @@ func copyRecord(dst, src record) {
 // changed an entry (a hand-over), the compare-and-swap fails, the entry is
 // forgotten, and the batch is applied again from fresh reads.
 type kvStore struct {
-	entries    *events.Entries
+	entries    *broker.Entries
 	js         jetstream.JetStream
 	subject    string // "$KV.<bucket>."
 	known      map[string]known
@@ -95,7 +94,7 @@ func keepable(rec record) bool {
 	return false
 }
 
-func newKVStore(js jetstream.JetStream, entries *events.Entries, bucket string) *kvStore {
+func newKVStore(js jetstream.JetStream, entries *broker.Entries, bucket string) *kvStore {
 	return &kvStore{entries: entries, js: js, subject: "$KV." + bucket + ".", known: map[string]known{}}
 }
 
@@ -174,7 +173,7 @@ func (s *kvStore) write(ctx context.Context, ws []change) error {
 			s.forget(w.key)
 			if failed == nil || errors.Is(failed, errConflict) {
 				failed = err
-				if isWrongLastSeq(err) {
+				if broker.WrongLastSeq(err) {
 					failed = errConflict
 				}
 			}
@@ -207,12 +206,5 @@ func (s *kvStore) message(w change) (*nats.Msg, error) {
 	return m, err
 }
 
-func isWrongLastSeq(err error) bool {
-	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
-		apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
-}
-
-func unavailable(err error) error {
-	return tempmail.Wrap(tempmail.Unavailable, err, "the view store is unavailable; try again")
-}
+// unavailable is broker.Unavailable for the view store.
+func unavailable(err error) error { return broker.Unavailable("the view store", err) }

@@ -11,14 +11,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"tempmail/broker"
 	"tempmail/config"
 	"tempmail/events"
 	"tempmail/projections"
 )
 
 // nodeConfig says which NATS to run or reach.
-func nodeConfig(cfg config.Config, log *slog.Logger) events.NodeConfig {
-	nc := events.NodeConfig{DataDir: cfg.DataDir, URL: cfg.NATSURL, Creds: cfg.NATSCreds,
+func nodeConfig(cfg config.Config, log *slog.Logger) broker.NodeConfig {
+	nc := broker.NodeConfig{DataDir: cfg.DataDir, URL: cfg.NATSURL, Creds: cfg.NATSCreds,
 		TLSCA: cfg.NATSTLSCA, TLSCert: cfg.NATSTLSCert, TLSKey: cfg.NATSTLSKey, Listen: cfg.NATSListen,
 		SyncInterval: cfg.SyncInterval, Logger: log}
 	if cfg.ClusterName != "" {
@@ -26,7 +27,7 @@ func nodeConfig(cfg config.Config, log *slog.Logger) events.NodeConfig {
 		if name == "" {
 			name, _ = os.Hostname()
 		}
-		nc.Cluster = events.ClusterConfig{Name: cfg.ClusterName, ServerName: name, Addr: cfg.ClusterAddr,
+		nc.Cluster = broker.ClusterConfig{Name: cfg.ClusterName, ServerName: name, Addr: cfg.ClusterAddr,
 			Routes: cfg.Routes}
 	}
 	return nc
@@ -35,7 +36,7 @@ func nodeConfig(cfg config.Config, log *slog.Logger) events.NodeConfig {
 // storeConfig keeps message keys in the data directory of a single
 // embedded node, which alone reads and erases them; processes that share
 // a cluster or an external NATS keep them in NATS.
-func storeConfig(cfg config.Config, partitions int, dedupe time.Duration, flusher *events.Flusher) events.StoreConfig {
+func storeConfig(cfg config.Config, partitions int, dedupe time.Duration, flusher *broker.Flusher) events.StoreConfig {
 	sc := events.StoreConfig{Replicas: cfg.Replicas, Partitions: partitions, DedupeWindow: dedupe, Flusher: flusher}
 	if cfg.NATSURL == "" && cfg.ClusterName == "" {
 		sc.KeyDir = filepath.Join(cfg.DataDir, "keys")

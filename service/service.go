@@ -19,6 +19,7 @@ import (
 
 	"tempmail"
 	"tempmail/api"
+	"tempmail/broker"
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/events"
@@ -59,7 +60,7 @@ type Options struct {
 // by Start and not changed after.
 type Service struct {
 	Config   config.Config
-	Node     *events.Node
+	Node     *broker.Node
 	Store    *events.Store
 	Views    *projections.Views
 	Hooks    *webhooks.Webhooks // outbound webhooks
@@ -72,7 +73,7 @@ type Service struct {
 	partitions int
 	dedupe     time.Duration
 	lock       *os.File
-	disk       *events.DiskGuard // nil with an external NATS, whose disk is not ours
+	disk       *broker.DiskGuard // nil with an external NATS, whose disk is not ours
 	http       *http.Server      // nil when Config.HTTPAddr is empty
 	httpLn     net.Listener
 	served     chan struct{} // closed when the HTTP server has stopped serving
@@ -172,11 +173,11 @@ func (s *Service) openStore(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	if s.Node, err = events.StartNode(ctx, nodeConfig(cfg, s.log)); err != nil {
+	if s.Node, err = broker.StartNode(ctx, nodeConfig(cfg, s.log)); err != nil {
 		return err
 	}
 	if cfg.NATSURL == "" && cfg.MinFreeDisk > 0 {
-		s.disk = events.NewDiskGuard(cfg.DataDir, cfg.MinFreeDisk)
+		s.disk = broker.NewDiskGuard(cfg.DataDir, cfg.MinFreeDisk)
 	}
 	var rec *events.Record
 	if s.holdsStore() {
@@ -186,7 +187,7 @@ func (s *Service) openStore(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	if err = events.Settle(ctx, s.log, "open the event stream", func(ctx context.Context) (err error) {
+	if err = broker.Settle(ctx, s.log, "open the event stream", func(ctx context.Context) (err error) {
 		s.Store, err = events.OpenStore(ctx, s.Node.JS, storeConfig(cfg, s.partitions, s.dedupe, s.Node.Flusher()))
 		return err
 	}); err != nil {
@@ -200,7 +201,7 @@ func (s *Service) openStore(ctx context.Context) (err error) {
 func (s *Service) shareToken(ctx context.Context) error {
 	share := events.TokenShare{Fresh: rand.Text(), Dir: s.Config.DataDir, Replicas: s.Config.Replicas, Flusher: s.Node.Flusher()}
 	var made bool
-	err := events.Settle(ctx, s.log, "share the API token", func(ctx context.Context) (err error) {
+	err := broker.Settle(ctx, s.log, "share the API token", func(ctx context.Context) (err error) {
 		s.Config.APIToken, made, err = share.Token(ctx, s.Node.JS)
 		return err
 	})
@@ -220,7 +221,7 @@ func (s *Service) openViews(ctx context.Context, refine func(*webhooks.Options))
 	if refine != nil {
 		refine(&hookOpts)
 	}
-	if err = events.Settle(ctx, s.log, "open the webhook outbox", func(ctx context.Context) (err error) {
+	if err = broker.Settle(ctx, s.log, "open the webhook outbox", func(ctx context.Context) (err error) {
 		s.Hooks, err = webhooks.Open(ctx, s.Node.JS, hookOpts)
 		return err
 	}); err != nil {
@@ -255,7 +256,7 @@ func (s *Service) openViews(ctx context.Context, refine func(*webhooks.Options))
 	if err != nil {
 		return err
 	}
-	if err = events.Settle(ctx, s.log, "start the projection workers", s.Views.Start); err != nil {
+	if err = broker.Settle(ctx, s.log, "start the projection workers", s.Views.Start); err != nil {
 		return err
 	}
 	return s.Views.CaughtUp(ctx)

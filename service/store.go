@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"tempmail/broker"
 	"tempmail/events"
 	"tempmail/projections"
 )
@@ -30,7 +31,7 @@ func (s *Service) checkRecord(ctx context.Context) (*events.Record, error) {
 		return nil, err
 	}
 	var missing []string
-	err = events.Settle(ctx, s.log, "look up the store's streams", func(ctx context.Context) (err error) {
+	err = broker.Settle(ctx, s.log, "look up the store's streams", func(ctx context.Context) (err error) {
 		missing, err = rec.Missing(ctx, s.Config.DataDir, s.Node.JS)
 		return err
 	})
@@ -65,7 +66,7 @@ func (s *Service) record(ctx context.Context) {
 	if !s.holdsStore() || s.Store == nil {
 		return
 	}
-	err := events.Settle(ctx, s.log, "record the store", func(ctx context.Context) error {
+	err := broker.Settle(ctx, s.log, "record the store", func(ctx context.Context) error {
 		return events.WriteRecord(ctx, s.Config.DataDir, s.Node.JS, s.Store, projections.Derived)
 	})
 	if err != nil {
@@ -77,7 +78,7 @@ func (s *Service) record(ctx context.Context) {
 // views that applied events the log lost (ErrLost), as views of an earlier
 // layout (ErrOutdated), must be built again.
 func (s *Service) openCurrentViews(ctx context.Context, js jetstream.JetStream, opts projections.Options) error {
-	err := events.Settle(ctx, s.log, "open the views", func(ctx context.Context) (err error) {
+	err := broker.Settle(ctx, s.log, "open the views", func(ctx context.Context) (err error) {
 		s.Views, err = projections.Open(ctx, js, s.Store, opts)
 		return err
 	})
@@ -85,7 +86,7 @@ func (s *Service) openCurrentViews(ctx context.Context, js jetstream.JetStream, 
 		return err
 	}
 	var ahead uint64
-	if err := events.Settle(ctx, s.log, "check the views", func(ctx context.Context) (err error) {
+	if err := broker.Settle(ctx, s.log, "check the views", func(ctx context.Context) (err error) {
 		ahead, err = s.Views.Ahead(ctx)
 		return err
 	}); err != nil {

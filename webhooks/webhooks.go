@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"tempmail/broker"
 	"tempmail/events"
 	"tempmail/projections"
 )
@@ -73,9 +74,9 @@ type Options struct {
 	// AttemptTimeout bounds one attempt; 0: attemptTimeout. Tests shorten it.
 	AttemptTimeout time.Duration
 	// Flusher, when set, puts enqueued deliveries on disk before Enqueue
-	// returns (events.Node.Flusher): the views that follow must not
+	// returns (broker.Node.Flusher): the views that follow must not
 	// outlive, in a power cut, the deliveries their events called for.
-	Flusher *events.Flusher
+	Flusher *broker.Flusher
 }
 
 // Webhooks is a process's outbox (projections.Outbox) and deliverer.
@@ -110,7 +111,7 @@ func Open(ctx context.Context, js jetstream.JetStream, opts Options) (*Webhooks,
 	if opts.AttemptTimeout <= 0 {
 		opts.AttemptTimeout = attemptTimeout
 	}
-	jobs, err := events.EnsureStream(ctx, js, jetstream.StreamConfig{
+	jobs, err := broker.EnsureStream(ctx, js, jetstream.StreamConfig{
 		Name:        JobStream,
 		Description: "tempmail: outbound webhook deliveries to make",
 		Subjects:    []string{jobRoot + ".>", laterRoot + ".>"},
@@ -125,7 +126,7 @@ func Open(ctx context.Context, js jetstream.JetStream, opts Options) (*Webhooks,
 	if err != nil {
 		return nil, err
 	}
-	logs, err := events.EnsureStream(ctx, js, jetstream.StreamConfig{
+	logs, err := broker.EnsureStream(ctx, js, jetstream.StreamConfig{
 		Name:              LogStream,
 		Description:       "tempmail: recent outbound webhook attempts, per subscription",
 		Subjects:          []string{logRoot + ".>"},

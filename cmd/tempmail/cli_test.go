@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"tempmail/events/natstest"
+	"tempmail/broker/natstest"
 )
 
 func noEnv(string) string { return "" }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"tempmail/broker"
 	"tempmail/events"
 	"tempmail/mail"
 )
@@ -438,7 +439,7 @@ func (b *bench) rebuild() {
 // live projection having forgotten what the cap evicted.
 func generateEvents(dir string, n int) error {
 	ctx := context.Background()
-	node, err := events.StartNode(ctx, events.NodeConfig{DataDir: dir})
+	node, err := broker.StartNode(ctx, broker.NodeConfig{DataDir: dir})
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/broker/natstest"
 	"tempmail/config"
 	"tempmail/events"
-	"tempmail/events/natstest"
 	"tempmail/service"
 )
 

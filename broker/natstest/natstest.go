@@ -2,23 +2,22 @@ package natstest
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"tempmail/events"
+	"tempmail/broker"
 )
 
 // StartNode starts an embedded node storing its data in dir (use t.TempDir()
 // to start fresh, or the same dir again to restart on existing data). The
 // node is closed when the test ends.
-func StartNode(t testing.TB, dir string) *events.Node {
+func StartNode(t testing.TB, dir string) *broker.Node {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	n, err := events.StartNode(ctx, events.NodeConfig{DataDir: dir})
+	n, err := broker.StartNode(ctx, broker.NodeConfig{DataDir: dir})
 	if err != nil {
 		t.Fatalf("start embedded NATS: %v", err)
 	}
@@ -27,29 +26,10 @@ func StartNode(t testing.TB, dir string) *events.Node {
 }
 
 // Stop closes a node; calling it twice is harmless.
-func Stop(n *events.Node) {
+func Stop(n *broker.Node) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	n.Close(ctx)
-}
-
-// OpenStore opens the event store on a node as a single node's service
-// does: message keys in a file in its data directory (in the KEYS stream
-// for a node without one). It is closed at the end of the test.
-func OpenStore(t testing.TB, n *events.Node) *events.Store {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cfg := events.StoreConfig{}
-	if n.DataDir != "" {
-		cfg.KeyDir = filepath.Join(n.DataDir, "keys")
-	}
-	s, err := events.OpenStore(ctx, n.JS, cfg)
-	if err != nil {
-		t.Fatalf("open event store: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }
 
 // StartServer runs a standalone JetStream server with a client listener on

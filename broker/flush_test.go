@@ -1,4 +1,4 @@
-package events_test
+package broker_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"tempmail/events/natstest"
+	"tempmail/broker/natstest"
 	"tempmail/powercut"
 )
 

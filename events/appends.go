@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail"
+	"tempmail/broker"
 )
 
 // AppendDomainEvent publishes a DomainAdded or DomainDeactivated, expecting
@@ -19,7 +20,7 @@ func (s *Store) AppendDomainEvent(ctx context.Context, p Payload, expectSeq uint
 	}
 	expect(withID(m, ""), domainsSubject, expectSeq)
 	ack, err := s.publish(ctx, m)
-	if isWrongLastSeq(err) {
+	if broker.WrongLastSeq(err) {
 		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "the domain list changed concurrently")
 	}
 	return ack, err
@@ -61,7 +62,7 @@ func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleS
 	}
 	expect(withID(created, "inbox-"+ev.InboxID), lifecycle, lastLifecycleSeq)
 	ack, err := s.publish(ctx, created)
-	if isWrongLastSeq(err) {
+	if broker.WrongLastSeq(err) {
 		// The views may name a history the log no longer holds (an ended
 		// inbox's events are purged): the subject itself says whether the
 		// address is free, and since when.
@@ -73,7 +74,7 @@ func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleS
 	if err != nil && !IsUnknownOutcome(err) {
 		s.withdraw(withdraw...)
 	}
-	if isWrongLastSeq(err) {
+	if broker.WrongLastSeq(err) {
 		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "address already taken")
 	}
 	return ack, err
@@ -155,7 +156,7 @@ func (s *Store) EndInbox(ctx context.Context, addr string, p Payload, lifecycleS
 	}
 	expect(withID(m, ""), subj, lifecycleSeq)
 	ack, err := s.publish(ctx, m)
-	if isWrongLastSeq(err) {
+	if broker.WrongLastSeq(err) {
 		return Ack{}, tempmail.Wrap(tempmail.NotFound, err, "inbox not found")
 	}
 	return ack, err
@@ -188,7 +189,7 @@ func (s *Store) CreateWebhook(ctx context.Context, ev WebhookCreated, lifecycleS
 		expect(m, lifecycle, lifecycleSeq)
 	}
 	ack, err := s.publish(ctx, m)
-	if isWrongLastSeq(err) {
+	if broker.WrongLastSeq(err) {
 		return Ack{}, tempmail.Wrap(tempmail.NotFound, err, "inbox not found")
 	}
 	return ack, err

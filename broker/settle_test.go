@@ -1,4 +1,4 @@
-package events_test
+package broker_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"tempmail/events"
+	"tempmail/broker"
 )
 
 // A cluster just formed answers start-up steps with these while it elects
@@ -29,7 +29,7 @@ func TestTransientErrorsAreThoseOfAClusterElectingLeaders(t *testing.T) {
 		{&jetstream.APIError{Code: 400, ErrorCode: 10058, Description: "stream name already in use with a different configuration"}, false},
 		{errors.New("decode: bad token"), false},
 	} {
-		if got := events.Transient(c.err); got != c.want {
+		if got := broker.Transient(c.err); got != c.want {
 			t.Errorf("Transient(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}

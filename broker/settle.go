@@ -1,4 +1,4 @@
-package events
+package broker
 
 import (
 	"context"
@@ -37,16 +37,18 @@ func Settle(ctx context.Context, log *slog.Logger, step string, fn func(context.
 	}
 }
 
-// errNotYetShown: something just stored is not read back yet, as a stream
+// ErrNotYetShown: something just stored is not read back yet, as a stream
 // leader elected a moment ago may answer before it applied what it has.
-var errNotYetShown = errors.New("stored, but not yet shown by the stream's leader")
+// A start-up step that stores and reads back (events.TokenShare) wraps it
+// to be tried again (Transient).
+var ErrNotYetShown = errors.New("stored, but not yet shown by the stream's leader")
 
 // Transient tells the errors worth another try at start-up: timeouts, no
 // responders (no stream leader yet), and JetStream's "temporarily
 // unavailable" while leaders are elected or a peer is not yet back.
 func Transient(err error) bool {
 	var apiErr *jetstream.APIError
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, errNotYetShown) ||
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, ErrNotYetShown) ||
 		errors.Is(err, nats.ErrNoResponders) ||
 		// A publish to a stream with no leader yet: the client library's
 		// word for no responders.

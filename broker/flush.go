@@ -1,4 +1,4 @@
-package events
+package broker
 
 import (
 	"context"
@@ -122,15 +122,15 @@ func (f *Flusher) flush(ctx context.Context, r *flushReq) error {
 	select {
 	case f.queue <- r:
 	case <-f.stop:
-		return unavailable(errFlusherClosed)
+		return Unavailable("the event store", errFlusherClosed)
 	case <-ctx.Done():
-		return unavailable(ctx.Err())
+		return Unavailable("the event store", ctx.Err())
 	}
 	select {
 	case err := <-r.done:
 		return err
 	case <-ctx.Done():
-		return unavailable(ctx.Err())
+		return Unavailable("the event store", ctx.Err())
 	}
 }
 
@@ -160,7 +160,7 @@ func (f *Flusher) run() {
 			for {
 				select {
 				case r := <-f.queue:
-					r.done <- unavailable(errFlusherClosed)
+					r.done <- Unavailable("the event store", errFlusherClosed)
 				default:
 					return
 				}
@@ -219,7 +219,7 @@ func (f *Flusher) round(round []*flushReq) error {
 				f.tails[name] = t
 			}
 			if err := t.sync(); err != nil {
-				return unavailable(fmt.Errorf("flush stream %s: %w", name, err))
+				return Unavailable("the event store", fmt.Errorf("flush stream %s: %w", name, err))
 			}
 		}
 	}
