@@ -230,8 +230,16 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 			err = v.opts.Outbox.Enqueue(actx, b.deliveries)
 		}
 		if err == nil && b.events > 0 {
-			err = v.write(actx, p, b)
-			applied = b.events
+			// Counted before the write shows: whoever saw the views catch
+			// up (WaitApplied, which the watcher wakes) finds the count
+			// including what it waited for. A write that fails takes its
+			// count back, and is tried again.
+			v.applied.Add(uint64(b.events))
+			if err = v.write(actx, p, b); err == nil {
+				applied = b.events
+			} else {
+				v.applied.Add(^uint64(b.events - 1))
+			}
 		}
 		cancel()
 		if err == nil {
@@ -252,7 +260,6 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 	}
 	v.forget(ctx, p, last)
 	v.health.ok(partitionComponent(p.name))
-	v.applied.Add(uint64(applied))
 	if md, err := last.Metadata(); err == nil && applied > 0 {
 		v.metrics.observeApplied(md.Timestamp)
 	}
