@@ -49,15 +49,13 @@ func startServiceWith(t *testing.T, cfg config.Config) (svc *service.Service, ba
 func stop(svc *service.Service) { servicetest.Stop(svc) }
 
 // What the tests here say to a service, in process or a child, is
-// servicetest's, under the names this package's tests (the page's too)
-// use.
+// servicetest's, under the names this package's tests use.
 var (
 	call             = servicetest.Call
 	createTokenInbox = servicetest.CreateInbox
 	listMessages     = servicetest.Messages
 	deliverTo        = servicetest.Deliver
 	scrape           = servicetest.Scrape
-	metric           = servicetest.Metric
 	freeAddr         = servicetest.FreeAddr
 	freeAddrs        = servicetest.FreeAddrs
 	testClient       = servicetest.Client
