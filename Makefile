@@ -26,9 +26,12 @@ run: build
 	./$(BIN) serve --data-dir ./data --http-addr 127.0.0.1:8080 --smtp-addr 127.0.0.1:2525 --domains tempmail.test
 
 # make test: every package with the race detector, but cmd/tempmail, whose
-# tests drive child processes, a browser and a FUSE filesystem (the race
-# detector would find nothing there, and slows the filesystem tenfold);
-# long scenarios skip (go test -short: servicetest.Long).
+# tests drive the binary as child processes and a FUSE filesystem (the race
+# detector would find nothing in a child, and slows the filesystem
+# tenfold). The rule: tests that run the service in their own process keep
+# it, the page's browser tests (web) too (Chromium is a process of its
+# own, and the detector costs them little). Long scenarios skip (go test
+# -short: servicetest.Long).
 test: fmt-check vet
 	$(GO) test -race -short -count=1 -timeout 10m $$($(GO) list ./... | grep -v '^tempmail/cmd/tempmail$$')
 	$(GO) test -short -count=1 -timeout 10m ./cmd/tempmail

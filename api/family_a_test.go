@@ -3,7 +3,6 @@ package api_test
 import (
 	"fmt"
 	"net/http"
-	"net/smtp"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"tempmail/config"
 	"tempmail/eventually"
+	"tempmail/service/servicetest"
 )
 
 const jsonCT = "application/json"
@@ -224,7 +224,7 @@ func TestExpiredInboxA(t *testing.T) {
 	})
 	h.expect(h.do("GET", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
 	h.expect(h.do("GET", "/api/inboxes/"+id+"/emails/", ""), 404, `{"detail":"Not found."}`)
-	if err := smtp.SendMail(h.svc.SMTPAddr(), nil, "s@example.com", []string{addr}, []byte("Subject: late\r\n\r\nx\r\n")); err == nil ||
+	if err := servicetest.TrySend(h.svc.SMTPAddr(), "s@example.com", addr, "Subject: late\r\n\r\nx\r\n"); err == nil ||
 		!strings.Contains(err.Error(), "550") {
 		t.Errorf("SMTP to an expired inbox: %v, want 550", err)
 	}

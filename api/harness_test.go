@@ -162,35 +162,18 @@ func (h *harness) start(method, path, body string, headers ...string) <-chan res
 	return answer
 }
 
-// sendMail sends raw to to over SMTP, as any mail server would, from
-// sender@example.com.
+// sendMail sends raw to to over SMTP (servicetest.Send), as any mail
+// server would, from sender@example.com.
 func (h *harness) sendMail(to, raw string) {
 	h.t.Helper()
-	if err := smtp.SendMail(h.svc.SMTPAddr(), nil, "sender@example.com", []string{to}, []byte(raw)); err != nil {
-		h.t.Fatalf("SMTP to %s: %v", to, err)
-	}
+	h.sendMailFrom("sender@example.com", to, raw)
 }
 
 // sendMailFrom is sendMail from a sender of the test's choosing (the
 // envelope's, which the sender checks look at).
 func (h *harness) sendMailFrom(from, to, raw string) {
 	h.t.Helper()
-	c := h.smtpClient()
-	defer c.Close()
-	if err := c.Mail(from); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := c.Rcpt(to); err != nil {
-		h.t.Fatal(err)
-	}
-	w, err := c.Data()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	_, _ = w.Write([]byte(raw))
-	if err := w.Close(); err != nil {
-		h.t.Fatal(err)
-	}
+	servicetest.Send(h.t, h.svc.SMTPAddr(), from, to, raw)
 }
 
 // smtpClient connects to the service's SMTP listener, for a test that

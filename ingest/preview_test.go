@@ -1,7 +1,6 @@
 package ingest_test
 
 import (
-	"net/smtp"
 	"testing"
 
 	"tempmail/service/servicetest"
@@ -32,9 +31,7 @@ func TestPreviewsArePlainSentences(t *testing.T) {
 	}
 	for _, c := range cases {
 		raw := "From: shop@example.com\r\nTo: box@tempmail.test\r\nSubject: " + c.subject + "\r\n" + c.body
-		if err := smtp.SendMail(svc.SMTPAddr(), nil, "shop@example.com", []string{in.Address}, []byte(raw)); err != nil {
-			t.Fatal(err)
-		}
+		servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, raw)
 	}
 	messages(t, svc, in.ID, len(cases))
 	in, err := svc.Views.Inbox(t.Context(), in.ID)

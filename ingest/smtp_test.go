@@ -18,9 +18,7 @@ func TestMultipartMessageIsParsedAndStored(t *testing.T) {
 	t.Parallel()
 	svc := servicetest.Start(t, testConfig(t))
 	in := inbox(t, svc, "box@tempmail.test")
-	if err := smtp.SendMail(svc.SMTPAddr(), nil, "bounce@example.com", []string{"Box@TempMail.test"}, []byte(mailtest.Multipart)); err != nil {
-		t.Fatal(err)
-	}
+	servicetest.Send(t, svc.SMTPAddr(), "bounce@example.com", "Box@TempMail.test", mailtest.Multipart)
 	m := messages(t, svc, in.ID, 1)[0]
 	check := func(what, got, want string) {
 		t.Helper()
@@ -68,7 +66,7 @@ func TestMalformedMessagesAreAcceptedOverSMTP(t *testing.T) {
 		if strings.Contains(raw, "\n.") || raw == "" {
 			continue // dot-stuffing is the client's job; net/smtp does it, but keep the seeds literal
 		}
-		if err := smtp.SendMail(svc.SMTPAddr(), nil, "s@example.com", []string{in.Address}, []byte(raw)); err != nil {
+		if err := servicetest.TrySend(svc.SMTPAddr(), "s@example.com", in.Address, raw); err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
@@ -346,13 +344,9 @@ func TestRetriedTransactionIsStoredOnce(t *testing.T) {
 	in := inbox(t, svc, "retry@tempmail.test")
 	body := msg("s@example.com", "retry@tempmail.test", "once", "same bytes")
 	for range 3 {
-		if err := smtp.SendMail(svc.SMTPAddr(), nil, "s@example.com", []string{"retry@tempmail.test"}, []byte(body)); err != nil {
-			t.Fatal(err)
-		}
+		servicetest.Send(t, svc.SMTPAddr(), "s@example.com", "retry@tempmail.test", body)
 	}
-	if err := smtp.SendMail(svc.SMTPAddr(), nil, "s@example.com", []string{"retry@tempmail.test"}, []byte(body+"different")); err != nil {
-		t.Fatal(err)
-	}
+	servicetest.Send(t, svc.SMTPAddr(), "s@example.com", "retry@tempmail.test", body+"different")
 	if got := messages(t, svc, in.ID, 2); got[1].Subject != "once" {
 		t.Errorf("got %+v", got)
 	}

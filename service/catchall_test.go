@@ -113,9 +113,7 @@ func TestCatchAllDomainTakesMailToAnyAddress(t *testing.T) {
 	}
 
 	msg := "From: shop@example.com\r\nTo: signup-7@catch.test\r\nSubject: Your code\r\n\r\nYour code is 424242.\r\n"
-	if err := smtp.SendMail(svc.SMTPAddr(), nil, "shop@example.com", []string{"Signup-7@Catch.test"}, []byte(msg)); err != nil {
-		t.Fatalf("mail to a new address on the catch-all domain: %v", err)
-	}
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", "Signup-7@Catch.test", msg)
 	var in found
 	eventually.True(t, "the inbox holds the message", func() bool {
 		got := lookup(t, base, "SIGNUP-7@catch.test")
@@ -129,9 +127,7 @@ func TestCatchAllDomainTakesMailToAnyAddress(t *testing.T) {
 	}
 	// Plus-addressing holds as for any inbox: the same inbox, no new one.
 	again := strings.Replace(msg, "Subject: Your code", "Subject: Welcome", 1)
-	if err := smtp.SendMail(svc.SMTPAddr(), nil, "shop@example.com", []string{"signup-7+again@catch.test"}, []byte(again)); err != nil {
-		t.Fatal(err)
-	}
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", "signup-7+again@catch.test", again)
 	eventually.True(t, "the second message in the same inbox", func() bool {
 		got := lookup(t, base, "signup-7@catch.test")
 		return len(got) == 1 && got[0].ID == in.ID && got[0].EmailCount == 2

@@ -251,9 +251,7 @@ func TestDeletionErasesEverythingReadable(t *testing.T) {
 			"--A\r\nContent-Type: text/html\r\n\r\n<p>" + m + " in the html</p>\r\n--A--\r\n" +
 			"--B\r\nContent-Type: text/plain; name=\"" + m + ".txt\"\r\nContent-Disposition: attachment; filename=\"" + m + ".txt\"\r\n" +
 			"Content-Transfer-Encoding: base64\r\n\r\n" + base64.StdEncoding.EncodeToString([]byte(m+" in the attachment")) + "\r\n--B--\r\n"
-		if err := smtp.SendMail(svc.SMTPAddr(), nil, "s@example.com", []string{addr}, []byte(raw)); err != nil {
-			t.Fatal(err)
-		}
+		servicetest.Send(t, svc.SMTPAddr(), "s@example.com", addr, raw)
 	}
 	var ids map[string]string
 	eventually.True(t, "three listed", func() bool {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/smtp"
 	"strings"
 	"testing"
 	"time"
@@ -40,12 +39,10 @@ func TestARetryAfterTheDedupeWindowIsStoredOnce(t *testing.T) {
 	_ = json.NewDecoder(resp.Body).Decode(&in)
 	resp.Body.Close()
 
-	msg := []byte("From: shop@example.com\r\nTo: " + in.Address + "\r\nSubject: Your code\r\nMessage-ID: <code-1@shop.example.com>\r\n\r\nYour code is 318207.\r\n")
+	msg := "From: shop@example.com\r\nTo: " + in.Address + "\r\nSubject: Your code\r\nMessage-ID: <code-1@shop.example.com>\r\n\r\nYour code is 318207.\r\n"
 	send := func(svc *service.Service) {
 		t.Helper()
-		if err := smtp.SendMail(svc.SMTPAddr(), nil, "bounce@shop.example.com", []string{in.Address}, msg); err != nil {
-			t.Fatalf("send: %v", err)
-		}
+		servicetest.Send(t, svc.SMTPAddr(), "bounce@shop.example.com", in.Address, msg)
 	}
 	ids := func(svc *service.Service) []string {
 		t.Helper()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/smtp"
 	"regexp"
 	"strings"
 	"testing"
@@ -146,9 +145,7 @@ func TestServiceChecksMailAsItsFlagsSay(t *testing.T) {
 
 	msg := key.Sign(t, "From: shop@sender.test\r\nTo: "+in.Address+"\r\nSubject: checked\r\nDate: Sat, 21 Nov 2026 19:00:00 +0000\r\n"+
 		"Message-ID: <svc@sender.test>\r\n\r\nYour code is 424242.\r\n")
-	if err := smtp.SendMail(svc.SMTPAddr(), nil, "bounce@sender.test", []string{in.Address}, []byte(msg)); err != nil {
-		t.Fatal(err)
-	}
+	servicetest.Send(t, svc.SMTPAddr(), "bounce@sender.test", in.Address, msg)
 	code, body := servicetest.Call(t, "GET", base+"/inboxes/"+in.Token+"/latest/?wait=10", "")
 	var m struct {
 		ID             string     `json:"id"`

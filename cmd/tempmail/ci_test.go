@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tempmail/service/servicetest"
 )
 
 // The CLI in a CI job (issue 30): the token from the environment, --env
@@ -32,7 +34,7 @@ func TestInboxNewEnvFeedsTheOtherCommands(t *testing.T) {
 		t.Fatalf("inbox new --env: %d %q %q", status, out, errOut)
 	}
 	token, address := m[1], m[2]
-	mailTo(t, svc, address, codeMail("482913"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, codeMail("482913"))
 
 	env := map[string]string{"TEMPMAIL_SERVER": base, "TEMPMAIL_TOKEN": token}
 	if status, out, errOut := runCLI(env, "wait", "--timeout", "10s"); status != 0 || out != "482913\n" || errOut != "" {
@@ -100,7 +102,7 @@ func TestWaitAfterSkipsTheCodeAlreadyUsed(t *testing.T) {
 	in := createTokenInbox(t, base)
 	env := map[string]string{"TEMPMAIL_SERVER": base, "TEMPMAIL_TOKEN": in.Token}
 	before := time.Now().UTC().Format(time.RFC3339Nano)
-	mailTo(t, svc, in.Address, codeMail("111111"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, codeMail("111111"))
 	_, first, _ := runCLI(env, "wait", "--message", "--timeout", "10s")
 	var m1 struct{ ID string }
 	if err := json.Unmarshal([]byte(first), &m1); err != nil || m1.ID == "" {
@@ -123,7 +125,7 @@ func TestWaitAfterSkipsTheCodeAlreadyUsed(t *testing.T) {
 		status, out, errOut := runCLI(env, "wait", "--from", "shop", "--after", used, "--timeout", "30s")
 		done <- [3]string{string(rune('0' + status)), out, errOut}
 	}()
-	mailTo(t, svc, in.Address, codeMail("222222"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, codeMail("222222"))
 	if r := <-done; r != [3]string{"0", "222222\n", ""} {
 		t.Errorf("wait --after a time: %q", r)
 	}
@@ -159,7 +161,7 @@ func TestInboxDeleteIsIdempotent(t *testing.T) {
 	t.Parallel()
 	svc, base := startService(t, t.TempDir())
 	in := createTokenInbox(t, base)
-	mailTo(t, svc, in.Address, codeMail("482913"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, codeMail("482913"))
 	args := []string{"inbox", "delete", "--server", base, "--token", in.Token}
 	if status, out, errOut := runCLI(nil, args...); status != 0 || out != "deleted the inbox and its mail\n" || errOut != "" {
 		t.Errorf("delete: %d %q %q", status, out, errOut)

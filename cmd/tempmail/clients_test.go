@@ -7,15 +7,13 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
-	"net/smtp"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"tempmail/service"
-
 	"tempmail/client"
+	"tempmail/service/servicetest"
 )
 
 // runCLI runs the binary's run() as the command line would, with env as
@@ -24,13 +22,6 @@ func runCLI(env map[string]string, args ...string) (status int, stdout, stderr s
 	var out, errOut bytes.Buffer
 	status = run(args, func(k string) string { return env[k] }, &out, &errOut)
 	return status, out.String(), errOut.String()
-}
-
-func mailTo(t *testing.T, svc *service.Service, to, raw string) {
-	t.Helper()
-	if err := smtp.SendMail(svc.SMTP.Addr(), nil, "shop@example.com", []string{to}, []byte(raw)); err != nil {
-		t.Fatalf("SMTP to %s: %v", to, err)
-	}
 }
 
 const cliMail = "From: Shop <shop@example.com>\r\nSubject: Your sign-up code\r\nMIME-Version: 1.0\r\n" +
@@ -108,7 +99,7 @@ func TestWaitPrintsWhatArrives(t *testing.T) {
 		status, out, errOut := runCLI(nil, "wait", "--server", base, "--token", in.Token, "--from", "shop", "--timeout", "30s")
 		done <- [3]string{string(rune('0' + status)), out, errOut}
 	}()
-	mailTo(t, svc, in.Address, cliMail)
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, cliMail)
 	select {
 	case r := <-done:
 		if r != [3]string{"0", "482913\n", ""} {
@@ -214,7 +205,7 @@ func TestLongWaitsChainHeldRequests(t *testing.T) {
 		done <- result{code, err}
 	}()
 	<-tr.answered // the first held request ended with nothing
-	mailTo(t, svc, in.Address, cliMail)
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, cliMail)
 	r := <-done
 	if r.err != nil || r.code.Code != "482913" {
 		t.Fatalf("WaitOTP: %v %+v", r.err, r.code)
@@ -238,7 +229,7 @@ func TestWaitSendsTheReadKey(t *testing.T) {
 	cfg.ReadKey = "s3cret-key"
 	svc, base := startServiceWith(t, cfg)
 	in := createTokenInbox(t, base)
-	mailTo(t, svc, in.Address, cliMail)
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, cliMail)
 	args := []string{"wait", "--server", base, "--token", in.Token, "--timeout", "10s"}
 	for _, c := range []struct {
 		name   string
@@ -272,7 +263,7 @@ func TestWaitPrintsNothingATerminalRuns(t *testing.T) {
 	svc, base := startService(t, t.TempDir())
 	in := createTokenInbox(t, base)
 	subject := "Invoice \u009b2J\u202efdp.exe\u200b"
-	mailTo(t, svc, in.Address, "From: shop@example.com\r\nSubject: "+mime.QEncoding.Encode("utf-8", subject)+
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, "From: shop@example.com\r\nSubject: "+mime.QEncoding.Encode("utf-8", subject)+
 		"\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\ncode 48\u009b2913\u2066\r\n")
 	args := []string{"wait", "--server", base, "--token", in.Token, "--timeout", "10s"}
 	status, out, _ := runCLI(nil, append(args, "--pattern", `code (\S+)`)...)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/smtp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/eventually"
+	"tempmail/service/servicetest"
 )
 
 // failover is eventually.True with the time a cluster may take to ride out
@@ -92,7 +92,7 @@ func sendUntil(smtpAddr, addr, prefix string, stop <-chan struct{}, acks *atomic
 		}
 		subject := fmt.Sprintf("%s-%d", prefix, i)
 		body := fmt.Sprintf("From: s@example.com\r\nTo: %s\r\nSubject: %s\r\n\r\nhello %d\r\n", addr, subject, i)
-		if err := smtp.SendMail(smtpAddr, nil, "s@example.com", []string{addr}, []byte(body)); err != nil {
+		if err := servicetest.TrySend(smtpAddr, "s@example.com", addr, body); err != nil {
 			s.unsure = append(s.unsure, subject)
 			if strings.Contains(err.Error(), "451") {
 				continue // a sender tries again later

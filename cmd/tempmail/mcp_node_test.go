@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tempmail/service/servicetest"
 )
 
 // The MCP server as the JavaScript clients see it: the official
@@ -131,7 +133,7 @@ func TestMCPFromNodeClients(t *testing.T) {
 	var tokens []string
 	for range 5 {
 		in := createTokenInbox(t, base)
-		mailTo(t, svc, in.Address, "From: Shop <shop@example.com>\r\nSubject: Your code\r\nContent-Type: text/plain\r\n\r\n"+
+		servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, "From: Shop <shop@example.com>\r\nSubject: Your code\r\nContent-Type: text/plain\r\n\r\n"+
 			"Your code is 482913. Verify: "+link+"\r\n")
 		tokens = append(tokens, in.Token)
 	}

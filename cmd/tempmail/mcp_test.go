@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"tempmail/service/servicetest"
 )
 
 // TestMCPFromOutside: the SDK's own client, over streamable HTTP to /mcp of
@@ -69,7 +71,7 @@ func TestMCPFromOutside(t *testing.T) {
 				tool(t, ctx, s, "get_code", map[string]any{"token": inbox.Token, "timeout_seconds": 30}, &code)
 				codes <- code.Code
 			}()
-			mailTo(t, svc, inbox.Address, cliMail)
+			servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", inbox.Address, cliMail)
 			if code := <-codes; code != "482913" {
 				t.Errorf("get_code: %q", code)
 			}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"log/slog"
-	"net/smtp"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,15 +48,13 @@ func startServiceWith(t *testing.T, cfg config.Config) (svc *service.Service, ba
 func stop(svc *service.Service) { servicetest.Stop(svc) }
 
 // What the tests here say to a service, in process or a child, is
-// servicetest's, under the names this package's tests (the page's too)
-// use.
+// servicetest's, under the names this package's tests use.
 var (
 	call             = servicetest.Call
 	createTokenInbox = servicetest.CreateInbox
 	listMessages     = servicetest.Messages
 	deliverTo        = servicetest.Deliver
 	scrape           = servicetest.Scrape
-	metric           = servicetest.Metric
 	freeAddr         = servicetest.FreeAddr
 	freeAddrs        = servicetest.FreeAddrs
 	testClient       = servicetest.Client
@@ -216,7 +213,7 @@ func TestAcknowledgedMailSurvivesSIGKILL(t *testing.T) {
 			for i := 0; ; i++ {
 				subject := fmt.Sprintf("w%d-m%d", w, i)
 				body := fmt.Sprintf("From: s@example.com\r\nTo: %s\r\nSubject: %s\r\n\r\n%s\r\n", in.Address, subject, strings.Repeat("x", 2000))
-				if err := smtp.SendMail(smtpAddr, nil, "s@example.com", []string{in.Address}, []byte(body)); err != nil {
+				if err := servicetest.TrySend(smtpAddr, "s@example.com", in.Address, body); err != nil {
 					return // the server is gone
 				}
 				mu.Lock()

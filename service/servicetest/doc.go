@@ -7,4 +7,8 @@
 //
 // The event stream has 2 partitions in tests (16 in service), enough for
 // inboxes to share partitions and for partitions to differ.
+//
+// servicetest.go starts and stops the service; http.go has what tests say
+// to it as its users do: HTTP requests, inboxes, /metrics, and mail over
+// SMTP (Send, the one way a test that needs a message delivered sends it).
 package servicetest

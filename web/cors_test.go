@@ -1,4 +1,4 @@
-package main
+package web_test
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"tempmail/service/servicetest"
 )
 
 // corsPage serves a page of its own origin, which calls the API of another.
@@ -54,9 +56,9 @@ func TestBrowserCallsTheAPIFromAllowedOriginsOnly(t *testing.T) {
 	allowed, other := corsPage(t), corsPage(t)
 	p := newBrowser(t, 800, 600)
 
-	cfg := testConfig(t.TempDir())
+	cfg := servicetest.Config(t)
 	cfg.CORSOrigins = []string{allowed.URL} // http://127.0.0.1:<port>: another origin than the API's port
-	_, base := startServiceWith(t, cfg)
+	base := servicetest.URL(servicetest.Start(t, cfg))
 	if r := crossOriginCall(t, p, allowed.URL, base); r["ok"] != true || r["status"] != 201.0 || r["total"] != "0" {
 		t.Errorf("from the allowed origin: %v", r)
 	}
@@ -64,13 +66,13 @@ func TestBrowserCallsTheAPIFromAllowedOriginsOnly(t *testing.T) {
 		t.Errorf("from another origin: %v, want the browser to refuse", r)
 	}
 	// The browser did send preflights, and they were answered.
-	if v, ok := metric(scrape(t, base), "tempmail_http_requests_total", `method="OPTIONS"`, `route="/inboxes"`, `status="204"`); !ok || v < 2 {
+	if v, ok := servicetest.Metric(servicetest.Scrape(t, base), "tempmail_http_requests_total", `method="OPTIONS"`, `route="/inboxes"`, `status="204"`); !ok || v < 2 {
 		t.Errorf("preflights of POST /inboxes/ answered 204: %v", v)
 	}
 
-	cfg = testConfig(t.TempDir())
+	cfg = servicetest.Config(t)
 	cfg.CORSOrigins = []string{"*"}
-	_, base = startServiceWith(t, cfg)
+	base = servicetest.URL(servicetest.Start(t, cfg))
 	if r := crossOriginCall(t, p, other.URL, base); r["ok"] != true || r["total"] != "0" {
 		t.Errorf("with *: %v", r)
 	}

@@ -1,4 +1,4 @@
-package main
+package web_test
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tempmail/eventually"
+	"tempmail/service/servicetest"
 
 	"github.com/chromedp/chromedp"
 )
@@ -19,8 +20,7 @@ import (
 // navigate it, to read or write its storage, to open a dialog or to submit a
 // form. Each payload leaves a mark (the title "PWNED", the URL /ui/pwned,
 // localStorage "pwned", a dialog) that the test looks for.
-const hostileMail = `
-From: "<img src=x onerror=alert('from')>" <evil@example.com>
+const hostileMail = `From: "<img src=x onerror=alert('from')>" <evil@example.com>
 To: %s
 Subject: <img src=x onerror="alert('subject')"> Your code 654321
 MIME-Version: 1.0
@@ -42,7 +42,8 @@ Content-Type: text/html; charset=utf-8
 `
 
 func TestBrowserHostileMailRunsNothing(t *testing.T) {
-	svc, base := startService(t, t.TempDir())
+	svc := servicetest.Start(t, servicetest.Config(t))
+	base := servicetest.URL(svc)
 	p := newBrowser(t, 1280, 900)
 	p.do(t, chromedp.Navigate(base+"/"))
 	address := p.address(t)
@@ -50,7 +51,7 @@ func TestBrowserHostileMailRunsNothing(t *testing.T) {
 	p.waitLive(t)
 	p.do(t, chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`))
 
-	deliverSMTP(t, svc, address, fmt.Sprintf(hostileMail, address))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, fmt.Sprintf(hostileMail, address))
 	p.waitFor(t, "the hostile message", `document.querySelectorAll('.message-item').length === 1`)
 	// Mail's words are text on the page, never markup.
 	if got := p.text(t, ".item-subject"); got != `<img src=x onerror="alert('subject')"> Your code 654321` {

@@ -1,4 +1,4 @@
-package main
+package web_test
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"tempmail/service/servicetest"
 )
 
 // Links in mail, on the page (browser_test.go has the helpers): listed,
@@ -18,13 +20,13 @@ import (
 // with the URL it leads to, opening in a new tab without a referrer; a
 // javascript: link in the mail is not among them.
 func TestBrowserShowsLinks(t *testing.T) {
-	svc, base := startService(t, t.TempDir())
+	svc := servicetest.Start(t, servicetest.Config(t))
+	base := servicetest.URL(svc)
 	p := newBrowser(t, 1280, 900)
 	p.do(t, chromedp.Navigate(base+"/"))
 	address := p.address(t)
 	p.waitLive(t)
-	deliverSMTP(t, svc, address, `
-From: Example Shop <shop@example.com>
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, `From: Example Shop <shop@example.com>
 To: `+address+`
 Subject: Confirm your address
 MIME-Version: 1.0
@@ -89,14 +91,14 @@ func outsideSite(t *testing.T) (*httptest.Server, <-chan visit) {
 func TestBrowserLinkInMailOpensInANewTab(t *testing.T) {
 	t.Parallel()
 	site, visits := outsideSite(t)
-	svc, base := startService(t, t.TempDir())
+	svc := servicetest.Start(t, servicetest.Config(t))
+	base := servicetest.URL(svc)
 	p := newBrowser(t, 1280, 900)
 	p.do(t, chromedp.Navigate(base+"/"))
 	address := p.address(t)
 	p.waitLive(t)
 	p.do(t, chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`))
-	deliverSMTP(t, svc, address, `
-From: Example Shop <shop@example.com>
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, `From: Example Shop <shop@example.com>
 To: `+address+`
 Subject: Confirm your address
 MIME-Version: 1.0

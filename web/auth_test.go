@@ -1,8 +1,7 @@
-package main
+package web_test
 
 import (
 	"fmt"
-	"net/smtp"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"tempmail/config"
 	"tempmail/mailauth/authtest"
+	"tempmail/service/servicetest"
 )
 
 // What SPF, DKIM and DMARC said, on the page (browser_test.go has the
@@ -30,22 +30,16 @@ func authDNS(t *testing.T) (config.Config, *authtest.Key) {
 	dns.TXT("_dmarc.forger.test", "v=DMARC1; p=reject")
 	key := authtest.NewKey(t, "sender.test", "sel")
 	key.Publish(dns)
-	cfg := testConfig(t.TempDir())
+	cfg := servicetest.Config(t)
 	cfg.AuthChecks, cfg.DNSResolver = true, dns.Addr
 	return cfg, key
 }
 
-// deliverAs delivers a message to the SMTP server at smtpAddr with the
-// envelope sender from, signed by key unless key is nil.
-func deliverAs(t *testing.T, smtpAddr, from, to, message string, key *authtest.Key) {
+// signed is message signed by key, its lines ended in CRLF first, as they
+// go over SMTP and as the signature covers them.
+func signed(t *testing.T, key *authtest.Key, message string) string {
 	t.Helper()
-	raw := strings.ReplaceAll(strings.TrimPrefix(message, "\n"), "\n", "\r\n")
-	if key != nil {
-		raw = key.Sign(t, raw)
-	}
-	if err := smtp.SendMail(smtpAddr, nil, from, []string{to}, []byte(raw)); err != nil {
-		t.Fatalf("send mail to %s: %v", to, err)
-	}
+	return key.Sign(t, strings.ReplaceAll(message, "\n", "\r\n"))
 }
 
 // The message view says in one line, in words, what SPF, DKIM and DMARC
@@ -53,17 +47,18 @@ func deliverAs(t *testing.T, smtpAddr, from, to, message string, key *authtest.K
 func TestBrowserShowsWhatSPFDKIMAndDMARCSaid(t *testing.T) {
 	t.Parallel()
 	cfg, key := authDNS(t)
-	svc, base := startServiceWith(t, cfg)
+	svc := servicetest.Start(t, cfg)
+	base := servicetest.URL(svc)
 	p := newBrowser(t, 1280, 900)
 	p.do(t, chromedp.Navigate(base+"/"))
 	address := p.address(t)
 	p.waitLive(t)
 	head := func(from, subject string) string {
-		return "\nFrom: " + from + "\nTo: " + address + "\nSubject: " + subject +
+		return "From: " + from + "\nTo: " + address + "\nSubject: " + subject +
 			"\nDate: " + time.Now().Format(time.RFC1123Z) + "\nMessage-ID: <" + subject + "@test>\n\n"
 	}
-	deliverAs(t, svc.SMTP.Addr(), "bounce@sender.test", address, head("shop@sender.test", "genuine")+"Your code is 424242.\n", key)
-	deliverAs(t, svc.SMTP.Addr(), "bounce@forger.test", address, head("ceo@forger.test", "forged")+"Pay this invoice.\n", nil)
+	servicetest.Send(t, svc.SMTPAddr(), "bounce@sender.test", address, signed(t, key, head("shop@sender.test", "genuine")+"Your code is 424242.\n"))
+	servicetest.Send(t, svc.SMTPAddr(), "bounce@forger.test", address, head("ceo@forger.test", "forged")+"Pay this invoice.\n")
 	p.waitFor(t, "both messages", `document.querySelectorAll('.message-item').length === 2`)
 
 	read := func(subject string) []string {

@@ -1,4 +1,4 @@
-package main
+package web_test
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"tempmail/service/servicetest"
 )
 
 // The page's address, in headless Chromium (browser_test.go has the
@@ -16,7 +18,10 @@ import (
 // browser made.
 
 func TestBrowserChoosingDeletingAndLosingTheAddress(t *testing.T) {
-	svc, base := startService(t, t.TempDir(), "tempmail.test", "other.test")
+	cfg := servicetest.Config(t)
+	cfg.Domains = []string{"tempmail.test", "other.test"}
+	svc := servicetest.Start(t, cfg)
+	base := servicetest.URL(svc)
 	p := newBrowser(t, 1280, 900)
 	p.do(t, chromedp.Navigate(base+"/"))
 	first := p.address(t)
@@ -77,7 +82,7 @@ func TestBrowserChoosingDeletingAndLosingTheAddress(t *testing.T) {
 	p.waitFor(t, "the confirmation", `document.getElementById('confirm-delete').open`)
 	p.do(t, chromedp.Click(chromedp.CSS(`#confirm-delete button[value="delete"]`)))
 	p.waitFor(t, "another address", fmt.Sprintf(`document.getElementById('address').textContent.includes('@') && document.getElementById('address').textContent !== %s`, jsString(before)))
-	if code, _ := call(t, "GET", base+"/inboxes/"+token+"/", ""); code != http.StatusNotFound {
+	if code, _ := servicetest.Call(t, "GET", base+"/inboxes/"+token+"/", ""); code != http.StatusNotFound {
 		t.Errorf("the deleted inbox answers %d", code)
 	}
 	if !eval[bool](t, p, `document.getElementById('expired').hidden && !document.getElementById('mail').hidden`) {
@@ -88,7 +93,7 @@ func TestBrowserChoosingDeletingAndLosingTheAddress(t *testing.T) {
 	// so and offers a new address.
 	p.waitLive(t)
 	token = p.storedToken(t)
-	if code, body := call(t, "DELETE", base+"/inboxes/"+token+"/", ""); code != http.StatusNoContent {
+	if code, body := servicetest.Call(t, "DELETE", base+"/inboxes/"+token+"/", ""); code != http.StatusNoContent {
 		t.Fatalf("DELETE the inbox: %d %s", code, body)
 	}
 	p.waitFor(t, "the inbox shown deleted", `!document.getElementById('expired').hidden`)
@@ -104,14 +109,14 @@ func TestBrowserChoosingDeletingAndLosingTheAddress(t *testing.T) {
 	p.waitLive(t)
 
 	// The service goes away: the page says it is reconnecting.
-	stop(svc)
+	servicetest.Stop(svc)
 	p.waitFor(t, "reconnecting", `['reconnecting', 'offline'].includes(document.getElementById('connection').dataset.state)`)
 }
 
 func TestBrowserShowsExpiry(t *testing.T) {
-	cfg := testConfig(t.TempDir())
+	cfg := servicetest.Config(t)
 	cfg.TokenInboxTTL = 2 * time.Second
-	_, base := startServiceWith(t, cfg)
+	base := servicetest.URL(servicetest.Start(t, cfg))
 	p := newBrowser(t, 1280, 900)
 	p.do(t, chromedp.Navigate(base+"/"))
 	p.address(t)
@@ -146,7 +151,8 @@ func (p *browserPage) switcherShows(t *testing.T) []string {
 // deleted addresses leave the list.
 func TestBrowserSwitchesBetweenItsAddresses(t *testing.T) {
 	t.Parallel()
-	svc, base := startService(t, t.TempDir())
+	svc := servicetest.Start(t, servicetest.Config(t))
+	base := servicetest.URL(svc)
 	p := newBrowser(t, 1280, 900)
 	p.do(t, chromedp.Navigate(base+"/"))
 	first := p.address(t)
@@ -155,7 +161,7 @@ func TestBrowserSwitchesBetweenItsAddresses(t *testing.T) {
 	if !eval[bool](t, p, `document.getElementById('switch-toggle').hidden`) {
 		t.Error("with one address, the page offers to switch")
 	}
-	deliverSMTP(t, svc, first, signUpMail(first, "111111"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", first, signUpMail(first, "111111"))
 	p.waitFor(t, "the message", `document.querySelectorAll('.message-item').length === 1`)
 
 	// An inbox with mail: "New address" asks first. Escape says no.
@@ -210,7 +216,7 @@ func TestBrowserSwitchesBetweenItsAddresses(t *testing.T) {
 		t.Error("after switching, the list stays open or focus is lost")
 	}
 	p.waitLive(t)
-	deliverSMTP(t, svc, first, signUpMail(first, "222222"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", first, signUpMail(first, "222222"))
 	p.waitFor(t, "new mail of the first address", `document.querySelectorAll('.message-item').length === 2`)
 
 	// An inbox without mail is left without a question.
@@ -239,7 +245,7 @@ func TestBrowserSwitchesBetweenItsAddresses(t *testing.T) {
 		t.Errorf("the list shows %q, want the three addresses that live", got)
 	}
 	secondToken := eval[string](t, p, fmt.Sprintf(`JSON.parse(localStorage.getItem('tempmail.inboxes')).find((x) => x.address === %s).token`, jsString(second)))
-	if code, body := call(t, "DELETE", base+"/inboxes/"+secondToken+"/", ""); code != http.StatusNoContent {
+	if code, body := servicetest.Call(t, "DELETE", base+"/inboxes/"+secondToken+"/", ""); code != http.StatusNoContent {
 		t.Fatalf("DELETE the second inbox: %d %s", code, body)
 	}
 	p.do(t, chromedp.Click(chromedp.CSS(`#switch-list li:nth-child(2) .switch-to`)))

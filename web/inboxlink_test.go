@@ -1,4 +1,4 @@
-package main
+package web_test
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"tempmail/service/servicetest"
 )
 
 // The link to an inbox, /#token=<token>, in headless Chromium
@@ -54,9 +56,10 @@ func (p *browserPage) recordRequests(t *testing.T) *sentRequests {
 // page's own address is sent without its fragment). A link pasted into the tab opens that inbox; a link to
 // an inbox that is gone, or that names none, says so.
 func TestBrowserOpensAnInboxFromItsLink(t *testing.T) {
-	svc, base := startService(t, t.TempDir())
-	ci := createTokenInbox(t, base)
-	deliverSMTP(t, svc, ci.Address, signUpMail(ci.Address, "482913"))
+	svc := servicetest.Start(t, servicetest.Config(t))
+	base := servicetest.URL(svc)
+	ci := servicetest.CreateInbox(t, base)
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", ci.Address, signUpMail(ci.Address, "482913"))
 
 	p := newBrowser(t, 1280, 900)
 	sent := p.recordRequests(t)
@@ -72,11 +75,11 @@ func TestBrowserOpensAnInboxFromItsLink(t *testing.T) {
 	if got := p.storedToken(t); got != ci.Token {
 		t.Errorf("the page keeps the inbox %q, want the linked one", got)
 	}
-	deliverSMTP(t, svc, ci.Address, signUpMail(ci.Address, "551204"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", ci.Address, signUpMail(ci.Address, "551204"))
 	p.waitFor(t, "the mail that comes", `document.querySelectorAll('#messages .message-item').length === 2`)
 
 	// A link pasted into this tab's address bar changes only the fragment.
-	other := createTokenInbox(t, base)
+	other := servicetest.CreateInbox(t, base)
 	p.do(t, chromedp.Evaluate[chromedp.Void](`location.hash = `+jsString("token="+other.Token)))
 	p.waitFor(t, "the other inbox", fmt.Sprintf(`document.getElementById('address').textContent === %s`, jsString(other.Address)))
 	p.waitLive(t)
@@ -99,7 +102,7 @@ func TestBrowserOpensAnInboxFromItsLink(t *testing.T) {
 
 	// Opened in a browser that has no inbox yet, a link to one that is
 	// gone says so over a new address.
-	if code, body := call(t, "DELETE", base+"/inboxes/"+ci.Token+"/", ""); code != 204 {
+	if code, body := servicetest.Call(t, "DELETE", base+"/inboxes/"+ci.Token+"/", ""); code != 204 {
 		t.Fatalf("DELETE the CI inbox: %d %s", code, body)
 	}
 	q := newBrowser(t, 1280, 900)
@@ -131,7 +134,8 @@ func TestBrowserOpensAnInboxFromItsLink(t *testing.T) {
 // shown on the clipboard, says what the link gives whoever has it, and
 // the link opens the same inbox in another browser.
 func TestBrowserCopiesALinkToTheInbox(t *testing.T) {
-	svc, base := startService(t, t.TempDir())
+	svc := servicetest.Start(t, servicetest.Config(t))
+	base := servicetest.URL(svc)
 	p := newBrowser(t, 1280, 900)
 	if _, err := chromedp.CallBrowser(p.ctx, browser.SetPermission, browser.SetPermissionParams{
 		Permission: &browser.PermissionDescriptor{Name: "clipboard-read"}, Setting: browser.PermissionSettingGranted, Origin: base}); err != nil {
@@ -140,7 +144,7 @@ func TestBrowserCopiesALinkToTheInbox(t *testing.T) {
 	p.do(t, chromedp.Navigate(base+"/"))
 	address := p.address(t)
 	token := p.storedToken(t)
-	deliverSMTP(t, svc, address, signUpMail(address, "482913"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, signUpMail(address, "482913"))
 
 	p.do(t, chromedp.Click(chromedp.ID("copy-link")))
 	p.waitFor(t, "Copied", `document.getElementById('copy-link').textContent === 'Copied'`)

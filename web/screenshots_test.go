@@ -1,4 +1,4 @@
-package main
+package web_test
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"tempmail/mailauth/authtest"
+	"tempmail/service/servicetest"
 )
 
 // The screenshots in docs/img, made by the page itself with realistic
@@ -23,7 +24,7 @@ import (
 // pass, and it has a link. It runs only when asked, so that make test
 // leaves them alone:
 //
-//	TEMPMAIL_SCREENSHOTS=1 go test -run TestScreenshots ./cmd/tempmail
+//	TEMPMAIL_SCREENSHOTS=1 go test -run TestScreenshots ./web
 func TestScreenshots(t *testing.T) {
 	if os.Getenv("TEMPMAIL_SCREENSHOTS") == "" {
 		t.Skip("set TEMPMAIL_SCREENSHOTS=1 to write docs/img/page-*.png")
@@ -33,10 +34,11 @@ func TestScreenshots(t *testing.T) {
 	dns.TXT("_dmarc.acme.example", "v=DMARC1; p=reject")
 	key := authtest.NewKey(t, "acme.example", "mail")
 	key.Publish(dns)
-	cfg := testConfig(t.TempDir())
+	cfg := servicetest.Config(t)
 	cfg.AuthChecks, cfg.DNSResolver = true, dns.Addr
-	svc, base := startServiceWith(t, cfg)
-	code, body := call(t, "POST", base+"/inboxes/", `{"name": "jane.doe"}`)
+	svc := servicetest.Start(t, cfg)
+	base := servicetest.URL(svc)
+	code, body := servicetest.Call(t, "POST", base+"/inboxes/", `{"name": "jane.doe"}`)
 	if code != http.StatusCreated {
 		t.Fatalf("POST /inboxes/: %d %s", code, body)
 	}
@@ -50,18 +52,18 @@ func TestScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another address this browser made, to switch to.
-	code, other := call(t, "POST", base+"/inboxes/", `{"name": "jane.shop"}`)
+	code, other := servicetest.Call(t, "POST", base+"/inboxes/", `{"name": "jane.shop"}`)
 	if code != http.StatusCreated {
 		t.Fatalf("POST /inboxes/: %d %s", code, other)
 	}
 	mail := screenshotMail(in.Address)
 	for _, m := range mail[:len(mail)-1] {
-		deliverSMTP(t, svc, in.Address, m)
+		servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, m)
 	}
-	deliverAs(t, svc.SMTP.Addr(), "bounce@acme.example", in.Address, mail[len(mail)-1], key)
+	servicetest.Send(t, svc.SMTPAddr(), "bounce@acme.example", in.Address, signed(t, key, mail[len(mail)-1]))
 	// One read already, the others not, as an inbox in use looks.
-	list := listMessages(t, base, in.Token)
-	if code, body := call(t, "POST", base+"/inboxes/"+in.Token+"/messages/"+list[2].ID+"/read/", "{}"); code != http.StatusOK {
+	list := servicetest.Messages(t, base, in.Token)
+	if code, body := servicetest.Call(t, "POST", base+"/inboxes/"+in.Token+"/messages/"+list[2].ID+"/read/", "{}"); code != http.StatusOK {
 		t.Fatalf("mark read: %d %s", code, body)
 	}
 
@@ -98,8 +100,8 @@ func TestScreenshots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		path := "../../docs/img/" + name
-		if err := os.MkdirAll("../../docs/img", 0o755); err != nil {
+		path := "../docs/img/" + name
+		if err := os.MkdirAll("../docs/img", 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(path, png, 0o644); err != nil {
@@ -116,7 +118,7 @@ func TestScreenshots(t *testing.T) {
 // last is from acme.example.
 func screenshotMail(to string) []string {
 	head := func(from, subject, contentType string) string {
-		return "\nFrom: " + from + "\nTo: " + to + "\nSubject: " + subject +
+		return "From: " + from + "\nTo: " + to + "\nSubject: " + subject +
 			"\nMIME-Version: 1.0\nContent-Type: " + contentType + "\n\n"
 	}
 	return []string{

@@ -1,4 +1,4 @@
-package main
+package web_test
 
 import (
 	"context"
@@ -6,23 +6,22 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/smtp"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"tempmail/service"
-
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"tempmail/service/servicetest"
 )
 
-// The page for people (package web), driven in headless Chromium against the
-// whole service in process: what a person does with it, and what hostile
-// mail must not be able to do to it.
+// The page, driven in headless Chromium against the whole service in
+// process (servicetest): what a person does with it, and what hostile mail
+// must not be able to do to it.
 
 // chromiumPath is where Debian's chromium package puts the browser; .ci/run
 // installs it.
@@ -224,20 +223,10 @@ func jsString(s string) string {
 	return string(b)
 }
 
-// deliverSMTP delivers a message over SMTP, as a mail server would.
-func deliverSMTP(t *testing.T, svc *service.Service, to, message string) {
-	t.Helper()
-	raw := strings.ReplaceAll(strings.TrimPrefix(message, "\n"), "\n", "\r\n")
-	if err := smtp.SendMail(svc.SMTP.Addr(), nil, "shop@example.com", []string{to}, []byte(raw)); err != nil {
-		t.Fatalf("send mail to %s: %v", to, err)
-	}
-}
-
 // signUpMail is a multipart message with text, HTML and an attachment,
 // carrying a one-time code.
 func signUpMail(to, code string) string {
-	return `
-From: Example Shop <shop@example.com>
+	return `From: Example Shop <shop@example.com>
 To: ` + to + `
 Subject: Welcome to Example Shop
 Date: ` + time.Now().Format(time.RFC1123Z) + `
@@ -272,7 +261,7 @@ Invoice 7: thank you.
 // fetch fetches a URL of the service and returns its status, headers and body.
 func fetch(t *testing.T, url string) (int, http.Header, string) {
 	t.Helper()
-	resp, err := testClient.Get(url)
+	resp, err := servicetest.Client.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}

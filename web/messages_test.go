@@ -1,4 +1,4 @@
-package main
+package web_test
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"tempmail/service/servicetest"
 )
 
 // Messages on the page, in headless Chromium (browser_test.go has the
@@ -16,10 +18,11 @@ import (
 func TestBrowserMailArrivesLiveAndIsReadAndDeleted(t *testing.T) {
 	// The page needs only what an inbox's token authorizes: with the read
 	// key and the API token required, it works all the same.
-	cfg := testConfig(t.TempDir())
+	cfg := servicetest.Config(t)
 	cfg.ReadKey = "a-read-key-the-page-never-has"
 	cfg.RequireToken = true
-	svc, base := startServiceWith(t, cfg)
+	svc := servicetest.Start(t, cfg)
+	base := servicetest.URL(svc)
 	p := newBrowser(t, 1280, 900)
 
 	// An address at once, kept across a reload.
@@ -44,7 +47,7 @@ func TestBrowserMailArrivesLiveAndIsReadAndDeleted(t *testing.T) {
 
 	// Mail arrives without a reload: the marker set now must survive.
 	p.do(t, chromedp.Evaluate[chromedp.Void](`window.sameDocument = true`))
-	deliverSMTP(t, svc, address, signUpMail(address, "482913"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, signUpMail(address, "482913"))
 	p.waitFor(t, "the message in the list", `document.querySelectorAll('.message-item').length === 1`)
 	if !eval[bool](t, p, `window.sameDocument === true`) {
 		t.Fatal("the page reloaded to show the mail")
@@ -84,7 +87,7 @@ func TestBrowserMailArrivesLiveAndIsReadAndDeleted(t *testing.T) {
 	// The HTML, in its sandboxed frame.
 	frame := eval[map[string]string](t, p, `(() => { const f = document.getElementById('message-frame');
 		return {src: f.getAttribute('src'), sandbox: f.getAttribute('sandbox')}; })()`)
-	if !strings.HasSuffix(frame["src"], "/messages/"+listMessages(t, base, token)[0].ID+"/body.html") {
+	if !strings.HasSuffix(frame["src"], "/messages/"+servicetest.Messages(t, base, token)[0].ID+"/body.html") {
 		t.Errorf("frame src %q", frame["src"])
 	}
 	for _, power := range []string{"allow-scripts", "allow-same-origin", "allow-forms", "allow-top-navigation"} {
@@ -113,7 +116,7 @@ func TestBrowserMailArrivesLiveAndIsReadAndDeleted(t *testing.T) {
 
 	// Opening it marked it read, on the page and on the server.
 	p.waitFor(t, "the message shown read", `!document.querySelector('.message-item').classList.contains('unread')`)
-	if list := listMessages(t, base, token); len(list) != 1 || !list[0].IsRead {
+	if list := servicetest.Messages(t, base, token); len(list) != 1 || !list[0].IsRead {
 		t.Errorf("after opening, the server lists %+v", list)
 	}
 
@@ -144,20 +147,20 @@ func TestBrowserMailArrivesLiveAndIsReadAndDeleted(t *testing.T) {
 	p.waitFor(t, "the message gone", `document.querySelectorAll('.message-item').length === 0 && document.getElementById('message').hidden`)
 	p.waitFor(t, "waiting for mail again", `!document.getElementById('list-empty').hidden`)
 	p.waitFor(t, "the time to undo over", `document.getElementById('toast').hidden`)
-	serverSees(t, "the server to delete the message", func() bool { return len(listMessages(t, base, token)) == 0 })
+	serverSees(t, "the server to delete the message", func() bool { return len(servicetest.Messages(t, base, token)) == 0 })
 
 	// Mail deleted elsewhere (the API, another tab) goes from the page too.
-	deliverSMTP(t, svc, address, signUpMail(address, "111111"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, signUpMail(address, "111111"))
 	p.waitFor(t, "the second message", `document.querySelectorAll('.message-item').length === 1`)
-	id := listMessages(t, base, token)[0].ID
-	if code, body := call(t, "DELETE", base+"/inboxes/"+token+"/messages/"+id+"/", ""); code != http.StatusNoContent {
+	id := servicetest.Messages(t, base, token)[0].ID
+	if code, body := servicetest.Call(t, "DELETE", base+"/inboxes/"+token+"/messages/"+id+"/", ""); code != http.StatusNoContent {
 		t.Fatalf("DELETE the message: %d %s", code, body)
 	}
 	p.waitFor(t, "the message deleted elsewhere gone", `document.querySelectorAll('.message-item').length === 0`)
 
 	// At a phone's width the list and a message take turns.
 	p.do(t, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
-	deliverSMTP(t, svc, address, signUpMail(address, "222222"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, signUpMail(address, "222222"))
 	p.waitFor(t, "the third message", `document.querySelectorAll('.message-item').length === 1`)
 	p.do(t, chromedp.Click(chromedp.CSS(".message-open")))
 	p.waitFor(t, "the message alone", `!document.getElementById('message').hidden && document.querySelector('.list-pane').offsetParent === null`)
@@ -169,13 +172,14 @@ func TestBrowserMailArrivesLiveAndIsReadAndDeleted(t *testing.T) {
 }
 
 func TestBrowserShowsOlderMessagesOnRequest(t *testing.T) {
-	svc, base := startService(t, t.TempDir())
+	svc := servicetest.Start(t, servicetest.Config(t))
+	base := servicetest.URL(svc)
 	p := newBrowser(t, 1280, 900)
 	p.do(t, chromedp.Navigate(base+"/"))
 	p.address(t)
 	token := p.storedToken(t)
 	for i := range 55 {
-		deliverTo(t, svc, token, fmt.Sprint("message ", i))
+		servicetest.Deliver(t, svc, token, fmt.Sprint("message ", i))
 	}
 	// The page lists a page of 50, newest first, and the rest on request.
 	p.do(t, chromedp.Reload())
@@ -198,15 +202,16 @@ func TestBrowserShowsOlderMessagesOnRequest(t *testing.T) {
 // Undo works with the button and with Ctrl+Z.
 func TestBrowserDeletingAMessageCanBeUndone(t *testing.T) {
 	t.Parallel()
-	svc, base := startService(t, t.TempDir())
+	svc := servicetest.Start(t, servicetest.Config(t))
+	base := servicetest.URL(svc)
 	p := newBrowser(t, 1280, 900)
 	p.do(t, chromedp.Navigate(base+"/"))
 	address := p.address(t)
 	token := p.storedToken(t)
 	p.waitLive(t)
-	deliverSMTP(t, svc, address, signUpMail(address, "111111"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, signUpMail(address, "111111"))
 	p.waitFor(t, "the first message", `document.querySelectorAll('.message-item').length === 1`)
-	deliverSMTP(t, svc, address, signUpMail(address, "222222"))
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, signUpMail(address, "222222"))
 	p.waitFor(t, "both messages", `document.querySelectorAll('.message-item').length === 2`)
 
 	deleteFirst := func() string {
@@ -226,14 +231,14 @@ func TestBrowserDeletingAMessageCanBeUndone(t *testing.T) {
 		if got := eval[string](t, p, `document.activeElement.closest('.message-item')?.dataset.id ?? ''`); got != id {
 			t.Errorf("after undo, focus is on %q, want the message back", got)
 		}
-		if n := len(listMessages(t, base, token)); n != 2 {
+		if n := len(servicetest.Messages(t, base, token)); n != 2 {
 			t.Errorf("after undo, the server lists %d messages", n)
 		}
 	}
 
 	// Undone with the button: nothing was asked of the server.
 	id := deleteFirst()
-	if n := len(listMessages(t, base, token)); n != 2 {
+	if n := len(servicetest.Messages(t, base, token)); n != 2 {
 		t.Errorf("while it may be undone, the server lists %d messages, want 2", n)
 	}
 	if got := p.text(t, "#message-count"); !strings.HasPrefix(got, "1 message") {
@@ -250,8 +255,8 @@ func TestBrowserDeletingAMessageCanBeUndone(t *testing.T) {
 	// Not undone: deleted on the server when the time is up.
 	id = deleteFirst()
 	p.waitFor(t, "the time to undo over", `document.getElementById('toast').hidden`)
-	serverSees(t, "the server to delete it", func() bool { return len(listMessages(t, base, token)) == 1 })
-	if got := listMessages(t, base, token)[0].ID; got == id {
+	serverSees(t, "the server to delete it", func() bool { return len(servicetest.Messages(t, base, token)) == 1 })
+	if got := servicetest.Messages(t, base, token)[0].ID; got == id {
 		t.Error("the server deleted the other message")
 	}
 	if n := eval[int](t, p, `document.querySelectorAll('.message-item').length`); n != 1 {
@@ -261,5 +266,5 @@ func TestBrowserDeletingAMessageCanBeUndone(t *testing.T) {
 	// Deleted, then the page is left at once: deleted all the same.
 	deleteFirst()
 	p.do(t, chromedp.Navigate(base+"/ui/icon.svg"))
-	serverSees(t, "the server to delete it as the page was left", func() bool { return len(listMessages(t, base, token)) == 0 })
+	serverSees(t, "the server to delete it as the page was left", func() bool { return len(servicetest.Messages(t, base, token)) == 0 })
 }
