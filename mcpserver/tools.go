@@ -167,7 +167,7 @@ type summaryOut struct {
 	ReceivedAt  time.Time `json:"received_at"`
 	IsRead      bool      `json:"is_read"`
 	Attachments int       `json:"attachments" jsonschema:"how many files it has attached"`
-	Preview     string    `json:"preview" jsonschema:"the first 200 characters of its text"`
+	Preview     string    `json:"preview" jsonschema:"the first 200 characters of what it says, in plain words: its text part, or the words of its HTML when it has none, white space folded"`
 }
 
 type listOut struct {
