@@ -139,8 +139,8 @@ func catchAll(t *testing.T, creates int) *service.Service {
 
 // TestCatchAllMakesAnInboxForTheFirstMail: on a catch-all domain, Accept
 // of a new address makes its inbox (family A, CatchAllTTL), which the
-// views show at once and which takes the next mail, also to local+tag;
-// racing Accepts of one new address make one inbox between them. Names an
+// views show at once and which takes the next mail, also to local+tag (a
+// first mail to local+tag makes local's); racing Accepts of one new address make one inbox between them. Names an
 // inbox may not have (reserved, outside the alphabet) get none, and so do
 // unknown addresses on the other domain.
 func TestCatchAllMakesAnInboxForTheFirstMail(t *testing.T) {
@@ -166,6 +166,12 @@ func TestCatchAllMakesAnInboxForTheFirstMail(t *testing.T) {
 	}
 	if got := logEnd(t, svc); got != before {
 		t.Errorf("accepting the address again recorded %d events", got-before)
+	}
+
+	// A first mail to local+tag makes local's inbox, as any inbox takes
+	// local+tag's mail.
+	if in := acceptAs(t, svc, operator, "fresh+tag@catch.test", nil); in != nil && in.Address != "fresh@catch.test" {
+		t.Errorf("the first mail to fresh+tag made %s, want fresh@catch.test", in.Address)
 	}
 
 	ins := make([]*projections.Inbox, 10)
