@@ -1,7 +1,6 @@
 package ingest_test
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
@@ -173,29 +172,6 @@ func TestAuthenticationResultsClaimingUsAreRemoved(t *testing.T) {
 				t.Errorf("stored results %+v with checks %v", m.Auth, checks)
 			}
 		})
-	}
-}
-
-// The inbound webhook has no SMTP client: SPF says none, and DKIM and
-// DMARC check the message as any other.
-func TestAuthenticationOfTheInboundWebhook(t *testing.T) {
-	t.Parallel()
-	w := newAuthWorld(t, 5*time.Second)
-	in := inbox(t, w.svc, "hook@tempmail.test")
-	signed := w.key.Sign(t, fromSender("shop@sender.test", in.Address, "over HTTP"))
-	if _, err := w.svc.Commands.DeliverHandedOver(t.Context(), "192.0.2.1", []string{in.Address}, []byte(signed)); err != nil {
-		t.Fatal(err)
-	}
-	m := messages(t, w.svc, in.ID, 1)[0]
-	want := mail.Auth{SPF: mail.SPF{Result: "none"},
-		DKIM:  []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
-		DMARC: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
-	if m.Auth == nil || !reflect.DeepEqual(*m.Auth, want) {
-		t.Errorf("stored %+v, want %+v", m.Auth, want)
-	}
-	if b := raw(t, w.svc, m); !bytes.Contains(b, []byte("\r\nAuthentication-Results: "+hostname+";\r\n\tspf=none;\r\n\tdkim=pass")) ||
-		!bytes.HasSuffix(b, []byte(signed)) {
-		t.Errorf("raw:\n%s", b)
 	}
 }
 
