@@ -26,6 +26,12 @@ type inboundResult struct {
 func (s *Server) inboundA(w http.ResponseWriter, r *http.Request) {
 	msg, err := readInbound(r, s.cfg.MaxMessageBytes, s.commands.Mail.Hostname)
 	if err != nil {
+		// Counted with SMTP's refusals, as the deliveries are.
+		if tempmail.KindOf(err) == tempmail.TooLarge {
+			s.commands.Metrics.Reject(command.RejectTooLarge)
+		} else {
+			s.commands.Metrics.Reject(command.RejectInvalid)
+		}
 		writeError(w, r, s.log, familyA, err)
 		return
 	}

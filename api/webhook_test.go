@@ -156,4 +156,8 @@ func TestWebhookSizeLimit(t *testing.T) {
 	if r := h.do("POST", "/api/webhook/email/", body, "Authorization", "Token "+testToken, "Content-Type", "application/json"); r.Status != 413 {
 		t.Errorf("oversized JSON message: %d %s", r.Status, r.Body)
 	}
+	// Counted where SMTP's refusals are.
+	if n := h.metric(`tempmail_messages_rejected_total{reason="too_large"}`); n != 2 {
+		t.Errorf("refusals counted as too large: %v, want 2", n)
+	}
 }

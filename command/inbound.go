@@ -61,8 +61,13 @@ func (c *Commands) DeliverHandedOver(ctx context.Context, client string, to []st
 	// and DMARC check the message as any other.
 	raw, sent, auth := c.Authenticate(ctx, buf, room, hdr, mailauth.Input{})
 	res, err := c.Deliver(ctx, Envelope{Recipients: rcpts, Auth: auth}, raw, sent)
-	if err == nil {
+	switch {
+	case err == nil:
 		c.LogAccepted("webhook", client, res, len(raw), time.Since(start))
+	case errors.Is(err, ErrNoMailbox):
+		c.Metrics.Reject(RejectNoMailbox) // every recipient ended meanwhile
+	case tempmail.KindOf(err) == tempmail.TooLarge:
+		c.Metrics.Reject(RejectTooLarge)
 	}
 	return res, err
 }
