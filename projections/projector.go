@@ -223,8 +223,19 @@ func (v *Views) CaughtUp(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := v.WaitApplied(ctx, events.Ack{Seq: last, Partition: part}); err != nil {
-			return fmt.Errorf("views of partition %s did not catch up: %w", part, err)
+		// Said every 10 s while it lasts: a start that waits on the views
+		// shows on what, and how far they are.
+		for {
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err = v.WaitApplied(wctx, events.Ack{Seq: last, Partition: part})
+			cancel()
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("views of partition %s did not catch up: %w", part, err)
+			}
+			v.log.Warn("views: still catching up with the log", "partition", part, "applied", v.hub.appliedSeq(part), "last", last)
 		}
 	}
 	return nil
