@@ -1,0 +1,145 @@
+package projections
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"tempmail"
+	"tempmail/events"
+)
+
+// Tenants and their API keys, as the views hold them (applied in
+// apply_tenants.go):
+//
+//	tenant.<tenantID>     a tenant, with its keys
+//	kh.<hash>             a live key by its hash: what authenticating a request reads, in one get
+//	ki.<keyID>            which tenant a key id names, and its hash
+//	ti.<tenantID>.<part>  the live inboxes of a tenant in one partition
+//
+// A tenant's own entries are written by the sys partition's worker, which
+// applies its events in order; the inboxes of a tenant are in each
+// partition's own entry (an inbox's events are its address's partition's),
+// so that no entry has two writers.
+
+// MaxTenantKeys caps the live keys of one tenant, enforced where a
+// tenant's events are applied one at a time: a key beyond it is refused
+// (its event moot).
+const MaxTenantKeys = 100
+
+// Tenant is one tenant and its live keys, oldest first.
+type Tenant struct {
+	Meta
+	ID        string       `json:"id"`
+	Name      string       `json:"name"`
+	Quota     events.Quota `json:"quota"`
+	CreatedAt time.Time    `json:"created_at"`
+	Keys      []KeyInfo    `json:"keys,omitempty"`
+}
+
+// KeyInfo is what the views keep of an API key: never the key, its hash.
+type KeyInfo struct {
+	ID        string    `json:"id"`
+	TenantID  string    `json:"tenant_id"`
+	Name      string    `json:"name"`
+	Scopes    []string  `json:"scopes"`
+	Hash      string    `json:"hash"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+}
+
+// Expired reports whether the key's expiry has come at now.
+func (k *KeyInfo) Expired(now time.Time) bool {
+	return !k.ExpiresAt.IsZero() && !now.Before(k.ExpiresAt)
+}
+
+// Has reports whether the key holds scope.
+func (k *KeyInfo) Has(scope string) bool { return slices.Contains(k.Scopes, scope) }
+
+// Key is a live key's entry, found by its hash.
+type Key struct {
+	Meta
+	KeyInfo
+}
+
+// KeyRef finds a key's tenant and hash by the key's id.
+type KeyRef struct {
+	Meta
+	TenantID string `json:"tenant_id"`
+	Hash     string `json:"hash"`
+}
+
+// TenantInboxes are the live inboxes of a tenant in one partition.
+type TenantInboxes struct {
+	Meta
+	Inboxes []string `json:"inboxes"`
+}
+
+func (t *Tenant) clone() record {
+	c := *t
+	c.Keys = slices.Clone(t.Keys)
+	return &c
+}
+func (k *Key) clone() record    { c := *k; return &c }
+func (k *KeyRef) clone() record { c := *k; return &c }
+func (l *TenantInboxes) clone() record {
+	c := *l
+	c.Inboxes = slices.Clone(l.Inboxes)
+	return &c
+}
+
+func tenantKey(id string) string              { return "tenant." + id }
+func keyHashKey(hash string) string           { return "kh." + hash }
+func keyIDKey(id string) string               { return "ki." + id }
+func tenantInboxesKey(id, part string) string { return "ti." + id + "." + part }
+
+// Tenant returns a tenant by id.
+func (r *Reader) Tenant(ctx context.Context, id string) (*Tenant, error) {
+	var t Tenant
+	if err := r.get(ctx, tenantKey(id), &t, "tenant"); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// KeyByHash returns the live key whose hash (hex SHA-256) is hash: one
+// get. A revoked key, or one of a deleted tenant, is of kind NotFound;
+// expiry is the caller's to judge (KeyInfo.Expired).
+func (r *Reader) KeyByHash(ctx context.Context, hash string) (*Key, error) {
+	var k Key
+	if err := r.get(ctx, keyHashKey(hash), &k, "key"); err != nil {
+		return nil, err
+	}
+	return &k, nil
+}
+
+// KeyByID returns which tenant a live key id names, and the key's hash.
+func (r *Reader) KeyByID(ctx context.Context, id string) (*KeyRef, error) {
+	var k KeyRef
+	if err := r.get(ctx, keyIDKey(id), &k, "key"); err != nil {
+		return nil, err
+	}
+	return &k, nil
+}
+
+// TenantInboxes returns the ids of a tenant's live inboxes, one get per
+// partition; an inbox whose expiry came but is not applied yet is among
+// them (Inbox.Live says).
+func (r *Reader) TenantInboxes(ctx context.Context, tenantID string) ([]string, error) {
+	var ids []string
+	for _, part := range r.parts {
+		if part == events.SysPartition {
+			continue
+		}
+		var l TenantInboxes
+		err := r.get(ctx, tenantInboxesKey(tenantID, part), &l, "tenant's inboxes")
+		switch {
+		case tempmail.KindOf(err) == tempmail.NotFound:
+			continue
+		case err != nil:
+			return nil, err
+		}
+		ids = append(ids, l.Inboxes...)
+	}
+	return ids, nil
+}
