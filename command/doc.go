@@ -12,8 +12,8 @@
 // a subscription beyond its cap) the log or the views decide it, not a
 // read made here first: the checks here only answer early.
 //
-// Where things are: inboxes.go, messages.go, domains.go and webhooks.go
-// are the commands of the API; mail arriving takes three steps, which the
+// Where things are: inboxes.go, messages.go, domains.go, webhooks.go and
+// tenants.go (tenants and their API keys) are the commands of the API; mail arriving takes three steps, which the
 // SMTP server (package ingest) and the inbound webhook (package api) both
 // take: recipients.go decides who receives it (Accept: a live inbox, plus-
 // addressing, and on catch-all domains an inbox made by the first mail),

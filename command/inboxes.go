@@ -20,6 +20,8 @@ type Spec struct {
 	Random int    // length of a random local part
 	Domain projections.Domain
 	TTL    time.Duration // 0: never expires
+	// Tenant is the tenant whose key asks for the inbox; empty: none.
+	Tenant string
 }
 
 // ErrTaken is the answer for a name a live inbox holds.
@@ -58,7 +60,7 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 		}
 		now := time.Now().UTC()
 		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: rand.Text(),
-			Family: spec.Family, DomainID: spec.Domain.ID, CreatedAt: now}
+			Family: spec.Family, DomainID: spec.Domain.ID, CreatedAt: now, TenantID: spec.Tenant}
 		if spec.TTL > 0 {
 			ev.ExpiresAt, ev.TTL = now.Add(spec.TTL), int64(spec.TTL/time.Second)
 		}
