@@ -3,7 +3,6 @@ package api
 import (
 	"crypto/subtle"
 	"net/http"
-	"strings"
 
 	"tempmail"
 )
@@ -12,25 +11,20 @@ import (
 // Authorization: Token, on the inbound webhook and the operator's lookups
 // always and on everything else with --require-token; family C's read key
 // (--read-key) on the reads that find mail by waiting or by address. The
-// inbox token of family C authorizes its own paths (tokenInboxOf). Every
-// secret is compared in constant time.
+// inbox token of family C authorizes its own paths (tokenInboxOf). A key
+// with the admin scope may do what the API token does; keys.go resolves
+// who a request comes from. Every secret is compared in constant time.
 
 var (
 	errNoCredentials = tempmail.Errorf(tempmail.Unauthorized, "Authentication credentials were not provided.")
 	errBadToken      = tempmail.Errorf(tempmail.Unauthorized, "Invalid token.")
 )
 
-// checkToken verifies `Authorization: Token <API_TOKEN>` in constant time.
+// checkToken verifies the API token (`Authorization: Token <API_TOKEN>`,
+// or Bearer), compared in constant time by authenticate, or a key with the
+// admin scope, which may do what the token does.
 func (s *Server) checkToken(r *http.Request) error {
-	h := r.Header.Get("Authorization")
-	if h == "" {
-		return errNoCredentials
-	}
-	tok, ok := strings.CutPrefix(h, "Token ")
-	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.cfg.APIToken)) != 1 {
-		return errBadToken
-	}
-	return nil
+	return s.checkAdmin(r)
 }
 
 // requireToken guards endpoints that always need the API token.
