@@ -34,13 +34,20 @@ type credential struct {
 // isAdmin reports the API token, or a key with the admin scope.
 func (c credential) isAdmin() bool { return c.admin || c.key != nil && c.key.Has(command.ScopeAdmin) }
 
-// tenant is the tenant whose key made the request; "" for none, and for
-// the admin (who sees every inbox, as the API token always did).
-func (c credential) tenant() string {
-	if c.key == nil || c.isAdmin() {
+// owner is the tenant whose key made the request, whose the inboxes it
+// makes are; "" for none.
+func (c credential) owner() string {
+	if c.key == nil {
 		return ""
 	}
 	return c.key.TenantID
+}
+
+// sees reports whether the request may see in at all: without a key, or
+// as the admin, every inbox (its id, token or address is the capability,
+// as always); with a key, its tenant's inboxes alone.
+func (c credential) sees(in *projections.Inbox) bool {
+	return c.key == nil || c.isAdmin() || in.TenantID == c.key.TenantID
 }
 
 var (
@@ -51,8 +58,11 @@ var (
 type credentialKey struct{}
 
 // credentialFrom is the credential authenticate found for r.
-func credentialFrom(r *http.Request) credential {
-	c, _ := r.Context().Value(credentialKey{}).(credential)
+func credentialFrom(r *http.Request) credential { return credentialIn(r.Context()) }
+
+// credentialIn is the credential of the request ctx is of.
+func credentialIn(ctx context.Context) credential {
+	c, _ := ctx.Value(credentialKey{}).(credential)
 	return c
 }
 
@@ -70,9 +80,46 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
 				info.keyID = c.key.ID
 			}
+			if err := c.mayCall(r); err != nil && s.served(r) {
+				writeError(w, r, s.log, familyOf(r), err)
+				return
+			}
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), credentialKey{}, c)))
 	})
+}
+
+// mayCall checks that a key's scopes cover what r asks: the admin scope
+// everything; inboxes, making and ending inboxes and messages and reading
+// them; read, reading alone (marking read is reading); webhooks, an
+// inbox's subscriptions. The endpoints of the API token alone (tenants,
+// subscriptions to every inbox, the inbound webhook) check for the admin
+// scope themselves.
+func (c credential) mayCall(r *http.Request) error {
+	if c.isAdmin() {
+		return nil
+	}
+	p := routePath(r)
+	switch {
+	case familyOf(r) == familyOps || strings.HasPrefix(p, "/api/tenants") || strings.HasPrefix(p, "/api/keys") ||
+		strings.HasPrefix(p, "/api/webhook"):
+		return nil
+	case strings.HasPrefix(p, "/inboxes/") && strings.Contains(p, "/webhooks"):
+		return c.need(command.ScopeWebhooks)
+	case r.Method == http.MethodDelete || r.Method == http.MethodPost && (p == "/inboxes" ||
+		p == "/api/inboxes/create_inbox" || p == "/api/create-temp-email"):
+		return c.need(command.ScopeInboxes)
+	case c.key.Has(command.ScopeRead):
+		return nil
+	}
+	return c.need(command.ScopeInboxes)
+}
+
+func (c credential) need(scope string) error {
+	if c.key.Has(scope) {
+		return nil
+	}
+	return tempmail.Errorf(tempmail.Forbidden, "this key has no %s scope", scope)
 }
 
 // served reports a request of an API family for a route the router has:

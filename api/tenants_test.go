@@ -1,10 +1,14 @@
 package api_test
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"tempmail/service"
+	"tempmail/service/servicetest"
 )
 
 // admin is the API token, as the tenants' endpoints take it.
@@ -131,5 +135,45 @@ func TestTenantsEndpointsRefuseHostileInputs(t *testing.T) {
 				t.Errorf("%d %s, want %d", r.Status, r.Body, c.status)
 			}
 		})
+	}
+}
+
+// A rebuild replays tenants, keys and who owns which inbox: after it, a
+// key reads its tenant's inbox, another tenant's key does not, and a
+// revoked key stays refused.
+func TestARebuildKeepsTenantsKeysAndOwnership(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	tenantA := h.newTenant("a", `{"inboxes":7}`)
+	keyA, _ := h.newKey(tenantA, `["inboxes"]`)
+	keyB, _ := h.newKey(h.newTenant("b", ""), `["inboxes"]`)
+	revoked, revokedID := h.newKey(tenantA, `["read"]`)
+	h.expect(h.do("DELETE", "/api/keys/"+revokedID+"/", "", admin...), http.StatusNoContent, "")
+	r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Authorization", "Bearer "+keyA, "Content-Type", "application/json")
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	inbox := "/api/inboxes/" + r.JSON(t)["id"].(string) + "/"
+
+	cfg := h.svc.Config
+	servicetest.Stop(h.svc)
+	if _, err := service.Rebuild(t.Context(), cfg, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	h.svc = servicetest.Start(t, cfg)
+	h.url = servicetest.URL(h.svc)
+
+	if r := h.do("GET", inbox, "", "Authorization", "Bearer "+keyA); r.Status != http.StatusOK {
+		t.Errorf("its tenant's key after the rebuild: %d %s", r.Status, r.Body)
+	}
+	if r := h.do("GET", inbox, "", "Authorization", "Bearer "+keyB); r.Status != http.StatusNotFound {
+		t.Errorf("another tenant's key after the rebuild: %d %s", r.Status, r.Body)
+	}
+	if r := h.do("GET", inbox, "", "Authorization", "Bearer "+revoked); r.Status != http.StatusUnauthorized {
+		t.Errorf("a revoked key after the rebuild: %d %s", r.Status, r.Body)
+	}
+	r = h.do("GET", "/api/tenants/"+tenantA+"/", "", admin...)
+	if r.Status != http.StatusOK || r.JSON(t)["quota"].(map[string]any)["inboxes"] != 7.0 {
+		t.Errorf("the tenant after the rebuild: %d %s", r.Status, r.Body)
 	}
 }
