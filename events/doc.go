@@ -19,7 +19,9 @@
 // written (single messages and atomic batches); appends.go holds the
 // appends of the lifecycle events (domains, inboxes, message events,
 // webhooks); tenants.go the events of tenants and their API keys, each
-// tenant one aggregate; copies.go stores received mail (Copy: one recipient's copy);
+// tenant one aggregate, and the claims of a tenant's inboxes, counted on
+// its subject in one batch with the claim (CreateTenantInbox); copies.go
+// stores received mail (Copy: one recipient's copy);
 // content.go and seal.go the sealed records of what a message says (a
 // mail.Message in this package's own shape: storedcontent.go; preview.go
 // makes the previews of records stored earlier again), keys.go their keys;

@@ -33,6 +33,9 @@ const (
 	TypeTenantDeleted Type = "TenantDeleted"
 	TypeKeyCreated    Type = "KeyCreated"
 	TypeKeyRevoked    Type = "KeyRevoked"
+	// A tenant's inboxes, counted on its own subject for its quota.
+	TypeTenantInboxAdded   Type = "TenantInboxAdded"
+	TypeTenantInboxRemoved Type = "TenantInboxRemoved"
 )
 
 // Payload is the body of one event.
@@ -59,6 +62,8 @@ const (
 	tenantDeletedV     = 1
 	keyCreatedV        = 1
 	keyRevokedV        = 1
+	tenantInboxAddedV  = 1
+	tenantInboxRemoved = 1
 )
 
 // DomainAdded records a configured domain, active from now on. The id is
@@ -356,6 +361,10 @@ func versionOf(t Type) int {
 		return keyCreatedV
 	case TypeKeyRevoked:
 		return keyRevokedV
+	case TypeTenantInboxAdded:
+		return tenantInboxAddedV
+	case TypeTenantInboxRemoved:
+		return tenantInboxRemoved
 	}
 	return 0
 }
@@ -396,6 +405,10 @@ func newPayload(t Type) Payload {
 		return &KeyCreated{}
 	case TypeKeyRevoked:
 		return &KeyRevoked{}
+	case TypeTenantInboxAdded:
+		return &TenantInboxAdded{}
+	case TypeTenantInboxRemoved:
+		return &TenantInboxRemoved{}
 	}
 	panic("events: no payload for " + t)
 }

@@ -15,7 +15,7 @@ import (
 //
 //	ev.sys.domains                        domain list (DomainAdded, DomainDeactivated)
 //	ev.sys.webhooks                       subscriptions to every inbox (WebhookCreated, WebhookSecretRotated, WebhookDeleted)
-//	ev.sys.tenant.<tenantID>              one tenant and its keys (TenantCreated, TenantChanged, TenantDeleted, KeyCreated, KeyRevoked)
+//	ev.sys.tenant.<tenantID>              one tenant, its keys and its inboxes' count (TenantCreated, TenantChanged, TenantDeleted, KeyCreated, KeyRevoked, TenantInboxAdded, TenantInboxRemoved)
 //	ev.<part>.<addrKey>.inbox             inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
 //	ev.<part>.<addrKey>.m.<inboxID>       every message event of one inbox (MailReceived, MarkedRead, Deleted)
 //	ev.<part>.<addrKey>.w.<inboxID>       subscriptions to one inbox (the same)

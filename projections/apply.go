@@ -47,6 +47,10 @@ func (b *batch) apply(seq uint64, subject string, at time.Time, p events.Payload
 		return t.keyCreated(ev)
 	case *events.KeyRevoked:
 		return t.keyRevoked(ev)
+	case *events.TenantInboxAdded:
+		return t.tenantInboxAdded(ev)
+	case *events.TenantInboxRemoved:
+		return t.tenantInboxRemoved(ev)
 	}
 	return fmt.Errorf("projections: no view handles %s", p.EventType())
 }

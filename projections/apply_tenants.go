@@ -50,7 +50,7 @@ func (t *tx) tenantDeleted(ev *events.TenantDeleted) error {
 			return err
 		}
 	}
-	tn.Keys = nil
+	tn.Keys, tn.Inboxes = nil, nil
 	t.remove(ts)
 	return nil
 }
@@ -104,6 +104,39 @@ func (t *tx) keyRevoked(ev *events.KeyRevoked) error {
 		tn.Keys = slices.Delete(tn.Keys, i, i+1)
 	}
 	t.save(ts) // its sequence is the subject's, revoked or not
+	return nil
+}
+
+// tenantInboxAdded counts a new inbox against its tenant's quota; the
+// expired ones, as of the event, stop counting and leave the entry.
+func (t *tx) tenantInboxAdded(ev *events.TenantInboxAdded) error {
+	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
+	if err != nil || t.applied(ts) {
+		return err
+	}
+	if !live(ts) {
+		t.moot()
+		return nil
+	}
+	tn.Inboxes = slices.DeleteFunc(tn.Inboxes, func(in TenantInbox) bool {
+		return in.ID == ev.InboxID || !in.ExpiresAt.IsZero() && !t.at.Before(in.ExpiresAt)
+	})
+	tn.Inboxes = append(tn.Inboxes, TenantInbox{ID: ev.InboxID, ExpiresAt: ev.ExpiresAt})
+	t.save(ts)
+	return nil
+}
+
+func (t *tx) tenantInboxRemoved(ev *events.TenantInboxRemoved) error {
+	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
+	if err != nil || t.applied(ts) {
+		return err
+	}
+	if !live(ts) {
+		t.moot()
+		return nil
+	}
+	tn.Inboxes = slices.DeleteFunc(tn.Inboxes, func(in TenantInbox) bool { return in.ID == ev.InboxID })
+	t.save(ts)
 	return nil
 }
 

@@ -162,11 +162,12 @@ func populateTenants(t *testing.T, s *events.Store, inboxes map[string]inboxRef)
 			Hash: strings.Repeat(name[:1], 64), CreatedAt: at})
 		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: "owned-" + name + "@one.test", Token: "tok" + uuid.NewString(),
 			Family: events.FamilyA, DomainID: 1, CreatedAt: at, TenantID: "tenant-" + name}
-		ack, err := s.CreateInbox(ctx, ev, 0)
+		acks, err := s.CreateTenantInbox(ctx, ev, 0, seqs[ev.TenantID])
 		if err != nil {
 			t.Fatal(err)
 		}
-		inboxes["owned-"+name] = inboxRef{id: ev.InboxID, addr: ev.Address, lifecycleSeq: ack.Seq}
+		seqs[ev.TenantID] = acks[0].Seq
+		inboxes["owned-"+name] = inboxRef{id: ev.InboxID, addr: ev.Address, lifecycleSeq: acks[1].Seq}
 	}
 	tenantEvent(events.KeyCreated{KeyID: "key-revoked", TenantID: "tenant-kept", Name: "old", Scopes: []string{"read"},
 		Hash: strings.Repeat("r", 64), CreatedAt: at})
@@ -174,14 +175,15 @@ func populateTenants(t *testing.T, s *events.Store, inboxes map[string]inboxRef)
 	tenantEvent(events.TenantChanged{TenantID: "tenant-kept", Name: "kept", Quota: events.Quota{Inboxes: 20}})
 	ev := events.InboxCreated{InboxID: uuid.NewString(), Address: "owned-ended@two.test", Token: "tok" + uuid.NewString(),
 		Family: events.FamilyA, DomainID: 2, CreatedAt: at, TenantID: "tenant-kept"}
-	ack, err := s.CreateInbox(ctx, ev, 0)
+	acks, err := s.CreateTenantInbox(ctx, ev, 0, seqs[ev.TenantID])
 	if err != nil {
 		t.Fatal(err)
 	}
-	ended, err := s.EndInbox(ctx, ev.Address, &events.InboxDeleted{InboxID: ev.InboxID, Address: ev.Address}, ack.Seq)
+	endAcks, err := s.EndTenantInbox(ctx, ev.Address, ev.TenantID, &events.InboxDeleted{InboxID: ev.InboxID, Address: ev.Address}, acks[1].Seq)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ended := endAcks[0]
 	tenantEvent(events.TenantDeleted{TenantID: "tenant-dropped"})
 	dropped := inboxes["owned-dropped"]
 	endedToo, err := s.EndInbox(ctx, dropped.addr, &events.InboxDeleted{InboxID: dropped.id, Address: dropped.addr}, dropped.lifecycleSeq)

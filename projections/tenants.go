@@ -27,14 +27,45 @@ import (
 // (its event moot).
 const MaxTenantKeys = 100
 
-// Tenant is one tenant and its live keys, oldest first.
+// Tenant is one tenant, its live keys, oldest first, and the inboxes
+// that count against its quota.
 type Tenant struct {
 	Meta
-	ID        string       `json:"id"`
-	Name      string       `json:"name"`
-	Quota     events.Quota `json:"quota"`
-	CreatedAt time.Time    `json:"created_at"`
-	Keys      []KeyInfo    `json:"keys,omitempty"`
+	ID        string        `json:"id"`
+	Name      string        `json:"name"`
+	Quota     events.Quota  `json:"quota"`
+	CreatedAt time.Time     `json:"created_at"`
+	Keys      []KeyInfo     `json:"keys,omitempty"`
+	Inboxes   []TenantInbox `json:"inboxes,omitempty"`
+}
+
+// TenantInbox is an inbox as its tenant's quota counts it.
+type TenantInbox struct {
+	ID        string    `json:"id"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+}
+
+// LiveInboxes counts the tenant's inboxes live at now.
+func (t *Tenant) LiveInboxes(now time.Time) int64 {
+	n := int64(0)
+	for _, in := range t.Inboxes {
+		if in.ExpiresAt.IsZero() || now.Before(in.ExpiresAt) {
+			n++
+		}
+	}
+	return n
+}
+
+// MaxTenantInboxes bounds the live inboxes of one tenant whatever its
+// quota (0 included), so that its entry stays far below the KV limit.
+const MaxTenantInboxes = 5000
+
+// InboxLimit is how many live inboxes the tenant may have.
+func (t *Tenant) InboxLimit() int64 {
+	if t.Quota.Inboxes <= 0 || t.Quota.Inboxes > MaxTenantInboxes {
+		return MaxTenantInboxes
+	}
+	return t.Quota.Inboxes
 }
 
 // KeyInfo is what the views keep of an API key: never the key, its hash.
@@ -77,7 +108,7 @@ type TenantInboxes struct {
 
 func (t *Tenant) clone() record {
 	c := *t
-	c.Keys = slices.Clone(t.Keys)
+	c.Keys, c.Inboxes = slices.Clone(t.Keys), slices.Clone(t.Inboxes)
 	return &c
 }
 func (k *Key) clone() record    { c := *k; return &c }

@@ -22,7 +22,8 @@ func TestTenantsAndKeysAreViewed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tn.Name != "kept" || tn.Quota.Inboxes != 20 || len(tn.Keys) != 1 || tn.Keys[0].ID != "key-kept" {
+	if tn.Name != "kept" || tn.Quota.Inboxes != 20 || len(tn.Keys) != 1 || tn.Keys[0].ID != "key-kept" ||
+		len(tn.Inboxes) != 1 || tn.Inboxes[0].ID != inboxes["owned-kept"].id {
 		t.Errorf("tenant: %+v", tn)
 	}
 	k, err := e.views.KeyByHash(ctx, strings.Repeat("k", 64))
