@@ -24,7 +24,8 @@
 //   - auth.go: the API token and the read key; keys.go: who a request
 //     comes from (the API token, or a tenant's API key, refused on every
 //     path when unknown, revoked or expired); tenants.go: the admin's
-//     endpoints for tenants and their keys; ops.go: /livez and /readyz;
+//     endpoints for tenants and their keys; usage.go: what a key sees of
+//     its tenant (its inboxes, its usage); ops.go: /livez and /readyz;
 //     mcp.go: the MCP tools; page.go: the page's configuration; openapi.go:
 //     the document.
 //

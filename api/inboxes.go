@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,6 +51,7 @@ func (s *Server) inboxesByAddressA(w http.ResponseWriter, r *http.Request) {
 		a.EmailCount = &in.Count
 		out = append(out, inboxByAddressA{inboxA: a, Token: in.Token})
 	}
+	w.Header().Set("X-Total-Count", strconv.Itoa(len(out))) // as a tenant's list of inboxes says it (usage.go)
 	writeJSON(w, http.StatusOK, out)
 }
 

@@ -211,7 +211,7 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 	h.expect(r, http.StatusCreated, "")
 	own := r.JSON(t)["id"].(string)
 	tenant := h.newTenant("tour", "")
-	_, keyID := h.newKey(tenant, `["read"]`)
+	tourKey, keyID := h.newKey(tenant, `["read"]`)
 	// One step after another, in order: a step may undo what one before
 	// it made (a deletion, a 404 after it).
 	for _, c := range []struct {
@@ -230,6 +230,8 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"POST", "/api/tenants/", `{"name":""}`, 400},
 		{"GET", "/api/tenants/" + tenant + "/", "", 200},
 		{"GET", "/api/tenants/" + none + "/", "", 404},
+		{"GET", "/api/usage/", "", 200},
+		{"GET", "/api/inboxes/?limit=5", "", 200},
 		{"PATCH", "/api/tenants/" + tenant + "/", `{"quota":{"inboxes":5}}`, 200},
 		{"POST", "/api/tenants/" + tenant + "/keys/", `{"name":"k","scopes":["read"]}`, 201},
 		{"POST", "/api/tenants/" + tenant + "/keys/", `{"name":"k","scopes":["root"]}`, 400},
@@ -338,6 +340,9 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 			if strings.HasPrefix(c.path, "/api/webhook") || strings.HasPrefix(c.path, "/api/inboxes/?") ||
 				strings.HasPrefix(c.path, "/api/tenants/") || strings.HasPrefix(c.path, "/api/keys/") {
 				headers = auth
+			}
+			if strings.HasPrefix(c.path, "/api/usage") || strings.HasPrefix(c.path, "/api/inboxes/?limit") {
+				headers = []string{"Authorization", "Bearer " + tourKey}
 			}
 			if r := h.as(t).do(c.method, c.path, c.body, headers...); r.Status != c.status {
 				t.Errorf("%d, want %d; %.200s", r.Status, c.status, r.Body)

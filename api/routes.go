@@ -47,7 +47,9 @@ func (s *Server) routes() chi.Router {
 
 	// Family A: the inbox API.
 	r.With(s.requireToken).Post("/api/webhook/email", s.inboundA)
-	r.With(s.requireToken).Get("/api/inboxes", s.inboxesByAddressA)
+	// The admin's lookup by address, or a key's tenant's inboxes (usage.go).
+	r.Get("/api/inboxes", s.inboxesA)
+	r.Get("/api/usage", s.usageA)
 	r.Group(func(r chi.Router) {
 		// Outbound webhook subscriptions: always the operator's token.
 		r.Use(s.requireToken)

@@ -69,7 +69,7 @@ const (
 
 // maxQuota bounds each quota, far above any real use, so that sums and
 // comparisons stay well within int64.
-var maxQuota = quotaOut{Inboxes: 10_000_000, MessagesPerDay: 1_000_000_000, StorageBytes: 1 << 50, Webhooks: 100_000}
+var maxQuota = quotaOut{Inboxes: projections.MaxTenantInboxes, MessagesPerDay: 1_000_000_000, StorageBytes: 1 << 50, Webhooks: 100_000}
 
 // checkName checks a tenant's or a key's name: 1 to 64 bytes of letters,
 // digits, space, '.', '_' and '-', not beginning or ending with a space.

@@ -75,6 +75,8 @@ type KeyRevoked struct {
 type TenantInboxAdded struct {
 	TenantID  string    `json:"tenant_id"`
 	InboxID   string    `json:"inbox_id"`
+	Address   string    `json:"address"`
+	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at,omitzero"` // it stops counting then; zero: never
 }
 
@@ -170,7 +172,8 @@ func (s *Store) CreateTenantInbox(ctx context.Context, ev InboxCreated, lastLife
 	}
 	expect(withID(created, "inbox-"+ev.InboxID), lifecycle, lastLifecycleSeq)
 	tenant := tenantSubject(ev.TenantID)
-	counted, err := eventMsg(tenant, TenantInboxAdded{TenantID: ev.TenantID, InboxID: ev.InboxID, ExpiresAt: ev.ExpiresAt})
+	counted, err := eventMsg(tenant, TenantInboxAdded{TenantID: ev.TenantID, InboxID: ev.InboxID, Address: ev.Address,
+		CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt})
 	if err != nil {
 		return nil, err
 	}

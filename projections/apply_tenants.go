@@ -121,7 +121,7 @@ func (t *tx) tenantInboxAdded(ev *events.TenantInboxAdded) error {
 	tn.Inboxes = slices.DeleteFunc(tn.Inboxes, func(in TenantInbox) bool {
 		return in.ID == ev.InboxID || !in.ExpiresAt.IsZero() && !t.at.Before(in.ExpiresAt)
 	})
-	tn.Inboxes = append(tn.Inboxes, TenantInbox{ID: ev.InboxID, ExpiresAt: ev.ExpiresAt})
+	tn.Inboxes = append(tn.Inboxes, TenantInbox{ID: ev.InboxID, Address: ev.Address, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt})
 	t.save(ts)
 	return nil
 }

@@ -39,17 +39,25 @@ type Tenant struct {
 	Inboxes   []TenantInbox `json:"inboxes,omitempty"`
 }
 
-// TenantInbox is an inbox as its tenant's quota counts it.
+// TenantInbox is an inbox as its tenant's quota counts it and its list
+// shows it.
 type TenantInbox struct {
 	ID        string    `json:"id"`
+	Address   string    `json:"address"`
+	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
+}
+
+// Live reports whether the inbox counts at now: its expiry has not come.
+func (in *TenantInbox) Live(now time.Time) bool {
+	return in.ExpiresAt.IsZero() || now.Before(in.ExpiresAt)
 }
 
 // LiveInboxes counts the tenant's inboxes live at now.
 func (t *Tenant) LiveInboxes(now time.Time) int64 {
 	n := int64(0)
-	for _, in := range t.Inboxes {
-		if in.ExpiresAt.IsZero() || now.Before(in.ExpiresAt) {
+	for i := range t.Inboxes {
+		if t.Inboxes[i].Live(now) {
 			n++
 		}
 	}
