@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/config"
 	"tempmail/eventually"
+	"tempmail/service/servicetest"
 )
 
 // A tenant's key sees its tenant's inboxes alone, through every family:
@@ -122,4 +124,20 @@ func TestKeyScopesRevocationAndExpiry(t *testing.T) {
 	if strings.Contains(brief, readKey) {
 		t.Fatal("two keys alike")
 	}
+}
+
+// Two processes of one service (one NATS): a key revoked through one is
+// refused by the other as soon as the revocation is answered.
+func TestARevokedKeyIsRefusedByEveryProcess(t *testing.T) {
+	t.Parallel()
+	proxy := servicetest.ExternalNATS(t)
+	shared := func(c *config.Config) { c.NATSURL = proxy.URL() }
+	one := newHarness(t, shared)
+	two := newHarness(t, shared)
+	key, id := one.newKey(one.newTenant("shared", ""), `["read"]`)
+	eventually.True(t, "the other process knows the key", func() bool {
+		return two.do("GET", "/api/domains/", "", "Authorization", "Bearer "+key).Status == http.StatusOK
+	})
+	one.expect(one.do("DELETE", "/api/keys/"+id+"/", "", admin...), http.StatusNoContent, "")
+	two.expect(two.do("GET", "/api/domains/", "", "Authorization", "Bearer "+key), http.StatusUnauthorized, "")
 }

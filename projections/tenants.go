@@ -142,11 +142,14 @@ func (r *Reader) Tenant(ctx context.Context, id string) (*Tenant, error) {
 }
 
 // KeyByHash returns the live key whose hash (hex SHA-256) is hash: one
-// get. A revoked key, or one of a deleted tenant, is of kind NotFound;
-// expiry is the caller's to judge (KeyInfo.Expired).
+// get, from the bucket itself (its leader, replicated), past this
+// process's cache, which another process's revocation reaches only when
+// its watcher sees it: once a revocation returns in any process, every
+// process refuses the key. A revoked key, or one of a deleted tenant, is
+// of kind NotFound; expiry is the caller's to judge (KeyInfo.Expired).
 func (r *Reader) KeyByHash(ctx context.Context, hash string) (*Key, error) {
 	var k Key
-	if err := r.get(ctx, keyHashKey(hash), &k, "key"); err != nil {
+	if _, err := r.getLatest(ctx, keyHashKey(hash), &k, "key"); err != nil {
 		return nil, err
 	}
 	return &k, nil
