@@ -38,12 +38,21 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 	})
 }
 
-// optionalToken guards every other family A endpoint when --require-token is set.
+// optionalToken guards every other family A endpoint when --require-token
+// is set: the API token, or any tenant's key (whose scopes and tenant then
+// decide what it may do and see: keys.go).
 func (s *Server) optionalToken(next http.Handler) http.Handler {
 	if !s.cfg.RequireToken {
 		return next
 	}
-	return s.requireToken(next)
+	guarded := s.requireToken(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if credentialFrom(r).key != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		guarded.ServeHTTP(w, r)
+	})
 }
 
 var (

@@ -141,3 +141,19 @@ func TestARevokedKeyIsRefusedByEveryProcess(t *testing.T) {
 	one.expect(one.do("DELETE", "/api/keys/"+id+"/", "", admin...), http.StatusNoContent, "")
 	two.expect(two.do("GET", "/api/domains/", "", "Authorization", "Bearer "+key), http.StatusUnauthorized, "")
 }
+
+// With --require-token, a tenant's key stands for the API token on
+// family A's endpoints, within its scopes and its tenant.
+func TestAKeyPassesRequireToken(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *config.Config) { c.RequireToken = true })
+	key, _ := h.newKey(h.newTenant("strict", ""), `["inboxes"]`)
+	as := []string{"Authorization", "Bearer " + key, "Content-Type", "application/json"}
+	h.expect(h.do("GET", "/api/domains/", ""), http.StatusUnauthorized, "")
+	h.expect(h.do("GET", "/api/domains/", "", as...), http.StatusOK, "")
+	r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, as...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create with a key: %d %s", r.Status, r.Body)
+	}
+	h.expect(h.do("GET", "/api/inboxes/"+r.JSON(t)["id"].(string)+"/", "", as...), http.StatusOK, "")
+}
