@@ -3,7 +3,6 @@ package api
 import (
 	"crypto/subtle"
 	"net/http"
-	"strings"
 
 	"tempmail"
 )
@@ -12,25 +11,20 @@ import (
 // Authorization: Token, on the inbound webhook and the operator's lookups
 // always and on everything else with --require-token; family C's read key
 // (--read-key) on the reads that find mail by waiting or by address. The
-// inbox token of family C authorizes its own paths (tokenInboxOf). Every
-// secret is compared in constant time.
+// inbox token of family C authorizes its own paths (tokenInboxOf). A key
+// with the admin scope may do what the API token does; keys.go resolves
+// who a request comes from. Every secret is compared in constant time.
 
 var (
 	errNoCredentials = tempmail.Errorf(tempmail.Unauthorized, "Authentication credentials were not provided.")
 	errBadToken      = tempmail.Errorf(tempmail.Unauthorized, "Invalid token.")
 )
 
-// checkToken verifies `Authorization: Token <API_TOKEN>` in constant time.
+// checkToken verifies the API token (`Authorization: Token <API_TOKEN>`,
+// or Bearer), compared in constant time by authenticate, or a key with the
+// admin scope, which may do what the token does.
 func (s *Server) checkToken(r *http.Request) error {
-	h := r.Header.Get("Authorization")
-	if h == "" {
-		return errNoCredentials
-	}
-	tok, ok := strings.CutPrefix(h, "Token ")
-	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.cfg.APIToken)) != 1 {
-		return errBadToken
-	}
-	return nil
+	return s.checkAdmin(r)
 }
 
 // requireToken guards endpoints that always need the API token.
@@ -44,12 +38,21 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 	})
 }
 
-// optionalToken guards every other family A endpoint when --require-token is set.
+// optionalToken guards every other family A endpoint when --require-token
+// is set: the API token, or any tenant's key (whose scopes and tenant then
+// decide what it may do and see: keys.go).
 func (s *Server) optionalToken(next http.Handler) http.Handler {
 	if !s.cfg.RequireToken {
 		return next
 	}
-	return s.requireToken(next)
+	guarded := s.requireToken(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if credentialFrom(r).key != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		guarded.ServeHTTP(w, r)
+	})
 }
 
 var (

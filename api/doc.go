@@ -21,7 +21,11 @@
 //   - webhooks.go: outbound webhook subscriptions; inbound.go: the inbound
 //     webhook, whose request inbound_read.go reads (a raw message, or JSON
 //     that it builds one from) before command delivers it;
-//   - auth.go: the API token and the read key; ops.go: /livez and /readyz;
+//   - auth.go: the API token and the read key; keys.go: who a request
+//     comes from (the API token, or a tenant's API key, refused on every
+//     path when unknown, revoked or expired); tenants.go: the admin's
+//     endpoints for tenants and their keys; usage.go: what a key sees of
+//     its tenant (its inboxes, its usage); ops.go: /livez and /readyz;
 //     mcp.go: the MCP tools; page.go: the page's configuration; openapi.go:
 //     the document.
 //

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,6 +51,7 @@ func (s *Server) inboxesByAddressA(w http.ResponseWriter, r *http.Request) {
 		a.EmailCount = &in.Count
 		out = append(out, inboxByAddressA{inboxA: a, Token: in.Token})
 	}
+	w.Header().Set("X-Total-Count", strconv.Itoa(len(out))) // as a tenant's list of inboxes says it (usage.go)
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -88,7 +90,7 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyA, Random: 10, Domain: dom,
-		TTL: time.Duration(ttl) * time.Second})
+		TTL: time.Duration(ttl) * time.Second, Tenant: credentialFrom(r).owner()})
 	if err != nil {
 		writeError(w, r, s.log, familyA, err)
 		return
@@ -146,7 +148,8 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyB, asInvalid(err, "No domains available"))
 		return
 	}
-	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyB, Local: name, Random: 12, Domain: dom})
+	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyB, Local: name, Random: 12, Domain: dom,
+		Tenant: credentialFrom(r).owner()})
 	if err != nil {
 		writeError(w, r, s.log, familyB, err)
 		return
@@ -191,7 +194,7 @@ func (s *Server) mailboxB(w http.ResponseWriter, r *http.Request) (*projections.
 	var in *projections.Inbox
 	if err == nil && !strings.Contains(user, "@") {
 		in, err = s.views.InboxByAddress(r.Context(), addr)
-		in, err = liveInbox(in, err)
+		in, err = credentialIn(r.Context()).visible(liveInbox(in, err))
 	} else {
 		err = errNotFound
 	}
@@ -210,7 +213,7 @@ func (s *Server) tokenInboxOf(r *http.Request) (*projections.Inbox, error) {
 		return nil, errNotFoundInbox
 	}
 	in, err := s.views.InboxByToken(r.Context(), tok)
-	if tempmail.KindOf(err) == tempmail.NotFound || (err == nil && !in.Live(time.Now())) {
+	if tempmail.KindOf(err) == tempmail.NotFound || (err == nil && (!in.Live(time.Now()) || !credentialFrom(r).sees(in))) {
 		return nil, errNotFoundInbox
 	}
 	return in, err
@@ -244,7 +247,7 @@ func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Random: 10,
-		Domain: dom, TTL: s.cfg.TokenInboxTTL})
+		Domain: dom, TTL: s.cfg.TokenInboxTTL, Tenant: credentialFrom(r).owner()})
 	if err != nil {
 		writeError(w, r, s.log, familyC, err)
 		return

@@ -63,13 +63,26 @@ func liveInbox(in *projections.Inbox, err error) (*projections.Inbox, error) {
 	return in, nil
 }
 
+// visible passes on a looked-up inbox only if the request may see it
+// (credential.sees): with a key, an inbox of another tenant is no inbox
+// at all, as a 404 says of one that never existed.
+func (c credential) visible(in *projections.Inbox, err error) (*projections.Inbox, error) {
+	if err != nil {
+		return nil, err
+	}
+	if !c.sees(in) {
+		return nil, errNotFound
+	}
+	return in, nil
+}
+
 // inboxByID returns the live inbox with this id.
 func (s *Server) inboxByID(ctx context.Context, id string) (*projections.Inbox, error) {
 	if !validID(id) {
 		return nil, errNotFound
 	}
 	in, err := s.views.Inbox(ctx, strings.ToLower(id))
-	return liveInbox(in, err)
+	return credentialIn(ctx).visible(liveInbox(in, err))
 }
 
 // messageByID returns a message whose inbox is live, and that inbox.
@@ -82,7 +95,7 @@ func (s *Server) messageByID(ctx context.Context, id string) (*projections.Messa
 		return nil, nil, err
 	}
 	in, err := s.views.Inbox(ctx, m.InboxID)
-	if in, err = liveInbox(in, err); err != nil {
+	if in, err = credentialIn(ctx).visible(liveInbox(in, err)); err != nil {
 		return nil, nil, err
 	}
 	return m, in, nil

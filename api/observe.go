@@ -34,7 +34,8 @@ func newHTTPMetrics(reg prometheus.Registerer, held func() float64) httpMetrics 
 
 // requestInfo is what handlers tell the middleware about their request.
 type requestInfo struct {
-	held bool // the request was held open waiting (not a measure of speed)
+	held  bool   // the request was held open waiting (not a measure of speed)
+	keyID string // the API key that made it, if one did (authenticate)
 }
 
 type requestInfoKey struct{}
@@ -68,8 +69,12 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			s.http.durations.WithLabelValues(route, method).Observe(took.Seconds())
 		}
 		if s.cfg.AccessLog {
-			s.log.Info("http request", "method", method, "route", route, "status", status, "bytes", ww.BytesWritten(),
-				"duration_ms", ms(took), "client", clientIP(r))
+			attrs := []any{"method", method, "route", route, "status", status, "bytes", ww.BytesWritten(),
+				"duration_ms", ms(took), "client", clientIP(r)}
+			if info.keyID != "" {
+				attrs = append(attrs, "key", info.keyID) // its id: never the key
+			}
+			s.log.Info("http request", attrs...)
 		}
 	})
 }

@@ -210,6 +210,8 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 	r := h.do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"https://93.184.215.14/one","events":["inbox.expired"]}`, "Content-Type", jsonCT)
 	h.expect(r, http.StatusCreated, "")
 	own := r.JSON(t)["id"].(string)
+	tenant := h.newTenant("tour", "")
+	tourKey, keyID := h.newKey(tenant, `["read"]`)
 	// One step after another, in order: a step may undo what one before
 	// it made (a deletion, a 404 after it).
 	for _, c := range []struct {
@@ -224,6 +226,19 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"GET", "/api/inboxes/?email=nobody@tempmail.test", "", 200},
 		{"GET", "/api/inboxes/?email=no-at-sign", "", 400},
 		{"GET", "/api/inboxes/" + none + "/", "", 404},
+		{"POST", "/api/tenants/", `{"name":"tour two","quota":{"inboxes":3}}`, 201},
+		{"POST", "/api/tenants/", `{"name":""}`, 400},
+		{"GET", "/api/tenants/" + tenant + "/", "", 200},
+		{"GET", "/api/tenants/" + none + "/", "", 404},
+		{"GET", "/api/usage/", "", 200},
+		{"GET", "/api/inboxes/?limit=5", "", 200},
+		{"PATCH", "/api/tenants/" + tenant + "/", `{"quota":{"inboxes":5}}`, 200},
+		{"POST", "/api/tenants/" + tenant + "/keys/", `{"name":"k","scopes":["read"]}`, 201},
+		{"POST", "/api/tenants/" + tenant + "/keys/", `{"name":"k","scopes":["root"]}`, 400},
+		{"GET", "/api/tenants/" + tenant + "/keys/", "", 200},
+		{"DELETE", "/api/keys/" + keyID + "/", "", 204},
+		{"DELETE", "/api/keys/" + keyID + "/", "", 404},
+		{"DELETE", "/api/tenants/" + tenant + "/", "", 204},
 		{"GET", "/api/inboxes/" + inboxID + "/emails/?limit=2&subject=third", "", 200},
 		{"GET", "/api/inboxes/" + inboxID + "/events/", "", 400}, // a Last-Event-ID below
 		{"GET", "/api/emails/" + first + "/", "", 200},
@@ -322,8 +337,12 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 			if strings.HasSuffix(c.path, "/events/") {
 				headers = append(headers, "Last-Event-ID", "last week")
 			}
-			if strings.HasPrefix(c.path, "/api/webhook") || strings.HasPrefix(c.path, "/api/inboxes/?") {
+			if strings.HasPrefix(c.path, "/api/webhook") || strings.HasPrefix(c.path, "/api/inboxes/?") ||
+				strings.HasPrefix(c.path, "/api/tenants/") || strings.HasPrefix(c.path, "/api/keys/") {
 				headers = auth
+			}
+			if strings.HasPrefix(c.path, "/api/usage") || strings.HasPrefix(c.path, "/api/inboxes/?limit") {
+				headers = []string{"Authorization", "Bearer " + tourKey}
 			}
 			if r := h.as(t).do(c.method, c.path, c.body, headers...); r.Status != c.status {
 				t.Errorf("%d, want %d; %.200s", r.Status, c.status, r.Body)

@@ -27,6 +27,7 @@ func (s *Server) routes() chi.Router {
 	r.Use(s.recoverer)
 	r.Use(s.cors)
 	r.Use(s.boundBodies)
+	r.Use(s.authenticate)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeErrorBody(w, familyOf(r), http.StatusNotFound, notFoundFor(r), true)
 	})
@@ -46,7 +47,9 @@ func (s *Server) routes() chi.Router {
 
 	// Family A: the inbox API.
 	r.With(s.requireToken).Post("/api/webhook/email", s.inboundA)
-	r.With(s.requireToken).Get("/api/inboxes", s.inboxesByAddressA)
+	// The admin's lookup by address, or a key's tenant's inboxes (usage.go).
+	r.Get("/api/inboxes", s.inboxesA)
+	r.Get("/api/usage", s.usageA)
 	r.Group(func(r chi.Router) {
 		// Outbound webhook subscriptions: always the operator's token.
 		r.Use(s.requireToken)
@@ -56,6 +59,17 @@ func (s *Server) routes() chi.Router {
 		r.Delete("/api/webhooks/{webhook}", s.deleteSubscriptionA)
 		r.Get("/api/webhooks/{webhook}/deliveries", s.deliveriesA)
 		r.Post("/api/webhooks/{webhook}/rotate-secret", s.rotateSecretA)
+	})
+	r.Group(func(r chi.Router) {
+		// Tenants and their keys: the admin's (tenants.go).
+		r.Use(s.requireAdmin)
+		r.Post("/api/tenants", s.createTenantA)
+		r.Get("/api/tenants/{tenant:"+uuidPattern+"}", s.getTenantA)
+		r.Patch("/api/tenants/{tenant:"+uuidPattern+"}", s.changeTenantA)
+		r.Delete("/api/tenants/{tenant:"+uuidPattern+"}", s.deleteTenantA)
+		r.Post("/api/tenants/{tenant:"+uuidPattern+"}/keys", s.createKeyA)
+		r.Get("/api/tenants/{tenant:"+uuidPattern+"}/keys", s.listKeysA)
+		r.Delete("/api/keys/{key:"+uuidPattern+"}", s.revokeKeyA)
 	})
 	r.Group(func(r chi.Router) {
 		r.Use(s.optionalToken)

@@ -184,7 +184,7 @@ func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
 	addr, err := tempmail.NormalizeAddress(raw)
 	var in *projections.Inbox
 	if err == nil {
-		in, err = liveInbox(s.views.InboxByAddress(r.Context(), addr))
+		in, err = credentialIn(r.Context()).visible(liveInbox(s.views.InboxByAddress(r.Context(), addr)))
 	}
 	if err == nil && !s.mayReadByAddress(r, in) {
 		err = errNotFound

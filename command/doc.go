@@ -9,11 +9,13 @@
 // short wait, up to a bound, as long as the caller's context allows.
 //
 // Where a race must be decided once and for all (two claims of one name,
-// a subscription beyond its cap) the log or the views decide it, not a
-// read made here first: the checks here only answer early.
+// a subscription beyond its cap, a tenant's inbox beyond its quota) the
+// log or the views decide it, not a read made here first: the checks here
+// only answer early, or, for the quota, read the count that the log then
+// checks the claim against (the tenant's last event).
 //
-// Where things are: inboxes.go, messages.go, domains.go and webhooks.go
-// are the commands of the API; mail arriving takes three steps, which the
+// Where things are: inboxes.go, messages.go, domains.go, webhooks.go and
+// tenants.go (tenants and their API keys) are the commands of the API; mail arriving takes three steps, which the
 // SMTP server (package ingest) and the inbound webhook (package api) both
 // take: recipients.go decides who receives it (Accept: a live inbox, plus-
 // addressing, and on catch-all domains an inbox made by the first mail),

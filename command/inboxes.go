@@ -20,6 +20,8 @@ type Spec struct {
 	Random int    // length of a random local part
 	Domain projections.Domain
 	TTL    time.Duration // 0: never expires
+	// Tenant is the tenant whose key asks for the inbox; empty: none.
+	Tenant string
 }
 
 // ErrTaken is the answer for a name a live inbox holds.
@@ -38,7 +40,13 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 	}
 	defer release()
 	var made *projections.Inbox
-	err = again(ctx, 5, func(int) (bool, error) {
+	tries := 5
+	if spec.Tenant != "" {
+		// Racing creations of one tenant's inboxes are counted one at a
+		// time (CreateTenantInbox): each round of a race has one winner.
+		tries = 60
+	}
+	err = again(ctx, tries, func(int) (bool, error) {
 		local := spec.Local
 		if local == "" {
 			local = randomName(spec.Random)
@@ -58,18 +66,30 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 		}
 		now := time.Now().UTC()
 		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: rand.Text(),
-			Family: spec.Family, DomainID: spec.Domain.ID, CreatedAt: now}
+			Family: spec.Family, DomainID: spec.Domain.ID, CreatedAt: now, TenantID: spec.Tenant}
 		if spec.TTL > 0 {
 			ev.ExpiresAt, ev.TTL = now.Add(spec.TTL), int64(spec.TTL/time.Second)
 		}
-		ack, err := c.Store.CreateInbox(ctx, ev, a.LifecycleSeq)
+		var acks []events.Ack
+		if spec.Tenant == "" {
+			var ack events.Ack
+			ack, err = c.Store.CreateInbox(ctx, ev, a.LifecycleSeq)
+			acks = []events.Ack{ack}
+		} else {
+			acks, err = c.createTenantInbox(ctx, ev, a.LifecycleSeq)
+		}
 		if tempmail.KindOf(err) == tempmail.Conflict {
-			// Either taken, or our view of the address lags its last
-			// lifecycle event: look again once the views catch up.
+			// Either taken, or our view of the address (or of the
+			// tenant) lags the log: look again once the views catch up.
 			return false, nil
 		}
-		if err := c.applied(ctx, ack, err); err != nil {
+		if err != nil {
 			return false, err
+		}
+		for _, ack := range acks {
+			if err := c.Views.WaitApplied(ctx, ack); err != nil {
+				return false, err
+			}
 		}
 		made, err = c.Views.Inbox(ctx, ev.InboxID)
 		return true, err
@@ -83,13 +103,43 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 	return made, err
 }
 
+// createTenantInbox records an inbox of a tenant, within its quota: the
+// count read here is the one the stream checks the claim against (the
+// tenant's last event), so of racing claims at the quota, the stream
+// takes those the count allows, one at a time, and the others, reading
+// the tenant again, find it full.
+func (c *Commands) createTenantInbox(ctx context.Context, ev events.InboxCreated, lifecycleSeq uint64) ([]events.Ack, error) {
+	tn, err := c.Views.Tenant(ctx, ev.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	if live, limit := tn.LiveInboxes(time.Now()), tn.InboxLimit(); live >= limit {
+		return nil, tempmail.Errorf(tempmail.Forbidden, "quota exceeded: inboxes %d of %d", live, limit)
+	}
+	return c.Store.CreateTenantInbox(ctx, ev, lifecycleSeq, tn.Seq)
+}
+
 // DeleteInbox ends an inbox for good, with all its mail. One that ended
-// meanwhile is of kind NotFound.
+// meanwhile is of kind NotFound. An inbox of a tenant stops counting
+// against its quota as it ends.
 func (c *Commands) DeleteInbox(ctx context.Context, in *projections.Inbox) error {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	ack, err := c.Store.EndInbox(ctx, in.Address, &events.InboxDeleted{InboxID: in.ID, Address: in.Address}, in.LifecycleSeq)
-	return c.applied(ctx, ack, err)
+	ev := &events.InboxDeleted{InboxID: in.ID, Address: in.Address}
+	if in.TenantID == "" {
+		ack, err := c.Store.EndInbox(ctx, in.Address, ev, in.LifecycleSeq)
+		return c.applied(ctx, ack, err)
+	}
+	acks, err := c.Store.EndTenantInbox(ctx, in.Address, in.TenantID, ev, in.LifecycleSeq)
+	if err != nil {
+		return err
+	}
+	for _, ack := range acks {
+		if err := c.Views.WaitApplied(ctx, ack); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 const randomAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"

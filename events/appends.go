@@ -43,18 +43,9 @@ func (s *Store) AppendDomainEvent(ctx context.Context, p Payload, expectSeq uint
 func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleSeq uint64) (Ack, error) {
 	part := s.PartitionOfAddress(ev.Address)
 	lifecycle := inboxSubject(part, ev.Address)
-	var withdraw []string
-	if !ev.ExpiresAt.IsZero() {
-		subj := scheduleSubject(part, ev.Address, ev.InboxID, "expire")
-		expiry, err := scheduleMsg(subj, lifecycle, ev.ExpiresAt, InboxExpired{InboxID: ev.InboxID, Address: ev.Address})
-		if err != nil {
-			return Ack{}, err
-		}
-		// On disk with the claim that follows, in the same stream.
-		if _, err := s.write(ctx, withID(expiry, "expire-"+ev.InboxID)); err != nil {
-			return Ack{}, err
-		}
-		withdraw = append(withdraw, subj)
+	withdraw, err := s.scheduleExpiry(ctx, part, ev)
+	if err != nil {
+		return Ack{}, err
 	}
 	created, err := eventMsg(lifecycle, ev)
 	if err != nil {
@@ -78,6 +69,25 @@ func (s *Store) CreateInbox(ctx context.Context, ev InboxCreated, lastLifecycleS
 		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "address already taken")
 	}
 	return ack, err
+}
+
+// scheduleExpiry schedules a new inbox's InboxExpired, if it expires,
+// and returns the schedule's subject, to withdraw should the claim be
+// refused.
+func (s *Store) scheduleExpiry(ctx context.Context, part string, ev InboxCreated) ([]string, error) {
+	if ev.ExpiresAt.IsZero() {
+		return nil, nil
+	}
+	subj := scheduleSubject(part, ev.Address, ev.InboxID, "expire")
+	expiry, err := scheduleMsg(subj, inboxSubject(part, ev.Address), ev.ExpiresAt, InboxExpired{InboxID: ev.InboxID, Address: ev.Address})
+	if err != nil {
+		return nil, err
+	}
+	// On disk with the claim that follows, in the same stream.
+	if _, err := s.write(ctx, withID(expiry, "expire-"+ev.InboxID)); err != nil {
+		return nil, err
+	}
+	return []string{subj}, nil
 }
 
 // InboxLive reports whether the log says an inbox is live: the last event

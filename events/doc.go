@@ -1,6 +1,6 @@
 // Package events owns the log that is tempmail's only source of truth: the
 // event types and their JSON encoding with schema versions, the subjects that
-// carry an aggregate (an inbox address, or the domain list) and its partition,
+// carry an aggregate (an inbox address, the domain list, or a tenant) and its partition,
 // the JetStream event stream and raw-message object store, appends to them,
 // reads and purges. NATS itself (the embedded server or an external one, its
 // connections, leader reads, flushes) is package broker's.
@@ -18,7 +18,10 @@
 // the stream and object store; publish.go is the one way anything is
 // written (single messages and atomic batches); appends.go holds the
 // appends of the lifecycle events (domains, inboxes, message events,
-// webhooks); copies.go stores received mail (Copy: one recipient's copy);
+// webhooks); tenants.go the events of tenants and their API keys, each
+// tenant one aggregate, and the claims of a tenant's inboxes, counted on
+// its subject in one batch with the claim (CreateTenantInbox); copies.go
+// stores received mail (Copy: one recipient's copy);
 // content.go and seal.go the sealed records of what a message says (a
 // mail.Message in this package's own shape: storedcontent.go; preview.go
 // makes the previews of records stored earlier again), keys.go their keys;

@@ -27,6 +27,15 @@ const (
 	TypeWebhookDeleted    Type = "WebhookDeleted"
 	// TypeWebhookSecretRotated gives a subscription a new signing secret.
 	TypeWebhookSecretRotated Type = "WebhookSecretRotated"
+	// Tenants and their keys (tenants.go).
+	TypeTenantCreated Type = "TenantCreated"
+	TypeTenantChanged Type = "TenantChanged"
+	TypeTenantDeleted Type = "TenantDeleted"
+	TypeKeyCreated    Type = "KeyCreated"
+	TypeKeyRevoked    Type = "KeyRevoked"
+	// A tenant's inboxes, counted on its own subject for its quota.
+	TypeTenantInboxAdded   Type = "TenantInboxAdded"
+	TypeTenantInboxRemoved Type = "TenantInboxRemoved"
 )
 
 // Payload is the body of one event.
@@ -39,7 +48,7 @@ type Payload interface {
 const (
 	domainAddedV       = 1
 	domainDeactivatedV = 1
-	inboxCreatedV      = 1
+	inboxCreatedV      = 2 // 1 had no tenant_id (still read, and written for an inbox of none)
 	inboxDeletedV      = 1
 	inboxExpiredV      = 1
 	mailReceivedV      = 2 // 1 had its content in a record beside it
@@ -48,6 +57,13 @@ const (
 	webhookCreatedV    = 1
 	webhookDeletedV    = 1
 	webhookRotatedV    = 1
+	tenantCreatedV     = 1
+	tenantChangedV     = 1
+	tenantDeletedV     = 1
+	keyCreatedV        = 1
+	keyRevokedV        = 1
+	tenantInboxAddedV  = 1
+	tenantInboxRemoved = 1
 )
 
 // DomainAdded records a configured domain, active from now on. The id is
@@ -85,6 +101,9 @@ type InboxCreated struct {
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at,omitzero"` // zero: never
 	TTL       int64     `json:"ttl,omitempty"`       // seconds, as asked through family A
+	// TenantID is the tenant whose key made the inbox; empty: made
+	// without a key (anonymous), as every inbox of version 1 was.
+	TenantID string `json:"tenant_id,omitempty"`
 }
 
 // InboxDeleted ends an inbox at a user's request.
@@ -253,7 +272,7 @@ func Encode(p Payload, at time.Time) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := json.Marshal(envelope{Type: p.EventType(), Version: versionOf(p.EventType()), Time: at.UTC(), Data: data})
+	out, err := json.Marshal(envelope{Type: p.EventType(), Version: writtenVersion(p), Time: at.UTC(), Data: data})
 	if m, ok := p.(*MailReceived); ok && err == nil && len(m.Sealed) > 0 {
 		out = append(append(out, '\n'), m.Sealed...)
 	}
@@ -271,7 +290,7 @@ func Decode(b []byte) (Payload, time.Time, error) {
 	}
 	if v := versionOf(env.Type); v == 0 {
 		return nil, env.Time, fmt.Errorf("decode event: unknown type %q", env.Type)
-	} else if env.Version != v {
+	} else if env.Version != v && !readable(env.Type, env.Version) {
 		return nil, env.Time, fmt.Errorf("decode event: %s version %d is not supported (this build reads version %d)", env.Type, env.Version, v)
 	}
 	p := newPayload(env.Type)
@@ -282,6 +301,30 @@ func Decode(b []byte) (Payload, time.Time, error) {
 		m.Sealed = sealed
 	}
 	return p, env.Time, nil
+}
+
+// writtenVersion is the version p is written in: an inbox of no tenant is
+// written as version 1, which it is, so that a binary of the version
+// before tenants still reads it (in a cluster being upgraded); one of a
+// tenant, as version 2, which such a binary refuses rather than take the
+// inbox for anonymous.
+func writtenVersion(p Payload) int {
+	switch ev := p.(type) {
+	case InboxCreated:
+		if ev.TenantID == "" {
+			return 1
+		}
+	case *InboxCreated:
+		if ev.TenantID == "" {
+			return 1
+		}
+	}
+	return versionOf(p.EventType())
+}
+
+// readable reports an older version of t that this build still reads.
+func readable(t Type, v int) bool {
+	return t == TypeInboxCreated && v == 1
 }
 
 func versionOf(t Type) int {
@@ -308,6 +351,20 @@ func versionOf(t Type) int {
 		return webhookDeletedV
 	case TypeWebhookSecretRotated:
 		return webhookRotatedV
+	case TypeTenantCreated:
+		return tenantCreatedV
+	case TypeTenantChanged:
+		return tenantChangedV
+	case TypeTenantDeleted:
+		return tenantDeletedV
+	case TypeKeyCreated:
+		return keyCreatedV
+	case TypeKeyRevoked:
+		return keyRevokedV
+	case TypeTenantInboxAdded:
+		return tenantInboxAddedV
+	case TypeTenantInboxRemoved:
+		return tenantInboxRemoved
 	}
 	return 0
 }
@@ -338,6 +395,20 @@ func newPayload(t Type) Payload {
 		return &WebhookDeleted{}
 	case TypeWebhookSecretRotated:
 		return &WebhookSecretRotated{}
+	case TypeTenantCreated:
+		return &TenantCreated{}
+	case TypeTenantChanged:
+		return &TenantChanged{}
+	case TypeTenantDeleted:
+		return &TenantDeleted{}
+	case TypeKeyCreated:
+		return &KeyCreated{}
+	case TypeKeyRevoked:
+		return &KeyRevoked{}
+	case TypeTenantInboxAdded:
+		return &TenantInboxAdded{}
+	case TypeTenantInboxRemoved:
+		return &TenantInboxRemoved{}
 	}
 	panic("events: no payload for " + t)
 }

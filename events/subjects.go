@@ -15,6 +15,7 @@ import (
 //
 //	ev.sys.domains                        domain list (DomainAdded, DomainDeactivated)
 //	ev.sys.webhooks                       subscriptions to every inbox (WebhookCreated, WebhookSecretRotated, WebhookDeleted)
+//	ev.sys.tenant.<tenantID>              one tenant, its keys and its inboxes' count (TenantCreated, TenantChanged, TenantDeleted, KeyCreated, KeyRevoked, TenantInboxAdded, TenantInboxRemoved)
 //	ev.<part>.<addrKey>.inbox             inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
 //	ev.<part>.<addrKey>.m.<inboxID>       every message event of one inbox (MailReceived, MarkedRead, Deleted)
 //	ev.<part>.<addrKey>.w.<inboxID>       subscriptions to one inbox (the same)
@@ -72,6 +73,12 @@ func PartitionFilter(part string) string { return subjectRoot + "." + part + ".>
 
 func partitionFor(addr string, n int) string {
 	return PartitionName(int(xxhash.Sum64String(addr) % uint64(n)))
+}
+
+// tenantSubject holds every event of one tenant's aggregate: in the sys
+// partition, whose one worker applies a tenant's events in order.
+func tenantSubject(tenantID string) string {
+	return subjectRoot + "." + SysPartition + ".tenant." + tenantID
 }
 
 func inboxSubject(part, addr string) string {

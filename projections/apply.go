@@ -37,6 +37,20 @@ func (b *batch) apply(seq uint64, subject string, at time.Time, p events.Payload
 		return t.webhookDeleted(ev)
 	case *events.WebhookSecretRotated:
 		return t.webhookSecretRotated(ev)
+	case *events.TenantCreated:
+		return t.tenantCreated(ev)
+	case *events.TenantChanged:
+		return t.tenantChanged(ev)
+	case *events.TenantDeleted:
+		return t.tenantDeleted(ev)
+	case *events.KeyCreated:
+		return t.keyCreated(ev)
+	case *events.KeyRevoked:
+		return t.keyRevoked(ev)
+	case *events.TenantInboxAdded:
+		return t.tenantInboxAdded(ev)
+	case *events.TenantInboxRemoved:
+		return t.tenantInboxRemoved(ev)
 	}
 	return fmt.Errorf("projections: no view handles %s", p.EventType())
 }
@@ -64,8 +78,14 @@ func (t *tx) inboxCreated(ev *events.InboxCreated) error {
 	}
 	if !t.applied(is) {
 		*in = Inbox{Meta: *in.meta(), ID: ev.InboxID, Address: ev.Address, Token: ev.Token, Family: ev.Family,
-			DomainID: ev.DomainID, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: ev.TTL, LifecycleSeq: t.seq}
+			DomainID: ev.DomainID, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: ev.TTL, LifecycleSeq: t.seq,
+			TenantID: ev.TenantID}
 		t.save(is)
+	}
+	if ev.TenantID != "" {
+		if err := t.ownInbox(ev.TenantID, ev.InboxID); err != nil {
+			return err
+		}
 	}
 	tok, ts, err := load[TokenRef](t, tokenKey(ev.Token))
 	if err != nil {
@@ -173,6 +193,11 @@ func (t *tx) inboxEnded(inboxID, kind string, as *staged) error {
 		t.remove(ts)
 		if err := t.untag(in.ID); err != nil {
 			return err
+		}
+		if in.TenantID != "" {
+			if err := t.disownInbox(in.TenantID, in.ID); err != nil {
+				return err
+			}
 		}
 		t.remove(is)
 	}

@@ -100,6 +100,11 @@ func appendInbox(w []byte, in *Inbox) []byte {
 		}
 		w = binary.AppendUvarint(w, h.Seq)
 	}
+	// Last, so that an entry written before tenants (which ends here)
+	// reads as an inbox of none.
+	if in.TenantID != "" {
+		w = appendString(w, in.TenantID)
+	}
 	return w
 }
 
@@ -140,6 +145,9 @@ func readInbox(rd *reader, in *Inbox) {
 			}
 			h.Seq = rd.uvarint()
 		}
+	}
+	if rd.err == nil && len(rd.b) > 0 {
+		in.TenantID = rd.string()
 	}
 }
 

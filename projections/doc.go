@@ -17,6 +17,10 @@
 //	m.<messageID>        the inbox of a message received before ids named it (format 2)
 //	w.<webhookID>        an outbound webhook subscription
 //	webhooks             the subscriptions to every inbox (those of one inbox are in its entry)
+//	tenant.<tenantID>    a tenant and its live keys (tenants.go)
+//	kh.<hash>            a live API key by its hash, what authentication reads
+//	ki.<keyID>           which tenant a key id names
+//	ti.<tenantID>.<part> a tenant's live inboxes in one partition
 //	c.<partition>        the last stream sequence applied in a partition, and its counts
 //	f.<partition>        what the log is still to forget of what the partition let go
 //
@@ -56,7 +60,8 @@
 // messages from the top of the list, reads and deletions from the Marks,
 // at a cost that grows with what changed, not with what the inbox holds.
 //
-// Where things are: projector.go starts and stops a process's views;
+// Where things are: tenants.go holds the views of tenants and keys and
+// their reads, apply_tenants.go applies their events; projector.go starts and stops a process's views;
 // generations.go keeps track of the current views bucket and its format;
 // rebuild.go replays the log; metrics.go and health.go report lag, delay,
 // counts and what is failing.

@@ -136,7 +136,66 @@ func populate(t *testing.T, s *events.Store) map[string]inboxRef {
 	if _, err := s.AppendDomainEvent(ctx, &events.DomainDeactivated{ID: 2, Name: "two.test"}, 2); err != nil {
 		t.Fatal(err)
 	}
+	populateTenants(t, s, inboxes)
 	return inboxes
+}
+
+// populateTenants adds tenants to the workload: "kept" with a key kept,
+// a key revoked and two inboxes, one of them ended; "dropped" with a key
+// and an inbox, deleted.
+func populateTenants(t *testing.T, s *events.Store, inboxes map[string]inboxRef) {
+	t.Helper()
+	ctx := ctxT(t)
+	at := time.Unix(1700000300, 0).UTC()
+	seqs := map[string]uint64{}
+	tenantEvent := func(p events.Payload) {
+		t.Helper()
+		ack, err := s.AppendTenantEvent(ctx, p, seqs[events.TenantOf(p)])
+		if err != nil {
+			t.Fatalf("%s: %v", p.EventType(), err)
+		}
+		seqs[events.TenantOf(p)] = ack.Seq
+	}
+	for _, name := range []string{"kept", "dropped"} {
+		tenantEvent(events.TenantCreated{TenantID: "tenant-" + name, Name: name, Quota: events.Quota{Inboxes: 10}, CreatedAt: at})
+		tenantEvent(events.KeyCreated{KeyID: "key-" + name, TenantID: "tenant-" + name, Name: "ci", Scopes: []string{"inboxes"},
+			Hash: strings.Repeat(name[:1], 64), CreatedAt: at})
+		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: "owned-" + name + "@one.test", Token: "tok" + uuid.NewString(),
+			Family: events.FamilyA, DomainID: 1, CreatedAt: at, TenantID: "tenant-" + name}
+		acks, err := s.CreateTenantInbox(ctx, ev, 0, seqs[ev.TenantID])
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs[ev.TenantID] = acks[0].Seq
+		inboxes["owned-"+name] = inboxRef{id: ev.InboxID, addr: ev.Address, lifecycleSeq: acks[1].Seq}
+	}
+	tenantEvent(events.KeyCreated{KeyID: "key-revoked", TenantID: "tenant-kept", Name: "old", Scopes: []string{"read"},
+		Hash: strings.Repeat("r", 64), CreatedAt: at})
+	tenantEvent(events.KeyRevoked{KeyID: "key-revoked", TenantID: "tenant-kept"})
+	tenantEvent(events.TenantChanged{TenantID: "tenant-kept", Name: "kept", Quota: events.Quota{Inboxes: 20}})
+	ev := events.InboxCreated{InboxID: uuid.NewString(), Address: "owned-ended@two.test", Token: "tok" + uuid.NewString(),
+		Family: events.FamilyA, DomainID: 2, CreatedAt: at, TenantID: "tenant-kept"}
+	acks, err := s.CreateTenantInbox(ctx, ev, 0, seqs[ev.TenantID])
+	if err != nil {
+		t.Fatal(err)
+	}
+	endAcks, err := s.EndTenantInbox(ctx, ev.Address, ev.TenantID, &events.InboxDeleted{InboxID: ev.InboxID, Address: ev.Address}, acks[1].Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := endAcks[0]
+	tenantEvent(events.TenantDeleted{TenantID: "tenant-dropped"})
+	dropped := inboxes["owned-dropped"]
+	endedToo, err := s.EndInbox(ctx, dropped.addr, &events.InboxDeleted{InboxID: dropped.id, Address: dropped.addr}, dropped.lifecycleSeq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(inboxes, "owned-dropped")
+	// Their addresses claimed again, without a tenant: the partitions keep
+	// an event for a rebuild to replay (one whose every inbox ended leaves
+	// none, and no checkpoint to compare).
+	inboxes["anonymous-again"] = createInbox(t, s, ev.Address, ended.Seq)
+	inboxes["anonymous-again-too"] = createInbox(t, s, dropped.addr, endedToo.Seq)
 }
 
 // subscribe records a webhook subscription to in (name "": every inbox).

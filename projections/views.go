@@ -114,6 +114,9 @@ type Inbox struct {
 
 	// Webhooks are the subscriptions to this inbox alone.
 	Webhooks []WebhookRef `json:"webhooks,omitempty"`
+
+	// TenantID is the tenant whose key made it; empty: made without one.
+	TenantID string `json:"tenant_id,omitempty"`
 }
 
 // Latest is the id of the newest message, or "".

@@ -89,6 +89,12 @@ func TestLogsAreJSONAndCarryNoSecret(t *testing.T) {
 	}
 	sendOK(t, 201, "POST", base+"/api/webhook/email/", `{"to":"`+c["address"].(string)+`","from":"w@example.com","subject":"`+subject+`","text":"`+body+`"}`, auth...)
 
+	// A tenant's key, made and used: the access log names its id, never it.
+	tenant := sendOK(t, 201, "POST", base+"/api/tenants/", `{"name":"logged"}`, auth...)
+	key := sendOK(t, 201, "POST", base+"/api/tenants/"+tenant["id"].(string)+"/keys/", `{"name":"k","scopes":["inboxes"]}`, auth...)
+	secrets["API key"] = key["key"].(string)
+	sendOK(t, 201, "POST", base+"/api/inboxes/create_inbox/", `{"domain_id":1}`, "Authorization", "Bearer "+key["key"].(string))
+
 	// Reads, with the token in the path, the read key and the API token.
 	ctok := c["token"].(string)
 	sendOK(t, 200, "GET", base+"/inboxes/"+ctok+"/latest/?wait=5", "", rk...)
@@ -165,6 +171,9 @@ func TestLogsAreJSONAndCarryNoSecret(t *testing.T) {
 	}
 	if counts["mail accepted"] != 4 || counts["SMTP: rejected"] != 1 || counts["http request"] < 15 || counts["tempmail ready"] != 1 {
 		t.Errorf("lines by message: %v", counts)
+	}
+	if !strings.Contains(text, `"route":"/api/inboxes/create_inbox","status":201`) || !strings.Contains(text, `"key":"`+key["id"].(string)+`"`) {
+		t.Errorf("no access line naming the key's id")
 	}
 	if !strings.Contains(text, `"route":"/inboxes/{token}/latest"`) || !strings.Contains(text, `"via":"webhook"`) {
 		t.Errorf("no access line for /inboxes/{token}/latest, or no webhook delivery line:\n%s", text)

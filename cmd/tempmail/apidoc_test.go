@@ -20,6 +20,7 @@ var apiDocDomains = []string{"--domains", "tempmail.test,mail.example.test"}
 var apiDocSessions = map[string]docSession{
 	"auth":    {flags: apiDocDomains},
 	"readkey": {flags: append([]string{"--read-key", "s3cret"}, apiDocDomains...)},
+	"tenants": {flags: apiDocDomains},
 	"c":       {flags: apiDocDomains},
 	"wait":    {flags: apiDocDomains},
 	"events":  {flags: apiDocDomains},

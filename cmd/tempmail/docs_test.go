@@ -381,6 +381,8 @@ var docPlaceholders = []struct {
 	{"swaks", regexp.MustCompile(`swaks v[0-9.]+`), false},
 	// Family C tokens.
 	{"token", regexp.MustCompile(`\b[A-Z2-7]{26}\b`), true},
+	// API keys, shown once.
+	{"key", regexp.MustCompile(`tm_[a-z2-7]{32}`), true},
 	// Random names: 10 characters (families A and C), 12 (family B).
 	{"name", regexp.MustCompile(`\b([a-z0-9]{10}|[a-z0-9]{12})@`), true},
 	// Sizes of messages, which hold the host's name in their Received

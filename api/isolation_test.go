@@ -1,0 +1,159 @@
+package api_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"tempmail/config"
+	"tempmail/eventually"
+	"tempmail/service/servicetest"
+)
+
+// A tenant's key sees its tenant's inboxes alone, through every family:
+// another tenant's inbox, named by its id (A), its address (B) or its
+// token (C), is no inbox at all (404, not 403). Without a key, the token
+// and the address stay what they were: capabilities.
+func TestAKeySeesItsTenantsInboxesAlone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	keyA, _ := h.newKey(h.newTenant("a", ""), `["inboxes"]`)
+	keyB, _ := h.newKey(h.newTenant("b", ""), `["inboxes"]`)
+	asA := []string{"Authorization", "Bearer " + keyA, "Content-Type", "application/json"}
+	asB := []string{"Authorization", "Bearer " + keyB, "Content-Type", "application/json"}
+
+	// B's inboxes, one of each family, made with B's key.
+	r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, asB...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create A: %d %s", r.Status, r.Body)
+	}
+	idA := r.JSON(t)["id"].(string)
+	r = h.do("POST", "/api/create-temp-email/", `{"email_name":"bees"}`, asB...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create B: %d %s", r.Status, r.Body)
+	}
+	r = h.do("POST", "/inboxes/", "", asB...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create C: %d %s", r.Status, r.Body)
+	}
+	token, addrC := r.JSON(t)["token"].(string), r.JSON(t)["address"].(string)
+	h.sendMail(addrC, "Subject: for b\r\n\r\nhello 123456\r\n")
+	msg := h.waitLatest(token, "")["id"].(string)
+
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/api/inboxes/" + idA + "/"},
+		{"GET", "/api/inboxes/" + idA + "/emails/"},
+		{"DELETE", "/api/inboxes/" + idA + "/"},
+		{"GET", "/api/emails/" + msg + "/"},
+		{"DELETE", "/api/emails/" + msg + "/"},
+		{"GET", "/api/mailstore/mailbox/bees/"},
+		{"GET", "/inboxes/" + token + "/"},
+		{"GET", "/inboxes/" + token + "/messages/"},
+		{"GET", "/inboxes/" + token + "/messages/" + msg + "/"},
+		{"GET", "/inboxes/" + token + "/latest/"},
+		{"DELETE", "/inboxes/" + token + "/"},
+		{"GET", "/address/latest/?address=" + addrC},
+	} {
+		t.Run(c.method+" "+c.path, func(t *testing.T) {
+			t.Parallel()
+			if r := h.as(t).do(c.method, c.path, "", asA...); r.Status != http.StatusNotFound {
+				t.Errorf("with another tenant's key: %d %s, want 404", r.Status, r.Body)
+			}
+		})
+	}
+	t.Run("its own", func(t *testing.T) {
+		t.Parallel()
+		h := h.as(t)
+		for _, p := range []string{"/api/inboxes/" + idA + "/", "/api/emails/" + msg + "/", "/api/mailstore/mailbox/bees/",
+			"/inboxes/" + token + "/messages/" + msg + "/"} {
+			if r := h.do("GET", p, "", asB...); r.Status != http.StatusOK {
+				t.Errorf("GET %s with its tenant's key: %d %s", p, r.Status, r.Body)
+			}
+		}
+		// No key: the token is the capability, as always.
+		if r := h.do("GET", "/inboxes/"+token+"/messages/"+msg+"/", ""); r.Status != http.StatusOK {
+			t.Errorf("with the token alone: %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+// A read key reads and makes nothing; a key is refused once revoked, and
+// once expired.
+func TestKeyScopesRevocationAndExpiry(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	tenant := h.newTenant("scoped", "")
+	readKey, readID := h.newKey(tenant, `["read"]`)
+	asRead := []string{"Authorization", "Bearer " + readKey, "Content-Type", "application/json"}
+	for _, c := range []struct{ method, path, body, want string }{
+		{"POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, `{"error":"this key has no inboxes scope"}`},
+		{"POST", "/api/create-temp-email/", `{}`, `{"success":false,"error":"this key has no inboxes scope"}`},
+		{"POST", "/inboxes/", ``, `{"error":"this key has no inboxes scope"}`},
+		{"DELETE", "/inboxes/ABCDEFGHIJKLMNOPQRSTUVWXYZ/", ``, `{"error":"this key has no inboxes scope"}`},
+		{"POST", "/inboxes/ABCDEFGHIJKLMNOPQRSTUVWXYZ/webhooks/", `{"url":"https://example.com/"}`, `{"error":"this key has no webhooks scope"}`},
+	} {
+		h.expect(h.do(c.method, c.path, c.body, asRead...), http.StatusForbidden, c.want)
+	}
+	if r := h.do("GET", "/api/domains/", "", asRead...); r.Status != http.StatusOK {
+		t.Errorf("a read: %d %s", r.Status, r.Body)
+	}
+	// Family A also takes the key in Token.
+	if r := h.do("GET", "/api/domains/", "", "Authorization", "Token "+readKey); r.Status != http.StatusOK {
+		t.Errorf("the key in Token: %d %s", r.Status, r.Body)
+	}
+
+	// Revoked: refused as soon as the revocation is answered.
+	h.expect(h.do("DELETE", "/api/keys/"+readID+"/", "", admin...), http.StatusNoContent, "")
+	h.expect(h.do("GET", "/api/domains/", "", asRead...), http.StatusUnauthorized, `{"detail":"Invalid key: unknown, revoked or expired."}`)
+	h.expect(h.do("GET", "/inboxes/ABCDEFGHIJKLMNOPQRSTUVWXYZ/", "", asRead...), http.StatusUnauthorized,
+		`{"error":"Invalid key: unknown, revoked or expired."}`)
+	h.expect(h.do("GET", "/api/mailstore/mailbox/x/", "", asRead...), http.StatusUnauthorized,
+		`{"success":false,"error":"Invalid key: unknown, revoked or expired."}`)
+
+	// Expired: refused from its expiry on.
+	expires := time.Now().Add(time.Second).UTC().Format(time.RFC3339Nano)
+	r := h.do("POST", "/api/tenants/"+tenant+"/keys/", `{"name":"brief","scopes":["read"],"expires_at":"`+expires+`"}`, admin...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create key: %d %s", r.Status, r.Body)
+	}
+	brief := r.JSON(t)["key"].(string)
+	eventually.True(t, "the key refused after its expiry", func() bool {
+		return h.do("GET", "/api/domains/", "", "Authorization", "Bearer "+brief).Status == http.StatusUnauthorized
+	})
+	if strings.Contains(brief, readKey) {
+		t.Fatal("two keys alike")
+	}
+}
+
+// Two processes of one service (one NATS): a key revoked through one is
+// refused by the other as soon as the revocation is answered.
+func TestARevokedKeyIsRefusedByEveryProcess(t *testing.T) {
+	t.Parallel()
+	proxy := servicetest.ExternalNATS(t)
+	shared := func(c *config.Config) { c.NATSURL = proxy.URL() }
+	one := newHarness(t, shared)
+	two := newHarness(t, shared)
+	key, id := one.newKey(one.newTenant("shared", ""), `["read"]`)
+	eventually.True(t, "the other process knows the key", func() bool {
+		return two.do("GET", "/api/domains/", "", "Authorization", "Bearer "+key).Status == http.StatusOK
+	})
+	one.expect(one.do("DELETE", "/api/keys/"+id+"/", "", admin...), http.StatusNoContent, "")
+	two.expect(two.do("GET", "/api/domains/", "", "Authorization", "Bearer "+key), http.StatusUnauthorized, "")
+}
+
+// With --require-token, a tenant's key stands for the API token on
+// family A's endpoints, within its scopes and its tenant.
+func TestAKeyPassesRequireToken(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, func(c *config.Config) { c.RequireToken = true })
+	key, _ := h.newKey(h.newTenant("strict", ""), `["inboxes"]`)
+	as := []string{"Authorization", "Bearer " + key, "Content-Type", "application/json"}
+	h.expect(h.do("GET", "/api/domains/", ""), http.StatusUnauthorized, "")
+	h.expect(h.do("GET", "/api/domains/", "", as...), http.StatusOK, "")
+	r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, as...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create with a key: %d %s", r.Status, r.Body)
+	}
+	h.expect(h.do("GET", "/api/inboxes/"+r.JSON(t)["id"].(string)+"/", "", as...), http.StatusOK, "")
+}

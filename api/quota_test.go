@@ -1,0 +1,104 @@
+package api_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+)
+
+// 40 creations racing at a quota of 10 leave exactly 10 inboxes; the
+// others are told so, in the family's shape; an inbox deleted makes room
+// for one more.
+func TestRacingCreatesAtAQuotaLeaveTheQuota(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	tenant := h.newTenant("racers", `{"inboxes":10}`)
+	key, _ := h.newKey(tenant, `["inboxes"]`)
+	as := []string{"Authorization", "Bearer " + key, "Content-Type", "application/json"}
+	const n = 40
+	answers := make([]response, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			// Not h.do: only the test's goroutine may stop the test.
+			answers[i] = <-h.start("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, as...)
+		})
+	}
+	close(start)
+	wg.Wait()
+	made, refused := []string{}, 0
+	for _, r := range answers {
+		switch {
+		case r.Status == http.StatusCreated:
+			made = append(made, r.JSON(t)["id"].(string))
+		case r.Status == http.StatusForbidden && string(r.Body) == `{"error":"quota exceeded: inboxes 10 of 10"}`+"\n":
+			refused++
+		default:
+			t.Errorf("a racing creation: %d %s", r.Status, r.Body)
+		}
+	}
+	if len(made) != 10 || refused != n-10 {
+		t.Fatalf("%d made and %d refused of %d racing at a quota of 10", len(made), refused, n)
+	}
+
+	// Beyond it, every family says so in its shape.
+	h.expect(h.do("POST", "/api/create-temp-email/", `{}`, as...), http.StatusForbidden,
+		`{"success":false,"error":"quota exceeded: inboxes 10 of 10"}`)
+	h.expect(h.do("POST", "/inboxes/", ``, as...), http.StatusForbidden, `{"error":"quota exceeded: inboxes 10 of 10"}`)
+
+	h.expect(h.do("DELETE", "/api/inboxes/"+made[0]+"/", "", as...), http.StatusNoContent, "")
+	if r := h.do("POST", "/inboxes/", ``, as...); r.Status != http.StatusCreated {
+		t.Errorf("after one deleted: %d %s", r.Status, r.Body)
+	}
+	h.expect(h.do("POST", "/inboxes/", ``, as...), http.StatusForbidden, `{"error":"quota exceeded: inboxes 10 of 10"}`)
+}
+
+// A key lists its tenant's inboxes alone, newest first, paged and
+// filtered, and reads its tenant's usage.
+func TestAKeyListsItsTenantsInboxesAndUsage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	tenant := h.newTenant("lister", `{"inboxes":5,"messages_per_day":100}`)
+	key, _ := h.newKey(tenant, `["inboxes"]`)
+	other, _ := h.newKey(h.newTenant("other", ""), `["inboxes"]`)
+	as := []string{"Authorization", "Bearer " + key, "Content-Type", "application/json"}
+	var made []string
+	for _, name := range []string{"first", "second", "third"} {
+		r := h.do("POST", "/inboxes/", `{"name":"`+name+`"}`, as...)
+		if r.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.Status, r.Body)
+		}
+		made = append(made, r.JSON(t)["address"].(string))
+	}
+	if r := h.do("POST", "/inboxes/", `{"name":"not-mine"}`, "Authorization", "Bearer "+other); r.Status != http.StatusCreated {
+		t.Fatalf("create another tenant's: %d %s", r.Status, r.Body)
+	}
+	h.tokenInbox() // and one of no tenant
+
+	r := h.do("GET", "/api/inboxes/?limit=2", "", as...)
+	if r.Status != http.StatusOK || r.Header.Get("X-Total-Count") != "3" {
+		t.Fatalf("list: %d %s (total %q)", r.Status, r.Body, r.Header.Get("X-Total-Count"))
+	}
+	var page []map[string]any
+	if err := json.Unmarshal(r.Body, &page); err != nil || len(page) != 2 || page[0]["email"] != made[2] || page[1]["email"] != made[1] {
+		t.Errorf("first page, newest first: %s", r.Body)
+	}
+	r = h.do("GET", "/api/inboxes/?offset=2", "", as...)
+	if err := json.Unmarshal(r.Body, &page); err != nil || len(page) != 1 || page[0]["email"] != made[0] {
+		t.Errorf("second page: %s", r.Body)
+	}
+	r = h.do("GET", "/api/inboxes/?address=SEC", "", as...)
+	if err := json.Unmarshal(r.Body, &page); err != nil || len(page) != 1 || page[0]["email"] != made[1] {
+		t.Errorf("filtered by address: %s", r.Body)
+	}
+	h.expect(h.do("GET", "/api/inboxes/?created_after=yesterday", "", as...), http.StatusBadRequest, "")
+	h.expect(h.do("GET", "/api/usage/", "", as...), http.StatusOK,
+		`{"inboxes":{"current":3,"limit":5},"messages_today":{"current":0,"limit":100},"storage_bytes":{"current":0,"limit":0},"webhooks":{"current":0,"limit":0}}`)
+	h.expect(h.do("GET", "/api/usage/", ""), http.StatusUnauthorized, "")
+	h.expect(h.do("GET", "/api/usage/", "", admin...), http.StatusBadRequest, "")
+	// The admin's lookup by address is the admin's still.
+	h.expect(h.do("GET", "/api/inboxes/?email="+made[0], "", as...), http.StatusForbidden, "")
+}

@@ -1,0 +1,322 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"tempmail"
+	"tempmail/command"
+	"tempmail/events"
+	"tempmail/projections"
+	"tempmail/wire"
+)
+
+// The admin's endpoints for tenants and their keys (API.md "Tenants and
+// keys"), family A, guarded by requireAdmin. Every value is bounded here
+// before it reaches the log: names by length and alphabet, scopes by the
+// fixed set, quotas by maxQuota, expiries by their being in the future and
+// within maxKeyLife.
+
+// tenantOut is a tenant as the API shows it.
+type tenantOut struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Quota     quotaOut  `json:"quota"`
+	CreatedAt wire.Time `json:"created_at"`
+}
+
+type quotaOut struct {
+	Inboxes        int64 `json:"inboxes"`
+	MessagesPerDay int64 `json:"messages_per_day"`
+	StorageBytes   int64 `json:"storage_bytes"`
+	Webhooks       int64 `json:"webhooks"`
+}
+
+// keyOut is a key as the API shows it; Key only when it is made.
+type keyOut struct {
+	ID        string     `json:"id"`
+	TenantID  string     `json:"tenant_id"`
+	Name      string     `json:"name"`
+	Scopes    []string   `json:"scopes"`
+	CreatedAt wire.Time  `json:"created_at"`
+	ExpiresAt *wire.Time `json:"expires_at"`
+	Key       string     `json:"key,omitempty"`
+}
+
+func tenantOutOf(t *projections.Tenant) tenantOut {
+	return tenantOut{ID: t.ID, Name: t.Name, Quota: quotaOut(t.Quota), CreatedAt: wire.Time(t.CreatedAt)}
+}
+
+func keyOutOf(k *projections.KeyInfo) keyOut {
+	out := keyOut{ID: k.ID, TenantID: k.TenantID, Name: k.Name, Scopes: orEmpty(k.Scopes), CreatedAt: wire.Time(k.CreatedAt)}
+	if !k.ExpiresAt.IsZero() {
+		at := wire.Time(k.ExpiresAt)
+		out.ExpiresAt = &at
+	}
+	return out
+}
+
+// Bounds of what a tenant and a key may be given.
+const (
+	maxNameBytes = 64
+	maxKeyLife   = 10 * 365 * 24 * time.Hour
+)
+
+// maxQuota bounds each quota, far above any real use, so that sums and
+// comparisons stay well within int64.
+var maxQuota = quotaOut{Inboxes: projections.MaxTenantInboxes, MessagesPerDay: 1_000_000_000, StorageBytes: 1 << 50, Webhooks: 100_000}
+
+// checkName checks a tenant's or a key's name: 1 to 64 bytes of letters,
+// digits, space, '.', '_' and '-', not beginning or ending with a space.
+func checkName(name string) error {
+	if name == "" || len(name) > maxNameBytes || strings.TrimSpace(name) != name {
+		return tempmail.Errorf(tempmail.Invalid, "name must be 1 to %d characters, without spaces around it", maxNameBytes)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" ._-", c) >= 0) {
+			return tempmail.Errorf(tempmail.Invalid, "name may hold letters, digits, spaces, '.', '_' and '-' only")
+		}
+	}
+	return nil
+}
+
+// quotaIn is a quota as a request gives it: each field may be left out.
+type quotaIn struct {
+	Inboxes        *int64 `json:"inboxes"`
+	MessagesPerDay *int64 `json:"messages_per_day"`
+	StorageBytes   *int64 `json:"storage_bytes"`
+	Webhooks       *int64 `json:"webhooks"`
+}
+
+// over sets in q what in gives, checked: whole numbers from 0 (unlimited)
+// to maxQuota's.
+func (in *quotaIn) over(q events.Quota) (events.Quota, error) {
+	if in == nil {
+		return q, nil
+	}
+	for _, f := range []struct {
+		name string
+		v    *int64
+		max  int64
+		dst  *int64
+	}{
+		{"inboxes", in.Inboxes, maxQuota.Inboxes, &q.Inboxes},
+		{"messages_per_day", in.MessagesPerDay, maxQuota.MessagesPerDay, &q.MessagesPerDay},
+		{"storage_bytes", in.StorageBytes, maxQuota.StorageBytes, &q.StorageBytes},
+		{"webhooks", in.Webhooks, maxQuota.Webhooks, &q.Webhooks},
+	} {
+		if f.v == nil {
+			continue
+		}
+		if *f.v < 0 || *f.v > f.max {
+			return q, tempmail.Errorf(tempmail.Invalid, "quota.%s must be from 0 (unlimited) to %d", f.name, f.max)
+		}
+		*f.dst = *f.v
+	}
+	return q, nil
+}
+
+// tenantRequest is the body of POST /api/tenants/ and of PATCH.
+type tenantRequest struct {
+	Name    *string         `json:"name"`
+	Quota   *quotaIn        `json:"quota"`
+	Domains json.RawMessage `json:"domains"`
+}
+
+// spec checks req over what a tenant is now (a new one: nothing).
+func (req *tenantRequest) spec(now command.TenantSpec, creating bool) (command.TenantSpec, error) {
+	if len(req.Domains) > 0 && string(req.Domains) != "null" && string(req.Domains) != "[]" {
+		return now, tempmail.Errorf(tempmail.Invalid, "domains of a tenant are not supported yet")
+	}
+	if req.Name != nil {
+		now.Name = *req.Name
+	}
+	if creating || req.Name != nil {
+		if err := checkName(now.Name); err != nil {
+			return now, err
+		}
+	}
+	q, err := req.Quota.over(now.Quota)
+	now.Quota = q
+	return now, err
+}
+
+func (s *Server) createTenantA(w http.ResponseWriter, r *http.Request) {
+	var req tenantRequest
+	err := decodeBody(r, &req)
+	var spec command.TenantSpec
+	if err == nil {
+		spec, err = req.spec(command.TenantSpec{}, true)
+	}
+	var t *projections.Tenant
+	if err == nil {
+		t, err = s.commands.CreateTenant(r.Context(), spec)
+	}
+	s.answerTenant(w, r, http.StatusCreated, t, err)
+}
+
+// tenantID resolves the {tenant} path parameter: a malformed one is no
+// tenant.
+func tenantID(r *http.Request) (string, error) {
+	id := chi.URLParam(r, "tenant")
+	if !validID(id) {
+		return "", errNotFound
+	}
+	return strings.ToLower(id), nil
+}
+
+func (s *Server) getTenantA(w http.ResponseWriter, r *http.Request) {
+	id, err := tenantID(r)
+	var t *projections.Tenant
+	if err == nil {
+		t, err = s.views.Tenant(r.Context(), id)
+	}
+	s.answerTenant(w, r, http.StatusOK, t, err)
+}
+
+func (s *Server) changeTenantA(w http.ResponseWriter, r *http.Request) {
+	var req tenantRequest
+	err := decodeBody(r, &req)
+	var id string
+	if err == nil {
+		id, err = tenantID(r)
+	}
+	if err == nil {
+		_, err = req.spec(command.TenantSpec{Name: "x"}, false) // checked before any read
+	}
+	var t *projections.Tenant
+	if err == nil {
+		t, err = s.commands.ChangeTenant(r.Context(), id, func(now command.TenantSpec) command.TenantSpec {
+			next, _ := req.spec(now, false) // checked above: the same values
+			return next
+		})
+	}
+	s.answerTenant(w, r, http.StatusOK, t, err)
+}
+
+func (s *Server) deleteTenantA(w http.ResponseWriter, r *http.Request) {
+	id, err := tenantID(r)
+	if err == nil {
+		err = s.commands.DeleteTenant(r.Context(), id)
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) answerTenant(w http.ResponseWriter, r *http.Request, status int, t *projections.Tenant, err error) {
+	if err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		return
+	}
+	writeJSON(w, status, tenantOutOf(t))
+}
+
+// keyRequest is the body of POST /api/tenants/{tenant}/keys/.
+type keyRequest struct {
+	Name      string          `json:"name"`
+	Scopes    json.RawMessage `json:"scopes"`
+	ExpiresAt *time.Time      `json:"expires_at"`
+}
+
+func (req *keyRequest) spec(now time.Time) (command.KeySpec, error) {
+	if err := checkName(req.Name); err != nil {
+		return command.KeySpec{}, err
+	}
+	scopes, err := checkScopes(req.Scopes)
+	if err != nil {
+		return command.KeySpec{}, err
+	}
+	spec := command.KeySpec{Name: req.Name, Scopes: scopes}
+	if req.ExpiresAt != nil {
+		at := req.ExpiresAt.UTC()
+		if !at.After(now) || at.Sub(now) > maxKeyLife {
+			return spec, tempmail.Errorf(tempmail.Invalid, "expires_at must be in the future, within %d days", int(maxKeyLife/(24*time.Hour)))
+		}
+		spec.ExpiresAt = at
+	}
+	return spec, nil
+}
+
+// checkScopes checks a key's scopes: a non-empty array of the fixed set.
+func checkScopes(raw json.RawMessage) ([]string, error) {
+	allowed := command.Scopes()
+	bad := tempmail.Errorf(tempmail.Invalid, "scopes must be a non-empty array of: %s", strings.Join(allowed, ", "))
+	var scopes []string
+	if err := json.Unmarshal(raw, &scopes); err != nil || len(scopes) == 0 || len(scopes) > 16 {
+		return nil, bad
+	}
+	var out []string
+	for _, sc := range scopes {
+		if !slices.Contains(allowed, sc) {
+			return nil, tempmail.Errorf(tempmail.Invalid, "unknown scope %q: scopes may be %s", tempmail.Excerpt(sc, 32), strings.Join(allowed, ", "))
+		}
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) createKeyA(w http.ResponseWriter, r *http.Request) {
+	var req keyRequest
+	err := decodeBody(r, &req)
+	var id string
+	if err == nil {
+		id, err = tenantID(r)
+	}
+	var spec command.KeySpec
+	if err == nil {
+		spec, err = req.spec(time.Now())
+	}
+	var key string
+	var k *projections.KeyInfo
+	if err == nil {
+		key, k, err = s.commands.CreateKey(r.Context(), id, spec)
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		return
+	}
+	out := keyOutOf(k)
+	out.Key = key
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (s *Server) listKeysA(w http.ResponseWriter, r *http.Request) {
+	id, err := tenantID(r)
+	var t *projections.Tenant
+	if err == nil {
+		t, err = s.views.Tenant(r.Context(), id)
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		return
+	}
+	out := make([]keyOut, 0, len(t.Keys))
+	for i := range t.Keys {
+		out = append(out, keyOutOf(&t.Keys[i]))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) revokeKeyA(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "key")
+	err := error(errNotFound)
+	if validID(id) {
+		err = s.commands.RevokeKey(r.Context(), strings.ToLower(id))
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

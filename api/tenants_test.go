@@ -1,0 +1,179 @@
+package api_test
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"tempmail/service"
+	"tempmail/service/servicetest"
+)
+
+// admin is the API token, as the tenants' endpoints take it.
+var admin = []string{"Authorization", "Token " + testToken, "Content-Type", "application/json"}
+
+// newTenant makes a tenant named name with quota (JSON, "" for none) and
+// returns its id.
+func (h *harness) newTenant(name, quota string) string {
+	h.t.Helper()
+	body := `{"name":"` + name + `"}`
+	if quota != "" {
+		body = `{"name":"` + name + `","quota":` + quota + `}`
+	}
+	r := h.do("POST", "/api/tenants/", body, admin...)
+	if r.Status != http.StatusCreated {
+		h.t.Fatalf("create tenant: %d %s", r.Status, r.Body)
+	}
+	return r.JSON(h.t)["id"].(string)
+}
+
+// newKey makes a key of tenant with scopes (a JSON array) and returns the
+// key and its id.
+func (h *harness) newKey(tenant, scopes string) (key, id string) {
+	h.t.Helper()
+	r := h.do("POST", "/api/tenants/"+tenant+"/keys/", `{"name":"k","scopes":`+scopes+`}`, admin...)
+	if r.Status != http.StatusCreated {
+		h.t.Fatalf("create key: %d %s", r.Status, r.Body)
+	}
+	v := r.JSON(h.t)
+	return v["key"].(string), v["id"].(string)
+}
+
+func TestTheAdminManagesTenantsAndKeys(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	r := h.do("POST", "/api/tenants/", `{"name":"team one","quota":{"inboxes":10,"webhooks":2}}`, admin...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	tn := r.JSON(t)
+	id := tn["id"].(string)
+	q := tn["quota"].(map[string]any)
+	if tn["name"] != "team one" || q["inboxes"] != 10.0 || q["webhooks"] != 2.0 || q["storage_bytes"] != 0.0 {
+		t.Errorf("created: %v", tn)
+	}
+	// Bearer takes the API token too.
+	r = h.do("PATCH", "/api/tenants/"+id+"/", `{"quota":{"inboxes":20}}`, "Authorization", "Bearer "+testToken)
+	if v := r.JSON(t); r.Status != http.StatusOK || v["name"] != "team one" || v["quota"].(map[string]any)["inboxes"] != 20.0 ||
+		v["quota"].(map[string]any)["webhooks"] != 2.0 {
+		t.Errorf("patched: %d %s", r.Status, r.Body)
+	}
+	expires := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	r = h.do("POST", "/api/tenants/"+id+"/keys/", `{"name":"ci","scopes":["inboxes","read"],"expires_at":"`+expires+`"}`, admin...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create key: %d %s", r.Status, r.Body)
+	}
+	k := r.JSON(t)
+	key := k["key"].(string)
+	if !strings.HasPrefix(key, "tm_") || len(key) != 35 || k["tenant_id"] != id || k["expires_at"] == nil {
+		t.Errorf("key: %v", k)
+	}
+	r = h.do("GET", "/api/tenants/"+id+"/keys/", "", admin...)
+	if r.Status != http.StatusOK || strings.Contains(string(r.Body), key) || !strings.Contains(string(r.Body), k["id"].(string)) {
+		t.Errorf("keys: %d %s", r.Status, r.Body)
+	}
+	// A key without the admin scope may not manage tenants; one with it may.
+	h.expect(h.do("GET", "/api/tenants/"+id+"/", "", "Authorization", "Bearer "+key), http.StatusForbidden, `{"error":"this key has no admin scope"}`)
+	adminKey, _ := h.newKey(id, `["admin"]`)
+	if r := h.do("GET", "/api/tenants/"+id+"/", "", "Authorization", "Token "+adminKey); r.Status != http.StatusOK {
+		t.Errorf("with an admin key: %d %s", r.Status, r.Body)
+	}
+	// Revoked: refused at once, on any path.
+	h.expect(h.do("DELETE", "/api/keys/"+k["id"].(string)+"/", "", admin...), http.StatusNoContent, "")
+	h.expect(h.do("GET", "/api/domains/", "", "Authorization", "Bearer "+key), http.StatusUnauthorized,
+		`{"detail":"Invalid key: unknown, revoked or expired."}`)
+	h.expect(h.do("DELETE", "/api/keys/"+k["id"].(string)+"/", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
+
+	h.expect(h.do("DELETE", "/api/tenants/"+id+"/", "", admin...), http.StatusNoContent, "")
+	h.expect(h.do("GET", "/api/tenants/"+id+"/", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
+	h.expect(h.do("GET", "/inboxes/x/", "", "Authorization", "Bearer "+adminKey), http.StatusUnauthorized,
+		`{"error":"Invalid key: unknown, revoked or expired."}`)
+}
+
+func TestTenantsEndpointsRefuseHostileInputs(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	id := h.newTenant("target", "")
+	for _, c := range []struct {
+		name, method, path, body string
+		headers                  []string
+		status                   int
+	}{
+		{"no credentials", "POST", "/api/tenants/", `{"name":"x"}`, nil, http.StatusUnauthorized},
+		{"a wrong token", "POST", "/api/tenants/", `{"name":"x"}`, []string{"Authorization", "Token nope"}, http.StatusUnauthorized},
+		{"a wrong bearer", "GET", "/api/domains/", "", []string{"Authorization", "Bearer nope"}, http.StatusUnauthorized},
+		{"a malformed key", "GET", "/api/domains/", "", []string{"Authorization", "Bearer tm_short"}, http.StatusUnauthorized},
+		{"an unknown key", "GET", "/inboxes/ABC/", "", []string{"Authorization", "Bearer tm_" + strings.Repeat("a", 32)}, http.StatusUnauthorized},
+		{"an unknown key in family B", "GET", "/api/mailstore/mailbox/x/", "", []string{"Authorization", "Bearer tm_" + strings.Repeat("b", 32)}, http.StatusUnauthorized},
+		{"a huge key", "GET", "/api/domains/", "", []string{"Authorization", "Bearer tm_" + strings.Repeat("a", 4000)}, http.StatusUnauthorized},
+		{"no name", "POST", "/api/tenants/", `{}`, admin, http.StatusBadRequest},
+		{"a long name", "POST", "/api/tenants/", `{"name":"` + strings.Repeat("n", 65) + `"}`, admin, http.StatusBadRequest},
+		{"a name of odd characters", "POST", "/api/tenants/", `{"name":"a\u0000b"}`, admin, http.StatusBadRequest},
+		{"a name with markup", "POST", "/api/tenants/", `{"name":"<script>"}`, admin, http.StatusBadRequest},
+		{"a negative quota", "POST", "/api/tenants/", `{"name":"x","quota":{"inboxes":-1}}`, admin, http.StatusBadRequest},
+		{"a huge quota", "POST", "/api/tenants/", `{"name":"x","quota":{"inboxes":99999999999}}`, admin, http.StatusBadRequest},
+		{"a quota beyond int64", "POST", "/api/tenants/", `{"name":"x","quota":{"storage_bytes":1e300}}`, admin, http.StatusBadRequest},
+		{"a fractional quota", "POST", "/api/tenants/", `{"name":"x","quota":{"webhooks":1.5}}`, admin, http.StatusBadRequest},
+		{"domains", "POST", "/api/tenants/", `{"name":"x","domains":["a.test"]}`, admin, http.StatusBadRequest},
+		{"a patch with a long name", "PATCH", "/api/tenants/" + id + "/", `{"name":"` + strings.Repeat("n", 65) + `"}`, admin, http.StatusBadRequest},
+		{"an unknown tenant", "GET", "/api/tenants/00000000-0000-4000-8000-000000000000/", "", admin, http.StatusNotFound},
+		{"a malformed tenant id", "GET", "/api/tenants/abc/", "", admin, http.StatusNotFound},
+		{"a key without scopes", "POST", "/api/tenants/" + id + "/keys/", `{"name":"k"}`, admin, http.StatusBadRequest},
+		{"a key with no scope", "POST", "/api/tenants/" + id + "/keys/", `{"name":"k","scopes":[]}`, admin, http.StatusBadRequest},
+		{"a key with a bad scope", "POST", "/api/tenants/" + id + "/keys/", `{"name":"k","scopes":["root"]}`, admin, http.StatusBadRequest},
+		{"a key expired already", "POST", "/api/tenants/" + id + "/keys/", `{"name":"k","scopes":["read"],"expires_at":"2001-01-01T00:00:00Z"}`, admin, http.StatusBadRequest},
+		{"a key of a malformed expiry", "POST", "/api/tenants/" + id + "/keys/", `{"name":"k","scopes":["read"],"expires_at":"tomorrow"}`, admin, http.StatusBadRequest},
+		{"a key of an unknown tenant", "POST", "/api/tenants/00000000-0000-4000-8000-000000000000/keys/", `{"name":"k","scopes":["read"]}`, admin, http.StatusNotFound},
+		{"revoking an unknown key", "DELETE", "/api/keys/00000000-0000-4000-8000-000000000000/", "", admin, http.StatusNotFound},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := h.as(t).do(c.method, c.path, c.body, c.headers...)
+			if r.Status != c.status {
+				t.Errorf("%d %s, want %d", r.Status, r.Body, c.status)
+			}
+		})
+	}
+}
+
+// A rebuild replays tenants, keys and who owns which inbox: after it, a
+// key reads its tenant's inbox, another tenant's key does not, and a
+// revoked key stays refused.
+func TestARebuildKeepsTenantsKeysAndOwnership(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	tenantA := h.newTenant("a", `{"inboxes":7}`)
+	keyA, _ := h.newKey(tenantA, `["inboxes"]`)
+	keyB, _ := h.newKey(h.newTenant("b", ""), `["inboxes"]`)
+	revoked, revokedID := h.newKey(tenantA, `["read"]`)
+	h.expect(h.do("DELETE", "/api/keys/"+revokedID+"/", "", admin...), http.StatusNoContent, "")
+	r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Authorization", "Bearer "+keyA, "Content-Type", "application/json")
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	inbox := "/api/inboxes/" + r.JSON(t)["id"].(string) + "/"
+
+	cfg := h.svc.Config
+	servicetest.Stop(h.svc)
+	if _, err := service.Rebuild(t.Context(), cfg, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	h.svc = servicetest.Start(t, cfg)
+	h.url = servicetest.URL(h.svc)
+
+	if r := h.do("GET", inbox, "", "Authorization", "Bearer "+keyA); r.Status != http.StatusOK {
+		t.Errorf("its tenant's key after the rebuild: %d %s", r.Status, r.Body)
+	}
+	if r := h.do("GET", inbox, "", "Authorization", "Bearer "+keyB); r.Status != http.StatusNotFound {
+		t.Errorf("another tenant's key after the rebuild: %d %s", r.Status, r.Body)
+	}
+	if r := h.do("GET", inbox, "", "Authorization", "Bearer "+revoked); r.Status != http.StatusUnauthorized {
+		t.Errorf("a revoked key after the rebuild: %d %s", r.Status, r.Body)
+	}
+	r = h.do("GET", "/api/tenants/"+tenantA+"/", "", admin...)
+	if r.Status != http.StatusOK || r.JSON(t)["quota"].(map[string]any)["inboxes"] != 7.0 {
+		t.Errorf("the tenant after the rebuild: %d %s", r.Status, r.Body)
+	}
+}

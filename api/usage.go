@@ -1,0 +1,137 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"tempmail"
+	"tempmail/projections"
+)
+
+// What a tenant's key sees of its tenant: its inboxes, listed (GET
+// /api/inboxes/ without email=, which is the admin's lookup by address),
+// and its usage against its quota (GET /api/usage/). Both read the
+// tenant's entry, which counts its inboxes (projections.Tenant).
+
+// keyTenant returns the tenant of the request's key: a request without a
+// key has none to ask about.
+func (s *Server) keyTenant(r *http.Request) (*projections.Tenant, error) {
+	c := credentialFrom(r)
+	if c.key == nil {
+		if c.admin {
+			return nil, tempmail.Errorf(tempmail.Invalid, "this is a tenant's: ask with one of its keys")
+		}
+		return nil, errNoCredentials
+	}
+	t, err := s.views.Tenant(r.Context(), c.key.TenantID)
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return nil, errBadKey // deleted while the request came
+	}
+	return t, err
+}
+
+// inboxesA answers GET /api/inboxes/: with email=, the admin's lookup
+// by address (inboxesByAddressA); without, the key's tenant's inboxes.
+func (s *Server) inboxesA(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Has("email") || credentialFrom(r).key == nil {
+		if err := s.checkToken(r); err != nil {
+			writeError(w, r, s.log, familyA, err)
+			return
+		}
+		s.inboxesByAddressA(w, r)
+		return
+	}
+	s.tenantInboxesA(w, r)
+}
+
+// tenantInboxesA lists the key's tenant's live inboxes, newest first,
+// paged as every family A list is, filtered by address (a part of it,
+// in any case) and created_after.
+func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
+	t, err := s.keyTenant(r)
+	var q projections.Query
+	if err == nil {
+		q, err = listQuery(r)
+	}
+	var address string
+	var after time.Time
+	if err == nil {
+		address, after, err = inboxFilters(r)
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	now := time.Now()
+	var match []projections.TenantInbox
+	for i := len(t.Inboxes) - 1; i >= 0; i-- { // claimed oldest first
+		in := t.Inboxes[i]
+		if in.Live(now) && strings.Contains(in.Address, address) && in.CreatedAt.After(after) {
+			match = append(match, in)
+		}
+	}
+	w.Header().Set("X-Total-Count", strconv.Itoa(len(match)))
+	page := []inboxA{}
+	for i := q.Offset; i < len(match) && len(page) < q.Limit; i++ {
+		in, err := s.views.Inbox(r.Context(), match[i].ID)
+		if tempmail.KindOf(err) == tempmail.NotFound || err == nil && !in.Live(now) {
+			continue // ended as the list was read
+		}
+		if err != nil {
+			writeError(w, r, s.log, familyA, err)
+			return
+		}
+		a := toInboxA(in)
+		a.EmailCount = &in.Count
+		page = append(page, a)
+	}
+	writePage(w, len(page), func(i int) any { return page[i] })
+}
+
+// inboxFilters reads the address and created_after filters of a tenant's
+// inbox list.
+func inboxFilters(r *http.Request) (address string, after time.Time, err error) {
+	q := r.URL.Query()
+	address = strings.ToLower(q.Get("address"))
+	if len(address) > maxFilterLen {
+		return "", after, tempmail.Errorf(tempmail.Invalid, "address must be at most %d bytes", maxFilterLen)
+	}
+	if v := q.Get("created_after"); v != "" {
+		if after, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return "", after, tempmail.Errorf(tempmail.Invalid, "created_after must be a time as RFC 3339 writes it")
+		}
+	}
+	return address, after, nil
+}
+
+// usage is a tenant's use of its quota, one count and its limit (0:
+// unlimited) for each.
+type usage struct {
+	Inboxes       usageOf `json:"inboxes"`
+	MessagesToday usageOf `json:"messages_today"`
+	StorageBytes  usageOf `json:"storage_bytes"`
+	Webhooks      usageOf `json:"webhooks"`
+}
+
+type usageOf struct {
+	Current int64 `json:"current"`
+	Limit   int64 `json:"limit"`
+}
+
+// usageA answers GET /api/usage/ for the key's tenant. Only inboxes are
+// counted so far; the other counts are 0, with their quotas.
+func (s *Server) usageA(w http.ResponseWriter, r *http.Request) {
+	t, err := s.keyTenant(r)
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, usage{
+		Inboxes:       usageOf{Current: t.LiveInboxes(time.Now()), Limit: t.InboxLimit()},
+		MessagesToday: usageOf{Limit: t.Quota.MessagesPerDay},
+		StorageBytes:  usageOf{Limit: t.Quota.StorageBytes},
+		Webhooks:      usageOf{Limit: t.Quota.Webhooks},
+	})
+}
