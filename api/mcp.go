@@ -25,7 +25,12 @@ import (
 // limit and metric of an HTTP request. It carries the address of the MCP
 // request's caller (and its X-Forwarded-For and X-Read-Key), so that a
 // tool's wait holds a --max-waiters place and counts against its caller's
-// limits exactly as the same wait over HTTP does.
+// limits exactly as the same wait over HTTP does; and the caller's
+// Authorization when it names a tenant's key or the API token, so that
+// the tools act for the key's tenant, with its scopes (API.md "Tenants
+// and keys"). A key that is unknown, revoked or expired is refused (401)
+// before any tool runs; any other Authorization (a proxy's in front)
+// is not the service's and is not passed on.
 
 // inProcessBase names no host: requests never leave the process.
 const inProcessBase = "http://tempmail.in-process"
@@ -36,7 +41,9 @@ const maxInProcessAnswer = 16 << 20
 
 func (s *Server) mcpHandler() http.Handler {
 	h := mcpserver.NewTools(s.version).Handler(func(r *http.Request) *client.Client {
-		return &client.Client{Server: inProcessBase, HTTP: &http.Client{Transport: inProcess{s: s, caller: r}}}
+		c := credentialIn(r.Context())
+		forward := c.admin || c.key != nil
+		return &client.Client{Server: inProcessBase, HTTP: &http.Client{Transport: inProcess{s: s, caller: r, authorized: forward}}}
 	})
 	names := s.ownNames()
 	rate := fairshare.New(s.cfg.MCPRatePerClient)
@@ -44,6 +51,15 @@ func (s *Server) mcpHandler() http.Handler {
 		if err := s.mcpAllowed(r, names); err != nil {
 			writeError(w, r, s.log, familyOps, err)
 			return
+		}
+		// authenticate found the credential, but lets a bad one through on
+		// paths outside the API families, /mcp among them: asked again, it
+		// says why.
+		if c := credentialFrom(r); !c.admin && c.key == nil && r.Header.Get("Authorization") != "" {
+			if _, err := s.credentialOf(r); err != nil && err != errBadToken { // a bad key, or the store failing
+				writeError(w, r, s.log, familyOps, err)
+				return
+			}
 		}
 		// Each request builds a server and runs a tool, 8 to 15 times the
 		// cost of a plain GET: one client's are counted.
@@ -122,8 +138,9 @@ func hostOnly(hostport string) string {
 // inProcess is an http.RoundTripper that serves a request with s's router,
 // as if caller had sent it.
 type inProcess struct {
-	s      *Server
-	caller *http.Request
+	s          *Server
+	caller     *http.Request
+	authorized bool // the caller's Authorization names a key or the API token
 }
 
 func (t inProcess) RoundTrip(out *http.Request) (*http.Response, error) {
@@ -154,7 +171,11 @@ func (t inProcess) RoundTrip(out *http.Request) (*http.Response, error) {
 	in.RequestURI = out.URL.RequestURI()
 	in.Host = t.caller.Host
 	in.Proto, in.ProtoMajor, in.ProtoMinor = "HTTP/1.1", 1, 1
-	for _, h := range []string{"X-Forwarded-For", "X-Read-Key"} {
+	passed := []string{"X-Forwarded-For", "X-Read-Key"}
+	if t.authorized {
+		passed = append(passed, "Authorization")
+	}
+	for _, h := range passed {
 		if v := t.caller.Header.Values(h); len(v) > 0 {
 			in.Header[h] = v
 		}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,10 @@ type Client struct {
 	// ReadKey is sent as X-Read-Key, for a service run with --read-key
 	// (latest, otp and link need it).
 	ReadKey string
+	// Key is sent as Authorization: Bearer: a tenant's API key (tm_...),
+	// whose tenant the inboxes it makes belong to, or the operator's API
+	// token, the admin key (API.md "Tenants and keys"). Empty: none.
+	Key string
 	// Header is sent with every request, after the client's own headers.
 	Header http.Header
 	// MaxWait is the longest one request is held: a longer wait is a chain
@@ -334,10 +339,10 @@ type answer struct {
 
 // send makes one request, bounded by wait and RequestTimeout, and turns an
 // answer other than 2xx into an *Error (or ErrNotYet). Its errors never
-// show the inbox's token or the read key.
+// show the inbox's token, the read key or the key.
 func (c *Client) send(ctx context.Context, method, path string, query url.Values, body []byte, wait time.Duration) (*answer, error) {
 	a, err := c.exchange(ctx, method, path, query, body, wait)
-	return a, secretsOf(path, c.ReadKey).redact(err)
+	return a, secretsOf(path, c.ReadKey, c.Key).redact(err)
 }
 
 func (c *Client) exchange(ctx context.Context, method, path string, query url.Values, body []byte, wait time.Duration) (*answer, error) {
@@ -357,6 +362,9 @@ func (c *Client) exchange(ctx context.Context, method, path string, query url.Va
 	req.Header.Set("Accept", "application/json")
 	if c.ReadKey != "" {
 		req.Header.Set("X-Read-Key", c.ReadKey)
+	}
+	if c.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Key)
 	}
 	for k, vs := range c.Header {
 		req.Header[k] = vs
@@ -437,15 +445,17 @@ func decode(a *answer, out any) (json.RawMessage, error) {
 	return a.Body, nil
 }
 
-// errorOf reads the service's error: {"error": ...} in family C, or
+// errorOf reads the service's error: {"error": ...} in family C and the
+// admin's endpoints, {"detail": ...} in family A's 401 and 404, or
 // whatever a proxy in between answered, cut to one short line.
 func errorOf(resp *http.Response, body []byte) error {
 	var e struct {
-		Error string `json:"error"`
+		Error  string `json:"error"`
+		Detail string `json:"detail"`
 	}
 	msg := ""
-	if json.Unmarshal(body, &e) == nil && e.Error != "" {
-		msg = e.Error
+	if json.Unmarshal(body, &e) == nil && (e.Error != "" || e.Detail != "") {
+		msg = cmp.Or(e.Error, e.Detail)
 	} else {
 		msg = strings.Join(strings.FieldsFunc(string(body), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 		if len(msg) > 200 {

@@ -90,6 +90,8 @@ func TestErrorOf(t *testing.T) {
 			"too many requests are being held open; try again shortly", time.Second},
 		{"a proxy's page", resp(502, ""), "<html>\n<body>Bad\tGateway\x1b[31m</body></html>", false,
 			"<html> <body>Bad Gateway [31m</body></html>", 0},
+		{"family A's detail", resp(401, ""), `{"detail":"Invalid key: unknown, revoked or expired."}`, false,
+			"Invalid key: unknown, revoked or expired.", 0},
 		{"nothing said", resp(500, "soon"), "", false, "Internal Server Error", 0},
 		{"a long page", resp(502, ""), strings.Repeat("x", 1000), false, strings.Repeat("x", 200) + "…", 0},
 	} {
@@ -199,5 +201,30 @@ func TestRedirectsStayWithinTheOrigin(t *testing.T) {
 	}
 	if k1, k2, k3 := <-keys, <-keys, <-keys; k1 != "s3cret" || k2 != "s3cret" || k3 != "s3cret" {
 		t.Errorf("read keys %q %q %q", k1, k2, k3)
+	}
+}
+
+// TestTheKeyIsSentAsBearerAndNeverShown: Key goes in Authorization: Bearer,
+// and a server that echoes it in its error does not get it printed.
+func TestTheKeyIsSentAsBearerAndNeverShown(t *testing.T) {
+	t.Parallel()
+	const key = "tm_abcdefghijklmnopqrstuvwxyz234567"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		json.NewEncoder(w).Encode(map[string]string{"error": "no such key: " + r.Header.Get("Authorization")})
+	}))
+	defer srv.Close()
+	c, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Key = key
+	_, err = c.CreateInbox(context.Background(), "", "")
+	var e *Error
+	if !errors.As(err, &e) || e.Status != http.StatusUnauthorized || e.Message != "no such key: Bearer …" {
+		t.Errorf("%#v, want 401 with the key written out", err)
+	}
+	if err := c.RevokeKey(context.Background(), "78efd21e-9b23-4437-b0cc-283b6694e950"); err == nil || strings.Contains(err.Error(), key) {
+		t.Errorf("revoke: %v", err)
 	}
 }

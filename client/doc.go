@@ -1,6 +1,8 @@
 // Package client is a small Go client of tempmail's family C API (the token
 // API): make an inbox, list and read its messages, delete it, and wait for
-// a message, a one-time code or a link. `tempmail inbox`, `tempmail wait`
+// a message, a one-time code or a link (client.go, wait.go); with a
+// tenant's key (Client.Key) the inboxes it makes are its tenant's. The
+// admin makes tenants and keys and revokes keys (admin.go). `tempmail inbox`, `tempmail wait`
 // and the MCP tools (package mcpserver) are built on it, so that all of
 // them behave as the HTTP API documents (docs/API.md).
 //
@@ -10,8 +12,9 @@
 // message id) and Query.AfterTime count only what came later.
 //
 // It follows a redirect only within the service's origin: the token is in
-// the path and the read key in a header, and neither goes elsewhere, nor
-// into an error's text (CI logs are often public). What
+// the path and the read key and the key in headers, and none goes
+// elsewhere, nor into an error's text (CI logs are often public;
+// redact.go). What
 // it returns was written by senders (and by a server it may not trust):
 // Printable and PrintableJSON write out the characters a terminal would
 // act on or hide, for whoever prints it.

@@ -8,8 +8,8 @@ import (
 // A request's errors are printed, by the CLI into CI logs that are often
 // public, and Go's own quote the request: `Get "http://127.0.0.1:9/inboxes/
 // <token>/otp/?wait=2": dial tcp ...: connection refused`. The inbox's token
-// (in the path) and the read key (in a header, and in whatever a server
-// echoes) are written as "…" in every error the client returns.
+// (in the path), the read key and the key (in headers, and in whatever a
+// server echoes) are written as "…" in every error the client returns.
 
 // mask is what a secret is written as.
 const mask = "…"
@@ -18,8 +18,8 @@ const mask = "…"
 type secrets []string
 
 // secretsOf are the secrets of a request to path: the inbox's token, as
-// the path has it and as given, and the read key.
-func secretsOf(path, readKey string) secrets {
+// the path has it and as given, the read key and the key.
+func secretsOf(path, readKey, key string) secrets {
 	var s secrets
 	if rest, ok := strings.CutPrefix(path, "/inboxes/"); ok {
 		seg, _, _ := strings.Cut(rest, "/")
@@ -28,8 +28,10 @@ func secretsOf(path, readKey string) secrets {
 			s = append(s, raw)
 		}
 	}
-	if readKey != "" {
-		s = append(s, readKey)
+	for _, v := range []string{readKey, key} {
+		if v != "" {
+			s = append(s, v)
+		}
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -18,7 +19,8 @@ import (
 
 // The commands that talk to a running service, for shell scripts and AI
 // agents' hosts: `tempmail inbox new` and `inbox delete` (inbox.go),
-// `tempmail wait` (wait.go) and `tempmail mcp`.
+// `tempmail wait` (wait.go) and `tempmail mcp`; and the admin's, `tempmail
+// tenant` and `tempmail key` (admin.go).
 // They are clients of the HTTP API (package client), so they work against
 // any tempmail, local or remote. What they print of an answer (a code, a
 // link, a message, an error) was written by a sender or by the server:
@@ -32,8 +34,8 @@ const defaultServer = "http://127.0.0.1:8080"
 // clientFlags are the flags every client command takes, and --token for
 // those that take one.
 type clientFlags struct {
-	server, readKey, tok string
-	getenv               func(string) string
+	server, readKey, tok, key string
+	getenv                    func(string) string
 }
 
 func (f *clientFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -46,6 +48,16 @@ func (f *clientFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	// Its variable is read after parsing, not shown as the default: help
 	// must not print a secret.
 	fs.StringVar(&f.readKey, "read-key", "", "the service's --read-key, if it has one (env TEMPMAIL_READ_KEY)")
+	fs.StringVar(&f.key, "key", "", "a tenant's API key (tm_...), sent as Authorization: Bearer; inboxes made with it are\n"+
+		"its tenant's (env TEMPMAIL_KEY)")
+}
+
+// apiKey is --key, else TEMPMAIL_KEY.
+func (f *clientFlags) apiKey() string {
+	if k := strings.TrimSpace(f.key); k != "" {
+		return k
+	}
+	return strings.TrimSpace(f.getenv("TEMPMAIL_KEY"))
 }
 
 // registerToken registers --token. Its variable, TEMPMAIL_TOKEN, is read
@@ -72,7 +84,19 @@ func (f *clientFlags) client() (*client.Client, error) {
 	if c.ReadKey == "" {
 		c.ReadKey = f.getenv("TEMPMAIL_READ_KEY")
 	}
+	c.Key = f.apiKey()
 	return c, nil
+}
+
+// failure is what a command prints of a client's error: the service's or
+// the network's words (the client wrote its secrets out of them), and for
+// a key that is refused, which key.
+func (f *clientFlags) failure(err error) string {
+	var e *client.Error
+	if errors.As(err, &e) && e.Status == http.StatusUnauthorized && f.apiKey() != "" {
+		return "the key (--key or TEMPMAIL_KEY) was refused: " + client.Printable(err.Error())
+	}
+	return client.Printable(err.Error())
 }
 
 // parseClientFlags parses args; done says the command should end with
@@ -80,20 +104,29 @@ func (f *clientFlags) client() (*client.Client, error) {
 // help is: `tempmail wait -h | less`), or the flags are bad (said on
 // stderr).
 func parseClientFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (status int, done bool) {
+	if status, done := parseFlags(fs, args, stdout, stderr); done {
+		return status, true
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.SetOutput(stderr)
+		fs.Usage()
+		return 2, true
+	}
+	return 0, false
+}
+
+// parseFlags parses args up to the first argument that is not a flag, as
+// parseClientFlags does.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (status int, done bool) {
 	var said bytes.Buffer
 	fs.SetOutput(&said)
-	err := fs.Parse(args)
-	switch {
+	switch err := fs.Parse(args); {
 	case errors.Is(err, flag.ErrHelp):
 		stdout.Write(said.Bytes())
 		return 0, true
 	case err != nil:
 		stderr.Write(said.Bytes())
-		return 2, true
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.SetOutput(stderr)
-		fs.Usage()
 		return 2, true
 	}
 	return 0, false
@@ -111,11 +144,12 @@ func runMCP(args []string, getenv func(string) string, stdin io.ReadCloser, stdo
 	var cf clientFlags
 	cf.register(fs, getenv)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: tempmail mcp [--server URL] [--read-key K]\n\n"+
+		fmt.Fprint(fs.Output(), "usage: tempmail mcp [--server URL] [--read-key K] [--key K]\n\n"+
 			"Serves the MCP tools (create_inbox, list_messages, read_message, wait_for_message, get_code,\n"+
 			"get_link, delete_inbox) over stdin and stdout, calling the service at --server, or at\n"+
 			"$TEMPMAIL_SERVER: set it in the host's configuration where the host has a --server of its own\n"+
-			"(the MCP Inspector: inspector --cli -e TEMPMAIL_SERVER=URL tempmail mcp ...).\n\n")
+			"(the MCP Inspector: inspector --cli -e TEMPMAIL_SERVER=URL tempmail mcp ...). Every call carries\n"+
+			"--key (or $TEMPMAIL_KEY): the inboxes it makes are the key's tenant's, and it sees no other's.\n\n")
 		fs.PrintDefaults()
 	}
 	if status, done := parseClientFlags(fs, args, stdout, stderr); done {

@@ -11,8 +11,8 @@ import (
 )
 
 const (
-	inboxNewUsage    = "tempmail inbox new [--name N] [--domain D] [--json | --env] [--server URL] [--read-key K]"
-	inboxDeleteUsage = "tempmail inbox delete [--token T] [--server URL] [--read-key K]"
+	inboxNewUsage    = "tempmail inbox new [--name N] [--domain D] [--json | --env] [--server URL] [--read-key K] [--key K]"
+	inboxDeleteUsage = "tempmail inbox delete [--token T] [--server URL] [--read-key K] [--key K]"
 	inboxUsage       = "usage: " + inboxNewUsage + "\n       " + inboxDeleteUsage + "\n"
 )
 
@@ -47,7 +47,8 @@ func runInboxNew(args []string, getenv func(string) string, stdout, stderr io.Wr
 			"Makes an inbox on the service at --server and prints its address; with --json the service's\n"+
 			"answer, which has the token that tempmail wait needs; with --env two lines,\n"+
 			"TEMPMAIL_TOKEN=... and TEMPMAIL_ADDRESS=..., that a shell can eval and $GITHUB_ENV takes as they\n"+
-			"are: tempmail wait and tempmail inbox delete read TEMPMAIL_TOKEN.\n\n")
+			"are: tempmail wait and tempmail inbox delete read TEMPMAIL_TOKEN. Made with --key (or TEMPMAIL_KEY), the\n"+
+			"inbox is the key's tenant's, and counts against its quota.\n\n")
 		fs.PrintDefaults()
 	}
 	if status, done := parseClientFlags(fs, args, stdout, stderr); done {
@@ -66,7 +67,7 @@ func runInboxNew(args []string, getenv func(string) string, stdout, stderr io.Wr
 	defer stop()
 	in, err := c.CreateInbox(ctx, *name, *domain)
 	if err != nil {
-		fmt.Fprintf(stderr, "tempmail inbox new: %s\n", client.Printable(err.Error()))
+		fmt.Fprintf(stderr, "tempmail inbox new: %s\n", cf.failure(err))
 		return 2
 	}
 	switch {
@@ -142,7 +143,7 @@ func runInboxDelete(args []string, getenv func(string) string, stdout, stderr io
 	case errors.Is(err, client.ErrNoInbox):
 		fmt.Fprintln(stdout, "the inbox was already gone: no inbox has this token (deleted, expired, or never made)")
 	default:
-		fmt.Fprintf(stderr, "tempmail inbox delete: %s\n", client.Printable(err.Error()))
+		fmt.Fprintf(stderr, "tempmail inbox delete: %s\n", cf.failure(err))
 		return 2
 	}
 	return 0

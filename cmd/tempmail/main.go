@@ -33,11 +33,17 @@ commands:
   healthcheck  exit 0 if the service at --http-addr is ready, else 1
   version      print the version
 
-clients of a running service (--server, or TEMPMAIL_SERVER; --token, or TEMPMAIL_TOKEN):
+clients of a running service (--server, or TEMPMAIL_SERVER; --token, or TEMPMAIL_TOKEN; --key, or
+TEMPMAIL_KEY: a tenant's API key, whose tenant the inboxes it makes are):
   inbox new    make an inbox and print its address (or its JSON, or --env lines)
   inbox delete delete an inbox and its mail
   wait         wait for mail in an inbox and print its code, link or message
   mcp          serve the MCP tools for AI agents over stdin and stdout
+
+the admin's (--api-token, or TEMPMAIL_API_TOKEN; or --key with the admin scope):
+  tenant new   make a tenant, a team served apart from the others, and print its id
+  key new      make a key of a tenant, with its scopes, and print it (once)
+  key revoke   revoke a key: the service refuses it from then on
 
 Run 'tempmail <command> -h' (or 'tempmail help <command>') for the flags of a command.
 `
@@ -85,6 +91,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return runWait(rest, getenv, stdout, stderr)
 	case cmd == "mcp":
 		return runMCP(rest, getenv, os.Stdin, nopCloser{stdout}, stderr)
+	case cmd == "tenant":
+		return runTenant(rest, getenv, stdout, stderr)
+	case cmd == "key":
+		return runKey(rest, getenv, stdout, stderr)
 	case cmd == "serve" || cmd == "rebuild" || cmd == "healthcheck":
 	default:
 		fmt.Fprintf(stderr, "tempmail: unknown command %q\n\n%s", cmd, usage)

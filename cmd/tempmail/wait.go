@@ -35,7 +35,7 @@ func runWait(args []string, getenv func(string) string, stdout, stderr io.Writer
 	timeout := fs.Duration("timeout", time.Minute, "how long to wait; longer than 60s chains held requests; 0: look once")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: tempmail wait [--token T] [--otp | --link | --message] [--pattern RE] [--from S] [--subject S]\n"+
-			"                     [--after ID|TIME] [--timeout 60s] [--server URL] [--read-key K]\n\n"+
+			"                     [--after ID|TIME] [--timeout 60s] [--server URL] [--read-key K] [--key K]\n\n"+
 			"Prints the code, the link, or the message as JSON, and exits 0; what matches already counts, unless\n"+
 			"--after says to skip it. Nothing within --timeout: exits 1 with one line on stderr. Any other error\n"+
 			"exits 2.\n\n")
@@ -109,7 +109,7 @@ func runWait(args []string, getenv func(string) string, stdout, stderr io.Writer
 	case ctx.Err() != nil:
 		return fail("interrupted")
 	}
-	return fail("%s", client.Printable(err.Error()))
+	return fail("%s", cf.failure(err))
 }
 
 // parseAfter reads --after: a message id, or an RFC 3339 time (with or

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// adminToken is the service's API token, the admin key, in these tests.
+const adminToken = "test-admin-token-0123456789"
+
+func TestTenantsAndKeysFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.APIToken = adminToken
+	svc, base := startServiceWith(t, cfg)
+	admin := map[string]string{"TEMPMAIL_SERVER": base, "TEMPMAIL_API_TOKEN": adminToken}
+	var printed strings.Builder // every output but key new's, where no key may be
+	cli := func(env map[string]string, args ...string) (int, string, string) {
+		t.Helper()
+		status, out, errOut := runCLI(env, args...)
+		printed.WriteString(out + errOut)
+		return status, out, errOut
+	}
+	newKey := func(tenant, scopes string) (key, id string) {
+		t.Helper()
+		status, out, errOut := runCLI(nil, "key", "new", "--server", base, "--api-token", adminToken,
+			"--tenant", tenant, "--scopes", scopes, "--name", "pipeline", "--expires", "720h", "--json")
+		var k struct {
+			ID, Key  string
+			TenantID string `json:"tenant_id"`
+		}
+		if err := json.Unmarshal([]byte(out), &k); status != 0 || err != nil || !strings.HasPrefix(k.Key, "tm_") ||
+			k.TenantID != tenant || errOut != "" {
+			t.Fatalf("key new: %d %q %q", status, out, errOut)
+		}
+		return k.Key, k.ID
+	}
+
+	status, out, errOut := cli(admin, "tenant", "new", "ci", "--inboxes", "2")
+	tenantA := strings.TrimSpace(out)
+	if status != 0 || len(tenantA) != 36 || errOut != "" {
+		t.Fatalf("tenant new: %d %q %q", status, out, errOut)
+	}
+	status, out, errOut = cli(admin, "tenant", "new", "--json", "other")
+	var b struct{ ID, Name string }
+	if err := json.Unmarshal([]byte(out), &b); status != 0 || err != nil || b.Name != "other" {
+		t.Fatalf("tenant new --json: %d %q %q", status, out, errOut)
+	}
+	keyA, idA := newKey(tenantA, "inboxes")
+	keyB, _ := newKey(b.ID, "inboxes,read")
+	// The plain output is the key alone, for KEY=$(tempmail key new ...).
+	status, out, _ = runCLI(admin, "key", "new", "--tenant", tenantA, "--scopes", "read")
+	readA := strings.TrimSpace(out)
+	if status != 0 || !strings.HasPrefix(readA, "tm_") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("key new: %d %q", status, out)
+	}
+
+	// An inbox made with A's key is A's: it counts against A's quota of 2.
+	asA := map[string]string{"TEMPMAIL_SERVER": base, "TEMPMAIL_KEY": keyA}
+	status, out, errOut = cli(asA, "inbox", "new", "--json")
+	var in struct{ Token, Address string }
+	if err := json.Unmarshal([]byte(out), &in); status != 0 || err != nil {
+		t.Fatalf("inbox new with A's key: %d %q %q", status, out, errOut)
+	}
+	if status, _, errOut = cli(nil, "inbox", "new", "--server", base, "--key", keyA); status != 0 {
+		t.Fatalf("a second inbox: %d %q", status, errOut)
+	}
+	if status, _, errOut = cli(asA, "inbox", "new"); status != 2 || errOut != "tempmail inbox new: quota exceeded: inboxes 2 of 2 (HTTP 403)\n" {
+		t.Errorf("a third inbox: %d %q", status, errOut)
+	}
+	if status, _, errOut = cli(map[string]string{"TEMPMAIL_KEY": readA}, "inbox", "new", "--server", base); status != 2 ||
+		!strings.Contains(errOut, "this key has no inboxes scope (HTTP 403)") {
+		t.Errorf("inbox new with a read key: %d %q", status, errOut)
+	}
+
+	// A's key reads its mail; B's is told there is no such inbox (phase 1:
+	// with a key, another tenant's inbox is not found); the token alone
+	// is still the capability it always was.
+	mailTo(t, svc, in.Address, cliMail)
+	if status, out, errOut = cli(asA, "wait", "--token", in.Token, "--timeout", "20s"); status != 0 || out != "482913\n" {
+		t.Errorf("wait with A's key: %d %q %q", status, out, errOut)
+	}
+	if status, out, errOut = cli(nil, "wait", "--server", base, "--key", keyB, "--token", in.Token, "--timeout", "0s"); status != 2 ||
+		errOut != "tempmail wait: Inbox not found (HTTP 404)\n" {
+		t.Errorf("wait with B's key on A's inbox: %d %q %q", status, out, errOut)
+	}
+	if status, out, errOut = cli(nil, "inbox", "delete", "--server", base, "--key", keyB, "--token", in.Token); status != 0 ||
+		!strings.Contains(out, "already gone") {
+		t.Errorf("inbox delete with B's key on A's inbox: %d %q %q", status, out, errOut)
+	}
+	if status, out, errOut = cli(nil, "wait", "--server", base, "--token", in.Token, "--timeout", "0s"); status != 0 || out != "482913\n" {
+		t.Errorf("wait with the token alone: %d %q %q", status, out, errOut)
+	}
+
+	// A key without the admin scope makes no tenant; no credential at all
+	// is said before anything is sent.
+	if status, _, errOut = cli(asA, "tenant", "new", "x"); status != 2 ||
+		errOut != "tempmail tenant new: this key has no admin scope (HTTP 403)\n" {
+		t.Errorf("tenant new with A's key: %d %q", status, errOut)
+	}
+	if status, _, errOut = cli(map[string]string{"TEMPMAIL_SERVER": base}, "key", "revoke", idA); status != 2 ||
+		!strings.Contains(errOut, "--api-token (or TEMPMAIL_API_TOKEN) is required") {
+		t.Errorf("key revoke without a credential: %d %q", status, errOut)
+	}
+
+	// Revoked: refused at once, with a clear error and exit status 2.
+	if status, out, errOut = cli(admin, "key", "revoke", idA); status != 0 || errOut != "" {
+		t.Fatalf("key revoke: %d %q %q", status, out, errOut)
+	}
+	if status, out, errOut = cli(asA, "wait", "--token", in.Token, "--timeout", "0s"); status != 2 ||
+		errOut != "tempmail wait: the key (--key or TEMPMAIL_KEY) was refused: Invalid key: unknown, revoked or expired. (HTTP 401)\n" {
+		t.Errorf("wait with a revoked key: %d %q %q", status, out, errOut)
+	}
+	if status, _, errOut = cli(asA, "inbox", "new"); status != 2 || !strings.Contains(errOut, "was refused: Invalid key") {
+		t.Errorf("inbox new with a revoked key: %d %q", status, errOut)
+	}
+	if status, _, errOut = cli(admin, "key", "revoke", idA); status != 2 || !strings.Contains(errOut, "(HTTP 404)") {
+		t.Errorf("key revoke again: %d %q", status, errOut)
+	}
+
+	for _, key := range []string{keyA, keyB, readA, adminToken} {
+		if strings.Contains(printed.String(), key) {
+			t.Errorf("a key or the API token was printed by a command other than key new:\n%s", printed.String())
+		}
+	}
+}
+
+// TestAdminCommandsRefuseBadArguments: what cannot be sent is said on
+// stderr with exit status 2, before anything is sent.
+func TestAdminCommandsRefuseBadArguments(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"TEMPMAIL_SERVER": "http://127.0.0.1:1", "TEMPMAIL_API_TOKEN": adminToken}
+	const id = "6144e153-c3ac-4c57-bdb1-69d7b4c540cd"
+	for _, c := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"tenant"}, "usage: tempmail tenant new NAME"},
+		{[]string{"tenant", "new"}, "give the tenant's NAME, one argument (got 0)"},
+		{[]string{"tenant", "new", "a", "b"}, "give the tenant's NAME, one argument (got 2)"},
+		{[]string{"tenant", "new", "a", "--inboxes", "many"}, "invalid value \"many\" for flag -inboxes"},
+		{[]string{"key"}, "usage: tempmail key new --tenant ID"},
+		{[]string{"key", "new", "--scopes", "inboxes"}, "--tenant is required"},
+		{[]string{"key", "new", "--tenant", "ci", "--scopes", "inboxes"}, `--tenant "ci" is not a tenant's id`},
+		{[]string{"key", "new", "--tenant", id}, "--scopes is required"},
+		{[]string{"key", "new", "--tenant", id, "--scopes", "read", "--expires", "soon"}, `--expires "soon" is neither a duration`},
+		{[]string{"key", "new", "--tenant", id, "--scopes", "read", "--expires", "-1h"}, "--expires -1h is not in the future"},
+		{[]string{"key", "revoke"}, "give the key's ID, one argument"},
+		{[]string{"key", "revoke", "tm_notanid"}, "give the key's ID, one argument"},
+	} {
+		status, out, errOut := runCLI(env, c.args...)
+		if status != 2 || out != "" || !strings.Contains(errOut, c.stderr) || strings.Contains(errOut, "connection refused") {
+			t.Errorf("%v: %d %q %q, want 2 and %q", c.args, status, out, errOut, c.stderr)
+		}
+	}
+	for _, args := range [][]string{{"tenant", "new", "-h"}, {"key", "new", "--help"}, {"key", "revoke", "-h"}, {"help", "key"}, {"tenant", "help"}} {
+		status, out, errOut := runCLI(env, args...)
+		if status != 0 || !strings.Contains(out, "usage: tempmail") || errOut != "" || strings.Contains(out, adminToken) {
+			t.Errorf("%v: %d %q %q", args, status, out, errOut)
+		}
+	}
+}
+
+// TestMCPCommandPassesTheKeyOn: `tempmail mcp` (the built binary, as a
+// host starts it) with TEMPMAIL_KEY acts for the key's tenant: a read key
+// makes no inbox, an inboxes key makes its tenant's.
+func TestMCPCommandPassesTheKeyOn(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.APIToken = adminToken
+	_, base := startServiceWith(t, cfg)
+	admin := map[string]string{"TEMPMAIL_SERVER": base, "TEMPMAIL_API_TOKEN": adminToken}
+	_, out, _ := runCLI(admin, "tenant", "new", "agents", "--inboxes", "1")
+	tenant := strings.TrimSpace(out)
+	_, out, _ = runCLI(admin, "key", "new", "--tenant", tenant, "--scopes", "inboxes")
+	key := strings.TrimSpace(out)
+	_, out, _ = runCLI(admin, "key", "new", "--tenant", tenant, "--scopes", "read")
+	read := strings.TrimSpace(out)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	session := func(env ...string) *mcp.ClientSession {
+		cmd := exec.Command(binary, "mcp")
+		cmd.Env = append(os.Environ(), append([]string{"TEMPMAIL_SERVER=" + base}, env...)...)
+		s, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("connect: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	errorOf := func(s *mcp.ClientSession) string {
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "create_inbox", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.IsError {
+			return ""
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	if e := errorOf(session("TEMPMAIL_KEY=" + read)); !strings.Contains(e, "no inboxes scope") {
+		t.Errorf("create_inbox with a read key: %q", e)
+	}
+	withKey := session("TEMPMAIL_KEY=" + key)
+	if e := errorOf(withKey); e != "" {
+		t.Errorf("create_inbox with an inboxes key: %q", e)
+	}
+	// The tenant's quota of one is used: the inbox was the tenant's.
+	if e := errorOf(withKey); !strings.Contains(e, "quota exceeded: inboxes 1 of 1") || strings.Contains(e, key) {
+		t.Errorf("a second create_inbox: %q", e)
+	}
+	if e := errorOf(session()); e != "" {
+		t.Errorf("create_inbox without a key: %q", e)
+	}
+}
