@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"tempmail/service/servicetest"
 	"testing"
 	"time"
 
@@ -83,7 +84,7 @@ func TestTenantsAndKeysFromTheCommandLine(t *testing.T) {
 	// A's key reads its mail; B's is told there is no such inbox (phase 1:
 	// with a key, another tenant's inbox is not found); the token alone
 	// is still the capability it always was.
-	mailTo(t, svc, in.Address, cliMail)
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, cliMail)
 	if status, out, errOut = cli(asA, "wait", "--token", in.Token, "--timeout", "20s"); status != 0 || out != "482913\n" {
 		t.Errorf("wait with A's key: %d %q %q", status, out, errOut)
 	}
