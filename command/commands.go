@@ -35,6 +35,9 @@ type Commands struct {
 	Mail Mail
 	// Metrics counts the mail accepted and refused; nil: nothing.
 	Metrics *Metrics
+	// Turns, when set, has racing creations of one tenant's inboxes in
+	// this process take turns (turns.go); nil: they race.
+	Turns *Turns
 }
 
 // Mail is what shapes the delivery of received mail.

@@ -71,6 +71,13 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 			ev.ExpiresAt, ev.TTL = now.Add(spec.TTL), int64(spec.TTL/time.Second)
 		}
 		var acks []events.Ack
+		if spec.Tenant != "" {
+			release, err := c.Turns.take(ctx, spec.Tenant)
+			if err != nil {
+				return false, err
+			}
+			defer release() // until the views show it: the next turn counts it
+		}
 		if spec.Tenant == "" {
 			var ack events.Ack
 			ack, err = c.Store.CreateInbox(ctx, ev, a.LifecycleSeq)

@@ -284,7 +284,7 @@ func (s *Service) assemble(ctx context.Context, reg *prometheus.Registry, refine
 	// HTTP or by mail to a catch-all domain.
 	creates := fairshare.New(cfg.CreateRatePerClient)
 	s.Commands = &command.Commands{Store: s.Store, Views: s.Views.Reader, Hooks: s.Hooks, Disk: s.disk,
-		Names: tempmail.NewNames(cfg.ReservedNames), Log: s.log, Metrics: command.NewMetrics(reg),
+		Names: tempmail.NewNames(cfg.ReservedNames), Log: s.log, Metrics: command.NewMetrics(reg), Turns: command.NewTurns(),
 		Mail: command.Mail{MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Retention: cfg.MessageRetention,
 			PlusAddressing: cfg.PlusAddressing, CatchAll: cfg.CatchAllDomains, Creates: creates, Auth: auth}}
 	if refine != nil {
