@@ -14,8 +14,9 @@
 //
 //   - server.go: the Server and what it is given (Deps); routes.go: every
 //     route, and what every request goes through;
-//   - domains.go, inboxes.go, messages.go, content.go (raw sources,
-//     attachments, the HTML body): the resources;
+//   - domains.go (the list, the admin's additions, private domains),
+//     inboxes.go, messages.go, content.go (raw sources, attachments, the
+//     HTML body): the resources;
 //   - waiting.go (held requests), search.go (codes and links), streams.go
 //     (event streams): the two read paths below;
 //   - webhooks.go: outbound webhook subscriptions; inbound.go: the inbound

@@ -72,7 +72,7 @@ func TestAllowListsTheMethodsAPathServes(t *testing.T) {
 		{"/api/inboxes/create_inbox/", post, "GET"},
 		{"/api/inboxes/create_inbox", post, "DELETE"},
 		{"/api/create-temp-email/", post, "GET"},
-		{"/api/domains/", get, "POST"},
+		{"/api/domains/", "GET, HEAD, POST, OPTIONS", "DELETE"},
 		{"/api/inboxes/01a2078d-d682-79b3-ad9e-f71739d913ca/", "GET, HEAD, DELETE, OPTIONS", "POST"},
 		{"/api/webhooks/", "GET, HEAD, POST, OPTIONS", "DELETE"},
 		{"/api/mailstore/mailbox/someone/x.eml/", "GET, HEAD, POST, OPTIONS", "PUT"},

@@ -236,6 +236,10 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"POST", "/api/tenants/" + tenant + "/keys/", `{"name":"k","scopes":["read"]}`, 201},
 		{"POST", "/api/tenants/" + tenant + "/keys/", `{"name":"k","scopes":["root"]}`, 400},
 		{"GET", "/api/tenants/" + tenant + "/keys/", "", 200},
+		{"POST", "/api/domains/", `{"name":"tour.example","tenant_id":"` + tenant + `","catch_all":true}`, 201},
+		{"POST", "/api/domains/", `{"name":"tour.example"}`, 409},
+		{"POST", "/api/domains/", `{"name":"no dots"}`, 400},
+		{"POST", "/api/domains/", `{"name":"t.example","tenant_id":"` + none + `"}`, 404},
 		{"DELETE", "/api/keys/" + keyID + "/", "", 204},
 		{"DELETE", "/api/keys/" + keyID + "/", "", 404},
 		{"DELETE", "/api/tenants/" + tenant + "/", "", 204},
@@ -338,7 +342,8 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 				headers = append(headers, "Last-Event-ID", "last week")
 			}
 			if strings.HasPrefix(c.path, "/api/webhook") || strings.HasPrefix(c.path, "/api/inboxes/?") ||
-				strings.HasPrefix(c.path, "/api/tenants/") || strings.HasPrefix(c.path, "/api/keys/") {
+				strings.HasPrefix(c.path, "/api/tenants/") || strings.HasPrefix(c.path, "/api/keys/") ||
+				c.method == "POST" && c.path == "/api/domains/" {
 				headers = auth
 			}
 			if strings.HasPrefix(c.path, "/api/usage") || strings.HasPrefix(c.path, "/api/inboxes/?limit") {

@@ -22,8 +22,9 @@ func (s *Server) pageConfig(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := pageConfigBody{Domains: []string{}, InboxTTL: int64(s.cfg.TokenInboxTTL / time.Second), MaxNameLength: 64}
+	c := credentialFrom(r)
 	for _, d := range list {
-		if d.Active {
+		if d.Active && c.usable(d) {
 			out.Domains = append(out.Domains, d.Name)
 		}
 	}

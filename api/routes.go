@@ -70,6 +70,7 @@ func (s *Server) routes() chi.Router {
 		r.Post("/api/tenants/{tenant:"+uuidPattern+"}/keys", s.createKeyA)
 		r.Get("/api/tenants/{tenant:"+uuidPattern+"}/keys", s.listKeysA)
 		r.Delete("/api/keys/{key:"+uuidPattern+"}", s.revokeKeyA)
+		r.Post("/api/domains", s.addDomainA) // domains.go
 	})
 	r.Group(func(r chi.Router) {
 		r.Use(s.optionalToken)

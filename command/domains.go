@@ -12,7 +12,8 @@ import (
 
 // SyncDomains records the configured domains as events: a new name gets the
 // next free id, a known one keeps its id (and is reactivated if needed), and
-// a known active one missing from names is deactivated. Running it again
+// a known active one missing from names is deactivated, unless it was
+// added at runtime (AddDomain), which --domains does not know. Running it again
 // with the same names publishes nothing. Several nodes starting at once
 // race here; the domain list's expected sequence decides, and the loser
 // reads the list again.
@@ -59,9 +60,56 @@ func domainChanges(list []projections.Domain, names []string) []events.Payload {
 		}
 	}
 	for _, d := range list {
-		if d.Active && !slices.Contains(names, d.Name) {
+		if d.Active && !d.API && !slices.Contains(names, d.Name) {
 			out = append(out, &events.DomainDeactivated{ID: d.ID, Name: d.Name})
 		}
 	}
 	return out
+}
+
+// DomainSpec is a domain the admin adds at runtime; its name checked
+// already (lower-case A-labels).
+type DomainSpec struct {
+	Name     string
+	TenantID string // "": public; else private to that tenant
+	CatchAll bool
+}
+
+// AddDomain records a domain added at runtime and returns it as the views
+// now show it. Every node reads the domain list from the views, so the
+// domain receives mail everywhere once this returns. An active domain of
+// the name is a Conflict; a tenant that does not exist, NotFound. An
+// inactive one (dropped from --domains) is made active again under its id.
+func (c *Commands) AddDomain(ctx context.Context, spec DomainSpec) (projections.Domain, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	if spec.TenantID != "" {
+		if _, err := c.Views.Tenant(ctx, spec.TenantID); err != nil {
+			return projections.Domain{}, err
+		}
+	}
+	var added projections.Domain
+	err := again(ctx, 6, func(int) (bool, error) {
+		list, seq, err := c.Views.Domains(ctx)
+		if err != nil {
+			return false, err
+		}
+		ev := &events.DomainAdded{ID: 1, Name: spec.Name, API: true, TenantID: spec.TenantID, CatchAll: spec.CatchAll}
+		for _, d := range list {
+			ev.ID = max(ev.ID, d.ID+1)
+		}
+		if i := slices.IndexFunc(list, func(d projections.Domain) bool { return d.Name == spec.Name }); i >= 0 {
+			if list[i].Active {
+				return true, tempmail.Errorf(tempmail.Conflict, "domain %s exists already", spec.Name)
+			}
+			ev.ID = list[i].ID
+		}
+		ack, err := c.Store.AppendDomainEvent(ctx, ev, seq)
+		if tempmail.KindOf(err) == tempmail.Conflict {
+			return false, nil // the list changed meanwhile: read it again
+		}
+		added = projections.Domain{ID: ev.ID, Name: ev.Name, Active: true, API: true, TenantID: ev.TenantID, CatchAll: ev.CatchAll}
+		return true, c.applied(ctx, ack, err)
+	})
+	return added, err
 }

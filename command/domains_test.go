@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"tempmail"
+	"tempmail/command"
 	"tempmail/projections"
 	"tempmail/service"
 )
@@ -79,5 +81,41 @@ func TestSyncDomainsOfNodesStartingTogether(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, names) {
 		t.Errorf("domains %v, want each of %v once", list, names)
+	}
+}
+
+// TestSyncDomainsLeavesAddedDomainsAlone: a domain the admin added at
+// runtime is not in --domains, and a restart's SyncDomains keeps it
+// active, with its tenant and catch-all; adding a name that exists is a
+// Conflict.
+func TestSyncDomainsLeavesAddedDomainsAlone(t *testing.T) {
+	t.Parallel()
+	svc := start(t)
+	tn, err := svc.Commands.CreateTenant(t.Context(), command.TenantSpec{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added, err := svc.Commands.AddDomain(t.Context(), command.DomainSpec{Name: "added.test", TenantID: tn.ID, CatchAll: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := projections.Domain{ID: 2, Name: "added.test", Active: true, API: true, TenantID: tn.ID, CatchAll: true}
+	if added != want {
+		t.Errorf("added %v, want %v", added, want)
+	}
+	if err := svc.Commands.SyncDomains(t.Context(), []string{"tempmail.test"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := domains(t, svc); !slices.Equal(got, []projections.Domain{{ID: 1, Name: "tempmail.test", Active: true}, want}) {
+		t.Errorf("after a restart's sync: %v", got)
+	}
+	for _, name := range []string{"added.test", "tempmail.test"} {
+		if _, err := svc.Commands.AddDomain(t.Context(), command.DomainSpec{Name: name}); tempmail.KindOf(err) != tempmail.Conflict {
+			t.Errorf("adding %s again: %v", name, err)
+		}
+	}
+	_, err = svc.Commands.AddDomain(t.Context(), command.DomainSpec{Name: "x.test", TenantID: "4f1f6a4e-3a57-4b8e-9b2c-0c1d2e3f4a5b"})
+	if tempmail.KindOf(err) != tempmail.NotFound {
+		t.Errorf("a domain of no tenant: %v", err)
 	}
 }

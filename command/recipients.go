@@ -38,16 +38,8 @@ func (c *Commands) Recipient(ctx context.Context, addr string) (*projections.Inb
 		return nil, ErrNoMailbox
 	}
 	_, domain := tempmail.SplitAddress(addr)
-	domains, _, err := c.Views.Domains(ctx)
-	if err != nil {
+	if _, err := c.served(ctx, domain); err != nil {
 		return nil, err
-	}
-	served := false
-	for _, dom := range domains {
-		served = served || (dom.Active && dom.Name == domain)
-	}
-	if !served {
-		return nil, ErrNotServed
 	}
 	in, err := c.live(ctx, addr)
 	if errors.Is(err, ErrNoMailbox) && c.Mail.PlusAddressing {
@@ -62,6 +54,27 @@ func (c *Commands) Recipient(ctx context.Context, addr string) (*projections.Inb
 	return in, err
 }
 
+// served returns the active domain named domain, or ErrNotServed. A name
+// this process's views do not list is looked for again past their cache:
+// a domain added through another process (AddDomain) takes mail here as
+// soon as its addition returned.
+func (c *Commands) served(ctx context.Context, domain string) (projections.Domain, error) {
+	find := func(list []projections.Domain) int {
+		return slices.IndexFunc(list, func(d projections.Domain) bool { return d.Active && d.Name == domain })
+	}
+	list, _, err := c.Views.Domains(ctx)
+	if err == nil && find(list) < 0 {
+		list, err = c.Views.LatestDomains(ctx)
+	}
+	if err != nil {
+		return projections.Domain{}, err
+	}
+	if i := find(list); i >= 0 {
+		return list[i], nil
+	}
+	return projections.Domain{}, ErrNotServed
+}
+
 // live returns the live inbox that holds addr, or ErrNoMailbox.
 func (c *Commands) live(ctx context.Context, addr string) (*projections.Inbox, error) {
 	in, err := c.Views.InboxByAddress(ctx, addr)
@@ -72,13 +85,14 @@ func (c *Commands) live(ctx context.Context, addr string) (*projections.Inbox, e
 }
 
 // Accept returns the inbox that takes mail to addr from client: the live
-// inbox that has it, or on a catch-all domain one made now. It answers as
+// inbox that has it, or on a catch-all domain (--catch-all-domains, or one
+// added with catch_all) one made now, its domain's tenant's if private. It answers as
 // Recipient does, and also ErrTooManyInboxes when client has made its
 // share of inboxes (an invalid client, the operator's own, has no limit),
 // or an error of kind Full when the disk has no room for a new inbox.
 func (c *Commands) Accept(ctx context.Context, addr string, client netip.Addr) (*projections.Inbox, error) {
 	in, err := c.Recipient(ctx, addr)
-	if !errors.Is(err, ErrNoMailbox) || len(c.Mail.CatchAll) == 0 {
+	if !errors.Is(err, ErrNoMailbox) {
 		return in, err
 	}
 	norm, nerr := tempmail.NormalizeAddress(addr)
@@ -86,7 +100,12 @@ func (c *Commands) Accept(ctx context.Context, addr string, client netip.Addr) (
 		return nil, ErrNoMailbox
 	}
 	local, domain := tempmail.SplitAddress(norm)
-	if !slices.Contains(c.Mail.CatchAll, domain) {
+	dom, err := c.served(ctx, domain)
+	if err != nil {
+		return nil, err
+	}
+	// A domain added at runtime says itself whether it catches all.
+	if !dom.CatchAll && !slices.Contains(c.Mail.CatchAll, domain) {
 		return nil, ErrNoMailbox
 	}
 	if c.Mail.PlusAddressing {
@@ -101,16 +120,10 @@ func (c *Commands) Accept(ctx context.Context, addr string, client netip.Addr) (
 			return nil, ErrTooManyInboxes
 		}
 	}
-	domains, _, err := c.Views.Domains(ctx)
-	if err != nil {
-		return nil, err
-	}
-	i := slices.IndexFunc(domains, func(dom projections.Domain) bool { return dom.Active && dom.Name == domain })
-	if i < 0 {
-		return nil, ErrNotServed
-	}
+	// A private domain's catch-all inboxes are its tenant's, and count
+	// in its quota.
 	in, err = c.CreateInbox(ctx, Spec{Family: events.FamilyA, Local: local,
-		Domain: domains[i], TTL: CatchAllTTL})
+		Domain: dom, TTL: CatchAllTTL, Tenant: dom.TenantID})
 	if errors.Is(err, ErrTaken) {
 		// Another message to the same address made it first.
 		return c.Recipient(ctx, local+"@"+domain)

@@ -66,11 +66,21 @@ const (
 	tenantInboxRemoved = 1
 )
 
-// DomainAdded records a configured domain, active from now on. The id is
+// DomainAdded records a domain, active from now on: a configured one
+// (--domains), or one the admin added at runtime (API set). The id is
 // assigned once and never changes; re-adding an inactive domain reuses it.
+// The optional fields are left out when empty, so that the events written
+// before they existed read as they did: configured, public, not catch-all.
 type DomainAdded struct {
 	ID   int    `json:"id"`
 	Name string `json:"name"`
+	// API: added through POST /api/domains/, so that a restart's
+	// SyncDomains, which knows only --domains, leaves it alone.
+	API bool `json:"api,omitempty"`
+	// TenantID makes the domain private to that tenant.
+	TenantID string `json:"tenant_id,omitempty"`
+	// CatchAll: the first mail to an address makes its inbox.
+	CatchAll bool `json:"catch_all,omitempty"`
 }
 
 // DomainDeactivated records that a domain left the configuration.

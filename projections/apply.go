@@ -16,9 +16,9 @@ func (b *batch) apply(seq uint64, subject string, at time.Time, p events.Payload
 	t := b.tx(seq, subject, at)
 	switch ev := p.(type) {
 	case *events.DomainAdded:
-		return t.setDomain(ev.ID, ev.Name, true)
+		return t.setDomain(Domain{ID: ev.ID, Name: ev.Name, Active: true, API: ev.API, TenantID: ev.TenantID, CatchAll: ev.CatchAll})
 	case *events.DomainDeactivated:
-		return t.setDomain(ev.ID, ev.Name, false)
+		return t.setDomain(Domain{ID: ev.ID, Name: ev.Name})
 	case *events.InboxCreated:
 		return t.inboxCreated(ev)
 	case *events.InboxDeleted:
@@ -55,17 +55,25 @@ func (b *batch) apply(seq uint64, subject string, at time.Time, p events.Payload
 	return fmt.Errorf("projections: no view handles %s", p.EventType())
 }
 
-func (t *tx) setDomain(id int, name string, active bool) error {
+// setDomain records dom as the domain of its id is now: a DomainAdded sets
+// every field, a DomainDeactivated (dom inactive) only the name and
+// activity, so that a domain reactivated keeps nothing of its old self but
+// its id.
+func (t *tx) setDomain(dom Domain) error {
 	d, s, err := load[Domains](t, domainsKey)
 	if err != nil || t.applied(s) {
 		return err
 	}
-	i := slices.IndexFunc(d.List, func(x Domain) bool { return x.ID == id })
+	i := slices.IndexFunc(d.List, func(x Domain) bool { return x.ID == dom.ID })
 	if i < 0 {
-		d.List = append(d.List, Domain{ID: id})
+		d.List = append(d.List, Domain{ID: dom.ID})
 		i = len(d.List) - 1
 	}
-	d.List[i].Name, d.List[i].Active = name, active
+	if dom.Active {
+		d.List[i] = dom
+	} else {
+		d.List[i].Name, d.List[i].Active = dom.Name, false
+	}
 	slices.SortFunc(d.List, func(a, b Domain) int { return a.ID - b.ID })
 	t.save(s)
 	return nil

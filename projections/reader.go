@@ -136,6 +136,18 @@ func (r *Reader) Domains(ctx context.Context) ([]Domain, uint64, error) {
 	return d.List, d.Seq, err
 }
 
+// LatestDomains is Domains read from the bucket itself, past this
+// process's cache: a domain another process added is in it once that
+// addition returned, before this process's watcher sees it.
+func (r *Reader) LatestDomains(ctx context.Context) ([]Domain, error) {
+	var d Domains
+	_, err := r.getLatest(ctx, domainsKey, &d, "domain list")
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return nil, nil
+	}
+	return d.List, err
+}
+
 // Inbox returns an inbox by id.
 func (r *Reader) Inbox(ctx context.Context, id string) (*Inbox, error) {
 	var in Inbox

@@ -64,11 +64,14 @@ func (l *WebhookList) clone() record {
 	return &c
 }
 
-// Domain is one configured domain.
+// Domain is one domain, configured or added at runtime (DomainAdded).
 type Domain struct {
-	ID     int    `json:"id"`
-	Name   string `json:"name"`
-	Active bool   `json:"is_active"`
+	ID       int    `json:"id"`
+	Name     string `json:"name"`
+	Active   bool   `json:"is_active"`
+	API      bool   `json:"api,omitempty"`
+	TenantID string `json:"tenant_id,omitempty"`
+	CatchAll bool   `json:"catch_all,omitempty"`
 }
 
 // Domains is the whole domain list, in id order.

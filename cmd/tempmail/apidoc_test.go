@@ -21,6 +21,7 @@ var apiDocSessions = map[string]docSession{
 	"auth":      {flags: apiDocDomains},
 	"readkey":   {flags: append([]string{"--read-key", "s3cret"}, apiDocDomains...)},
 	"tenants":   {flags: apiDocDomains},
+	"domains":   {flags: append([]string{"--hostname", "mx.example.test"}, apiDocDomains...)},
 	"c":         {flags: apiDocDomains},
 	"wait":      {flags: apiDocDomains},
 	"events":    {flags: apiDocDomains},
