@@ -198,6 +198,9 @@ func (t *tx) inboxEnded(inboxID, kind string, as *staged) error {
 			if err := t.disownInbox(in.TenantID, in.ID); err != nil {
 				return err
 			}
+			if err := t.countMail(in.TenantID, t.at, 0, -in.Bytes); err != nil {
+				return err
+			}
 		}
 		t.remove(is)
 	}

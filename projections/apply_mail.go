@@ -57,6 +57,12 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 	in.Head = slices.Insert(in.Head, 0, Summary{ID: ev.MessageID, ReceivedAt: ev.ReceivedAt, Size: ev.Size,
 		ContentSeq: t.seq, Key: ev.Key, RawObject: ev.RawObject, Print: ev.Print})
 	in.Count++
+	if in.TenantID != "" {
+		in.Bytes += ev.Size
+		if err := t.countMail(in.TenantID, ev.ReceivedAt, 1, ev.Size); err != nil {
+			return err
+		}
+	}
 	if legacy(in.ID, ev.MessageID) {
 		ref, ms, err := load[MessageRef](t, messageRefKey(ev.MessageID))
 		if err != nil {
@@ -166,6 +172,12 @@ func (t *tx) compact(pg *Page) {
 // MailReceived and MarkedRead, and this event when it is its Deleted).
 func (t *tx) gone(in *Inbox, s *Summary, reason string) error {
 	in.Count--
+	if in.TenantID != "" {
+		in.Bytes = max(0, in.Bytes-s.Size)
+		if err := t.countMail(in.TenantID, t.at, 0, -s.Size); err != nil {
+			return err
+		}
+	}
 	t.mark(in, Mark{Seq: t.seq, Kind: ChangeDeleted, ID: s.ID, ContentSeq: s.ContentSeq})
 	f := events.ForgetMessage{ID: s.ID, InboxID: in.ID, Address: in.Address, Key: s.Key, RawObject: s.RawObject,
 		Seqs: []uint64{s.ContentSeq}, Retained: in.Family == events.FamilyB}

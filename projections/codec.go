@@ -101,9 +101,11 @@ func appendInbox(w []byte, in *Inbox) []byte {
 		w = binary.AppendUvarint(w, h.Seq)
 	}
 	// Last, so that an entry written before tenants (which ends here)
-	// reads as an inbox of none.
+	// reads as an inbox of none; its stored bytes after, which only a
+	// tenant's quota reads (one written before them reads as 0).
 	if in.TenantID != "" {
 		w = appendString(w, in.TenantID)
+		w = binary.AppendVarint(w, in.Bytes)
 	}
 	return w
 }
@@ -148,6 +150,9 @@ func readInbox(rd *reader, in *Inbox) {
 	}
 	if rd.err == nil && len(rd.b) > 0 {
 		in.TenantID = rd.string()
+	}
+	if rd.err == nil && len(rd.b) > 0 {
+		in.Bytes = rd.varint()
 	}
 }
 

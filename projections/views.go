@@ -117,6 +117,9 @@ type Inbox struct {
 
 	// TenantID is the tenant whose key made it; empty: made without one.
 	TenantID string `json:"tenant_id,omitempty"`
+	// Bytes is the sum of its messages' sizes, kept for a tenant's inbox
+	// alone: what its ending takes off its tenant's stored bytes.
+	Bytes int64 `json:"bytes,omitempty"`
 }
 
 // Latest is the id of the newest message, or "".
