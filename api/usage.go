@@ -121,13 +121,14 @@ type usageOf struct {
 }
 
 // usageA answers GET /api/usage/ for the key's tenant: its live inboxes
-// (its entry), its mail today and stored (projections.MailUsage).
+// (its entry), its mail today and stored and its inboxes' subscriptions
+// (projections.Usage).
 func (s *Server) usageA(w http.ResponseWriter, r *http.Request) {
 	t, err := s.keyTenant(r)
-	var mail projections.MailUsage
+	var use projections.Usage
 	now := time.Now()
 	if err == nil {
-		mail, err = s.views.TenantMailUsage(r.Context(), t.ID, now)
+		use, err = s.views.Usage(r.Context(), t.ID, now)
 	}
 	if err != nil {
 		writeError(w, r, s.log, familyA, err)
@@ -135,8 +136,8 @@ func (s *Server) usageA(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, usage{
 		Inboxes:       usageOf{Current: t.LiveInboxes(now), Limit: t.InboxLimit()},
-		MessagesToday: usageOf{Current: mail.MessagesToday, Limit: t.Quota.MessagesPerDay},
-		StorageBytes:  usageOf{Current: mail.StorageBytes, Limit: t.Quota.StorageBytes},
-		Webhooks:      usageOf{Limit: t.Quota.Webhooks},
+		MessagesToday: usageOf{Current: use.MessagesToday, Limit: t.Quota.MessagesPerDay},
+		StorageBytes:  usageOf{Current: use.StorageBytes, Limit: t.Quota.StorageBytes},
+		Webhooks:      usageOf{Current: use.Webhooks, Limit: t.Quota.Webhooks},
 	})
 }

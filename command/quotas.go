@@ -40,7 +40,7 @@ func (c *Commands) MailQuota(ctx context.Context, in *projections.Inbox) error {
 	if q.MessagesPerDay <= 0 && q.StorageBytes <= 0 {
 		return nil
 	}
-	u, err := c.Views.TenantMailUsage(ctx, t.ID, time.Now())
+	u, err := c.Views.Usage(ctx, t.ID, time.Now())
 	if err != nil {
 		return err
 	}
@@ -57,4 +57,29 @@ func (c *Commands) MailQuota(ctx context.Context, in *projections.Inbox) error {
 
 func overQuota(name string, current, limit int64, then string) string {
 	return fmt.Sprintf("quota exceeded: %s %d of %d, %s", name, current, limit, then)
+}
+
+// webhookQuota refuses a subscription to a tenant's inbox when the
+// subscriptions to its tenant's inboxes are at quota.webhooks (0:
+// unlimited), 403 as the inbox quota is. The count is the views', read:
+// subscriptions racing at the quota may pass it by those in flight.
+func (c *Commands) webhookQuota(ctx context.Context, in *projections.Inbox) error {
+	if in == nil || in.TenantID == "" {
+		return nil
+	}
+	t, err := c.Views.Tenant(ctx, in.TenantID)
+	if tempmail.KindOf(err) == tempmail.NotFound || err == nil && t.Quota.Webhooks <= 0 {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	u, err := c.Views.Usage(ctx, t.ID, time.Now())
+	if err != nil {
+		return err
+	}
+	if u.Webhooks >= t.Quota.Webhooks {
+		return tempmail.Errorf(tempmail.Forbidden, "quota exceeded: webhooks %d of %d", u.Webhooks, t.Quota.Webhooks)
+	}
+	return nil
 }

@@ -201,6 +201,9 @@ func (t *tx) inboxEnded(inboxID, kind string, as *staged) error {
 			if err := t.countMail(in.TenantID, t.at, 0, -in.Bytes); err != nil {
 				return err
 			}
+			if err := t.countWebhooks(in.TenantID, -int64(len(in.Webhooks))); err != nil {
+				return err
+			}
 		}
 		t.remove(is)
 	}

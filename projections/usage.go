@@ -9,12 +9,13 @@ import (
 )
 
 // A tenant's mail against its quota: the messages its inboxes stored
-// today (a UTC day) and the bytes they hold now. Like a tenant's
+// today (a UTC day), the bytes they hold now, and their subscriptions. Like a tenant's
 // inboxes (ti.), the counts are kept per partition, in the entry
 //
 //	tu.<tenantID>.<part>
 //
-// which the partition's worker writes as it applies its inboxes' mail,
+// which the partition's worker writes as it applies its inboxes' mail
+// and subscriptions,
 // so that no entry has two writers; a reader sums the partitions. The
 // day is the event's (MailReceived.ReceivedAt), so every node and every
 // rebuild count the same; a partition's day count rolls when a reader
@@ -28,6 +29,8 @@ type TenantUsage struct {
 	Day      string `json:"day"`
 	Messages int64  `json:"messages"`
 	Bytes    int64  `json:"bytes"`
+	// Webhooks counts the subscriptions to its inboxes.
+	Webhooks int64 `json:"webhooks,omitempty"`
 }
 
 func (u *TenantUsage) clone() record { c := *u; return &c }
@@ -37,17 +40,19 @@ func tenantUsageKey(id, part string) string { return "tu." + id + "." + part }
 // utcDay names the UTC day of at.
 func utcDay(at time.Time) string { return at.UTC().Format(time.DateOnly) }
 
-// MailUsage is a tenant's mail, summed over the partitions: the messages
-// stored on the UTC day of now and the bytes stored.
-type MailUsage struct {
+// Usage is a tenant's use, summed over the partitions: the messages
+// stored on the UTC day of now, the bytes stored, and the subscriptions
+// to its inboxes.
+type Usage struct {
 	MessagesToday int64
 	StorageBytes  int64
+	Webhooks      int64
 }
 
-// TenantMailUsage returns a tenant's mail usage at now, one get per
+// Usage returns a tenant's usage at now, one get per
 // partition.
-func (r *Reader) TenantMailUsage(ctx context.Context, tenantID string, now time.Time) (MailUsage, error) {
-	var u MailUsage
+func (r *Reader) Usage(ctx context.Context, tenantID string, now time.Time) (Usage, error) {
+	var u Usage
 	today := utcDay(now)
 	for _, part := range r.parts {
 		if part == events.SysPartition {
@@ -59,32 +64,24 @@ func (r *Reader) TenantMailUsage(ctx context.Context, tenantID string, now time.
 		case tempmail.KindOf(err) == tempmail.NotFound:
 			continue
 		case err != nil:
-			return MailUsage{}, err
+			return Usage{}, err
 		}
 		if p.Day == today {
 			u.MessagesToday += p.Messages
 		}
 		u.StorageBytes += p.Bytes
+		u.Webhooks += p.Webhooks
 	}
 	return u, nil
 }
 
 // countMail adds a message stored in a tenant's inbox at at to its
 // partition's usage (size bytes, negative for mail gone; messages when
-// it is not 0, to its day's). An event may count more than once (a
-// message in, the oldest evicted); what an earlier attempt at the batch
-// wrote, it does not count again: the entry is written before the inbox
-// (writeRank), which is what tells that the event was applied.
+// it is not 0, to its day's).
 func (t *tx) countMail(tenantID string, at time.Time, messages, size int64) error {
-	u, us, err := load[TenantUsage](t, tenantUsageKey(tenantID, events.PartitionOf(t.subject)))
-	if err != nil {
+	u, us, err := t.usage(tenantID)
+	if err != nil || u == nil {
 		return err
-	}
-	if t.applied(us) && !(us.changed && u.Seq == t.seq) {
-		return nil
-	}
-	if !live(us) {
-		*u = TenantUsage{Meta: *u.meta()}
 	}
 	if messages != 0 {
 		if day := utcDay(at); day != u.Day {
@@ -99,4 +96,35 @@ func (t *tx) countMail(tenantID string, at time.Time, messages, size int64) erro
 	u.Bytes = max(0, u.Bytes+size)
 	t.save(us)
 	return nil
+}
+
+// countWebhooks adds n subscriptions (negative: ended) to those of a
+// tenant's inboxes in the partition.
+func (t *tx) countWebhooks(tenantID string, n int64) error {
+	u, us, err := t.usage(tenantID)
+	if err != nil || u == nil {
+		return err
+	}
+	u.Webhooks = max(0, u.Webhooks+n)
+	t.save(us)
+	return nil
+}
+
+// usage loads a tenant's usage in the event's partition, or nil when
+// this event is counted in it already. An event may count more than once
+// (a message in, the oldest evicted); what an earlier attempt at the
+// batch wrote, it does not count again: the entry is written before the
+// inbox (writeRank), which is what tells that the event was applied.
+func (t *tx) usage(tenantID string) (*TenantUsage, *staged, error) {
+	u, us, err := load[TenantUsage](t, tenantUsageKey(tenantID, events.PartitionOf(t.subject)))
+	if err != nil {
+		return nil, nil, err
+	}
+	if t.applied(us) && !(us.changed && u.Seq == t.seq) {
+		return nil, nil, nil
+	}
+	if !live(us) {
+		*u = TenantUsage{Meta: *u.meta()}
+	}
+	return u, us, nil
 }

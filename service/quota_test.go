@@ -3,12 +3,15 @@ package service_test
 import (
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/textproto"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
 	"tempmail/eventually"
+	"tempmail/service"
 	"tempmail/service/servicetest"
 )
 
@@ -68,6 +71,19 @@ func TestMailPastATenantsQuotaIsDeferred(t *testing.T) {
 		t.Fatalf("after the quota was raised: %v", err)
 	}
 	eventually.True(t, "three messages counted today", func() bool { return usage()["messages_today"]["current"] == 3 })
+
+	// The counts are the views': a rebuild makes them again from the log.
+	before := usage()
+	cfg := svc.Config
+	servicetest.Stop(svc)
+	if _, err := service.Rebuild(t.Context(), cfg, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	svc = servicetest.Start(t, cfg)
+	base = servicetest.URL(svc)
+	if after := usage(); !reflect.DeepEqual(after, before) {
+		t.Errorf("usage after a rebuild: %v, before: %v", after, before)
+	}
 
 	// Storage: at its quota, mail waits until some is deleted.
 	stored := usage()["storage_bytes"]["current"]
