@@ -58,8 +58,7 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 		ContentSeq: t.seq, Key: ev.Key, RawObject: ev.RawObject, Print: ev.Print})
 	in.Count++
 	if in.TenantID != "" {
-		in.Bytes += ev.Size
-		if err := t.countMail(in.TenantID, ev.ReceivedAt, 1, ev.Size); err != nil {
+		if err := t.received(in, ev.ReceivedAt, ev.Size); err != nil {
 			return err
 		}
 	}
@@ -173,8 +172,7 @@ func (t *tx) compact(pg *Page) {
 func (t *tx) gone(in *Inbox, s *Summary, reason string) error {
 	in.Count--
 	if in.TenantID != "" {
-		in.Bytes = max(0, in.Bytes-s.Size)
-		if err := t.countMail(in.TenantID, t.at, 0, -s.Size); err != nil {
+		if err := t.dropped(in, s); err != nil {
 			return err
 		}
 	}

@@ -40,6 +40,33 @@ func tenantUsageKey(id, part string) string { return "tu." + id + "." + part }
 // utcDay names the UTC day of at.
 func utcDay(at time.Time) string { return at.UTC().Format(time.DateOnly) }
 
+// received counts a message of size bytes received at at into a tenant's
+// inbox and its tenant's usage.
+func (t *tx) received(in *Inbox, at time.Time, size int64) error {
+	day := utcDay(at)
+	switch {
+	case day > in.MailDay:
+		in.MailDay, in.MailToday = day, 1
+	case day == in.MailDay:
+		in.MailToday++
+	}
+	in.Bytes += size
+	return t.countMail(in.TenantID, day, 1, size)
+}
+
+// dropped counts a message of a tenant's inbox out, gone by this event.
+func (t *tx) dropped(in *Inbox, s *Summary) error {
+	day := utcDay(s.ReceivedAt)
+	if day == in.MailDay {
+		in.MailToday = max(0, in.MailToday-1)
+	}
+	if in.MailToday == 0 {
+		in.MailDay = "" // as a rebuild, which finds none of the day, leaves it
+	}
+	in.Bytes = max(0, in.Bytes-s.Size)
+	return t.countMail(in.TenantID, day, -1, -s.Size)
+}
+
 // Usage is a tenant's use, summed over the partitions: the messages
 // stored on the UTC day of now, the bytes stored, and the subscriptions
 // to its inboxes.
@@ -75,26 +102,27 @@ func (r *Reader) Usage(ctx context.Context, tenantID string, now time.Time) (Usa
 	return u, nil
 }
 
-// countMail adds a message stored in a tenant's inbox at at to its
-// partition's usage (size bytes, negative for mail gone; messages when
-// it is not 0, to its day's).
-func (t *tx) countMail(tenantID string, at time.Time, messages, size int64) error {
+// countMail adds messages received on day (negative: gone) and size
+// bytes to a tenant's usage in the event's partition. Messages of a day
+// past the entry's count against none; mail gone counts out of the
+// entry's day only if it came that day. A message gone stops counting
+// today too: the log forgets it, and the count is what a rebuild finds.
+func (t *tx) countMail(tenantID, day string, messages, size int64) error {
 	u, us, err := t.usage(tenantID)
 	if err != nil || u == nil {
 		return err
 	}
-	if messages != 0 {
-		if day := utcDay(at); day != u.Day {
-			if day < u.Day {
-				messages = 0 // a day past: it counts against none that is checked
-			} else {
-				u.Day, u.Messages = day, 0
-			}
-		}
-		u.Messages += messages
+	switch {
+	case messages > 0 && day > u.Day:
+		u.Day, u.Messages = day, messages
+	case day == u.Day:
+		u.Messages = max(0, u.Messages+messages)
+	}
+	if u.Messages == 0 {
+		u.Day = ""
 	}
 	u.Bytes = max(0, u.Bytes+size)
-	t.save(us)
+	t.keep(u, us)
 	return nil
 }
 
@@ -106,8 +134,18 @@ func (t *tx) countWebhooks(tenantID string, n int64) error {
 		return err
 	}
 	u.Webhooks = max(0, u.Webhooks+n)
-	t.save(us)
+	t.keep(u, us)
 	return nil
+}
+
+// keep saves a tenant's usage, or removes it when it counts nothing: a
+// rebuild, which replays none of what was deleted, finds no entry there.
+func (t *tx) keep(u *TenantUsage, us *staged) {
+	if u.Messages == 0 && u.Bytes == 0 && u.Webhooks == 0 {
+		t.remove(us)
+		return
+	}
+	t.save(us)
 }
 
 // usage loads a tenant's usage in the event's partition, or nil when
