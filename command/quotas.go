@@ -19,8 +19,8 @@ var ErrOverQuota = errors.New("tenant's mail quota exceeded")
 // MailQuota reports whether in may take one more message: an inbox of no
 // tenant always may; a tenant's may while the messages its tenant's
 // inboxes hold that came today (UTC; a message deleted stops counting, as
-// the log forgets it) are below quota.messages_per_day and its stored bytes below
-// quota.storage_bytes (0: unlimited). The counts are the views' (its
+// the log forgets it) are below quota.messages_per_day and the bytes they
+// hold below quota.storage_bytes (0: unlimited). The counts are the views' (its
 // inboxes' MailReceived and deletions, projected: every node reads the
 // same, a rebuild makes them again), read here, not claimed: deliveries
 // in flight when the count reaches the quota, at most one message for

@@ -8,19 +8,20 @@ import (
 	"tempmail/events"
 )
 
-// A tenant's mail against its quota: the messages its inboxes stored
-// today (a UTC day), the bytes they hold now, and their subscriptions. Like a tenant's
-// inboxes (ti.), the counts are kept per partition, in the entry
+// A tenant's use of its quotas beyond inboxes: the messages its inboxes
+// hold that came today (a UTC day), the bytes they hold, and the
+// subscriptions to them. Like a tenant's inboxes (ti.), the counts are
+// kept per partition, in the entry
 //
 //	tu.<tenantID>.<part>
 //
-// which the partition's worker writes as it applies its inboxes' mail
-// and subscriptions,
-// so that no entry has two writers; a reader sums the partitions. The
-// day is the event's (MailReceived.ReceivedAt), so every node and every
-// rebuild count the same; a partition's day count rolls when a reader
-// finds its Day past (nothing is written at midnight) or when its next
-// message comes.
+// which the partition's worker writes as it applies its inboxes' mail and
+// subscriptions, so that no entry has two writers; a reader sums the
+// partitions. The day is the message's (MailReceived.ReceivedAt), so
+// every node and every rebuild count the same; a partition's day count
+// rolls when a reader finds its Day past (nothing is written at midnight)
+// or when its next message comes. A message deleted stops counting, today
+// too: the log forgets it, and the counts are what a rebuild finds.
 
 // TenantUsage is one partition's share of a tenant's mail.
 type TenantUsage struct {
@@ -67,17 +68,16 @@ func (t *tx) dropped(in *Inbox, s *Summary) error {
 	return t.countMail(in.TenantID, day, -1, -s.Size)
 }
 
-// Usage is a tenant's use, summed over the partitions: the messages
-// stored on the UTC day of now, the bytes stored, and the subscriptions
-// to its inboxes.
+// Usage is a tenant's use, summed over the partitions: the messages its
+// inboxes hold that came on the UTC day of now, the bytes they hold, and
+// the subscriptions to them.
 type Usage struct {
 	MessagesToday int64
 	StorageBytes  int64
 	Webhooks      int64
 }
 
-// Usage returns a tenant's usage at now, one get per
-// partition.
+// Usage returns a tenant's usage at now, one get per partition.
 func (r *Reader) Usage(ctx context.Context, tenantID string, now time.Time) (Usage, error) {
 	var u Usage
 	today := utcDay(now)
@@ -104,9 +104,8 @@ func (r *Reader) Usage(ctx context.Context, tenantID string, now time.Time) (Usa
 
 // countMail adds messages received on day (negative: gone) and size
 // bytes to a tenant's usage in the event's partition. Messages of a day
-// past the entry's count against none; mail gone counts out of the
-// entry's day only if it came that day. A message gone stops counting
-// today too: the log forgets it, and the count is what a rebuild finds.
+// before the entry's count against none; mail gone counts out of the
+// entry's day only if it came that day.
 func (t *tx) countMail(tenantID, day string, messages, size int64) error {
 	u, us, err := t.usage(tenantID)
 	if err != nil || u == nil {
