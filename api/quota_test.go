@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -101,4 +102,50 @@ func TestAKeyListsItsTenantsInboxesAndUsage(t *testing.T) {
 	h.expect(h.do("GET", "/api/usage/", "", admin...), http.StatusBadRequest, "")
 	// The admin's lookup by address is the admin's still.
 	h.expect(h.do("GET", "/api/inboxes/?email="+made[0], "", as...), http.StatusForbidden, "")
+}
+
+// The subscriptions to a tenant's inboxes, in all, stop at its
+// quota.webhooks, 403 as the inbox quota answers; one deleted, or its
+// inbox ended, makes room again; the usage counts them.
+func TestSubscriptionsStopAtTheTenantsWebhookQuota(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, allowPrivate) // a target nothing listens on: no delivery is awaited
+	tenant := h.newTenant("hooked", `{"webhooks":2}`)
+	key, _ := h.newKey(tenant, `["inboxes","webhooks"]`)
+	as := []string{"Authorization", "Bearer " + key, "Content-Type", "application/json"}
+	var inboxes, tokens []string
+	for range 2 {
+		r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, as...)
+		if r.Status != http.StatusCreated {
+			t.Fatalf("create: %d %s", r.Status, r.Body)
+		}
+		inboxes = append(inboxes, r.JSON(t)["id"].(string))
+		tokens = append(tokens, r.JSON(t)["access_token"].(string))
+	}
+	// Family C's subscriptions of an inbox: the key's webhooks scope.
+	subscribe := func(inbox string) response {
+		token := tokens[slices.Index(inboxes, inbox)]
+		return h.do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"http://127.0.0.1:9/"}`, as...)
+	}
+	var subs []string
+	for _, in := range []string{inboxes[0], inboxes[1]} {
+		r := subscribe(in)
+		if r.Status != http.StatusCreated {
+			t.Fatalf("subscribe within the quota: %d %s", r.Status, r.Body)
+		}
+		subs = append(subs, r.JSON(t)["id"].(string))
+	}
+	h.expect(subscribe(inboxes[0]), http.StatusForbidden, `{"error":"quota exceeded: webhooks 2 of 2"}`)
+	h.expect(h.do("GET", "/api/usage/", "", as...), http.StatusOK,
+		`{"inboxes":{"current":2,"limit":5000},"messages_today":{"current":0,"limit":0},"storage_bytes":{"current":0,"limit":0},"webhooks":{"current":2,"limit":2}}`)
+
+	h.expect(h.do("DELETE", "/inboxes/"+tokens[0]+"/webhooks/"+subs[0]+"/", "", as...), http.StatusNoContent, "")
+	if r := subscribe(inboxes[0]); r.Status != http.StatusCreated {
+		t.Fatalf("subscribe after one was deleted: %d %s", r.Status, r.Body)
+	}
+	h.expect(h.do("DELETE", "/api/inboxes/"+inboxes[1]+"/", "", as...), http.StatusNoContent, "")
+	if r := subscribe(inboxes[0]); r.Status != http.StatusCreated {
+		t.Fatalf("subscribe after an inbox with one ended: %d %s", r.Status, r.Body)
+	}
+	h.expect(subscribe(inboxes[0]), http.StatusForbidden, `{"error":"quota exceeded: webhooks 2 of 2"}`)
 }

@@ -120,18 +120,24 @@ type usageOf struct {
 	Limit   int64 `json:"limit"`
 }
 
-// usageA answers GET /api/usage/ for the key's tenant. Only inboxes are
-// counted so far; the other counts are 0, with their quotas.
+// usageA answers GET /api/usage/ for the key's tenant: its live inboxes
+// (its entry), its mail today and stored and its inboxes' subscriptions
+// (projections.Usage).
 func (s *Server) usageA(w http.ResponseWriter, r *http.Request) {
 	t, err := s.keyTenant(r)
+	var use projections.Usage
+	now := time.Now()
+	if err == nil {
+		use, err = s.views.Usage(r.Context(), t.ID, now)
+	}
 	if err != nil {
 		writeError(w, r, s.log, familyA, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, usage{
-		Inboxes:       usageOf{Current: t.LiveInboxes(time.Now()), Limit: t.InboxLimit()},
-		MessagesToday: usageOf{Limit: t.Quota.MessagesPerDay},
-		StorageBytes:  usageOf{Limit: t.Quota.StorageBytes},
-		Webhooks:      usageOf{Limit: t.Quota.Webhooks},
+		Inboxes:       usageOf{Current: t.LiveInboxes(now), Limit: t.InboxLimit()},
+		MessagesToday: usageOf{Current: use.MessagesToday, Limit: t.Quota.MessagesPerDay},
+		StorageBytes:  usageOf{Current: use.StorageBytes, Limit: t.Quota.StorageBytes},
+		Webhooks:      usageOf{Current: use.Webhooks, Limit: t.Quota.Webhooks},
 	})
 }

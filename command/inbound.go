@@ -41,6 +41,15 @@ func (c *Commands) DeliverHandedOver(ctx context.Context, client string, to []st
 			c.Metrics.Reject(RejectNotServed)
 			continue
 		}
+		if err == nil {
+			// A recipient over its tenant's quota refuses the whole
+			// message (429), before any copy is stored: the caller tries
+			// it again whole, as an MTA would the one recipient.
+			err = c.MailQuota(ctx, in)
+		}
+		if errors.Is(err, ErrOverQuota) {
+			c.Metrics.Reject(RejectQuota)
+		}
 		if err != nil {
 			return Delivered{}, err
 		}

@@ -26,6 +26,7 @@ const (
 	RejectClientBytes = "client_bytes"
 	RejectDiskFull    = "disk_full"
 	RejectInvalid     = "invalid"
+	RejectQuota       = "tenant_quota"
 )
 
 // NewMetrics registers the delivery metrics with reg.

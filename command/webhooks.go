@@ -46,6 +46,9 @@ func (c *Commands) Subscribe(ctx context.Context, sub Subscription) (*projection
 		if len(in.Webhooks) >= projections.MaxInboxWebhooks {
 			return nil, errInboxCap
 		}
+		if err := c.webhookQuota(ctx, in); err != nil {
+			return nil, err
+		}
 		ev.InboxID, ev.Address, lifecycle = in.ID, in.Address, in.LifecycleSeq
 	} else if global, err := c.Views.Webhooks(ctx); err != nil {
 		return nil, err

@@ -257,6 +257,15 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	case err != nil:
 		return s.refuse(command.RejectUnavailable, errTempFail, fmt.Errorf("recipient check failed: %w", err))
 	}
+	if err := s.srv.c.MailQuota(ctx, in); err != nil {
+		if errors.Is(err, command.ErrOverQuota) {
+			// 452 4.2.2, mailbox full: the relay keeps the message and
+			// tries again (after midnight UTC, or once mail is deleted).
+			return s.refuse(command.RejectQuota, &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 2, 2},
+				Message: tempmail.Message(err, "quota exceeded")}, nil)
+		}
+		return s.refuse(command.RejectUnavailable, errTempFail, fmt.Errorf("quota check failed: %w", err))
+	}
 	for _, r := range s.rcpts {
 		if r.ID == in.ID {
 			return nil // the same inbox twice gets one copy

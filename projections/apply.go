@@ -206,6 +206,12 @@ func (t *tx) inboxEnded(inboxID, kind string, as *staged) error {
 			if err := t.disownInbox(in.TenantID, in.ID); err != nil {
 				return err
 			}
+			if err := t.countMail(in.TenantID, in.MailDay, -in.MailToday, -in.Bytes); err != nil {
+				return err
+			}
+			if err := t.countWebhooks(in.TenantID, -int64(len(in.Webhooks))); err != nil {
+				return err
+			}
 		}
 		t.remove(is)
 	}

@@ -57,6 +57,11 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 	in.Head = slices.Insert(in.Head, 0, Summary{ID: ev.MessageID, ReceivedAt: ev.ReceivedAt, Size: ev.Size,
 		ContentSeq: t.seq, Key: ev.Key, RawObject: ev.RawObject, Print: ev.Print})
 	in.Count++
+	if in.TenantID != "" {
+		if err := t.received(in, ev.ReceivedAt, ev.Size); err != nil {
+			return err
+		}
+	}
 	if legacy(in.ID, ev.MessageID) {
 		ref, ms, err := load[MessageRef](t, messageRefKey(ev.MessageID))
 		if err != nil {
@@ -166,6 +171,11 @@ func (t *tx) compact(pg *Page) {
 // MailReceived and MarkedRead, and this event when it is its Deleted).
 func (t *tx) gone(in *Inbox, s *Summary, reason string) error {
 	in.Count--
+	if in.TenantID != "" {
+		if err := t.dropped(in, s); err != nil {
+			return err
+		}
+	}
 	t.mark(in, Mark{Seq: t.seq, Kind: ChangeDeleted, ID: s.ID, ContentSeq: s.ContentSeq})
 	f := events.ForgetMessage{ID: s.ID, InboxID: in.ID, Address: in.Address, Key: s.Key, RawObject: s.RawObject,
 		Seqs: []uint64{s.ContentSeq}, Retained: in.Family == events.FamilyB}

@@ -66,6 +66,11 @@ func (t *tx) webhookCreated(ev *events.WebhookCreated) error {
 		return err
 	}
 	in.Webhooks = append(in.Webhooks, ref)
+	if in.TenantID != "" {
+		if err := t.countWebhooks(in.TenantID, 1); err != nil {
+			return err
+		}
+	}
 	t.save(is)
 	return nil
 }
@@ -76,6 +81,7 @@ func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
 	isIt := func(r WebhookRef) bool { return r.ID == ev.WebhookID }
 	var refs *[]WebhookRef
 	var index *staged
+	tenantID := ""
 	if ev.InboxID == "" {
 		l, ls, err := load[WebhookList](t, webhooksKey)
 		if err != nil {
@@ -88,7 +94,7 @@ func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
 			return err
 		}
 		if live(is) {
-			refs, index = &in.Webhooks, is
+			refs, index, tenantID = &in.Webhooks, is, in.TenantID
 		}
 	}
 	w, ws, err := load[Webhook](t, webhookKey(ev.WebhookID))
@@ -108,6 +114,11 @@ func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
 		t.forget.Seqs = append(t.forget.Seqs, w.Later...)
 	}
 	*refs = slices.Delete(*refs, i, i+1)
+	if tenantID != "" {
+		if err := t.countWebhooks(tenantID, -1); err != nil {
+			return err
+		}
+	}
 	t.remove(ws)
 	t.save(index)
 	return nil

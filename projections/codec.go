@@ -101,9 +101,14 @@ func appendInbox(w []byte, in *Inbox) []byte {
 		w = binary.AppendUvarint(w, h.Seq)
 	}
 	// Last, so that an entry written before tenants (which ends here)
-	// reads as an inbox of none.
+	// reads as an inbox of none; its stored bytes after, which only a
+	// tenant's quota reads, and its messages of the day (one written
+	// before them reads as 0).
 	if in.TenantID != "" {
 		w = appendString(w, in.TenantID)
+		w = binary.AppendVarint(w, in.Bytes)
+		w = appendString(w, in.MailDay)
+		w = binary.AppendVarint(w, in.MailToday)
 	}
 	return w
 }
@@ -148,6 +153,9 @@ func readInbox(rd *reader, in *Inbox) {
 	}
 	if rd.err == nil && len(rd.b) > 0 {
 		in.TenantID = rd.string()
+	}
+	if rd.err == nil && len(rd.b) > 0 {
+		in.Bytes, in.MailDay, in.MailToday = rd.varint(), rd.string(), rd.varint()
 	}
 }
 

@@ -21,6 +21,7 @@
 //	kh.<hash>            a live API key by its hash, what authentication reads
 //	ki.<keyID>           which tenant a key id names
 //	ti.<tenantID>.<part> a tenant's live inboxes in one partition
+//	tu.<tenantID>.<part> a tenant's usage in one partition: today's messages, stored bytes, subscriptions (usage.go)
 //	c.<partition>        the last stream sequence applied in a partition, and its counts
 //	f.<partition>        what the log is still to forget of what the partition let go
 //

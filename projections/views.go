@@ -120,6 +120,12 @@ type Inbox struct {
 
 	// TenantID is the tenant whose key made it; empty: made without one.
 	TenantID string `json:"tenant_id,omitempty"`
+	// Bytes is the sum of its messages' sizes, and MailToday how many of
+	// them came on MailDay (a UTC day, its newest message's): kept for a
+	// tenant's inbox alone, what its ending takes off its tenant's usage.
+	Bytes     int64  `json:"bytes,omitempty"`
+	MailDay   string `json:"mail_day,omitempty"`
+	MailToday int64  `json:"mail_today,omitempty"`
 }
 
 // Latest is the id of the newest message, or "".
