@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,4 +63,25 @@ func jsonInt(raw json.RawMessage) (int64, error) {
 		return 0, err
 	}
 	return strconv.ParseInt(n.String(), 10, 64)
+}
+
+// namesOf reads raw as a non-empty JSON array of names from allowed (at
+// most max of them; 0: no bound but the body's), each kept once, in the
+// order given: a subscription's events, a key's scopes. field and one name
+// them in errors ("events", "event").
+func namesOf(raw json.RawMessage, field, one string, allowed []string, max int) ([]string, error) {
+	var names []string
+	if err := json.Unmarshal(raw, &names); err != nil || len(names) == 0 || max > 0 && len(names) > max {
+		return nil, tempmail.Errorf(tempmail.Invalid, "%s must be a non-empty array of: %s", field, strings.Join(allowed, ", "))
+	}
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(allowed, n) {
+			return nil, tempmail.Errorf(tempmail.Invalid, "unknown %s %q: %s may be %s", one, tempmail.Excerpt(n, 64), field, strings.Join(allowed, ", "))
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }

@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -248,22 +247,7 @@ func (req *keyRequest) spec(now time.Time) (command.KeySpec, error) {
 
 // checkScopes checks a key's scopes: a non-empty array of the fixed set.
 func checkScopes(raw json.RawMessage) ([]string, error) {
-	allowed := command.Scopes()
-	bad := tempmail.Errorf(tempmail.Invalid, "scopes must be a non-empty array of: %s", strings.Join(allowed, ", "))
-	var scopes []string
-	if err := json.Unmarshal(raw, &scopes); err != nil || len(scopes) == 0 || len(scopes) > 16 {
-		return nil, bad
-	}
-	var out []string
-	for _, sc := range scopes {
-		if !slices.Contains(allowed, sc) {
-			return nil, tempmail.Errorf(tempmail.Invalid, "unknown scope %q: scopes may be %s", tempmail.Excerpt(sc, 32), strings.Join(allowed, ", "))
-		}
-		if !slices.Contains(out, sc) {
-			out = append(out, sc)
-		}
-	}
-	return out, nil
+	return namesOf(raw, "scopes", "scope", command.Scopes(), 16)
 }
 
 func (s *Server) createKeyA(w http.ResponseWriter, r *http.Request) {

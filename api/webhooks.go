@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -123,22 +122,7 @@ func hookKinds(raw json.RawMessage) ([]string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return []string{events.HookMessageReceived}, nil
 	}
-	var kinds []string
-	allowed := events.HookKinds()
-	bad := tempmail.Errorf(tempmail.Invalid, "events must be a non-empty array of: %s", strings.Join(allowed, ", "))
-	if err := json.Unmarshal(raw, &kinds); err != nil || len(kinds) == 0 {
-		return nil, bad
-	}
-	var out []string
-	for _, k := range kinds {
-		if !slices.Contains(allowed, k) {
-			return nil, tempmail.Errorf(tempmail.Invalid, "unknown event %q: events may be %s", tempmail.Excerpt(k, 64), strings.Join(allowed, ", "))
-		}
-		if !slices.Contains(out, k) {
-			out = append(out, k)
-		}
-	}
-	return out, nil
+	return namesOf(raw, "events", "event", events.HookKinds(), 0)
 }
 
 // subscribe records a subscription to in (nil: every inbox) and returns it
