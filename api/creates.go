@@ -5,8 +5,34 @@ import (
 	"strconv"
 	"time"
 
+	"tempmail"
+	"tempmail/command"
 	"tempmail/config"
 )
+
+// errKeyNeeded refuses a keyless client's inbox under --anonymous off.
+var errKeyNeeded = tempmail.Errorf(tempmail.Unauthorized,
+	"an API key is needed to make an inbox on this server: send Authorization: Bearer <key>")
+
+// inboxOwner returns the tenant a new inbox of r's belongs to: its key's;
+// for a keyless client, none, or the anonymous tenant while
+// --anonymous-quota is set, so that keyless clients share its quota;
+// for the API token, none (the operator's inboxes count against nothing).
+// Under --anonymous off a keyless client may make none.
+func (s *Server) inboxOwner(r *http.Request) (string, error) {
+	c := credentialFrom(r)
+	switch {
+	case c.key != nil:
+		return c.key.TenantID, nil
+	case c.admin:
+		return "", nil
+	case s.cfg.AnonymousOff:
+		return "", errKeyNeeded
+	case s.cfg.AnonymousQuota != nil:
+		return command.AnonymousTenant, nil
+	}
+	return "", nil
+}
 
 // limitCreates refuses a creation beyond the client's share: 429 with
 // Retry-After, in the family's shape.

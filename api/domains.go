@@ -131,10 +131,13 @@ func (s *Server) addDomainA(w http.ResponseWriter, r *http.Request) {
 		spec.CatchAll = req.CatchAll
 	}
 	if err == nil && req.TenantID != nil && *req.TenantID != "" {
-		if !validID(*req.TenantID) {
-			err = errNotFound
-		}
 		spec.TenantID = strings.ToLower(*req.TenantID)
+		switch {
+		case !validID(spec.TenantID):
+			err = errNotFound
+		case spec.TenantID == command.AnonymousTenant:
+			err = errAnonymousTenant
+		}
 	}
 	var d projections.Domain
 	if err == nil {

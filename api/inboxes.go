@@ -56,6 +56,11 @@ func (s *Server) inboxesByAddressA(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
+	owner, err := s.inboxOwner(r)
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
 	var body struct {
 		DomainID json.RawMessage `json:"domain_id"`
 		TTL      json.RawMessage `json:"ttl"`
@@ -90,7 +95,7 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyA, Random: 10, Domain: dom,
-		TTL: time.Duration(ttl) * time.Second, Tenant: credentialFrom(r).owner()})
+		TTL: time.Duration(ttl) * time.Second, Tenant: owner})
 	if err != nil {
 		writeError(w, r, s.log, familyA, err)
 		return
@@ -131,6 +136,11 @@ func (s *Server) deleteInboxA(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
+	owner, err := s.inboxOwner(r)
+	if err != nil {
+		writeError(w, r, s.log, familyB, err)
+		return
+	}
 	var body struct {
 		EmailName json.RawMessage `json:"email_name"`
 	}
@@ -149,7 +159,7 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyB, Local: name, Random: 12, Domain: dom,
-		Tenant: credentialFrom(r).owner()})
+		Tenant: owner})
 	if err != nil {
 		writeError(w, r, s.log, familyB, err)
 		return
@@ -222,6 +232,11 @@ func (s *Server) tokenInboxOf(r *http.Request) (*projections.Inbox, error) {
 // createTokenInbox makes a family C inbox: a random name on the default
 // domain, or the name and domain asked for (family B's rules for names).
 func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
+	owner, err := s.inboxOwner(r)
+	if err != nil {
+		writeError(w, r, s.log, familyC, err)
+		return
+	}
 	var body struct {
 		Name   json.RawMessage `json:"name"`
 		Domain string          `json:"domain"`
@@ -247,7 +262,7 @@ func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Random: 10,
-		Domain: dom, TTL: s.cfg.TokenInboxTTL, Tenant: credentialFrom(r).owner()})
+		Domain: dom, TTL: s.cfg.TokenInboxTTL, Tenant: owner})
 	if err != nil {
 		writeError(w, r, s.log, familyC, err)
 		return

@@ -7,8 +7,10 @@ import (
 
 // pageConfig is what the page (package web) needs to know of the service:
 // the domains an address may be made on, the first being the default, and
-// how long an address lives.
+// how long an address lives, and whether it may make one without a key
+// (--anonymous).
 type pageConfigBody struct {
+	Anonymous     bool     `json:"anonymous"`
 	Domains       []string `json:"domains"`
 	DefaultDomain string   `json:"default_domain"`
 	InboxTTL      int64    `json:"inbox_ttl"` // seconds
@@ -21,7 +23,7 @@ func (s *Server) pageConfig(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyOps, err)
 		return
 	}
-	out := pageConfigBody{Domains: []string{}, InboxTTL: int64(s.cfg.TokenInboxTTL / time.Second), MaxNameLength: 64}
+	out := pageConfigBody{Anonymous: !s.cfg.AnonymousOff, Domains: []string{}, InboxTTL: int64(s.cfg.TokenInboxTTL / time.Second), MaxNameLength: 64}
 	c := credentialFrom(r)
 	for _, d := range list {
 		if d.Active && c.usable(d) {

@@ -170,6 +170,21 @@ func tenantID(r *http.Request) (string, error) {
 	return strings.ToLower(id), nil
 }
 
+// errAnonymousTenant refuses the admin's changes to the anonymous tenant,
+// which --anonymous-quota alone sets.
+var errAnonymousTenant = tempmail.Errorf(tempmail.Conflict,
+	"the anonymous tenant is what clients without a key share: --anonymous-quota sets its quota, and it has no keys nor domains")
+
+// changeableTenantID is tenantID for a change the admin makes: never of
+// the anonymous tenant.
+func changeableTenantID(r *http.Request) (string, error) {
+	id, err := tenantID(r)
+	if err == nil && id == command.AnonymousTenant {
+		return "", errAnonymousTenant
+	}
+	return id, err
+}
+
 func (s *Server) getTenantA(w http.ResponseWriter, r *http.Request) {
 	id, err := tenantID(r)
 	var t *projections.Tenant
@@ -184,7 +199,7 @@ func (s *Server) changeTenantA(w http.ResponseWriter, r *http.Request) {
 	err := decodeBody(r, &req)
 	var id string
 	if err == nil {
-		id, err = tenantID(r)
+		id, err = changeableTenantID(r)
 	}
 	if err == nil {
 		_, err = req.spec(command.TenantSpec{Name: "x"}, false) // checked before any read
@@ -200,7 +215,7 @@ func (s *Server) changeTenantA(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) deleteTenantA(w http.ResponseWriter, r *http.Request) {
-	id, err := tenantID(r)
+	id, err := changeableTenantID(r)
 	if err == nil {
 		err = s.commands.DeleteTenant(r.Context(), id)
 	}
@@ -255,7 +270,7 @@ func (s *Server) createKeyA(w http.ResponseWriter, r *http.Request) {
 	err := decodeBody(r, &req)
 	var id string
 	if err == nil {
-		id, err = tenantID(r)
+		id, err = changeableTenantID(r)
 	}
 	var spec command.KeySpec
 	if err == nil {

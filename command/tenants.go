@@ -68,6 +68,39 @@ func newKey() string {
 	return KeyPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
 }
 
+// AnonymousTenant is the tenant of the inboxes that clients without a key
+// make while --anonymous-quota is set: they share its quota. It is made,
+// and its quota set, by SetAnonymousQuota, never by the admin's API.
+const AnonymousTenant = "00000000-0000-0000-0000-000000000000"
+
+// SetAnonymousQuota makes the anonymous tenant with quota q, or sets its
+// quota to q; when it has q already, it records nothing, so that every
+// node may call it at every start.
+func (c *Commands) SetAnonymousQuota(ctx context.Context, q events.Quota) error {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	return again(ctx, 10, func(int) (bool, error) {
+		tn, err := c.Views.Tenant(ctx, AnonymousTenant)
+		var p events.Payload
+		var seq uint64
+		switch {
+		case tempmail.KindOf(err) == tempmail.NotFound:
+			p = events.TenantCreated{TenantID: AnonymousTenant, Name: "anonymous", Quota: q, CreatedAt: time.Now().UTC()}
+		case err != nil:
+			return false, err
+		case tn.Quota == q:
+			return true, nil
+		default:
+			p, seq = events.TenantChanged{TenantID: AnonymousTenant, Name: tn.Name, Quota: q}, tn.Seq
+		}
+		ack, err := c.Store.AppendTenantEvent(ctx, p, seq)
+		if tempmail.KindOf(err) == tempmail.Conflict {
+			return false, nil // another node first, or views that lag it
+		}
+		return err == nil, c.applied(ctx, ack, err)
+	})
+}
+
 // TenantSpec is what a new tenant, or a change of one, asks for; checked
 // already.
 type TenantSpec struct {

@@ -43,6 +43,12 @@ type Config struct {
 	APIToken     string // family A token; empty: generated on first start and kept in DataDir
 	ReadKey      string // family C read key; empty: reads need no key
 	RequireToken bool   // every family A endpoint needs the token, not only the webhook
+	// AnonymousOff (--anonymous off) refuses inboxes to clients without a
+	// tenant's key or the API token.
+	AnonymousOff bool
+	// AnonymousQuota is what keyless clients share (--anonymous-quota);
+	// nil: no quota.
+	AnonymousQuota *Quota
 
 	MinInboxTTL      time.Duration
 	MaxInboxTTL      time.Duration
@@ -184,7 +190,7 @@ func usageOrder() []string {
 		"data-dir", "sync", "http-addr", "smtp-addr", "domains",
 		"nats-url", "nats-creds", "nats-tls-ca", "nats-tls-cert", "nats-tls-key",
 		"server-name", "cluster-name", "cluster-addr", "routes", "nats-listen",
-		"replicas", "api-token", "read-key", "require-token", "min-inbox-ttl",
+		"replicas", "api-token", "read-key", "require-token", "anonymous", "anonymous-quota", "min-inbox-ttl",
 		"max-inbox-ttl", "token-inbox-ttl", "message-retention", "max-message-bytes", "max-messages-per-inbox",
 		"smtp-max-conns", "smtp-max-conns-per-ip", "smtp-max-inflight-bytes", "smtp-bytes-per-client", "max-waiters",
 		"max-waiters-per-client", "max-stream-age", "create-rate-per-client", "trusted-proxies", "reserved-names",
@@ -355,4 +361,12 @@ func (c Config) check() error {
 		}
 	}
 	return c.checkNATS()
+}
+
+// Quota is a tenant's quota as a flag gives it; each 0 is unlimited.
+type Quota struct {
+	Inboxes        int64
+	MessagesPerDay int64
+	StorageBytes   int64
+	Webhooks       int64
 }

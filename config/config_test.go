@@ -376,3 +376,39 @@ func TestSMTPBytesPerClient(t *testing.T) {
 		t.Errorf("Rate %+v", r)
 	}
 }
+
+// --anonymous is on or off; --anonymous-quota names each quota once, a
+// size for storage, and no more live inboxes than a tenant may have.
+func TestAnonymousFlags(t *testing.T) {
+	t.Parallel()
+	c, err := Parse("serve", nil, env(nil), io.Discard)
+	if err != nil || c.AnonymousOff || c.AnonymousQuota != nil {
+		t.Fatalf("defaults: %+v %v", c.AnonymousQuota, err)
+	}
+	c, err = Parse("serve", []string{"--anonymous", "off", "--anonymous-quota", "inboxes=100, storage_bytes=1GiB,messages_per_day=5000"},
+		env(nil), io.Discard)
+	if want := (Quota{Inboxes: 100, StorageBytes: 1 << 30, MessagesPerDay: 5000}); err != nil || !c.AnonymousOff || c.AnonymousQuota == nil || *c.AnonymousQuota != want {
+		t.Fatalf("%+v %v", c.AnonymousQuota, err)
+	}
+	c, err = Parse("serve", nil, env(map[string]string{"TEMPMAIL_ANONYMOUS": "on", "TEMPMAIL_ANONYMOUS_QUOTA": "webhooks=3"}), io.Discard)
+	if err != nil || c.AnonymousOff || c.AnonymousQuota == nil || c.AnonymousQuota.Webhooks != 3 {
+		t.Fatalf("from the environment: %+v %v", c.AnonymousQuota, err)
+	}
+	for v, want := range map[string]string{
+		"inboxes=5001":          "inboxes must be from 0 (unlimited) to 5000",
+		"inboxes=1,inboxes=2":   "inboxes is given twice",
+		"mailboxes=3":           `"mailboxes=3" is not name=value`,
+		"storage_bytes=1gb":     "storage_bytes must be from 0",
+		"messages_per_day=-1":   "messages_per_day must be from 0",
+		"inboxes":               `"inboxes" is not name=value`,
+		"webhooks=100001":       "webhooks must be from 0 (unlimited) to 100000",
+		"inboxes=1,,webhooks=1": `"" is not name=value`,
+	} {
+		if _, err := Parse("serve", []string{"--anonymous-quota", v}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", v, err, want)
+		}
+	}
+	if _, err := Parse("serve", []string{"--anonymous", "maybe"}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "must be on or off") {
+		t.Errorf("--anonymous maybe: %v", err)
+	}
+}

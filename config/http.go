@@ -32,6 +32,22 @@ func httpOptions() []option {
 			c.RequireToken = b
 			return nil
 		}},
+		{"anonymous", "on", "whether clients without a key may make inboxes: on (anyone, as a public site), off (every create needs a tenant's key or the API token; the page asks for a key)", func(c *Config, v string) error {
+			switch v {
+			case "on", "true":
+				c.AnonymousOff = false
+			case "off", "false":
+				c.AnonymousOff = true
+			default:
+				return errors.New("must be on or off")
+			}
+			return nil
+		}},
+		{"anonymous-quota", "", "what clients without a key share, all together: inboxes=N,messages_per_day=N,storage_bytes=SIZE,webhooks=N (each optional, 0: unlimited; live inboxes at most 5000 while it is set); empty: no quota", func(c *Config, v string) error {
+			q, err := parseQuota(v)
+			c.AnonymousQuota = q
+			return err
+		}},
 		{"max-waiters", "10000", "long-polls and event streams held at once; beyond, 503; 0: unlimited", func(c *Config, v string) error {
 			return count(&c.MaxWaiters, v)
 		}},
@@ -133,4 +149,51 @@ func prefixes(v string) ([]netip.Prefix, error) {
 		out = append(out, p.Masked())
 	}
 	return out, nil
+}
+
+// maxAnonymousInboxes is the most live inboxes --anonymous-quota may give
+// keyless clients: they are counted as one tenant's are, and a tenant's
+// count is bounded so (projections.MaxTenantInboxes).
+const maxAnonymousInboxes = 5000
+
+// parseQuota reads --anonymous-quota: name=value pairs separated by commas,
+// each name once; storage_bytes takes a size. An empty value is no quota.
+func parseQuota(v string) (*Quota, error) {
+	if v == "" {
+		return nil, nil
+	}
+	q := &Quota{}
+	fields := map[string]struct {
+		dst *int64
+		max int64
+	}{
+		"inboxes":          {&q.Inboxes, maxAnonymousInboxes},
+		"messages_per_day": {&q.MessagesPerDay, 1_000_000_000},
+		"storage_bytes":    {&q.StorageBytes, 1 << 50},
+		"webhooks":         {&q.Webhooks, 100_000},
+	}
+	seen := map[string]bool{}
+	for _, pair := range strings.Split(v, ",") {
+		name, value, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		f, known := fields[name]
+		switch {
+		case !ok || !known:
+			return nil, fmt.Errorf("%q is not name=value with a name of inboxes, messages_per_day, storage_bytes or webhooks", pair)
+		case seen[name]:
+			return nil, fmt.Errorf("%s is given twice", name)
+		}
+		seen[name] = true
+		var n int64
+		var err error
+		if name == "storage_bytes" {
+			n, err = byteSize(value)
+		} else {
+			n, err = strconv.ParseInt(value, 10, 64)
+		}
+		if err != nil || n < 0 || n > f.max {
+			return nil, fmt.Errorf("%s must be from 0 (unlimited) to %d", name, f.max)
+		}
+		*f.dst = n
+	}
+	return q, nil
 }

@@ -293,7 +293,17 @@ func (s *Service) assemble(ctx context.Context, reg *prometheus.Registry, refine
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader,
 		Hooks: s.Hooks, Log: s.log, Metrics: reg, Probe: s.probe, Commands: s.Commands, Creates: creates,
 		Version: s.version})
-	return s.Commands.SyncDomains(ctx, cfg.Domains)
+	if err := s.Commands.SyncDomains(ctx, cfg.Domains); err != nil {
+		return err
+	}
+	if q := cfg.AnonymousQuota; q != nil {
+		err := s.Commands.SetAnonymousQuota(ctx, events.Quota{Inboxes: q.Inboxes, MessagesPerDay: q.MessagesPerDay,
+			StorageBytes: q.StorageBytes, Webhooks: q.Webhooks})
+		if err != nil {
+			return fmt.Errorf("record --anonymous-quota: %w", err)
+		}
+	}
+	return nil
 }
 
 // listen opens the listeners the configuration names, and serves on them.
