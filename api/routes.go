@@ -64,6 +64,7 @@ func (s *Server) routes() chi.Router {
 		// Tenants and their keys: the admin's (tenants.go).
 		r.Use(s.requireAdmin)
 		r.Post("/api/tenants", s.createTenantA)
+		r.Get("/api/tenants", s.listTenantsA)
 		r.Get("/api/tenants/{tenant:"+uuidPattern+"}", s.getTenantA)
 		r.Patch("/api/tenants/{tenant:"+uuidPattern+"}", s.changeTenantA)
 		r.Delete("/api/tenants/{tenant:"+uuidPattern+"}", s.deleteTenantA)

@@ -3,6 +3,8 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +28,7 @@ type tenantOut struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`
 	Quota     quotaOut  `json:"quota"`
+	Domains   []string  `json:"domains"` // its private domains' names
 	CreatedAt wire.Time `json:"created_at"`
 }
 
@@ -47,8 +50,16 @@ type keyOut struct {
 	Key       string     `json:"key,omitempty"`
 }
 
-func tenantOutOf(t *projections.Tenant) tenantOut {
-	return tenantOut{ID: t.ID, Name: t.Name, Quota: quotaOut(t.Quota), CreatedAt: wire.Time(t.CreatedAt)}
+// tenantOutOf shows t, with the names of its private domains of those in
+// domains (the views' list).
+func tenantOutOf(t *projections.Tenant, domains []projections.Domain) tenantOut {
+	out := tenantOut{ID: t.ID, Name: t.Name, Quota: quotaOut(t.Quota), Domains: []string{}, CreatedAt: wire.Time(t.CreatedAt)}
+	for _, d := range domains {
+		if d.Active && d.TenantID == t.ID {
+			out.Domains = append(out.Domains, d.Name)
+		}
+	}
+	return out
 }
 
 func keyOutOf(k *projections.KeyInfo) keyOut {
@@ -128,10 +139,37 @@ type tenantRequest struct {
 	Domains json.RawMessage `json:"domains"`
 }
 
+// maxTenantDomains bounds the domains a tenant is made with; more are
+// added one at a time (POST /api/domains/).
+const maxTenantDomains = 16
+
+// domains checks the domains a new tenant is to have, as its private
+// domains: each a domain name (checkDomainName), each once.
+func (req *tenantRequest) domains() ([]string, error) {
+	if len(req.Domains) == 0 || string(req.Domains) == "null" {
+		return nil, nil
+	}
+	var names []string
+	if err := json.Unmarshal(req.Domains, &names); err != nil || len(names) > maxTenantDomains {
+		return nil, tempmail.Errorf(tempmail.Invalid, "domains must be an array of at most %d domain names", maxTenantDomains)
+	}
+	for i, name := range names {
+		checked, err := checkDomainName(name)
+		if err != nil {
+			return nil, tempmail.Errorf(tempmail.Invalid, "domains[%d] must be a domain name, such as mail.example.com", i)
+		}
+		if slices.Contains(names[:i], checked) {
+			return nil, tempmail.Errorf(tempmail.Invalid, "domains names %s twice; give each once", checked)
+		}
+		names[i] = checked
+	}
+	return names, nil
+}
+
 // spec checks req over what a tenant is now (a new one: nothing).
 func (req *tenantRequest) spec(now command.TenantSpec, creating bool) (command.TenantSpec, error) {
-	if len(req.Domains) > 0 && string(req.Domains) != "null" && string(req.Domains) != "[]" {
-		return now, tempmail.Errorf(tempmail.Invalid, "domains of a tenant are not supported yet")
+	if !creating && len(req.Domains) > 0 && string(req.Domains) != "null" {
+		return now, tempmail.Errorf(tempmail.Invalid, "domains are given when a tenant is made; add one later with POST /api/domains/")
 	}
 	if req.Name != nil {
 		now.Name = *req.Name
@@ -153,11 +191,42 @@ func (s *Server) createTenantA(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		spec, err = req.spec(command.TenantSpec{}, true)
 	}
+	if err == nil {
+		spec.Domains, err = req.domains()
+	}
 	var t *projections.Tenant
 	if err == nil {
 		t, err = s.commands.CreateTenant(r.Context(), spec)
 	}
 	s.answerTenant(w, r, http.StatusCreated, t, err)
+}
+
+// listTenantsA lists the tenants, oldest first, paged as every family A
+// list is; name= keeps those of that name (names need not be unique).
+func (s *Server) listTenantsA(w http.ResponseWriter, r *http.Request) {
+	q, err := listQuery(r)
+	name := r.URL.Query().Get("name")
+	if err == nil && len(name) > maxNameBytes {
+		err = tempmail.Errorf(tempmail.Invalid, "name must be at most %d bytes", maxNameBytes)
+	}
+	var list []*projections.Tenant
+	if err == nil {
+		list, err = s.views.Tenants(r.Context())
+	}
+	var domains []projections.Domain
+	if err == nil {
+		domains, _, err = s.views.Domains(r.Context())
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
+	}
+	if name != "" {
+		list = slices.DeleteFunc(list, func(t *projections.Tenant) bool { return t.Name != name })
+	}
+	w.Header().Set("X-Total-Count", strconv.Itoa(len(list)))
+	list = list[min(q.Offset, len(list)):]
+	writePage(w, min(q.Limit, len(list)), func(i int) any { return tenantOutOf(list[i], domains) })
 }
 
 // tenantID resolves the {tenant} path parameter: a malformed one is no
@@ -227,11 +296,15 @@ func (s *Server) deleteTenantA(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) answerTenant(w http.ResponseWriter, r *http.Request, status int, t *projections.Tenant, err error) {
+	var domains []projections.Domain
+	if err == nil {
+		domains, _, err = s.views.Domains(r.Context())
+	}
 	if err != nil {
 		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
 		return
 	}
-	writeJSON(w, status, tenantOutOf(t))
+	writeJSON(w, status, tenantOutOf(t, domains))
 }
 
 // keyRequest is the body of POST /api/tenants/{tenant}/keys/.

@@ -1,6 +1,8 @@
 package api_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -116,7 +118,15 @@ func TestTenantsEndpointsRefuseHostileInputs(t *testing.T) {
 		{"a huge quota", "POST", "/api/tenants/", `{"name":"x","quota":{"inboxes":99999999999}}`, admin, http.StatusBadRequest},
 		{"a quota beyond int64", "POST", "/api/tenants/", `{"name":"x","quota":{"storage_bytes":1e300}}`, admin, http.StatusBadRequest},
 		{"a fractional quota", "POST", "/api/tenants/", `{"name":"x","quota":{"webhooks":1.5}}`, admin, http.StatusBadRequest},
-		{"domains", "POST", "/api/tenants/", `{"name":"x","domains":["a.test"]}`, admin, http.StatusBadRequest},
+		{"domains not an array", "POST", "/api/tenants/", `{"name":"x","domains":"a.test"}`, admin, http.StatusBadRequest},
+		{"a domain not a name", "POST", "/api/tenants/", `{"name":"x","domains":["a..test"]}`, admin, http.StatusBadRequest},
+		{"a domain twice", "POST", "/api/tenants/", `{"name":"x","domains":["a.test","A.test"]}`, admin, http.StatusBadRequest},
+		{"too many domains", "POST", "/api/tenants/", `{"name":"x","domains":["` + strings.Repeat(`a.test","`, 16) + `b.test"]}`, admin, http.StatusBadRequest},
+		{"domains in a patch", "PATCH", "/api/tenants/" + id + "/", `{"domains":["a.test"]}`, admin, http.StatusBadRequest},
+		{"a domain that exists", "POST", "/api/tenants/", `{"name":"x","domains":["other.test"]}`, admin, http.StatusConflict},
+		{"a long name filter", "GET", "/api/tenants/?name=" + strings.Repeat("n", 65), "", admin, http.StatusBadRequest},
+		{"a list by a key", "GET", "/api/tenants/", "", []string{"Authorization", "Bearer tm_" + strings.Repeat("c", 32)}, http.StatusUnauthorized},
+		{"a list without credentials", "GET", "/api/tenants/", "", nil, http.StatusUnauthorized},
 		{"a patch with a long name", "PATCH", "/api/tenants/" + id + "/", `{"name":"` + strings.Repeat("n", 65) + `"}`, admin, http.StatusBadRequest},
 		{"an unknown tenant", "GET", "/api/tenants/00000000-0000-4000-8000-000000000000/", "", admin, http.StatusNotFound},
 		{"a malformed tenant id", "GET", "/api/tenants/abc/", "", admin, http.StatusNotFound},
@@ -175,5 +185,59 @@ func TestARebuildKeepsTenantsKeysAndOwnership(t *testing.T) {
 	r = h.do("GET", "/api/tenants/"+tenantA+"/", "", admin...)
 	if r.Status != http.StatusOK || r.JSON(t)["quota"].(map[string]any)["inboxes"] != 7.0 {
 		t.Errorf("the tenant after the rebuild: %d %s", r.Status, r.Body)
+	}
+}
+
+// The admin lists the tenants, oldest first, paged and by name; a tenant
+// made with domains has them, private, and loses them when deleted.
+func TestTheAdminListsTenantsAndGivesThemDomains(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	first := h.newTenant("first", "")
+	r := h.do("POST", "/api/tenants/", `{"name":"second","domains":["Mail.Second.test","xn--bcher-kva.test"]}`, admin...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create with domains: %d %s", r.Status, r.Body)
+	}
+	second := r.JSON(t)
+	if fmt.Sprint(second["domains"]) != "[mail.second.test xn--bcher-kva.test]" {
+		t.Errorf("its domains: %v", second["domains"])
+	}
+	third := h.newTenant("first", "") // names need not be unique
+
+	r = h.do("GET", "/api/tenants/", "", admin...)
+	var list []struct {
+		ID, Name string
+		Domains  []string
+	}
+	if err := json.Unmarshal(r.Body, &list); err != nil || r.Status != http.StatusOK || r.Header.Get("X-Total-Count") != "3" ||
+		len(list) != 3 || list[0].ID != first || list[1].ID != second["id"] || list[2].ID != third || len(list[0].Domains) != 0 {
+		t.Fatalf("the list: %d %s %v", r.Status, r.Body, r.Header.Get("X-Total-Count"))
+	}
+	r = h.do("GET", "/api/tenants/?name=first&limit=1&offset=1", "", admin...)
+	if err := json.Unmarshal(r.Body, &list); err != nil || r.Header.Get("X-Total-Count") != "2" || len(list) != 1 || list[0].ID != third {
+		t.Errorf("by name, paged: %s %v", r.Body, r.Header.Get("X-Total-Count"))
+	}
+
+	// Its domain is its own: its key makes inboxes there, another's does not.
+	key, _ := h.newKey(second["id"].(string), `["inboxes"]`)
+	if r := h.do("POST", "/inboxes/", `{"domain":"mail.second.test"}`, "Authorization", "Bearer "+key); r.Status != http.StatusCreated {
+		t.Errorf("on its domain: %d %s", r.Status, r.Body)
+	}
+	other, _ := h.newKey(first, `["inboxes"]`)
+	h.expect(h.do("POST", "/inboxes/", `{"domain":"mail.second.test"}`, "Authorization", "Bearer "+other), http.StatusBadRequest,
+		`{"error":"Domain not found or inactive"}`)
+
+	// Deleted, the tenant takes its domains with it.
+	h.expect(h.do("DELETE", "/api/tenants/"+second["id"].(string)+"/", "", admin...), http.StatusNoContent, "")
+	if r := h.do("GET", "/api/domains/", "", admin...); strings.Contains(string(r.Body), "second.test") {
+		t.Errorf("its domains after it was deleted: %s", r.Body)
+	}
+	r = h.do("GET", "/api/tenants/", "", admin...)
+	if err := json.Unmarshal(r.Body, &list); err != nil || len(list) != 2 || r.Header.Get("X-Total-Count") != "2" {
+		t.Errorf("the list after a deletion: %s", r.Body)
+	}
+	// The name is free again, for a domain of anyone's.
+	if r := h.do("POST", "/api/domains/", `{"name":"mail.second.test"}`, admin...); r.Status != http.StatusCreated {
+		t.Errorf("the name again: %d %s", r.Status, r.Body)
 	}
 }

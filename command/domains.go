@@ -113,3 +113,28 @@ func (c *Commands) AddDomain(ctx context.Context, spec DomainSpec) (projections.
 	})
 	return added, err
 }
+
+// dropDomainsOf deactivates a deleted tenant's private domains: mail to
+// them is refused (550) from then on, as to any domain not served.
+func (c *Commands) dropDomainsOf(ctx context.Context, tenantID string) error {
+	return again(ctx, 6, func(int) (bool, error) {
+		list, seq, err := c.Views.Domains(ctx)
+		if err != nil {
+			return false, err
+		}
+		var ack events.Ack
+		for _, d := range list {
+			if !d.Active || d.TenantID != tenantID {
+				continue
+			}
+			if ack, err = c.Store.AppendDomainEvent(ctx, &events.DomainDeactivated{ID: d.ID, Name: d.Name}, seq); err != nil {
+				break
+			}
+			seq = ack.Seq
+		}
+		if tempmail.KindOf(err) == tempmail.Conflict {
+			return false, nil // the list changed meanwhile: read it again
+		}
+		return true, c.applied(ctx, ack, err)
+	})
+}

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/hex"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -106,6 +108,9 @@ func (c *Commands) SetAnonymousQuota(ctx context.Context, q events.Quota) error 
 type TenantSpec struct {
 	Name  string
 	Quota events.Quota
+	// Domains are a new tenant's private domains (lower-case A-labels),
+	// each added as AddDomain adds one.
+	Domains []string
 }
 
 // CreateTenant records a new tenant and returns it as the views now show it.
@@ -117,10 +122,29 @@ func (c *Commands) CreateTenant(ctx context.Context, spec TenantSpec) (*projecti
 		return nil, err
 	}
 	defer release()
+	if len(spec.Domains) > 0 {
+		// Refused before the tenant is made, so that a name taken makes
+		// nothing; a name taken between here and its addition below is
+		// refused there, the tenant made.
+		list, _, err := c.Views.Domains(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range list {
+			if d.Active && slices.Contains(spec.Domains, d.Name) {
+				return nil, tempmail.Errorf(tempmail.Conflict, "domain %s exists already", d.Name)
+			}
+		}
+	}
 	ev := events.TenantCreated{TenantID: uuid.NewString(), Name: spec.Name, Quota: spec.Quota, CreatedAt: time.Now().UTC()}
 	ack, err := c.Store.AppendTenantEvent(ctx, ev, 0)
 	if err := c.applied(ctx, ack, err); err != nil {
 		return nil, err
+	}
+	for _, name := range spec.Domains {
+		if _, err := c.AddDomain(ctx, DomainSpec{Name: name, TenantID: ev.TenantID}); err != nil {
+			return nil, tempmail.Wrap(tempmail.KindOf(err), err, fmt.Sprintf("tenant %s was made, but not its domain %s", ev.TenantID, name))
+		}
 	}
 	return c.Views.Tenant(ctx, ev.TenantID)
 }
@@ -154,7 +178,10 @@ func (c *Commands) DeleteTenant(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return c.endInboxesOf(ctx, id)
+	if err := c.endInboxesOf(ctx, id); err != nil {
+		return err
+	}
+	return c.dropDomainsOf(ctx, id)
 }
 
 // endInboxesOf ends every live inbox of a tenant.

@@ -1,8 +1,10 @@
 package projections
 
 import (
+	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"tempmail"
@@ -139,6 +141,40 @@ func (r *Reader) Tenant(ctx context.Context, id string) (*Tenant, error) {
 		return nil, err
 	}
 	return &t, nil
+}
+
+// Tenants returns every live tenant, oldest first: one listing of the
+// tenants' entries, then a get of each (deleted tenants keep an entry,
+// which says so). For the admin's list, whose cost grows with the tenants
+// ever made.
+func (r *Reader) Tenants(ctx context.Context) ([]*Tenant, error) {
+	lister, err := r.kv.ListKeysFiltered(ctx, tenantKey("*"))
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	defer func() { _ = lister.Stop() }() // a listing that ended is stopped already
+	var keys []string
+	for key := range lister.Keys() {
+		keys = append(keys, key)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, unavailable(err) // the listing ended early: the list is not whole
+	}
+	var out []*Tenant
+	for _, key := range keys {
+		t, err := r.Tenant(ctx, strings.TrimPrefix(key, tenantKey("")))
+		switch {
+		case tempmail.KindOf(err) == tempmail.NotFound:
+			continue // deleted
+		case err != nil:
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b *Tenant) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	return out, nil
 }
 
 // KeyByHash returns the live key whose hash (hex SHA-256) is hash: one
