@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -25,6 +26,7 @@ type Tenant struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`
 	Quota     Quota     `json:"quota"`
+	Domains   []string  `json:"domains"` // its private domains
 	CreatedAt time.Time `json:"created_at"`
 	// JSON is the service's answer as it came.
 	JSON json.RawMessage `json:"-"`
@@ -52,16 +54,41 @@ type KeySpec struct {
 	ExpiresAt time.Time
 }
 
-// CreateTenant makes a tenant with the quota given.
-func (c *Client) CreateTenant(ctx context.Context, name string, quota Quota) (*Tenant, error) {
+// CreateTenant makes a tenant with the quota given, and domains (none or
+// more) as its private domains.
+func (c *Client) CreateTenant(ctx context.Context, name string, quota Quota, domains ...string) (*Tenant, error) {
 	body, _ := json.Marshal(struct {
-		Name  string `json:"name"`
-		Quota Quota  `json:"quota"`
-	}{name, quota})
+		Name    string   `json:"name"`
+		Quota   Quota    `json:"quota"`
+		Domains []string `json:"domains,omitempty"`
+	}{name, quota, domains})
 	var t Tenant
 	raw, err := c.do(ctx, http.MethodPost, "/api/tenants/", nil, body, 0, &t)
 	t.JSON = raw
 	return &t, err
+}
+
+// Tenants lists the tenants, oldest first: those named name, or every one
+// for "". It reads the list a page at a time, and stops at max tenants
+// (the rest are not read): a list that long is not for a terminal.
+func (c *Client) Tenants(ctx context.Context, name string, max int) ([]Tenant, error) {
+	const page = 200 // the most the service gives at once
+	var out []Tenant
+	for len(out) < max {
+		v := url.Values{"limit": {strconv.Itoa(page)}, "offset": {strconv.Itoa(len(out))}}
+		if name != "" {
+			v.Set("name", name)
+		}
+		var got []Tenant
+		if _, err := c.do(ctx, http.MethodGet, "/api/tenants/", v, nil, 0, &got); err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+		if len(got) < page {
+			break
+		}
+	}
+	return out[:min(len(out), max)], nil
 }
 
 // CreateKey makes a key of the tenant whose id is tenantID; the answer's

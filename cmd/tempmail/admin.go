@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,16 +17,17 @@ import (
 )
 
 // The admin's commands (API.md "Tenants and keys"): `tempmail tenant new`,
-// `tempmail key new` and `tempmail key revoke`, calling the service with
+// `tempmail tenant list`, `tempmail key new` and `tempmail key revoke`, calling the service with
 // the operator's API token (--api-token, TEMPMAIL_API_TOKEN) or a key
 // with the admin scope (--key, TEMPMAIL_KEY). A new key is printed once,
 // by `key new`, and nowhere else.
 
 const (
-	tenantNewUsage = "tempmail tenant new NAME [--inboxes N] [--messages-per-day N] [--storage BYTES] [--webhooks N] [--json]\n" +
-		"                          [--server URL] [--api-token T | --key K]"
-	tenantUsage = "usage: " + tenantNewUsage + "\n"
-	keyNewUsage = "tempmail key new --tenant ID --scopes inboxes[,read,webhooks,admin] [--name N] [--expires DURATION|TIME]\n" +
+	tenantNewUsage = "tempmail tenant new NAME [--inboxes N] [--messages-per-day N] [--storage BYTES] [--webhooks N]\n" +
+		"                          [--domains NAME,...] [--json] [--server URL] [--api-token T | --key K]"
+	tenantListUsage = "tempmail tenant list [--name NAME] [--json] [--server URL] [--api-token T | --key K]"
+	tenantUsage     = "usage: " + tenantNewUsage + "\n       " + tenantListUsage + "\n"
+	keyNewUsage     = "tempmail key new --tenant NAME|ID --scopes inboxes[,read,webhooks,admin] [--name N] [--expires DURATION|TIME]\n" +
 		"                       [--json] [--server URL] [--api-token T | --key K]"
 	keyRevokeUsage = "tempmail key revoke ID [--server URL] [--api-token T | --key K]"
 	keyUsage       = "usage: " + keyNewUsage + "\n       " + keyRevokeUsage + "\n"
@@ -98,11 +101,13 @@ func parseArgs(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest 
 	}
 }
 
-// runTenant runs `tempmail tenant new`.
+// runTenant runs `tempmail tenant new` and `tempmail tenant list`.
 func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) > 0 && args[0] == "new":
 		return runTenantNew(args[1:], getenv, stdout, stderr)
+	case len(args) > 0 && args[0] == "list":
+		return runTenantList(args[1:], getenv, stdout, stderr)
 	case len(args) > 0 && isHelp(args[0]):
 		fmt.Fprint(stdout, tenantUsage)
 		return 0
@@ -120,7 +125,9 @@ func runTenantNew(args []string, getenv func(string) string, stdout, stderr io.W
 	fs.Int64Var(&q.MessagesPerDay, "messages-per-day", 0, "the most messages its inboxes may receive a day; 0: unlimited")
 	fs.Int64Var(&q.StorageBytes, "storage", 0, "the most bytes of mail its inboxes may hold; 0: unlimited")
 	fs.Int64Var(&q.Webhooks, "webhooks", 0, "the most webhooks it may have; 0: unlimited")
-	asJSON := fs.Bool("json", false, "print the tenant as JSON (id, name, quota, created_at), not only its id")
+	domains := fs.String("domains", "", "its private domains, comma-separated: only its keys make inboxes there\n"+
+		"(publish an MX record for each, pointing to this service)")
+	asJSON := fs.Bool("json", false, "print the tenant as JSON (id, name, quota, domains, created_at), not only its id")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "usage: "+tenantNewUsage+"\n\n"+
 			"Makes a tenant, a team the service serves apart from the others, and prints its id, which\n"+
@@ -143,7 +150,7 @@ func runTenantNew(args []string, getenv func(string) string, stdout, stderr io.W
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	t, err := c.CreateTenant(ctx, rest[0], q)
+	t, err := c.CreateTenant(ctx, rest[0], q, splitList(*domains)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "tempmail tenant new: %s\n", af.failure(err))
 		return 2
@@ -154,6 +161,85 @@ func runTenantNew(args []string, getenv func(string) string, stdout, stderr io.W
 		fmt.Fprintln(stdout, client.Printable(t.ID))
 	}
 	return 0
+}
+
+// splitList reads a comma-separated flag: its items, trimmed, the empty
+// ones left out.
+func splitList(v string) []string {
+	var out []string
+	for s := range strings.SplitSeq(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// maxListedTenants bounds what tenant list prints; --name narrows it.
+const maxListedTenants = 10000
+
+func runTenantList(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tempmail tenant list", flag.ContinueOnError)
+	var af adminFlags
+	af.register(fs, getenv)
+	name := fs.String("name", "", "only the tenants of this name")
+	asJSON := fs.Bool("json", false, "print the tenants as a JSON array, as the service shows them")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: "+tenantListUsage+"\n\n"+
+			"Lists the tenants, oldest first: each one's id, name, quota (inboxes, messages a day, bytes stored,\n"+
+			"webhooks; 0 is unlimited) and private domains, one a line, separated by tabs.\n\n")
+		fs.PrintDefaults()
+	}
+	rest, status, done := parseArgs(fs, args, stdout, stderr)
+	if done {
+		return status
+	}
+	if len(rest) != 0 {
+		fmt.Fprintf(stderr, "tempmail tenant list: takes no arguments (got %q); --name NAME lists those of a name\n", client.Printable(rest[0]))
+		return 2
+	}
+	c, err := af.client()
+	if err != nil {
+		fmt.Fprintf(stderr, "tempmail tenant list: %v\n", err)
+		return 2
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	list, err := c.Tenants(ctx, *name, maxListedTenants)
+	if err != nil {
+		fmt.Fprintf(stderr, "tempmail tenant list: %s\n", af.failure(err))
+		return 2
+	}
+	if *asJSON {
+		out, _ := json.Marshal(list)
+		fmt.Fprintf(stdout, "%s\n", out)
+		return 0
+	}
+	for _, t := range list {
+		q := t.Quota
+		fmt.Fprintf(stdout, "%s\t%s\tinboxes=%d,messages_per_day=%d,storage_bytes=%d,webhooks=%d\t%s\n", client.Printable(t.ID),
+			client.Printable(t.Name), q.Inboxes, q.MessagesPerDay, q.StorageBytes, q.Webhooks, client.Printable(strings.Join(t.Domains, ",")))
+	}
+	return 0
+}
+
+// tenantOf resolves --tenant: an id as it is; a name to the one tenant of
+// that name, or an error saying there is none or more than one.
+func tenantOf(ctx context.Context, c *client.Client, v string) (string, error) {
+	if uuid.Validate(v) == nil {
+		return v, nil
+	}
+	list, err := c.Tenants(ctx, v, 10)
+	switch {
+	case err != nil:
+		return "", err
+	case len(list) == 0:
+		return "", fmt.Errorf("--tenant %q: no tenant has this name or id (tempmail tenant list shows them)", client.Printable(v))
+	case len(list) > 1:
+		return "", fmt.Errorf("--tenant %q: %d tenants have this name; give the id of the one you mean (tempmail tenant list --name shows them)",
+			client.Printable(v), len(list))
+	}
+	return list[0].ID, nil
 }
 
 // runKey runs `tempmail key new` and `tempmail key revoke`.
@@ -175,7 +261,7 @@ func runKeyNew(args []string, getenv func(string) string, stdout, stderr io.Writ
 	fs := flag.NewFlagSet("tempmail key new", flag.ContinueOnError)
 	var af adminFlags
 	af.register(fs, getenv)
-	tenant := fs.String("tenant", "", "the tenant's id (tempmail tenant new prints it)")
+	tenant := fs.String("tenant", "", "the tenant's name, or its id (tempmail tenant new prints it)")
 	scopes := fs.String("scopes", "", "what the key may do, comma-separated: inboxes (make, read and delete the tenant's\n"+
 		"inboxes), read (read them only), webhooks (their subscriptions), admin (everything)")
 	name := fs.String("name", "key", "a name for the key, to tell it from the tenant's others")
@@ -197,18 +283,13 @@ func runKeyNew(args []string, getenv func(string) string, stdout, stderr io.Writ
 	}
 	var spec client.KeySpec
 	spec.Name = *name
-	for s := range strings.SplitSeq(*scopes, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			spec.Scopes = append(spec.Scopes, s)
-		}
-	}
+	spec.Scopes = splitList(*scopes)
 	var err error
 	switch {
 	case *tenant == "":
-		return fail("--tenant is required: the id of the tenant the key is for (tempmail tenant new prints it)")
-	case uuid.Validate(*tenant) != nil:
-		return fail("--tenant %q is not a tenant's id, such as 6144e153-c3ac-4c57-bdb1-69d7b4c540cd (tempmail tenant new prints it)",
-			client.Printable(*tenant))
+		return fail("--tenant is required: the name or id of the tenant the key is for (tempmail tenant new prints its id)")
+	case len(*tenant) > 64 && uuid.Validate(*tenant) != nil:
+		return fail("--tenant %q is neither a tenant's name (at most 64 characters) nor its id", client.Printable((*tenant)[:64]+"..."))
 	case len(spec.Scopes) == 0:
 		return fail("--scopes is required: one or more of inboxes, read, webhooks and admin, comma-separated")
 	}
@@ -221,7 +302,11 @@ func runKeyNew(args []string, getenv func(string) string, stdout, stderr io.Writ
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	k, err := c.CreateKey(ctx, *tenant, spec)
+	id, err := tenantOf(ctx, c, *tenant)
+	if err != nil {
+		return fail("%s", af.failure(err))
+	}
+	k, err := c.CreateKey(ctx, id, spec)
 	if err != nil {
 		return fail("%s", af.failure(err))
 	}

@@ -133,6 +133,59 @@ func TestTenantsAndKeysFromTheCommandLine(t *testing.T) {
 	}
 }
 
+// TestTenantsByNameFromTheCommandLine: tenant list shows the tenants, with
+// their private domains; key new takes a tenant's name as well as its id,
+// and says when a name is nobody's or several tenants'.
+func TestTenantsByNameFromTheCommandLine(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t.TempDir())
+	cfg.APIToken = adminToken
+	_, base := startServiceWith(t, cfg)
+	admin := map[string]string{"TEMPMAIL_SERVER": base, "TEMPMAIL_API_TOKEN": adminToken}
+	status, out, errOut := runCLI(admin, "tenant", "new", "billing", "--inboxes", "7", "--domains", "billing.test, mail.billing.test")
+	billing := strings.TrimSpace(out)
+	if status != 0 || errOut != "" {
+		t.Fatalf("tenant new --domains: %d %q %q", status, out, errOut)
+	}
+	runCLI(admin, "tenant", "new", "twin")
+	runCLI(admin, "tenant", "new", "twin")
+
+	status, out, errOut = runCLI(admin, "tenant", "list")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if status != 0 || errOut != "" || len(lines) != 3 ||
+		lines[0] != billing+"\tbilling\tinboxes=7,messages_per_day=0,storage_bytes=0,webhooks=0\tbilling.test,mail.billing.test" ||
+		!strings.Contains(lines[1], "\ttwin\t") {
+		t.Errorf("tenant list: %d %q %q", status, out, errOut)
+	}
+	status, out, _ = runCLI(admin, "tenant", "list", "--name", "twin", "--json")
+	var twins []struct{ ID, Name string }
+	if err := json.Unmarshal([]byte(out), &twins); status != 0 || err != nil || len(twins) != 2 || twins[0].Name != "twin" {
+		t.Errorf("tenant list --name twin --json: %d %q", status, out)
+	}
+
+	status, out, errOut = runCLI(admin, "key", "new", "--tenant", "billing", "--scopes", "inboxes", "--json")
+	var k struct {
+		Key      string
+		TenantID string `json:"tenant_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &k); status != 0 || err != nil || k.TenantID != billing {
+		t.Fatalf("key new --tenant billing: %d %q %q", status, out, errOut)
+	}
+	// The key makes inboxes on its tenant's domain.
+	status, out, errOut = runCLI(map[string]string{"TEMPMAIL_SERVER": base, "TEMPMAIL_KEY": k.Key}, "inbox", "new", "--domain", "billing.test")
+	if status != 0 || !strings.HasSuffix(strings.TrimSpace(out), "@billing.test") {
+		t.Errorf("inbox new on its domain: %d %q %q", status, out, errOut)
+	}
+	if status, _, errOut = runCLI(admin, "key", "new", "--tenant", "twin", "--scopes", "read"); status != 2 ||
+		errOut != `tempmail key new: --tenant "twin": 2 tenants have this name; give the id of the one you mean (tempmail tenant list --name shows them)`+"\n" {
+		t.Errorf("key new --tenant twin: %d %q", status, errOut)
+	}
+	if status, _, errOut = runCLI(admin, "key", "new", "--tenant", "nobody", "--scopes", "read"); status != 2 ||
+		errOut != `tempmail key new: --tenant "nobody": no tenant has this name or id (tempmail tenant list shows them)`+"\n" {
+		t.Errorf("key new --tenant nobody: %d %q", status, errOut)
+	}
+}
+
 // TestAdminCommandsRefuseBadArguments: what cannot be sent is said on
 // stderr with exit status 2, before anything is sent.
 func TestAdminCommandsRefuseBadArguments(t *testing.T) {
@@ -147,9 +200,10 @@ func TestAdminCommandsRefuseBadArguments(t *testing.T) {
 		{[]string{"tenant", "new"}, "give the tenant's NAME, one argument (got 0)"},
 		{[]string{"tenant", "new", "a", "b"}, "give the tenant's NAME, one argument (got 2)"},
 		{[]string{"tenant", "new", "a", "--inboxes", "many"}, "invalid value \"many\" for flag -inboxes"},
-		{[]string{"key"}, "usage: tempmail key new --tenant ID"},
+		{[]string{"tenant", "list", "extra"}, `takes no arguments (got "extra")`},
+		{[]string{"key"}, "usage: tempmail key new --tenant NAME|ID"},
 		{[]string{"key", "new", "--scopes", "inboxes"}, "--tenant is required"},
-		{[]string{"key", "new", "--tenant", "ci", "--scopes", "inboxes"}, `--tenant "ci" is not a tenant's id`},
+		{[]string{"key", "new", "--tenant", strings.Repeat("n", 65), "--scopes", "inboxes"}, "is neither a tenant's name (at most 64 characters) nor its id"},
 		{[]string{"key", "new", "--tenant", id}, "--scopes is required"},
 		{[]string{"key", "new", "--tenant", id, "--scopes", "read", "--expires", "soon"}, `--expires "soon" is neither a duration`},
 		{[]string{"key", "new", "--tenant", id, "--scopes", "read", "--expires", "-1h"}, "--expires -1h is not in the future"},
@@ -161,7 +215,7 @@ func TestAdminCommandsRefuseBadArguments(t *testing.T) {
 			t.Errorf("%v: %d %q %q, want 2 and %q", c.args, status, out, errOut, c.stderr)
 		}
 	}
-	for _, args := range [][]string{{"tenant", "new", "-h"}, {"key", "new", "--help"}, {"key", "revoke", "-h"}, {"help", "key"}, {"tenant", "help"}} {
+	for _, args := range [][]string{{"tenant", "new", "-h"}, {"tenant", "list", "-h"}, {"key", "new", "--help"}, {"key", "revoke", "-h"}, {"help", "key"}, {"tenant", "help"}} {
 		status, out, errOut := runCLI(env, args...)
 		if status != 0 || !strings.Contains(out, "usage: tempmail") || errOut != "" || strings.Contains(out, adminToken) {
 			t.Errorf("%v: %d %q %q", args, status, out, errOut)
