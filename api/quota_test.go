@@ -55,6 +55,14 @@ func TestRacingCreatesAtAQuotaLeaveTheQuota(t *testing.T) {
 		t.Errorf("after one deleted: %d %s", r.Status, r.Body)
 	}
 	h.expect(h.do("POST", "/inboxes/", ``, as...), http.StatusForbidden, `{"error":"quota exceeded: inboxes 10 of 10"}`)
+	// By tenant: 11 made, 33 refused (30 racing, 2 in families B and C,
+	// and the last).
+	if n := h.metric(`tempmail_tenant_inboxes_created_total{tenant="` + tenant + `"}`); n != 11 {
+		t.Errorf("inboxes created by the tenant: %v", n)
+	}
+	if n := h.metric(`tempmail_tenant_quota_refusals_total{quota="inboxes",tenant="` + tenant + `"}`); n != 33 {
+		t.Errorf("creations its quota refused: %v", n)
+	}
 }
 
 // A key lists its tenant's inboxes alone, newest first, paged and

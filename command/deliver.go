@@ -117,7 +117,7 @@ func (c *Commands) Deliver(ctx context.Context, env Envelope, raw []byte, client
 			out.MessageIDs[fresh[j]] = ack.MessageID
 			out.Duplicate = out.Duplicate && ack.Duplicate
 			if !ack.Duplicate {
-				c.Metrics.addReceived(1) // not stored by an earlier attempt of the sender's
+				c.Metrics.stored(recipients[fresh[j]].TenantID) // not stored by an earlier attempt of the sender's
 			}
 		}
 		return out, nil

@@ -98,6 +98,7 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 				return false, err
 			}
 		}
+		c.Metrics.created(spec.Tenant)
 		made, err = c.Views.Inbox(ctx, ev.InboxID)
 		return true, err
 	})
@@ -121,6 +122,7 @@ func (c *Commands) createTenantInbox(ctx context.Context, ev events.InboxCreated
 		return nil, err
 	}
 	if live, limit := tn.LiveInboxes(time.Now()), tn.InboxLimit(); live >= limit {
+		c.Metrics.refused(tn.ID, "inboxes")
 		return nil, tempmail.Errorf(tempmail.Forbidden, "quota exceeded: inboxes %d of %d", live, limit)
 	}
 	return c.Store.CreateTenantInbox(ctx, ev, lifecycleSeq, tn.Seq)

@@ -46,10 +46,12 @@ func (c *Commands) MailQuota(ctx context.Context, in *projections.Inbox) error {
 		return err
 	}
 	if q.MessagesPerDay > 0 && u.MessagesToday >= q.MessagesPerDay {
+		c.Metrics.refused(t.ID, "messages_per_day")
 		return tempmail.Wrap(tempmail.TooMany, ErrOverQuota, overQuota("messages_per_day", u.MessagesToday, q.MessagesPerDay,
 			"try again after midnight UTC"))
 	}
 	if q.StorageBytes > 0 && u.StorageBytes >= q.StorageBytes {
+		c.Metrics.refused(t.ID, "storage_bytes")
 		return tempmail.Wrap(tempmail.TooMany, ErrOverQuota, overQuota("storage_bytes", u.StorageBytes, q.StorageBytes,
 			"try again once mail is deleted"))
 	}
@@ -80,6 +82,7 @@ func (c *Commands) webhookQuota(ctx context.Context, in *projections.Inbox) erro
 		return err
 	}
 	if u.Webhooks >= t.Quota.Webhooks {
+		c.Metrics.refused(t.ID, "webhooks")
 		return tempmail.Errorf(tempmail.Forbidden, "quota exceeded: webhooks %d of %d", u.Webhooks, t.Quota.Webhooks)
 	}
 	return nil

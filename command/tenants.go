@@ -178,6 +178,7 @@ func (c *Commands) DeleteTenant(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	c.Metrics.forget(id)
 	if err := c.endInboxesOf(ctx, id); err != nil {
 		return err
 	}

@@ -71,6 +71,22 @@ func TestMailPastATenantsQuotaIsDeferred(t *testing.T) {
 		t.Fatalf("after the quota was raised: %v", err)
 	}
 	eventually.True(t, "three messages counted today", func() bool { return usage()["messages_today"]["current"] == 3 })
+	// The metrics say so, by tenant: what its inboxes took, and what its
+	// quota refused (the SMTP recipient, the webhook's message).
+	_, metrics := servicetest.Call(t, "GET", base+"/metrics", "")
+	for _, m := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"tempmail_tenant_messages_received_total", []string{`tenant="` + tid + `"`}, 3},
+		{"tempmail_tenant_inboxes_created_total", []string{`tenant="` + tid + `"`}, 1},
+		{"tempmail_tenant_quota_refusals_total", []string{`quota="messages_per_day"`, `tenant="` + tid + `"`}, 2},
+	} {
+		if got, ok := servicetest.Metric(string(metrics), m.name, m.labels...); !ok || got != m.want {
+			t.Errorf("%s%v = %v (%v), want %v", m.name, m.labels, got, ok, m.want)
+		}
+	}
 
 	// The counts are the views': a rebuild makes them again from the log.
 	before := usage()
