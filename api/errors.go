@@ -18,6 +18,10 @@ const (
 	familyB                 // {"success": false, "error": ...}
 	familyC                 // {"error": ...}
 	familyOps               // {"error": ...}
+	// The compatible families (compat.go), each in its service's shapes.
+	familyMailosaur
+	familyMailSlurp
+	familyMailTM
 )
 
 // statusOf is the one mapping from error kinds to HTTP statuses.
@@ -109,6 +113,12 @@ func tooMany(after time.Duration, format string, args ...any) error {
 
 func writeErrorBody(w http.ResponseWriter, fam family, status int, msg string, detail bool) {
 	switch {
+	case fam == familyMailosaur:
+		writeMailosaurError(w, status, msg)
+	case fam == familyMailSlurp:
+		writeMailSlurpError(w, status, msg)
+	case fam == familyMailTM:
+		writeMailTMError(w, status, msg)
 	case fam == familyA && (detail || status == http.StatusMethodNotAllowed):
 		writeJSON(w, status, map[string]string{"detail": msg})
 	case fam == familyB:

@@ -96,8 +96,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 // subscriptions to every inbox, the inbound webhook) check for the admin
 // scope themselves.
 func (c credential) mayCall(r *http.Request) error {
-	if c.isAdmin() {
-		return nil
+	if c.isAdmin() || familyOf(r).compat() {
+		return nil // the compatible families check scopes in their handlers
 	}
 	p := routePath(r)
 	switch {
@@ -137,6 +137,9 @@ func (s *Server) served(r *http.Request) bool {
 const maxCredentialBytes = 256
 
 func (s *Server) credentialOf(r *http.Request) (credential, error) {
+	if fam := familyOf(r); fam.compat() {
+		return s.compatCredential(r, fam)
+	}
 	scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok {
 		return credential{}, nil

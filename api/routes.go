@@ -121,6 +121,9 @@ func (s *Server) routes() chi.Router {
 	r.Get("/inboxes/{token}/link", s.findLinkC)
 	r.Get("/address/latest", s.addressLatestC)
 
+	// The families for other services' clients (compat.go).
+	s.compatRoutes(r)
+
 	// The MCP tools for AI agents (mcp.go).
 	if s.cfg.MCP {
 		r.Post("/mcp", s.mcpHandler().ServeHTTP)
@@ -146,6 +149,8 @@ func (s *Server) boundBodies(next http.Handler) http.Handler {
 func familyOf(r *http.Request) family {
 	p := r.URL.Path
 	switch {
+	case strings.HasPrefix(p, "/compat/"):
+		return compatFamilyOf(p)
 	case strings.HasPrefix(p, "/api/mailstore/") || strings.HasPrefix(p, "/api/create-temp-email"):
 		return familyB
 	case strings.HasPrefix(p, "/api/"):

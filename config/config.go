@@ -117,6 +117,9 @@ type Config struct {
 
 	// MCP serves the MCP tools for AI agents at /mcp (package mcpserver).
 	MCP bool
+	// Compat names the compatible families served, each under
+	// /compat/<name>/ (CompatFamilies); empty: none.
+	Compat []string
 	// MCPRatePerClient bounds the requests one client sends to /mcp; zero:
 	// unlimited.
 	MCPRatePerClient Rate
@@ -197,7 +200,7 @@ func usageOrder() []string {
 		"webhook-retry-schedule", "catch-all-domains", "plus-addressing", "webhook-allow-private", "smtp-rate-per-ip",
 		"tls-cert", "tls-key", "hostname", "auth-checks", "dns-resolver",
 		"memory-limit", "min-free-disk", "log-level", "log-format", "access-log",
-		"mcp", "mcp-rate-per-client", "cors-origins",
+		"mcp", "mcp-rate-per-client", "compat", "cors-origins",
 	}
 }
 

@@ -26,7 +26,7 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 		MaxMessagesPerInbox: 1000, SMTPMaxConns: 1000, SMTPMaxConnsPerIP: 50, SMTPRatePerIP: 600, SMTPMaxInflightBytes: 256 << 20,
 		MaxWaiters: 10000, MaxWaitersPerClient: 100, MaxStreamAge: 30 * time.Minute,
 		CreateRatePerClient: Rate{N: 120, Per: time.Minute}, Replicas: 1, MemoryLimit: 1 << 30, MinFreeDisk: 256 << 20,
-		LogLevel: slog.LevelInfo, LogFormat: "text", AuthChecks: true, PlusAddressing: true, MCP: true,
+		LogLevel: slog.LevelInfo, LogFormat: "text", AuthChecks: true, PlusAddressing: true, MCP: true, Compat: []string{"mailosaur", "mailslurp", "mailtm"},
 		SMTPBytesPerClient: ByteRate{Bytes: 1 << 30, Per: time.Hour}, MCPRatePerClient: Rate{N: 600, Per: time.Minute},
 		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}}
 	if strings.Join(c.Domains, ",") != "tempmail.test" {
@@ -410,5 +410,19 @@ func TestAnonymousFlags(t *testing.T) {
 	}
 	if _, err := Parse("serve", []string{"--anonymous", "maybe"}, env(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "must be on or off") {
 		t.Errorf("--anonymous maybe: %v", err)
+	}
+}
+
+func TestCompatFlag(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]string{"mailtm": "mailtm", "mailtm, mailosaur,mailtm": "mailtm,mailosaur", "none": "", "": ""} {
+		c, err := Parse("serve", []string{"--compat", v}, env(nil), io.Discard)
+		if err != nil || strings.Join(c.Compat, ",") != want {
+			t.Errorf("--compat %q: %v %v, want %q", v, c.Compat, err, want)
+		}
+	}
+	if _, err := Parse("serve", []string{"--compat", "mailgun"}, env(nil), io.Discard); err == nil ||
+		!strings.Contains(err.Error(), `"mailgun" is not one of mailosaur, mailslurp and mailtm`) {
+		t.Errorf("--compat mailgun: %v", err)
 	}
 }

@@ -75,6 +75,22 @@ func httpOptions() []option {
 			c.MCP = b
 			return nil
 		}},
+		{"compat", "mailosaur,mailslurp,mailtm", "the families for other services' clients to serve, separated by commas, each under /compat/<name>/: mailosaur, mailslurp, mailtm; empty or none: no family", func(c *Config, v string) error {
+			c.Compat = nil
+			if v == "" || v == "none" {
+				return nil
+			}
+			for _, name := range strings.Split(v, ",") {
+				name = strings.TrimSpace(name)
+				if !slices.Contains(CompatFamilies(), name) {
+					return fmt.Errorf("%q is not one of mailosaur, mailslurp and mailtm", name)
+				}
+				if !slices.Contains(c.Compat, name) {
+					c.Compat = append(c.Compat, name)
+				}
+			}
+			return nil
+		}},
 		{"mcp-rate-per-client", "600/m", "requests one client may send to /mcp: N/s, N/m or N/h (a bucket of N, refilled over the period); beyond, 429; 0: unlimited", func(c *Config, v string) error {
 			r, err := ParseRate(v)
 			c.MCPRatePerClient = r
@@ -197,3 +213,7 @@ func parseQuota(v string) (*Quota, error) {
 	}
 	return q, nil
 }
+
+// CompatFamilies names the families --compat may serve: drop-in front
+// doors for the clients of Mailosaur, MailSlurp and mail.tm.
+func CompatFamilies() []string { return []string{"mailosaur", "mailslurp", "mailtm"} }
