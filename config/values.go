@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"net"
 	"strconv"
@@ -53,6 +54,16 @@ func duration(dst *time.Duration, v string) error {
 
 // sizeUnits is how every size flag is written, for usages and errors.
 const sizeUnits = "bytes, or a whole number with KB, MB or GB (powers of 1000) or KiB, MiB or GiB (powers of 1024)"
+
+// ParseSize reads a size as the flags take it (byteSize), for the
+// command line's own flags of sizes.
+func ParseSize(v string) (int64, error) {
+	n, err := byteSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a size: %s", v, sizeUnits)
+	}
+	return n, nil
+}
 
 // byteSize reads a size: a whole number of bytes, with no unit or B, or
 // with one of KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"tempmail/client"
+	"tempmail/config"
 )
 
 // The admin's commands (API.md "Tenants and keys"): `tempmail tenant new`,
@@ -123,7 +124,11 @@ func runTenantNew(args []string, getenv func(string) string, stdout, stderr io.W
 	var q client.Quota
 	fs.Int64Var(&q.Inboxes, "inboxes", 0, "the most live inboxes it may have; 0: unlimited (at most 5000 in any case)")
 	fs.Int64Var(&q.MessagesPerDay, "messages-per-day", 0, "the most messages its inboxes may receive a day; 0: unlimited")
-	fs.Int64Var(&q.StorageBytes, "storage", 0, "the most bytes of mail its inboxes may hold; 0: unlimited")
+	fs.Func("storage", "the most bytes of mail its inboxes may hold, bytes or a size such as 500MiB or 1GiB; 0: unlimited", func(v string) error {
+		n, err := config.ParseSize(v)
+		q.StorageBytes = n
+		return err
+	})
 	fs.Int64Var(&q.Webhooks, "webhooks", 0, "the most webhooks it may have; 0: unlimited")
 	domains := fs.String("domains", "", "its private domains, comma-separated: only its keys make inboxes there\n"+
 		"(publish an MX record for each, pointing to this service)")

@@ -142,7 +142,7 @@ func TestTenantsByNameFromTheCommandLine(t *testing.T) {
 	cfg.APIToken = adminToken
 	_, base := startServiceWith(t, cfg)
 	admin := map[string]string{"TEMPMAIL_SERVER": base, "TEMPMAIL_API_TOKEN": adminToken}
-	status, out, errOut := runCLI(admin, "tenant", "new", "billing", "--inboxes", "7", "--domains", "billing.test, mail.billing.test")
+	status, out, errOut := runCLI(admin, "tenant", "new", "billing", "--inboxes", "7", "--storage", "1GiB", "--domains", "billing.test, mail.billing.test")
 	billing := strings.TrimSpace(out)
 	if status != 0 || errOut != "" {
 		t.Fatalf("tenant new --domains: %d %q %q", status, out, errOut)
@@ -153,7 +153,7 @@ func TestTenantsByNameFromTheCommandLine(t *testing.T) {
 	status, out, errOut = runCLI(admin, "tenant", "list")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if status != 0 || errOut != "" || len(lines) != 3 ||
-		lines[0] != billing+"\tbilling\tinboxes=7,messages_per_day=0,storage_bytes=0,webhooks=0\tbilling.test,mail.billing.test" ||
+		lines[0] != billing+"\tbilling\tinboxes=7,messages_per_day=0,storage_bytes=1073741824,webhooks=0\tbilling.test,mail.billing.test" ||
 		!strings.Contains(lines[1], "\ttwin\t") {
 		t.Errorf("tenant list: %d %q %q", status, out, errOut)
 	}
@@ -200,6 +200,7 @@ func TestAdminCommandsRefuseBadArguments(t *testing.T) {
 		{[]string{"tenant", "new"}, "give the tenant's NAME, one argument (got 0)"},
 		{[]string{"tenant", "new", "a", "b"}, "give the tenant's NAME, one argument (got 2)"},
 		{[]string{"tenant", "new", "a", "--inboxes", "many"}, "invalid value \"many\" for flag -inboxes"},
+		{[]string{"tenant", "new", "a", "--storage", "1gb"}, `invalid value "1gb" for flag -storage: "1gb" is not a size`},
 		{[]string{"tenant", "list", "extra"}, `takes no arguments (got "extra")`},
 		{[]string{"key"}, "usage: tempmail key new --tenant NAME|ID"},
 		{[]string{"key", "new", "--scopes", "inboxes"}, "--tenant is required"},
