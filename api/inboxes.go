@@ -208,6 +208,9 @@ func (s *Server) mailboxB(w http.ResponseWriter, r *http.Request) (*projections.
 	} else {
 		err = errNotFound
 	}
+	if err == nil && !s.mayReadByAddress(r, in) {
+		err = errNotFound // a tenant's, or a catch-all domain's: not by its name alone
+	}
 	if err != nil {
 		writeError(w, r, s.log, familyB, asNotFound(err, "Mailbox not found"))
 		return nil, false

@@ -75,6 +75,16 @@ func TestAKeySeesItsTenantsInboxesAlone(t *testing.T) {
 		if r := h.do("GET", "/inboxes/"+token+"/messages/"+msg+"/", ""); r.Status != http.StatusOK {
 			t.Errorf("with the token alone: %d %s", r.Status, r.Body)
 		}
+		// But a tenant's address is no capability: its team gives it out.
+		// Without a key, by address, its inboxes are not found; with the
+		// API token or the inbox's own token they are.
+		h.expect(h.do("GET", "/api/mailstore/mailbox/bees/", ""), http.StatusNotFound, `{"success":false,"error":"Mailbox not found"}`)
+		h.expect(h.do("GET", "/address/latest/?address="+addrC, ""), http.StatusNotFound, `{"error":"Inbox not found"}`)
+		for _, as := range [][]string{{"Authorization", "Token " + token}, admin, asB} {
+			if r := h.do("GET", "/address/latest/?address="+addrC, "", as...); r.Status != http.StatusOK {
+				t.Errorf("by address with %s: %d %s", as[1][:6], r.Status, r.Body)
+			}
+		}
 	})
 }
 

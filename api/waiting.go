@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/command"
 	"tempmail/projections"
 )
 
@@ -198,18 +199,22 @@ func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
 
 // mayReadByAddress says whether r may read in by its address alone. An
 // inbox of a catch-all domain was made by mail to an address anyone may
-// guess (signup-42@): it is read by address only with the API token or
-// its own, in `Authorization: Token <token>`, or with a key of the tenant
-// it belongs to (a private domain's). Without any of them it is
-// answered as no inbox at all (404, and never held): not 401, which would
-// say that it exists. Other inboxes' addresses are given out by whoever
-// made them, and answer anyone (with the read key, when there is one).
+// guess (signup-42@), and a tenant's inbox is its team's, whose address
+// its team gives out to the sites it signs up on: either is read by
+// address only with the API token or its own, in `Authorization: Token
+// <token>`, or with a key of the tenant it belongs to. Without any of
+// them it is answered as no inbox at all (404, and never held): not 401,
+// which would say that it exists. Other inboxes' addresses are given out
+// by whoever made them, and answer anyone (with the read key, when there
+// is one): keyless clients' inboxes, the anonymous tenant's among them.
 func (s *Server) mayReadByAddress(r *http.Request, in *projections.Inbox) bool {
-	if _, domain := tempmail.SplitAddress(in.Address); !s.catchAllNamed(r.Context(), domain) {
+	team := in.TenantID != "" && in.TenantID != command.AnonymousTenant
+	if _, domain := tempmail.SplitAddress(in.Address); !team && !s.catchAllNamed(r.Context(), domain) {
 		return true
 	}
-	if c := credentialFrom(r); c.key != nil && in.TenantID != "" && in.TenantID == c.key.TenantID {
-		return true // a key of the tenant whose private catch-all domain made it
+	c := credentialFrom(r)
+	if c.isAdmin() || c.key != nil && in.TenantID != "" && in.TenantID == c.key.TenantID {
+		return true // the admin, or a key of the tenant it belongs to
 	}
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Token ")
 	if !ok {
