@@ -108,6 +108,17 @@ func TestAKeyListsItsTenantsInboxesAndUsage(t *testing.T) {
 		`{"inboxes":{"current":3,"limit":5},"messages_today":{"current":0,"limit":100},"storage_bytes":{"current":0,"limit":0},"webhooks":{"current":0,"limit":0}}`)
 	h.expect(h.do("GET", "/api/usage/", ""), http.StatusUnauthorized, "")
 	h.expect(h.do("GET", "/api/usage/", "", admin...), http.StatusBadRequest, "")
+	// The admin asks about any tenant with tenant=; a key about its own.
+	h.expect(h.do("GET", "/api/usage/?tenant="+tenant, "", admin...), http.StatusOK,
+		`{"inboxes":{"current":3,"limit":5},"messages_today":{"current":0,"limit":100},"storage_bytes":{"current":0,"limit":0},"webhooks":{"current":0,"limit":0}}`)
+	r = h.do("GET", "/api/inboxes/?tenant="+tenant+"&limit=1", "", admin...)
+	if err := json.Unmarshal(r.Body, &page); err != nil || len(page) != 1 || page[0]["email"] != made[2] || r.Header.Get("X-Total-Count") != "3" {
+		t.Errorf("the admin's list of its inboxes: %d %s", r.Status, r.Body)
+	}
+	h.expect(h.do("GET", "/api/usage/?tenant="+tenant, "", as...), http.StatusForbidden,
+		`{"error":"tenant= is the admin's: a key asks about its own tenant"}`)
+	h.expect(h.do("GET", "/api/usage/?tenant=00000000-0000-4000-8000-000000000000", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
+	h.expect(h.do("GET", "/api/inboxes/?tenant=nope", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
 	// The admin's lookup by address is the admin's still.
 	h.expect(h.do("GET", "/api/inboxes/?email="+made[0], "", as...), http.StatusForbidden, "")
 }

@@ -15,13 +15,24 @@ import (
 // and its usage against its quota (GET /api/usage/). Both read the
 // tenant's entry, which counts its inboxes (projections.Tenant).
 
-// keyTenant returns the tenant of the request's key: a request without a
-// key has none to ask about.
+// keyTenant returns the tenant asked about: the admin's ?tenant=<id>,
+// else the tenant of the request's key; a request without either has none
+// to ask about.
 func (s *Server) keyTenant(r *http.Request) (*projections.Tenant, error) {
 	c := credentialFrom(r)
+	if id := r.URL.Query().Get("tenant"); id != "" {
+		if !c.isAdmin() {
+			return nil, tempmail.Errorf(tempmail.Forbidden, "tenant= is the admin's: a key asks about its own tenant")
+		}
+		if !validID(id) {
+			return nil, asNotFound(errNotFound, notFoundA)
+		}
+		t, err := s.views.Tenant(r.Context(), strings.ToLower(id))
+		return t, asNotFound(err, notFoundA)
+	}
 	if c.key == nil {
 		if c.admin {
-			return nil, tempmail.Errorf(tempmail.Invalid, "this is a tenant's: ask with one of its keys")
+			return nil, tempmail.Errorf(tempmail.Invalid, "this is a tenant's: ask with one of its keys, or give tenant=<id>")
 		}
 		return nil, errNoCredentials
 	}
@@ -33,9 +44,10 @@ func (s *Server) keyTenant(r *http.Request) (*projections.Tenant, error) {
 }
 
 // inboxesA answers GET /api/inboxes/: with email=, the admin's lookup
-// by address (inboxesByAddressA); without, the key's tenant's inboxes.
+// by address (inboxesByAddressA); without, the key's tenant's inboxes (or
+// the admin's tenant=).
 func (s *Server) inboxesA(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Query().Has("email") || credentialFrom(r).key == nil {
+	if q := r.URL.Query(); q.Has("email") || credentialFrom(r).key == nil && !q.Has("tenant") {
 		if err := s.checkToken(r); err != nil {
 			writeError(w, r, s.log, familyA, err)
 			return
