@@ -3,6 +3,12 @@
 // switches between the addresses this browser made, and wires the list,
 // the reader and the buttons together.
 //
+// Where the server makes no inbox without an API key (--anonymous off, as
+// /ui/config.json says, or as a 401 says), the page asks for one before it
+// makes an address, in place of the address when it has none to show, and
+// keeps it (saved.js) for the next addresses. Only making an inbox sends
+// it: what an inbox's token reads needs no key.
+//
 // A link to an inbox is the page's address with the inbox's token in the
 // fragment, /#token=<token>: a browser never sends a fragment to a server,
 // in a request or in a Referer, so the token reaches the service only as
@@ -37,7 +43,23 @@ const state = {
   switcherTick: 0,
   /** what "Try again" does after a fatal error */
   retry: () => {},
+  /** resolves once loadConfig has finished, well or not */
+  configLoaded: Promise.resolve(),
+  /** the server makes no inbox without an API key: its configuration says so, or a 401 did */
+  needsKey: false,
+  /** the API key given ('' for none), kept here too for a browser whose storage keeps nothing */
+  apiKey: '',
+  /** what "Use this key" does once the key is kept: the creation that needed it */
+  afterKey: async () => {},
 };
+
+/** Thrown by newInbox when the server needs an API key and this browser holds none. */
+class NoKey extends Error {
+  constructor() {
+    super('This server needs an API key to make an address.');
+    this.name = 'NoKey';
+  }
+}
 
 const list = new MessageList(openMessage);
 const reader = new Reader({
@@ -70,6 +92,12 @@ function boot() {
   byId('load-more').addEventListener('click', () => state.mailbox?.loadMore());
   byId('list-retry').addEventListener('click', () => state.mailbox?.loadMore());
   byId('fatal-retry').addEventListener('click', () => state.retry());
+  byId('key-form').addEventListener('submit', onKeySubmit);
+  byId('key-cancel').addEventListener('click', () => {
+    closeKeyForm();
+    byId('new-address').focus();
+  });
+  byId('key-forget').addEventListener('click', forgetKey);
   // Coming back online is a good moment to try again by itself.
   window.addEventListener('online', () => {
     if (!byId('fatal').hidden) state.retry();
@@ -81,7 +109,8 @@ function boot() {
     const token = takeLinkedToken();
     if (token !== null) openLinked(token);
   });
-  loadConfig();
+  state.apiKey = saved.apiKey();
+  state.configLoaded = loadConfig();
   const token = takeLinkedToken();
   if (token !== null) openLinked(token);
   else resumeOrCreate();
@@ -139,6 +168,7 @@ async function openLinked(token) {
 async function resumeOrCreate() {
   showAddressLoading();
   const last = saved.current();
+  let expired = '';
   if (last) {
     try {
       const inbox = await api.getInbox(last.token);
@@ -150,13 +180,16 @@ async function resumeOrCreate() {
         return;
       }
       saved.forget(last.token);
-      showNotice(`Your previous address ${last.address} has expired. Here is a new one.`);
+      expired = `Your previous address ${last.address} has expired.`;
     }
   }
   try {
     show(await newInbox({}));
+    if (expired) showNotice(`${expired} Here is a new one.`);
   } catch (err) {
-    showFatal(err, resumeOrCreate);
+    if (expired) showNotice(expired);
+    if (aboutKey(err)) askForKey(err, startOver);
+    else showFatal(err, resumeOrCreate);
   }
 }
 
@@ -174,6 +207,8 @@ async function loadConfig() {
   const domains = Array.isArray(state.config.domains) ? state.config.domains : [];
   select.replaceChildren(...domains.map((d) => new Option(d, d, false, d === state.config.default_domain)));
   select.disabled = domains.length < 2;
+  state.needsKey = state.config.anonymous === false;
+  renderKeyKept();
   if (state.config.max_name_length) {
     byId('choose-name').setAttribute('maxlength', String(state.config.max_name_length));
   }
@@ -181,9 +216,30 @@ async function loadConfig() {
 
 // --- the inbox ---
 
-/** Asks the service for a new inbox and makes it this browser's. Throws ApiError. */
+/**
+ * Asks the service for a new inbox and makes it this browser's, with the
+ * API key where the server needs one (and only there: where anyone makes
+ * inboxes, a key would only tie them to its tenant and its quota). Throws
+ * ApiError, or NoKey when a key is needed and none is held.
+ */
 async function newInbox(choice) {
-  const inbox = await api.createInbox(choice);
+  await state.configLoaded; // it says whether a key is needed
+  const key = state.needsKey ? state.apiKey : '';
+  if (state.needsKey && !key) throw new NoKey();
+  let inbox;
+  try {
+    inbox = await api.createInbox(choice, key);
+  } catch (err) {
+    if (err.status === 401) {
+      // A key is needed after all (the configuration was not read, or the
+      // server changed since), or this one is unknown, revoked or
+      // expired: it is forgotten, and asked for again.
+      state.needsKey = true;
+      if (!key) throw new NoKey();
+      setApiKey('');
+    }
+    throw err;
+  }
   saved.remember(inbox);
   return inbox;
 }
@@ -195,6 +251,7 @@ function show(inbox) {
   reader.close(false);
   list.clear();
   state.inbox = inbox;
+  closeKeyForm();
 
   byId('address').textContent = inbox.address;
   byId('waiting-address').textContent = inbox.address;
@@ -204,7 +261,7 @@ function show(inbox) {
   setShown(byId('fatal'), false);
   setShown(byId('expired'), false);
   setShown(byId('mail'), true);
-  setShown(byId('delete-inbox'), true);
+  for (const id of ['new-address', 'choose-toggle', 'delete-inbox']) setShown(byId(id), true);
   setButtonsEnabled(true);
   startCountdown();
   setConnection('connecting');
@@ -253,7 +310,9 @@ async function startOver() {
     showNotice('');
     announce(`Your new address is ${inbox.address}`);
   } catch (err) {
-    if (state.mailbox) {
+    if (aboutKey(err)) {
+      askForKey(err, startOver);
+    } else if (state.mailbox) {
       // The current address still works: keep it.
       showNotice(`Could not get a new address: ${err.message}`);
       setButtonsEnabled(true);
@@ -308,11 +367,17 @@ async function onDeleteDialogClosed() {
     }
   }
   saved.forget(inbox.token);
+  state.mailbox = null; // stopped above: no inbox is live now
   try {
     show(await newInbox({}));
     showNotice(`${inbox.address} and its mail were deleted. Here is a new address.`);
   } catch (err) {
-    showFatal(err, startOver);
+    if (aboutKey(err)) {
+      askForKey(err, startOver);
+      showNotice(`${inbox.address} and its mail were deleted.`);
+    } else {
+      showFatal(err, startOver);
+    }
   }
 }
 
@@ -331,6 +396,17 @@ async function onChoose(event) {
   showChooserError('');
   submit.disabled = true;
   try {
+    await chooseAddress(choice);
+  } finally {
+    submit.disabled = false;
+  }
+}
+
+/** Makes the address chosen and shows it; the chooser says why not. */
+async function chooseAddress(choice) {
+  const input = /** @type {HTMLInputElement} */ (byId('choose-name'));
+  const select = /** @type {HTMLSelectElement} */ (byId('choose-domain'));
+  try {
     const inbox = await newInbox(choice);
     show(inbox);
     showNotice('');
@@ -339,12 +415,15 @@ async function onChoose(event) {
     byId('copy-address').focus();
     announce(`Your new address is ${inbox.address}`);
   } catch (err) {
+    if (aboutKey(err)) {
+      askForKey(err, () => chooseAddress(choice));
+      return;
+    }
+    if (byId('choose-form').hidden) setChooserOpen(true); // closed while the key was asked for
     // The server's words: "Invalid name: ...", "Email name already taken",
     // "Domain not found or inactive".
     const aboutDomain = /domain/i.test(err.message) && !/name/i.test(err.message);
     showChooserError(err.message, aboutDomain ? select : input);
-  } finally {
-    submit.disabled = false;
   }
 }
 
@@ -363,10 +442,109 @@ function showChooserError(text, field = null) {
 /** Shows or hides the form that chooses the name and domain. */
 function setChooserOpen(open) {
   if (open) setSwitcherOpen(false);
+  if (open && state.mailbox) closeKeyForm();
   byId('choose-toggle').setAttribute('aria-expanded', String(open));
   setShown(byId('choose-form'), open);
   if (open) byId('choose-name').focus();
   else showChooserError('');
+}
+
+// --- the API key, where the server needs one ---
+
+/**
+ * err is the server asking for an API key, or refusing the one given: 401
+ * (unknown, revoked or expired), or 403 (the key has no inboxes scope, or
+ * its tenant's quota is used up).
+ */
+function aboutKey(err) {
+  return err instanceof NoKey || (state.needsKey && (err.status === 401 || err.status === 403));
+}
+
+/**
+ * Asks for an API key, with the server's refusal (err) unless none was
+ * sent; retry is the creation the key is for. With no inbox to show, the
+ * form takes the address's place (the addresses this browser made stay
+ * there to switch to: they need no key); else it opens below the address,
+ * which can be kept with Cancel.
+ */
+function askForKey(err, retry) {
+  state.afterKey = retry;
+  const live = Boolean(state.mailbox);
+  if (live) {
+    setChooserOpen(false);
+    setSwitcherOpen(false);
+    setButtonsEnabled(true);
+  } else {
+    clearInbox();
+    setShown(byId('new-address'), false);
+    setShown(byId('delete-inbox'), false);
+    renderSwitcher();
+  }
+  setShown(byId('key-cancel'), live);
+  setShown(byId('key-form'), true);
+  showKeyError(err instanceof NoKey ? '' : err.message);
+  byId('key-input').focus();
+}
+
+/** Hides the key form, and what was typed in it. */
+function closeKeyForm() {
+  setShown(byId('key-form'), false);
+  showKeyError('');
+  /** @type {HTMLInputElement} */ (byId('key-input')).value = '';
+}
+
+/** "Use this key": keeps it, and makes the address it was asked for. */
+async function onKeySubmit(event) {
+  event.preventDefault();
+  const input = /** @type {HTMLInputElement} */ (byId('key-input'));
+  const submit = /** @type {HTMLButtonElement} */ (byId('key-submit'));
+  const key = input.value.trim();
+  // What a header can carry; the server says the rest.
+  if (!/^[!-~]{1,256}$/.test(key)) {
+    showKeyError(key ? 'This is not an API key: a key is tm_ and letters and digits.' : 'Enter the API key.');
+    input.focus();
+    return;
+  }
+  setApiKey(key);
+  input.value = '';
+  showKeyError('');
+  submit.disabled = true;
+  try {
+    await state.afterKey();
+  } finally {
+    submit.disabled = false;
+  }
+  if (byId('key-form').hidden && !byId('address-row').hidden && document.activeElement === document.body) {
+    byId('copy-address').focus();
+  }
+}
+
+/** Shows (or, with '', clears) the key form's error. */
+function showKeyError(text) {
+  const error = byId('key-error');
+  error.textContent = text;
+  setShown(error, Boolean(text));
+  if (text) byId('key-input').setAttribute('aria-invalid', 'true');
+  else byId('key-input').removeAttribute('aria-invalid');
+}
+
+/** Keeps the API key in this browser ('' forgets it). */
+function setApiKey(key) {
+  state.apiKey = key;
+  saved.keepApiKey(key);
+  renderKeyKept();
+}
+
+/** "Forget key": the next address asks for it again. */
+function forgetKey() {
+  setApiKey('');
+  byId('choose-name').focus();
+  announce('The API key is forgotten: a new address will ask for it.');
+}
+
+/** The chooser offers to forget the key while one is kept and needed. */
+function renderKeyKept() {
+  setShown(byId('key-kept'), state.needsKey && state.apiKey !== '');
 }
 
 // --- switching between the addresses this browser made ---
@@ -436,6 +614,7 @@ function setSwitcherOpen(open) {
   const panel = byId('switch-panel');
   if (open === !panel.hidden) return;
   if (open) setChooserOpen(false);
+  if (open && state.mailbox) closeKeyForm();
   byId('switch-toggle').setAttribute('aria-expanded', String(open));
   setShown(panel, open);
   clearInterval(state.switcherTick);
@@ -503,6 +682,12 @@ function onKeydown(event) {
   }
   if (event.key !== 'Escape') return;
   if (document.querySelector('dialog[open]')) return; // a dialog closes itself
+  const keyForm = byId('key-form');
+  if (!keyForm.hidden && state.mailbox && keyForm.contains(document.activeElement)) {
+    closeKeyForm();
+    byId('new-address').focus();
+    return;
+  }
   const form = byId('choose-form');
   if (!form.hidden && form.contains(document.activeElement)) {
     setChooserOpen(false);
@@ -566,6 +751,7 @@ async function checkExpired() {
 // --- what the page says about itself ---
 
 function showAddressLoading() {
+  closeKeyForm();
   setShown(byId('address-loading'), true);
   setShown(byId('address-row'), false);
   setShown(byId('expiry'), false);
@@ -578,19 +764,23 @@ function showAddressLoading() {
  * again with retry.
  */
 function showFatal(err, retry) {
+  clearInbox();
+  closeKeyForm();
+  state.retry = retry;
+  byId('fatal-text').textContent = err.message;
+  setShown(byId('fatal'), true);
+}
+
+/** No inbox is shown: nothing of the last one stays in view. */
+function clearInbox() {
   state.mailbox?.stop();
   state.mailbox = null;
   state.inbox = null;
-  state.retry = retry;
   stopCountdown();
-  setShown(byId('address-loading'), false);
-  setShown(byId('address-row'), false);
-  setShown(byId('expiry'), false);
-  setShown(byId('mail'), false);
-  setShown(byId('expired'), false);
-  byId('fatal-text').textContent = err.message;
-  setShown(byId('fatal'), true);
+  for (const id of ['address-loading', 'address-row', 'expiry', 'mail', 'expired', 'fatal']) setShown(byId(id), false);
+  setButtonsEnabled(false);
   setConnection('none');
+  document.title = 'tempmail';
 }
 
 function showNotice(text) {
@@ -627,6 +817,11 @@ function setConnection(s) {
  * every tab shows the same inbox.
  */
 function onStorage(event) {
+  if (event.key === saved.apiKeyKey) {
+    state.apiKey = saved.apiKey();
+    renderKeyKept();
+    return;
+  }
   if (event.key === saved.listKey) {
     renderSwitcher();
     return;
