@@ -3,6 +3,7 @@ package web_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -110,6 +111,8 @@ func TestBrowserAsksForAKeyWhereTheServerNeedsOne(t *testing.T) {
 	base := servicetest.URL(svc)
 	key := newKey(t, base, tenant, `["inboxes"]`)
 	readOnly := newKey(t, base, tenant, `["read"]`)
+	var private struct{ Name string }
+	adminCall(t, "POST", base+"/api/domains/", `{"name":"team.test","tenant_id":"`+tenant+`"}`, &private)
 
 	p := newBrowser(t, 1280, 900)
 	sent := p.recordAuthorized(t)
@@ -163,6 +166,8 @@ func TestBrowserAsksForAKeyWhereTheServerNeedsOne(t *testing.T) {
 	if !eval[bool](t, p, `document.getElementById('key-form').hidden && !document.getElementById('new-address').hidden`) {
 		t.Error("the key form stays, or the address's buttons do not come back")
 	}
+	// With the key, the chooser offers its tenant's private domain too.
+	p.waitFor(t, "the tenant's domain in the chooser", `[...document.getElementById('choose-domain').options].some((o) => o.value === 'team.test')`)
 	// The address is the key's tenant's.
 	code, body := servicetest.Call(t, "GET", base+"/api/inboxes/", "", "Authorization", "Bearer "+key)
 	var mine []struct{ Email string }
@@ -223,13 +228,16 @@ func TestBrowserAsksForAKeyWhereTheServerNeedsOne(t *testing.T) {
 		t.Error("resuming an address asks for a key")
 	}
 
-	// The key went with the creations alone: the wrong one, the read-only
-	// one, then the right one three times (the last past the quota).
-	want := []string{}
-	for range 5 {
-		want = append(want, "POST "+base+"/inboxes/")
+	// The key went with the creations (the wrong one, the read-only one,
+	// then the right one three times, the last past the quota) and with
+	// the configuration, which lists the domains it may use (once it was
+	// given, and at the reload while it was kept), and nowhere else.
+	counts := map[string]int{}
+	for _, r := range sent.get() {
+		counts[r]++
 	}
-	if got := sent.get(); !slices.Equal(got, want) {
-		t.Errorf("requests with Authorization:\n%q\nwant\n%q", got, want)
+	config := "GET " + base + "/ui/config.json"
+	if want := map[string]int{"POST " + base + "/inboxes/": 5, config: counts[config]}; !maps.Equal(counts, want) || counts[config] == 0 {
+		t.Errorf("requests with Authorization: %v, want %v", counts, want)
 	}
 }

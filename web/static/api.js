@@ -77,9 +77,16 @@ function inboxPath(token, ...parts) {
   return `/inboxes/${encodeURIComponent(token)}/${rest}`;
 }
 
-/** What the page needs to know of the service: domains, default, lifetime. */
-export async function getConfig() {
-  return (await request('GET', '/ui/config.json')).data;
+/**
+ * What the page needs to know of the service: domains, default, lifetime,
+ * whether a key is needed. With key, the domains are those the key may
+ * use, its tenant's private ones among them (a bad key is not refused
+ * here: the public ones are listed).
+ * @param {string} [key] sent only when given
+ */
+export async function getConfig(key = '') {
+  const headers = key ? { Authorization: `Bearer ${key}` } : {};
+  return (await request('GET', '/ui/config.json', undefined, { headers })).data;
 }
 
 /**

@@ -197,7 +197,11 @@ async function resumeOrCreate() {
 async function loadConfig() {
   const select = /** @type {HTMLSelectElement} */ (byId('choose-domain'));
   try {
-    state.config = await api.getConfig();
+    // A key is held only where the server asked for one: with it, the
+    // chooser lists its tenant's private domains too. Where the server
+    // makes addresses without a key, none is sent, so none is listed.
+    state.config = await api.getConfig(state.apiKey);
+    if (state.apiKey && state.config.anonymous !== false) state.config = await api.getConfig();
   } catch (err) {
     const option = new Option('default domain', '');
     select.replaceChildren(option);
@@ -533,6 +537,7 @@ function setApiKey(key) {
   state.apiKey = key;
   saved.keepApiKey(key);
   renderKeyKept();
+  state.configLoaded = loadConfig(); // the domains this key may use
 }
 
 /** "Forget key": the next address asks for it again. */
