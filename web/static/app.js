@@ -6,8 +6,9 @@
 // Where the server makes no inbox without an API key (--anonymous off, as
 // /ui/config.json says, or as a 401 says), the page asks for one before it
 // makes an address, in place of the address when it has none to show, and
-// keeps it (saved.js) for the next addresses. Only making an inbox sends
-// it: what an inbox's token reads needs no key.
+// keeps it for the next addresses (keyform.js). Only making an inbox, and
+// reading the configuration, send it: what an inbox's token reads needs
+// no key.
 //
 // A link to an inbox is the page's address with the inbox's token in the
 // fragment, /#token=<token>: a browser never sends a fragment to a server,
@@ -18,7 +19,7 @@
 // Modules: api.js (the HTTP calls), saved.js (the addresses this browser
 // made), mailbox.js (one inbox's messages, kept live), list.js (the message
 // list), reader.js (one message), undo.js (deleting a message, with undo),
-// format.js and dom.js (helpers).
+// keyform.js (the API key), format.js and dom.js (helpers).
 
 import * as api from './api.js';
 import { byId, setShown, announce, makeCopyButton } from './dom.js';
@@ -28,6 +29,7 @@ import { MessageList } from './list.js';
 import { Reader } from './reader.js';
 import * as saved from './saved.js';
 import { UndoDelete } from './undo.js';
+import { KeyForm } from './keyform.js';
 
 // What the page shows now. Only the functions below change it.
 const state = {
@@ -45,21 +47,7 @@ const state = {
   retry: () => {},
   /** resolves once loadConfig has finished, well or not */
   configLoaded: Promise.resolve(),
-  /** the server makes no inbox without an API key: its configuration says so, or a 401 did */
-  needsKey: false,
-  /** the API key given ('' for none), kept here too for a browser whose storage keeps nothing */
-  apiKey: '',
-  /** what "Use this key" does once the key is kept: the creation that needed it */
-  afterKey: async () => {},
 };
-
-/** Thrown by newInbox when the server needs an API key and this browser holds none. */
-class NoKey extends Error {
-  constructor() {
-    super('This server needs an API key to make an address.');
-    this.name = 'NoKey';
-  }
-}
 
 const list = new MessageList(openMessage);
 const reader = new Reader({
@@ -67,6 +55,17 @@ const reader = new Reader({
   delete: deleteMessage,
   gone: () => inboxGone('gone'),
   closed: () => render(),
+});
+const keyForm = new KeyForm({
+  changed: () => {
+    state.configLoaded = loadConfig(); // the domains this key may use
+  },
+  cancelled: () => byId('new-address').focus(),
+  done: () => {
+    if (!keyForm.open && !byId('address-row').hidden && document.activeElement === document.body) {
+      byId('copy-address').focus();
+    }
+  },
 });
 const undo = new UndoDelete({
   restored: (id) => list.opener(id)?.focus(),
@@ -92,12 +91,6 @@ function boot() {
   byId('load-more').addEventListener('click', () => state.mailbox?.loadMore());
   byId('list-retry').addEventListener('click', () => state.mailbox?.loadMore());
   byId('fatal-retry').addEventListener('click', () => state.retry());
-  byId('key-form').addEventListener('submit', onKeySubmit);
-  byId('key-cancel').addEventListener('click', () => {
-    closeKeyForm();
-    byId('new-address').focus();
-  });
-  byId('key-forget').addEventListener('click', forgetKey);
   // Coming back online is a good moment to try again by itself.
   window.addEventListener('online', () => {
     if (!byId('fatal').hidden) state.retry();
@@ -109,7 +102,6 @@ function boot() {
     const token = takeLinkedToken();
     if (token !== null) openLinked(token);
   });
-  state.apiKey = saved.apiKey();
   state.configLoaded = loadConfig();
   const token = takeLinkedToken();
   if (token !== null) openLinked(token);
@@ -188,7 +180,7 @@ async function resumeOrCreate() {
     if (expired) showNotice(`${expired} Here is a new one.`);
   } catch (err) {
     if (expired) showNotice(expired);
-    if (aboutKey(err)) askForKey(err, startOver);
+    if (keyForm.about(err)) askForKey(err, startOver);
     else showFatal(err, resumeOrCreate);
   }
 }
@@ -200,8 +192,8 @@ async function loadConfig() {
     // A key is held only where the server asked for one: with it, the
     // chooser lists its tenant's private domains too. Where the server
     // makes addresses without a key, none is sent, so none is listed.
-    state.config = await api.getConfig(state.apiKey);
-    if (state.apiKey && state.config.anonymous !== false) state.config = await api.getConfig();
+    state.config = await api.getConfig(keyForm.key);
+    if (keyForm.key && state.config.anonymous !== false) state.config = await api.getConfig();
   } catch (err) {
     const option = new Option('default domain', '');
     select.replaceChildren(option);
@@ -211,8 +203,8 @@ async function loadConfig() {
   const domains = Array.isArray(state.config.domains) ? state.config.domains : [];
   select.replaceChildren(...domains.map((d) => new Option(d, d, false, d === state.config.default_domain)));
   select.disabled = domains.length < 2;
-  state.needsKey = state.config.anonymous === false;
-  renderKeyKept();
+  keyForm.needed = state.config.anonymous === false;
+  keyForm.renderKept();
   if (state.config.max_name_length) {
     byId('choose-name').setAttribute('maxlength', String(state.config.max_name_length));
   }
@@ -228,20 +220,12 @@ async function loadConfig() {
  */
 async function newInbox(choice) {
   await state.configLoaded; // it says whether a key is needed
-  const key = state.needsKey ? state.apiKey : '';
-  if (state.needsKey && !key) throw new NoKey();
+  const key = keyForm.forCreation();
   let inbox;
   try {
     inbox = await api.createInbox(choice, key);
   } catch (err) {
-    if (err.status === 401) {
-      // A key is needed after all (the configuration was not read, or the
-      // server changed since), or this one is unknown, revoked or
-      // expired: it is forgotten, and asked for again.
-      state.needsKey = true;
-      if (!key) throw new NoKey();
-      setApiKey('');
-    }
+    if (err.status === 401) keyForm.refused(key); // asked for again
     throw err;
   }
   saved.remember(inbox);
@@ -255,7 +239,7 @@ function show(inbox) {
   reader.close(false);
   list.clear();
   state.inbox = inbox;
-  closeKeyForm();
+  keyForm.close();
 
   byId('address').textContent = inbox.address;
   byId('waiting-address').textContent = inbox.address;
@@ -314,7 +298,7 @@ async function startOver() {
     showNotice('');
     announce(`Your new address is ${inbox.address}`);
   } catch (err) {
-    if (aboutKey(err)) {
+    if (keyForm.about(err)) {
       askForKey(err, startOver);
     } else if (state.mailbox) {
       // The current address still works: keep it.
@@ -376,7 +360,7 @@ async function onDeleteDialogClosed() {
     show(await newInbox({}));
     showNotice(`${inbox.address} and its mail were deleted. Here is a new address.`);
   } catch (err) {
-    if (aboutKey(err)) {
+    if (keyForm.about(err)) {
       askForKey(err, startOver);
       showNotice(`${inbox.address} and its mail were deleted.`);
     } else {
@@ -419,7 +403,7 @@ async function chooseAddress(choice) {
     byId('copy-address').focus();
     announce(`Your new address is ${inbox.address}`);
   } catch (err) {
-    if (aboutKey(err)) {
+    if (keyForm.about(err)) {
       askForKey(err, () => chooseAddress(choice));
       return;
     }
@@ -446,23 +430,14 @@ function showChooserError(text, field = null) {
 /** Shows or hides the form that chooses the name and domain. */
 function setChooserOpen(open) {
   if (open) setSwitcherOpen(false);
-  if (open && state.mailbox) closeKeyForm();
+  if (open && state.mailbox) keyForm.close();
   byId('choose-toggle').setAttribute('aria-expanded', String(open));
   setShown(byId('choose-form'), open);
   if (open) byId('choose-name').focus();
   else showChooserError('');
 }
 
-// --- the API key, where the server needs one ---
-
-/**
- * err is the server asking for an API key, or refusing the one given: 401
- * (unknown, revoked or expired), or 403 (the key has no inboxes scope, or
- * its tenant's quota is used up).
- */
-function aboutKey(err) {
-  return err instanceof NoKey || (state.needsKey && (err.status === 401 || err.status === 403));
-}
+// --- the API key, where the server needs one (keyform.js) ---
 
 /**
  * Asks for an API key, with the server's refusal (err) unless none was
@@ -472,7 +447,6 @@ function aboutKey(err) {
  * which can be kept with Cancel.
  */
 function askForKey(err, retry) {
-  state.afterKey = retry;
   const live = Boolean(state.mailbox);
   if (live) {
     setChooserOpen(false);
@@ -484,72 +458,7 @@ function askForKey(err, retry) {
     setShown(byId('delete-inbox'), false);
     renderSwitcher();
   }
-  setShown(byId('key-cancel'), live);
-  setShown(byId('key-form'), true);
-  showKeyError(err instanceof NoKey ? '' : err.message);
-  byId('key-input').focus();
-}
-
-/** Hides the key form, and what was typed in it. */
-function closeKeyForm() {
-  setShown(byId('key-form'), false);
-  showKeyError('');
-  /** @type {HTMLInputElement} */ (byId('key-input')).value = '';
-}
-
-/** "Use this key": keeps it, and makes the address it was asked for. */
-async function onKeySubmit(event) {
-  event.preventDefault();
-  const input = /** @type {HTMLInputElement} */ (byId('key-input'));
-  const submit = /** @type {HTMLButtonElement} */ (byId('key-submit'));
-  const key = input.value.trim();
-  // What a header can carry; the server says the rest.
-  if (!/^[!-~]{1,256}$/.test(key)) {
-    showKeyError(key ? 'This is not an API key: a key is tm_ and letters and digits.' : 'Enter the API key.');
-    input.focus();
-    return;
-  }
-  setApiKey(key);
-  input.value = '';
-  showKeyError('');
-  submit.disabled = true;
-  try {
-    await state.afterKey();
-  } finally {
-    submit.disabled = false;
-  }
-  if (byId('key-form').hidden && !byId('address-row').hidden && document.activeElement === document.body) {
-    byId('copy-address').focus();
-  }
-}
-
-/** Shows (or, with '', clears) the key form's error. */
-function showKeyError(text) {
-  const error = byId('key-error');
-  error.textContent = text;
-  setShown(error, Boolean(text));
-  if (text) byId('key-input').setAttribute('aria-invalid', 'true');
-  else byId('key-input').removeAttribute('aria-invalid');
-}
-
-/** Keeps the API key in this browser ('' forgets it). */
-function setApiKey(key) {
-  state.apiKey = key;
-  saved.keepApiKey(key);
-  renderKeyKept();
-  state.configLoaded = loadConfig(); // the domains this key may use
-}
-
-/** "Forget key": the next address asks for it again. */
-function forgetKey() {
-  setApiKey('');
-  byId('choose-name').focus();
-  announce('The API key is forgotten: a new address will ask for it.');
-}
-
-/** The chooser offers to forget the key while one is kept and needed. */
-function renderKeyKept() {
-  setShown(byId('key-kept'), state.needsKey && state.apiKey !== '');
+  keyForm.show(err, retry, live);
 }
 
 // --- switching between the addresses this browser made ---
@@ -619,7 +528,7 @@ function setSwitcherOpen(open) {
   const panel = byId('switch-panel');
   if (open === !panel.hidden) return;
   if (open) setChooserOpen(false);
-  if (open && state.mailbox) closeKeyForm();
+  if (open && state.mailbox) keyForm.close();
   byId('switch-toggle').setAttribute('aria-expanded', String(open));
   setShown(panel, open);
   clearInterval(state.switcherTick);
@@ -687,10 +596,8 @@ function onKeydown(event) {
   }
   if (event.key !== 'Escape') return;
   if (document.querySelector('dialog[open]')) return; // a dialog closes itself
-  const keyForm = byId('key-form');
-  if (!keyForm.hidden && state.mailbox && keyForm.contains(document.activeElement)) {
-    closeKeyForm();
-    byId('new-address').focus();
+  if (keyForm.open && state.mailbox && byId('key-form').contains(document.activeElement)) {
+    keyForm.cancel();
     return;
   }
   const form = byId('choose-form');
@@ -756,7 +663,7 @@ async function checkExpired() {
 // --- what the page says about itself ---
 
 function showAddressLoading() {
-  closeKeyForm();
+  keyForm.close();
   setShown(byId('address-loading'), true);
   setShown(byId('address-row'), false);
   setShown(byId('expiry'), false);
@@ -770,7 +677,7 @@ function showAddressLoading() {
  */
 function showFatal(err, retry) {
   clearInbox();
-  closeKeyForm();
+  keyForm.close();
   state.retry = retry;
   byId('fatal-text').textContent = err.message;
   setShown(byId('fatal'), true);
@@ -823,8 +730,7 @@ function setConnection(s) {
  */
 function onStorage(event) {
   if (event.key === saved.apiKeyKey) {
-    state.apiKey = saved.apiKey();
-    renderKeyKept();
+    keyForm.reload();
     return;
   }
   if (event.key === saved.listKey) {
