@@ -28,7 +28,6 @@ func (s *Server) mailosaurRoutes(r chi.Router) {
 	r.Get("/api/servers/{serverID}", s.mailosaurServer)
 	r.Put("/api/servers/{serverID}", s.mailosaurUpdateServer)
 	r.Delete("/api/servers/{serverID}", s.mailosaurDeleteServer)
-	r.Get("/api/servers/{serverID}/password", s.mailosaurServerPassword)
 	r.Get("/api/messages", s.mailosaurMessages)
 	r.Delete("/api/messages", s.mailosaurDeleteMessages)
 	r.Post("/api/messages/search", s.mailosaurSearch)
@@ -107,7 +106,7 @@ func writeMailosaurError(w http.ResponseWriter, status int, msg string) {
 	kind := map[int]string{
 		http.StatusBadRequest: "ValidationError", http.StatusUnauthorized: "AuthenticationError",
 		http.StatusForbidden: "PermissionError", http.StatusNotFound: "NotFoundError",
-		http.StatusTooManyRequests: "RateLimitError", http.StatusNotImplemented: "NotSupportedError",
+		http.StatusTooManyRequests: "RateLimitError",
 	}[status]
 	if kind == "" {
 		kind = "ApiError"

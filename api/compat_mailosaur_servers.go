@@ -314,18 +314,3 @@ func (s *Server) mailosaurEndInboxes(r *http.Request, d projections.Domain) erro
 	}
 	return nil
 }
-
-// mailosaurServerPassword answers 501: tempmail's SMTP takes mail without
-// a login, so a server has no password to give.
-func (s *Server) mailosaurServerPassword(w http.ResponseWriter, r *http.Request) {
-	err := mailosaurMay(r, false)
-	if err == nil {
-		_, err = s.mailosaurServerDomain(r, chi.URLParam(r, "serverID"))
-	}
-	if err != nil {
-		s.mailosaurFail(w, r, err)
-		return
-	}
-	writeMailosaurError(w, http.StatusNotImplemented,
-		"GET api/servers/{id}/password is not supported: tempmail's SMTP server takes mail without a login, so servers have no password")
-}
