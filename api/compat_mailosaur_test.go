@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"tempmail/service/servicetest"
 )
 
 // The Mailosaur family (compat_mailosaur.go): what its SDK calls, its
@@ -170,6 +172,10 @@ func TestMailosaurServersAndMessages(t *testing.T) {
 
 	h.expect(h.do("DELETE", mo+"/servers/"+id, "", auth...), 204, "")
 	h.expect(h.do("GET", mo+"/servers/"+id, "", auth...), 404, "")
+	if err := servicetest.TrySend(h.svc.SMTPAddr(), "s@example.com", "new@"+id+".tempmail.test", mailosaurMail("x", "x")); err == nil ||
+		!strings.Contains(err.Error(), "550") {
+		t.Errorf("mail to a deleted server: %v, want 550", err)
+	}
 	h.expect(h.do("GET", mo+"/messages?server="+id, "", auth...), 404, "")
 	h.expect(h.do("GET", mo+"/servers", "", auth...), 200, `{"items":[{"id":"`+other+`","name":"Another","users":[],"messages":0}]}`)
 }
