@@ -3,10 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,77 +22,12 @@ import (
 // typed exactly "integer", so every call that set timeout_seconds, typed
 // ["null","integer"], failed.
 
-// nodeClients installs testdata/mcpnode's packages once per content of
-// that directory, in the user's cache directory (a later run uses it as it
-// is), and returns the directory. Without node and npm, or with
-// TEMPMAIL_NODE_CLIENTS=off, the test is skipped, loudly (go test shows a
-// passing package's output only with -v); with
-// TEMPMAIL_NODE_CLIENTS=required (for CI) it fails instead.
+// nodeClients installs testdata/mcpnode's packages (npmPackages) and
+// returns the directory, with client.mjs beside them.
 func nodeClients(t *testing.T) string {
 	t.Helper()
-	skip := func(why string) {
-		msg := fmt.Sprintf("%s: the MCP server was not checked with the TypeScript SDK's client nor with the MCP Inspector's CLI", why)
-		if os.Getenv("TEMPMAIL_NODE_CLIENTS") == "required" {
-			t.Fatal(msg + " (TEMPMAIL_NODE_CLIENTS=required)")
-		}
-		fmt.Fprintf(os.Stderr, "\n*** SKIPPED %s: %s ***\n\n", t.Name(), msg)
-		t.Skip(msg)
-	}
-	if os.Getenv("TEMPMAIL_NODE_CLIENTS") == "off" {
-		skip("TEMPMAIL_NODE_CLIENTS=off")
-	}
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			skip(tool + " is not installed")
-		}
-	}
-	h := sha256.New()
-	var files []string
-	for _, name := range []string{"package.json", "client.mjs"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "mcpnode", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Write(b)
-		files = append(files, name, string(b))
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "tempmail-tests", "mcpnode-"+hex.EncodeToString(h.Sum(nil))[:16])
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err == nil {
-		return dir
-	}
-	// Installed beside it and renamed into place whole: a run that stops
-	// half way, or one that runs at the same time, leaves no half install.
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "installing-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	for i := 0; i < len(files); i += 2 {
-		if err := os.WriteFile(filepath.Join(tmp, files[i]), []byte(files[i+1]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund",
-		"--no-package-lock", "--loglevel=error")
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm install (the npm registry must be reachable; TEMPMAIL_NODE_CLIENTS=off skips this test): %v\n%s", err, out)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, "node_modules")); serr != nil {
-			t.Fatal(err)
-		} // else another run put it there first
-	}
-	return dir
+	return npmPackages(t, "mcpnode", "the MCP server was not checked with the TypeScript SDK's client nor with the MCP Inspector's CLI",
+		"client.mjs")
 }
 
 // runNode runs a command of the installed clients and returns its stdout;

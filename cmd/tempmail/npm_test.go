@@ -12,14 +12,14 @@ import (
 	"time"
 )
 
-// The published clients of the compatible families' services (issue 33)
-// come from npm at the exact versions of their testdata directories,
-// installed once per content.
+// The clients others wrote, which the tests run as users would (the MCP
+// SDK's, a client generated from the OpenAPI document, the compatible
+// families' services' SDKs), come from npm at the exact versions of their
+// testdata directories, installed once per content.
 
 // npmPackages installs testdata/<name>'s package.json once per content of
-// its files, in the user's cache directory, as nodeClients does for the
-// MCP clients, and returns the directory (with the files beside
-// node_modules). Without node and npm, or with TEMPMAIL_NODE_CLIENTS=off,
+// its files, in the user's cache directory (a later run uses it as it
+// is), and returns the directory (with the files beside node_modules). Without node and npm, or with TEMPMAIL_NODE_CLIENTS=off,
 // the test is skipped, loudly; with TEMPMAIL_NODE_CLIENTS=required it
 // fails instead. what says what goes unchecked.
 func npmPackages(t *testing.T, name, what string, files ...string) string {

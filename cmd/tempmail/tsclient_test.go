@@ -29,69 +29,11 @@ import (
 // installed once (tsClientPackages), and what tsc made of one document is
 // kept (tsClientProgram): a warm run starts the service and runs node.
 
-// tsClientPackages installs testdata/tsclient's packages once per content
-// of its package.json, in the user's cache directory, as nodeClients does
-// testdata/mcpnode's, and returns the directory; it is skipped, loudly,
-// without node and npm or with TEMPMAIL_NODE_CLIENTS=off, and fails instead
-// with TEMPMAIL_NODE_CLIENTS=required.
+// tsClientPackages installs testdata/tsclient's packages (npmPackages) and
+// returns the directory.
 func tsClientPackages(t *testing.T) string {
 	t.Helper()
-	skip := func(why string) {
-		msg := fmt.Sprintf("%s: no TypeScript client was generated from the OpenAPI document and run", why)
-		if os.Getenv("TEMPMAIL_NODE_CLIENTS") == "required" {
-			t.Fatal(msg + " (TEMPMAIL_NODE_CLIENTS=required)")
-		}
-		fmt.Fprintf(os.Stderr, "\n*** SKIPPED %s: %s ***\n\n", t.Name(), msg)
-		t.Skip(msg)
-	}
-	if os.Getenv("TEMPMAIL_NODE_CLIENTS") == "off" {
-		skip("TEMPMAIL_NODE_CLIENTS=off")
-	}
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			skip(tool + " is not installed")
-		}
-	}
-	pkg, err := os.ReadFile(filepath.Join("testdata", "tsclient", "package.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(pkg)
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "tempmail-tests", "tsclient-"+hex.EncodeToString(sum[:])[:16])
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err == nil {
-		return dir
-	}
-	// Installed beside it and renamed into place whole: a run that stops
-	// half way, or one that runs at the same time, leaves no half install.
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "installing-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "package.json"), pkg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund",
-		"--no-package-lock", "--loglevel=error")
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm install (the npm registry must be reachable; TEMPMAIL_NODE_CLIENTS=off skips this test): %v\n%s", err, out)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, "node_modules")); serr != nil {
-			t.Fatal(err)
-		} // else another run put it there first
-	}
-	return dir
+	return npmPackages(t, "tsclient", "no TypeScript client was generated from the OpenAPI document and run")
 }
 
 // tsClientProgram generates the client from what the service at base
