@@ -51,8 +51,11 @@ func (s *Server) mailslurpRoutes(r chi.Router) {
 	r.Get(email+"/attachments", s.mailslurpAttachments)
 	r.Get(email+"/attachments/{attachmentId}", s.mailslurpDownloadAttachment)
 
-	// Everything else: 501, after the key is checked like any other.
-	r.HandleFunc("/*", s.mailslurpUnsupported)
+	// Everything else: 501, after the key is checked like any other. Not
+	// OPTIONS, which the router answers for every served path (routes.go).
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		r.MethodFunc(m, "/*", s.mailslurpUnsupported)
+	}
 }
 
 // errMailSlurpNoKey is the answer without x-api-key.

@@ -305,3 +305,16 @@ func tourMailSlurp(t *testing.T, h *harness) {
 		})
 	}
 }
+
+// OPTIONS is answered as on every served path: 204 with Allow, every
+// method being served (the ones the family lacks with 501).
+func TestMailSlurpOptions(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, p := range []string{"/inboxes", "/aliases"} {
+		r := h.do("OPTIONS", mailslurp+p, "")
+		if r.Status != http.StatusNoContent || r.Header.Get("Allow") != "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" {
+			t.Errorf("OPTIONS %s: %d %q", p, r.Status, r.Header.Get("Allow"))
+		}
+	}
+}
