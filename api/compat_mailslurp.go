@@ -40,6 +40,8 @@ func (s *Server) mailslurpRoutes(r chi.Router) {
 	r.Get("/waitForLatestEmail", s.mailslurpWaitForLatest)
 	r.Get("/waitForNthEmail", s.mailslurpWaitForNth)
 	r.Post("/waitForMatchingFirstEmail", s.mailslurpWaitForMatchingFirst)
+	r.Get("/waitForEmailCount", s.mailslurpWaitForCount)
+	r.Post("/waitForMatchingEmails", s.mailslurpWaitForMatching)
 
 	email := "/emails/{emailId:" + uuidPattern + "}"
 	r.Get(email, s.mailslurpGetEmail)

@@ -18,8 +18,8 @@ import (
 )
 
 // The MailSlurp family's mail (compat_mailslurp.go): the waits
-// (waitForLatestEmail, waitForNthEmail, waitForMatchingFirstEmail), an
-// inbox's emails, an email whole, deleted, and what the SDK finds in one:
+// (waitForLatestEmail, waitForNthEmail, waitForMatchingFirstEmail,
+// waitForEmailCount, waitForMatchingEmails), an inbox's emails, an email whole, deleted, and what the SDK finds in one:
 // codes, content matching a pattern, text lines, links, attachments.
 //
 // A wait is a held request (hold, waiting.go), for at most the client's
@@ -306,6 +306,58 @@ func (s *Server) matchingMailSlurp(inboxID string, opts []mailslurpMatchOption, 
 		}
 		return s.foundMessage(ctx, in, id)
 	}
+}
+
+func (s *Server) mailslurpWaitForCount(w http.ResponseWriter, r *http.Request) {
+	s.mailslurpWaitForMany(w, r, nil)
+}
+
+func (s *Server) mailslurpWaitForMatching(w http.ResponseWriter, r *http.Request) {
+	opts, err := readMatchOptions(r)
+	if err != nil {
+		s.mailslurpFail(w, r, err)
+		return
+	}
+	s.mailslurpWaitForMany(w, r, opts)
+}
+
+// mailslurpWaitForMany answers waitForEmailCount and waitForMatchingEmails:
+// the oldest count messages q looks for that pass opts (none: every one),
+// once there are that many, as previews; none is marked read.
+func (s *Server) mailslurpWaitForMany(w http.ResponseWriter, r *http.Request, opts []mailslurpMatchOption) {
+	in, q, ok := s.mailslurpWait(w, r)
+	if !ok {
+		return
+	}
+	count, err := mailslurpInt(r, "count", 0, 1, maxLimit)
+	if err == nil && count == 0 {
+		err = tempmail.Errorf(tempmail.Invalid, "count is required: a whole number from 1 to %d", maxLimit)
+	}
+	if err != nil {
+		s.mailslurpFail(w, r, err)
+		return
+	}
+	find := func(ctx context.Context) (any, bool, error) {
+		in, err := liveInbox(s.views.Inbox(ctx, in.ID))
+		if err != nil {
+			return nil, false, asNotFound(err, "Inbox not found")
+		}
+		var list []projections.Summary
+		err = s.oldestFirst(ctx, in, func(m *projections.Summary) bool {
+			if q.which.passes(m) && matches(opts, m, in.Address) {
+				list = append(list, *m)
+			}
+			return len(list) == count
+		})
+		if err != nil || len(list) < count {
+			return nil, false, err
+		}
+		return list, true, nil
+	}
+	s.mailslurpHeld(w, r, in.ID, q.wait, timedOutMsg(in, fmt.Sprintf("fewer than %d emails", count), q), find, func(v any) {
+		list := v.([]projections.Summary)
+		writePage(w, len(list), func(i int) any { return toMailSlurpPreview(in, &list[i]) })
+	})
 }
 
 // mailslurpInboxEmails lists an inbox's emails (GET

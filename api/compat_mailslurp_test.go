@@ -105,6 +105,20 @@ func TestMailSlurpInboxesAndMail(t *testing.T) {
 	h.expect(h.do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id,
 		`{"conditions":[{"condition":"HAS_ATTACHMENTS","value":"TRUE"}]}`, as...), http.StatusBadRequest, "")
 
+	// Counted waits: previews, oldest first.
+	r = h.do("GET", mailslurp+"/waitForEmailCount?inboxId="+id+"&count=2&timeout=5000", "", as...)
+	var many []map[string]any
+	if err := json.Unmarshal(r.Body, &many); err != nil || len(many) != 2 || many[0]["id"] != emailID || many[1]["id"] != second {
+		t.Errorf("waitForEmailCount: %d %s", r.Status, r.Body)
+	}
+	h.expect(h.do("GET", mailslurp+"/waitForEmailCount?inboxId="+id+"&count=3&timeout=0", "", as...), http.StatusRequestTimeout, "")
+	h.expect(h.do("GET", mailslurp+"/waitForEmailCount?inboxId="+id, "", as...), http.StatusBadRequest, "")
+	r = h.do("POST", mailslurp+"/waitForMatchingEmails?inboxId="+id+"&count=1&timeout=5000",
+		`{"matches":[{"field":"FROM","should":"CONTAIN","value":"shop@"}]}`, as...)
+	if err := json.Unmarshal(r.Body, &many); err != nil || len(many) != 1 || many[0]["id"] != second {
+		t.Errorf("waitForMatchingEmails: %d %s", r.Status, r.Body)
+	}
+
 	// The inbox's emails, oldest first, and with minCount met.
 	r = h.do("GET", mailslurp+"/inboxes/"+id+"/emails?minCount=2&retryTimeout=5000", "", as...)
 	var list []map[string]any
@@ -283,6 +297,8 @@ func tourMailSlurp(t *testing.T, h *harness) {
 		{"GET", "/inboxes/" + id + "/emails", "", 200},
 		{"GET", "/waitForNthEmail?inboxId=" + id + "&index=0", "", 200},
 		{"POST", "/waitForMatchingFirstEmail?inboxId=" + id + "&timeout=0", `{"matches":[{"field":"SUBJECT","should":"EQUAL","value":"x"}]}`, 408},
+		{"GET", "/waitForEmailCount?inboxId=" + id + "&count=1", "", 200},
+		{"POST", "/waitForMatchingEmails?inboxId=" + id + "&count=1&timeout=0", `{"matches":[{"field":"TO","should":"CONTAIN","value":"@"}]}`, 200},
 		{"GET", e, "", 200},
 		{"POST", e + "/codes", "", 200},
 		{"POST", e + "/contentMatch", `{"pattern":"code (\\d+)"}`, 200},

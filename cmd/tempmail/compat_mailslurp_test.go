@@ -114,6 +114,8 @@ type mailslurpReport struct {
 	Found struct {
 		Nth, Matching string
 		Emails        []string
+		Counted       []string
+		MatchingAll   []string
 		Match         []string
 		Code          string
 	}
@@ -138,8 +140,8 @@ type sdkRefusal struct {
 
 // TestMailSlurpFromItsSDK: with a tenant's key, the SDK makes an inbox,
 // waits (its own held wait) for the mail this test sends it over SMTP,
-// reads it whole (body, subject), finds it by index and by match, lists
-// the inbox, matches a pattern and extracts its code, is told 408 when
+// reads it whole (body, subject), finds it by index, by match and by
+// count, lists the inbox, matches a pattern and extracts its code, is told 408 when
 // nothing more comes, deletes the email and the inbox. Another tenant's
 // key is answered 404 for them; a read key reads, and cannot make or
 // delete (403); an endpoint the family lacks is 501, a bad key 401.
@@ -212,6 +214,7 @@ func TestMailSlurpFromItsSDK(t *testing.T) {
 		t.Errorf("waitForLatestEmail %+v, getEmail %+v", r.Latest, r.Email)
 	}
 	if r.Found.Nth != id || r.Found.Matching != id || !reflect.DeepEqual(r.Found.Emails, []string{id}) ||
+		!reflect.DeepEqual(r.Found.Counted, []string{id}) || !reflect.DeepEqual(r.Found.MatchingAll, []string{id}) ||
 		!reflect.DeepEqual(r.Found.Match, []string{"code is 482913", "482913"}) || r.Found.Code != "482913" {
 		t.Errorf("found: %+v", r.Found)
 	}

@@ -36,12 +36,16 @@ const matching = await mailslurp.waitController.waitForMatchingFirstEmail({
   matchOptions: { matches: [{ field: 'SUBJECT', should: 'CONTAIN', value: 'code' }] },
 });
 const emails = await mailslurp.getEmails(inbox.id);
+const counted = await mailslurp.waitForEmailCount(1, inbox.id, 5000);
+const matchingAll = await mailslurp.waitForMatchingEmails(
+  { matches: [{ field: 'FROM', should: 'EQUAL', value: 'shop@example.com' }] }, 1, inbox.id, 5000);
 const match = await mailslurp.emailController.getEmailContentMatch({
   emailId: email.id,
   contentMatchOptions: { pattern: 'code is ([0-9]{6})' },
 });
 const codes = await mailslurp.emailController.getEmailCodes({ emailId: email.id, extractCodesOptions: {} });
-report.found = { nth: nth.id, matching: matching.id, emails: emails.map((e) => e.id), match: match.matches, code: codes.code };
+report.found = { nth: nth.id, matching: matching.id, emails: emails.map((e) => e.id),
+  counted: counted.map((e) => e.id), matchingAll: matchingAll.map((e) => e.id), match: match.matches, code: codes.code };
 report.timedOut = await refusal(() => mailslurp.waitForLatestEmail(inbox.id, 0, true));
 
 // Another tenant's key finds nothing; a read key reads and cannot make or
