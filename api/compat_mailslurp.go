@@ -36,6 +36,8 @@ func (s *Server) mailslurpRoutes(r chi.Router) {
 	r.Get("/inboxes/"+id, s.mailslurpGetInbox)
 	r.Delete("/inboxes/"+id, s.mailslurpDeleteInbox)
 	r.Get("/inboxes/"+id+"/emails", s.mailslurpInboxEmails)
+	r.Delete("/inboxes/"+id+"/deleteAllInboxEmails", s.mailslurpEmptyInbox)
+	r.Delete("/emptyInbox", s.mailslurpEmptyInbox)
 
 	r.Get("/waitForLatestEmail", s.mailslurpWaitForLatest)
 	r.Get("/waitForNthEmail", s.mailslurpWaitForNth)

@@ -16,7 +16,7 @@ import (
 
 // The MailSlurp family's inboxes (compat_mailslurp.go): made with the
 // options of createInbox (query parameters) or createInboxWithOptions
-// (a JSON body), listed, looked at and deleted. An inbox lives
+// (a JSON body), listed, looked at, emptied and deleted. An inbox lives
 // --token-inbox-ttl unless expiresIn or expiresAt say otherwise, within
 // --min-inbox-ttl and --max-inbox-ttl.
 
@@ -206,6 +206,40 @@ func (s *Server) mailslurpDeleteInbox(w http.ResponseWriter, r *http.Request) {
 	in, err := s.mailslurpInboxOf(r, true)
 	if err == nil {
 		err = asNotFound(s.commands.DeleteInbox(r.Context(), in), "Inbox not found")
+	}
+	if err != nil {
+		s.mailslurpFail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// mailslurpEmptyInbox deletes every email of an inbox, one after another
+// (the per-inbox cap bounds them), and keeps the inbox: emptyInbox (the
+// inbox in ?inboxId=) and deleteAllInboxEmails (in the path).
+func (s *Server) mailslurpEmptyInbox(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "inboxId")
+	if id == "" {
+		id = r.URL.Query().Get("inboxId")
+	}
+	err := mailslurpMay(r, true)
+	var in *projections.Inbox
+	if err == nil {
+		in, err = s.mailslurpInbox(r, id)
+	}
+	var list []projections.Summary
+	if err == nil {
+		list, err = s.views.Messages(r.Context(), in)
+	}
+	for i := 0; err == nil && i < len(list); i++ {
+		var m *projections.Message
+		m, err = s.views.MessageIn(r.Context(), in, list[i].ID)
+		if err == nil {
+			err = s.commands.DeleteMessage(r.Context(), m)
+		}
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			err = nil // deleted meanwhile
+		}
 	}
 	if err != nil {
 		s.mailslurpFail(w, r, err)

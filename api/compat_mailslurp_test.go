@@ -161,9 +161,13 @@ func TestMailSlurpInboxesAndMail(t *testing.T) {
 	}
 	h.expect(h.do("GET", first+"/attachments/nothing", "", as...), http.StatusNotFound, "")
 
-	// Deleted: the email, then the inbox.
+	// Deleted: the email, the rest, then the inbox.
 	h.expect(h.do("DELETE", e, "", as...), http.StatusNoContent, "")
 	h.expect(h.do("GET", e, "", as...), http.StatusNotFound, "")
+	h.expect(h.do("DELETE", mailslurp+"/emptyInbox", "", as...), http.StatusBadRequest, "")
+	h.expect(h.do("DELETE", mailslurp+"/emptyInbox?inboxId="+id, "", as...), http.StatusNoContent, "")
+	h.expect(h.do("GET", mailslurp+"/inboxes/"+id+"/emails", "", as...), http.StatusOK, "[]")
+	h.expect(h.do("GET", mailslurp+"/inboxes/"+id, "", as...), http.StatusOK, "")
 	h.expect(h.do("DELETE", mailslurp+"/inboxes/"+id, "", as...), http.StatusNoContent, "")
 	h.expect(h.do("GET", mailslurp+"/inboxes/"+id, "", as...), http.StatusNotFound, "")
 	h.expect(h.do("GET", first, "", as...), http.StatusNotFound, "")
@@ -200,6 +204,8 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 		{"GET", "/emails/" + emailID + "/textLines", ""},
 		{"GET", "/emails/" + emailID + "/links", ""},
 		{"GET", "/emails/" + emailID + "/attachments", ""},
+		{"DELETE", "/emptyInbox?inboxId=" + id, ""},
+		{"DELETE", "/inboxes/" + id + "/deleteAllInboxEmails", ""},
 	} {
 		t.Run("another tenant's "+c.method+" "+c.path, func(t *testing.T) {
 			t.Parallel()
@@ -218,6 +224,7 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 		}
 		h.expect(h.do("DELETE", mailslurp+"/emails/"+emailID, "", as...), http.StatusForbidden, "")
 		h.expect(h.do("DELETE", mailslurp+"/inboxes/"+id, "", as...), http.StatusForbidden, "")
+		h.expect(h.do("DELETE", mailslurp+"/emptyInbox?inboxId="+id, "", as...), http.StatusForbidden, "")
 		h.expect(h.do("GET", mailslurp+"/emails/"+emailID, "", as...), http.StatusOK, "")
 		h.expect(h.do("GET", mailslurp+"/inboxes", "", as...), http.StatusOK, "")
 	})
@@ -243,7 +250,7 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 			{"POST", "/inboxes/" + id, "POST /inboxes/" + id},
 			{"PATCH", "/emails/" + emailID + "/read", "PATCH /emails/" + emailID + "/read"},
 			{"PUT", "/emails/" + emailID, "PUT /emails/" + emailID},
-			{"DELETE", "/emptyInbox?inboxId=" + id, "DELETE /emptyInbox"},
+			{"POST", "/emptyInbox?inboxId=" + id, "POST /emptyInbox"},
 		} {
 			h.expect(h.do(c.method, mailslurp+c.path, "{}", as...), http.StatusNotImplemented,
 				`{"status":501,"error":"Not Implemented","message":"`+c.name+` is not supported by tempmail's MailSlurp family"}`)
@@ -312,6 +319,8 @@ func tourMailSlurp(t *testing.T, h *harness) {
 		{"PATCH", "/nothing", "", 501},
 		{"DELETE", "/nothing", "", 501},
 		{"DELETE", e, "", 204},
+		{"DELETE", "/emptyInbox?inboxId=" + id, "", 204},
+		{"DELETE", "/inboxes/" + id + "/deleteAllInboxEmails", "", 204},
 		{"DELETE", "/inboxes/" + id, "", 204},
 	} {
 		t.Run("MailSlurp "+c.method+" "+c.path, func(t *testing.T) {
