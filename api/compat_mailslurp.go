@@ -18,8 +18,9 @@ import (
 // MailSlurp or mail.tm"): what the `mailslurp-client` SDK calls for the
 // part of MailSlurp a test suite uses, under /compat/mailslurp/, which is
 // the SDK's basePath. Its inboxes are made (compat_mailslurp_inboxes.go),
-// its mail waited for and read, its codes found
-// (compat_mailslurp_emails.go), in the shapes of dto_mailslurp.go.
+// its mail waited for (compat_mailslurp_waits.go), listed and read
+// (compat_mailslurp_emails.go), its codes, links and attachments found
+// (compat_mailslurp_content.go), in the shapes of dto_mailslurp.go.
 // Every other path the SDK knows answers 501, naming the endpoint.
 //
 // A client authenticates with `x-api-key`: a tenant's key, or the API
