@@ -2,18 +2,169 @@ package api
 
 import (
 	"net/http"
+	"strings"
+	"time"
+	"unicode"
 
 	"github.com/go-chi/chi/v5"
+
+	"tempmail"
+	"tempmail/command"
 )
 
-// The Mailosaur family (compat.go): to be built (issue 33).
+// The Mailosaur family (compat.go; API.md "Coming from Mailosaur"): what
+// the `mailosaur` SDK and `cypress-mailosaur` call, under
+// /compat/mailosaur/. A Mailosaur server is a private catch-all domain of
+// the key's tenant, <id>.<first --domains domain> with an 8-character id,
+// its name the domain's label (compat_mailosaur_servers.go); its messages
+// are the mail of the inboxes its first mails made there, searched, read
+// and deleted in compat_mailosaur_messages.go, shaped as the SDK's models
+// in compat_mailosaur_dto.go. The SDK authenticates with HTTP Basic, the
+// key as the user name.
 
-func (s *Server) mailosaurRoutes(r chi.Router) {}
+func (s *Server) mailosaurRoutes(r chi.Router) {
+	r.Get("/api/servers", s.mailosaurServers)
+	r.With(s.limitCreates).Post("/api/servers", s.mailosaurCreateServer)
+	r.Get("/api/servers/{serverID}", s.mailosaurServer)
+	r.Put("/api/servers/{serverID}", s.mailosaurUpdateServer)
+	r.Delete("/api/servers/{serverID}", s.mailosaurDeleteServer)
+	r.Get("/api/messages", s.mailosaurMessages)
+	r.Delete("/api/messages", s.mailosaurDeleteMessages)
+	r.Post("/api/messages/search", s.mailosaurSearch)
+	r.Get("/api/messages/{id}", s.mailosaurMessage)
+	r.Delete("/api/messages/{id}", s.mailosaurDeleteMessage)
+	r.Get("/api/usage/limits", s.mailosaurLimits)
+}
 
-// mailosaurCredential is who a request of the family comes from.
-func (s *Server) mailosaurCredential(r *http.Request) (credential, error) { return credential{}, nil }
+// errMailosaurAuth is every refused credential: the SDK says "check your
+// API key" for any 401.
+var errMailosaurAuth = tempmail.Errorf(tempmail.Unauthorized,
+	"Authentication failed: give a tenant's API key as the user name of HTTP Basic authentication")
 
-// writeMailosaurError answers with status and msg in the family's error shape.
+// mailosaurCredential is who a request of the family comes from: HTTP
+// Basic with a tenant's key as the user name (the password is not
+// looked at; the SDK sends none). Nothing else is taken, the API token
+// included: a server belongs to a tenant.
+func (s *Server) mailosaurCredential(r *http.Request) (credential, error) {
+	if len(r.Header.Get("Authorization")) > maxCredentialBytes {
+		return credential{}, errMailosaurAuth
+	}
+	user, _, ok := r.BasicAuth()
+	if !ok || !strings.HasPrefix(user, command.KeyPrefix) {
+		return credential{}, errMailosaurAuth
+	}
+	k, err := s.keyOf(r.Context(), user)
+	if tempmail.KindOf(err) == tempmail.Unauthorized {
+		return credential{}, errMailosaurAuth
+	}
+	return credential{key: k}, err
+}
+
+// mailosaurMay checks the key's scopes: reading takes read or inboxes,
+// a change inboxes (admin covers both).
+func mailosaurMay(r *http.Request, change bool) error {
+	c := credentialFrom(r)
+	switch {
+	case c.key == nil:
+		return errMailosaurAuth
+	case c.isAdmin() || c.key.Has(command.ScopeInboxes):
+		return nil
+	case !change && c.key.Has(command.ScopeRead):
+		return nil
+	}
+	return c.need(command.ScopeInboxes)
+}
+
+// mailosaurError is Mailosaur's error body, which the SDK reads for a 400
+// ("(field) description" for each of errors) and passes on as the error's
+// httpResponseBody otherwise.
+type mailosaurError struct {
+	Type   string                `json:"type"`
+	Errors []mailosaurFieldError `json:"errors"`
+}
+
+type mailosaurFieldError struct {
+	Field  string                 `json:"field"`
+	Detail []mailosaurErrorDetail `json:"detail"`
+}
+
+type mailosaurErrorDetail struct {
+	Description string `json:"description"`
+	Code        string `json:"code"`
+}
+
+// writeMailosaurError answers with status and msg in the family's error
+// shape. A 400's message "field: description" names its field; any other
+// names the request.
 func writeMailosaurError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+	field, desc := "request", msg
+	if f, d, ok := strings.Cut(msg, ": "); ok && status == http.StatusBadRequest && f != "" && strings.IndexFunc(f, func(r rune) bool {
+		return !unicode.IsLetter(r)
+	}) < 0 {
+		field, desc = f, d
+	}
+	kind := map[int]string{
+		http.StatusBadRequest: "ValidationError", http.StatusUnauthorized: "AuthenticationError",
+		http.StatusForbidden: "PermissionError", http.StatusNotFound: "NotFoundError",
+		http.StatusTooManyRequests: "RateLimitError",
+	}[status]
+	if kind == "" {
+		kind = "ApiError"
+	}
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Basic realm="tempmail"`)
+	}
+	writeJSON(w, status, mailosaurError{Type: kind,
+		Errors: []mailosaurFieldError{{Field: field, Detail: []mailosaurErrorDetail{{Description: desc, Code: strings.ToLower(kind)}}}}})
+}
+
+// mailosaurFail answers err in the family's shape.
+func (s *Server) mailosaurFail(w http.ResponseWriter, r *http.Request, err error) {
+	writeError(w, r, s.log, familyMailosaur, err)
+}
+
+// mailosaurLimit is one of the usage limits: what is used and how much
+// may be (0: no limit).
+type mailosaurLimit struct {
+	Limit   int64 `json:"limit"`
+	Current int64 `json:"current"`
+}
+
+type mailosaurLimits struct {
+	Servers mailosaurLimit `json:"servers"`
+	Users   mailosaurLimit `json:"users"`
+	Email   mailosaurLimit `json:"email"`
+	SMS     mailosaurLimit `json:"sms"`
+}
+
+// mailosaurLimits answers GET api/usage/limits from the tenant's quota:
+// its servers against mailosaurMaxServers, its mail today against its
+// messages a day; it has no users or SMS.
+func (s *Server) mailosaurLimits(w http.ResponseWriter, r *http.Request) {
+	err := mailosaurMay(r, false)
+	var out mailosaurLimits
+	if err == nil {
+		err = func() error {
+			t, err := s.keyTenant(r)
+			if err != nil {
+				return err
+			}
+			use, err := s.views.Usage(r.Context(), t.ID, time.Now())
+			if err != nil {
+				return err
+			}
+			servers, err := s.mailosaurServerDomains(r)
+			if err != nil {
+				return err
+			}
+			out.Servers = mailosaurLimit{Limit: mailosaurMaxServers, Current: int64(len(servers))}
+			out.Email = mailosaurLimit{Limit: t.Quota.MessagesPerDay, Current: use.MessagesToday}
+			return nil
+		}()
+	}
+	if err != nil {
+		s.mailosaurFail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
 }

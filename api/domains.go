@@ -29,12 +29,28 @@ func (s *Server) catchAllNamed(ctx context.Context, name string) bool {
 	if slices.Contains(s.cfg.CatchAllDomains, name) {
 		return true
 	}
-	list, _, err := s.views.Domains(ctx)
+	named := func(d projections.Domain) bool { return d.Name == name }
+	list, err := s.domainsWith(ctx, named)
 	if err != nil {
 		return true // unknown: the stricter answer
 	}
-	i := slices.IndexFunc(list, func(d projections.Domain) bool { return d.Name == name })
+	i := slices.IndexFunc(list, named)
 	return i >= 0 && list[i].CatchAll
+}
+
+// domainsWith returns the domains as this process's views hold them, or,
+// when none of them is one found looks for, as the views' bucket itself
+// holds them (projections.Reader.LatestDomains): a domain added through
+// another process is there once its addition returned, while this
+// process's watcher may still be bringing it (it can be seconds behind, a
+// process that was paused). Read-your-writes, as the recipient check
+// (package command) reads domains for mail.
+func (s *Server) domainsWith(ctx context.Context, found func(projections.Domain) bool) ([]projections.Domain, error) {
+	list, _, err := s.views.Domains(ctx)
+	if err != nil || slices.ContainsFunc(list, found) {
+		return list, err
+	}
+	return s.views.LatestDomains(ctx)
 }
 
 // usable reports whether c may make inboxes on d: a public domain anyone,
@@ -163,15 +179,14 @@ func (s *Server) mxHost() string {
 // those the request may make inboxes on: a private domain of another
 // tenant is not found, as one that does not exist.
 func (s *Server) activeDomain(r *http.Request, match func(projections.Domain) bool) (projections.Domain, error) {
-	list, _, err := s.views.Domains(r.Context())
+	c := credentialFrom(r)
+	found := func(d projections.Domain) bool { return d.Active && c.usable(d) && match(d) }
+	list, err := s.domainsWith(r.Context(), found)
 	if err != nil {
 		return projections.Domain{}, err
 	}
-	c := credentialFrom(r)
-	for _, d := range list {
-		if d.Active && c.usable(d) && match(d) {
-			return d, nil
-		}
+	if i := slices.IndexFunc(list, found); i >= 0 {
+		return list[i], nil
 	}
 	return projections.Domain{}, errNotFound
 }

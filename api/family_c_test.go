@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +161,20 @@ func TestWaitAnswersWhenTheMessageArrives(t *testing.T) {
 			t.Fatalf("%s still held after the message arrived", path)
 		}
 		after = h.waitLatest(token, after)["id"].(string)
+	}
+}
+
+// Read-your-writes through SMTP: once the 250 has come, the message is
+// in every list, with no waiting (API.md: "A message is readable when the
+// sender gets SMTP's 250").
+func TestMailIsReadableAtThe250(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for i := range 20 {
+		token, address := h.tokenInbox()
+		h.sendMail(address, "Subject: at once "+strconv.Itoa(i)+"\r\n\r\nhello\r\n")
+		if r := h.do("GET", "/inboxes/"+token+"/messages/", ""); r.Status != http.StatusOK || r.Header.Get("X-Total-Count") != "1" {
+			t.Fatalf("message %d, read right after its 250: %d %s (total %q)", i, r.Status, r.Body, r.Header.Get("X-Total-Count"))
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -48,13 +47,9 @@ func (s *Server) inboundA(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Read-your-writes: the message is readable when the 201 arrives.
-	ctx, cancel := context.WithTimeout(r.Context(), command.Timeout)
-	defer cancel()
-	for _, ack := range res.Acks {
-		if err := s.views.WaitApplied(ctx, ack); err != nil {
-			writeError(w, r, s.log, familyA, err)
-			return
-		}
+	if err := s.commands.Shown(r.Context(), res, command.Timeout); err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
 	}
 	writeJSON(w, http.StatusCreated, inboundResult{Success: true, MessageID: res.HeaderMessageID, EmailID: res.MessageIDs[0]})
 }

@@ -357,6 +357,7 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 			}
 		})
 	}
+	mailosaurTour(t, h)
 	// MCP (mcp_test.go goes further).
 	h.expect(h.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Content-Type", jsonCT,
 		"Accept", "application/json, text/event-stream"), http.StatusOK, "")

@@ -124,6 +124,21 @@ func (c *Commands) Deliver(ctx context.Context, env Envelope, raw []byte, client
 	}
 }
 
+// Shown waits, within wait, until the views show what res stored:
+// read-your-writes for the transports, whose acknowledgment (SMTP's 250,
+// the inbound webhook's 201) says the message is readable through the
+// API, on any node.
+func (c *Commands) Shown(ctx context.Context, res Delivered, wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for _, ack := range res.Acks {
+		if err := c.Views.WaitApplied(ctx, ack); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // printOf is what recognises a sender's retry of a message (events.Print):
 // a hash of the bytes it sent, and of its Message-ID and body.
 func printOf(clientBytes []byte, messageID string) events.Print {

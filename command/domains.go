@@ -73,6 +73,7 @@ type DomainSpec struct {
 	Name     string
 	TenantID string // "": public; else private to that tenant
 	CatchAll bool
+	Label    string // its tenant's name for it, if any
 }
 
 // AddDomain records a domain added at runtime and returns it as the views
@@ -94,7 +95,8 @@ func (c *Commands) AddDomain(ctx context.Context, spec DomainSpec) (projections.
 		if err != nil {
 			return false, err
 		}
-		ev := &events.DomainAdded{ID: 1, Name: spec.Name, API: true, TenantID: spec.TenantID, CatchAll: spec.CatchAll}
+		ev := &events.DomainAdded{ID: 1, Name: spec.Name, API: true, TenantID: spec.TenantID, CatchAll: spec.CatchAll,
+			Label: spec.Label}
 		for _, d := range list {
 			ev.ID = max(ev.ID, d.ID+1)
 		}
@@ -108,10 +110,59 @@ func (c *Commands) AddDomain(ctx context.Context, spec DomainSpec) (projections.
 		if tempmail.KindOf(err) == tempmail.Conflict {
 			return false, nil // the list changed meanwhile: read it again
 		}
-		added = projections.Domain{ID: ev.ID, Name: ev.Name, Active: true, API: true, TenantID: ev.TenantID, CatchAll: ev.CatchAll}
+		added = projections.Domain{ID: ev.ID, Name: ev.Name, Active: true, API: true, TenantID: ev.TenantID,
+			CatchAll: ev.CatchAll, Label: ev.Label}
 		return true, c.applied(ctx, ack, err)
 	})
 	return added, err
+}
+
+// RelabelDomain gives the active domain of id a new label (a DomainAdded
+// of the domain as it is, but for its label) and returns it as the views
+// now show it; a domain not active is NotFound.
+func (c *Commands) RelabelDomain(ctx context.Context, id int, label string) (projections.Domain, error) {
+	return c.changeDomain(ctx, id, func(d projections.Domain) (events.Payload, projections.Domain) {
+		d.Label = label
+		return &events.DomainAdded{ID: d.ID, Name: d.Name, API: d.API, TenantID: d.TenantID, CatchAll: d.CatchAll,
+			Label: label}, d
+	})
+}
+
+// RemoveDomain deactivates the active domain of id: mail to it is refused
+// (550) from then on. Its inboxes are left as they are.
+func (c *Commands) RemoveDomain(ctx context.Context, id int) error {
+	_, err := c.changeDomain(ctx, id, func(d projections.Domain) (events.Payload, projections.Domain) {
+		d.Active = false
+		return &events.DomainDeactivated{ID: d.ID, Name: d.Name}, d
+	})
+	return err
+}
+
+// changeDomain records the event next makes of the active domain of id,
+// expecting the domain list unchanged since it was read.
+func (c *Commands) changeDomain(ctx context.Context, id int,
+	next func(projections.Domain) (events.Payload, projections.Domain)) (projections.Domain, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	var out projections.Domain
+	err := again(ctx, 6, func(int) (bool, error) {
+		list, seq, err := c.Views.Domains(ctx)
+		if err != nil {
+			return false, err
+		}
+		i := slices.IndexFunc(list, func(d projections.Domain) bool { return d.ID == id && d.Active })
+		if i < 0 {
+			return true, tempmail.Errorf(tempmail.NotFound, "no active domain %d", id)
+		}
+		ev, d := next(list[i])
+		ack, err := c.Store.AppendDomainEvent(ctx, ev, seq)
+		if tempmail.KindOf(err) == tempmail.Conflict {
+			return false, nil // the list changed meanwhile: read it again
+		}
+		out = d
+		return true, c.applied(ctx, ack, err)
+	})
+	return out, err
 }
 
 // dropDomainsOf deactivates a deleted tenant's private domains: mail to

@@ -81,6 +81,11 @@ type DomainAdded struct {
 	TenantID string `json:"tenant_id,omitempty"`
 	// CatchAll: the first mail to an address makes its inbox.
 	CatchAll bool `json:"catch_all,omitempty"`
+	// Label is a name its tenant gave the domain (a Mailosaur server's
+	// name); a DomainAdded of an active domain's id with another label
+	// renames it. Optional as the two above, so no new version: a build
+	// before it reads the event as the domain without its label.
+	Label string `json:"label,omitempty"`
 }
 
 // DomainDeactivated records that a domain left the configuration.

@@ -337,6 +337,14 @@ func (s *session) Data(r io.Reader) error {
 		s.logRefusal(command.RejectUnavailable, errTempFail, err)
 		return errTempFail
 	}
+	// Read-your-writes: the 250 says the message is readable through the
+	// API. Should the views lag past the command's timeout, it is
+	// acknowledged all the same: it is stored and on disk, a refusal would
+	// only bring the same message again, and the views show it once they
+	// catch up (/readyz says when they lag).
+	if err := s.srv.c.Shown(s.srv.ctx, res, command.Timeout); err != nil {
+		s.srv.c.Log.Warn("SMTP: accepted before the views showed it", "client", s.ip, "ids", res.MessageIDs, "err", err)
+	}
 	took := time.Since(start)
 	s.srv.data.Observe(took.Seconds())
 	s.srv.c.LogAccepted("smtp", s.ip, res, len(raw), took)

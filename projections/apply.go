@@ -16,7 +16,7 @@ func (b *batch) apply(seq uint64, subject string, at time.Time, p events.Payload
 	t := b.tx(seq, subject, at)
 	switch ev := p.(type) {
 	case *events.DomainAdded:
-		return t.setDomain(Domain{ID: ev.ID, Name: ev.Name, Active: true, API: ev.API, TenantID: ev.TenantID, CatchAll: ev.CatchAll})
+		return t.setDomain(Domain{ID: ev.ID, Name: ev.Name, Active: true, API: ev.API, TenantID: ev.TenantID, CatchAll: ev.CatchAll, Label: ev.Label})
 	case *events.DomainDeactivated:
 		return t.setDomain(Domain{ID: ev.ID, Name: ev.Name})
 	case *events.InboxCreated:

@@ -72,6 +72,7 @@ type Domain struct {
 	API      bool   `json:"api,omitempty"`
 	TenantID string `json:"tenant_id,omitempty"`
 	CatchAll bool   `json:"catch_all,omitempty"`
+	Label    string `json:"label,omitempty"` // its tenant's name for it (events.DomainAdded)
 }
 
 // Domains is the whole domain list, in id order.

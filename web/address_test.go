@@ -26,6 +26,10 @@ func TestBrowserChoosingDeletingAndLosingTheAddress(t *testing.T) {
 	p.do(t, chromedp.Navigate(base+"/"))
 	first := p.address(t)
 	shown := first // the address the page should show
+	// Anyone makes addresses here (--anonymous on): no key is asked for.
+	if !eval[bool](t, p, `document.getElementById('key-form').hidden && document.getElementById('key-kept').hidden`) {
+		t.Error("the page asks for an API key where none is needed")
+	}
 
 	// A chosen name and domain; the server's refusals are shown by the field.
 	p.do(t, chromedp.Click(chromedp.ID("choose-toggle")))

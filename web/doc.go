@@ -7,9 +7,12 @@
 //
 // The page uses only what an inbox's token authorizes (family C and its
 // event stream), so it works when --read-key or --require-token guard the
-// rest. Everything it serves carries a strict Content-Security-Policy; a
-// mail's HTML is never rendered by this package but by the api package's
-// body endpoint, inside a sandboxed frame.
+// rest. Where the server makes no inbox without an API key (--anonymous
+// off), the page asks for one, keeps it in the browser, and sends it only
+// to make an inbox and to read its configuration (the domains the key
+// may use). Everything it serves carries a strict
+// Content-Security-Policy; a mail's HTML is never rendered by this package
+// but by the api package's body endpoint, inside a sandboxed frame.
 //
 // This package never reads views or publishes events.
 package web

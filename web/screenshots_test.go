@@ -21,8 +21,9 @@ import (
 // docs/img/page-light.png and page-dark.png at a desktop's width, and
 // page-phone.png at a phone's. The message open is signed, from a domain
 // whose SPF and DMARC records an in-process DNS serves, so that its checks
-// pass, and it has a link. It runs only when asked, so that make test
-// leaves them alone:
+// pass, and it has a link. Then page-key-light.png and page-key-dark.png:
+// the page asking for an API key, on a server under --anonymous off. It
+// runs only when asked, so that make test leaves them alone:
 //
 //	TEMPMAIL_SCREENSHOTS=1 go test -run TestScreenshots ./web
 func TestScreenshots(t *testing.T) {
@@ -69,16 +70,7 @@ func TestScreenshots(t *testing.T) {
 
 	shoot := func(name string, width, height int64, dark, open bool) {
 		t.Helper()
-		p := newBrowser(t, width, height)
-		scheme := "light"
-		if dark {
-			scheme = "dark"
-		}
-		if _, err := chromedp.Call(p.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
-		}); err != nil {
-			t.Fatal(err)
-		}
+		p := newSchemedBrowser(t, width, height, dark)
 		// The page takes the inbox from localStorage, as after a reload.
 		current, _ := json.Marshal(in)
 		p.do(t, chromedp.Navigate(base+"/ui/icon.svg"),
@@ -94,24 +86,57 @@ func TestScreenshots(t *testing.T) {
 			p.waitFor(t, "the message, its checks and its link", `document.getElementById('message-status').hidden &&
 				document.getElementById('message-auth').textContent.includes('DMARC pass') && !document.getElementById('message-links').hidden`)
 		}
-		// No focus ring or caret in the picture.
-		p.do(t, chromedp.Evaluate[chromedp.Void](`document.activeElement?.blur(); window.scrollTo(0, 0)`))
-		png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := "../docs/img/" + name
-		if err := os.MkdirAll("../docs/img", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s (%d KB)", path, len(png)/1024)
+		writeScreenshot(t, p, name)
 	}
 	shoot("page-light.png", 1280, 900, false, true)
 	shoot("page-dark.png", 1280, 900, true, true)
 	shoot("page-phone.png", 390, 844, false, false)
+
+	keySvc, _ := keyServer(t, "")
+	shootKey := func(name string, dark bool) {
+		t.Helper()
+		p := newSchemedBrowser(t, 1280, 420, dark)
+		p.do(t, chromedp.Navigate(servicetest.URL(keySvc)+"/"))
+		p.waitFor(t, "the key form", `!document.getElementById('key-form').hidden`)
+		writeScreenshot(t, p, name)
+	}
+	shootKey("page-key-light.png", false)
+	shootKey("page-key-dark.png", true)
+}
+
+// newSchemedBrowser is newBrowser in the light colour scheme, or the dark.
+func newSchemedBrowser(t *testing.T, width, height int64, dark bool) *browserPage {
+	t.Helper()
+	p := newBrowser(t, width, height)
+	scheme := "light"
+	if dark {
+		scheme = "dark"
+	}
+	if _, err := chromedp.Call(p.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeScreenshot writes what the tab shows to docs/img/name.
+func writeScreenshot(t *testing.T, p *browserPage, name string) {
+	t.Helper()
+	// No focus ring or caret in the picture.
+	p.do(t, chromedp.Evaluate[chromedp.Void](`document.activeElement?.blur(); window.scrollTo(0, 0)`))
+	png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "../docs/img/" + name
+	if err := os.MkdirAll("../docs/img", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d KB)", path, len(png)/1024)
 }
 
 // screenshotMail is an inbox's worth of ordinary mail, oldest first; the

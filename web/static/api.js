@@ -1,6 +1,8 @@
 // The calls the page makes to the service. It uses only family C (what an
 // inbox's token authorizes) and /ui/config.json, so it keeps working when the
-// server guards the rest with --read-key or --require-token.
+// server guards the rest with --read-key or --require-token. The one call
+// that may carry more is making an inbox: on a server that makes none
+// without a key (--anonymous off), it sends the API key a person gave.
 //
 // Every call either returns what the server sent or throws an ApiError whose
 // message can be shown to a person as it is.
@@ -32,12 +34,13 @@ const unreachable = 'Cannot reach the server. Check your connection and try agai
  * @param {string} method
  * @param {string} path
  * @param {object} [body] sent as JSON when given
- * @param {{keepalive?: boolean}} [opts] keepalive lets the request outlive the page
+ * @param {{keepalive?: boolean, headers?: Record<string, string>}} [opts]
+ *   keepalive lets the request outlive the page; headers are sent besides
  * @returns {Promise<{data: any, response: Response}>}
  */
-async function request(method, path, body, { keepalive = false } = {}) {
+async function request(method, path, body, { keepalive = false, headers = {} } = {}) {
   /** @type {RequestInit & {headers: Record<string, string>}} */
-  const init = { method, cache: 'no-store', keepalive, headers: { Accept: 'application/json' } };
+  const init = { method, cache: 'no-store', keepalive, headers: { ...headers, Accept: 'application/json' } };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -74,18 +77,29 @@ function inboxPath(token, ...parts) {
   return `/inboxes/${encodeURIComponent(token)}/${rest}`;
 }
 
-/** What the page needs to know of the service: domains, default, lifetime. */
-export async function getConfig() {
-  return (await request('GET', '/ui/config.json')).data;
+/**
+ * What the page needs to know of the service: domains, default, lifetime,
+ * whether a key is needed. With key, the domains are those the key may
+ * use, its tenant's private ones among them (a bad key is not refused
+ * here: the public ones are listed).
+ * @param {string} [key] sent only when given
+ */
+export async function getConfig(key = '') {
+  const headers = key ? { Authorization: `Bearer ${key}` } : {};
+  return (await request('GET', '/ui/config.json', undefined, { headers })).data;
 }
 
 /**
  * Makes a new inbox: {} for a random name on the default domain, or a chosen
- * name and/or domain.
+ * name and/or domain. With key (a tenant's API key, tm_...), the inbox is
+ * the key's tenant's; the server refuses a bad key with 401, and a key
+ * without the inboxes scope, or past its quota, with 403.
  * @param {{name?: string, domain?: string}} [choice]
+ * @param {string} [key] sent only when given
  */
-export async function createInbox(choice = {}) {
-  return (await request('POST', '/inboxes/', choice)).data;
+export async function createInbox(choice = {}, key = '') {
+  const headers = key ? { Authorization: `Bearer ${key}` } : {};
+  return (await request('POST', '/inboxes/', choice, { headers })).data;
 }
 
 export async function getInbox(token) {

@@ -3,6 +3,13 @@
 // switches between the addresses this browser made, and wires the list,
 // the reader and the buttons together.
 //
+// Where the server makes no inbox without an API key (--anonymous off, as
+// /ui/config.json says, or as a 401 says), the page asks for one before it
+// makes an address, in place of the address when it has none to show, and
+// keeps it for the next addresses (keyform.js). Only making an inbox, and
+// reading the configuration, send it: what an inbox's token reads needs
+// no key.
+//
 // A link to an inbox is the page's address with the inbox's token in the
 // fragment, /#token=<token>: a browser never sends a fragment to a server,
 // in a request or in a Referer, so the token reaches the service only as
@@ -12,7 +19,7 @@
 // Modules: api.js (the HTTP calls), saved.js (the addresses this browser
 // made), mailbox.js (one inbox's messages, kept live), list.js (the message
 // list), reader.js (one message), undo.js (deleting a message, with undo),
-// format.js and dom.js (helpers).
+// keyform.js (the API key), format.js and dom.js (helpers).
 
 import * as api from './api.js';
 import { byId, setShown, announce, makeCopyButton } from './dom.js';
@@ -22,6 +29,7 @@ import { MessageList } from './list.js';
 import { Reader } from './reader.js';
 import * as saved from './saved.js';
 import { UndoDelete } from './undo.js';
+import { KeyForm } from './keyform.js';
 
 // What the page shows now. Only the functions below change it.
 const state = {
@@ -37,6 +45,8 @@ const state = {
   switcherTick: 0,
   /** what "Try again" does after a fatal error */
   retry: () => {},
+  /** resolves once loadConfig has finished, well or not */
+  configLoaded: Promise.resolve(),
 };
 
 const list = new MessageList(openMessage);
@@ -45,6 +55,17 @@ const reader = new Reader({
   delete: deleteMessage,
   gone: () => inboxGone('gone'),
   closed: () => render(),
+});
+const keyForm = new KeyForm({
+  changed: () => {
+    state.configLoaded = loadConfig(); // the domains this key may use
+  },
+  cancelled: () => byId('new-address').focus(),
+  done: () => {
+    if (!keyForm.open && !byId('address-row').hidden && document.activeElement === document.body) {
+      byId('copy-address').focus();
+    }
+  },
 });
 const undo = new UndoDelete({
   restored: (id) => list.opener(id)?.focus(),
@@ -81,7 +102,7 @@ function boot() {
     const token = takeLinkedToken();
     if (token !== null) openLinked(token);
   });
-  loadConfig();
+  state.configLoaded = loadConfig();
   const token = takeLinkedToken();
   if (token !== null) openLinked(token);
   else resumeOrCreate();
@@ -139,6 +160,7 @@ async function openLinked(token) {
 async function resumeOrCreate() {
   showAddressLoading();
   const last = saved.current();
+  let expired = '';
   if (last) {
     try {
       const inbox = await api.getInbox(last.token);
@@ -150,13 +172,16 @@ async function resumeOrCreate() {
         return;
       }
       saved.forget(last.token);
-      showNotice(`Your previous address ${last.address} has expired. Here is a new one.`);
+      expired = `Your previous address ${last.address} has expired.`;
     }
   }
   try {
     show(await newInbox({}));
+    if (expired) showNotice(`${expired} Here is a new one.`);
   } catch (err) {
-    showFatal(err, resumeOrCreate);
+    if (expired) showNotice(expired);
+    if (keyForm.about(err)) askForKey(err, startOver);
+    else showFatal(err, resumeOrCreate);
   }
 }
 
@@ -164,7 +189,11 @@ async function resumeOrCreate() {
 async function loadConfig() {
   const select = /** @type {HTMLSelectElement} */ (byId('choose-domain'));
   try {
-    state.config = await api.getConfig();
+    // A key is held only where the server asked for one: with it, the
+    // chooser lists its tenant's private domains too. Where the server
+    // makes addresses without a key, none is sent, so none is listed.
+    state.config = await api.getConfig(keyForm.key);
+    if (keyForm.key && state.config.anonymous !== false) state.config = await api.getConfig();
   } catch (err) {
     const option = new Option('default domain', '');
     select.replaceChildren(option);
@@ -174,6 +203,8 @@ async function loadConfig() {
   const domains = Array.isArray(state.config.domains) ? state.config.domains : [];
   select.replaceChildren(...domains.map((d) => new Option(d, d, false, d === state.config.default_domain)));
   select.disabled = domains.length < 2;
+  keyForm.needed = state.config.anonymous === false;
+  keyForm.renderKept();
   if (state.config.max_name_length) {
     byId('choose-name').setAttribute('maxlength', String(state.config.max_name_length));
   }
@@ -181,9 +212,22 @@ async function loadConfig() {
 
 // --- the inbox ---
 
-/** Asks the service for a new inbox and makes it this browser's. Throws ApiError. */
+/**
+ * Asks the service for a new inbox and makes it this browser's, with the
+ * API key where the server needs one (and only there: where anyone makes
+ * inboxes, a key would only tie them to its tenant and its quota). Throws
+ * ApiError, or NoKey when a key is needed and none is held.
+ */
 async function newInbox(choice) {
-  const inbox = await api.createInbox(choice);
+  await state.configLoaded; // it says whether a key is needed
+  const key = keyForm.forCreation();
+  let inbox;
+  try {
+    inbox = await api.createInbox(choice, key);
+  } catch (err) {
+    if (err.status === 401) keyForm.refused(key); // asked for again
+    throw err;
+  }
   saved.remember(inbox);
   return inbox;
 }
@@ -195,6 +239,7 @@ function show(inbox) {
   reader.close(false);
   list.clear();
   state.inbox = inbox;
+  keyForm.close();
 
   byId('address').textContent = inbox.address;
   byId('waiting-address').textContent = inbox.address;
@@ -204,7 +249,7 @@ function show(inbox) {
   setShown(byId('fatal'), false);
   setShown(byId('expired'), false);
   setShown(byId('mail'), true);
-  setShown(byId('delete-inbox'), true);
+  for (const id of ['new-address', 'choose-toggle', 'delete-inbox']) setShown(byId(id), true);
   setButtonsEnabled(true);
   startCountdown();
   setConnection('connecting');
@@ -253,7 +298,9 @@ async function startOver() {
     showNotice('');
     announce(`Your new address is ${inbox.address}`);
   } catch (err) {
-    if (state.mailbox) {
+    if (keyForm.about(err)) {
+      askForKey(err, startOver);
+    } else if (state.mailbox) {
       // The current address still works: keep it.
       showNotice(`Could not get a new address: ${err.message}`);
       setButtonsEnabled(true);
@@ -308,11 +355,17 @@ async function onDeleteDialogClosed() {
     }
   }
   saved.forget(inbox.token);
+  state.mailbox = null; // stopped above: no inbox is live now
   try {
     show(await newInbox({}));
     showNotice(`${inbox.address} and its mail were deleted. Here is a new address.`);
   } catch (err) {
-    showFatal(err, startOver);
+    if (keyForm.about(err)) {
+      askForKey(err, startOver);
+      showNotice(`${inbox.address} and its mail were deleted.`);
+    } else {
+      showFatal(err, startOver);
+    }
   }
 }
 
@@ -331,6 +384,17 @@ async function onChoose(event) {
   showChooserError('');
   submit.disabled = true;
   try {
+    await chooseAddress(choice);
+  } finally {
+    submit.disabled = false;
+  }
+}
+
+/** Makes the address chosen and shows it; the chooser says why not. */
+async function chooseAddress(choice) {
+  const input = /** @type {HTMLInputElement} */ (byId('choose-name'));
+  const select = /** @type {HTMLSelectElement} */ (byId('choose-domain'));
+  try {
     const inbox = await newInbox(choice);
     show(inbox);
     showNotice('');
@@ -339,12 +403,15 @@ async function onChoose(event) {
     byId('copy-address').focus();
     announce(`Your new address is ${inbox.address}`);
   } catch (err) {
+    if (keyForm.about(err)) {
+      askForKey(err, () => chooseAddress(choice));
+      return;
+    }
+    if (byId('choose-form').hidden) setChooserOpen(true); // closed while the key was asked for
     // The server's words: "Invalid name: ...", "Email name already taken",
     // "Domain not found or inactive".
     const aboutDomain = /domain/i.test(err.message) && !/name/i.test(err.message);
     showChooserError(err.message, aboutDomain ? select : input);
-  } finally {
-    submit.disabled = false;
   }
 }
 
@@ -363,10 +430,35 @@ function showChooserError(text, field = null) {
 /** Shows or hides the form that chooses the name and domain. */
 function setChooserOpen(open) {
   if (open) setSwitcherOpen(false);
+  if (open && state.mailbox) keyForm.close();
   byId('choose-toggle').setAttribute('aria-expanded', String(open));
   setShown(byId('choose-form'), open);
   if (open) byId('choose-name').focus();
   else showChooserError('');
+}
+
+// --- the API key, where the server needs one (keyform.js) ---
+
+/**
+ * Asks for an API key, with the server's refusal (err) unless none was
+ * sent; retry is the creation the key is for. With no inbox to show, the
+ * form takes the address's place (the addresses this browser made stay
+ * there to switch to: they need no key); else it opens below the address,
+ * which can be kept with Cancel.
+ */
+function askForKey(err, retry) {
+  const live = Boolean(state.mailbox);
+  if (live) {
+    setChooserOpen(false);
+    setSwitcherOpen(false);
+    setButtonsEnabled(true);
+  } else {
+    clearInbox();
+    setShown(byId('new-address'), false);
+    setShown(byId('delete-inbox'), false);
+    renderSwitcher();
+  }
+  keyForm.show(err, retry, live);
 }
 
 // --- switching between the addresses this browser made ---
@@ -436,6 +528,7 @@ function setSwitcherOpen(open) {
   const panel = byId('switch-panel');
   if (open === !panel.hidden) return;
   if (open) setChooserOpen(false);
+  if (open && state.mailbox) keyForm.close();
   byId('switch-toggle').setAttribute('aria-expanded', String(open));
   setShown(panel, open);
   clearInterval(state.switcherTick);
@@ -503,6 +596,10 @@ function onKeydown(event) {
   }
   if (event.key !== 'Escape') return;
   if (document.querySelector('dialog[open]')) return; // a dialog closes itself
+  if (keyForm.open && state.mailbox && byId('key-form').contains(document.activeElement)) {
+    keyForm.cancel();
+    return;
+  }
   const form = byId('choose-form');
   if (!form.hidden && form.contains(document.activeElement)) {
     setChooserOpen(false);
@@ -566,6 +663,7 @@ async function checkExpired() {
 // --- what the page says about itself ---
 
 function showAddressLoading() {
+  keyForm.close();
   setShown(byId('address-loading'), true);
   setShown(byId('address-row'), false);
   setShown(byId('expiry'), false);
@@ -578,19 +676,23 @@ function showAddressLoading() {
  * again with retry.
  */
 function showFatal(err, retry) {
+  clearInbox();
+  keyForm.close();
+  state.retry = retry;
+  byId('fatal-text').textContent = err.message;
+  setShown(byId('fatal'), true);
+}
+
+/** No inbox is shown: nothing of the last one stays in view. */
+function clearInbox() {
   state.mailbox?.stop();
   state.mailbox = null;
   state.inbox = null;
-  state.retry = retry;
   stopCountdown();
-  setShown(byId('address-loading'), false);
-  setShown(byId('address-row'), false);
-  setShown(byId('expiry'), false);
-  setShown(byId('mail'), false);
-  setShown(byId('expired'), false);
-  byId('fatal-text').textContent = err.message;
-  setShown(byId('fatal'), true);
+  for (const id of ['address-loading', 'address-row', 'expiry', 'mail', 'expired', 'fatal']) setShown(byId(id), false);
+  setButtonsEnabled(false);
   setConnection('none');
+  document.title = 'tempmail';
 }
 
 function showNotice(text) {
@@ -627,6 +729,10 @@ function setConnection(s) {
  * every tab shows the same inbox.
  */
 function onStorage(event) {
+  if (event.key === saved.apiKeyKey) {
+    keyForm.reload();
+    return;
+  }
   if (event.key === saved.listKey) {
     renderSwitcher();
     return;

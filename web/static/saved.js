@@ -6,11 +6,22 @@
 // Only what the page needs to come back is kept: {token, address,
 // created_at, expires_at}. Storage may be blocked (some private modes):
 // then nothing is kept, and the page still works until it is closed.
+//
+// Beside them is the API key a person gave where the server makes no
+// address without one (--anonymous off). It is kept here, in localStorage
+// like the inboxes' tokens, so that every new address, in every tab and
+// after a reload, does not ask for it again; the page's policy runs only
+// its own scripts, and a mail's HTML runs in a sandboxed frame whose
+// origin is not the page's, so nothing else reads it. The page sends it
+// only to make an inbox: the inboxes' tokens do the rest, so the saved
+// addresses come back without it. "Forget key" takes it out.
 
 /** The current inbox. */
 export const currentKey = 'tempmail.inbox';
 /** Every inbox this browser made that has not expired, the current one among them. */
 export const listKey = 'tempmail.inboxes';
+/** The API key that makes this browser's new addresses. */
+export const apiKeyKey = 'tempmail.apikey';
 // More than anyone switches between; the oldest go first.
 const maxKept = 50;
 
@@ -47,6 +58,17 @@ export function remember(inbox) {
 export function forget(token) {
   write(listKey, all().filter((x) => x.token !== token));
   if (read(currentKey)?.token === token) write(currentKey, null);
+}
+
+/** The API key kept, or '' for none. */
+export function apiKey() {
+  const key = read(apiKeyKey);
+  return typeof key === 'string' ? key : '';
+}
+
+/** Keeps the API key ('' forgets it). */
+export function keepApiKey(key) {
+  write(apiKeyKey, key || null);
 }
 
 function alive(x) {

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"tempmail/service/servicetest"
+)
+
+// The Mailosaur family as its own clients see it: the published
+// `mailosaur` SDK and `cypress-mailosaur`, at the exact versions of
+// testdata/compat-mailosaur/package.json, unchanged, given the family's
+// base URL alone (issue 33).
+//
+// The SDK speaks HTTPS on port 443 alone: it calls https.request with the
+// base URL's host name and not its port. A public site serves tempmail
+// there, behind its HTTPS proxy (DEPLOY.md); here an httptest TLS server
+// in front of the service stands for that proxy, its certificate trusted
+// by node (NODE_EXTRA_CA_CERTS), and, since a test may not listen on 443,
+// the SDK reaches it through an HTTP CONNECT proxy that HTTPS_PROXY names
+// (the SDK's own proxy support), which takes every tunnel to it.
+
+// mailosaurReport is what testdata/compat-mailosaur/client.mjs prints at
+// its end.
+type mailosaurReport struct {
+	Server  struct{ ID, Name string }
+	Address string
+	Message struct {
+		ID, Subject, From, To, Server string
+		Received                      bool
+		HTMLCode, HTMLLink, TextCode  string
+		Headers                       int
+	}
+	List, Search []string
+	Renamed      string
+	Servers      []string
+	Count        int
+	Limits       struct{ Servers, Email int }
+	Isolation    map[string]*mailosaurRefusal
+	Reader       struct {
+		Get    string
+		Create *mailosaurRefusal
+	}
+	BadKey         *mailosaurRefusal
+	AfterDeleteAll int
+	NothingMore    *mailosaurRefusal
+	Cypress        struct {
+		Address, Subject, HTMLCode, HTMLLink string
+		Listed                               int
+		Requested                            []string
+	}
+	Gone *mailosaurRefusal
+}
+
+// mailosaurRefusal is what a client threw: MailosaurError's type and
+// status, and its message.
+type mailosaurRefusal struct {
+	Type    string
+	Status  int
+	Message string
+}
+
+// TestMailosaurFromItsSDK: with a tenant's key, the SDK makes a server,
+// generates an address on it, waits (messages.get, searching again after
+// the delays the family gives) for the mail this test sends there over
+// SMTP, and finds its code and link; lists, searches, renames, counts
+// and reads its limits; another tenant's key is answered 404, a read key
+// reads and cannot make (403), a bad key is 401; it deletes all, and a
+// wait for more times out as the SDK's own. Then cypress-mailosaur's
+// commands, run on a stand-in for cy (client.mjs says how), make a
+// server and cy.mailosaurGetMessage waits for this test's second mail.
+func TestMailosaurFromItsSDK(t *testing.T) {
+	t.Parallel()
+	dir := npmPackages(t, "compat-mailosaur", "the Mailosaur family was not checked with the mailosaur SDK nor cypress-mailosaur",
+		"client.mjs", ".npmrc")
+	const domain = "tempmail.test"
+	cfg := testConfig(t.TempDir(), domain)
+	cfg.APIToken = adminToken
+	svc, base := startServiceWith(t, cfg)
+	admin := []string{"Authorization", "Token " + adminToken}
+	tenant := func(name string) string {
+		status, body := servicetest.Call(t, "POST", base+"/api/tenants/", `{"name":"`+name+`"}`, admin...)
+		var v struct{ ID string }
+		if err := json.Unmarshal(body, &v); status != 201 || err != nil {
+			t.Fatalf("tenant %s: %d %s", name, status, body)
+		}
+		return v.ID
+	}
+	key := func(tenant, scopes string) string {
+		status, body := servicetest.Call(t, "POST", base+"/api/tenants/"+tenant+"/keys/", `{"name":"sdk","scopes":`+scopes+`}`, admin...)
+		var v struct{ Key string }
+		if err := json.Unmarshal(body, &v); status != 201 || err != nil {
+			t.Fatalf("key: %d %s", status, body)
+		}
+		return v.Key
+	}
+	ours := tenant("ours")
+	keyOurs, readOurs, keyOther := key(ours, `["inboxes"]`), key(ours, `["read"]`), key(tenant("other"), `["inboxes"]`)
+
+	// The HTTPS proxy in front, and its certificate for node to trust.
+	target, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httptest.NewUnstartedServer(httputil.NewSingleHostReverseProxy(target))
+	cert, certPEM := localhostCert(t)
+	proxy.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	proxy.StartTLS()
+	t.Cleanup(proxy.Close)
+	ca := filepath.Join(t.TempDir(), "proxy.pem")
+	if err := os.WriteFile(ca, certPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	tunnels := connectProxy(t, proxy.Listener.Addr().String())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "client.mjs", proxy.URL+"/compat/mailosaur/", keyOurs, readOurs, keyOther)
+	cmd.Dir = dir
+	// The SDK takes the first of these it finds set.
+	cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+ca, "MAILOSAUR_SMTP_HOST="+domain,
+		"https_proxy="+tunnels.url, "HTTPS_PROXY=", "http_proxy=", "HTTP_PROXY=")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	var out []byte
+	var sent []string
+	for lines.Scan() {
+		addr, ok := strings.CutPrefix(lines.Text(), "send ")
+		if !ok {
+			out = bytes.Clone(lines.Bytes())
+			continue
+		}
+		sent = append(sent, addr)
+		servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", addr, "From: Shop <shop@example.com>\r\nTo: "+addr+
+			"\r\nSubject: Verify your account\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=b\r\n\r\n"+
+			"--b\r\nContent-Type: text/plain\r\n\r\nYour code is 482913: https://shop.example.com/verify?u=7\r\n"+
+			"--b\r\nContent-Type: text/html\r\n\r\n<p style=\"color:#102030\">Your code is <b>482913</b>.</p>"+
+			"<a href=\"https://shop.example.com/verify?u=7\">Verify</a>\r\n--b--\r\n")
+	}
+	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
+		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, stderr.Bytes())
+	}
+	var r mailosaurReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("the clients' report: %v\n%s", err, out)
+	}
+
+	if n := tunnels.count.Load(); n == 0 {
+		t.Errorf("the SDK made no tunnel through HTTPS_PROXY")
+	}
+	id := r.Server.ID
+	if len(id) != 8 || r.Server.Name != "SDK tests" || !strings.HasSuffix(r.Address, "@"+id+"."+domain) ||
+		len(sent) != 2 || sent[0] != r.Address {
+		t.Errorf("server %+v, address %q, mail sent to %v", r.Server, r.Address, sent)
+	}
+	m := r.Message
+	if m.Subject != "Verify your account" || m.From != "shop@example.com" || m.To != r.Address || !m.Received ||
+		m.Server != id || m.HTMLCode != "482913" || m.HTMLLink != "https://shop.example.com/verify?u=7" ||
+		m.TextCode != "482913" || m.Headers == 0 {
+		t.Errorf("messages.get: %+v", m)
+	}
+	if !reflect.DeepEqual(r.List, []string{m.ID}) || !reflect.DeepEqual(r.Search, []string{m.ID}) || r.Renamed != "Renamed" ||
+		!reflect.DeepEqual(r.Servers, []string{"Renamed"}) || r.Count != 1 || r.Limits.Servers != 1 || r.Limits.Email != 1 {
+		t.Errorf("list %v, search %v, renamed %q, servers %v, count %d, limits %+v", r.List, r.Search, r.Renamed, r.Servers, r.Count, r.Limits)
+	}
+	refused := func(what string, got *mailosaurRefusal, status int, typ string) {
+		t.Helper()
+		if got == nil || got.Status != status || got.Type != typ {
+			t.Errorf("%s: %+v, want %d %s", what, got, status, typ)
+		}
+	}
+	for _, call := range []string{"getServer", "getMessage", "list", "deleteAll"} {
+		refused("another tenant's "+call, r.Isolation[call], 404, "invalid_request")
+	}
+	if r.Reader.Get != m.ID {
+		t.Errorf("a read key's getById: %q", r.Reader.Get)
+	}
+	refused("a read key's servers.create", r.Reader.Create, 403, "permission_error")
+	refused("a bad key", r.BadKey, 401, "authentication_error")
+	if r.AfterDeleteAll != 0 {
+		t.Errorf("after deleteAll the server lists %d messages", r.AfterDeleteAll)
+	}
+	refused("messages.get with nothing more to come", r.NothingMore, 0, "search_timeout")
+
+	c := r.Cypress
+	if len(sent) == 2 && c.Address != sent[1] || !strings.HasSuffix(c.Address, "."+domain) || c.Subject != "Verify your account" ||
+		c.HTMLCode != "482913" || c.HTMLLink != "https://shop.example.com/verify?u=7" || c.Listed != 1 {
+		t.Errorf("cypress-mailosaur: %+v", c)
+	}
+	for _, p := range []string{"POST /compat/mailosaur/api/servers", "POST /compat/mailosaur/api/messages/search", "DELETE /compat/mailosaur/api/messages"} {
+		if !strings.Contains(strings.Join(c.Requested, "\n"), p) {
+			t.Errorf("cypress-mailosaur's commands requested %v, not %s", c.Requested, p)
+		}
+	}
+	refused("servers.get after servers.del", r.Gone, 404, "invalid_request")
+}
+
+// localhostCert is a self-signed certificate for localhost and 127.0.0.1,
+// and its PEM. The SDK through a proxy asks for "localhost" whatever its
+// base URL's host (https-proxy-agent finds no host in the options the SDK
+// gives https.request, which name the host name alone).
+func localhostCert(t *testing.T) (tls.Certificate, []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
+
+// tunnelProxy is an HTTP CONNECT proxy: its URL, and how many tunnels it
+// made.
+type tunnelProxy struct {
+	url   string
+	count atomic.Int64
+}
+
+// connectProxy starts an HTTP proxy that answers every CONNECT with a
+// tunnel to to, whatever the target asked (the SDK asks for port 443).
+func connectProxy(t *testing.T, to string) *tunnelProxy {
+	p := &tunnelProxy{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodConnect {
+			http.Error(w, "CONNECT only", http.StatusMethodNotAllowed)
+			return
+		}
+		upstream, err := net.Dial("tcp", to)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		client, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			upstream.Close()
+			return
+		}
+		p.count.Add(1)
+		_, _ = client.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n"))
+		go func() {
+			_, _ = io.Copy(upstream, buf) // what the client sends, buffered or not
+			upstream.Close()
+		}()
+		_, _ = io.Copy(client, upstream)
+		client.Close()
+	}))
+	t.Cleanup(srv.Close)
+	p.url = srv.URL
+	return p
+}

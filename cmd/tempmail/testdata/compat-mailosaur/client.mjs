@@ -1,0 +1,138 @@
+// The scenario of TestMailosaurFromItsSDK, with the published Mailosaur
+// clients: node client.mjs <baseUrl> <key> <read key> <other tenant's key>,
+// with MAILOSAUR_SMTP_HOST set to the first domain (as generateEmailAddress
+// reads it). Each time it wants mail it prints "send <address>" on a line
+// of its own and waits for that mail with the client's own waiting call
+// (messages.get, cy.mailosaurGetMessage), so the order of the send and
+// the wait cannot matter; at the end it prints its report as one line of
+// JSON.
+//
+// First the `mailosaur` SDK, then cypress-mailosaur's commands: Cypress
+// cannot run here (its binary is not installed), so its published command
+// module is loaded as Cypress loads it (its index.js registers every
+// command with Cypress.Commands.add) on a stand-in for Cypress and cy
+// whose request and backend('http:request') perform the request with
+// fetch, as Cypress's own would; the commands' code, their URLs, headers,
+// bodies, polling and answers' handling, is the package's, unchanged.
+import { createRequire } from 'node:module';
+import MailosaurClient from 'mailosaur';
+
+const [baseUrl, apiKey, readKey, otherKey] = process.argv.slice(2);
+const report = {};
+
+// What a failed call threw: MailosaurError's type and status, or the
+// message of another error.
+async function refusal(call) {
+  try {
+    await call();
+    return null;
+  } catch (e) {
+    return { type: e.errorType || '', status: e.httpStatusCode || 0, message: e.message };
+  }
+}
+
+const mailosaur = new MailosaurClient(apiKey, baseUrl);
+const server = await mailosaur.servers.create({ name: 'SDK tests' });
+const address = mailosaur.servers.generateEmailAddress(server.id);
+report.server = { id: server.id, name: server.name };
+report.address = address;
+console.log('send ' + address);
+
+const message = await mailosaur.messages.get(server.id, { sentTo: address }, { timeout: 30000 });
+report.message = {
+  id: message.id,
+  subject: message.subject,
+  from: message.from[0].email,
+  to: message.to[0].email,
+  received: message.received instanceof Date && !isNaN(message.received),
+  server: message.server,
+  htmlCode: message.html.codes[0]?.value,
+  htmlLink: message.html.links[0]?.href,
+  textCode: message.text.codes[0]?.value,
+  headers: message.metadata.headers.length,
+};
+report.list = (await mailosaur.messages.list(server.id)).items.map((m) => m.id);
+report.search = (await mailosaur.messages.search(server.id, { subject: 'verify', match: 'ALL' })).items.map((m) => m.id);
+report.renamed = (await mailosaur.servers.update(server.id, { ...server, name: 'Renamed' })).name;
+report.servers = (await mailosaur.servers.list()).items.map((s) => s.name);
+report.count = (await mailosaur.servers.get(server.id)).messages;
+const limits = await mailosaur.usage.limits();
+report.limits = { servers: limits.servers.current, email: limits.email.current };
+
+// Isolation: another tenant's key finds none of it.
+const other = new MailosaurClient(otherKey, baseUrl);
+report.isolation = {
+  getServer: await refusal(() => other.servers.get(server.id)),
+  getMessage: await refusal(() => other.messages.getById(message.id)),
+  list: await refusal(() => other.messages.list(server.id)),
+  deleteAll: await refusal(() => other.messages.deleteAll(server.id)),
+};
+const reader = new MailosaurClient(readKey, baseUrl);
+report.reader = {
+  get: (await reader.messages.getById(message.id)).id,
+  create: await refusal(() => reader.servers.create({ name: 'not mine to make' })),
+};
+report.badKey = await refusal(() => new MailosaurClient('tm_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', baseUrl).servers.list());
+
+await mailosaur.messages.deleteAll(server.id);
+report.afterDeleteAll = (await mailosaur.messages.list(server.id)).items.length;
+report.nothingMore = await refusal(() => mailosaur.messages.get(server.id, { sentTo: address }, { timeout: 1500 }));
+
+// cypress-mailosaur's commands, on the stand-in.
+const env = { MAILOSAUR_API_KEY: apiKey, MAILOSAUR_BASE_URL: baseUrl, MAILOSAUR_SMTP_HOST: process.env.MAILOSAUR_SMTP_HOST };
+const requested = [];
+// request performs a Cypress request (cy.request's options, or
+// backend('http:request')'s, which put the JSON body in json) and
+// answers as Cypress does: status, isOkStatusCode, headers, parsed body.
+async function request(opts) {
+  const url = new URL(opts.url);
+  for (const [k, v] of Object.entries(opts.qs || {})) {
+    if (v !== undefined && v !== null) url.searchParams.set(k, v instanceof Date ? v.toISOString() : String(v));
+  }
+  const headers = { ...opts.headers };
+  const json = opts.json !== undefined ? opts.json : opts.body;
+  if (json !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(url, { method: opts.method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+  const text = await res.text();
+  requested.push(`${opts.method} ${url.pathname}`);
+  let body = text;
+  try {
+    body = text ? JSON.parse(text) : '';
+  } catch {}
+  return { status: res.status, isOkStatusCode: res.ok, headers: Object.fromEntries(res.headers), body };
+}
+const cy = {
+  env: async (names) => Object.fromEntries(names.map((n) => [n, env[n]])),
+  wrap: async (v) => v,
+  request,
+};
+globalThis.cy = cy;
+globalThis.Cypress = {
+  Promise,
+  Commands: { add: (name, fn) => { cy[name] = (...args) => fn(...args); } },
+  backend: (event, opts) => {
+    if (event !== 'http:request') throw new Error('backend ' + event);
+    const answer = request(opts);
+    return { timeout: () => answer };
+  },
+};
+createRequire(import.meta.url)('cypress-mailosaur');
+
+const cyServer = await cy.mailosaurCreateServer({ name: 'Cypress tests' });
+const cyAddress = await cy.mailosaurGenerateEmailAddress(cyServer.id);
+console.log('send ' + cyAddress);
+const cyMessage = await cy.mailosaurGetMessage(cyServer.id, { sentTo: cyAddress }, { timeout: 30000 });
+report.cypress = {
+  address: cyAddress,
+  subject: cyMessage.subject,
+  htmlCode: cyMessage.html.codes[0]?.value,
+  htmlLink: cyMessage.html.links[0]?.href,
+  listed: (await cy.mailosaurListMessages(cyServer.id)).items.length,
+};
+await cy.mailosaurDeleteAllMessages(cyServer.id);
+await cy.mailosaurDeleteServer(cyServer.id);
+report.cypress.requested = [...new Set(requested)];
+await mailosaur.servers.del(server.id);
+report.gone = await refusal(() => mailosaur.servers.get(server.id));
+
+console.log(JSON.stringify(report));
