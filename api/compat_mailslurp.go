@@ -1,19 +1,252 @@
 package api
 
 import (
+	"crypto/subtle"
 	"net/http"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"tempmail"
+	"tempmail/command"
+	"tempmail/projections"
 )
 
-// The MailSlurp family (compat.go): to be built (issue 33).
+// The MailSlurp family (compat.go; API.md "Coming from Mailosaur,
+// MailSlurp or mail.tm"): what the `mailslurp-client` SDK calls for the
+// part of MailSlurp a test suite uses, under /compat/mailslurp/, which is
+// the SDK's basePath. Its inboxes are made (compat_mailslurp_inboxes.go),
+// its mail waited for (compat_mailslurp_waits.go), listed and read
+// (compat_mailslurp_emails.go), its codes, links and attachments found
+// (compat_mailslurp_content.go), in the shapes of dto_mailslurp.go.
+// Every other path the SDK knows answers 501, naming the endpoint.
+//
+// A client authenticates with `x-api-key`: a tenant's key, or the API
+// token (the operator's, as the admin). A key sees its tenant's inboxes
+// alone; reading takes the read or inboxes scope, making and deleting the
+// inboxes scope.
 
-func (s *Server) mailslurpRoutes(r chi.Router) {}
+func (s *Server) mailslurpRoutes(r chi.Router) {
+	id := "{inboxId:" + uuidPattern + "}"
+	r.With(s.limitCreates).Post("/inboxes", s.mailslurpCreateInbox)
+	r.With(s.limitCreates).Post("/inboxes/withOptions", s.mailslurpCreateInboxWithOptions)
+	r.With(s.limitCreates).Post("/inboxes/withDefaults", s.mailslurpCreateInboxWithDefaults)
+	r.Get("/inboxes", s.mailslurpInboxes)
+	r.Get("/inboxes/"+id, s.mailslurpGetInbox)
+	r.Delete("/inboxes/"+id, s.mailslurpDeleteInbox)
+	r.Get("/inboxes/"+id+"/emails", s.mailslurpInboxEmails)
+	r.Delete("/inboxes/"+id+"/deleteAllInboxEmails", s.mailslurpEmptyInbox)
+	r.Delete("/emptyInbox", s.mailslurpEmptyInbox)
 
-// mailslurpCredential is who a request of the family comes from.
-func (s *Server) mailslurpCredential(r *http.Request) (credential, error) { return credential{}, nil }
+	r.Get("/waitForLatestEmail", s.mailslurpWaitForLatest)
+	r.Get("/waitForNthEmail", s.mailslurpWaitForNth)
+	r.Post("/waitForMatchingFirstEmail", s.mailslurpWaitForMatchingFirst)
+	r.Get("/waitForEmailCount", s.mailslurpWaitForCount)
+	r.Post("/waitForMatchingEmails", s.mailslurpWaitForMatching)
 
-// writeMailSlurpError answers with status and msg in the family's error shape.
+	email := "/emails/{emailId:" + uuidPattern + "}"
+	r.Get(email, s.mailslurpGetEmail)
+	r.Delete(email, s.mailslurpDeleteEmail)
+	r.Post(email+"/codes", s.mailslurpEmailCodes)
+	r.Post(email+"/contentMatch", s.mailslurpContentMatch)
+	r.Get(email+"/textLines", s.mailslurpTextLines)
+	r.Get(email+"/links", s.mailslurpLinks)
+	r.Get(email+"/attachments", s.mailslurpAttachments)
+	r.Get(email+"/attachments/{attachmentId}", s.mailslurpDownloadAttachment)
+
+	// Everything else: 501, after the key is checked like any other. Not
+	// OPTIONS, which the router answers for every served path (routes.go).
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		r.MethodFunc(m, "/*", s.mailslurpUnsupported)
+	}
+}
+
+// errMailSlurpNoKey is the answer without x-api-key.
+var errMailSlurpNoKey = tempmail.Errorf(tempmail.Unauthorized,
+	"an API key is needed: send x-api-key: <key> (a tenant's key, or the API token)")
+
+// mailslurpCredential is who a request of the family comes from: the key
+// in x-api-key (none is 401, as an unknown one is).
+func (s *Server) mailslurpCredential(r *http.Request) (credential, error) {
+	key := strings.TrimSpace(r.Header.Get("x-api-key"))
+	switch {
+	case key == "":
+		return credential{}, errMailSlurpNoKey
+	case strings.HasPrefix(key, command.KeyPrefix):
+		k, err := s.keyOf(r.Context(), key)
+		return credential{key: k}, err
+	case len(key) <= maxCredentialBytes && s.cfg.APIToken != "" &&
+		subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.APIToken)) == 1:
+		return credential{admin: true}, nil
+	}
+	return credential{}, errBadKey
+}
+
+// mailslurpMay checks that the request's key may read (write false) or
+// make and delete (write true): the inboxes scope does both, the read
+// scope reads.
+func mailslurpMay(r *http.Request, write bool) error {
+	c := credentialFrom(r)
+	switch {
+	case c.isAdmin():
+		return nil
+	case c.key == nil:
+		return errMailSlurpNoKey // authenticate has refused it already
+	case !write && c.key.Has(command.ScopeRead):
+		return nil
+	}
+	return c.need(command.ScopeInboxes)
+}
+
+// writeMailSlurpError answers with status and msg in the family's error
+// shape: MailSlurp's service answers as Spring does, with the status, its
+// reason and the message, which the SDK hands to the caller as the
+// thrown value (its wrapper throws the parsed body).
 func writeMailSlurpError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+	writeJSON(w, status, mailslurpError{Status: status, Error: http.StatusText(status), Message: msg})
+}
+
+// mailslurpFail answers err in the family's shape.
+func (s *Server) mailslurpFail(w http.ResponseWriter, r *http.Request, err error) {
+	writeError(w, r, s.log, familyMailSlurp, err)
+}
+
+// maxUnsupportedPath bounds how much of an unsupported path the 501 names.
+const maxUnsupportedPath = 200
+
+// mailslurpUnsupported answers what the family does not serve: 501, with
+// the endpoint as the SDK names it (the path under the base path). The
+// family's own status, like the 408 of a wait that found nothing: no
+// error kind of the service's is either.
+func (s *Server) mailslurpUnsupported(w http.ResponseWriter, r *http.Request) {
+	p := strings.TrimPrefix(r.URL.Path, compatPrefix+"mailslurp")
+	if p == "" {
+		p = "/"
+	}
+	writeMailSlurpError(w, http.StatusNotImplemented, methodLabel(r.Method)+" "+tempmail.Excerpt(p, maxUnsupportedPath)+
+		" is not supported by tempmail's MailSlurp family")
+}
+
+// mailslurpMaxWait bounds a wait, whatever timeout the client asks for:
+// the longest any family holds a request (waitParams).
+const mailslurpMaxWait = 60 * time.Second
+
+// mailslurpTimeout reads a wait's timeout in milliseconds (the SDK's
+// timeout, retryTimeout), held to mailslurpMaxWait; absent, def.
+func mailslurpTimeout(r *http.Request, name string, def time.Duration) (time.Duration, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, tempmail.Errorf(tempmail.Invalid, "%s must be a whole number of milliseconds", name)
+	}
+	return min(time.Duration(min(n, int64(mailslurpMaxWait/time.Millisecond)))*time.Millisecond, mailslurpMaxWait), nil
+}
+
+// mailslurpBool reads a boolean query parameter ("true" or "false").
+func mailslurpBool(r *http.Request, name string) (bool, error) {
+	switch v := r.URL.Query().Get(name); v {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, tempmail.Errorf(tempmail.Invalid, "%s must be true or false", name)
+}
+
+// mailslurpInt reads a whole number query parameter in [lo, hi]; absent,
+// def.
+func mailslurpInt(r *http.Request, name string, def, lo, hi int) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, tempmail.Errorf(tempmail.Invalid, "%s must be a whole number from %d to %d", name, lo, hi)
+	}
+	return n, nil
+}
+
+// mailslurpTime reads a time query parameter as the SDK sends it (ISO
+// 8601, Date.toISOString); absent, the zero time.
+func mailslurpTime(r *http.Request, name string) (time.Time, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return t, tempmail.Errorf(tempmail.Invalid, "%s must be a time as ISO 8601 writes it (2024-01-02T03:04:05.000Z)", name)
+	}
+	return t, nil
+}
+
+// mailslurpWhich is what a wait or a list looks for beyond the inbox:
+// unread messages alone, received since and before a time.
+type mailslurpWhich struct {
+	unreadOnly    bool
+	since, before time.Time
+}
+
+// readWhich reads unreadOnly, since and before.
+func readWhich(r *http.Request) (q mailslurpWhich, err error) {
+	if q.unreadOnly, err = mailslurpBool(r, "unreadOnly"); err != nil {
+		return q, err
+	}
+	if q.since, err = mailslurpTime(r, "since"); err != nil {
+		return q, err
+	}
+	q.before, err = mailslurpTime(r, "before")
+	return q, err
+}
+
+func (q mailslurpWhich) any() bool { return q.unreadOnly || !q.since.IsZero() || !q.before.IsZero() }
+
+// passes reports whether a message is one q looks for.
+func (q mailslurpWhich) passes(m *projections.Summary) bool {
+	return (!q.unreadOnly || !m.IsRead) && (q.since.IsZero() || !m.ReceivedAt.Before(q.since)) &&
+		(q.before.IsZero() || m.ReceivedAt.Before(q.before))
+}
+
+// mailslurpInbox finds the inbox a query parameter or the path names, as
+// the request may see it; NotFound otherwise, worded for the family.
+func (s *Server) mailslurpInbox(r *http.Request, id string) (*projections.Inbox, error) {
+	if id == "" {
+		return nil, tempmail.Errorf(tempmail.Invalid, "inboxId is required")
+	}
+	in, err := s.inboxByID(r.Context(), id)
+	return in, asNotFound(err, "Inbox not found: "+tempmail.Excerpt(id, 64))
+}
+
+// mailslurpHeld answers a wait: find is looked at once, and, while it
+// finds nothing, again on each change of the inbox until wait is over
+// (hold, as every family's held requests), counted against --max-waiters
+// and the client's share. found writes the answer; nothing found is 408
+// with msg, as MailSlurp answers a wait that timed out.
+func (s *Server) mailslurpHeld(w http.ResponseWriter, r *http.Request, inboxID string, wait time.Duration, msg string,
+	find finder, found func(v any)) {
+	if wait > 0 {
+		release, err := s.waiters.acquire(r, s.clientOf(r))
+		if err != nil {
+			s.mailslurpFail(w, r, err)
+			return
+		}
+		defer release()
+		holdOpen(w, wait)
+	}
+	timedOut := tempmail.Errorf(tempmail.NotFound, "%s", msg)
+	v, err := s.hold(r, inboxID, wait, timedOut, find)
+	switch {
+	case err == timedOut:
+		writeMailSlurpError(w, http.StatusRequestTimeout, msg)
+	case err != nil:
+		s.mailslurpFail(w, r, err)
+	default:
+		found(v)
+	}
 }

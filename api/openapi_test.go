@@ -366,6 +366,7 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 	h.expect(h.do("GET", "/readyz", ""), http.StatusServiceUnavailable, `{"status":"starting","failing":["starting up"]}`)
 	h.expect(h.do("GET", "/healthz", ""), http.StatusServiceUnavailable, "")
 	h.svc.API.SetReady(true)
+	tourMailSlurp(t, h) // compat_mailslurp_test.go
 
 	h.contract.mu.Lock()
 	defer h.contract.mu.Unlock()

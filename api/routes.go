@@ -207,9 +207,11 @@ func (s *Server) allowed(r *http.Request) []string {
 }
 
 // routePath is the path the router matches r by: without its trailing
-// slash (StripSlashes), "/" itself kept.
+// slash (StripSlashes), "/" itself kept. Within a compatible family's
+// subrouter the route context holds the path under its prefix, which the
+// root router (s.allowed, s.served) does not match by: the whole path is.
 func routePath(r *http.Request) string {
-	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePath != "" {
+	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePath != "" && !strings.HasPrefix(r.URL.Path, compatPrefix) {
 		return rc.RoutePath
 	}
 	p := r.URL.RawPath

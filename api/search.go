@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"regexp"
+	"slices"
 
 	"tempmail"
 	"tempmail/mail"
@@ -97,14 +98,11 @@ func (s *Server) findOTPC(w http.ResponseWriter, r *http.Request) {
 // the first capture group if the pattern has one, else the whole match.
 func (s *Server) findOTP(inboxID string, re *regexp.Regexp, q waitRequest) finder {
 	code := func(text string) (string, bool) {
-		m := re.FindStringSubmatch(text)
-		if m == nil {
+		codes := codesIn(re, text, 1)
+		if len(codes) == 0 {
 			return "", false
 		}
-		if len(m) > 1 {
-			return m[1], true
-		}
-		return m[0], true
+		return codes[0], true
 	}
 	var sc scan
 	return func(ctx context.Context) (any, bool, error) {
@@ -138,6 +136,27 @@ func (s *Server) findOTP(inboxID string, re *regexp.Regexp, q waitRequest) finde
 		}
 		return *out, true, nil
 	}
+}
+
+// codesIn returns the codes re finds in text, at most n of them, each
+// once, in order: of each match, its first capture group if the pattern
+// has one, else the whole match. It looks at the first 8n matches alone,
+// so that a text of many repeats costs what n asks.
+func codesIn(re *regexp.Regexp, text string, n int) []string {
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(text, 8*n) {
+		code := m[0]
+		if len(m) > 1 {
+			code = m[1]
+		}
+		if !slices.Contains(out, code) {
+			out = append(out, code)
+		}
+		if len(out) == n {
+			break
+		}
+	}
+	return out
 }
 
 var errNoLink = tempmail.Errorf(tempmail.NotFound, "No link")

@@ -1,0 +1,131 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"tempmail"
+	"tempmail/projections"
+)
+
+// The MailSlurp family's emails (compat_mailslurp.go): an inbox's emails,
+// an email whole, deleted. An email answered whole is marked read, as
+// MailSlurp does; what the SDK finds in one is in
+// compat_mailslurp_content.go, the waits in compat_mailslurp_waits.go.
+
+// answerEmail marks a found message read and answers it whole.
+func (s *Server) answerEmail(w http.ResponseWriter, r *http.Request, in *projections.Inbox, m *projections.Message) {
+	if !m.IsRead {
+		read, err := s.commands.MarkRead(r.Context(), m)
+		switch {
+		case err == nil:
+			m = read
+		case tempmail.KindOf(err) != tempmail.NotFound: // deleted a moment ago: answered as it was
+			s.mailslurpFail(w, r, err)
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, toMailSlurpEmail(m, in.TenantID))
+}
+
+// mailslurpInboxEmails lists an inbox's emails (GET
+// /inboxes/{inboxId}/emails), oldest first unless sort=DESC, at most
+// limit or size (default 100, at most 200). With minCount, the request is
+// held until the inbox holds that many, for at most retryTimeout.
+func (s *Server) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
+	in, err := s.mailslurpInboxOf(r, false)
+	var q mailslurpWhich
+	if err == nil {
+		q, err = readWhich(r)
+	}
+	limit, minCount := 100, 0
+	if err == nil {
+		limit, err = mailslurpInt(r, "size", limit, 1, maxLimit)
+	}
+	if err == nil {
+		limit, err = mailslurpInt(r, "limit", limit, 1, maxLimit)
+	}
+	if err == nil {
+		minCount, err = mailslurpInt(r, "minCount", 0, 0, s.cfg.MaxMessagesPerInbox)
+	}
+	var wait time.Duration
+	if err == nil && minCount > 0 {
+		wait, err = mailslurpTimeout(r, "retryTimeout", mailslurpMaxWait)
+	}
+	desc := false
+	if err == nil {
+		switch r.URL.Query().Get("sort") {
+		case "", "ASC":
+		case "DESC":
+			desc = true
+		default:
+			err = tempmail.Errorf(tempmail.Invalid, "sort must be ASC or DESC")
+		}
+	}
+	if err != nil {
+		s.mailslurpFail(w, r, err)
+		return
+	}
+	find := func(ctx context.Context) (any, bool, error) {
+		in, err := liveInbox(s.views.Inbox(ctx, in.ID))
+		if err != nil {
+			return nil, false, asNotFound(err, "Inbox not found")
+		}
+		var list []projections.Summary
+		err = s.oldestFirst(ctx, in, func(m *projections.Summary) bool {
+			if q.passes(m) {
+				list = append(list, *m)
+			}
+			return false
+		})
+		if err != nil || len(list) < minCount {
+			return nil, false, err
+		}
+		if desc {
+			slices.Reverse(list)
+		}
+		return list[:min(limit, len(list))], true, nil
+	}
+	msg := fmt.Sprintf("Failed to satisfy email query for inbox %s (%s): expected at least %d emails after %d ms", in.ID,
+		in.Address, minCount, wait.Milliseconds())
+	s.mailslurpHeld(w, r, in.ID, wait, msg, find, func(v any) {
+		list := v.([]projections.Summary)
+		writePage(w, len(list), func(i int) any { return toMailSlurpPreview(in, &list[i]) })
+	})
+}
+
+// mailslurpEmailOf finds the email of the path's {emailId}, and its inbox.
+func (s *Server) mailslurpEmailOf(r *http.Request, write bool) (*projections.Message, *projections.Inbox, error) {
+	if err := mailslurpMay(r, write); err != nil {
+		return nil, nil, err
+	}
+	id := chi.URLParam(r, "emailId")
+	m, in, err := s.messageByID(r.Context(), id)
+	return m, in, asNotFound(err, "Email not found: "+tempmail.Excerpt(id, 64))
+}
+
+func (s *Server) mailslurpGetEmail(w http.ResponseWriter, r *http.Request) {
+	m, in, err := s.mailslurpEmailOf(r, false)
+	if err != nil {
+		s.mailslurpFail(w, r, err)
+		return
+	}
+	s.answerEmail(w, r, in, m)
+}
+
+func (s *Server) mailslurpDeleteEmail(w http.ResponseWriter, r *http.Request) {
+	m, _, err := s.mailslurpEmailOf(r, true)
+	if err == nil {
+		err = asNotFound(s.commands.DeleteMessage(r.Context(), m), "Email not found")
+	}
+	if err != nil {
+		s.mailslurpFail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,227 @@
+package api
+
+import (
+	"strings"
+
+	"tempmail"
+	"tempmail/mail"
+	"tempmail/projections"
+	"tempmail/wire"
+)
+
+// The MailSlurp family's shapes (compat_mailslurp.go), as the
+// `mailslurp-client` SDK reads them: camelCase, times in ISO 8601, and
+// null for what tempmail does not keep (an inbox's name, tags,
+// description; a message's BCC is always empty).
+
+type mailslurpError struct {
+	Status  int    `json:"status"`
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+// mailslurpInboxDto is an inbox (the SDK's InboxDto).
+type mailslurpInboxDto struct {
+	ID           string    `json:"id"`
+	UserID       *string   `json:"userId"`
+	CreatedAt    wire.Time `json:"createdAt"`
+	Name         *string   `json:"name"`
+	DomainID     *string   `json:"domainId"`
+	Description  *string   `json:"description"`
+	EmailAddress string    `json:"emailAddress"`
+	ExpiresAt    wire.Time `json:"expiresAt"`
+	Favourite    bool      `json:"favourite"`
+	Tags         []string  `json:"tags"`
+	InboxType    string    `json:"inboxType"`
+	ReadOnly     bool      `json:"readOnly"`
+	VirtualInbox bool      `json:"virtualInbox"`
+	LocalPart    string    `json:"localPart"`
+	Domain       string    `json:"domain"`
+}
+
+// userOf is the SDK's userId of what a tenant owns: the tenant's id; null
+// for what no tenant owns (made with the API token).
+func userOf(tenant string) *string {
+	if tenant == "" {
+		return nil
+	}
+	return &tenant
+}
+
+func toMailSlurpInbox(in *projections.Inbox) mailslurpInboxDto {
+	local, domain := tempmail.SplitAddress(in.Address)
+	return mailslurpInboxDto{ID: in.ID, UserID: userOf(in.TenantID), CreatedAt: wire.Time(in.CreatedAt),
+		EmailAddress: in.Address, ExpiresAt: wire.Time(in.ExpiresAt), Tags: []string{}, InboxType: "HTTP_INBOX",
+		LocalPart: local, Domain: domain}
+}
+
+// mailslurpSender is who sent a message, as the SDK's Sender has it.
+type mailslurpSender struct {
+	RawValue     string  `json:"rawValue"`
+	EmailAddress string  `json:"emailAddress"`
+	Name         *string `json:"name"`
+}
+
+func senderOf(address, name string) *mailslurpSender {
+	if address == "" {
+		return nil
+	}
+	s := &mailslurpSender{RawValue: address, EmailAddress: address}
+	if name != "" {
+		s.Name = &name
+		s.RawValue = name + " <" + address + ">"
+	}
+	return s
+}
+
+// mailslurpEmail is a message whole (the SDK's Email). body is the HTML
+// when the message has some (isHTML), its text otherwise.
+type mailslurpEmail struct {
+	ID          string            `json:"id"`
+	UserID      *string           `json:"userId"`
+	InboxID     string            `json:"inboxId"`
+	DomainID    *string           `json:"domainId"`
+	To          []string          `json:"to"`
+	From        string            `json:"from"`
+	Sender      *mailslurpSender  `json:"sender"`
+	ReplyTo     *string           `json:"replyTo"`
+	Cc          []string          `json:"cc"`
+	Bcc         []string          `json:"bcc"`
+	Headers     map[string]string `json:"headers"`
+	Attachments []string          `json:"attachments"`
+	Subject     string            `json:"subject"`
+	Body        longText          `json:"body"`
+	BodyExcerpt string            `json:"bodyExcerpt"`
+	TextExcerpt string            `json:"textExcerpt"`
+	IsHTML      bool              `json:"isHTML"`
+	HTML        bool              `json:"html"`
+	Charset     string            `json:"charset"`
+	CreatedAt   wire.Time         `json:"createdAt"`
+	UpdatedAt   wire.Time         `json:"updatedAt"`
+	Read        bool              `json:"read"`
+	TeamAccess  bool              `json:"teamAccess"`
+	MessageID   *string           `json:"messageId"`
+	SizeBytes   int64             `json:"sizeBytes"`
+}
+
+func (m mailslurpEmail) longTextLen() int { return len(m.Body) }
+
+// bodyOf is a message's body as the family shows it, and whether it is HTML.
+func bodyOf(m *projections.Message) (string, bool) {
+	if m.HTML != "" {
+		return m.HTML, true
+	}
+	return m.Text, false
+}
+
+// mailslurpTo is a message's To, or the inbox's address when its header
+// names none (mail to an undisclosed list).
+func mailslurpTo(to []string, address string) []string {
+	if len(to) == 0 {
+		return []string{address}
+	}
+	return to
+}
+
+func attachmentIDs(list []mail.Attachment) []string {
+	out := make([]string, 0, len(list))
+	for _, a := range list {
+		out = append(out, a.ID)
+	}
+	return out
+}
+
+// mailslurpExcerpt is how long an excerpt of a body is.
+const mailslurpExcerpt = 200
+
+func toMailSlurpEmail(m *projections.Message, tenant string) mailslurpEmail {
+	body, isHTML := bodyOf(m)
+	out := mailslurpEmail{ID: m.ID, UserID: userOf(tenant), InboxID: m.InboxID, To: mailslurpTo(m.To, m.Address),
+		From: m.From, Sender: senderOf(m.From, m.FromName), Cc: orEmpty(m.Cc), Bcc: []string{}, Headers: m.Headers,
+		Attachments: attachmentIDs(m.Attachments), Subject: m.Subject, Body: longText(body),
+		BodyExcerpt: tempmail.Excerpt(body, mailslurpExcerpt), TextExcerpt: tempmail.Excerpt(m.Text, mailslurpExcerpt),
+		IsHTML: isHTML, HTML: isHTML, Charset: "UTF-8", CreatedAt: wire.Time(m.ReceivedAt), UpdatedAt: wire.Time(m.ReceivedAt),
+		Read: m.IsRead, SizeBytes: m.Size}
+	if out.Headers == nil {
+		out.Headers = map[string]string{}
+	}
+	for name, v := range m.Headers {
+		if strings.EqualFold(name, "Reply-To") {
+			out.ReplyTo = &v
+		}
+	}
+	if m.HeaderMessageID != "" {
+		id := m.HeaderMessageID
+		out.MessageID = &id
+	}
+	return out
+}
+
+// mailslurpPreview is a message in a list (the SDK's EmailPreview).
+type mailslurpPreview struct {
+	ID          string    `json:"id"`
+	InboxID     string    `json:"inboxId"`
+	DomainID    *string   `json:"domainId"`
+	Subject     string    `json:"subject"`
+	To          []string  `json:"to"`
+	From        string    `json:"from"`
+	Bcc         []string  `json:"bcc"`
+	Cc          []string  `json:"cc"`
+	CreatedAt   wire.Time `json:"createdAt"`
+	Read        bool      `json:"read"`
+	Attachments []string  `json:"attachments"`
+	SizeBytes   int64     `json:"sizeBytes"`
+}
+
+func toMailSlurpPreview(in *projections.Inbox, m *projections.Summary) mailslurpPreview {
+	return mailslurpPreview{ID: m.ID, InboxID: in.ID, Subject: m.Subject, To: mailslurpTo(m.To, in.Address), From: m.From,
+		Bcc: []string{}, Cc: orEmpty(m.Cc), CreatedAt: wire.Time(m.ReceivedAt), Read: m.IsRead,
+		Attachments: attachmentIDs(m.Attachments), SizeBytes: m.Size}
+}
+
+// mailslurpAttachment is what an attachment is (AttachmentMetaData).
+type mailslurpAttachment struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	ContentType   string `json:"contentType"`
+	ContentLength int64  `json:"contentLength"`
+}
+
+// mailslurpCodes is what POST /emails/{id}/codes found (ExtractCodesResult).
+type mailslurpCodes struct {
+	Found      bool                 `json:"found"`
+	Code       *string              `json:"code"`
+	MethodUsed string               `json:"methodUsed"`
+	Candidates []mailslurpCandidate `json:"candidates"`
+	Warnings   []string             `json:"warnings"`
+}
+
+type mailslurpCandidate struct {
+	Code       string  `json:"code"`
+	Confidence float64 `json:"confidence"`
+	Method     string  `json:"method"`
+	Source     string  `json:"source"`
+}
+
+// mailslurpMatch is what POST /emails/{id}/contentMatch found
+// (EmailContentMatchResult): the whole match, then its groups.
+type mailslurpMatch struct {
+	Pattern string   `json:"pattern"`
+	Matches []string `json:"matches"`
+}
+
+// mailslurpLines is a message's text by lines (EmailTextLinesResult).
+type mailslurpLines struct {
+	Lines []string `json:"lines"`
+	Body  longText `json:"body"`
+}
+
+func (l mailslurpLines) longTextLen() int { return len(l.Body) }
+
+// mailslurpLinks is a message's links (EmailLinksResult).
+type mailslurpLinks struct {
+	Links []string `json:"links"`
+	Body  longText `json:"body"`
+}
+
+func (l mailslurpLinks) longTextLen() int { return len(l.Body) }
