@@ -18,9 +18,11 @@ import (
 // MailSlurp does; what the SDK finds in one is in
 // compat_mailslurp_content.go, the waits in compat_mailslurp_waits.go.
 
-// answerEmail marks a found message read and answers it whole.
+// answerEmail marks a found message read and answers it whole; a HEAD,
+// which answers with GET's headers alone, changes nothing (RFC 9110 §9.3.2:
+// safe).
 func (s *Server) answerEmail(w http.ResponseWriter, r *http.Request, in *projections.Inbox, m *projections.Message) {
-	if !m.IsRead {
+	if !m.IsRead && r.Method != http.MethodHead {
 		read, err := s.commands.MarkRead(r.Context(), m)
 		switch {
 		case err == nil:

@@ -117,7 +117,9 @@ func TestReadKeyC(t *testing.T) {
 
 func TestExpiredTokenInboxC(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) { c.TokenInboxTTL = time.Second })
+	// Its lifetime is long enough for the mail to come before it ends on
+	// a loaded machine (at 1 s it sometimes did not), short enough to wait.
+	h := newHarness(t, func(c *config.Config) { c.TokenInboxTTL = 4 * time.Second })
 	token, addr := h.tokenInbox()
 	h.sendMail(addr, "Subject: in time\r\n\r\ncode 123456\r\n")
 	h.waitLatest(token, "")
