@@ -20,7 +20,9 @@ import (
 // pointed there by their base URL. An account is an inbox (family C's
 // names, domains and lifetime) with a password, stored as a slow salted
 // hash (compat_mailtm_accounts.go); its messages are the inbox's
-// (compat_mailtm_messages.go); the shapes are in dto_mailtm.go.
+// (compat_mailtm_messages.go), and their changes are pushed as mail.tm's
+// Mercure hub pushes them (compat_mailtm_events.go); the shapes are in
+// dto_mailtm.go.
 //
 // The token POST /token gives is the inbox's own token, opaque to
 // clients as mail.tm's JWT is: every node finds it in the views (no
@@ -59,6 +61,7 @@ func (s *Server) mailtmRoutes(r chi.Router) {
 	r.Get("/messages/{id}/download", s.mailtmDownload)
 	r.Get("/messages/{id}/attachment/{attachment}", s.mailtmAttachment)
 	r.Get("/sources/{id}", s.mailtmSource)
+	r.Get("/.well-known/mercure", s.mailtmEvents) // compat_mailtm_events.go
 }
 
 // mailtmCredential is who a request of the family comes from: a tenant's

@@ -308,8 +308,11 @@ func TestMailTMNegotiatesTheFormat(t *testing.T) {
 func (h *harness) mailtmTour() {
 	h.t.Helper()
 	id, token := h.mailtmAccount("tour-mailtm@tempmail.test", "pw")
+	events := h.openStream(mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(token)...)
 	h.sendMail("tour-mailtm@tempmail.test", multipartMail("tour-mailtm@tempmail.test"))
 	msg := h.waitLatest(token, "")["id"].(string)
+	events.next()
+	events.close()
 	auth := append(bearer(token), "Content-Type", jsonCT)
 	for _, c := range []struct {
 		method, path, body string
@@ -327,6 +330,7 @@ func (h *harness) mailtmTour() {
 		{"GET", "/messages/" + msg + "/download", "", 200},
 		{"GET", "/messages/" + msg + "/attachment/ATTACH000001", "", 200},
 		{"GET", "/sources/" + msg, "", 200},
+		{"GET", "/.well-known/mercure?topic=/elsewhere", "", 400},
 		{"DELETE", "/messages/" + msg, "", 204},
 		{"DELETE", "/accounts/" + id, "", 204},
 	} {
@@ -339,4 +343,24 @@ func (h *harness) mailtmTour() {
 			}
 		}
 	}
+}
+
+// The Mercure hub: a new message is an unnamed event (onmessage's) with
+// the message as lists show it; another account's topic is 404.
+func TestMailTMEventsPushNewMail(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	id, token := h.mailtmAccount("eve@tempmail.test", "pw")
+	_, other := h.mailtmAccount("oscar@tempmail.test", "pw")
+	h.expect(h.do("GET", mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(other)...), http.StatusNotFound, "")
+	h.expect(h.do("GET", mailtmBase+"/.well-known/mercure?topic=/elsewhere", "", bearer(token)...), http.StatusBadRequest, "")
+	h.expect(h.do("GET", mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, ""), http.StatusUnauthorized, "")
+
+	s := h.openStream(mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(token)...)
+	h.sendMail("eve@tempmail.test", "Subject: pushed\r\n\r\nhello\r\n")
+	ev := s.next()
+	if ev.Name != "message" || ev.Data["subject"] != "pushed" || ev.Data["@type"] != "Message" || ev.Data["accountId"] != id {
+		t.Errorf("event %q %v", ev.Name, ev.Data)
+	}
+	s.close()
 }
