@@ -120,15 +120,15 @@ func (s *Server) mailtmMessage(w http.ResponseWriter, r *http.Request) {
 // seen stays seen here (this server keeps no unread mark), so seen false
 // is refused for a message already seen.
 func (s *Server) mailtmMarkSeen(w http.ResponseWriter, r *http.Request) {
+	m, in, ok := s.mailtmMessageOf(w, r, false)
+	if !ok {
+		return
+	}
 	var body struct {
 		Seen *bool `json:"seen"`
 	}
 	if err := decodeBody(r, &body); err != nil {
 		writeError(w, r, s.log, familyMailTM, err)
-		return
-	}
-	m, in, ok := s.mailtmMessageOf(w, r, false)
-	if !ok {
 		return
 	}
 	switch {
