@@ -1,6 +1,7 @@
 package api
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
@@ -35,34 +37,52 @@ const (
 	maxAddressBytes  = 254 // RFC 5321's bound on a path
 )
 
-// noAccountHash is a bcrypt hash no password matches that anyone knows:
-// what an absent account's password is checked against.
-const noAccountHash = "$2a$10$L2p2d/CdetK6XA3FrwwC6.DXA.47i51zxYvgYPmO/fQfnV0dBvh7e"
+// passwords hashes passwords at its cost, and checks them.
+type passwords struct {
+	cost int
+	// none is a hash no password anyone knows matches, at the same cost:
+	// what an absent account's password is checked against. Made on the
+	// first such check.
+	none func() []byte
+}
 
-// mailtmPassword is what bcrypt hashes of a password: its SHA-256, in
-// base64.
-func mailtmPassword(password string) []byte {
+func newPasswords(cost int) passwords {
+	if cost == 0 {
+		cost = bcrypt.DefaultCost
+	}
+	return passwords{cost: cost, none: sync.OnceValue(func() []byte {
+		h, err := bcrypt.GenerateFromPassword([]byte(rand.Text()), cost)
+		if err != nil {
+			panic("bcrypt: " + err.Error()) // only for a cost out of bcrypt's range, which New is not given
+		}
+		return h
+	})}
+}
+
+// prepare is what bcrypt hashes of a password: its SHA-256, in base64.
+func (passwords) prepare(password string) []byte {
 	sum := sha256.Sum256([]byte(password))
 	return []byte(base64.StdEncoding.EncodeToString(sum[:]))
 }
 
-// hashPassword is the slow salted hash an account keeps.
-func hashPassword(password string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword(mailtmPassword(password), bcrypt.DefaultCost)
+// hash is the slow salted hash an account keeps.
+func (p passwords) hash(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword(p.prepare(password), p.cost)
 	if err != nil {
 		return "", tempmail.Wrap(tempmail.Internal, err, "could not hash the password")
 	}
 	return string(h), nil
 }
 
-// passwordMatches reports whether password is the one hash was made of;
-// an empty hash (an inbox with no account) matches none, after as long.
-func passwordMatches(hash, password string) bool {
-	stored := hash
-	if stored == "" {
-		stored = noAccountHash
+// match reports whether password is the one hash was made of; an empty
+// hash (no account, or an inbox with no password) matches none, after as
+// long.
+func (p passwords) match(hash, password string) bool {
+	stored := []byte(hash)
+	if hash == "" {
+		stored = p.none()
 	}
-	ok := bcrypt.CompareHashAndPassword([]byte(stored), mailtmPassword(password)) == nil
+	ok := bcrypt.CompareHashAndPassword(stored, p.prepare(password)) == nil
 	return ok && hash != ""
 }
 
@@ -174,7 +194,7 @@ func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 		writeMailTMViolations(w, mailtmViolation{"address", "This domain is not one of GET /domains."})
 		return
 	}
-	hash, err := hashPassword(password)
+	hash, err := s.passwords.hash(password)
 	if err != nil {
 		writeError(w, r, s.log, familyMailTM, err)
 		return
@@ -222,7 +242,7 @@ func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyMailTM, err)
 		return
 	}
-	if !passwordMatches(in.PasswordHash, password) {
+	if !s.passwords.match(in.PasswordHash, password) {
 		writeError(w, r, s.log, familyMailTM, tempmail.Errorf(tempmail.Unauthorized, "Invalid credentials."))
 		return
 	}
