@@ -75,6 +75,9 @@ func newHarnessWith(t *testing.T, opts service.Options, tweak ...func(*config.Co
 	for _, f := range tweak {
 		f(&cfg)
 	}
+	if opts.PasswordCost == 0 {
+		opts.PasswordCost = 4 // bcrypt's least: mail.tm's passwords, hashed in seconds under -race at its default
+	}
 	svc := servicetest.StartWith(t, cfg, opts)
 	h := &harness{t: t, svc: svc, url: servicetest.URL(svc), contract: newContract(t, svc.API.Router())}
 	// Bounded, so that a hang fails its test with a message instead of

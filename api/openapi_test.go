@@ -362,6 +362,7 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 	h.expect(h.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Content-Type", jsonCT,
 		"Accept", "application/json, text/event-stream"), http.StatusOK, "")
 	h.expect(h.do("POST", "/mcp", `[]`, "Content-Type", jsonCT, "Accept", "application/json, text/event-stream"), http.StatusBadRequest, "")
+	h.mailtmTour() // compat_mailtm_test.go
 	h.svc.API.SetReady(false)
 	h.expect(h.do("GET", "/readyz", ""), http.StatusServiceUnavailable, `{"status":"starting","failing":["starting up"]}`)
 	h.expect(h.do("GET", "/healthz", ""), http.StatusServiceUnavailable, "")

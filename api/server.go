@@ -43,6 +43,9 @@ type Deps struct {
 	// inboxes of catch-all domains. Nil: one of the API's own, from
 	// Config.CreateRatePerClient.
 	Creates *fairshare.Limiter
+	// PasswordCost is the bcrypt cost of mail.tm accounts' passwords
+	// (compat_mailtm_accounts.go); 0: bcrypt's default. Tests lower it.
+	PasswordCost int
 }
 
 // Server holds what the handlers need. Its fields are set once by New.
@@ -69,6 +72,9 @@ type Server struct {
 	downloads downloads
 	// keepAlive is how often an idle event stream sends a comment.
 	keepAlive time.Duration
+	// passwords hashes and checks mail.tm accounts' passwords
+	// (compat_mailtm_accounts.go).
+	passwords passwords
 
 	stopping chan struct{} // closed when the server begins to stop
 	stopOnce sync.Once
@@ -86,7 +92,8 @@ func New(d Deps) *Server {
 		metrics: d.Metrics, probe: d.Probe, version: d.Version, stopping: make(chan struct{}),
 		waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
 		creates: d.Creates, downloads: newDownloads(d.Config.MaxMessageBytes),
-		commands: d.Commands, names: tempmail.NewNames(d.Config.ReservedNames)}
+		commands: d.Commands, names: tempmail.NewNames(d.Config.ReservedNames),
+		passwords: newPasswords(d.PasswordCost)}
 	if d.Commands != nil && d.Commands.Names != nil {
 		s.names = d.Commands.Names
 	}

@@ -22,6 +22,8 @@ type Spec struct {
 	TTL    time.Duration // 0: never expires
 	// Tenant is the tenant whose key asks for the inbox; empty: none.
 	Tenant string
+	// PasswordHash is a mail.tm account's hashed password; empty: none.
+	PasswordHash string
 }
 
 // ErrTaken is the answer for a name a live inbox holds.
@@ -66,7 +68,8 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 		}
 		now := time.Now().UTC()
 		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: rand.Text(),
-			Family: spec.Family, DomainID: spec.Domain.ID, CreatedAt: now, TenantID: spec.Tenant}
+			Family: spec.Family, DomainID: spec.Domain.ID, CreatedAt: now, TenantID: spec.Tenant,
+			PasswordHash: spec.PasswordHash}
 		if spec.TTL > 0 {
 			ev.ExpiresAt, ev.TTL = now.Add(spec.TTL), int64(spec.TTL/time.Second)
 		}

@@ -48,7 +48,7 @@ type Payload interface {
 const (
 	domainAddedV       = 1
 	domainDeactivatedV = 1
-	inboxCreatedV      = 2 // 1 had no tenant_id (still read, and written for an inbox of none)
+	inboxCreatedV      = 3 // 1 had no tenant_id, 2 no password_hash (both still read, and written for an inbox without them)
 	inboxDeletedV      = 1
 	inboxExpiredV      = 1
 	mailReceivedV      = 2 // 1 had its content in a record beside it
@@ -119,6 +119,11 @@ type InboxCreated struct {
 	// TenantID is the tenant whose key made the inbox; empty: made
 	// without a key (anonymous), as every inbox of version 1 was.
 	TenantID string `json:"tenant_id,omitempty"`
+	// PasswordHash is the slow salted hash of the password a mail.tm
+	// account was made with (api's compat_mailtm_accounts.go makes and
+	// checks it), never the password; empty for every other inbox, as
+	// for every inbox of versions 1 and 2.
+	PasswordHash string `json:"password_hash,omitempty"`
 }
 
 // InboxDeleted ends an inbox at a user's request.
@@ -318,28 +323,35 @@ func Decode(b []byte) (Payload, time.Time, error) {
 	return p, env.Time, nil
 }
 
-// writtenVersion is the version p is written in: an inbox of no tenant is
-// written as version 1, which it is, so that a binary of the version
-// before tenants still reads it (in a cluster being upgraded); one of a
-// tenant, as version 2, which such a binary refuses rather than take the
-// inbox for anonymous.
+// writtenVersion is the version p is written in: an inbox of no tenant and
+// no password is written as version 1, which it is, so that a binary of
+// the version before tenants still reads it (in a cluster being
+// upgraded); one of a tenant, as version 2, which such a binary refuses
+// rather than take the inbox for anonymous; one with a password (a
+// mail.tm account), as version 3, which a binary of version 2 refuses
+// rather than take the account for one anyone may log in to.
 func writtenVersion(p Payload) int {
-	switch ev := p.(type) {
+	var ev *InboxCreated
+	switch e := p.(type) {
 	case InboxCreated:
-		if ev.TenantID == "" {
-			return 1
-		}
+		ev = &e
 	case *InboxCreated:
-		if ev.TenantID == "" {
-			return 1
-		}
+		ev = e
+	default:
+		return versionOf(p.EventType())
 	}
-	return versionOf(p.EventType())
+	switch {
+	case ev.PasswordHash != "":
+		return 3
+	case ev.TenantID != "":
+		return 2
+	}
+	return 1
 }
 
 // readable reports an older version of t that this build still reads.
 func readable(t Type, v int) bool {
-	return t == TypeInboxCreated && v == 1
+	return t == TypeInboxCreated && (v == 1 || v == 2)
 }
 
 func versionOf(t Type) int {

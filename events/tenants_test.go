@@ -12,15 +12,18 @@ import (
 )
 
 // An inbox of no tenant is written as version 1, which binaries from
-// before tenants read; one of a tenant as version 2; both read back whole.
+// before tenants read; one of a tenant as version 2; one with a password
+// (a mail.tm account) as version 3, which binaries of version 2 refuse;
+// all read back whole.
 func TestInboxCreatedIsVersion1WithoutATenantAnd2WithOne(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		tenant string
-		want   int
-	}{{"", 1}, {"t-1", 2}} {
+		tenant, hash string
+		want         int
+	}{{"", "", 1}, {"t-1", "", 2}, {"", "$2a$10$x", 3}, {"t-1", "$2a$10$x", 3}} {
 		ev := inbox("v@x.test")
 		ev.TenantID = tc.tenant
+		ev.PasswordHash = tc.hash
 		b, err := events.Encode(ev, time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -33,7 +36,7 @@ func TestInboxCreatedIsVersion1WithoutATenantAnd2WithOne(t *testing.T) {
 			t.Errorf("tenant %q: written as version %d (%v), want %d", tc.tenant, env.V, err, tc.want)
 		}
 		p, _, err := events.Decode(b)
-		if got, ok := p.(*events.InboxCreated); err != nil || !ok || got.TenantID != tc.tenant {
+		if got, ok := p.(*events.InboxCreated); err != nil || !ok || got.TenantID != tc.tenant || got.PasswordHash != tc.hash {
 			t.Errorf("tenant %q: read back %#v, %v", tc.tenant, p, err)
 		}
 	}

@@ -87,7 +87,7 @@ func (t *tx) inboxCreated(ev *events.InboxCreated) error {
 	if !t.applied(is) {
 		*in = Inbox{Meta: *in.meta(), ID: ev.InboxID, Address: ev.Address, Token: ev.Token, Family: ev.Family,
 			DomainID: ev.DomainID, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: ev.TTL, LifecycleSeq: t.seq,
-			TenantID: ev.TenantID}
+			TenantID: ev.TenantID, PasswordHash: ev.PasswordHash}
 		t.save(is)
 	}
 	if ev.TenantID != "" {

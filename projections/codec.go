@@ -103,12 +103,17 @@ func appendInbox(w []byte, in *Inbox) []byte {
 	// Last, so that an entry written before tenants (which ends here)
 	// reads as an inbox of none; its stored bytes after, which only a
 	// tenant's quota reads, and its messages of the day (one written
-	// before them reads as 0).
-	if in.TenantID != "" {
+	// before them reads as 0); then a mail.tm account's password hash
+	// (one written before it reads as none), after the tenant's fields,
+	// written empty for an account of no tenant.
+	if in.TenantID != "" || in.PasswordHash != "" {
 		w = appendString(w, in.TenantID)
 		w = binary.AppendVarint(w, in.Bytes)
 		w = appendString(w, in.MailDay)
 		w = binary.AppendVarint(w, in.MailToday)
+	}
+	if in.PasswordHash != "" {
+		w = appendString(w, in.PasswordHash)
 	}
 	return w
 }
@@ -156,6 +161,9 @@ func readInbox(rd *reader, in *Inbox) {
 	}
 	if rd.err == nil && len(rd.b) > 0 {
 		in.Bytes, in.MailDay, in.MailToday = rd.varint(), rd.string(), rd.varint()
+	}
+	if rd.err == nil && len(rd.b) > 0 {
+		in.PasswordHash = rd.string()
 	}
 }
 

@@ -78,3 +78,22 @@ func BenchmarkInboxEncode(b *testing.B) {
 		}
 	}
 }
+
+// A mail.tm account's password hash comes back, with a tenant and
+// without one; an entry without one (every entry written before it) reads
+// as an inbox of none.
+func TestInboxPasswordHashRoundTrips(t *testing.T) {
+	t.Parallel()
+	for _, tenant := range []string{"", "t-1"} {
+		in := fullInbox()
+		in.TenantID, in.Bytes, in.PasswordHash = tenant, 77, "$2a$10$abcdefghijklmnopqrstuv"
+		if tenant == "" {
+			in.Bytes = 0
+		}
+		data, _ := encode(in)
+		var got Inbox
+		if err := decode(data, &got); err != nil || !reflect.DeepEqual(&got, in) {
+			t.Errorf("tenant %q: came back as %q %q %d (%v)", tenant, got.PasswordHash, got.TenantID, got.Bytes, err)
+		}
+	}
+}

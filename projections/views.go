@@ -121,6 +121,9 @@ type Inbox struct {
 
 	// TenantID is the tenant whose key made it; empty: made without one.
 	TenantID string `json:"tenant_id,omitempty"`
+	// PasswordHash is a mail.tm account's password, hashed
+	// (events.InboxCreated); empty for every other inbox. No answer shows it.
+	PasswordHash string `json:"password_hash,omitempty"`
 	// Bytes is the sum of its messages' sizes, and MailToday how many of
 	// them came on MailDay (a UTC day, its newest message's): kept for a
 	// tenant's inbox alone, what its ending takes off its tenant's usage.

@@ -54,6 +54,10 @@ type Options struct {
 	// RestAfter is how long the service must be quiet before it hands
 	// memory back (reclaimWhenIdle); 0: 30 s. Tests shorten it.
 	RestAfter time.Duration
+	// PasswordCost is the bcrypt cost of mail.tm accounts' passwords; 0:
+	// bcrypt's default. Tests lower it (the race detector makes a hash
+	// of the default cost take seconds).
+	PasswordCost int
 }
 
 // Service is a running tempmail. Its exported fields are its parts, set
@@ -79,9 +83,10 @@ type Service struct {
 	served     chan struct{} // closed when the HTTP server has stopped serving
 	// requests counts HTTP requests but probes and scrapes: with the
 	// events applied, what says the service is busy (reclaimWhenIdle).
-	requests  atomic.Uint64
-	restAfter time.Duration
-	reclaims  atomic.Uint64 // memory handed back at rest, for /metrics
+	requests     atomic.Uint64
+	restAfter    time.Duration
+	passwordCost int           // Options.PasswordCost
+	reclaims     atomic.Uint64 // memory handed back at rest, for /metrics
 
 	// fatal receives what ends the service against its will (health.go).
 	fatal     chan error
@@ -153,8 +158,9 @@ func newService(cfg config.Config, opts Options) *Service {
 	if version == "" {
 		version = "unknown"
 	}
-	s := &Service{Config: cfg, log: log, version: version, partitions: opts.Partitions, dedupe: opts.DedupeWindow, restAfter: opts.RestAfter, served: make(chan struct{}),
-		fatal: make(chan error, 1), stopping: make(chan struct{})}
+	s := &Service{Config: cfg, log: log, version: version, partitions: opts.Partitions, dedupe: opts.DedupeWindow, restAfter: opts.RestAfter, passwordCost: opts.PasswordCost,
+		served: make(chan struct{}),
+		fatal:  make(chan error, 1), stopping: make(chan struct{})}
 	return s
 }
 
@@ -292,7 +298,7 @@ func (s *Service) assemble(ctx context.Context, reg *prometheus.Registry, refine
 	}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader,
 		Hooks: s.Hooks, Log: s.log, Metrics: reg, Probe: s.probe, Commands: s.Commands, Creates: creates,
-		Version: s.version})
+		Version: s.version, PasswordCost: s.passwordCost})
 	if err := s.Commands.SyncDomains(ctx, cfg.Domains); err != nil {
 		return err
 	}

@@ -1,0 +1,301 @@
+package api
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/go-chi/chi/v5"
+	"golang.org/x/crypto/bcrypt"
+
+	"tempmail"
+	"tempmail/command"
+	"tempmail/events"
+	"tempmail/projections"
+)
+
+// The MailTM family's domains, accounts and tokens (compat_mailtm.go).
+//
+// A password is kept as bcrypt's hash of its SHA-256 (bcrypt reads 72
+// bytes at most; the digest, in base64, is 44 and keeps every byte of a
+// password of up to maxPasswordBytes in play). The hash travels in the
+// inbox's InboxCreated, so that every node can check it; bcrypt compares
+// in constant time. An address with no account, or an inbox with no
+// password, is checked against a hash all the same, so that the time an
+// answer takes does not tell which addresses have accounts.
+
+// Bounds of what an account is made with.
+const (
+	maxPasswordBytes = 128
+	maxAddressBytes  = 254 // RFC 5321's bound on a path
+)
+
+// passwords hashes passwords at its cost, and checks them.
+type passwords struct {
+	cost int
+	// none is a hash no password anyone knows matches, at the same cost:
+	// what an absent account's password is checked against. Made on the
+	// first such check.
+	none func() []byte
+}
+
+func newPasswords(cost int) passwords {
+	if cost == 0 {
+		cost = bcrypt.DefaultCost
+	}
+	return passwords{cost: cost, none: sync.OnceValue(func() []byte {
+		h, err := bcrypt.GenerateFromPassword([]byte(rand.Text()), cost)
+		if err != nil {
+			panic("bcrypt: " + err.Error()) // only for a cost out of bcrypt's range, which New is not given
+		}
+		return h
+	})}
+}
+
+// prepare is what bcrypt hashes of a password: its SHA-256, in base64.
+func (passwords) prepare(password string) []byte {
+	sum := sha256.Sum256([]byte(password))
+	return []byte(base64.StdEncoding.EncodeToString(sum[:]))
+}
+
+// hash is the slow salted hash an account keeps.
+func (p passwords) hash(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword(p.prepare(password), p.cost)
+	if err != nil {
+		return "", tempmail.Wrap(tempmail.Internal, err, "could not hash the password")
+	}
+	return string(h), nil
+}
+
+// match reports whether password is the one hash was made of; an empty
+// hash (no account, or an inbox with no password) matches none, after as
+// long.
+func (p passwords) match(hash, password string) bool {
+	stored := []byte(hash)
+	if hash == "" {
+		stored = p.none()
+	}
+	ok := bcrypt.CompareHashAndPassword(stored, p.prepare(password)) == nil
+	return ok && hash != ""
+}
+
+// mailtmDomains lists the domains accounts may be made on: all on page 1.
+func (s *Server) mailtmDomains(w http.ResponseWriter, r *http.Request) {
+	page, err := mailtmPage(r)
+	var list []projections.Domain
+	if err == nil {
+		list, _, err = s.views.Domains(r.Context())
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyMailTM, err)
+		return
+	}
+	c, on := credentialFrom(r), jsonLD(w)
+	var out []mailtmDomainOut
+	for _, d := range list {
+		if d.Active && c.usable(d) {
+			out = append(out, toMailTMDomain(d, on, false))
+		}
+	}
+	total := len(out)
+	if page > 1 {
+		out = nil
+	}
+	writeMailTMCollection(w, on, "Domain", "/domains", total, page, len(out), func(i int) any { return out[i] })
+}
+
+func (s *Server) mailtmDomain(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.Atoi(chi.URLParam(r, "id"))
+	var d projections.Domain
+	if err != nil || id < 1 || len(chi.URLParam(r, "id")) > 9 {
+		err = errMailTMNotFound
+	} else {
+		d, err = s.activeDomain(r, func(d projections.Domain) bool { return d.ID == id })
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+		return
+	}
+	writeJSON(w, http.StatusOK, toMailTMDomain(d, jsonLD(w), true))
+}
+
+// mailtmCredentials is the body of POST /accounts and POST /token.
+type mailtmCredentials struct {
+	Address  json.RawMessage `json:"address"`
+	Password json.RawMessage `json:"password"`
+}
+
+// read checks the body's fields, returning the address (lower-case) and
+// the password, or what is wrong with them.
+func (b mailtmCredentials) read() (address, password string, problems []mailtmViolation) {
+	address, bad := mailtmJSONString(b.Address, "address")
+	address = strings.ToLower(strings.TrimSpace(address))
+	switch {
+	case bad != nil:
+		problems = append(problems, *bad)
+	case address == "":
+		problems = append(problems, mailtmViolation{"address", "This value should not be blank."})
+	case len(address) > maxAddressBytes || !utf8.ValidString(address) || strings.Count(address, "@") != 1:
+		problems = append(problems, mailtmViolation{"address", "This value is not a valid email address."})
+	}
+	password, bad = mailtmJSONString(b.Password, "password")
+	switch {
+	case bad != nil:
+		problems = append(problems, *bad)
+	case password == "":
+		problems = append(problems, mailtmViolation{"password", "This value should not be blank."})
+	case len(password) > maxPasswordBytes || !utf8.ValidString(password):
+		problems = append(problems, mailtmViolation{"password", "This value should be at most 128 bytes of UTF-8."})
+	}
+	return address, password, problems
+}
+
+func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
+	if c := credentialFrom(r); c.key != nil {
+		if err := (mailtmCaller{c: c}).may(true); err != nil {
+			writeError(w, r, s.log, familyMailTM, err)
+			return
+		}
+	}
+	owner, err := s.inboxOwner(r)
+	if err != nil {
+		writeError(w, r, s.log, familyMailTM, err)
+		return
+	}
+	var body mailtmCredentials
+	if err := decodeBody(r, &body); err != nil {
+		writeError(w, r, s.log, familyMailTM, err)
+		return
+	}
+	address, password, problems := body.read()
+	if len(problems) > 0 {
+		writeMailTMViolations(w, problems...)
+		return
+	}
+	local, domain, _ := strings.Cut(address, "@")
+	name, err := s.emailName(json.RawMessage(strconv.Quote(local)), "address")
+	if err != nil || name == "" {
+		writeMailTMViolations(w, mailtmViolation{"address", "This value is not a valid email address."})
+		return
+	}
+	dom, err := s.activeDomain(r, func(d projections.Domain) bool { return d.Name == domain })
+	if err != nil {
+		if tempmail.KindOf(err) != tempmail.NotFound {
+			writeError(w, r, s.log, familyMailTM, err)
+			return
+		}
+		writeMailTMViolations(w, mailtmViolation{"address", "This domain is not one of GET /domains."})
+		return
+	}
+	hash, err := s.passwords.hash(password)
+	if err != nil {
+		writeError(w, r, s.log, familyMailTM, err)
+		return
+	}
+	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Domain: dom,
+		TTL: s.cfg.TokenInboxTTL, Tenant: owner, PasswordHash: hash})
+	if errors.Is(err, command.ErrTaken) {
+		writeMailTMViolations(w, mailtmViolation{"address", "This value is already used."})
+		return
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyMailTM, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
+}
+
+// mailtmQuota is the most an account may hold: as many messages as an
+// inbox keeps, each of the largest size taken; 0 when either is unbounded.
+func (s *Server) mailtmQuota() int64 {
+	return s.cfg.MaxMessageBytes * int64(s.cfg.MaxMessagesPerInbox)
+}
+
+func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
+	var body mailtmCredentials
+	if err := decodeBody(r, &body); err != nil {
+		writeError(w, r, s.log, familyMailTM, err)
+		return
+	}
+	address, password, problems := body.read()
+	if len(problems) > 0 {
+		writeMailTMViolations(w, problems...)
+		return
+	}
+	var in *projections.Inbox
+	addr, err := tempmail.NormalizeAddress(address)
+	if err == nil {
+		in, err = liveInbox(s.views.InboxByAddress(r.Context(), addr))
+	}
+	switch {
+	case err == nil:
+	case tempmail.KindOf(err) == tempmail.NotFound || tempmail.KindOf(err) == tempmail.Invalid:
+		in = &projections.Inbox{}
+	default:
+		writeError(w, r, s.log, familyMailTM, err)
+		return
+	}
+	if !s.passwords.match(in.PasswordHash, password) {
+		writeError(w, r, s.log, familyMailTM, tempmail.Errorf(tempmail.Unauthorized, "Invalid credentials."))
+		return
+	}
+	writeJSON(w, http.StatusOK, mailtmToken{ID: in.ID, Token: in.Token})
+}
+
+func (s *Server) mailtmMe(w http.ResponseWriter, r *http.Request) {
+	in, err := s.mailtmSelf(r)
+	if err != nil {
+		writeError(w, r, s.log, familyMailTM, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
+}
+
+// mailtmAccountOf resolves {id} to an account the caller may reach, with
+// write telling what it asks (mailtmCaller.may); on failure it has
+// answered.
+func (s *Server) mailtmAccountOf(w http.ResponseWriter, r *http.Request, write bool) (*projections.Inbox, bool) {
+	m, err := s.mailtmCallerOf(r)
+	if err == nil {
+		err = m.may(write)
+	}
+	var in *projections.Inbox
+	if err == nil {
+		in, err = s.inboxByID(r.Context(), chi.URLParam(r, "id"))
+	}
+	if err == nil && !m.sees(in) {
+		err = errMailTMNotFound
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+		return nil, false
+	}
+	return in, true
+}
+
+func (s *Server) mailtmGetAccount(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.mailtmAccountOf(w, r, false)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
+}
+
+func (s *Server) mailtmDeleteAccount(w http.ResponseWriter, r *http.Request) {
+	in, ok := s.mailtmAccountOf(w, r, true)
+	if !ok {
+		return
+	}
+	if err := s.commands.DeleteInbox(r.Context(), in); err != nil {
+		writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,48 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"tempmail"
+	"tempmail/projections"
+)
+
+// The MailTM family's event source (compat_mailtm.go): mail.tm pushes an
+// account's changes through a Mercure hub, at a URL of its own, which
+// clients subscribe to with ?topic=/accounts/{id} and the account's token
+// in Bearer. Here the hub is /compat/mailtm/.well-known/mercure, and its
+// events are an inbox's event stream (streams.go): a new message is an
+// unnamed event (type "message", what EventSource's onmessage is given)
+// whose data is the message as GET /messages lists it.
+
+// maxTopicBytes bounds ?topic=.
+const maxTopicBytes = 128
+
+func renderMailTM(in *projections.Inbox, m *projections.Summary) any {
+	return toMailTMSummary(in, m, true)
+}
+
+func (s *Server) mailtmEvents(w http.ResponseWriter, r *http.Request) {
+	m, err := s.mailtmCallerOf(r)
+	if err == nil {
+		err = m.may(false)
+	}
+	topic := r.URL.Query().Get("topic")
+	id, ok := strings.CutPrefix(topic, "/accounts/")
+	if err == nil && (!ok || len(topic) > maxTopicBytes) {
+		err = tempmail.Errorf(tempmail.Invalid, "topic must be /accounts/{id}, the account's")
+	}
+	var in *projections.Inbox
+	if err == nil {
+		in, err = s.inboxByID(r.Context(), id)
+	}
+	if err == nil && !m.sees(in) {
+		err = errMailTMNotFound
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+		return
+	}
+	s.stream(w, r, familyMailTM, in, renderMailTM)
+}

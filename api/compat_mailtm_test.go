@@ -1,0 +1,366 @@
+package api_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"tempmail/config"
+)
+
+// The mail.tm family (compat_mailtm.go): accounts, tokens and messages in
+// the original's shapes, JSON-LD or JSON as Accept asks; its errors;
+// bounds; and isolation between accounts and between tenants.
+
+const mailtmBase = "/compat/mailtm"
+
+// mailtmAccount makes an account with headers (a key, or none) and logs in,
+// returning its id and token.
+func (h *harness) mailtmAccount(address, password string, headers ...string) (id, token string) {
+	h.t.Helper()
+	body := `{"address":"` + address + `","password":"` + password + `"}`
+	r := h.do("POST", mailtmBase+"/accounts", body, append([]string{"Content-Type", jsonCT}, headers...)...)
+	if r.Status != http.StatusCreated {
+		h.t.Fatalf("POST /accounts: %d %s", r.Status, r.Body)
+	}
+	r = h.do("POST", mailtmBase+"/token", body, "Content-Type", jsonCT)
+	if r.Status != http.StatusOK {
+		h.t.Fatalf("POST /token: %d %s", r.Status, r.Body)
+	}
+	v := r.JSON(h.t)
+	return v["id"].(string), v["token"].(string)
+}
+
+func bearer(tok string) []string { return []string{"Authorization", "Bearer " + tok} }
+
+func asJSON(headers ...string) []string { return append(headers, "Accept", "application/json") }
+
+func TestMailTMAccountTokenAndMessagesInBothFormats(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+
+	// Domains: a hydra collection by default, an array in JSON.
+	r := h.do("GET", mailtmBase+"/domains?page=1", "")
+	h.expect(r, http.StatusOK, "")
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/ld+json") {
+		t.Errorf("domains: content type %q, want JSON-LD by default", ct)
+	}
+	doms := r.JSON(t)
+	if doms["@type"] != "hydra:Collection" || doms["hydra:totalItems"] != 2.0 {
+		t.Errorf("domains in JSON-LD: %s", r.Body)
+	}
+	first := doms["hydra:member"].([]any)[0].(map[string]any)
+	if first["domain"] != "tempmail.test" || first["@id"] != mailtmBase+"/domains/1" || first["isActive"] != true {
+		t.Errorf("first domain: %v", first)
+	}
+	r = h.do("GET", mailtmBase+"/domains", "", "Accept", "application/json")
+	var list []map[string]any
+	if err := json.Unmarshal(r.Body, &list); err != nil || len(list) != 2 || list[1]["domain"] != "other.test" || list[1]["@id"] != nil {
+		t.Errorf("domains in JSON: %s (%v)", r.Body, err)
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("domains: content type %q, want JSON", ct)
+	}
+	h.expect(h.do("GET", mailtmBase+"/domains/2", "", "Accept", "application/json"), http.StatusOK,
+		`{"id":"2","domain":"other.test","isActive":true,"isPrivate":false}`)
+	h.expect(h.do("GET", mailtmBase+"/domains/9", ""), http.StatusNotFound, "")
+
+	id, token := h.mailtmAccount("Alice@tempmail.test", "s3cret pass")
+	me := h.do("GET", mailtmBase+"/me", "", bearer(token)...)
+	h.expect(me, http.StatusOK, "")
+	if v := me.JSON(t); v["id"] != id || v["address"] != "alice@tempmail.test" || v["@context"] != "/contexts/Account" ||
+		v["@id"] != mailtmBase+"/accounts/"+id || v["@type"] != "Account" {
+		t.Errorf("GET /me: %s", me.Body)
+	}
+	if v := h.do("GET", mailtmBase+"/accounts/"+id, "", asJSON(bearer(token)...)...).JSON(t); v["@id"] != nil || v["id"] != id {
+		t.Errorf("GET /accounts/{id} in JSON: %v", v)
+	}
+
+	// Nothing yet; then a message, sent over SMTP.
+	r = h.do("GET", mailtmBase+"/messages", "", bearer(token)...)
+	h.expect(r, http.StatusOK, "")
+	if v := r.JSON(t); v["hydra:totalItems"] != 0.0 || len(v["hydra:member"].([]any)) != 0 {
+		t.Errorf("empty list: %s", r.Body)
+	}
+	h.sendMail("alice@tempmail.test", "From: Bob <bob@example.com>\r\nTo: alice@tempmail.test\r\nMessage-ID: <m1@example.com>\r\n"+
+		"Subject: hello\r\nContent-Type: text/html\r\n\r\n<p>code 123456</p>\r\n")
+	h.waitLatest(token, "")
+	r = h.do("GET", mailtmBase+"/messages", "", bearer(token)...)
+	items := r.JSON(t)["hydra:member"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("after a message: %s", r.Body)
+	}
+	sum := items[0].(map[string]any)
+	msg := sum["id"].(string)
+	if sum["accountId"] != id || sum["subject"] != "hello" || sum["seen"] != false || sum["@type"] != "Message" ||
+		sum["from"].(map[string]any)["address"] != "bob@example.com" || sum["from"].(map[string]any)["name"] != "Bob" ||
+		sum["downloadUrl"] != mailtmBase+"/messages/"+msg+"/download" || !strings.Contains(sum["intro"].(string), "123456") {
+		t.Errorf("a message listed: %v", sum)
+	}
+	r = h.do("GET", mailtmBase+"/messages?page=1", "", asJSON(bearer(token)...)...)
+	var plain []map[string]any
+	if err := json.Unmarshal(r.Body, &plain); err != nil || len(plain) != 1 || plain[0]["id"] != msg || plain[0]["@id"] != nil {
+		t.Errorf("the list in JSON: %s", r.Body)
+	}
+	if v := h.do("GET", mailtmBase+"/messages?page=2", "", bearer(token)...).JSON(t); v["hydra:totalItems"] != 1.0 ||
+		len(v["hydra:member"].([]any)) != 0 {
+		t.Errorf("page 2: %v", v)
+	}
+
+	full := h.do("GET", mailtmBase+"/messages/"+msg, "", bearer(token)...).JSON(t)
+	if full["msgid"] != "<m1@example.com>" || !strings.Contains(full["html"].([]any)[0].(string), "123456") ||
+		full["seen"] != false || full["@context"] != "/contexts/Message" || full["retention"] != true {
+		t.Errorf("the message: %v", full)
+	}
+	r = h.do("PATCH", mailtmBase+"/messages/"+msg, `{"seen":true}`,
+		append(bearer(token), "Content-Type", "application/merge-patch+json")...)
+	if r.Status != http.StatusOK || r.JSON(t)["seen"] != true {
+		t.Errorf("PATCH seen: %d %s", r.Status, r.Body)
+	}
+	r = h.do("PATCH", mailtmBase+"/messages/"+msg, `{"seen":false}`, append(bearer(token), "Content-Type", jsonCT)...)
+	h.expect(r, http.StatusUnprocessableEntity, "")
+	src := h.do("GET", mailtmBase+"/sources/"+msg, "", bearer(token)...).JSON(t)
+	if !strings.Contains(src["data"].(string), "Subject: hello") || src["@type"] != "Source" {
+		t.Errorf("the source: %v", src)
+	}
+	r = h.do("GET", mailtmBase+"/messages/"+msg+"/download", "", bearer(token)...)
+	if r.Status != http.StatusOK || !strings.Contains(string(r.Body), "Subject: hello") {
+		t.Errorf("download: %d %.100s", r.Status, r.Body)
+	}
+	h.expect(h.do("DELETE", mailtmBase+"/messages/"+msg, "", bearer(token)...), http.StatusNoContent, "")
+	h.expect(h.do("GET", mailtmBase+"/messages/"+msg, "", bearer(token)...), http.StatusNotFound, "")
+	h.expect(h.do("DELETE", mailtmBase+"/accounts/"+id, "", bearer(token)...), http.StatusNoContent, "")
+	h.expect(h.do("GET", mailtmBase+"/me", "", bearer(token)...), http.StatusUnauthorized,
+		`{"code":401,"message":"Invalid JWT Token"}`)
+}
+
+// Errors in the original's shapes: 401 without or with a bad token or
+// credentials, 404, 422 with violations, 400 for a bad page; every input
+// bounded.
+func TestMailTMErrorsAndBounds(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.mailtmAccount("bob@tempmail.test", "right")
+	ct := []string{"Content-Type", jsonCT}
+
+	h.expect(h.do("GET", mailtmBase+"/me", ""), http.StatusUnauthorized, `{"code":401,"message":"JWT Token not found"}`)
+	h.expect(h.do("GET", mailtmBase+"/messages", "", bearer("no-such-token")...), http.StatusUnauthorized,
+		`{"code":401,"message":"Invalid JWT Token"}`)
+	h.expect(h.do("GET", mailtmBase+"/messages", "", bearer(strings.Repeat("x", 300))...), http.StatusUnauthorized, "")
+	h.expect(h.do("POST", mailtmBase+"/token", `{"address":"bob@tempmail.test","password":"wrong"}`, ct...),
+		http.StatusUnauthorized, `{"code":401,"message":"Invalid credentials."}`)
+	h.expect(h.do("POST", mailtmBase+"/token", `{"address":"nobody@tempmail.test","password":"right"}`, ct...),
+		http.StatusUnauthorized, "")
+
+	// An inbox of another family has no password: no login.
+	_, addr := h.tokenInbox()
+	h.expect(h.do("POST", mailtmBase+"/token", `{"address":"`+addr+`","password":"x"}`, ct...), http.StatusUnauthorized, "")
+
+	r := h.do("POST", mailtmBase+"/accounts", `{"address":"bob@tempmail.test","password":"again"}`, asJSON(ct...)...)
+	h.expect(r, http.StatusUnprocessableEntity, `{"type":"https://symfony.com/errors/validation","title":"An error occurred",`+
+		`"detail":"address: This value is already used.","status":422,`+
+		`"violations":[{"propertyPath":"address","message":"This value is already used."}]}`)
+	r = h.do("POST", mailtmBase+"/accounts", `{"address":"bob@tempmail.test","password":"again"}`, ct...)
+	if v := r.JSON(t); r.Status != 422 || v["@type"] != "ConstraintViolationList" || v["violations"] == nil {
+		t.Errorf("422 in JSON-LD: %d %s", r.Status, r.Body)
+	}
+	for _, body := range []string{
+		`{}`,
+		`{"address":"x@tempmail.test"}`,
+		`{"address":"x@tempmail.test","password":""}`,
+		`{"address":"x@tempmail.test","password":"` + strings.Repeat("p", 129) + `"}`,
+		`{"address":"x@tempmail.test","password":7}`,
+		`{"address":"` + strings.Repeat("a", 250) + `@tempmail.test","password":"p"}`,
+		`{"address":"no-at-sign","password":"p"}`,
+		`{"address":"a@b@tempmail.test","password":"p"}`,
+		`{"address":"bad name!@tempmail.test","password":"p"}`,
+		`{"address":"x@elsewhere.test","password":"p"}`,
+	} {
+		if r := h.do("POST", mailtmBase+"/accounts", body, ct...); r.Status != http.StatusUnprocessableEntity ||
+			!strings.Contains(string(r.Body), "violations") {
+			t.Errorf("POST /accounts %.80s: %d %s", body, r.Status, r.Body)
+		}
+	}
+	h.expect(h.do("POST", mailtmBase+"/accounts", `{"address":`, ct...), http.StatusBadRequest, "")
+	h.expect(h.do("POST", mailtmBase+"/accounts", `{"address":"x@tempmail.test","password":"`+strings.Repeat("p", 128)+`"}`, ct...),
+		http.StatusCreated, "")
+	_, token := h.mailtmAccount("carol@tempmail.test", "pw")
+	for _, page := range []string{"0", "-1", "x", "99999999", strconv.Itoa(1 << 40)} {
+		h.expect(h.do("GET", mailtmBase+"/messages?page="+page, "", bearer(token)...), http.StatusBadRequest, "")
+	}
+	r = h.do("GET", mailtmBase+"/messages/not-an-id", "", bearer(token)...)
+	h.expect(r, http.StatusNotFound, "")
+	if v := r.JSON(t); v["@type"] != "hydra:Error" || v["hydra:description"] != "Not Found" {
+		t.Errorf("404 in JSON-LD: %s", r.Body)
+	}
+	h.expect(h.do("GET", mailtmBase+"/accounts/0190f0f0-0000-7000-8000-000000000000", "", asJSON(bearer(token)...)...),
+		http.StatusNotFound, `{"type":"https://tools.ietf.org/html/rfc2616#section-10","title":"An error occurred","detail":"Not Found","status":404}`)
+	h.expect(h.do("GET", mailtmBase+"/messages/x/attachment/ATTACH000001", "", bearer(token)...), http.StatusNotFound, "")
+}
+
+// One account's token never reaches another's account or messages, nor a
+// tenant's key another tenant's: 404 as for what does not exist. A key
+// makes accounts for its tenant and reaches them by id; a read key
+// cannot make or delete.
+func TestMailTMIsolation(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	keyA, _ := h.newKey(h.newTenant("a", ""), `["inboxes"]`)
+	keyB, _ := h.newKey(h.newTenant("b", ""), `["inboxes"]`)
+	readA, _ := h.newKey(h.newTenant("ra", ""), `["read"]`)
+
+	idA, tokA := h.mailtmAccount("ann@tempmail.test", "pw-a", bearer(keyA)...)
+	idB, tokB := h.mailtmAccount("ben@tempmail.test", "pw-b", bearer(keyB)...)
+	h.sendMail("ann@tempmail.test", "Subject: for ann\r\n\r\nsecret 424242\r\n")
+	h.waitLatest(tokA, "")
+	list := h.do("GET", mailtmBase+"/messages", "", bearer(tokA)...).JSON(t)["hydra:member"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("ann's messages: %v", list)
+	}
+	msg := list[0].(map[string]any)["id"].(string)
+
+	// Ann's key reaches her account and message by id.
+	h.expect(h.do("GET", mailtmBase+"/accounts/"+idA, "", bearer(keyA)...), http.StatusOK, "")
+	h.expect(h.do("GET", mailtmBase+"/messages/"+msg, "", bearer(keyA)...), http.StatusOK, "")
+	// A key names no account of its own.
+	h.expect(h.do("GET", mailtmBase+"/messages", "", bearer(keyA)...), http.StatusUnauthorized, "")
+
+	for _, who := range []struct {
+		name string
+		auth []string
+	}{{"ben's token", bearer(tokB)}, {"tenant b's key", bearer(keyB)}} {
+		for _, c := range []struct{ method, path string }{
+			{"GET", "/accounts/" + idA},
+			{"DELETE", "/accounts/" + idA},
+			{"GET", "/messages/" + msg},
+			{"PATCH", "/messages/" + msg},
+			{"DELETE", "/messages/" + msg},
+			{"GET", "/sources/" + msg},
+			{"GET", "/messages/" + msg + "/download"},
+		} {
+			r := h.do(c.method, mailtmBase+c.path, `{"seen":true}`, append(who.auth, "Content-Type", jsonCT)...)
+			if r.Status != http.StatusNotFound {
+				t.Errorf("%s: %s %s: %d, want 404", who.name, c.method, c.path, r.Status)
+			}
+		}
+	}
+	// Ben's own list holds nothing of Ann's.
+	if v := h.do("GET", mailtmBase+"/messages", "", bearer(tokB)...).JSON(t); v["hydra:totalItems"] != 0.0 {
+		t.Errorf("ben's list: %v", v)
+	}
+	_ = idB
+
+	// A read key neither makes accounts nor deletes.
+	h.expect(h.do("POST", mailtmBase+"/accounts", `{"address":"rita@tempmail.test","password":"p"}`,
+		append(bearer(readA), "Content-Type", jsonCT)...), http.StatusForbidden, "")
+	// An unknown key is refused.
+	h.expect(h.do("GET", mailtmBase+"/domains", "", bearer("tm_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")...), http.StatusUnauthorized, "")
+	// Ann's message is still there.
+	h.expect(h.do("GET", mailtmBase+"/messages/"+msg, "", bearer(tokA)...), http.StatusOK, "")
+}
+
+// Accounts are inboxes: --anonymous off refuses a keyless client's, and
+// the per-client creation limit answers 429 with Retry-After.
+func TestMailTMCreationLimits(t *testing.T) {
+	t.Parallel()
+	off := newHarness(t, func(c *config.Config) { c.AnonymousOff = true })
+	off.expect(off.do("POST", mailtmBase+"/accounts", `{"address":"x@tempmail.test","password":"p"}`, "Content-Type", jsonCT),
+		http.StatusUnauthorized, "")
+
+	h := newHarness(t, func(c *config.Config) { c.CreateRatePerClient = config.Rate{N: 1, Per: 3600e9} })
+	h.expect(h.do("POST", mailtmBase+"/accounts", `{"address":"one@tempmail.test","password":"p"}`, "Content-Type", jsonCT),
+		http.StatusCreated, "")
+	r := h.do("POST", mailtmBase+"/accounts", `{"address":"two@tempmail.test","password":"p"}`, "Content-Type", jsonCT)
+	h.expect(r, http.StatusTooManyRequests, "")
+	if r.Header.Get("Retry-After") == "" {
+		t.Errorf("429 without Retry-After")
+	}
+}
+
+// Accept decides the format: JSON when application/json is preferred,
+// JSON-LD otherwise (the default, */*, ld+json first or higher).
+func TestMailTMNegotiatesTheFormat(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for accept, wantLD := range map[string]bool{
+		"":                                      true,
+		"*/*":                                   true,
+		"application/ld+json":                   true,
+		"application/json":                      false,
+		"application/json, application/ld+json": false,
+		"application/ld+json;q=0.5, application/json;q=0.9": false,
+		"application/json;q=0.5, application/ld+json":       true,
+		"text/html":                              true,
+		strings.Repeat("application/json,", 100): true, // past the bound: the default
+	} {
+		r := h.do("GET", mailtmBase+"/domains/1", "", "Accept", accept)
+		_, isLD := r.JSON(t)["@id"]
+		if isLD != wantLD || strings.HasPrefix(r.Header.Get("Content-Type"), "application/ld+json") != wantLD {
+			t.Errorf("Accept %.40q: %s %s, want JSON-LD %v", accept, r.Header.Get("Content-Type"), r.Body, wantLD)
+		}
+	}
+}
+
+// mailtmTour calls every operation of the family once, for
+// TestEveryOperationAnswersAsDocumented.
+func (h *harness) mailtmTour() {
+	h.t.Helper()
+	id, token := h.mailtmAccount("tour-mailtm@tempmail.test", "pw")
+	events := h.openStream(mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(token)...)
+	h.sendMail("tour-mailtm@tempmail.test", multipartMail("tour-mailtm@tempmail.test"))
+	msg := h.waitLatest(token, "")["id"].(string)
+	events.next()
+	events.close()
+	auth := append(bearer(token), "Content-Type", jsonCT)
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+	}{
+		{"GET", "/domains", "", 200},
+		{"GET", "/domains/1", "", 200},
+		{"POST", "/accounts", `{"address":"tour-mailtm@tempmail.test","password":"pw"}`, 422},
+		{"POST", "/token", `{"address":"tour-mailtm@tempmail.test","password":"no"}`, 401},
+		{"GET", "/me", "", 200},
+		{"GET", "/accounts/" + id, "", 200},
+		{"GET", "/messages", "", 200},
+		{"GET", "/messages/" + msg, "", 200},
+		{"PATCH", "/messages/" + msg, `{"seen":true}`, 200},
+		{"GET", "/messages/" + msg + "/download", "", 200},
+		{"GET", "/messages/" + msg + "/attachment/ATTACH000001", "", 200},
+		{"GET", "/sources/" + msg, "", 200},
+		{"GET", "/.well-known/mercure?topic=/elsewhere", "", 400},
+		{"DELETE", "/messages/" + msg, "", 204},
+		{"DELETE", "/accounts/" + id, "", 204},
+	} {
+		for _, accept := range []string{"application/ld+json", "application/json"} {
+			if c.method == "DELETE" && accept == "application/json" {
+				continue
+			}
+			if r := h.do(c.method, mailtmBase+c.path, c.body, append(auth, "Accept", accept)...); r.Status != c.status {
+				h.t.Errorf("%s %s (%s): %d, want %d; %.200s", c.method, c.path, accept, r.Status, c.status, r.Body)
+			}
+		}
+	}
+}
+
+// The Mercure hub: a new message is an unnamed event (onmessage's) with
+// the message as lists show it; another account's topic is 404.
+func TestMailTMEventsPushNewMail(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	id, token := h.mailtmAccount("eve@tempmail.test", "pw")
+	_, other := h.mailtmAccount("oscar@tempmail.test", "pw")
+	h.expect(h.do("GET", mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(other)...), http.StatusNotFound, "")
+	h.expect(h.do("GET", mailtmBase+"/.well-known/mercure?topic=/elsewhere", "", bearer(token)...), http.StatusBadRequest, "")
+	h.expect(h.do("GET", mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, ""), http.StatusUnauthorized, "")
+
+	s := h.openStream(mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(token)...)
+	h.sendMail("eve@tempmail.test", "Subject: pushed\r\n\r\nhello\r\n")
+	ev := s.next()
+	if ev.Name != "message" || ev.Data["subject"] != "pushed" || ev.Data["@type"] != "Message" || ev.Data["accountId"] != id {
+		t.Errorf("event %q %v", ev.Name, ev.Data)
+	}
+	s.close()
+}

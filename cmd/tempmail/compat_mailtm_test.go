@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"tempmail/service/servicetest"
+)
+
+// The mail.tm family (api/compat_mailtm.go) as a published mail.tm
+// client sees it: mailjs (@cemalgnlts/mailjs), at the exact version of
+// testdata/compat-mailtm/package.json, unchanged, pointed at the server
+// by the fields its constructor sets for mail.tm's hosts.
+
+// mailtmClient installs testdata/compat-mailtm's packages once per
+// content of that directory, in the user's cache directory, as
+// nodeClients does for the MCP clients (skipped loudly without node and
+// npm or with TEMPMAIL_NODE_CLIENTS=off, failing with
+// TEMPMAIL_NODE_CLIENTS=required), and returns the directory.
+func mailtmClient(t *testing.T) string {
+	t.Helper()
+	skip := func(why string) {
+		msg := why + ": the mail.tm family was not checked with a published mail.tm client (mailjs)"
+		if os.Getenv("TEMPMAIL_NODE_CLIENTS") == "required" {
+			t.Fatal(msg + " (TEMPMAIL_NODE_CLIENTS=required)")
+		}
+		fmt.Fprintf(os.Stderr, "\n*** SKIPPED %s: %s ***\n\n", t.Name(), msg)
+		t.Skip(msg)
+	}
+	if os.Getenv("TEMPMAIL_NODE_CLIENTS") == "off" {
+		skip("TEMPMAIL_NODE_CLIENTS=off")
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			skip(tool + " is not installed")
+		}
+	}
+	h := sha256.New()
+	files := map[string][]byte{}
+	for _, name := range []string{"package.json", "client.mjs"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "compat-mailtm", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Write(b)
+		files[name] = b
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "tempmail-tests", "compat-mailtm-"+hex.EncodeToString(h.Sum(nil))[:16])
+	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err == nil {
+		return dir
+	}
+	// Installed beside it and renamed into place whole.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "installing-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund",
+		"--no-package-lock", "--loglevel=error")
+	cmd.Dir = tmp
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm install (the npm registry must be reachable; TEMPMAIL_NODE_CLIENTS=off skips this test): %v\n%s", err, out)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, "node_modules")); serr != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestMailTMFromItsClient: mailjs, with a tenant's key, lists the domains,
+// makes an account, is refused a wrong password, logs in, listens for
+// mail with its event source; the test sends a message over SMTP once it
+// listens; the client gets it, reads it, marks it seen, reads its source,
+// deletes it and the account. Meanwhile another tenant's key finds
+// neither the account nor the message.
+func TestMailTMFromItsClient(t *testing.T) {
+	t.Parallel()
+	dir := mailtmClient(t)
+	cfg := testConfig(t.TempDir(), "tempmail.test", "other.test")
+	cfg.APIToken = "mailtm-admin-token-0123456789"
+	svc, base := startServiceWith(t, cfg)
+	admin := []string{"Authorization", "Bearer " + cfg.APIToken}
+	key := func(name string) string {
+		status, body := call(t, "POST", base+"/api/tenants/", `{"name":"`+name+`"}`, admin...)
+		var tenant struct{ ID string }
+		if status != http.StatusCreated || json.Unmarshal(body, &tenant) != nil {
+			t.Fatalf("create tenant: %d %s", status, body)
+		}
+		status, body = call(t, "POST", base+"/api/tenants/"+tenant.ID+"/keys/", `{"name":"k","scopes":["inboxes"]}`, admin...)
+		var k struct{ Key string }
+		if status != http.StatusCreated || json.Unmarshal(body, &k) != nil {
+			t.Fatalf("create key: %d %s", status, body)
+		}
+		return k.Key
+	}
+	ours, theirs := key("ours"), key("theirs")
+	const address = "mailjs-user@tempmail.test"
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "client.mjs", base+"/compat/mailtm", ours, address)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewReader(stdout)
+	line, err := lines.ReadBytes('\n')
+	var ready struct{ Ready string }
+	if err != nil || json.Unmarshal(line, &ready) != nil || ready.Ready == "" {
+		rest, _ := io.ReadAll(lines)
+		_ = cmd.Wait()
+		t.Fatalf("the client did not say it listens: %q %v\n%s\nstderr: %s", line, err, rest, stderr.Bytes())
+	}
+	// It listens: the mail may come.
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, "From: Shop <shop@example.com>\r\nTo: "+address+"\r\n"+
+		"Message-ID: <order-1@shop.example>\r\nSubject: Your code\r\nContent-Type: text/plain\r\n\r\nYour code is 482913.\r\n")
+	// Another tenant's key reaches neither the account nor its messages;
+	// its own tenant's does.
+	if status, body := call(t, "GET", base+"/compat/mailtm/accounts/"+ready.Ready, "", "Authorization", "Bearer "+theirs); status != http.StatusNotFound {
+		t.Errorf("another tenant's key: GET /accounts/{id}: %d %s", status, body)
+	}
+	if status, body := call(t, "GET", base+"/compat/mailtm/accounts/"+ready.Ready, "", "Authorization", "Bearer "+ours); status != http.StatusOK {
+		t.Errorf("the tenant's key: GET /accounts/{id}: %d %s", status, body)
+	}
+
+	out, _ := io.ReadAll(lines)
+	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
+		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, stderr.Bytes())
+	}
+	var report struct {
+		Domains              []string
+		Registered, Me       string
+		BadLogin             int
+		Arrived              map[string]any
+		Message              map[string]any
+		Seen                 bool
+		Listed               []map[string]any
+		SourceHasSubject     bool
+		Deleted, AfterDelete int
+		AccountDeleted       int
+		LoginAfter           int
+	}
+	if err := json.Unmarshal(out, &report); err != nil {
+		t.Fatalf("the client's report: %v\n%s", err, out)
+	}
+	check := func(what string, got, want any) {
+		t.Helper()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %#v, want %#v", what, got, want)
+		}
+	}
+	check("domains", report.Domains, []string{"tempmail.test", "other.test"})
+	check("register", report.Registered, address)
+	check("login with a wrong password", report.BadLogin, http.StatusUnauthorized)
+	check("me", report.Me, address)
+	check("arrive", report.Arrived, map[string]any{"subject": "Your code", "seen": false,
+		"from": map[string]any{"address": "shop@example.com", "name": "Shop"}})
+	check("getMessage", report.Message, map[string]any{"subject": "Your code", "text": "Your code is 482913.\n",
+		"html": []any{}, "to": []any{address}, "msgid": "<order-1@shop.example>"})
+	check("setMessageSeen", report.Seen, true)
+	if len(report.Listed) != 1 || report.Listed[0]["seen"] != true {
+		t.Errorf("getMessages after seen: %v", report.Listed)
+	}
+	check("getSource has the subject", report.SourceHasSubject, true)
+	check("deleteMessage", report.Deleted, http.StatusNoContent)
+	check("getMessages after deleteMessage", report.AfterDelete, 0)
+	check("deleteMe", report.AccountDeleted, http.StatusNoContent)
+	check("login after deleteMe", report.LoginAfter, http.StatusUnauthorized)
+}
