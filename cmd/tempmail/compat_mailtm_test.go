@@ -4,15 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -25,75 +20,11 @@ import (
 // testdata/compat-mailtm/package.json, unchanged, pointed at the server
 // by the fields its constructor sets for mail.tm's hosts.
 
-// mailtmClient installs testdata/compat-mailtm's packages once per
-// content of that directory, in the user's cache directory, as
-// nodeClients does for the MCP clients (skipped loudly without node and
-// npm or with TEMPMAIL_NODE_CLIENTS=off, failing with
-// TEMPMAIL_NODE_CLIENTS=required), and returns the directory.
+// mailtmClient installs testdata/compat-mailtm's packages (npmPackages)
+// and returns the directory, with client.mjs beside them.
 func mailtmClient(t *testing.T) string {
 	t.Helper()
-	skip := func(why string) {
-		msg := why + ": the mail.tm family was not checked with a published mail.tm client (mailjs)"
-		if os.Getenv("TEMPMAIL_NODE_CLIENTS") == "required" {
-			t.Fatal(msg + " (TEMPMAIL_NODE_CLIENTS=required)")
-		}
-		fmt.Fprintf(os.Stderr, "\n*** SKIPPED %s: %s ***\n\n", t.Name(), msg)
-		t.Skip(msg)
-	}
-	if os.Getenv("TEMPMAIL_NODE_CLIENTS") == "off" {
-		skip("TEMPMAIL_NODE_CLIENTS=off")
-	}
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			skip(tool + " is not installed")
-		}
-	}
-	h := sha256.New()
-	files := map[string][]byte{}
-	for _, name := range []string{"package.json", "client.mjs"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "compat-mailtm", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Write(b)
-		files[name] = b
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "tempmail-tests", "compat-mailtm-"+hex.EncodeToString(h.Sum(nil))[:16])
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err == nil {
-		return dir
-	}
-	// Installed beside it and renamed into place whole.
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), "installing-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(tmp)
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(tmp, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund",
-		"--no-package-lock", "--loglevel=error")
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm install (the npm registry must be reachable; TEMPMAIL_NODE_CLIENTS=off skips this test): %v\n%s", err, out)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, serr := os.Stat(filepath.Join(dir, "node_modules")); serr != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return npmPackages(t, "compat-mailtm", "the mail.tm family was not checked with a published mail.tm client (mailjs)", "client.mjs")
 }
 
 // TestMailTMFromItsClient: mailjs, with a tenant's key, lists the domains,
