@@ -50,7 +50,7 @@ func (s *Server) mailtmRoutes(r chi.Router) {
 	r.Get("/domains", s.mailtmDomains)
 	r.Get("/domains/{id}", s.mailtmDomain)
 	r.With(s.limitCreates).Post("/accounts", s.mailtmCreateAccount)
-	r.Post("/token", s.mailtmToken)
+	r.With(s.limitLogins).Post("/token", s.mailtmToken)
 	r.Get("/me", s.mailtmMe)
 	r.Get("/accounts/{id}", s.mailtmGetAccount)
 	r.Delete("/accounts/{id}", s.mailtmDeleteAccount)

@@ -1,12 +1,14 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,20 +39,26 @@ const (
 	maxAddressBytes  = 254 // RFC 5321's bound on a path
 )
 
-// passwords hashes passwords at its cost, and checks them.
+// passwords hashes passwords at its cost, and checks them, a few at a
+// time: each costs tens of milliseconds of a core, so that a flood of
+// logins (POST /token, also bounded per client by limitLogins) waits its
+// turn instead of taking every core from the mail.
 type passwords struct {
 	cost int
 	// none is a hash no password anyone knows matches, at the same cost:
 	// what an absent account's password is checked against. Made on the
 	// first such check.
 	none func() []byte
+	// room holds a token for each hash being made or checked: at most one
+	// a core.
+	room chan struct{}
 }
 
 func newPasswords(cost int) passwords {
 	if cost == 0 {
 		cost = bcrypt.DefaultCost
 	}
-	return passwords{cost: cost, none: sync.OnceValue(func() []byte {
+	return passwords{cost: cost, room: make(chan struct{}, runtime.GOMAXPROCS(0)), none: sync.OnceValue(func() []byte {
 		h, err := bcrypt.GenerateFromPassword([]byte(rand.Text()), cost)
 		if err != nil {
 			panic("bcrypt: " + err.Error()) // only for a cost out of bcrypt's range, which New is not given
@@ -65,8 +73,23 @@ func (passwords) prepare(password string) []byte {
 	return []byte(base64.StdEncoding.EncodeToString(sum[:]))
 }
 
+// turn waits for room to hash, until ctx ends; release gives it back.
+func (p passwords) turn(ctx context.Context) (release func(), err error) {
+	select {
+	case p.room <- struct{}{}:
+		return func() { <-p.room }, nil
+	case <-ctx.Done():
+		return nil, tempmail.Errorf(tempmail.Unavailable, "too many passwords being checked at once; try again")
+	}
+}
+
 // hash is the slow salted hash an account keeps.
-func (p passwords) hash(password string) (string, error) {
+func (p passwords) hash(ctx context.Context, password string) (string, error) {
+	release, err := p.turn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
 	h, err := bcrypt.GenerateFromPassword(p.prepare(password), p.cost)
 	if err != nil {
 		return "", tempmail.Wrap(tempmail.Internal, err, "could not hash the password")
@@ -77,13 +100,18 @@ func (p passwords) hash(password string) (string, error) {
 // match reports whether password is the one hash was made of; an empty
 // hash (no account, or an inbox with no password) matches none, after as
 // long.
-func (p passwords) match(hash, password string) bool {
+func (p passwords) match(ctx context.Context, hash, password string) (bool, error) {
+	release, err := p.turn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	stored := []byte(hash)
 	if hash == "" {
 		stored = p.none()
 	}
 	ok := bcrypt.CompareHashAndPassword(stored, p.prepare(password)) == nil
-	return ok && hash != ""
+	return ok && hash != "", nil
 }
 
 // mailtmDomains lists the domains accounts may be made on: all on page 1.
@@ -194,7 +222,7 @@ func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 		writeMailTMViolations(w, mailtmViolation{"address", "This domain is not one of GET /domains."})
 		return
 	}
-	hash, err := s.passwords.hash(password)
+	hash, err := s.passwords.hash(r.Context(), password)
 	if err != nil {
 		writeError(w, r, s.log, familyMailTM, err)
 		return
@@ -242,8 +270,12 @@ func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyMailTM, err)
 		return
 	}
-	if !s.passwords.match(in.PasswordHash, password) {
-		writeError(w, r, s.log, familyMailTM, tempmail.Errorf(tempmail.Unauthorized, "Invalid credentials."))
+	ok, err := s.passwords.match(r.Context(), in.PasswordHash, password)
+	if err == nil && !ok {
+		err = tempmail.Errorf(tempmail.Unauthorized, "Invalid credentials.")
+	}
+	if err != nil {
+		writeError(w, r, s.log, familyMailTM, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, mailtmToken{ID: in.ID, Token: in.Token})

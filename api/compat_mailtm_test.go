@@ -277,6 +277,15 @@ func TestMailTMCreationLimits(t *testing.T) {
 	if r.Header.Get("Retry-After") == "" {
 		t.Errorf("429 without Retry-After")
 	}
+	// Logins have a share of their own, at the same rate: guessing a
+	// password takes many, each a slow hash.
+	login := `{"address":"one@tempmail.test","password":"wrong"}`
+	h.expect(h.do("POST", mailtmBase+"/token", login, "Content-Type", jsonCT), http.StatusUnauthorized, "")
+	r = h.do("POST", mailtmBase+"/token", login, "Content-Type", jsonCT)
+	h.expect(r, http.StatusTooManyRequests, "")
+	if !strings.Contains(string(r.Body), "too many logins from your address") || r.Header.Get("Retry-After") == "" {
+		t.Errorf("the second login: %s %v", r.Body, r.Header)
+	}
 }
 
 // Accept decides the format: JSON when application/json is preferred,

@@ -51,6 +51,24 @@ func (s *Server) limitCreates(next http.Handler) http.Handler {
 	})
 }
 
+// limitLogins refuses a login (mail.tm's POST /token) beyond the
+// client's share, --create-rate-per-client's rate in a bucket of its own:
+// each costs a slow hash, and guessing a password takes many.
+func (s *Server) limitLogins(next http.Handler) http.Handler {
+	if s.logins == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ok, wait := s.logins.Take(s.clientOf(r), time.Now()); !ok {
+			writeError(w, r, s.log, familyOf(r), tooMany(wait,
+				"too many logins from your address (at most %s); try again in %d s",
+				rateText(s.cfg.CreateRatePerClient), retryAfter(wait).seconds()))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // rateText says a rate in words: "120 a minute".
 func rateText(r config.Rate) string {
 	per := map[time.Duration]string{time.Second: "a second", time.Minute: "a minute", time.Hour: "an hour"}[r.Per]
