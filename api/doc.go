@@ -28,7 +28,17 @@
 //     endpoints for tenants and their keys; usage.go: what a key sees of
 //     its tenant (its inboxes, its usage); ops.go: /livez and /readyz;
 //     mcp.go: the MCP tools; page.go: the page's configuration; openapi.go:
-//     the document.
+//     the document; creates.go: who may make an inbox, whose it is, and
+//     how many a client may make (and log in, for mail.tm);
+//   - compat.go: the compatible families under /compat/<name>/, each in
+//     files of its own: compat_mailosaur.go (routes, HTTP Basic, errors),
+//     compat_mailosaur_servers.go, compat_mailosaur_messages.go and
+//     compat_mailosaur_dto.go; compat_mailslurp.go, compat_mailslurp_inboxes.go,
+//     compat_mailslurp_emails.go, compat_mailslurp_waits.go,
+//     compat_mailslurp_content.go and dto_mailslurp.go; compat_mailtm.go,
+//     compat_mailtm_accounts.go (accounts, passwords, tokens),
+//     compat_mailtm_messages.go, compat_mailtm_events.go (its Mercure
+//     stream) and dto_mailtm.go.
 //
 // # Reading while mail arrives
 //
