@@ -73,25 +73,9 @@ func TestMailSlurpFromItsSDK(t *testing.T) {
 	cfg := testConfig(t.TempDir(), "tempmail.test")
 	cfg.APIToken = adminToken
 	svc, base := startServiceWith(t, cfg)
-	admin := []string{"Authorization", "Token " + adminToken}
-	tenant := func(name string) string {
-		status, body := servicetest.Call(t, "POST", base+"/api/tenants/", `{"name":"`+name+`"}`, admin...)
-		var v struct{ ID string }
-		if err := json.Unmarshal(body, &v); status != 201 || err != nil {
-			t.Fatalf("tenant %s: %d %s", name, status, body)
-		}
-		return v.ID
-	}
-	key := func(tenant, scopes string) string {
-		status, body := servicetest.Call(t, "POST", base+"/api/tenants/"+tenant+"/keys/", `{"name":"sdk","scopes":`+scopes+`}`, admin...)
-		var v struct{ Key string }
-		if err := json.Unmarshal(body, &v); status != 201 || err != nil {
-			t.Fatalf("key: %d %s", status, body)
-		}
-		return v.Key
-	}
-	ours := tenant("ours")
-	keyOurs, readOurs, keyOther := key(ours, `["inboxes"]`), key(ours, `["read"]`), key(tenant("other"), `["inboxes"]`)
+	ours := newTenant(t, base, adminToken, "ours")
+	keyOurs, readOurs := newTenantKey(t, base, adminToken, ours, `["inboxes"]`), newTenantKey(t, base, adminToken, ours, `["read"]`)
+	keyOther := newTenantKey(t, base, adminToken, newTenant(t, base, adminToken, "other"), `["inboxes"]`)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -39,19 +39,8 @@ func TestMailTMFromItsClient(t *testing.T) {
 	cfg := testConfig(t.TempDir(), "tempmail.test", "other.test")
 	cfg.APIToken = "mailtm-admin-token-0123456789"
 	svc, base := startServiceWith(t, cfg)
-	admin := []string{"Authorization", "Bearer " + cfg.APIToken}
 	key := func(name string) string {
-		status, body := call(t, "POST", base+"/api/tenants/", `{"name":"`+name+`"}`, admin...)
-		var tenant struct{ ID string }
-		if status != http.StatusCreated || json.Unmarshal(body, &tenant) != nil {
-			t.Fatalf("create tenant: %d %s", status, body)
-		}
-		status, body = call(t, "POST", base+"/api/tenants/"+tenant.ID+"/keys/", `{"name":"k","scopes":["inboxes"]}`, admin...)
-		var k struct{ Key string }
-		if status != http.StatusCreated || json.Unmarshal(body, &k) != nil {
-			t.Fatalf("create key: %d %s", status, body)
-		}
-		return k.Key
+		return newTenantKey(t, base, cfg.APIToken, newTenant(t, base, cfg.APIToken, name), `["inboxes"]`)
 	}
 	ours, theirs := key("ours"), key("theirs")
 	const address = "mailjs-user@tempmail.test"
