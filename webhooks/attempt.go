@@ -203,12 +203,14 @@ func (w *Webhooks) attempt(ctx context.Context, msg jetstream.Msg, j job) {
 	default:
 		a.GaveUp = true
 		w.m.outcome("gave_up")
-		w.record(octx, j.Webhook, a)
-		logs.WebhookGaveUp(w.logger, logs.WebhookGiveUp{WebhookID: j.Webhook, DeliveryID: j.ID(), EventType: j.Kind,
-			URL: tgt.url, Attempts: j.Attempt, LastStatus: a.StatusCode, LastError: a.Error})
+		// Failing first, then the attempt logged as given up: whoever
+		// reads the give-up in the log finds the subscription failing.
 		if err := w.setState(octx, j.Webhook, State{Failing: true, Since: time.Now().UTC()}); err != nil {
 			w.logger.Warn("webhooks: cannot mark a subscription failing", "webhook", j.Webhook, "err", err)
 		}
+		w.record(octx, j.Webhook, a)
+		logs.WebhookGaveUp(w.logger, logs.WebhookGiveUp{WebhookID: j.Webhook, DeliveryID: j.ID(), EventType: j.Kind,
+			URL: tgt.url, Attempts: j.Attempt, LastStatus: a.StatusCode, LastError: a.Error})
 	}
 	_ = msg.Ack()
 }
