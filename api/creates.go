@@ -8,6 +8,7 @@ import (
 	"tempmail"
 	"tempmail/command"
 	"tempmail/config"
+	"tempmail/fairshare"
 )
 
 // errKeyNeeded refuses a keyless client's inbox under --anonymous off.
@@ -37,32 +38,27 @@ func (s *Server) inboxOwner(r *http.Request) (string, error) {
 // limitCreates refuses a creation beyond the client's share: 429 with
 // Retry-After, in the family's shape.
 func (s *Server) limitCreates(next http.Handler) http.Handler {
-	if s.creates == nil {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := s.creates.Take(s.clientOf(r), time.Now()); !ok {
-			writeError(w, r, s.log, familyOf(r), tooMany(wait,
-				"too many inboxes and webhooks made from your address (at most %s); try again in %d s",
-				rateText(s.cfg.CreateRatePerClient), retryAfter(wait).seconds()))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	return s.limitBy(s.creates, "inboxes and webhooks made", next)
 }
 
 // limitLogins refuses a login (mail.tm's POST /token) beyond the
 // client's share, --create-rate-per-client's rate in a bucket of its own:
 // each costs a slow hash, and guessing a password takes many.
 func (s *Server) limitLogins(next http.Handler) http.Handler {
-	if s.logins == nil {
+	return s.limitBy(s.logins, "logins", next)
+}
+
+// limitBy passes a request on while its client has a share of l (nil:
+// unlimited), and otherwise answers 429 saying how many what the rate
+// allows and when to try again.
+func (s *Server) limitBy(l *fairshare.Limiter, what string, next http.Handler) http.Handler {
+	if l == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := s.logins.Take(s.clientOf(r), time.Now()); !ok {
-			writeError(w, r, s.log, familyOf(r), tooMany(wait,
-				"too many logins from your address (at most %s); try again in %d s",
-				rateText(s.cfg.CreateRatePerClient), retryAfter(wait).seconds()))
+		if ok, wait := l.Take(s.clientOf(r), time.Now()); !ok {
+			writeError(w, r, s.log, familyOf(r), tooMany(wait, "too many %s from your address (at most %s); try again in %d s",
+				what, rateText(l.Rate()), retryAfter(wait).seconds()))
 			return
 		}
 		next.ServeHTTP(w, r)
