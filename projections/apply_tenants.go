@@ -21,13 +21,9 @@ func (t *tx) tenantCreated(ev *events.TenantCreated) error {
 }
 
 func (t *tx) tenantChanged(ev *events.TenantChanged) error {
-	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
-	if err != nil || t.applied(ts) {
+	tn, ts, ok, err := t.liveTenant(ev.TenantID)
+	if !ok {
 		return err
-	}
-	if !live(ts) {
-		t.moot()
-		return nil
 	}
 	tn.Name, tn.Quota = ev.Name, ev.Quota
 	t.save(ts)
@@ -37,13 +33,9 @@ func (t *tx) tenantChanged(ev *events.TenantChanged) error {
 // tenantDeleted ends a tenant: its keys' entries first, so that none is
 // taken once the deletion is applied; its inboxes end by their own events.
 func (t *tx) tenantDeleted(ev *events.TenantDeleted) error {
-	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
-	if err != nil || t.applied(ts) {
+	tn, ts, ok, err := t.liveTenant(ev.TenantID)
+	if !ok {
 		return err
-	}
-	if !live(ts) {
-		t.moot()
-		return nil
 	}
 	for _, k := range tn.Keys {
 		if err := t.dropKey(k); err != nil {
@@ -56,12 +48,12 @@ func (t *tx) tenantDeleted(ev *events.TenantDeleted) error {
 }
 
 func (t *tx) keyCreated(ev *events.KeyCreated) error {
-	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
-	if err != nil || t.applied(ts) {
-		return err
+	tn, ts, ok, err := t.liveTenant(ev.TenantID)
+	if !ok {
+		return err // a tenant deleted meanwhile takes no key
 	}
-	if !live(ts) || len(tn.Keys) >= MaxTenantKeys {
-		t.moot() // a tenant deleted meanwhile takes no key, nor one beyond its cap
+	if len(tn.Keys) >= MaxTenantKeys {
+		t.moot() // nor one beyond its cap
 		return nil
 	}
 	info := KeyInfo{ID: ev.KeyID, TenantID: ev.TenantID, Name: ev.Name, Scopes: ev.Scopes, Hash: ev.Hash,
@@ -88,13 +80,9 @@ func (t *tx) keyCreated(ev *events.KeyCreated) error {
 }
 
 func (t *tx) keyRevoked(ev *events.KeyRevoked) error {
-	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
-	if err != nil || t.applied(ts) {
+	tn, ts, ok, err := t.liveTenant(ev.TenantID)
+	if !ok {
 		return err
-	}
-	if !live(ts) {
-		t.moot()
-		return nil
 	}
 	i := slices.IndexFunc(tn.Keys, func(k KeyInfo) bool { return k.ID == ev.KeyID })
 	if i >= 0 {
@@ -110,13 +98,9 @@ func (t *tx) keyRevoked(ev *events.KeyRevoked) error {
 // tenantInboxAdded counts a new inbox against its tenant's quota; the
 // expired ones, as of the event, stop counting and leave the entry.
 func (t *tx) tenantInboxAdded(ev *events.TenantInboxAdded) error {
-	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
-	if err != nil || t.applied(ts) {
+	tn, ts, ok, err := t.liveTenant(ev.TenantID)
+	if !ok {
 		return err
-	}
-	if !live(ts) {
-		t.moot()
-		return nil
 	}
 	tn.Inboxes = slices.DeleteFunc(tn.Inboxes, func(in TenantInbox) bool {
 		return in.ID == ev.InboxID || !in.ExpiresAt.IsZero() && !t.at.Before(in.ExpiresAt)
@@ -127,13 +111,9 @@ func (t *tx) tenantInboxAdded(ev *events.TenantInboxAdded) error {
 }
 
 func (t *tx) tenantInboxRemoved(ev *events.TenantInboxRemoved) error {
-	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
-	if err != nil || t.applied(ts) {
+	tn, ts, ok, err := t.liveTenant(ev.TenantID)
+	if !ok {
 		return err
-	}
-	if !live(ts) {
-		t.moot()
-		return nil
 	}
 	tn.Inboxes = slices.DeleteFunc(tn.Inboxes, func(in TenantInbox) bool { return in.ID == ev.InboxID })
 	t.save(ts)
@@ -184,4 +164,19 @@ func (t *tx) disownInbox(tenantID, inboxID string) error {
 		t.save(ls)
 	}
 	return nil
+}
+
+// liveTenant loads the entry of the tenant an event is of; ok is false
+// when the event has nothing to do: applied already, or its tenant absent
+// or deleted (the event is moot).
+func (t *tx) liveTenant(id string) (tn *Tenant, ts *staged, ok bool, err error) {
+	tn, ts, err = load[Tenant](t, tenantKey(id))
+	if err != nil || t.applied(ts) {
+		return nil, nil, false, err
+	}
+	if !live(ts) {
+		t.moot()
+		return nil, nil, false, nil
+	}
+	return tn, ts, true, nil
 }
