@@ -127,8 +127,35 @@ func (n *clusterNode) start(t *testing.T) error {
 		case <-done:
 		case <-time.After(10 * time.Second):
 		}
-		return fmt.Errorf("%s did not become ready within 60s; its log and stacks:\n%s", n.name, strings.Join(n.logged(), "\n"))
+		return fmt.Errorf("%s did not become ready within 60s; its log and stacks:\n%s", n.name, notReady(n.logged()))
 	}
+}
+
+// notReady tells why a node is not ready from what it wrote: its whole
+// log and every goroutine's stack, then, last, where CI's excerpt of a
+// failure shows them, the stack of the goroutine that starts the service
+// and the node's last log lines.
+func notReady(lines []string) string {
+	var out strings.Builder
+	for _, l := range lines {
+		out.WriteString(l + "\n")
+	}
+	// The runtime writes each goroutine's stack as a paragraph.
+	var starting []string
+	for _, g := range strings.Split(strings.Join(lines, "\n"), "\n\n") {
+		if strings.Contains(g, "tempmail/service.Start(") {
+			starting = append(starting, g)
+		}
+	}
+	fmt.Fprintf(&out, "\n--- where it waits: the goroutine starting the service\n%s\n", strings.Join(starting, "\n\n"))
+	var logged []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "time=") {
+			logged = append(logged, l)
+		}
+	}
+	fmt.Fprintf(&out, "--- its last log lines\n%s", strings.Join(logged[max(0, len(logged)-15):], "\n"))
+	return out.String()
 }
 
 // Mail sent to node 1 is read through node 3; node 1 dies, while it leads
