@@ -112,12 +112,9 @@ func StartNode(ctx context.Context, cfg NodeConfig) (*Node, error) {
 	logger := &serverLogger{log: log.With("component", "nats")}
 	ns.SetLoggerV2(logger, false, false, false)
 	go ns.Start()
-	if !ns.ReadyForConnections(30 * time.Second) {
+	if err := awaitListeners(ns, logger); err != nil {
 		ns.Shutdown()
-		if f := logger.fatalError(); f != "" {
-			return nil, fmt.Errorf("embedded NATS did not start: %s", f)
-		}
-		return nil, errors.New("embedded NATS did not become ready within 30s")
+		return nil, err
 	}
 	if f := logger.fatalError(); f != "" || !ns.JetStreamEnabled() {
 		ns.Shutdown()
@@ -154,6 +151,24 @@ func StartNode(ctx context.Context, cfg NodeConfig) (*Node, error) {
 		return nil, err
 	}
 	return node, nil
+}
+
+// awaitListeners waits until the server listens on every port it was
+// given, for at most 30s, but no longer than it takes the server to say
+// it cannot (a port in use: it logs the failure, and would otherwise be
+// waited for in vain).
+func awaitListeners(ns *server.Server, logger *serverLogger) error {
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if ns.ReadyForConnections(100 * time.Millisecond) {
+			return nil
+		}
+		if f := logger.fatalError(); f != "" {
+			return fmt.Errorf("embedded NATS did not start: %s", f)
+		}
+		if time.Now().After(deadline) {
+			return errors.New("embedded NATS did not become ready within 30s")
+		}
+	}
 }
 
 // waitForAPI blocks until JetStream answers requests. Just after a cluster
