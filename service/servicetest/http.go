@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/smtp"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -196,19 +198,50 @@ func Readiness(t testing.TB, base string) (int, Health) {
 
 // FreeAddrs returns n distinct loopback addresses that were free a moment
 // ago: all are held open until every one is chosen, so that no two
-// coincide.
+// coincide. The ports lie below the kernel's range of ephemeral ports
+// when there is room there: a process given one may stop and start on it
+// again, and in between an outgoing connection could take an ephemeral
+// port as its own (even a peer's connection to that very port, connected
+// to itself), which the process could then not listen on.
 func FreeAddrs(t testing.TB, n int) []string {
 	t.Helper()
+	lo, hi := belowEphemeral()
 	var addrs []string
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(addrs) < n; tries++ {
+		port := 0 // the kernel's choice, once 100 tried are in use
+		if hi > lo && tries < 100 {
+			port = lo + rand.IntN(hi-lo)
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
+			if port != 0 {
+				continue // in use: another
+			}
 			t.Fatal(err)
 		}
 		defer l.Close()
 		addrs = append(addrs, l.Addr().String())
 	}
 	return addrs
+}
+
+// belowEphemeral returns the ports [lo, hi) FreeAddrs chooses from: those
+// from 20000 up to the first ephemeral port, or none (hi <= lo) where
+// that leaves too few.
+func belowEphemeral() (lo, hi int) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, 0
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) != 2 {
+		return 0, 0
+	}
+	first, err := strconv.Atoi(fields[0])
+	if err != nil || first < 21000 {
+		return 0, 0
+	}
+	return 20000, first
 }
 
 // FreeAddr is one of FreeAddrs.
