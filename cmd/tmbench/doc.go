@@ -6,4 +6,19 @@
 // minimal net/http handler returning a fixed JSON document (both started by
 // this binary as child processes: tmbench discard-smtp, tmbench fixed-http).
 // It ends with one summary table: target, measured, ratio, pass or miss.
+//
+// Its files, by the scenarios they hold:
+//
+//   - main.go: the run, the summary, the child processes (the service and
+//     the references) and the load generator's SMTP senders;
+//   - mailpath.go: mail on its way: SMTP ingest, delivery end to end, event
+//     streams and webhooks, and the steady-load latency they share;
+//   - reads.go: reads of the API, and of an inbox with many messages;
+//   - rebuild.go: rebuilding the views from a generated log;
+//   - footprint.go: memory under load, disk per message, idle cost and
+//     held requests;
+//   - wakes.go: what open event streams cost the service when mail arrives;
+//   - durability.go: ingest with every acknowledgment flushed, against
+//     Mailpit;
+//   - dns.go: the resolver the SPF, DKIM and DMARC checks ask.
 package main
