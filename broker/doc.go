@@ -12,7 +12,8 @@
 // follower may lag what was acknowledged.
 //
 // Where things are: node.go starts the embedded server (or dials the
-// external one) and closes it; conn.go keeps the connections (lanes, their
+// external one) and closes it; embedded.go sets the embedded server's
+// options and waits until it serves; conn.go keeps the connections (lanes, their
 // loss, their metrics); logger.go puts the embedded server's log lines at
 // levels operators can alert on; streams.go opens streams, KV buckets and
 // object stores alike (EnsureStream, OpenKV, OpenObjectStore); leader.go
