@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/events"
 	"tempmail/service"
 	"tempmail/service/servicetest"
 )
@@ -240,4 +241,57 @@ func TestTheAdminListsTenantsAndGivesThemDomains(t *testing.T) {
 	if r := h.do("POST", "/api/domains/", `{"name":"mail.second.test"}`, admin...); r.Status != http.StatusCreated {
 		t.Errorf("the name again: %d %s", r.Status, r.Body)
 	}
+}
+
+// TestADeletionCutShortIsFinishedByAnother: a tenant's deletion that
+// recorded the tenant's end but not its inboxes' nor its domains' (the
+// process stopped between them) leaves both alive; the admin's DELETE
+// again ends them, and then answers 404.
+func TestADeletionCutShortIsFinishedByAnother(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	r := h.do("POST", "/api/tenants/", `{"name":"cut short","domains":["mail.cut.test"]}`, admin...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create tenant: %d %s", r.Status, r.Body)
+	}
+	id := r.JSON(t)["id"].(string)
+	key, _ := h.newKey(id, `["inboxes"]`)
+	r = h.do("POST", "/inboxes/", `{"domain":"mail.cut.test"}`, "Authorization", "Bearer "+key)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("an inbox with the tenant's key: %d %s", r.Status, r.Body)
+	}
+	token := r.JSON(t)["token"].(string)
+
+	// The deletion's first event alone, as a process that stopped after it
+	// recorded it.
+	ctx := t.Context()
+	tn, err := h.svc.Views.Reader.Tenant(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ack, err := h.svc.Store.AppendTenantEvent(ctx, events.TenantDeleted{TenantID: id}, tn.Seq)
+	if err == nil {
+		err = h.svc.Views.Reader.WaitApplied(ctx, ack)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.expect(h.do("GET", "/api/tenants/"+id+"/", "", admin...), http.StatusNotFound, "")
+	if r := h.do("GET", "/inboxes/"+token+"/", ""); r.Status != http.StatusOK {
+		t.Fatalf("the inbox the cut left: %d %s", r.Status, r.Body)
+	}
+	if r := h.do("GET", "/api/domains/", "", admin...); !strings.Contains(string(r.Body), "mail.cut.test") {
+		t.Fatalf("the domain the cut left: %s", r.Body)
+	}
+
+	h.expect(h.do("DELETE", "/api/tenants/"+id+"/", "", admin...), http.StatusNoContent, "")
+	if r := h.do("GET", "/inboxes/"+token+"/", ""); r.Status != http.StatusNotFound {
+		t.Errorf("the inbox after the deletion was finished: %d %s", r.Status, r.Body)
+	}
+	if r := h.do("GET", "/api/domains/", "", admin...); strings.Contains(string(r.Body), "mail.cut.test") {
+		t.Errorf("the domain after the deletion was finished: %s", r.Body)
+	}
+	h.expect(h.do("DELETE", "/api/tenants/"+id+"/", "", admin...), http.StatusNotFound, "")
+	// A tenant that never was is not found either.
+	h.expect(h.do("DELETE", "/api/tenants/00000000-0000-4000-8000-000000000001/", "", admin...), http.StatusNotFound, "")
 }

@@ -166,16 +166,29 @@ func (c *Commands) ChangeTenant(ctx context.Context, id string, change func(Tena
 }
 
 // DeleteTenant ends a tenant: its keys are refused once this returns, and
-// its inboxes are ended with their mail, each as DeleteInbox ends one.
-// Inboxes that a key of the tenant made while it was being deleted are
-// ended too, by a second look.
+// its inboxes are ended with their mail, each as DeleteInbox ends one, and
+// its private domains deactivated.
+//
+// The inboxes and domains end by events of their own, after the tenant's:
+// a process stopped between them leaves some behind. The tenant's entry is
+// gone by then, so a deletion of a tenant that no longer exists but left
+// inboxes or active domains finishes the job (an operator's retry of a
+// DELETE that got no answer), and is NotFound once nothing is left.
 func (c *Commands) DeleteTenant(ctx context.Context, id string) error {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	err := c.onTenant(ctx, id, func(*projections.Tenant) (events.Payload, error) {
 		return events.TenantDeleted{TenantID: id}, nil
 	})
-	if err != nil {
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		left, lerr := c.leftBehind(ctx, id)
+		if lerr != nil {
+			return lerr
+		}
+		if !left {
+			return err
+		}
+	} else if err != nil {
 		return err
 	}
 	c.Metrics.forget(id)
@@ -185,22 +198,40 @@ func (c *Commands) DeleteTenant(ctx context.Context, id string) error {
 	return c.dropDomainsOf(ctx, id)
 }
 
-// endInboxesOf ends every live inbox of a tenant.
-func (c *Commands) endInboxesOf(ctx context.Context, tenantID string) error {
-	ids, err := c.Views.TenantInboxes(ctx, tenantID)
-	if err != nil {
-		return err
+// leftBehind says whether a tenant without an entry still has live inboxes
+// or active domains: a deletion cut short.
+func (c *Commands) leftBehind(ctx context.Context, id string) (bool, error) {
+	ids, err := c.Views.TenantInboxes(ctx, id)
+	if err != nil || len(ids) > 0 {
+		return len(ids) > 0, err
 	}
-	for _, id := range ids {
-		in, err := c.Views.Inbox(ctx, id)
-		if tempmail.KindOf(err) == tempmail.NotFound {
-			continue
-		}
+	list, _, err := c.Views.Domains(ctx)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(list, func(d projections.Domain) bool { return d.Active && d.TenantID == id }), nil
+}
+
+// endInboxesOf ends every live inbox of a tenant. A second look ends those
+// a key of the tenant made while the first ended the others: the key was
+// taken just before the tenant's deletion was applied.
+func (c *Commands) endInboxesOf(ctx context.Context, tenantID string) error {
+	for range 2 {
+		ids, err := c.Views.TenantInboxes(ctx, tenantID)
 		if err != nil {
 			return err
 		}
-		if err := c.DeleteInbox(ctx, in); err != nil && tempmail.KindOf(err) != tempmail.NotFound {
-			return err
+		for _, id := range ids {
+			in, err := c.Views.Inbox(ctx, id)
+			if tempmail.KindOf(err) == tempmail.NotFound {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := c.DeleteInbox(ctx, in); err != nil && tempmail.KindOf(err) != tempmail.NotFound {
+				return err
+			}
 		}
 	}
 	return nil
