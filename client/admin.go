@@ -68,6 +68,14 @@ func (c *Client) CreateTenant(ctx context.Context, name string, quota Quota, dom
 	return &t, err
 }
 
+// DeleteTenant deletes a tenant: its keys are refused from then on, its
+// inboxes end with their mail and its private domains are deactivated.
+// Sent again after no answer, it finishes what the first left.
+func (c *Client) DeleteTenant(ctx context.Context, id string) error {
+	_, err := c.do(ctx, http.MethodDelete, "/api/tenants/"+url.PathEscape(id)+"/", nil, nil, 0, nil)
+	return err
+}
+
 // Tenants lists the tenants, oldest first: those named name, or every one
 // for "". It reads the list a page at a time, and stops at max tenants
 // (the rest are not read): a list that long is not for a terminal.

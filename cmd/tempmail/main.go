@@ -42,6 +42,9 @@ TEMPMAIL_KEY: a tenant's API key, whose tenant the inboxes it makes are):
 
 the admin's (--api-token, or TEMPMAIL_API_TOKEN; or --key with the admin scope):
   tenant new   make a tenant, a team served apart from the others, and print its id
+  tenant list  list the tenants: id, name, quota and domains
+  tenant delete
+               delete a tenant: its keys refused, its inboxes gone, its domains inactive
   key new      make a key of a tenant, with its scopes, and print it (once)
   key revoke   revoke a key: the service refuses it from then on
 

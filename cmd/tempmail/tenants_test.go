@@ -3,14 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
-	"tempmail/service/servicetest"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"tempmail/service/servicetest"
 )
 
 // adminToken is the service's API token, the admin key, in these tests.
@@ -172,9 +174,10 @@ func TestTenantsByNameFromTheCommandLine(t *testing.T) {
 		t.Fatalf("key new --tenant billing: %d %q %q", status, out, errOut)
 	}
 	// The key makes inboxes on its tenant's domain.
-	status, out, errOut = runCLI(map[string]string{"TEMPMAIL_SERVER": base, "TEMPMAIL_KEY": k.Key}, "inbox", "new", "--domain", "billing.test")
-	if status != 0 || !strings.HasSuffix(strings.TrimSpace(out), "@billing.test") {
-		t.Errorf("inbox new on its domain: %d %q %q", status, out, errOut)
+	status, out, errOut = runCLI(map[string]string{"TEMPMAIL_SERVER": base, "TEMPMAIL_KEY": k.Key}, "inbox", "new", "--domain", "billing.test", "--json")
+	var in struct{ Token, Address string }
+	if err := json.Unmarshal([]byte(out), &in); status != 0 || err != nil || !strings.HasSuffix(in.Address, "@billing.test") {
+		t.Fatalf("inbox new on its domain: %d %q %q", status, out, errOut)
 	}
 	if status, _, errOut = runCLI(admin, "key", "new", "--tenant", "twin", "--scopes", "read"); status != 2 ||
 		errOut != `tempmail key new: --tenant "twin": 2 tenants have this name; give the id of the one you mean (tempmail tenant list --name shows them)`+"\n" {
@@ -183,6 +186,33 @@ func TestTenantsByNameFromTheCommandLine(t *testing.T) {
 	if status, _, errOut = runCLI(admin, "key", "new", "--tenant", "nobody", "--scopes", "read"); status != 2 ||
 		errOut != `tempmail key new: --tenant "nobody": no tenant has this name or id (tempmail tenant list shows them)`+"\n" {
 		t.Errorf("key new --tenant nobody: %d %q", status, errOut)
+	}
+
+	// Deleted by name, the tenant takes its key, its inbox and its domains
+	// with it; a second time, it is not found.
+	if status, out, errOut = runCLI(admin, "tenant", "delete", "twin"); status != 2 ||
+		errOut != `tempmail tenant delete: "twin": 2 tenants have this name; give the id of the one you mean (tempmail tenant list --name shows them)`+"\n" {
+		t.Errorf("tenant delete twin: %d %q %q", status, out, errOut)
+	}
+	if status, out, errOut = runCLI(admin, "tenant", "delete", "billing"); status != 0 || errOut != "" ||
+		out != "deleted the tenant "+billing+": its keys are refused, its inboxes gone with their mail, its domains inactive\n" {
+		t.Errorf("tenant delete billing: %d %q %q", status, out, errOut)
+	}
+	if code, b := call(t, "GET", base+"/inboxes/"+in.Token+"/", ""); code != http.StatusNotFound {
+		t.Errorf("the tenant's inbox after its deletion: %d %s", code, b)
+	}
+	if status, _, errOut = runCLI(map[string]string{"TEMPMAIL_SERVER": base, "TEMPMAIL_KEY": k.Key}, "inbox", "new"); status == 0 {
+		t.Errorf("inbox new with the deleted tenant's key: %d %q", status, errOut)
+	}
+	if code, b := call(t, "GET", base+"/api/domains/", "", "Authorization", "Token "+adminToken); code != http.StatusOK || strings.Contains(string(b), "billing.test") {
+		t.Errorf("the domains after the tenant's deletion: %d %s", code, b)
+	}
+	if status, _, errOut = runCLI(admin, "tenant", "delete", billing); status != 2 ||
+		errOut != "tempmail tenant delete: no tenant has the id "+billing+": deleted already, or never made (tempmail tenant list shows them)\n" {
+		t.Errorf("tenant delete of a deleted tenant: %d %q", status, errOut)
+	}
+	if status, out, _ = runCLI(admin, "tenant", "list"); status != 0 || strings.Contains(out, "billing") {
+		t.Errorf("tenant list after the deletion: %d %q", status, out)
 	}
 }
 
@@ -202,6 +232,9 @@ func TestAdminCommandsRefuseBadArguments(t *testing.T) {
 		{[]string{"tenant", "new", "a", "--inboxes", "many"}, "invalid value \"many\" for flag -inboxes"},
 		{[]string{"tenant", "new", "a", "--storage", "1gb"}, `invalid value "1gb" for flag -storage: "1gb" is not a size`},
 		{[]string{"tenant", "list", "extra"}, `takes no arguments (got "extra")`},
+		{[]string{"tenant", "delete"}, "give the tenant's name or id, one argument"},
+		{[]string{"tenant", "delete", "a", "b"}, "give the tenant's name or id, one argument"},
+		{[]string{"tenant", "delete", strings.Repeat("n", 65)}, "is neither a tenant's name (at most 64 characters) nor its id"},
 		{[]string{"key"}, "usage: tempmail key new --tenant NAME|ID"},
 		{[]string{"key", "new", "--scopes", "inboxes"}, "--tenant is required"},
 		{[]string{"key", "new", "--tenant", strings.Repeat("n", 65), "--scopes", "inboxes"}, "is neither a tenant's name (at most 64 characters) nor its id"},
@@ -216,7 +249,7 @@ func TestAdminCommandsRefuseBadArguments(t *testing.T) {
 			t.Errorf("%v: %d %q %q, want 2 and %q", c.args, status, out, errOut, c.stderr)
 		}
 	}
-	for _, args := range [][]string{{"tenant", "new", "-h"}, {"tenant", "list", "-h"}, {"key", "new", "--help"}, {"key", "revoke", "-h"}, {"help", "key"}, {"tenant", "help"}} {
+	for _, args := range [][]string{{"tenant", "new", "-h"}, {"tenant", "list", "-h"}, {"tenant", "delete", "-h"}, {"key", "new", "--help"}, {"key", "revoke", "-h"}, {"help", "key"}, {"tenant", "help"}} {
 		status, out, errOut := runCLI(env, args...)
 		if status != 0 || !strings.Contains(out, "usage: tempmail") || errOut != "" || strings.Contains(out, adminToken) {
 			t.Errorf("%v: %d %q %q", args, status, out, errOut)
