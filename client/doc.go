@@ -1,6 +1,7 @@
 // Package client is a small Go client of tempmail's family C API (the token
 // API): make an inbox, list and read its messages, delete it, and wait for
-// a message, a one-time code or a link (client.go, wait.go); with a
+// a message, a one-time code or a link (inbox.go, wait.go; client.go
+// sends the requests and reads the answers); with a
 // tenant's key (Client.Key) the inboxes it makes are its tenant's. The
 // admin makes tenants and keys and revokes keys (admin.go). `tempmail inbox`, `tempmail wait`
 // and the MCP tools (package mcpserver) are built on it, so that all of
