@@ -19,7 +19,8 @@
 // Modules: api.js (the HTTP calls), saved.js (the addresses this browser
 // made), mailbox.js (one inbox's messages, kept live), list.js (the message
 // list), reader.js (one message), undo.js (deleting a message, with undo),
-// keyform.js (the API key), format.js and dom.js (helpers).
+// keyform.js (the API key), switcher.js (switching between this browser's
+// addresses), format.js and dom.js (helpers).
 
 import * as api from './api.js';
 import { byId, setShown, announce, makeCopyButton } from './dom.js';
@@ -30,6 +31,7 @@ import { Reader } from './reader.js';
 import * as saved from './saved.js';
 import { UndoDelete } from './undo.js';
 import { KeyForm } from './keyform.js';
+import { Switcher } from './switcher.js';
 
 // What the page shows now. Only the functions below change it.
 const state = {
@@ -41,8 +43,6 @@ const state = {
   config: null,
   countdown: 0,
   expiryCheck: 0,
-  /** refreshes the switcher's lifetimes while it is open */
-  switcherTick: 0,
   /** what "Try again" does after a fatal error */
   retry: () => {},
   /** resolves once loadConfig has finished, well or not */
@@ -71,6 +71,16 @@ const undo = new UndoDelete({
   restored: (id) => list.opener(id)?.focus(),
   gone: (mailbox) => mailbox === state.mailbox && inboxGone('gone'),
 });
+const switcher = new Switcher({
+  current: () => state.inbox?.token,
+  opening: () => {
+    setChooserOpen(false);
+    if (state.mailbox) keyForm.close();
+  },
+  switching: () => undo.flush(), // a deletion waiting in the inbox left is made now
+  show,
+  notice: showNotice,
+});
 
 // --- starting ---
 
@@ -83,7 +93,6 @@ function boot() {
   byId('new-address').addEventListener('click', () => askStartOver());
   byId('expired-new').addEventListener('click', () => startOver());
   byId('confirm-leave').addEventListener('close', onLeaveDialogClosed);
-  byId('switch-toggle').addEventListener('click', () => setSwitcherOpen(byId('switch-panel').hidden));
   byId('delete-inbox').addEventListener('click', () => /** @type {HTMLDialogElement} */ (byId('confirm-delete')).showModal());
   byId('confirm-delete').addEventListener('close', onDeleteDialogClosed);
   byId('choose-form').addEventListener('submit', onChoose);
@@ -263,7 +272,7 @@ function show(inbox) {
   });
   state.mailbox = mailbox;
   render();
-  renderSwitcher();
+  switcher.render();
   mailbox.start();
 }
 
@@ -318,7 +327,7 @@ function inboxGone(reason) {
   stopCountdown();
   reader.close(false);
   if (state.inbox) saved.forget(state.inbox.token);
-  renderSwitcher();
+  switcher.render();
 
   const titles = {
     expired: 'This address has expired',
@@ -429,7 +438,7 @@ function showChooserError(text, field = null) {
 
 /** Shows or hides the form that chooses the name and domain. */
 function setChooserOpen(open) {
-  if (open) setSwitcherOpen(false);
+  if (open) switcher.setOpen(false);
   if (open && state.mailbox) keyForm.close();
   byId('choose-toggle').setAttribute('aria-expanded', String(open));
   setShown(byId('choose-form'), open);
@@ -450,118 +459,15 @@ function askForKey(err, retry) {
   const live = Boolean(state.mailbox);
   if (live) {
     setChooserOpen(false);
-    setSwitcherOpen(false);
+    switcher.setOpen(false);
     setButtonsEnabled(true);
   } else {
     clearInbox();
     setShown(byId('new-address'), false);
     setShown(byId('delete-inbox'), false);
-    renderSwitcher();
+    switcher.render();
   }
   keyForm.show(err, retry, live);
-}
-
-// --- switching between the addresses this browser made ---
-
-/**
- * Shows the addresses to switch to (the button, when there is another
- * than the one shown, and the list when it is open). The focus stays on
- * the address it was on.
- */
-function renderSwitcher() {
-  const all = saved.all();
-  const here = state.inbox?.token;
-  const others = all.filter((x) => x.token !== here).length;
-  const toggle = byId('switch-toggle');
-  byId('switch-count').textContent = String(all.length);
-  setShown(toggle, others > 0);
-  if (others === 0) {
-    if (byId('switch-panel').contains(document.activeElement)) byId('new-address').focus();
-    setSwitcherOpen(false);
-    return;
-  }
-  const focused = /** @type {HTMLElement|null} */ (document.activeElement)?.closest?.('[data-token]')?.getAttribute('data-token');
-  const items = all.map((x) => {
-    const li = document.createElement('li');
-    li.className = 'switch-item';
-    const address = document.createElement('span');
-    address.className = 'switch-address';
-    address.translate = false;
-    address.textContent = x.address;
-    const expiry = document.createElement('span');
-    expiry.className = 'switch-expiry';
-    expiry.dataset.expires = x.expires_at;
-    if (x.token === here) {
-      li.setAttribute('aria-current', 'true');
-      const badge = document.createElement('span');
-      badge.className = 'switch-here';
-      badge.textContent = 'Shown now';
-      li.append(address, badge, expiry);
-      return li;
-    }
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'switch-to';
-    button.dataset.token = x.token;
-    button.append(address, expiry);
-    button.addEventListener('click', () => switchTo(x));
-    li.append(button);
-    return li;
-  });
-  byId('switch-list').replaceChildren(...items);
-  tickSwitcher();
-  if (focused) /** @type {HTMLElement|null} */ (byId('switch-list').querySelector(`[data-token="${CSS.escape(focused)}"]`))?.focus();
-}
-
-/** Refreshes the lifetimes in the list; drops an address that expired. */
-function tickSwitcher() {
-  let expired = false;
-  for (const el of byId('switch-list').querySelectorAll('.switch-expiry')) {
-    const left = Date.parse(/** @type {HTMLElement} */ (el).dataset.expires || '') - Date.now();
-    if (left <= 0) expired = true;
-    el.textContent = `Expires in ${formatRemaining(left)}`;
-  }
-  if (expired) renderSwitcher();
-}
-
-function setSwitcherOpen(open) {
-  const panel = byId('switch-panel');
-  if (open === !panel.hidden) return;
-  if (open) setChooserOpen(false);
-  if (open && state.mailbox) keyForm.close();
-  byId('switch-toggle').setAttribute('aria-expanded', String(open));
-  setShown(panel, open);
-  clearInterval(state.switcherTick);
-  if (open) {
-    renderSwitcher();
-    if (panel.hidden) return; // nothing to switch to after all
-    state.switcherTick = setInterval(tickSwitcher, 1000);
-    /** @type {HTMLElement|null} */ (panel.querySelector('.switch-to'))?.focus();
-  }
-}
-
-/** Shows another address this browser made, if it still lives. */
-async function switchTo(entry) {
-  undo.flush();
-  let inbox;
-  try {
-    inbox = await api.getInbox(entry.token);
-  } catch (err) {
-    if (err.inboxGone) {
-      saved.forget(entry.token);
-      renderSwitcher();
-      showNotice(`${entry.address} has expired or was deleted.`);
-    } else {
-      showNotice(`Could not switch to ${entry.address}: ${err.message}`);
-    }
-    return;
-  }
-  saved.remember({ ...entry, ...inbox });
-  setSwitcherOpen(false);
-  show({ ...entry, ...inbox });
-  showNotice('');
-  byId('switch-toggle').focus();
-  announce(`Switched to ${entry.address}`);
 }
 
 // --- reading ---
@@ -606,12 +512,7 @@ function onKeydown(event) {
     byId('choose-toggle').focus();
     return;
   }
-  const panel = byId('switch-panel');
-  if (!panel.hidden && panel.contains(document.activeElement)) {
-    setSwitcherOpen(false);
-    byId('switch-toggle').focus();
-    return;
-  }
+  if (switcher.escape()) return;
   if (reader.openId) {
     event.preventDefault();
     reader.close();
@@ -734,7 +635,7 @@ function onStorage(event) {
     return;
   }
   if (event.key === saved.listKey) {
-    renderSwitcher();
+    switcher.render();
     return;
   }
   if (event.key !== saved.currentKey) return;
