@@ -20,7 +20,8 @@
 // made), mailbox.js (one inbox's messages, kept live), list.js (the message
 // list), reader.js (one message), undo.js (deleting a message, with undo),
 // keyform.js (the API key), switcher.js (switching between this browser's
-// addresses), format.js and dom.js (helpers).
+// addresses), chooser.js (choosing the name and domain), format.js and
+// dom.js (helpers).
 
 import * as api from './api.js';
 import { byId, setShown, announce, makeCopyButton } from './dom.js';
@@ -32,6 +33,7 @@ import * as saved from './saved.js';
 import { UndoDelete } from './undo.js';
 import { KeyForm } from './keyform.js';
 import { Switcher } from './switcher.js';
+import { Chooser } from './chooser.js';
 
 // What the page shows now. Only the functions below change it.
 const state = {
@@ -39,8 +41,6 @@ const state = {
   inbox: null,
   /** @type {Mailbox|null} keeps state.inbox's messages live */
   mailbox: null,
-  /** /ui/config.json, once loaded */
-  config: null,
   countdown: 0,
   expiryCheck: 0,
   /** what "Try again" does after a fatal error */
@@ -74,12 +74,30 @@ const undo = new UndoDelete({
 const switcher = new Switcher({
   current: () => state.inbox?.token,
   opening: () => {
-    setChooserOpen(false);
+    chooser.setOpen(false);
     if (state.mailbox) keyForm.close();
   },
   switching: () => undo.flush(), // a deletion waiting in the inbox left is made now
   show,
   notice: showNotice,
+});
+const chooser = new Chooser({
+  opening: () => {
+    switcher.setOpen(false);
+    if (state.mailbox) keyForm.close();
+  },
+  create: newInbox,
+  made: (inbox) => {
+    show(inbox);
+    showNotice('');
+    byId('copy-address').focus();
+    announce(`Your new address is ${inbox.address}`);
+  },
+  askKey: (err, retry) => {
+    if (!keyForm.about(err)) return false;
+    askForKey(err, retry);
+    return true;
+  },
 });
 
 // --- starting ---
@@ -95,8 +113,6 @@ function boot() {
   byId('confirm-leave').addEventListener('close', onLeaveDialogClosed);
   byId('delete-inbox').addEventListener('click', () => /** @type {HTMLDialogElement} */ (byId('confirm-delete')).showModal());
   byId('confirm-delete').addEventListener('close', onDeleteDialogClosed);
-  byId('choose-form').addEventListener('submit', onChoose);
-  byId('choose-toggle').addEventListener('click', () => setChooserOpen(byId('choose-form').hidden));
   byId('load-more').addEventListener('click', () => state.mailbox?.loadMore());
   byId('list-retry').addEventListener('click', () => state.mailbox?.loadMore());
   byId('fatal-retry').addEventListener('click', () => state.retry());
@@ -196,27 +212,20 @@ async function resumeOrCreate() {
 
 /** The domains to choose from; the chooser works without them (default domain). */
 async function loadConfig() {
-  const select = /** @type {HTMLSelectElement} */ (byId('choose-domain'));
+  let config;
   try {
     // A key is held only where the server asked for one: with it, the
     // chooser lists its tenant's private domains too. Where the server
     // makes addresses without a key, none is sent, so none is listed.
-    state.config = await api.getConfig(keyForm.key);
-    if (keyForm.key && state.config.anonymous !== false) state.config = await api.getConfig();
+    config = await api.getConfig(keyForm.key);
+    if (keyForm.key && config.anonymous !== false) config = await api.getConfig();
   } catch (err) {
-    const option = new Option('default domain', '');
-    select.replaceChildren(option);
-    showChooserError(`Could not load the domains: ${err.message}`);
+    chooser.noDomains(err);
     return;
   }
-  const domains = Array.isArray(state.config.domains) ? state.config.domains : [];
-  select.replaceChildren(...domains.map((d) => new Option(d, d, false, d === state.config.default_domain)));
-  select.disabled = domains.length < 2;
-  keyForm.needed = state.config.anonymous === false;
+  chooser.showDomains(config);
+  keyForm.needed = config.anonymous === false;
   keyForm.renderKept();
-  if (state.config.max_name_length) {
-    byId('choose-name').setAttribute('maxlength', String(state.config.max_name_length));
-  }
 }
 
 // --- the inbox ---
@@ -339,7 +348,7 @@ function inboxGone(reason) {
   byId('expiry-text').textContent = reason === 'deleted' ? 'Deleted' : 'Expired';
   setShown(byId('mail'), false);
   setShown(byId('expired'), true);
-  setChooserOpen(false);
+  chooser.setOpen(false);
   setButtonsEnabled(false);
   setShown(byId('delete-inbox'), false);
   /** @type {HTMLButtonElement} */ (byId('new-address')).disabled = false;
@@ -378,74 +387,6 @@ async function onDeleteDialogClosed() {
   }
 }
 
-// --- choosing the name and domain ---
-
-async function onChoose(event) {
-  event.preventDefault();
-  const input = /** @type {HTMLInputElement} */ (byId('choose-name'));
-  const select = /** @type {HTMLSelectElement} */ (byId('choose-domain'));
-  const submit = /** @type {HTMLButtonElement} */ (byId('choose-submit'));
-  const choice = {};
-  const name = input.value.trim().toLowerCase();
-  if (name) choice.name = name;
-  if (select.value) choice.domain = select.value;
-
-  showChooserError('');
-  submit.disabled = true;
-  try {
-    await chooseAddress(choice);
-  } finally {
-    submit.disabled = false;
-  }
-}
-
-/** Makes the address chosen and shows it; the chooser says why not. */
-async function chooseAddress(choice) {
-  const input = /** @type {HTMLInputElement} */ (byId('choose-name'));
-  const select = /** @type {HTMLSelectElement} */ (byId('choose-domain'));
-  try {
-    const inbox = await newInbox(choice);
-    show(inbox);
-    showNotice('');
-    input.value = '';
-    setChooserOpen(false);
-    byId('copy-address').focus();
-    announce(`Your new address is ${inbox.address}`);
-  } catch (err) {
-    if (keyForm.about(err)) {
-      askForKey(err, () => chooseAddress(choice));
-      return;
-    }
-    if (byId('choose-form').hidden) setChooserOpen(true); // closed while the key was asked for
-    // The server's words: "Invalid name: ...", "Email name already taken",
-    // "Domain not found or inactive".
-    const aboutDomain = /domain/i.test(err.message) && !/name/i.test(err.message);
-    showChooserError(err.message, aboutDomain ? select : input);
-  }
-}
-
-/** Shows (or, with '', clears) the chooser's error, marking the field it is about. */
-function showChooserError(text, field = null) {
-  const error = byId('choose-error');
-  error.textContent = text;
-  setShown(error, Boolean(text));
-  for (const el of [byId('choose-name'), byId('choose-domain')]) {
-    if (el === field) el.setAttribute('aria-invalid', 'true');
-    else el.removeAttribute('aria-invalid');
-  }
-  if (field) field.focus();
-}
-
-/** Shows or hides the form that chooses the name and domain. */
-function setChooserOpen(open) {
-  if (open) switcher.setOpen(false);
-  if (open && state.mailbox) keyForm.close();
-  byId('choose-toggle').setAttribute('aria-expanded', String(open));
-  setShown(byId('choose-form'), open);
-  if (open) byId('choose-name').focus();
-  else showChooserError('');
-}
-
 // --- the API key, where the server needs one (keyform.js) ---
 
 /**
@@ -458,7 +399,7 @@ function setChooserOpen(open) {
 function askForKey(err, retry) {
   const live = Boolean(state.mailbox);
   if (live) {
-    setChooserOpen(false);
+    chooser.setOpen(false);
     switcher.setOpen(false);
     setButtonsEnabled(true);
   } else {
@@ -506,12 +447,7 @@ function onKeydown(event) {
     keyForm.cancel();
     return;
   }
-  const form = byId('choose-form');
-  if (!form.hidden && form.contains(document.activeElement)) {
-    setChooserOpen(false);
-    byId('choose-toggle').focus();
-    return;
-  }
+  if (chooser.escape()) return;
   if (switcher.escape()) return;
   if (reader.openId) {
     event.preventDefault();
