@@ -20,12 +20,12 @@
 // made), mailbox.js (one inbox's messages, kept live), list.js (the message
 // list), reader.js (one message), undo.js (deleting a message, with undo),
 // keyform.js (the API key), switcher.js (switching between this browser's
-// addresses), chooser.js (choosing the name and domain), format.js and
-// dom.js (helpers).
+// addresses), chooser.js (choosing the name and domain), countdown.js (the
+// address's lifetime), format.js and dom.js (helpers).
 
 import * as api from './api.js';
 import { byId, setShown, announce, makeCopyButton } from './dom.js';
-import { formatFullTime, formatRemaining, shortSender } from './format.js';
+import { shortSender } from './format.js';
 import { Mailbox } from './mailbox.js';
 import { MessageList } from './list.js';
 import { Reader } from './reader.js';
@@ -34,6 +34,7 @@ import { UndoDelete } from './undo.js';
 import { KeyForm } from './keyform.js';
 import { Switcher } from './switcher.js';
 import { Chooser } from './chooser.js';
+import { Countdown } from './countdown.js';
 
 // What the page shows now. Only the functions below change it.
 const state = {
@@ -41,8 +42,6 @@ const state = {
   inbox: null,
   /** @type {Mailbox|null} keeps state.inbox's messages live */
   mailbox: null,
-  countdown: 0,
-  expiryCheck: 0,
   /** what "Try again" does after a fatal error */
   retry: () => {},
   /** resolves once loadConfig has finished, well or not */
@@ -71,6 +70,13 @@ const undo = new UndoDelete({
   restored: (id) => list.opener(id)?.focus(),
   gone: (mailbox) => mailbox === state.mailbox && inboxGone('gone'),
 });
+const countdown = new Countdown({
+  live: (token) => token === state.inbox?.token && Boolean(state.mailbox),
+  expired: (token) => token === state.inbox?.token && inboxGone('expired'),
+});
+// Below the address, one thing opens at a time: the switcher's list, the
+// chooser's form, or the key form (which, with no address to show, takes
+// the address's place and stays).
 const switcher = new Switcher({
   current: () => state.inbox?.token,
   opening: () => {
@@ -269,7 +275,7 @@ function show(inbox) {
   setShown(byId('mail'), true);
   for (const id of ['new-address', 'choose-toggle', 'delete-inbox']) setShown(byId(id), true);
   setButtonsEnabled(true);
-  startCountdown();
+  countdown.start(inbox);
   setConnection('connecting');
 
   const mailbox = new Mailbox(inbox.token, {
@@ -333,7 +339,7 @@ function inboxGone(reason) {
   undo.drop();
   state.mailbox?.stop();
   state.mailbox = null;
-  stopCountdown();
+  countdown.stop();
   reader.close(false);
   if (state.inbox) saved.forget(state.inbox.token);
   switcher.render();
@@ -345,7 +351,7 @@ function inboxGone(reason) {
   };
   byId('expired-title').textContent = titles[reason] || titles.gone;
   byId('address').classList.add('gone');
-  byId('expiry-text').textContent = reason === 'deleted' ? 'Deleted' : 'Expired';
+  countdown.ended(reason === 'deleted' ? 'Deleted' : 'Expired');
   setShown(byId('mail'), false);
   setShown(byId('expired'), true);
   chooser.setOpen(false);
@@ -455,55 +461,13 @@ function onKeydown(event) {
   }
 }
 
-// --- the address's lifetime ---
-
-function startCountdown() {
-  stopCountdown();
-  const expiresAt = Date.parse(state.inbox.expires_at);
-  byId('expiry').title = `Expires ${formatFullTime(state.inbox.expires_at)}`;
-  setShown(byId('expiry'), true);
-  const tick = () => {
-    const left = expiresAt - Date.now();
-    if (left > 0) {
-      byId('expiry-text').textContent = `Expires in ${formatRemaining(left)}`;
-      return;
-    }
-    // The server's clock decides. Its stream says "expired" when the time
-    // comes; this covers a stream that is down at that moment.
-    byId('expiry-text').textContent = 'Expiring now…';
-    clearInterval(state.countdown);
-    state.expiryCheck = setTimeout(checkExpired, 3000);
-  };
-  tick();
-  state.countdown = setInterval(tick, 1000);
-}
-
-function stopCountdown() {
-  clearInterval(state.countdown);
-  clearTimeout(state.expiryCheck);
-}
-
-async function checkExpired() {
-  const token = state.inbox?.token;
-  if (!token || !state.mailbox) return;
-  try {
-    await api.getInbox(token);
-  } catch (err) {
-    if (err.inboxGone && token === state.inbox?.token) {
-      inboxGone('expired');
-      return;
-    }
-  }
-  if (token === state.inbox?.token && state.mailbox) state.expiryCheck = setTimeout(checkExpired, 5000);
-}
-
 // --- what the page says about itself ---
 
 function showAddressLoading() {
   keyForm.close();
   setShown(byId('address-loading'), true);
   setShown(byId('address-row'), false);
-  setShown(byId('expiry'), false);
+  countdown.hide();
   setShown(byId('fatal'), false);
   setButtonsEnabled(false);
 }
@@ -525,8 +489,9 @@ function clearInbox() {
   state.mailbox?.stop();
   state.mailbox = null;
   state.inbox = null;
-  stopCountdown();
-  for (const id of ['address-loading', 'address-row', 'expiry', 'mail', 'expired', 'fatal']) setShown(byId(id), false);
+  countdown.stop();
+  countdown.hide();
+  for (const id of ['address-loading', 'address-row', 'mail', 'expired', 'fatal']) setShown(byId(id), false);
   setButtonsEnabled(false);
   setConnection('none');
   document.title = 'tempmail';
