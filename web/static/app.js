@@ -10,18 +10,16 @@
 // reading the configuration, send it: what an inbox's token reads needs
 // no key.
 //
-// A link to an inbox is the page's address with the inbox's token in the
-// fragment, /#token=<token>: a browser never sends a fragment to a server,
-// in a request or in a Referer, so the token reaches the service only as
-// the page's own calls send it. Opened, the inbox becomes one of this
-// browser's addresses, and the token is taken out of the address bar.
+// A link to an inbox (link.js) opens it here, and makes it one of this
+// browser's addresses.
 //
 // Modules: api.js (the HTTP calls), saved.js (the addresses this browser
 // made), mailbox.js (one inbox's messages, kept live), list.js (the message
 // list), reader.js (one message), undo.js (deleting a message, with undo),
 // keyform.js (the API key), switcher.js (switching between this browser's
 // addresses), chooser.js (choosing the name and domain), countdown.js (the
-// address's lifetime), format.js and dom.js (helpers).
+// address's lifetime), link.js (links to an inbox), format.js and dom.js
+// (helpers).
 
 import * as api from './api.js';
 import { byId, setShown, announce, makeCopyButton } from './dom.js';
@@ -35,6 +33,7 @@ import { KeyForm } from './keyform.js';
 import { Switcher } from './switcher.js';
 import { Chooser } from './chooser.js';
 import { Countdown } from './countdown.js';
+import { inboxLink, isToken, takeLinkedToken } from './link.js';
 
 // What the page shows now. Only the functions below change it.
 const state = {
@@ -139,23 +138,6 @@ function boot() {
   else resumeOrCreate();
 }
 
-/** The link that opens the inbox with this token, in this page. */
-function inboxLink(token) {
-  return `${location.origin}${location.pathname}#token=${encodeURIComponent(token)}`;
-}
-
-/**
- * The token of a link to an inbox (#token=...), taken out of the address
- * bar, so that it stays neither in view nor in the history; null when the
- * page's address names none.
- */
-function takeLinkedToken() {
-  const params = new URLSearchParams(location.hash.slice(1));
-  if (!params.has('token')) return null;
-  history.replaceState(history.state, '', location.pathname + location.search);
-  return (params.get('token') || '').trim();
-}
-
 /**
  * Shows the inbox a link names, and keeps it among this browser's
  * addresses. When it is gone (or the link names none), says so, and goes
@@ -165,8 +147,7 @@ async function openLinked(token) {
   const first = !state.inbox;
   if (first) showAddressLoading();
   let why = 'This link does not name an inbox.';
-  // Tokens are letters and digits; anything else would only be refused.
-  if (/^[A-Za-z0-9]{1,64}$/.test(token)) {
+  if (isToken(token)) {
     try {
       const inbox = await api.getInbox(token);
       saved.remember(inbox);
