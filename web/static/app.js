@@ -18,11 +18,11 @@
 // list), reader.js (one message), undo.js (deleting a message, with undo),
 // keyform.js (the API key), switcher.js (switching between this browser's
 // addresses), chooser.js (choosing the name and domain), countdown.js (the
-// address's lifetime), link.js (links to an inbox), format.js and dom.js
-// (helpers).
+// address's lifetime), link.js (links to an inbox), view.js (what the page
+// shows of where it is), format.js and dom.js (helpers).
 
 import * as api from './api.js';
-import { byId, setShown, announce, makeCopyButton } from './dom.js';
+import { byId, announce, makeCopyButton } from './dom.js';
 import { shortSender } from './format.js';
 import { Mailbox } from './mailbox.js';
 import { MessageList } from './list.js';
@@ -34,6 +34,7 @@ import { Switcher } from './switcher.js';
 import { Chooser } from './chooser.js';
 import { Countdown } from './countdown.js';
 import { inboxLink, isToken, takeLinkedToken } from './link.js';
+import * as view from './view.js';
 
 // What the page shows now. Only the functions below change it.
 const state = {
@@ -60,7 +61,7 @@ const keyForm = new KeyForm({
   },
   cancelled: () => byId('new-address').focus(),
   done: () => {
-    if (!keyForm.open && !byId('address-row').hidden && document.activeElement === document.body) {
+    if (!keyForm.open && view.showsAddress() && document.activeElement === document.body) {
       byId('copy-address').focus();
     }
   },
@@ -84,7 +85,7 @@ const switcher = new Switcher({
   },
   switching: () => undo.flush(), // a deletion waiting in the inbox left is made now
   show,
-  notice: showNotice,
+  notice: view.notice,
 });
 const chooser = new Chooser({
   opening: () => {
@@ -94,7 +95,7 @@ const chooser = new Chooser({
   create: newInbox,
   made: (inbox) => {
     show(inbox);
-    showNotice('');
+    view.notice('');
     byId('copy-address').focus();
     announce(`Your new address is ${inbox.address}`);
   },
@@ -111,7 +112,7 @@ function boot() {
   makeCopyButton(/** @type {HTMLButtonElement} */ (byId('copy-address')), () => state.inbox?.address ?? '', 'Address');
   makeCopyButton(/** @type {HTMLButtonElement} */ (byId('copy-link')), () => (state.inbox ? inboxLink(state.inbox.token) : ''), 'Link');
   byId('copy-link').addEventListener('click', () => {
-    if (state.inbox) showNotice('Anyone who has this link can read this inbox and delete its mail, until it expires.');
+    if (state.inbox) view.notice('Anyone who has this link can read this inbox and delete its mail, until it expires.');
   });
   byId('new-address').addEventListener('click', () => askStartOver());
   byId('expired-new').addEventListener('click', () => startOver());
@@ -123,7 +124,7 @@ function boot() {
   byId('fatal-retry').addEventListener('click', () => state.retry());
   // Coming back online is a good moment to try again by itself.
   window.addEventListener('online', () => {
-    if (!byId('fatal').hidden) state.retry();
+    if (view.showsFatal()) state.retry();
   });
   document.addEventListener('keydown', onKeydown);
   window.addEventListener('storage', onStorage);
@@ -152,20 +153,20 @@ async function openLinked(token) {
       const inbox = await api.getInbox(token);
       saved.remember(inbox);
       show(inbox);
-      showNotice('');
+      view.notice('');
       announce(`Opened ${inbox.address}`);
       return;
     } catch (err) {
       if (!err.inboxGone) {
         if (first) showFatal(err, () => openLinked(token));
-        else showNotice(`Could not open the inbox of this link: ${err.message}`);
+        else view.notice(`Could not open the inbox of this link: ${err.message}`);
         return;
       }
       why = 'The inbox this link opens has expired or was deleted.';
     }
   }
   if (first) await resumeOrCreate();
-  showNotice(why);
+  view.notice(why);
 }
 
 /** Shows the inbox this browser had if it still lives, else a new one. */
@@ -189,9 +190,9 @@ async function resumeOrCreate() {
   }
   try {
     show(await newInbox({}));
-    if (expired) showNotice(`${expired} Here is a new one.`);
+    if (expired) view.notice(`${expired} Here is a new one.`);
   } catch (err) {
-    if (expired) showNotice(expired);
+    if (expired) view.notice(expired);
     if (keyForm.about(err)) askForKey(err, startOver);
     else showFatal(err, resumeOrCreate);
   }
@@ -246,24 +247,14 @@ function show(inbox) {
   state.inbox = inbox;
   keyForm.close();
 
-  byId('address').textContent = inbox.address;
-  byId('waiting-address').textContent = inbox.address;
-  byId('address').classList.remove('gone');
-  setShown(byId('address-loading'), false);
-  setShown(byId('address-row'), true);
-  setShown(byId('fatal'), false);
-  setShown(byId('expired'), false);
-  setShown(byId('mail'), true);
-  for (const id of ['new-address', 'choose-toggle', 'delete-inbox']) setShown(byId(id), true);
-  setButtonsEnabled(true);
+  view.showing(inbox);
   countdown.start(inbox);
-  setConnection('connecting');
 
   const mailbox = new Mailbox(inbox.token, {
     changed: render,
     arrived: (m) => announce(`New message from ${shortSender(m.from_name, m.from)}: ${m.subject || '(no subject)'}`),
     removed: (id) => reader.removed(id),
-    status: setConnection,
+    status: view.setConnection,
     gone: inboxGone,
   });
   state.mailbox = mailbox;
@@ -296,19 +287,19 @@ function onLeaveDialogClosed() {
 
 /** "New address" and "Get a new address": a random name on the default domain. */
 async function startOver() {
-  setButtonsEnabled(false);
+  view.setButtonsEnabled(false);
   try {
     const inbox = await newInbox({});
     show(inbox);
-    showNotice('');
+    view.notice('');
     announce(`Your new address is ${inbox.address}`);
   } catch (err) {
     if (keyForm.about(err)) {
       askForKey(err, startOver);
     } else if (state.mailbox) {
       // The current address still works: keep it.
-      showNotice(`Could not get a new address: ${err.message}`);
-      setButtonsEnabled(true);
+      view.notice(`Could not get a new address: ${err.message}`);
+      view.setButtonsEnabled(true);
     } else {
       showFatal(err, startOver);
     }
@@ -324,23 +315,9 @@ function inboxGone(reason) {
   reader.close(false);
   if (state.inbox) saved.forget(state.inbox.token);
   switcher.render();
-
-  const titles = {
-    expired: 'This address has expired',
-    deleted: 'This inbox was deleted',
-    gone: 'This address has expired or was deleted',
-  };
-  byId('expired-title').textContent = titles[reason] || titles.gone;
-  byId('address').classList.add('gone');
   countdown.ended(reason === 'deleted' ? 'Deleted' : 'Expired');
-  setShown(byId('mail'), false);
-  setShown(byId('expired'), true);
   chooser.setOpen(false);
-  setButtonsEnabled(false);
-  setShown(byId('delete-inbox'), false);
-  /** @type {HTMLButtonElement} */ (byId('new-address')).disabled = false;
-  setConnection('none');
-  document.title = 'tempmail';
+  view.gone(reason);
 }
 
 async function onDeleteDialogClosed() {
@@ -349,12 +326,12 @@ async function onDeleteDialogClosed() {
   const inbox = state.inbox;
   // Stopped first: the stream would report the deletion as the inbox's end.
   state.mailbox?.stop();
-  setButtonsEnabled(false);
+  view.setButtonsEnabled(false);
   try {
     await api.deleteInbox(inbox.token);
   } catch (err) {
     if (!err.inboxGone) {
-      showNotice(`Could not delete the inbox: ${err.message}`);
+      view.notice(`Could not delete the inbox: ${err.message}`);
       show(inbox); // watch it again, as it still lives
       return;
     }
@@ -363,11 +340,11 @@ async function onDeleteDialogClosed() {
   state.mailbox = null; // stopped above: no inbox is live now
   try {
     show(await newInbox({}));
-    showNotice(`${inbox.address} and its mail were deleted. Here is a new address.`);
+    view.notice(`${inbox.address} and its mail were deleted. Here is a new address.`);
   } catch (err) {
     if (keyForm.about(err)) {
       askForKey(err, startOver);
-      showNotice(`${inbox.address} and its mail were deleted.`);
+      view.notice(`${inbox.address} and its mail were deleted.`);
     } else {
       showFatal(err, startOver);
     }
@@ -388,11 +365,10 @@ function askForKey(err, retry) {
   if (live) {
     chooser.setOpen(false);
     switcher.setOpen(false);
-    setButtonsEnabled(true);
+    view.setButtonsEnabled(true);
   } else {
     clearInbox();
-    setShown(byId('new-address'), false);
-    setShown(byId('delete-inbox'), false);
+    view.askingKey();
     switcher.render();
   }
   keyForm.show(err, retry, live);
@@ -417,8 +393,7 @@ function openMessage(id, opener) {
 function render() {
   if (!state.mailbox) return;
   list.render(state.mailbox, reader.openId || null);
-  const unread = state.mailbox.unread;
-  document.title = unread > 0 ? `(${unread}) tempmail` : 'tempmail';
+  view.setUnread(state.mailbox.unread);
 }
 
 function onKeydown(event) {
@@ -442,15 +417,13 @@ function onKeydown(event) {
   }
 }
 
-// --- what the page says about itself ---
+// --- while no inbox is shown ---
 
+/** An address is being got. */
 function showAddressLoading() {
   keyForm.close();
-  setShown(byId('address-loading'), true);
-  setShown(byId('address-row'), false);
   countdown.hide();
-  setShown(byId('fatal'), false);
-  setButtonsEnabled(false);
+  view.loading();
 }
 
 /**
@@ -461,8 +434,7 @@ function showFatal(err, retry) {
   clearInbox();
   keyForm.close();
   state.retry = retry;
-  byId('fatal-text').textContent = err.message;
-  setShown(byId('fatal'), true);
+  view.fatal(err.message);
 }
 
 /** No inbox is shown: nothing of the last one stays in view. */
@@ -472,37 +444,7 @@ function clearInbox() {
   state.inbox = null;
   countdown.stop();
   countdown.hide();
-  for (const id of ['address-loading', 'address-row', 'mail', 'expired', 'fatal']) setShown(byId(id), false);
-  setButtonsEnabled(false);
-  setConnection('none');
-  document.title = 'tempmail';
-}
-
-function showNotice(text) {
-  const notice = byId('notice');
-  notice.textContent = text;
-  setShown(notice, Boolean(text));
-}
-
-function setButtonsEnabled(on) {
-  for (const id of ['copy-address', 'copy-link', 'new-address', 'delete-inbox']) {
-    /** @type {HTMLButtonElement} */ (byId(id)).disabled = !on;
-  }
-}
-
-const connectionText = {
-  connecting: 'Connecting…',
-  live: 'Live',
-  reconnecting: 'Reconnecting…',
-  offline: 'Server unreachable, retrying…',
-};
-
-/** @param {'connecting'|'live'|'reconnecting'|'offline'|'none'} s */
-function setConnection(s) {
-  const el = byId('connection');
-  el.dataset.state = s;
-  setShown(el, s !== 'none');
-  byId('connection-text').textContent = connectionText[s] || '';
+  view.none();
 }
 
 // --- other tabs ---
