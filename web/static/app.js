@@ -1,7 +1,7 @@
-// The page's entry point: it gets an address (the one a link names, the one
-// this browser already has, or a new one), shows it with its lifetime,
-// switches between the addresses this browser made, and wires the list,
-// the reader and the buttons together.
+// The page's entry point: it decides which address is shown (the one a
+// link names, the one this browser already has, a new one, or one switched
+// to), what follows when it goes, and wires the other modules together:
+// they draw and do; the decisions are here.
 //
 // Where the server makes no inbox without an API key (--anonymous off, as
 // /ui/config.json says, or as a 401 says), the page asks for one before it
@@ -13,13 +13,7 @@
 // A link to an inbox (link.js) opens it here, and makes it one of this
 // browser's addresses.
 //
-// Modules: api.js (the HTTP calls), saved.js (the addresses this browser
-// made), mailbox.js (one inbox's messages, kept live), list.js (the message
-// list), reader.js (one message), undo.js (deleting a message, with undo),
-// keyform.js (the API key), switcher.js (switching between this browser's
-// addresses), chooser.js (choosing the name and domain), countdown.js (the
-// address's lifetime), link.js (links to an inbox), view.js (what the page
-// shows of where it is), format.js and dom.js (helpers).
+// The modules it wires, one job each, are mapped in the package's doc.go.
 
 import * as api from './api.js';
 import { byId, announce, makeCopyButton } from './dom.js';
