@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -133,6 +134,30 @@ func TestBrowserShowsExpiry(t *testing.T) {
 	p.do(t, chromedp.Reload())
 	p.address(t)
 	p.waitFor(t, "mail view", `!document.getElementById('mail').hidden && document.getElementById('expired').hidden`)
+}
+
+// TestBrowserShowsExpiryWithoutItsStream: with the inbox's event stream
+// out of reach, the page still learns that the inbox is gone, by asking
+// the server (it cannot tell an expiry from a deletion then).
+func TestBrowserShowsExpiryWithoutItsStream(t *testing.T) {
+	cfg := servicetest.Config(t)
+	cfg.TokenInboxTTL = 2 * time.Second
+	base := servicetest.URL(servicetest.Start(t, cfg))
+	p := newBrowser(t, 1280, 900)
+	if _, err := chromedp.Call(p.ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	blocked := network.SetBlockedURLsParams{URLPatterns: []*network.BlockPattern{{URLPattern: "*://*:*/inboxes/*/events*", Block: true}}}
+	if _, err := chromedp.Call(p.ctx, network.SetBlockedURLs, blocked); err != nil {
+		t.Fatal(err)
+	}
+	p.do(t, chromedp.Navigate(base+"/"))
+	p.address(t)
+	p.waitFor(t, "the stream out of reach", `document.getElementById('connection').dataset.state !== 'live'`)
+	p.waitFor(t, "the inbox shown gone", `!document.getElementById('expired').hidden`)
+	if got := p.text(t, "#expired-title"); got != "This address has expired or was deleted" {
+		t.Errorf("the expired inbox, its stream out of reach, says %q", got)
+	}
 }
 
 // storedAddresses are the addresses the page keeps in localStorage.

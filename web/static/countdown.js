@@ -25,6 +25,12 @@ export class Countdown {
   #token = '';
   #tick = 0;
   #check = 0;
+  /**
+   * Counts start() and stop(): a check of the server that was under way
+   * when they came schedules no other, so that the same inbox shown again
+   * is not asked about by two loops.
+   */
+  #round = 0;
 
   /** @param {CountdownHooks} hooks */
   constructor(hooks) {
@@ -56,6 +62,7 @@ export class Countdown {
 
   /** Stops counting (and asking the server). */
   stop() {
+    this.#round++;
     clearInterval(this.#tick);
     clearTimeout(this.#check);
   }
@@ -72,15 +79,18 @@ export class Countdown {
 
   async #checkExpired() {
     const token = this.#token;
+    const round = this.#round;
     if (!this.#on.live(token)) return;
     try {
       await api.getInbox(token);
     } catch (err) {
       if (err.inboxGone) {
-        this.#on.expired(token);
+        if (round === this.#round) this.#on.expired(token);
         return;
       }
     }
-    if (this.#on.live(token)) this.#check = setTimeout(() => this.#checkExpired(), 5000);
+    if (round === this.#round && this.#on.live(token)) {
+      this.#check = setTimeout(() => this.#checkExpired(), 5000);
+    }
   }
 }
