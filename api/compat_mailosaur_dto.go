@@ -23,18 +23,24 @@ type mailosaurAddress struct {
 	Email string `json:"email"`
 }
 
+// mailosaurHead is what a message's summary and the message itself
+// begin with.
+type mailosaurHead struct {
+	ID       string             `json:"id"`
+	Type     string             `json:"type"`
+	Server   string             `json:"server"`
+	From     []mailosaurAddress `json:"from"`
+	To       []mailosaurAddress `json:"to"`
+	Cc       []mailosaurAddress `json:"cc"`
+	Bcc      []mailosaurAddress `json:"bcc"`
+	Received wire.Time          `json:"received"`
+	Subject  string             `json:"subject"`
+}
+
 type mailosaurSummary struct {
-	ID          string             `json:"id"`
-	Type        string             `json:"type"`
-	Server      string             `json:"server"`
-	From        []mailosaurAddress `json:"from"`
-	To          []mailosaurAddress `json:"to"`
-	Cc          []mailosaurAddress `json:"cc"`
-	Bcc         []mailosaurAddress `json:"bcc"`
-	Received    wire.Time          `json:"received"`
-	Subject     string             `json:"subject"`
-	Summary     string             `json:"summary"`
-	Attachments int                `json:"attachments"`
+	mailosaurHead
+	Summary     string `json:"summary"`
+	Attachments int    `json:"attachments"`
 }
 
 type mailosaurSummaries struct {
@@ -77,15 +83,7 @@ type mailosaurMetadata struct {
 }
 
 type mailosaurMessage struct {
-	ID          string                `json:"id"`
-	Type        string                `json:"type"`
-	Server      string                `json:"server"`
-	From        []mailosaurAddress    `json:"from"`
-	To          []mailosaurAddress    `json:"to"`
-	Cc          []mailosaurAddress    `json:"cc"`
-	Bcc         []mailosaurAddress    `json:"bcc"`
-	Received    wire.Time             `json:"received"`
-	Subject     string                `json:"subject"`
+	mailosaurHead
 	HTML        mailosaurContent      `json:"html"`
 	Text        mailosaurContent      `json:"text"`
 	Attachments []mailosaurAttachment `json:"attachments"`
@@ -113,16 +111,17 @@ func (s *Server) serverOf(address string) string {
 }
 
 func (s *Server) mailosaurSummaryOut(sum *projections.Summary, address string) mailosaurSummary {
-	return mailosaurSummary{ID: sum.ID, Type: "Email", Server: s.serverOf(address),
+	head := mailosaurHead{ID: sum.ID, Type: "Email", Server: s.serverOf(address),
 		From: []mailosaurAddress{{Name: sum.FromName, Email: sum.From}}, To: mailosaurAddresses(sum.To),
-		Cc: mailosaurAddresses(sum.Cc), Bcc: []mailosaurAddress{}, Received: wire.Time(sum.ReceivedAt),
-		Subject: sum.Subject, Summary: sum.Preview, Attachments: len(sum.Attachments)}
+		Cc: mailosaurAddresses(sum.Cc), Bcc: []mailosaurAddress{}, Received: wire.Time(sum.ReceivedAt), Subject: sum.Subject}
+	return mailosaurSummary{mailosaurHead: head, Summary: sum.Preview, Attachments: len(sum.Attachments)}
 }
 
 func (s *Server) mailosaurMessageOut(m *projections.Message) mailosaurMessage {
-	out := mailosaurMessage{ID: m.ID, Type: "Email", Server: s.serverOf(m.Address),
+	head := mailosaurHead{ID: m.ID, Type: "Email", Server: s.serverOf(m.Address),
 		From: []mailosaurAddress{{Name: m.FromName, Email: m.From}}, To: mailosaurAddresses(m.To),
-		Cc: mailosaurAddresses(m.Cc), Bcc: []mailosaurAddress{}, Received: wire.Time(m.ReceivedAt), Subject: m.Subject,
+		Cc: mailosaurAddresses(m.Cc), Bcc: []mailosaurAddress{}, Received: wire.Time(m.ReceivedAt), Subject: m.Subject}
+	out := mailosaurMessage{mailosaurHead: head,
 		HTML:        mailosaurContent{Body: m.HTML, Links: mailosaurLinks("", m.HTML), Codes: mailosaurCodes(htmlWords(m.HTML))},
 		Text:        mailosaurContent{Body: m.Text, Links: mailosaurLinks(m.Text, ""), Codes: mailosaurCodes(m.Text)},
 		Attachments: []mailosaurAttachment{},

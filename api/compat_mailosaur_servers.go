@@ -220,15 +220,7 @@ func (s *Server) mailosaurCreateServer(w http.ResponseWriter, r *http.Request) {
 	if err == nil && d.ID == 0 {
 		err = tempmail.Errorf(tempmail.Conflict, "no free server id was drawn; try again")
 	}
-	var out mailosaurServer
-	if err == nil {
-		out, err = s.mailosaurServerOut(r, d)
-	}
-	if err != nil {
-		s.mailosaurFail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+	s.answerServer(w, r, d, err)
 }
 
 func (s *Server) mailosaurServer(w http.ResponseWriter, r *http.Request) {
@@ -237,6 +229,12 @@ func (s *Server) mailosaurServer(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		d, err = s.mailosaurServerDomain(r, chi.URLParam(r, "serverID"))
 	}
+	s.answerServer(w, r, d, err)
+}
+
+// answerServer answers with server d, or with err when there is one: the
+// end of every handler that answers with a server.
+func (s *Server) answerServer(w http.ResponseWriter, r *http.Request, d projections.Domain, err error) {
 	var out mailosaurServer
 	if err == nil {
 		out, err = s.mailosaurServerOut(r, d)
@@ -267,15 +265,7 @@ func (s *Server) mailosaurUpdateServer(w http.ResponseWriter, r *http.Request) {
 		d, err = s.commands.RelabelDomain(r.Context(), d.ID, name)
 		err = asNotFound(err, "server not found")
 	}
-	var out mailosaurServer
-	if err == nil {
-		out, err = s.mailosaurServerOut(r, d)
-	}
-	if err != nil {
-		s.mailosaurFail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+	s.answerServer(w, r, d, err)
 }
 
 // mailosaurDeleteServer removes the server's domain (mail to it is
