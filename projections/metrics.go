@@ -13,12 +13,17 @@ import (
 // Instrument registers the views' metrics with reg: how far each partition
 // lags, how long events take to reach the views, and what the views hold.
 func (v *Views) Instrument(reg prometheus.Registerer) {
-	reg.MustRegister(viewsCollector{v}, v.metrics.applyDelay)
+	reg.MustRegister(viewsCollector{v}, v.metrics.applyDelay, v.metrics.forgetPending)
 }
 
 // viewMetrics are observed by the workers.
 type viewMetrics struct {
 	applyDelay prometheus.Histogram
+	// forgetPending is, by partition this process applies, what the log
+	// is still to forget of what the views let go: deleted messages,
+	// ended inboxes, events nothing shows (events.Forget). It drops to 0
+	// once a deletion is final, on disk.
+	forgetPending *prometheus.GaugeVec
 }
 
 func newViewMetrics() viewMetrics {
@@ -27,7 +32,15 @@ func newViewMetrics() viewMetrics {
 		Help: "Time from an event's storing in JetStream to its application to the views (by the workers of this process): what a reader waits for a change to show.",
 		// Read-your-writes waits on it; the target for mail is 25 ms at p99.
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 10, 60},
-	})}
+	}), forgetPending: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tempmail_projection_forget_pending",
+		Help: "What the log is still to forget of what the views let go (deleted messages, ended inboxes, moot events), by partition this process applies: 0 once every deletion is final.",
+	}, []string{"partition"})}
+}
+
+// pending records what a partition's log is still to forget.
+func (m viewMetrics) pending(part string, f events.Forget) {
+	m.forgetPending.WithLabelValues(part).Set(float64(len(f.Messages) + len(f.Seqs) + len(f.Inboxes)))
 }
 
 func (m viewMetrics) observeApplied(stored time.Time) {

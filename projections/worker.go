@@ -316,6 +316,7 @@ func (v *Views) load(ctx context.Context, p *partition) error {
 		return err
 	}
 	p.seq, p.counts, p.pending, p.stored = cp.Seq, cp.Counts, pending, !pending.Forget.Empty()
+	v.metrics.pending(p.name, pending.Forget)
 	if cp.Seq == 0 {
 		p.counts = &Counts{} // a partition that never applied anything holds nothing
 	}
@@ -367,6 +368,7 @@ func (v *Views) write(ctx context.Context, p *partition, b *batch) error {
 		all = all[n:]
 	}
 	p.seq, p.counts, p.pending, p.stored = b.last, counts, pending, !pending.Forget.Empty()
+	v.metrics.pending(p.name, pending.Forget)
 	return nil
 }
 
@@ -384,10 +386,23 @@ func (v *Views) forget(ctx context.Context, p *partition, last jetstream.Msg) {
 	}
 	for attempt := 0; ; attempt++ {
 		fctx, cancel := context.WithTimeout(context.Background(), purgeTimeout)
-		err := v.store.Forget(fctx, p.pending.Forget, inProgress(last))
+		// The views that let it go on disk first: a power cut after the
+		// log forgot a deleted inbox, with views on disk from before its
+		// deletion, would bring it back (and no event would be left to
+		// delete it again). Then what the log forgot, before the pending
+		// forget is cleared: cleared on disk with the forgetting lost, it
+		// would leave the events in the log for good.
+		err := v.store.Flush(fctx, "KV_"+bucketName(v.gen))
+		if err == nil {
+			err = v.store.Forget(fctx, p.pending.Forget, inProgress(last))
+		}
+		if err == nil {
+			err = v.store.Flush(fctx, events.StreamName)
+		}
 		cancel()
 		if err == nil {
 			p.pending = Pending{}
+			v.metrics.pending(p.name, events.Forget{})
 			return
 		}
 		v.store.CountError("purge")
