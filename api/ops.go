@@ -15,6 +15,9 @@ func (s *Server) livez(w http.ResponseWriter, r *http.Request) {
 type health struct {
 	Status  string   `json:"status"` // ok, starting, stopping or failing
 	Failing []string `json:"failing,omitempty"`
+	// Warnings are what it serves around, ready all the same: events the
+	// views set aside.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // readyz answers 200 only while the service can do its work: started and
@@ -33,6 +36,9 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 				h = health{Status: "failing", Failing: failing}
 			}
 		}
+	}
+	if h.Status == "ok" && s.advise != nil {
+		h.Warnings = s.advise(r.Context())
 	}
 	if h.Status != "ok" {
 		w.Header().Set("Retry-After", "5")

@@ -36,6 +36,9 @@ type Deps struct {
 	// connection, a projection partition, a listener); /readyz answers 503
 	// while it names anything. Nil: nothing is checked beyond SetReady.
 	Probe func(ctx context.Context) []string
+	// Advise names what /readyz tells without failing: what the service
+	// serves around (events set aside). Nil: nothing.
+	Advise func(ctx context.Context) []string
 	// Version names the build, to MCP clients.
 	Version string
 	// Creates limits each client's creations of inboxes and webhook
@@ -60,6 +63,7 @@ type Server struct {
 	metrics *prometheus.Registry
 	http    httpMetrics
 	probe   func(ctx context.Context) []string
+	advise  func(ctx context.Context) []string
 	version string
 	waiters waiters
 	// commands change what the service holds; names says which names an
@@ -90,7 +94,7 @@ func New(d Deps) *Server {
 		d.Creates = fairshare.New(d.Config.CreateRatePerClient)
 	}
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, hooks: d.Hooks, log: d.Log,
-		metrics: d.Metrics, probe: d.Probe, version: d.Version, stopping: make(chan struct{}),
+		metrics: d.Metrics, probe: d.Probe, advise: d.Advise, version: d.Version, stopping: make(chan struct{}),
 		waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
 		creates: d.Creates, logins: fairshare.New(d.Config.CreateRatePerClient), downloads: newDownloads(d.Config.MaxMessageBytes),
 		commands: d.Commands, names: tempmail.NewNames(d.Config.ReservedNames),

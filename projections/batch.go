@@ -46,6 +46,12 @@ type batch struct {
 	first  uint64 // the first and last event applied
 	last   uint64
 	events int
+	// aside, when set, is the partition's record of events set aside as
+	// it is to be written with the batch (aside.go).
+	aside *SetAside
+	// strict: an event set aside applied again, out of order; behind
+	// says it found an entry a later event changed (aside.go).
+	strict, behind bool
 }
 
 // Rules are what applying events needs beyond the events themselves.
@@ -141,7 +147,16 @@ func live(s *staged) bool { return s.present && !s.rec.meta().Gone }
 
 // applied reports whether an entry already reflects this event (or a later
 // one): then the event leaves it alone.
-func (t *tx) applied(s *staged) bool { return s.present && s.rec.meta().Seq >= t.seq }
+func (t *tx) applied(s *staged) bool {
+	if !s.present {
+		return false
+	}
+	seq := s.rec.meta().Seq
+	if t.strict && seq > t.seq {
+		t.behind = true
+	}
+	return seq >= t.seq
+}
 
 // save marks an entry changed by this event, unless it reflects it already.
 func (t *tx) save(s *staged) {

@@ -92,6 +92,8 @@ var (
 		"Events stored but not yet applied to the views, by partition.", []string{"partition"}, nil)
 	inboxesDesc = prometheus.NewDesc("tempmail_inboxes_live",
 		"Inboxes the views hold (created and not yet deleted or expired), in the whole service: every process reports the same number.", nil, nil)
+	asideDesc = prometheus.NewDesc("tempmail_projection_events_set_aside",
+		"Events that cannot be applied to the views, the same way each time, set aside so that their partition goes on (/readyz names them; tempmail rebuild applies them again), by partition: every process reports the same number.", []string{"partition"}, nil)
 	messagesDesc = prometheus.NewDesc("tempmail_messages_stored",
 		"Messages the views hold, each recipient's copy counted, in the whole service: every process reports the same number.", nil, nil)
 )
@@ -105,6 +107,7 @@ func (c viewsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- lagDesc
 	ch <- inboxesDesc
 	ch <- messagesDesc
+	ch <- asideDesc
 }
 
 func (c viewsCollector) Collect(ch chan<- prometheus.Metric) {
@@ -114,6 +117,9 @@ func (c viewsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	for part, n := range c.v.Reader.setAsideCounts(ctx) {
+		ch <- prometheus.MustNewConstMetric(asideDesc, prometheus.GaugeValue, float64(n), part)
+	}
 	for _, part := range c.v.store.Partitions() {
 		cons, err := c.v.js.Consumer(ctx, events.StreamName, c.v.consumerName(part))
 		if err != nil {

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"time"
 
@@ -45,27 +47,45 @@ func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, o
 		return RebuildResult{}, err
 	}
 	gen := oldGen + 1
-	// A bucket of this generation can only be a leftover of an interrupted
-	// rebuild: start it afresh.
-	if err := js.DeleteKeyValue(ctx, bucketName(gen)); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
-		return RebuildResult{}, fmt.Errorf("remove unfinished %s: %w", bucketName(gen), err)
-	}
-	kv, err := viewsBucket(ctx, js, gen, opts.Replicas)
-	if err != nil {
-		return RebuildResult{}, err
-	}
-
-	last, err := store.LastEventSeq(ctx)
-	if err != nil {
-		return RebuildResult{}, err
-	}
-	st := newRebuildStore(js, kv, rebuildCacheBytes, last)
-	n, err := replay(ctx, store, st, opts.Rules, rebuildBatch)
-	if err != nil {
-		return RebuildResult{}, err
-	}
-	if err := st.flush(ctx); err != nil {
-		return RebuildResult{}, err
+	// An event that makes an entry too large shows only once the entry
+	// is written: the replay is made again without it, set aside, as a
+	// worker would have set it aside (a few rounds at most: such events
+	// are not what the service writes).
+	skip := map[uint64]bool{}
+	var st *rebuildStore
+	var n uint64
+	for round := 0; ; round++ {
+		// A bucket of this generation can only be a leftover of an
+		// interrupted rebuild (or of the round before): start it afresh.
+		if err := js.DeleteKeyValue(ctx, bucketName(gen)); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
+			return RebuildResult{}, fmt.Errorf("remove unfinished %s: %w", bucketName(gen), err)
+		}
+		kv, err := viewsBucket(ctx, js, gen, opts.Replicas)
+		if err != nil {
+			return RebuildResult{}, err
+		}
+		last, err := store.LastEventSeq(ctx)
+		if err != nil {
+			return RebuildResult{}, err
+		}
+		st = newRebuildStore(js, kv, rebuildCacheBytes, last)
+		st.skip = skip
+		if n, err = replay(ctx, store, st, opts.Rules, rebuildBatch); err != nil {
+			return RebuildResult{}, err
+		}
+		if err := st.flush(ctx); err != nil {
+			return RebuildResult{}, err
+		}
+		if len(st.tooLarge) == 0 {
+			break
+		}
+		if round == maxRebuildRounds {
+			return RebuildResult{}, fmt.Errorf("replay: view entries still too large after setting aside %d events: %v", len(skip), slices.Collect(maps.Keys(st.tooLarge)))
+		}
+		for key, seq := range st.tooLarge {
+			opts.Logger.Warn("rebuild: an event makes a view entry larger than NATS takes; replaying again without it", "entry", printable(key), "seq", seq)
+			skip[seq] = true
+		}
 	}
 	res := RebuildResult{Generation: gen, Events: n, Keys: st.keys, Took: time.Since(start)}
 
@@ -87,6 +107,10 @@ func Rebuild(ctx context.Context, js jetstream.JetStream, store *events.Store, o
 	}
 	return res, nil
 }
+
+// maxRebuildRounds bounds the replays a rebuild makes again, each without
+// events that made entries too large.
+const maxRebuildRounds = 4
 
 // rebuildBatch is how many events a rebuild applies between writes: the
 // same coalescing the workers get from their batches, on a larger scale.
@@ -117,6 +141,7 @@ func replay(ctx context.Context, store *events.Store, st *rebuildStore, rules Ru
 
 	checkpoints := map[string]*Checkpoint{}
 	pending := map[string]*Pending{}
+	asides := map[string]*SetAside{} // events no view can apply, set aside as the workers do
 	b := newBatch(ctx, st, rules, store.PartitionOfAddress)
 	flush := func() error {
 		ws, deltas := b.changes()
@@ -137,16 +162,32 @@ func replay(ctx context.Context, store *events.Store, st *rebuildStore, rules Ru
 			return n, fmt.Errorf("replay: %w", err)
 		}
 		seq := md.Sequence.Stream
-		p, at, err := events.Decode(msg.Data())
-		if err != nil {
-			return n, fmt.Errorf("replay event %d: %w", seq, err)
-		}
 		part := events.PartitionOf(msg.Subject())
 		if checkpoints[part] == nil {
 			checkpoints[part] = &Checkpoint{Counts: &Counts{}}
 		}
 		before := b.forget
-		if err := b.apply(seq, msg.Subject(), at, p); err != nil {
+		p, at, err := events.Decode(msg.Data())
+		switch {
+		case err == nil && st.skip[seq]:
+			b.tx(seq, msg.Subject(), at)
+			err = fmt.Errorf("%w: %s", errTooLarge, p.EventType())
+		case err == nil:
+			err = b.apply(seq, msg.Subject(), at, p)
+		}
+		switch {
+		case err == nil:
+		case p == nil || errors.Is(err, errNoView) || errors.Is(err, errTooLarge):
+			// Nothing of it applied: set aside, and the replay goes on.
+			if asides[part] == nil {
+				asides[part] = &SetAside{}
+			}
+			kind := "undecodable"
+			if p != nil {
+				kind = string(p.EventType())
+			}
+			asides[part].add(AsideEvent{Seq: seq, Type: kind, Error: bounded(err.Error(), asideErrorBytes), At: time.Now().UTC()})
+		default:
 			return n, fmt.Errorf("replay event %d: %w", seq, err)
 		}
 		if f := forgotten(before, b.forget); !f.Empty() {
@@ -173,6 +214,11 @@ func replay(ctx context.Context, store *events.Store, st *rebuildStore, rules Ru
 	for part, p := range pending {
 		p.Seq = p.UpTo
 		if err := st.put(ctx, pendingKey(part), 0, p); err != nil {
+			return n, err
+		}
+	}
+	for part, a := range asides {
+		if err := st.put(ctx, asideKey(part), 0, a); err != nil {
 			return n, err
 		}
 	}
@@ -246,6 +292,13 @@ type rebuildStore struct {
 	// new message's), and a key never written out is absent, with no need
 	// to ask the bucket.
 	out *bloom
+	// tooLarge are entries that became larger than a NATS message may be,
+	// by the sequence of the event that last changed each: not written,
+	// that event set aside (replay).
+	tooLarge map[string]uint64
+	// skip are events set aside for making an entry too large in an
+	// earlier round.
+	skip map[uint64]bool
 }
 
 type hotEntry struct {
@@ -396,6 +449,13 @@ func (s *rebuildStore) writeOut(ctx context.Context, key string, rec record) err
 	data, err := encode(rec)
 	if err != nil {
 		return err
+	}
+	if len(data) > maxEntryBytes {
+		if s.tooLarge == nil {
+			s.tooLarge = map[string]uint64{}
+		}
+		s.tooLarge[key] = rec.meta().Seq
+		return nil
 	}
 	s.written[key] = data
 	s.out.add(key)

@@ -388,12 +388,12 @@ func writeRank(key string) int {
 		return -1 // what the log is to forget, before the views let go of it
 	case strings.HasPrefix(key, "i."):
 		return 1
-	case strings.HasPrefix(key, "a."):
-		return 2
+	case strings.HasPrefix(key, "a."), strings.HasPrefix(key, "kh."), strings.HasPrefix(key, "ki."):
+		return 2 // an address, a key: what a reader reaches first
 	case key == domainsKey || key == webhooksKey:
 		return 3
-	case strings.HasPrefix(key, "c."):
-		return 4
+	case strings.HasPrefix(key, "c."), strings.HasPrefix(key, "x."):
+		return 4 // what says which events are applied, or set aside
 	}
 	return 0
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -48,6 +49,9 @@ type partition struct {
 	counts  *Counts // nil: unknown (views of a version that did not count)
 	pending Pending // what the log is still to forget
 	stored  bool    // f.<part> holds something, done or not
+	// retried: the events the partition set aside were tried again since
+	// this worker took it (aside.go).
+	retried bool
 }
 
 // work applies a partition's events, in batches, while the server has it
@@ -57,6 +61,11 @@ func (v *Views) work(ctx context.Context, p *partition, cons jetstream.Consumer)
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	if err := v.load(lctx, p); err == nil {
 		v.forget(ctx, p, nil)
+		if v.opts.Exclusive {
+			// Alone, it holds the partition: no need to wait for events.
+			v.retryAside(lctx, p)
+			p.retried = true
+		}
 	}
 	cancel()
 	pinned := false // this worker has received events, so it may hold the pin
@@ -147,14 +156,12 @@ func (v *Views) consume(ctx context.Context, p *partition, it jetstream.Messages
 
 // handle takes a batch through its steps, retrying each until it is done or
 // the worker stops; it never skips ahead, because a later event must not be
-// applied before an earlier one of the same partition.
+// applied before an earlier one of the same partition. An event that cannot
+// be applied, the same way each time (a newer schema, an entry it would make
+// too large), is set aside (aside.go) and the partition goes on: the events
+// around it are applied in runs, and a run that fails for good is applied
+// again an event at a time, to find which.
 func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) {
-	type decoded struct {
-		seq     uint64
-		subject string
-		at      time.Time
-		p       events.Payload
-	}
 	var evs []decoded
 	for _, msg := range msgs {
 		md, err := msg.Metadata()
@@ -162,101 +169,40 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 			p.log.Error("views: message without metadata", "err", err)
 			return
 		}
-		pl, at, err := events.Decode(msg.Data())
-		if err != nil {
-			// A newer schema or a corrupt event: stop this partition (by not
-			// acknowledging) and say so, rather than building wrong views.
-			if len(evs) == 0 {
-				p.log.Error("views: cannot decode event; partition halted until a build that reads it runs", "seq", md.Sequence.Stream, "err", err)
-				v.health.fail(partitionComponent(p.name), true)
-				_ = msg.NakWithDelay(30 * time.Second)
-				return
-			}
-			msgs = msgs[:len(evs)] // the events before it, now; it comes again
-			break
-		}
-		evs = append(evs, decoded{md.Sequence.Stream, msg.Subject(), at, pl})
+		e := decoded{seq: md.Sequence.Stream, subject: msg.Subject()}
+		e.p, e.at, e.bad = events.Decode(msg.Data())
+		evs = append(evs, e)
 	}
 	last := msgs[len(msgs)-1]
-	var applied int
-	var b *batch
-	for attempt := 0; ; attempt++ {
-		if !v.opts.Exclusive {
-			// Another process's worker may hold earlier events of the
-			// partition (see inOrder): then these wait for them.
-			actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			ok, err := v.inOrder(actx, p, evs[0].seq)
-			cancel()
-			if err == nil && !ok {
-				p.log.Debug("views: earlier events of the partition are in another worker's hands; these come again", "first", evs[0].seq, "checkpoint", p.seq)
-				for _, m := range msgs {
-					_ = m.NakWithDelay(ackWait / 4)
-				}
+	if !p.retried {
+		// Events are handed to this worker: it holds the partition now.
+		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if v.load(rctx, p) == nil {
+			v.retryAside(rctx, p)
+		}
+		cancel()
+		p.retried = true
+	}
+	applied := 0
+	for len(evs) > 0 {
+		n := slices.IndexFunc(evs, func(e decoded) bool { return e.bad != nil })
+		if n < 0 {
+			n = len(evs)
+		}
+		if n > 0 {
+			k, o := v.applyOrIsolate(ctx, p, evs[:n], msgs, last)
+			applied += k
+			if o != done {
 				return
 			}
 		}
-		// In-flight work finishes on shutdown: the batch's writes are not
-		// cut off by ctx, only bounded in time.
-		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		// Nothing is made of an event before it is on disk: a view or a
-		// webhook delivery must not outlive, in a power cut, the event it
-		// came from.
-		err := v.store.Durable(actx, evs[len(evs)-1].seq)
-		if err == nil {
-			err = v.load(actx, p)
-		}
-		if err == nil {
-			if b == nil {
-				b = newBatch(actx, p.st, v.opts.Rules, func(string) string { return p.name })
-				b.globals = v.Reader.globalWebhooks
-				b.inboxLive = v.store.InboxLive
-				if v.opts.Outbox == nil {
-					b.globals = nil
-				}
-			} else {
-				b = b.retry(actx, p.st)
+		if n < len(evs) {
+			if v.setAside(ctx, p, evs[n], evs[n].bad, last) != done {
+				return
 			}
-			for _, e := range evs {
-				if e.seq <= p.seq {
-					continue // applied and checkpointed before: a redelivery
-				}
-				if err = b.apply(e.seq, e.subject, e.at, e.p); err != nil {
-					err = fmt.Errorf("event %d (%s): %w", e.seq, e.p.EventType(), err)
-					break
-				}
-			}
+			n++
 		}
-		if err == nil && b.events > 0 && len(b.deliveries) > 0 {
-			err = v.opts.Outbox.Enqueue(actx, b.deliveries)
-		}
-		if err == nil && b.events > 0 {
-			// Counted before the write shows: whoever saw the views catch
-			// up (WaitApplied, which the watcher wakes) finds the count
-			// including what it waited for. A write that fails takes its
-			// count back, and is tried again.
-			v.applied.Add(uint64(b.events))
-			if err = v.write(actx, p, b); err == nil {
-				applied = b.events
-			} else {
-				v.applied.Add(^uint64(b.events - 1))
-			}
-		}
-		cancel()
-		if err == nil {
-			break
-		}
-		if errors.Is(err, errConflict) {
-			p.loaded = false
-			p.st.forgetAll()
-		} else {
-			v.health.fail(partitionComponent(p.name), false)
-			v.store.CountError("apply")
-			p.log.Warn("views: applying events failed; retrying", "events", len(evs), "err", err)
-		}
-		if !retry.Apply.Sleep(ctx, attempt) {
-			return // stopping; the events will be redelivered
-		}
-		_ = last.InProgress() // still ours: no redelivery while we retry
+		evs = evs[n:]
 	}
 	v.forget(ctx, p, last)
 	v.health.ok(partitionComponent(p.name))
@@ -266,6 +212,168 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 	if err := last.Ack(); err != nil {
 		p.log.Debug("views: ack failed; the events will be redelivered and skipped", "err", err)
 	}
+}
+
+// decoded is an event of a batch, or why it could not be read (bad).
+type decoded struct {
+	seq     uint64
+	subject string
+	at      time.Time
+	p       events.Payload
+	bad     error
+}
+
+// outcome is how an attempt at events ended.
+type outcome int
+
+const (
+	done     outcome = iota // applied (or set aside), checkpointed
+	failed                  // failed the same way permanentTries times: for good
+	stopping                // the worker stops; the events come again
+	sentBack                // earlier events are in another worker's hands; these come again
+)
+
+// applyOrIsolate applies a run of events; when the run fails for good, it
+// applies them again one at a time, and sets aside each that fails alone.
+// It returns how many events it applied.
+func (v *Views) applyOrIsolate(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg, last jetstream.Msg) (int, outcome) {
+	n, o, err := v.applyRun(ctx, p, evs, msgs, last)
+	if o != failed {
+		return n, o
+	}
+	if len(evs) == 1 {
+		return 0, v.setAside(ctx, p, evs[0], err, last)
+	}
+	p.log.Warn("views: a run of events fails the same way each time; applying them one at a time", "first", evs[0].seq,
+		"last", evs[len(evs)-1].seq, "err", err)
+	applied := 0
+	for _, e := range evs {
+		n, o, err := v.applyRun(ctx, p, []decoded{e}, msgs, last)
+		if o == failed {
+			o = v.setAside(ctx, p, e, err, last)
+		}
+		if o != done {
+			return applied, o
+		}
+		applied += n
+	}
+	return applied, done
+}
+
+// permanentTries is how many times a run must fail the same permanent way
+// (permanent) before it is taken to fail for good.
+const permanentTries = 3
+
+// applyRun applies events in one batch, trying again until it is done or
+// the worker stops; a failure that is no passing one (permanent), met
+// permanentTries times in a row, ends it as failed, with the error.
+func (v *Views) applyRun(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg, last jetstream.Msg) (int, outcome, error) {
+	var b *batch
+	permanents := 0
+	for attempt := 0; ; attempt++ {
+		if o := v.ready(p, evs[0].seq, msgs); o != done {
+			return 0, o, nil
+		}
+		// In-flight work finishes on shutdown: the batch's writes are not
+		// cut off by ctx, only bounded in time.
+		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var err error
+		b, err = v.attempt(actx, p, b, evs)
+		cancel()
+		if err == nil {
+			return b.events, done, nil
+		}
+		switch {
+		case errors.Is(err, errConflict):
+			p.loaded = false
+			p.st.forgetAll()
+			permanents = 0
+		case permanent(err):
+			if permanents++; permanents >= permanentTries {
+				return 0, failed, err
+			}
+			fallthrough
+		default:
+			v.health.fail(partitionComponent(p.name), false)
+			v.store.CountError("apply")
+			p.log.Warn("views: applying events failed; retrying", "events", len(evs), "err", err)
+		}
+		if !retry.Apply.Sleep(ctx, attempt) {
+			return 0, stopping, nil // the events will be redelivered
+		}
+		_ = last.InProgress() // still ours: no redelivery while we retry
+	}
+}
+
+// ready says whether events from first on may be applied now: with
+// several processes, another's worker may hold earlier events of the
+// partition (see inOrder), and then these are sent back to wait for them.
+func (v *Views) ready(p *partition, first uint64, msgs []jetstream.Msg) outcome {
+	if v.opts.Exclusive {
+		return done
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ok, err := v.inOrder(ctx, p, first)
+	cancel()
+	if err == nil && !ok {
+		p.log.Debug("views: earlier events of the partition are in another worker's hands; these come again", "first", first, "checkpoint", p.seq)
+		for _, m := range msgs {
+			_ = m.NakWithDelay(ackWait / 4)
+		}
+		return sentBack
+	}
+	return done
+}
+
+// attempt is one try at a batch of events: applied in memory, their
+// webhooks handed to the outbox, written. b is the previous try's batch,
+// nil on the first.
+func (v *Views) attempt(ctx context.Context, p *partition, b *batch, evs []decoded) (*batch, error) {
+	// Nothing is made of an event before it is on disk: a view or a
+	// webhook delivery must not outlive, in a power cut, the event it
+	// came from.
+	if err := v.store.Durable(ctx, evs[len(evs)-1].seq); err != nil {
+		return b, err
+	}
+	if err := v.load(ctx, p); err != nil {
+		return b, err
+	}
+	if b == nil {
+		b = newBatch(ctx, p.st, v.opts.Rules, func(string) string { return p.name })
+		b.globals = v.Reader.globalWebhooks
+		b.inboxLive = v.store.InboxLive
+		if v.opts.Outbox == nil {
+			b.globals = nil
+		}
+	} else {
+		b = b.retry(ctx, p.st)
+	}
+	for _, e := range evs {
+		if e.seq <= p.seq {
+			continue // applied and checkpointed before: a redelivery
+		}
+		if err := b.apply(e.seq, e.subject, e.at, e.p); err != nil {
+			return b, fmt.Errorf("event %d (%s): %w", e.seq, e.p.EventType(), err)
+		}
+	}
+	if b.events == 0 {
+		return b, nil
+	}
+	if len(b.deliveries) > 0 {
+		if err := v.opts.Outbox.Enqueue(ctx, b.deliveries); err != nil {
+			return b, err
+		}
+	}
+	// Counted before the write shows: whoever saw the views catch up
+	// (WaitApplied, which the watcher wakes) finds the count including
+	// what it waited for. A write that fails takes its count back, and is
+	// tried again.
+	v.applied.Add(uint64(b.events))
+	if err := v.write(ctx, p, b); err != nil {
+		v.applied.Add(^uint64(b.events - 1))
+		return b, err
+	}
+	return b, nil
 }
 
 // inOrder reports whether the partition's events up to first are applied
@@ -329,26 +437,32 @@ func (v *Views) load(ctx context.Context, p *partition) error {
 func (v *Views) write(ctx context.Context, p *partition, b *batch) error {
 	ws, deltas := b.changes()
 	delta := deltas[p.name]
+	// The checkpoint never goes back: an event set aside, applied again
+	// later (aside.go), is behind it.
+	through := max(b.last, p.seq)
 	pending := p.pending
 	pending.Forget.Add(b.forget)
 	if !b.forget.Empty() {
-		pending.UpTo = max(pending.UpTo, b.last)
+		pending.UpTo = max(pending.UpTo, through)
 	}
 	var all []change
 	if !pending.Forget.Empty() || p.stored {
 		// Cleared (written empty) once done, so that a restart does not
 		// do it again.
-		pending.Seq = b.last
+		pending.Seq = through
 		all = append(all, change{key: pendingKey(p.name), rec: &pending, blind: true})
 	}
 	all = append(all, ws...)
+	if b.aside != nil {
+		all = append(all, change{key: asideKey(p.name), rec: b.aside, blind: true})
+	}
 	counts := p.counts
 	if counts != nil {
 		c := *counts
 		c.add(delta)
 		counts = &c
 	}
-	all = append(all, change{key: checkpointKey(p.name), rec: &Checkpoint{Meta: Meta{Seq: b.last}, Counts: counts}, blind: true})
+	all = append(all, change{key: checkpointKey(p.name), rec: &Checkpoint{Meta: Meta{Seq: through}, Counts: counts}, blind: true})
 	// Each rank's writes are pipelined, and a rank is sent only once every
 	// write of the ranks before it is stored. Pipelined, a write is stored
 	// even when one sent before it failed (its compare-and-swap lost to
@@ -367,7 +481,7 @@ func (v *Views) write(ctx context.Context, p *partition, b *batch) error {
 		}
 		all = all[n:]
 	}
-	p.seq, p.counts, p.pending, p.stored = b.last, counts, pending, !pending.Forget.Empty()
+	p.seq, p.counts, p.pending, p.stored = through, counts, pending, !pending.Forget.Empty()
 	v.metrics.pending(p.name, pending.Forget)
 	return nil
 }

@@ -50,6 +50,18 @@ func (s *Service) probe(ctx context.Context) []string {
 	return failing
 }
 
+// advise names, for /readyz, what the service serves around, ready all
+// the same: events the views set aside (every node names the same).
+func (s *Service) advise(ctx context.Context) []string {
+	actx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	notes, err := s.Views.SetAsideEvents(actx)
+	if err != nil {
+		return nil // the probe tells what fails
+	}
+	return notes
+}
+
 // watchDisk says in the log when the disk gets too full for new mail and
 // inboxes, and when room returns (the refusals themselves look at the disk
 // each time).

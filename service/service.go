@@ -297,7 +297,7 @@ func (s *Service) assemble(ctx context.Context, reg *prometheus.Registry, refine
 		refine(&s.Commands.Mail)
 	}
 	s.API = api.New(api.Deps{Config: s.Config, Store: s.Store, Views: s.Views.Reader,
-		Hooks: s.Hooks, Log: s.log, Metrics: reg, Probe: s.probe, Commands: s.Commands, Creates: creates,
+		Hooks: s.Hooks, Log: s.log, Metrics: reg, Probe: s.probe, Advise: s.advise, Commands: s.Commands, Creates: creates,
 		Version: s.version, PasswordCost: s.passwordCost})
 	if err := s.Commands.SyncDomains(ctx, cfg.Domains); err != nil {
 		return err
