@@ -73,7 +73,7 @@ type Config struct {
 	MaxWaitersPerClient int            // held long-polls and event streams of one client; 0: unlimited
 	MaxStreamAge        time.Duration  // an event stream ends after this, and the client resumes
 	CreateRatePerClient Rate           // inboxes and webhook subscriptions one client may create; zero: unlimited
-	LoginRatePerClient  Rate           // mail.tm logins one client may try; never zero (loginRate)
+	LoginRatePerClient  Rate           // mail.tm logins one client may try; Parse and Default never give zero (loginRate)
 	TrustedProxies      []netip.Prefix // reverse proxies whose X-Forwarded-For is believed; empty: none
 	// ReservedNames are names no inbox may have beyond the built-in role
 	// names (postmaster, admin, ...): the operator's own.
