@@ -42,8 +42,9 @@ func (s *Server) limitCreates(next http.Handler) http.Handler {
 }
 
 // limitLogins refuses a login (mail.tm's POST /token) beyond the
-// client's share, --create-rate-per-client's rate in a bucket of its own:
-// each costs a slow hash, and guessing a password takes many.
+// client's share, --login-rate-per-client: each costs a slow hash, and
+// guessing a password takes many. Its own flag, never unlimited, so that
+// lifting the creation limit (as load tests do) leaves logins bounded.
 func (s *Server) limitLogins(next http.Handler) http.Handler {
 	return s.limitBy(s.logins, "logins", next)
 }

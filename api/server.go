@@ -70,8 +70,8 @@ type Server struct {
 	// inbox may have.
 	commands *command.Commands
 	names    *tempmail.Names
-	// creates limits each client's creations, logins its logins (mail.tm's
-	// POST /token), at the same rate; nil: unlimited (creates.go).
+	// creates limits each client's creations (nil: unlimited), logins its
+	// logins (mail.tm's POST /token), each at its own rate (creates.go).
 	creates, logins *fairshare.Limiter
 	// downloads bounds the memory attachment downloads hold (downloads.go).
 	downloads downloads
@@ -96,7 +96,7 @@ func New(d Deps) *Server {
 	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, hooks: d.Hooks, log: d.Log,
 		metrics: d.Metrics, probe: d.Probe, advise: d.Advise, version: d.Version, stopping: make(chan struct{}),
 		waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
-		creates: d.Creates, logins: fairshare.New(d.Config.CreateRatePerClient), downloads: newDownloads(d.Config.MaxMessageBytes),
+		creates: d.Creates, logins: fairshare.New(d.Config.LoginRatePerClient), downloads: newDownloads(d.Config.MaxMessageBytes),
 		commands: d.Commands, names: tempmail.NewNames(d.Config.ReservedNames),
 		passwords: newPasswords(d.PasswordCost)}
 	if d.Commands != nil && d.Commands.Names != nil {

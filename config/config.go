@@ -73,6 +73,7 @@ type Config struct {
 	MaxWaitersPerClient int            // held long-polls and event streams of one client; 0: unlimited
 	MaxStreamAge        time.Duration  // an event stream ends after this, and the client resumes
 	CreateRatePerClient Rate           // inboxes and webhook subscriptions one client may create; zero: unlimited
+	LoginRatePerClient  Rate           // mail.tm logins one client may try; Parse and Default never give zero (loginRate)
 	TrustedProxies      []netip.Prefix // reverse proxies whose X-Forwarded-For is believed; empty: none
 	// ReservedNames are names no inbox may have beyond the built-in role
 	// names (postmaster, admin, ...): the operator's own.
@@ -196,7 +197,7 @@ func usageOrder() []string {
 		"replicas", "api-token", "read-key", "require-token", "anonymous", "anonymous-quota", "min-inbox-ttl",
 		"max-inbox-ttl", "token-inbox-ttl", "message-retention", "max-message-bytes", "max-messages-per-inbox",
 		"smtp-max-conns", "smtp-max-conns-per-ip", "smtp-max-inflight-bytes", "smtp-bytes-per-client", "max-waiters",
-		"max-waiters-per-client", "max-stream-age", "create-rate-per-client", "trusted-proxies", "reserved-names",
+		"max-waiters-per-client", "max-stream-age", "create-rate-per-client", "login-rate-per-client", "trusted-proxies", "reserved-names",
 		"webhook-retry-schedule", "catch-all-domains", "plus-addressing", "webhook-allow-private", "smtp-rate-per-ip",
 		"tls-cert", "tls-key", "hostname", "auth-checks", "dns-resolver",
 		"memory-limit", "min-free-disk", "log-level", "log-format", "access-log",

@@ -25,7 +25,7 @@ func TestDefaultsAreThoseOfAPIMD(t *testing.T) {
 		TokenInboxTTL: 24 * time.Hour, MessageRetention: 90 * 24 * time.Hour, MaxMessageBytes: 25 << 20,
 		MaxMessagesPerInbox: 1000, SMTPMaxConns: 1000, SMTPMaxConnsPerIP: 50, SMTPRatePerIP: 600, SMTPMaxInflightBytes: 256 << 20,
 		MaxWaiters: 10000, MaxWaitersPerClient: 100, MaxStreamAge: 30 * time.Minute,
-		CreateRatePerClient: Rate{N: 120, Per: time.Minute}, Replicas: 1, MemoryLimit: 1 << 30, MinFreeDisk: 256 << 20,
+		CreateRatePerClient: Rate{N: 120, Per: time.Minute}, LoginRatePerClient: Rate{N: 10, Per: time.Minute}, Replicas: 1, MemoryLimit: 1 << 30, MinFreeDisk: 256 << 20,
 		LogLevel: slog.LevelInfo, LogFormat: "text", AuthChecks: true, PlusAddressing: true, MCP: true, Compat: []string{"mailosaur", "mailslurp", "mailtm"},
 		SMTPBytesPerClient: ByteRate{Bytes: 1 << 30, Per: time.Hour}, MCPRatePerClient: Rate{N: 600, Per: time.Minute},
 		WebhookRetrySchedule: []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}}
@@ -102,6 +102,10 @@ func TestBadValuesStopWithOneLineNamingTheFlag(t *testing.T) {
 		{[]string{"--create-rate-per-client", "0/m"}, nil, "must be 0 (unlimited) or a count"},
 		{[]string{"--create-rate-per-client", "-5/s"}, nil, "must be 0 (unlimited) or a count"},
 		{[]string{"--mcp-rate-per-client", "fast"}, nil, "such as 120/m"},
+		{[]string{"--login-rate-per-client", "0"}, nil, `invalid --login-rate-per-client "0": must not be 0: logins are where passwords are guessed`},
+		{[]string{"--login-rate-per-client", "10"}, nil, "such as 10/m, 5/s or 1000/h"},
+		{[]string{"--login-rate-per-client", "0/m"}, nil, "from 1 to 1000000"},
+		{nil, map[string]string{"TEMPMAIL_LOGIN_RATE_PER_CLIENT": "10/d"}, `invalid TEMPMAIL_LOGIN_RATE_PER_CLIENT (--login-rate-per-client) "10/d": must be a count per second`},
 		{[]string{"--smtp-bytes-per-client", "1GiB"}, nil, "such as 1GiB/h or 50MiB/m"},
 		{[]string{"--smtp-bytes-per-client", "1gb/h"}, nil, "such as 1GiB/h"},
 		{[]string{"--smtp-bytes-per-client", "1KiB/s"}, nil, "at least 1MiB"},
@@ -355,6 +359,27 @@ func TestFairShareFlags(t *testing.T) {
 		if err != nil || c.CreateRatePerClient != want || c.CreateRatePerClient.String() != v {
 			t.Errorf("%s: %+v %v", v, c.CreateRatePerClient, err)
 		}
+	}
+}
+
+// --login-rate-per-client is a share of its own: --create-rate-per-client
+// 0, as load tests set it, leaves it as it was; its environment twin sets
+// it, and the flag wins.
+func TestLoginRateFlag(t *testing.T) {
+	t.Parallel()
+	c, err := Parse("serve", []string{"--create-rate-per-client", "0"}, env(nil), io.Discard)
+	if err != nil || c.LoginRatePerClient != (Rate{10, time.Minute}) || !c.CreateRatePerClient.Unlimited() {
+		t.Errorf("with creations unlimited: login rate %+v, %v", c.LoginRatePerClient, err)
+	}
+	for v, want := range map[string]Rate{"1/h": {1, time.Hour}, "5/s": {5, time.Second}, "1000000/m": {1_000_000, time.Minute}} {
+		c, err := Parse("serve", nil, env(map[string]string{"TEMPMAIL_LOGIN_RATE_PER_CLIENT": v}), io.Discard)
+		if err != nil || c.LoginRatePerClient != want || c.LoginRatePerClient.String() != v {
+			t.Errorf("%s: %+v %v", v, c.LoginRatePerClient, err)
+		}
+	}
+	c, err = Parse("serve", []string{"--login-rate-per-client=3/m"}, env(map[string]string{"TEMPMAIL_LOGIN_RATE_PER_CLIENT": "0"}), io.Discard)
+	if err != nil || c.LoginRatePerClient != (Rate{3, time.Minute}) {
+		t.Errorf("the flag must win over its twin: %+v %v", c.LoginRatePerClient, err)
 	}
 }
 

@@ -62,6 +62,9 @@ func httpOptions() []option {
 			c.CreateRatePerClient = r
 			return err
 		}},
+		{"login-rate-per-client", "10/m", "mail.tm logins (POST /compat/mailtm/token) one client may try, a share of its own: N/s, N/m or N/h (a bucket of N, refilled over the period); beyond, 429; 0 is not allowed", func(c *Config, v string) error {
+			return loginRate(&c.LoginRatePerClient, v)
+		}},
 		{"trusted-proxies", "", "reverse proxies (CIDRs or addresses, separated by commas) whose X-Forwarded-For names the client; empty: the header is ignored", func(c *Config, v string) error {
 			p, err := prefixes(v)
 			c.TrustedProxies = p
@@ -102,6 +105,22 @@ func httpOptions() []option {
 			return err
 		}},
 	}
+}
+
+// loginRate parses --login-rate-per-client: a Rate, but never 0. A login
+// is where a password is guessed, so no setting lifts the bound by
+// accident (as --create-rate-per-client 0, what load tests set, once did);
+// an operator who wants no bound in practice writes a high one.
+func loginRate(dst *Rate, v string) error {
+	r, err := ParseRate(v)
+	switch {
+	case err != nil:
+		return errors.New("must be a count per second, minute or hour, from 1 to 1000000, such as 10/m, 5/s or 1000/h")
+	case r.Unlimited():
+		return errors.New("must not be 0: logins are where passwords are guessed; a high rate such as 1000/s lifts the bound")
+	}
+	*dst = r
+	return nil
 }
 
 func secret(dst *string, v string) error {

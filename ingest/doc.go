@@ -13,7 +13,9 @@
 // (--smtp-bytes-per-client): beyond it a recipient is refused at RCPT
 // (452 4.3.1, when the budget cannot hold the SIZE= its MAIL FROM said
 // once more) or the whole message after its data (451 4.3.1), and nothing
-// of it is stored.
+// of it is stored. What it is refused is counted, by reason, every time,
+// but logged a few times only, per session and per client (refusals.go):
+// a client refused ten thousand times costs the log a few lines.
 //
 // This package never reads the event stream, writes views or stores
 // anything itself: it speaks SMTP and bounds its clients (limits.go,

@@ -20,6 +20,7 @@ import (
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/fairshare"
+	"tempmail/logs"
 	"tempmail/mailauth"
 	"tempmail/projections"
 )
@@ -64,6 +65,8 @@ type SMTPServer struct {
 	// stored is each client's budget of bytes stored (BytesPerClient);
 	// nil: unlimited.
 	stored *fairshare.Limiter
+	// refusals bounds the lines logged about refusals (refusals.go).
+	refusals *logs.Limiter
 	// ctx bounds every session's work; it ends when Shutdown gives up
 	// waiting for them.
 	ctx    context.Context
@@ -75,12 +78,10 @@ type SMTPServer struct {
 // NewSMTPServer returns a server delivering through c.
 func NewSMTPServer(c *command.Commands, cfg SMTPConfig) *SMTPServer {
 	s := &SMTPServer{c: c, data: newDataHistogram(), limits: newIPLimits(cfg.MaxConns, cfg.MaxConnsPerIP, cfg.RatePerIP), done: make(chan struct{}),
-		inflight: &byteBudget{max: cfg.MaxInflightBytes}, stored: fairshare.New(cfg.BytesPerClient.Rate())}
+		inflight: &byteBudget{max: cfg.MaxInflightBytes}, stored: fairshare.New(cfg.BytesPerClient.Rate()),
+		refusals: newRefusalLines()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.limits.onRefused = func(ip, why string) {
-		c.Metrics.Reject(command.RejectTooManyConn)
-		c.Log.Info("SMTP: rejected", "reason", command.RejectTooManyConn, "reply", 421, "client", ip, "detail", why)
-	}
+	s.limits.onRefused = s.refusedConnection
 	srv := smtp.NewServer(s)
 	srv.Addr = cfg.Addr
 	srv.Domain = c.Mail.Hostname
@@ -175,6 +176,9 @@ type session struct {
 	// size (SIZE=); 0 when it did not.
 	size  int64
 	rcpts []*projections.Inbox
+
+	// lines is what the session logged of its refusals (refusals.go).
+	lines sessionLines
 }
 
 var (
@@ -199,28 +203,6 @@ var (
 	errClientBytesData = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Too much mail stored for your address, try again later"}
 )
 
-// refuse counts a refusal and logs it with its reason and the client's
-// address; never the recipient's: a family B address is all it takes to
-// read its mailbox.
-func (s *session) refuse(reason string, reply error, cause error) error {
-	s.srv.c.Metrics.Reject(reason)
-	s.logRefusal(reason, reply, cause)
-	return reply
-}
-
-func (s *session) logRefusal(reason string, reply error, cause error) {
-	code := 0
-	var se *smtp.SMTPError
-	if errors.As(reply, &se) {
-		code = se.Code
-	}
-	if cause != nil {
-		s.srv.c.Log.Warn("SMTP: rejected", "reason", reason, "reply", code, "client", s.ip, "err", cause)
-		return
-	}
-	s.srv.c.Log.Info("SMTP: rejected", "reason", reason, "reply", code, "client", s.ip)
-}
-
 func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	if !s.srv.limits.allowMessage(clientKey(s.ip), time.Now()) {
 		return s.refuse(command.RejectRateLimited, errRate, nil)
@@ -235,10 +217,7 @@ func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 }
 
 // client is the key the session's client is counted under.
-func (s *session) client() netip.Prefix {
-	a, _ := netip.ParseAddr(s.ip)
-	return fairshare.Key(a)
-}
+func (s *session) client() netip.Prefix { return keyOf(s.ip) }
 
 func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	ctx, cancel := context.WithTimeout(s.srv.ctx, 5*time.Second)
@@ -371,6 +350,7 @@ func (s *session) protocol() string {
 
 func (s *session) Logout() error {
 	s.cancel()
+	s.logUnlogged()
 	return nil
 }
 

@@ -6,6 +6,12 @@
 // Every package logs through the *slog.Logger it is handed; none builds its
 // own handler or writes to stderr directly, so one flag changes every line.
 //
+// What a client can make happen once a request, such as a refused
+// recipient, is counted by a metric and logged a few times only: a Limiter
+// bounds the lines about each client and about all of them, and the next
+// line written says how many were left out. One client's flood then costs
+// the log a few lines, not one a request.
+//
 // No line may carry a secret: the API token, the read key, an inbox token
 // (family C paths hold one, so requests are logged by route pattern, never
 // by path) or a webhook secret. The one exception is the start-up line that
