@@ -153,11 +153,7 @@ func (s *Server) mailosaurLimits(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return err
 			}
-			servers, err := s.mailosaurServerDomains(r)
-			if err != nil {
-				return err
-			}
-			out.Servers = mailosaurLimit{Limit: mailosaurMaxServers, Current: int64(len(servers))}
+			out.Servers = mailosaurLimit{Limit: command.MaxTenantServers, Current: t.Servers}
 			out.Email = mailosaurLimit{Limit: t.Quota.MessagesPerDay, Current: use.MessagesToday}
 			return nil
 		}()

@@ -26,9 +26,6 @@ import (
 
 const (
 	mailosaurIDLen = 8
-	// mailosaurMaxServers bounds a tenant's servers: each is an entry of
-	// the one domain list every node reads.
-	mailosaurMaxServers = 100
 	// mailosaurMaxInboxes bounds the inboxes of a server looked at by
 	// one list or search, newest first: those of the last hour (the
 	// catch-all lifetime) but for the busiest servers.
@@ -77,11 +74,14 @@ func validServerID(id string) bool {
 // mailosaurServerDomains are the key's tenant's servers, in the order
 // they were made.
 func (s *Server) mailosaurServerDomains(r *http.Request) ([]projections.Domain, error) {
-	list, _, err := s.views.Domains(r.Context())
+	owner := credentialFrom(r).owner()
+	if owner == "" {
+		return nil, nil
+	}
+	list, err := s.views.TenantDomains(r.Context(), owner, false)
 	if err != nil {
 		return nil, err
 	}
-	owner := credentialFrom(r).owner()
 	var out []projections.Domain
 	for _, d := range list {
 		if s.mailosaurServerID(d, owner) != "" {
@@ -112,29 +112,26 @@ func (s *Server) mailosaurServerDomain(r *http.Request, id string) (projections.
 }
 
 // mailosaurServerInboxes are the live inboxes on server domain d, newest
-// first, at most max of them (0: all).
+// first, at most max of them (0: all), among the newest of its tenant's
+// inboxes (tenantScanMax).
 func (s *Server) mailosaurServerInboxes(r *http.Request, d projections.Domain, max int) ([]*projections.Inbox, error) {
-	t, err := s.views.Tenant(r.Context(), d.TenantID)
-	if err != nil {
-		return nil, err
-	}
 	now := time.Now()
 	var out []*projections.Inbox
-	for i := len(t.Inboxes) - 1; i >= 0 && (max == 0 || len(out) < max); i-- { // claimed oldest first
-		ti := &t.Inboxes[i]
+	err := s.tenantInboxes(r.Context(), d.TenantID, func(ti projections.TenantInbox) (bool, error) {
 		if !ti.Live(now) || !strings.HasSuffix(ti.Address, "@"+d.Name) {
-			continue
+			return true, nil
 		}
 		in, err := s.views.Inbox(r.Context(), ti.ID)
 		if tempmail.KindOf(err) == tempmail.NotFound || err == nil && !in.Live(now) {
-			continue // ended as the list was read
+			return true, nil // ended as the list was read
 		}
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		out = append(out, in)
-	}
-	return out, nil
+		return max == 0 || len(out) < max, nil
+	})
+	return out, err
 }
 
 // mailosaurServerOut is d as the SDK reads a server: with the messages of
@@ -201,17 +198,13 @@ func (s *Server) mailosaurCreateServer(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		owner, err = s.inboxOwner(r) // a key's tenant: the credential takes nothing else
 	}
-	var list []projections.Domain
-	if err == nil {
-		list, err = s.mailosaurServerDomains(r)
-	}
-	if err == nil && len(list) >= mailosaurMaxServers {
-		err = tempmail.Errorf(tempmail.Forbidden, "this tenant has %d servers, the most it may have", mailosaurMaxServers)
-	}
+	// At most command.MaxTenantServers: claimed against the tenant's
+	// count as the domain is added, so that racing creations never pass
+	// it.
 	var d projections.Domain
 	for try := 0; err == nil && try < 3; try++ {
 		d, err = s.commands.AddDomain(r.Context(), command.DomainSpec{Name: newServerID() + s.mailosaurDomainSuffix(),
-			TenantID: owner, CatchAll: true, Label: name})
+			TenantID: owner, CatchAll: true, Label: name, Server: true})
 		if tempmail.KindOf(err) != tempmail.Conflict {
 			break
 		}

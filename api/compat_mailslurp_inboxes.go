@@ -139,7 +139,7 @@ func (s *Server) mailslurpAddress(r *http.Request, opts mailslurpInboxOptions) (
 		return "", projections.Domain{}, tempmail.Errorf(tempmail.Invalid, "Domain not found or inactive")
 	}
 	domain = strings.ToLower(domain)
-	dom, err := s.activeDomain(r, func(d projections.Domain) bool { return d.Name == domain })
+	dom, err := s.activeDomainNamed(r, domain)
 	return local, dom, asInvalid(err, "Domain not found or inactive: "+domain)
 }
 
@@ -168,19 +168,23 @@ func (s *Server) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
 	}
 	now := time.Now()
 	page := []mailslurpInboxDto{}
-	for i := len(t.Inboxes) - 1; i >= 0 && len(page) < size; i-- { // claimed oldest first
-		if !t.Inboxes[i].Live(now) {
-			continue
+	err = s.tenantInboxes(r.Context(), t.ID, func(ti projections.TenantInbox) (bool, error) {
+		if !ti.Live(now) {
+			return true, nil
 		}
-		in, err := s.views.Inbox(r.Context(), t.Inboxes[i].ID)
+		in, err := s.views.Inbox(r.Context(), ti.ID)
 		if tempmail.KindOf(err) == tempmail.NotFound || err == nil && !in.Live(now) {
-			continue // ended as the list was read
+			return true, nil // ended as the list was read
 		}
 		if err != nil {
-			s.mailslurpFail(w, r, err)
-			return
+			return false, err
 		}
 		page = append(page, toMailSlurpInbox(in))
+		return len(page) < size, nil
+	})
+	if err != nil {
+		s.mailslurpFail(w, r, err)
+		return
 	}
 	writePage(w, len(page), func(i int) any { return page[i] })
 }

@@ -29,28 +29,35 @@ func (s *Server) catchAllNamed(ctx context.Context, name string) bool {
 	if slices.Contains(s.cfg.CatchAllDomains, name) {
 		return true
 	}
-	named := func(d projections.Domain) bool { return d.Name == name }
-	list, err := s.domainsWith(ctx, named)
+	d, err := s.domainNamed(ctx, name)
 	if err != nil {
-		return true // unknown: the stricter answer
+		return tempmail.KindOf(err) != tempmail.NotFound // unknown: the stricter answer
 	}
-	i := slices.IndexFunc(list, named)
-	return i >= 0 && list[i].CatchAll
+	return d.CatchAll
 }
 
-// domainsWith returns the domains as this process's views hold them, or,
-// when none of them is one found looks for, as the views' bucket itself
-// holds them (projections.Reader.LatestDomains): a domain added through
-// another process is there once its addition returned, while this
-// process's watcher may still be bringing it (it can be seconds behind, a
-// process that was paused). Read-your-writes, as the recipient check
-// (package command) reads domains for mail.
-func (s *Server) domainsWith(ctx context.Context, found func(projections.Domain) bool) ([]projections.Domain, error) {
-	list, _, err := s.views.Domains(ctx)
-	if err != nil || slices.ContainsFunc(list, found) {
-		return list, err
+// domainNamed returns the live domain of a name as this process's views
+// hold it, or, when they do not, as the views' bucket itself holds it
+// (projections.Reader.LatestDomainByName): a domain added through another
+// process is there once its addition returned, while this process's
+// watcher may still be bringing it (it can be seconds behind, a process
+// that was paused). Read-your-writes, as the recipient check (package
+// command) reads domains for mail.
+func (s *Server) domainNamed(ctx context.Context, name string) (*projections.Domain, error) {
+	d, err := s.views.DomainByName(ctx, name)
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		d, err = s.views.LatestDomainByName(ctx, name)
 	}
-	return s.views.LatestDomains(ctx)
+	return d, err
+}
+
+// domainOfID is domainNamed for a domain known by its id.
+func (s *Server) domainOfID(ctx context.Context, id int) (*projections.Domain, error) {
+	d, err := s.views.DomainByID(ctx, id)
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		d, err = s.views.LatestDomainByID(ctx, id)
+	}
+	return d, err
 }
 
 // usable reports whether c may make inboxes on d: a public domain anyone,
@@ -58,10 +65,6 @@ func (s *Server) domainsWith(ctx context.Context, found func(projections.Domain)
 func (c credential) usable(d projections.Domain) bool {
 	return d.TenantID == "" || c.owner() == d.TenantID
 }
-
-// listed reports whether c is shown d in a list of domains: where it may
-// make inboxes, and the admin every domain.
-func (c credential) listed(d projections.Domain) bool { return c.usable(d) || c.isAdmin() }
 
 type domainA struct {
 	ID       int    `json:"id"`
@@ -78,29 +81,48 @@ func (s *Server) domainOutA(d projections.Domain) domainA {
 }
 
 func (s *Server) domainsA(w http.ResponseWriter, r *http.Request) {
-	c := credentialFrom(r)
-	var list []projections.Domain
-	var err error
-	if c.admin || c.key != nil {
-		// The admin, and tenants, to whom the admin adds domains, read the
-		// list past this process's cache: one that another node just added
-		// is listed on every node once its addition returned. Keyless
-		// clients (the page, on every visit) take the cache's.
-		list, err = s.views.LatestDomains(r.Context())
-	} else {
-		list, _, err = s.views.Domains(r.Context())
-	}
+	list, err := s.domainsFor(r)
 	if err != nil {
 		writeError(w, r, s.log, familyA, err)
 		return
 	}
 	out := []domainA{}
 	for _, d := range list {
-		if d.Active && c.listed(d) {
-			out = append(out, s.domainOutA(d))
-		}
+		out = append(out, s.domainOutA(d))
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// domainsFor lists the domains r may make inboxes on, in id order: the
+// public ones, and a key's tenant's private ones; the admin, the public
+// ones and, with ?tenant=<id>, that tenant's. The admin, and tenants, to
+// whom the admin adds domains, read them past this process's cache: one
+// that another node just added is listed on every node once its addition
+// returned. Keyless clients (the page, on every visit) take the cache's.
+func (s *Server) domainsFor(r *http.Request) ([]projections.Domain, error) {
+	c := credentialFrom(r)
+	latest := c.admin || c.key != nil
+	list, err := s.views.PublicDomains(r.Context(), latest)
+	if err != nil {
+		return nil, err
+	}
+	tenant := c.owner()
+	if id := r.URL.Query().Get("tenant"); id != "" && c.isAdmin() {
+		if !validID(id) {
+			return nil, asNotFound(errNotFound, notFoundA)
+		}
+		tenant = strings.ToLower(id)
+	}
+	if tenant == "" {
+		return list, nil
+	}
+	private, err := s.views.TenantDomains(r.Context(), tenant, latest)
+	if err != nil {
+		return nil, err
+	}
+	list = append(slices.Clone(list), private...)
+	slices.SortFunc(list, func(a, b projections.Domain) int { return a.ID - b.ID })
+	return list, nil
 }
 
 // domainRequest is the body of POST /api/domains/.
@@ -185,33 +207,41 @@ func (s *Server) mxHost() string {
 	return s.cfg.Hostname
 }
 
-// activeDomain returns the first active domain that match accepts, of
-// those the request may make inboxes on: a private domain of another
-// tenant is not found, as one that does not exist.
-func (s *Server) activeDomain(r *http.Request, match func(projections.Domain) bool) (projections.Domain, error) {
-	c := credentialFrom(r)
-	found := func(d projections.Domain) bool { return d.Active && c.usable(d) && match(d) }
-	list, err := s.domainsWith(r.Context(), found)
-	if err != nil {
+// activeDomainNamed returns the live domain of a name that the request
+// may make inboxes on: a private domain of another tenant is not found,
+// as one that does not exist.
+func (s *Server) activeDomainNamed(r *http.Request, name string) (projections.Domain, error) {
+	d, err := s.domainNamed(r.Context(), name)
+	return s.usableDomain(r, d, err)
+}
+
+// activeDomainOfID is activeDomainNamed for a domain known by its id.
+func (s *Server) activeDomainOfID(r *http.Request, id int) (projections.Domain, error) {
+	d, err := s.domainOfID(r.Context(), id)
+	return s.usableDomain(r, d, err)
+}
+
+func (s *Server) usableDomain(r *http.Request, d *projections.Domain, err error) (projections.Domain, error) {
+	switch {
+	case tempmail.KindOf(err) == tempmail.NotFound:
+		return projections.Domain{}, errNotFound
+	case err != nil:
 		return projections.Domain{}, err
+	case !credentialFrom(r).usable(*d):
+		return projections.Domain{}, errNotFound
 	}
-	if i := slices.IndexFunc(list, found); i >= 0 {
-		return list[i], nil
-	}
-	return projections.Domain{}, errNotFound
+	return *d, nil
 }
 
 // defaultDomain is the first configured domain (family B's, and family C's
-// default), if it is active.
+// default), if it is live.
 func (s *Server) defaultDomain(r *http.Request) (projections.Domain, error) {
-	list, _, err := s.views.Domains(r.Context())
+	d, err := s.views.DomainByName(r.Context(), s.cfg.Domains[0])
+	if tempmail.KindOf(err) == tempmail.NotFound || err == nil && d.TenantID != "" {
+		return projections.Domain{}, tempmail.Errorf(tempmail.Invalid, "No domains available")
+	}
 	if err != nil {
 		return projections.Domain{}, err
 	}
-	for _, d := range list {
-		if d.Active && d.Name == s.cfg.Domains[0] {
-			return d, nil
-		}
-	}
-	return projections.Domain{}, tempmail.Errorf(tempmail.Invalid, "No domains available")
+	return *d, nil
 }

@@ -26,7 +26,18 @@ func (h *harness) addDomain(body string) map[string]any {
 // listsDomain reports whether GET /api/domains/, with headers, lists name.
 func (h *harness) listsDomain(name string, headers ...string) bool {
 	h.t.Helper()
-	r := h.do("GET", "/api/domains/", "", headers...)
+	return h.listsDomainOf("", name, headers...)
+}
+
+// listsDomainOf is listsDomain with ?tenant=tenant (the admin's: a
+// tenant's private domains beside the public ones).
+func (h *harness) listsDomainOf(tenant, name string, headers ...string) bool {
+	h.t.Helper()
+	path := "/api/domains/"
+	if tenant != "" {
+		path += "?tenant=" + tenant
+	}
+	r := h.do("GET", path, "", headers...)
 	if r.Status != http.StatusOK {
 		h.t.Fatalf("domains: %d %s", r.Status, r.Body)
 	}
@@ -125,8 +136,11 @@ func TestAPrivateDomainIsItsTenants(t *testing.T) {
 	}
 	id := strconv.Itoa(int(d["id"].(float64)))
 
-	if !h.listsDomain("a.example", asA...) || !h.listsDomain("a.example", admin...) {
-		t.Error("the private domain is not listed to its tenant or the admin")
+	if !h.listsDomain("a.example", asA...) || !h.listsDomainOf(a, "a.example", admin...) {
+		t.Error("the private domain is not listed to its tenant, or to the admin asking for the tenant's")
+	}
+	if h.listsDomain("a.example", admin...) {
+		t.Error("the private domain is listed to the admin among the public ones")
 	}
 	if h.listsDomain("a.example", asB...) || h.listsDomain("a.example") {
 		t.Error("the private domain is listed to another tenant or anonymously")

@@ -83,7 +83,7 @@ type mailtmAccountOut struct {
 // inbox may hold at most (0: no bound).
 func toMailTMAccount(in *projections.Inbox, quota int64, on bool) mailtmAccountOut {
 	return mailtmAccountOut{ld: ldOf(on, true, "Account", "/accounts/"+in.ID), ID: in.ID, Address: in.Address,
-		Quota: quota, Used: in.Bytes, CreatedAt: wire.Time(in.CreatedAt), UpdatedAt: wire.Time(in.CreatedAt)}
+		Quota: quota, Used: in.Held.Bytes, CreatedAt: wire.Time(in.CreatedAt), UpdatedAt: wire.Time(in.CreatedAt)}
 }
 
 type mailtmToken struct {

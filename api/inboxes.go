@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -89,7 +90,12 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyA, tempmail.Errorf(tempmail.Invalid, "ttl must be an integer between %d and %d", minTTL, maxTTL))
 		return
 	}
-	dom, err := s.activeDomain(r, func(d projections.Domain) bool { return int64(d.ID) == domainID })
+	var dom projections.Domain
+	if domainID < 1 || domainID > math.MaxInt32 {
+		err = errNotFound
+	} else {
+		dom, err = s.activeDomainOfID(r, int(domainID))
+	}
 	if err != nil {
 		writeError(w, r, s.log, familyA, asNotFound(err, "Domain not found or inactive"))
 		return
@@ -153,7 +159,7 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, familyB, err)
 		return
 	}
-	dom, err := s.activeDomain(r, func(d projections.Domain) bool { return d.Name == s.cfg.Domains[0] })
+	dom, err := s.activeDomainNamed(r, s.cfg.Domains[0])
 	if err != nil {
 		writeError(w, r, s.log, familyB, asInvalid(err, "No domains available"))
 		return
@@ -257,7 +263,7 @@ func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 	case len(body.Domain) > 253:
 		err = tempmail.Errorf(tempmail.Invalid, "Domain not found or inactive")
 	default:
-		dom, err = s.activeDomain(r, func(d projections.Domain) bool { return d.Name == body.Domain })
+		dom, err = s.activeDomainNamed(r, strings.ToLower(body.Domain))
 		err = asInvalid(err, "Domain not found or inactive")
 	}
 	if err != nil {

@@ -164,7 +164,9 @@ func (s *Server) credentialOf(r *http.Request) (credential, error) {
 	return credential{}, nil
 }
 
-// keyOf returns the live key that key is.
+// keyOf returns the live key that key is: one the views hold, unexpired,
+// and that the log does not refuse (its revocation or its tenant's
+// deletion stored, which the views may not have applied yet).
 func (s *Server) keyOf(ctx context.Context, key string) (*projections.KeyInfo, error) {
 	if !command.LooksLikeKey(key) {
 		return nil, errBadKey
@@ -177,6 +179,13 @@ func (s *Server) keyOf(ctx context.Context, key string) (*projections.KeyInfo, e
 	case err != nil:
 		return nil, err
 	case subtle.ConstantTimeCompare([]byte(k.Hash), []byte(hash)) != 1 || k.Expired(time.Now()):
+		return nil, errBadKey
+	}
+	refused, err := s.commands.KeyRefused(ctx, &k.KeyInfo)
+	switch {
+	case err != nil:
+		return nil, err
+	case refused:
 		return nil, errBadKey
 	}
 	return &k.KeyInfo, nil

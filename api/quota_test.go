@@ -156,7 +156,7 @@ func TestSubscriptionsStopAtTheTenantsWebhookQuota(t *testing.T) {
 	}
 	h.expect(subscribe(inboxes[0]), http.StatusForbidden, `{"error":"quota exceeded: webhooks 2 of 2"}`)
 	h.expect(h.do("GET", "/api/usage/", "", as...), http.StatusOK,
-		`{"inboxes":{"current":2,"limit":5000},"messages_today":{"current":0,"limit":0},"storage_bytes":{"current":0,"limit":0},"webhooks":{"current":2,"limit":2}}`)
+		`{"inboxes":{"current":2,"limit":0},"messages_today":{"current":0,"limit":0},"storage_bytes":{"current":0,"limit":0},"webhooks":{"current":2,"limit":2}}`)
 
 	h.expect(h.do("DELETE", "/inboxes/"+tokens[0]+"/webhooks/"+subs[0]+"/", "", as...), http.StatusNoContent, "")
 	if r := subscribe(inboxes[0]); r.Status != http.StatusCreated {

@@ -55,11 +55,15 @@ type keyOut struct {
 func tenantOutOf(t *projections.Tenant, domains []projections.Domain) tenantOut {
 	out := tenantOut{ID: t.ID, Name: t.Name, Quota: quotaOut(t.Quota), Domains: []string{}, CreatedAt: wire.Time(t.CreatedAt)}
 	for _, d := range domains {
-		if d.Active && d.TenantID == t.ID {
-			out.Domains = append(out.Domains, d.Name)
-		}
+		out.Domains = append(out.Domains, d.Name)
 	}
 	return out
+}
+
+// tenantOut is t as answers show it, with its private domains (one read).
+func (s *Server) tenantOut(r *http.Request, t *projections.Tenant) (tenantOut, error) {
+	domains, err := s.views.TenantDomains(r.Context(), t.ID, true)
+	return tenantOutOf(t, domains), err
 }
 
 func keyOutOf(k *projections.KeyInfo) keyOut {
@@ -79,7 +83,7 @@ const (
 
 // maxQuota bounds each quota, far above any real use, so that sums and
 // comparisons stay well within int64.
-var maxQuota = quotaOut{Inboxes: projections.MaxTenantInboxes, MessagesPerDay: 1_000_000_000, StorageBytes: 1 << 50, Webhooks: 100_000}
+var maxQuota = quotaOut{Inboxes: 1_000_000_000, MessagesPerDay: 1_000_000_000, StorageBytes: 1 << 50, Webhooks: 100_000}
 
 // checkName checks a tenant's or a key's name: 1 to 64 bytes of letters,
 // digits, space, '.', '_' and '-', not beginning or ending with a space.
@@ -213,20 +217,22 @@ func (s *Server) listTenantsA(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		list, err = s.views.Tenants(r.Context())
 	}
-	var domains []projections.Domain
-	if err == nil {
-		domains, _, err = s.views.Domains(r.Context())
+	if name != "" {
+		list = slices.DeleteFunc(list, func(t *projections.Tenant) bool { return t.Name != name })
+	}
+	total := len(list)
+	list = list[min(q.Offset, len(list)):]
+	list = list[:min(q.Limit, len(list))]
+	out := make([]tenantOut, len(list))
+	for i := 0; err == nil && i < len(list); i++ {
+		out[i], err = s.tenantOut(r, list[i])
 	}
 	if err != nil {
 		writeError(w, r, s.log, familyA, err)
 		return
 	}
-	if name != "" {
-		list = slices.DeleteFunc(list, func(t *projections.Tenant) bool { return t.Name != name })
-	}
-	w.Header().Set("X-Total-Count", strconv.Itoa(len(list)))
-	list = list[min(q.Offset, len(list)):]
-	writePage(w, min(q.Limit, len(list)), func(i int) any { return tenantOutOf(list[i], domains) })
+	w.Header().Set("X-Total-Count", strconv.Itoa(total))
+	writePage(w, len(out), func(i int) any { return out[i] })
 }
 
 // tenantID resolves the {tenant} path parameter: a malformed one is no
@@ -296,15 +302,15 @@ func (s *Server) deleteTenantA(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) answerTenant(w http.ResponseWriter, r *http.Request, status int, t *projections.Tenant, err error) {
-	var domains []projections.Domain
+	var out tenantOut
 	if err == nil {
-		domains, _, err = s.views.Domains(r.Context())
+		out, err = s.tenantOut(r, t)
 	}
 	if err != nil {
 		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
 		return
 	}
-	writeJSON(w, status, tenantOutOf(t, domains))
+	writeJSON(w, status, out)
 }
 
 // keyRequest is the body of POST /api/tenants/{tenant}/keys/.

@@ -280,7 +280,7 @@ func TestADeletionCutShortIsFinishedByAnother(t *testing.T) {
 	if r := h.do("GET", "/inboxes/"+token+"/", ""); r.Status != http.StatusOK {
 		t.Fatalf("the inbox the cut left: %d %s", r.Status, r.Body)
 	}
-	if r := h.do("GET", "/api/domains/", "", admin...); !strings.Contains(string(r.Body), "mail.cut.test") {
+	if r := h.do("GET", "/api/domains/?tenant="+id, "", admin...); !strings.Contains(string(r.Body), "mail.cut.test") {
 		t.Fatalf("the domain the cut left: %s", r.Body)
 	}
 

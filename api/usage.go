@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,8 +13,31 @@ import (
 
 // What a tenant's key sees of its tenant: its inboxes, listed (GET
 // /api/inboxes/ without email=, which is the admin's lookup by address),
-// and its usage against its quota (GET /api/usage/). Both read the
-// tenant's entry, which counts its inboxes (projections.Tenant).
+// and its usage against its quota (GET /api/usage/). The list is read a
+// page at a time, newest first, and no request looks at more than the
+// newest tenantScanMax inboxes, however many the tenant has; the count
+// is the tenant's entry's (projections.Tenant.Live).
+
+// tenantScanMax bounds the inboxes of a tenant one request looks at:
+// deeper pages and filters over more are refused, or say so.
+const tenantScanMax = 10_000
+
+// tenantInboxes calls visit with a tenant's inboxes, newest first, until
+// it returns false or an error, or tenantScanMax were visited.
+func (s *Server) tenantInboxes(ctx context.Context, tenant string, visit func(projections.TenantInbox) (bool, error)) error {
+	n := 0
+	var failed error
+	err := s.views.TenantInboxes(ctx, tenant, func(in projections.TenantInbox) bool {
+		n++
+		more, err := visit(in)
+		failed = err
+		return more && err == nil && n < tenantScanMax
+	})
+	if failed != nil {
+		return failed
+	}
+	return err
+}
 
 // keyTenant returns the tenant asked about: the admin's ?tenant=<id>,
 // else the tenant of the request's key; a request without either has none
@@ -72,33 +96,53 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		address, after, err = inboxFilters(r)
 	}
+	if err == nil && q.Offset+q.Limit > tenantScanMax {
+		err = tempmail.Errorf(tempmail.Invalid, "a tenant's inboxes are listed %d deep at most (offset plus limit): narrow the list with created_after",
+			tenantScanMax)
+	}
 	if err != nil {
 		writeError(w, r, s.log, familyA, err)
 		return
 	}
 	now := time.Now()
-	var match []projections.TenantInbox
-	for i := len(t.Inboxes) - 1; i >= 0; i-- { // claimed oldest first
-		in := t.Inboxes[i]
-		if in.Live(now) && strings.Contains(in.Address, address) && in.CreatedAt.After(after) {
-			match = append(match, in)
-		}
-	}
-	w.Header().Set("X-Total-Count", strconv.Itoa(len(match)))
+	filtered := address != "" || !after.IsZero()
+	matched := 0 // beyond the offset, counted for X-Total-Count when filtered
 	page := []inboxA{}
-	for i := q.Offset; i < len(match) && len(page) < q.Limit; i++ {
-		in, err := s.views.Inbox(r.Context(), match[i].ID)
+	err = s.tenantInboxes(r.Context(), t.ID, func(ti projections.TenantInbox) (bool, error) {
+		if !ti.CreatedAt.After(after) {
+			return false, nil // newest first: the rest are older still
+		}
+		if !ti.Live(now) || !strings.Contains(ti.Address, address) {
+			return true, nil
+		}
+		matched++
+		if matched <= q.Offset {
+			return true, nil
+		}
+		if len(page) >= q.Limit {
+			return filtered, nil // counted on, when a filter asks for a count
+		}
+		in, err := s.views.Inbox(r.Context(), ti.ID)
 		if tempmail.KindOf(err) == tempmail.NotFound || err == nil && !in.Live(now) {
-			continue // ended as the list was read
+			return true, nil // ended as the list was read
 		}
 		if err != nil {
-			writeError(w, r, s.log, familyA, err)
-			return
+			return false, err
 		}
 		a := toInboxA(in)
 		a.EmailCount = &in.Count
 		page = append(page, a)
+		return true, nil
+	})
+	if err != nil {
+		writeError(w, r, s.log, familyA, err)
+		return
 	}
+	total := t.Live
+	if filtered {
+		total = int64(matched) // among the newest tenantScanMax
+	}
+	w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
 	writePage(w, len(page), func(i int) any { return page[i] })
 }
 
@@ -147,7 +191,7 @@ func (s *Server) usageA(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, usage{
-		Inboxes:       usageOf{Current: t.LiveInboxes(now), Limit: t.InboxLimit()},
+		Inboxes:       usageOf{Current: t.Live, Limit: t.Quota.Inboxes},
 		MessagesToday: usageOf{Current: use.MessagesToday, Limit: t.Quota.MessagesPerDay},
 		StorageBytes:  usageOf{Current: use.StorageBytes, Limit: t.Quota.StorageBytes},
 		Webhooks:      usageOf{Current: use.Webhooks, Limit: t.Quota.Webhooks},

@@ -32,17 +32,11 @@ func start(t *testing.T, with ...func(*config.Config)) *service.Service {
 // domain returns the active domain of svc named name.
 func domain(t *testing.T, svc *service.Service, name string) projections.Domain {
 	t.Helper()
-	list, _, err := svc.Views.Domains(t.Context())
+	d, err := svc.Views.DomainByName(t.Context(), name)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("domain %s: %v", name, err)
 	}
-	for _, d := range list {
-		if d.Name == name && d.Active {
-			return d
-		}
-	}
-	t.Fatalf("no active domain %s among %v", name, list)
-	return projections.Domain{}
+	return *d
 }
 
 // newInbox makes a family C inbox named local (random if empty) on the

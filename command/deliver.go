@@ -3,6 +3,7 @@ package command
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -89,15 +90,43 @@ func (c *Commands) Deliver(ctx context.Context, env Envelope, raw []byte, client
 		if len(ds) == 0 {
 			return out, nil
 		}
+		// The copies to tenants with a mail quota are claimed against it
+		// as they are stored (quotas.go).
+		turns, ok, err := c.claimMail(ctx, recipients, ds, fresh)
+		if errors.Is(err, ErrOverQuota) {
+			c.Metrics.Reject(RejectQuota)
+			return Delivered{}, err
+		}
+		if err != nil {
+			c.Metrics.Reject(RejectUnavailable)
+			return Delivered{}, err
+		}
+		if !ok {
+			if !retry.Race.Sleep(ctx, attempt) {
+				return Delivered{}, tempmail.Wrap(tempmail.Unavailable, ctx.Err(), "the views did not catch up in time; try again")
+			}
+			continue
+		}
 		// What storing it writes, about: each copy's event (and raw
 		// object), and the views' entry of its inbox.
 		release, err := c.Disk.Reserve(int64(len(ds)) * (int64(len(raw)) + 16<<10))
 		if err != nil {
+			turns()
 			c.Metrics.Reject(RejectDiskFull)
 			return Delivered{}, err
 		}
 		acks, err := c.Store.AppendMail(ctx, ds)
 		release()
+		turns()
+		if tempmail.KindOf(err) == tempmail.Conflict {
+			// A tenant's count moved on (another claim first), or an inbox
+			// ended: look at both again.
+			if !retry.Race.Sleep(ctx, attempt) {
+				return Delivered{}, err
+			}
+			recipients = c.stillLive(ctx, recipients)
+			continue
+		}
 		if tempmail.KindOf(err) == tempmail.NotFound && attempt < 3 {
 			// An inbox ended between RCPT and now, or its lifecycle moved
 			// on: look again, once the views have caught up, and deliver

@@ -8,10 +8,23 @@ import (
 	"tempmail/projections"
 )
 
+// shownDomain is what a domain shows of itself: its fields but those the
+// views keep for the log (its events, its claim).
+type shownDomain struct {
+	ID                    int
+	Name, TenantID, Label string
+	Active, API, CatchAll bool
+}
+
+func shown(d projections.Domain) shownDomain {
+	return shownDomain{ID: d.ID, Name: d.Name, Active: d.Active, API: d.API, TenantID: d.TenantID, CatchAll: d.CatchAll, Label: d.Label}
+}
+
 // TestDomainLabelsAndRemoval: a domain added with a label keeps it; a
 // relabel changes the label alone, on every field the views keep, and
 // survives SyncDomains (the domain was added at runtime); a removed
-// domain is inactive, and neither relabelled nor removed again.
+// domain is gone, neither relabelled nor removed again, and its name is
+// free for a new domain, of a new id.
 func TestDomainLabelsAndRemoval(t *testing.T) {
 	t.Parallel()
 	svc := start(t)
@@ -25,33 +38,43 @@ func TestDomainLabelsAndRemoval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := projections.Domain{ID: d.ID, Name: "ab12cd34.tempmail.test", Active: true, API: true, TenantID: tenant.ID,
+	want := shownDomain{ID: d.ID, Name: "ab12cd34.tempmail.test", Active: true, API: true, TenantID: tenant.ID,
 		CatchAll: true, Label: "Checkout tests"}
-	if got := domain(t, svc, "ab12cd34.tempmail.test"); got != want || d != want {
+	if got := shown(domain(t, svc, "ab12cd34.tempmail.test")); got != want || shown(d) != want {
 		t.Fatalf("added %+v, views %+v, want %+v", d, got, want)
 	}
 	renamed, err := svc.Commands.RelabelDomain(ctx, d.ID, "Renamed")
 	want.Label = "Renamed"
-	if err != nil || renamed != want {
+	if err != nil || shown(renamed) != want {
 		t.Fatalf("relabelled %+v, %v; want %+v", renamed, err, want)
 	}
 	if err := svc.Commands.SyncDomains(ctx, []string{"tempmail.test"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := domain(t, svc, "ab12cd34.tempmail.test"); got != want {
+	if got := shown(domain(t, svc, "ab12cd34.tempmail.test")); got != want {
 		t.Errorf("after SyncDomains %+v, want %+v", got, want)
+	}
+	if list, err := svc.Views.TenantDomains(ctx, tenant.ID, true); err != nil || len(list) != 1 || shown(list[0]) != want {
+		t.Errorf("the tenant's domains: %+v, %v", list, err)
 	}
 
 	if err := svc.Commands.RemoveDomain(ctx, d.ID); err != nil {
 		t.Fatal(err)
 	}
-	if list := domains(t, svc); len(list) != 2 || list[1].ID != d.ID || list[1].Active {
-		t.Errorf("removed, the domains are %+v", list)
+	if _, err := svc.Views.DomainByName(ctx, d.Name); tempmail.KindOf(err) != tempmail.NotFound {
+		t.Errorf("a removed domain by name: %v, want NotFound", err)
+	}
+	if list, err := svc.Views.TenantDomains(ctx, tenant.ID, true); err != nil || len(list) != 0 {
+		t.Errorf("removed, the tenant's domains are %+v, %v", list, err)
 	}
 	if _, err := svc.Commands.RelabelDomain(ctx, d.ID, "again"); tempmail.KindOf(err) != tempmail.NotFound {
 		t.Errorf("relabel of a removed domain: %v, want NotFound", err)
 	}
 	if err := svc.Commands.RemoveDomain(ctx, d.ID); tempmail.KindOf(err) != tempmail.NotFound {
 		t.Errorf("removing it again: %v, want NotFound", err)
+	}
+	again, err := svc.Commands.AddDomain(ctx, command.DomainSpec{Name: d.Name, TenantID: tenant.ID})
+	if err != nil || again.ID == d.ID {
+		t.Errorf("its name added again: %+v, %v; want a new domain", again, err)
 	}
 }

@@ -29,6 +29,7 @@ func (c *Commands) DeliverHandedOver(ctx context.Context, client string, to []st
 	}
 	var rcpts []*projections.Inbox
 	var addrs []string
+	pending := map[string]Pending{} // what this message brings each tenant, so far
 	for _, addr := range to {
 		// The caller holds the API token: it is the operator's relay,
 		// whose catch-all inboxes count against no client's share.
@@ -41,11 +42,15 @@ func (c *Commands) DeliverHandedOver(ctx context.Context, client string, to []st
 			c.Metrics.Reject(RejectNotServed)
 			continue
 		}
-		if err == nil {
+		known := err == nil && slices.ContainsFunc(rcpts, func(x *projections.Inbox) bool { return x.ID == in.ID })
+		if err == nil && !known {
 			// A recipient over its tenant's quota refuses the whole
 			// message (429), before any copy is stored: the caller tries
 			// it again whole, as an MTA would the one recipient.
-			err = c.MailQuota(ctx, in)
+			p := pending[in.TenantID]
+			err = c.MailQuota(ctx, in, int64(len(msg)), p)
+			p.Messages, p.Bytes = p.Messages+1, p.Bytes+int64(len(msg))
+			pending[in.TenantID] = p
 		}
 		if errors.Is(err, ErrOverQuota) {
 			c.Metrics.Reject(RejectQuota)
@@ -53,7 +58,7 @@ func (c *Commands) DeliverHandedOver(ctx context.Context, client string, to []st
 		if err != nil {
 			return Delivered{}, err
 		}
-		if !slices.ContainsFunc(rcpts, func(x *projections.Inbox) bool { return x.ID == in.ID }) {
+		if !known {
 			rcpts = append(rcpts, in)
 			addrs = append(addrs, in.Address)
 		}

@@ -120,16 +120,23 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 // takes those the count allows, one at a time, and the others, reading
 // the tenant again, find it full.
 func (c *Commands) createTenantInbox(ctx context.Context, ev events.InboxCreated, lifecycleSeq uint64) ([]events.Ack, error) {
-	tn, err := c.Views.Tenant(ctx, ev.TenantID)
+	tn, last, err := c.tenantNow(ctx, ev.TenantID)
 	if err != nil {
 		return nil, err
 	}
-	if live, limit := tn.LiveInboxes(time.Now()), tn.InboxLimit(); live >= limit {
-		c.Metrics.refused(tn.ID, "inboxes")
-		return nil, tempmail.Errorf(tempmail.Forbidden, "quota exceeded: inboxes %d of %d", live, limit)
+	if tn == nil {
+		return nil, errViewsBehind
 	}
-	return c.Store.CreateTenantInbox(ctx, ev, lifecycleSeq, tn.Seq)
+	if limit := tn.Quota.Inboxes; limit > 0 && tn.Live >= limit {
+		c.Metrics.refused(tn.ID, "inboxes")
+		return nil, tempmail.Errorf(tempmail.Forbidden, "quota exceeded: inboxes %d of %d", tn.Live, limit)
+	}
+	return c.Store.CreateTenantInbox(ctx, ev, lifecycleSeq, last)
 }
+
+// errViewsBehind: the views are still applying what a tenant's subject
+// holds; a Conflict, which the caller tries again.
+var errViewsBehind = tempmail.Errorf(tempmail.Conflict, "the tenant changed concurrently")
 
 // DeleteInbox ends an inbox for good, with all its mail. One that ended
 // meanwhile is of kind NotFound. An inbox of a tenant stops counting

@@ -59,20 +59,17 @@ func (c *Commands) Recipient(ctx context.Context, addr string) (*projections.Inb
 // a domain added through another process (AddDomain) takes mail here as
 // soon as its addition returned.
 func (c *Commands) served(ctx context.Context, domain string) (projections.Domain, error) {
-	find := func(list []projections.Domain) int {
-		return slices.IndexFunc(list, func(d projections.Domain) bool { return d.Active && d.Name == domain })
+	d, err := c.Views.DomainByName(ctx, domain)
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		d, err = c.Views.LatestDomainByName(ctx, domain)
 	}
-	list, _, err := c.Views.Domains(ctx)
-	if err == nil && find(list) < 0 {
-		list, err = c.Views.LatestDomains(ctx)
-	}
-	if err != nil {
+	switch {
+	case tempmail.KindOf(err) == tempmail.NotFound:
+		return projections.Domain{}, ErrNotServed
+	case err != nil:
 		return projections.Domain{}, err
 	}
-	if i := find(list); i >= 0 {
-		return list[i], nil
-	}
-	return projections.Domain{}, ErrNotServed
+	return *d, nil
 }
 
 // live returns the live inbox that holds addr, or ErrNoMailbox.

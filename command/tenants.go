@@ -7,7 +7,6 @@ import (
 	"encoding/base32"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -82,18 +81,19 @@ func (c *Commands) SetAnonymousQuota(ctx context.Context, q events.Quota) error 
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	return again(ctx, 10, func(int) (bool, error) {
-		tn, err := c.Views.Tenant(ctx, AnonymousTenant)
+		tn, seq, err := c.tenantNow(ctx, AnonymousTenant)
 		var p events.Payload
-		var seq uint64
 		switch {
 		case tempmail.KindOf(err) == tempmail.NotFound:
-			p = events.TenantCreated{TenantID: AnonymousTenant, Name: "anonymous", Quota: q, CreatedAt: time.Now().UTC()}
+			p, seq = events.TenantCreated{TenantID: AnonymousTenant, Name: "anonymous", Quota: q, CreatedAt: time.Now().UTC()}, 0
 		case err != nil:
 			return false, err
+		case tn == nil:
+			return false, nil // the views are behind the tenant's subject
 		case tn.Quota == q:
 			return true, nil
 		default:
-			p, seq = events.TenantChanged{TenantID: AnonymousTenant, Name: tn.Name, Quota: q}, tn.Seq
+			p = events.TenantChanged{TenantID: AnonymousTenant, Name: tn.Name, Quota: q}
 		}
 		ack, err := c.Store.AppendTenantEvent(ctx, p, seq)
 		if tempmail.KindOf(err) == tempmail.Conflict {
@@ -122,18 +122,12 @@ func (c *Commands) CreateTenant(ctx context.Context, spec TenantSpec) (*projecti
 		return nil, err
 	}
 	defer release()
-	if len(spec.Domains) > 0 {
-		// Refused before the tenant is made, so that a name taken makes
-		// nothing; a name taken between here and its addition below is
-		// refused there, the tenant made.
-		list, _, err := c.Views.Domains(ctx)
-		if err != nil {
+	// Refused before the tenant is made, so that a name taken makes
+	// nothing; a name taken between here and its addition below is
+	// refused there, the tenant made.
+	for _, name := range spec.Domains {
+		if _, err := c.domainFree(ctx, name); err != nil {
 			return nil, err
-		}
-		for _, d := range list {
-			if d.Active && slices.Contains(spec.Domains, d.Name) {
-				return nil, tempmail.Errorf(tempmail.Conflict, "domain %s exists already", d.Name)
-			}
 		}
 	}
 	ev := events.TenantCreated{TenantID: uuid.NewString(), Name: spec.Name, Quota: spec.Quota, CreatedAt: time.Now().UTC()}
@@ -165,22 +159,28 @@ func (c *Commands) ChangeTenant(ctx context.Context, id string, change func(Tena
 	return c.Views.Tenant(ctx, id)
 }
 
-// DeleteTenant ends a tenant: its keys are refused once this returns, and
-// its inboxes are ended with their mail, each as DeleteInbox ends one, and
-// its private domains deactivated.
+// DeleteTenant ends a tenant: its keys are refused once its deletion is
+// stored (the log refuses them: events.Store.KeyRefused), and its inboxes
+// are ended with their mail, each as DeleteInbox ends one, and its private
+// domains deactivated.
 //
-// The inboxes and domains end by events of their own, after the tenant's:
-// a process stopped between them leaves some behind. The tenant's entry is
-// gone by then, so a deletion of a tenant that no longer exists but left
-// inboxes or active domains finishes the job (an operator's retry of a
-// DELETE that got no answer), and is NotFound once nothing is left.
+// The deletion expects nothing of the tenant's subject: it is final, and
+// views that lag (or a partition held up) do not hold it up. The inboxes
+// and domains end by events of their own, after the tenant's: a process
+// stopped between them leaves some behind. The tenant's entry is gone by
+// then, so a deletion of a tenant that no longer exists but left inboxes
+// or active domains finishes the job (an operator's retry of a DELETE
+// that got no answer), and is NotFound once nothing is left.
 func (c *Commands) DeleteTenant(ctx context.Context, id string) error {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	err := c.onTenant(ctx, id, func(*projections.Tenant) (events.Payload, error) {
-		return events.TenantDeleted{TenantID: id}, nil
-	})
-	if tempmail.KindOf(err) == tempmail.NotFound {
+	_, err := c.Views.LatestTenant(ctx, id)
+	switch {
+	case err == nil:
+		if _, err := c.Store.EndTenant(ctx, events.TenantDeleted{TenantID: id}); err != nil {
+			return err
+		}
+	case tempmail.KindOf(err) == tempmail.NotFound:
 		left, lerr := c.leftBehind(ctx, id)
 		if lerr != nil {
 			return lerr
@@ -188,7 +188,7 @@ func (c *Commands) DeleteTenant(ctx context.Context, id string) error {
 		if !left {
 			return err
 		}
-	} else if err != nil {
+	default:
 		return err
 	}
 	c.Metrics.forget(id)
@@ -201,29 +201,37 @@ func (c *Commands) DeleteTenant(ctx context.Context, id string) error {
 // leftBehind says whether a tenant without an entry still has live inboxes
 // or active domains: a deletion cut short.
 func (c *Commands) leftBehind(ctx context.Context, id string) (bool, error) {
-	ids, err := c.Views.TenantInboxes(ctx, id)
-	if err != nil || len(ids) > 0 {
-		return len(ids) > 0, err
+	left := false
+	err := c.Views.TenantInboxes(ctx, id, func(projections.TenantInbox) bool {
+		left = true
+		return false
+	})
+	if err != nil || left {
+		return left, err
 	}
-	list, _, err := c.Views.Domains(ctx)
-	if err != nil {
-		return false, err
-	}
-	return slices.ContainsFunc(list, func(d projections.Domain) bool { return d.Active && d.TenantID == id }), nil
+	list, err := c.Views.TenantDomains(ctx, id, true)
+	return len(list) > 0, err
 }
 
-// endInboxesOf ends every live inbox of a tenant. A second look ends those
-// a key of the tenant made while the first ended the others: the key was
-// taken just before the tenant's deletion was applied.
+// endInboxesOf ends every live inbox of a tenant, a page of its list at a
+// time, until its list is empty: those a key of the tenant made while the
+// deletion was being applied included.
 func (c *Commands) endInboxesOf(ctx context.Context, tenantID string) error {
-	for range 2 {
-		ids, err := c.Views.TenantInboxes(ctx, tenantID)
-		if err != nil {
+	for {
+		var ids []string
+		err := c.Views.TenantInboxes(ctx, tenantID, func(in projections.TenantInbox) bool {
+			ids = append(ids, in.ID)
+			return len(ids) < 256
+		})
+		if err != nil || len(ids) == 0 {
 			return err
 		}
+		ended := 0
 		for _, id := range ids {
 			in, err := c.Views.Inbox(ctx, id)
 			if tempmail.KindOf(err) == tempmail.NotFound {
+				// Ended already, its removal from the list not applied
+				// yet: nothing more to do here.
 				continue
 			}
 			if err != nil {
@@ -232,9 +240,12 @@ func (c *Commands) endInboxesOf(ctx context.Context, tenantID string) error {
 			if err := c.DeleteInbox(ctx, in); err != nil && tempmail.KindOf(err) != tempmail.NotFound {
 				return err
 			}
+			ended++
+		}
+		if ended == 0 {
+			return nil // what is left is leaving the list on its own
 		}
 	}
-	return nil
 }
 
 // KeySpec is what a new key asks for; checked already.
@@ -281,8 +292,13 @@ func (c *Commands) CreateKey(ctx context.Context, tenantID string, spec KeySpec)
 var errKeyCap = tempmail.Errorf(tempmail.Conflict, "the tenant has %d keys, the most it may have: revoke one first",
 	projections.MaxTenantKeys)
 
-// RevokeKey ends a key: once this returns, it is refused. A key that does
-// not exist (or was revoked already) is of kind NotFound.
+// RevokeKey ends a key: once this returns, it is refused on every node,
+// since authentication asks the log, which holds the revocation
+// (events.Store.KeyRefused). A key that does not exist (or was revoked
+// already) is of kind NotFound. The revocation expects nothing of the
+// tenant's subject, so views that lag, or a partition held up, never
+// hold it up; it waits a moment for the views to show it (the key gone
+// from its tenant's list), and returns all the same if they do not.
 func (c *Commands) RevokeKey(ctx context.Context, keyID string) error {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
@@ -290,15 +306,32 @@ func (c *Commands) RevokeKey(ctx context.Context, keyID string) error {
 	if err != nil {
 		return err
 	}
-	return c.onTenant(ctx, ref.TenantID, func(tn *projections.Tenant) (events.Payload, error) {
-		for _, k := range tn.Keys {
-			if k.ID == keyID {
-				return events.KeyRevoked{KeyID: keyID, TenantID: tn.ID}, nil
-			}
+	acks, err := c.Store.RevokeKey(ctx, events.KeyRevoked{KeyID: keyID, TenantID: ref.TenantID, Hash: ref.Hash})
+	if err != nil {
+		return err
+	}
+	wctx, wcancel := context.WithTimeout(ctx, revokeShown)
+	defer wcancel()
+	for _, ack := range acks {
+		if err := c.Views.WaitApplied(wctx, ack); err != nil {
+			c.Log.Warn("key revoked (the log refuses it everywhere), but the views do not show it yet", "key", keyID, "err", err)
+			break
 		}
-		return nil, tempmail.Errorf(tempmail.NotFound, "key not found")
-	})
+	}
+	return nil
 }
+
+// KeyRefused reports whether the log refuses a key the views still hold:
+// its revocation, or its tenant's deletion, is stored. Authentication
+// asks it of every key, so that an end is in force on every node from the
+// moment it is stored, whatever the views have applied.
+func (c *Commands) KeyRefused(ctx context.Context, k *projections.KeyInfo) (bool, error) {
+	return c.Store.KeyRefused(ctx, k.Hash, k.TenantID)
+}
+
+// revokeShown bounds the wait for the views to show a revocation, which
+// is in force before they do.
+const revokeShown = 2 * time.Second
 
 // onTenant records the event that next makes of a tenant as the views
 // show it, expecting the tenant's last event; when another change came
@@ -306,15 +339,15 @@ func (c *Commands) RevokeKey(ctx context.Context, keyID string) error {
 // deleted is of kind NotFound.
 func (c *Commands) onTenant(ctx context.Context, id string, next func(*projections.Tenant) (events.Payload, error)) error {
 	return again(ctx, 10, func(int) (bool, error) {
-		tn, err := c.Views.Tenant(ctx, id)
-		if err != nil {
+		tn, last, err := c.tenantNow(ctx, id)
+		if err != nil || tn == nil {
 			return false, err
 		}
 		p, err := next(tn)
 		if err != nil {
 			return false, err
 		}
-		ack, err := c.Store.AppendTenantEvent(ctx, p, tn.Seq)
+		ack, err := c.Store.AppendTenantEvent(ctx, p, last)
 		if tempmail.KindOf(err) == tempmail.Conflict {
 			return false, nil // another change first, or views that lag it
 		}

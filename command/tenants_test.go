@@ -8,6 +8,7 @@ import (
 	"tempmail"
 	"tempmail/command"
 	"tempmail/events"
+	"tempmail/projections"
 )
 
 // A tenant's life through the commands: made, changed, given keys (told
@@ -63,7 +64,12 @@ func TestATenantsKeysAndInboxesEndWithIt(t *testing.T) {
 		owned = append(owned, in.ID)
 	}
 	anonymous := newInbox(t, svc, "")
-	if ids, err := svc.Views.TenantInboxes(ctx, tn.ID); err != nil || len(ids) != 3 {
+	var ids []string
+	err = svc.Views.TenantInboxes(ctx, tn.ID, func(in projections.TenantInbox) bool {
+		ids = append(ids, in.ID)
+		return true
+	})
+	if err != nil || len(ids) != 3 {
 		t.Errorf("the tenant's inboxes: %v, %v; want %v", ids, err, owned)
 	}
 

@@ -46,17 +46,35 @@ func (c *Commands) Subscribe(ctx context.Context, sub Subscription) (*projection
 		if len(in.Webhooks) >= projections.MaxInboxWebhooks {
 			return nil, errInboxCap
 		}
-		if err := c.webhookQuota(ctx, in); err != nil {
-			return nil, err
-		}
 		ev.InboxID, ev.Address, lifecycle = in.ID, in.Address, in.LifecycleSeq
 	} else if global, err := c.Views.Webhooks(ctx); err != nil {
 		return nil, err
 	} else if len(global) >= projections.MaxGlobalWebhooks {
 		return nil, errGlobalCap
 	}
-	ack, err := c.Store.CreateWebhook(ctx, ev, lifecycle)
-	if err := c.applied(ctx, ack, err); err != nil {
+	// A subscription to a tenant's inbox is claimed against its quota
+	// (quotas.go): of racing ones at the quota, none passes it.
+	err = again(ctx, 40, func(int) (bool, error) {
+		claim, ok, err := c.webhookClaim(ctx, sub.Inbox, ev.WebhookID)
+		if err != nil || !ok {
+			return false, err
+		}
+		if claim != nil {
+			ev.TenantID = sub.Inbox.TenantID
+		}
+		ack, err := c.Store.CreateWebhook(ctx, ev, lifecycle, claim)
+		if tempmail.KindOf(err) == tempmail.Conflict {
+			// The tenant's count moved on, or the inbox ended: look again.
+			in, ierr := c.Views.Inbox(ctx, sub.Inbox.ID)
+			if ierr != nil || !in.Live(time.Now()) {
+				return false, tempmail.Errorf(tempmail.NotFound, "Inbox not found or expired")
+			}
+			lifecycle = in.LifecycleSeq
+			return false, nil
+		}
+		return true, c.applied(ctx, ack, err)
+	})
+	if err != nil {
 		return nil, err
 	}
 	h, err := c.Views.Webhook(ctx, ev.WebhookID)

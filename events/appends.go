@@ -5,26 +5,12 @@ import (
 	"errors"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail"
 	"tempmail/broker"
 )
-
-// AppendDomainEvent publishes a DomainAdded or DomainDeactivated, expecting
-// the domain list's last event to be at expectSeq (0: none yet).
-func (s *Store) AppendDomainEvent(ctx context.Context, p Payload, expectSeq uint64) (Ack, error) {
-	m, err := eventMsg(domainsSubject, p)
-	if err != nil {
-		return Ack{}, err
-	}
-	expect(withID(m, ""), domainsSubject, expectSeq)
-	ack, err := s.publish(ctx, m)
-	if broker.WrongLastSeq(err) {
-		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "the domain list changed concurrently")
-	}
-	return ack, err
-}
 
 // CreateInbox claims ev.Address for a new inbox. lastLifecycleSeq is the
 // sequence of the last event on the address's lifecycle subject (0 if it
@@ -188,8 +174,15 @@ func (s *Store) AppendMessageEvent(ctx context.Context, addr, inboxID, messageID
 // lifecycle subject's last sequence as the views show it, and if the inbox
 // has ended since, the error is of kind NotFound. Caps on the number of
 // subscriptions are the views' to enforce (they apply one event at a time).
-func (s *Store) CreateWebhook(ctx context.Context, ev WebhookCreated, lifecycleSeq uint64) (Ack, error) {
+// claim, when not nil, counts a subscription to a tenant's inbox against
+// its quota: stored just before, in one atomic batch; then a refused
+// expectation is of kind Conflict (the inbox ended, or the tenant's count
+// moved on: the caller looks at both again).
+func (s *Store) CreateWebhook(ctx context.Context, ev WebhookCreated, lifecycleSeq uint64, claim *Claim) (Ack, error) {
 	subject, lifecycle := s.hookSubjects(ev.InboxID, ev.Address)
+	if claim != nil {
+		ev.ClaimBack = 1
+	}
 	m, err := eventMsg(subject, ev)
 	if err != nil {
 		return Ack{}, err
@@ -197,6 +190,17 @@ func (s *Store) CreateWebhook(ctx context.Context, ev WebhookCreated, lifecycleS
 	withID(m, "webhook-"+ev.WebhookID)
 	if ev.InboxID != "" {
 		expect(m, lifecycle, lifecycleSeq)
+	}
+	if claim != nil {
+		c, err := claimMsg(claim, "claim-webhook-"+ev.WebhookID)
+		if err != nil {
+			return Ack{}, err
+		}
+		acks, err := s.publishClaimed(ctx, []*nats.Msg{c, m})
+		if err != nil {
+			return Ack{}, err
+		}
+		return acks[1], nil
 	}
 	ack, err := s.publish(ctx, m)
 	if broker.WrongLastSeq(err) {

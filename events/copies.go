@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -26,6 +27,9 @@ type Copy struct {
 	LifecycleSeq uint64       // the last event on the recipient inbox's lifecycle subject
 	DedupeID     string       // same bytes to the same inbox: same id
 	RetainUntil  time.Time    // when set, the copy is deleted then (family B retention)
+	// Claim, when set, claims the copy against its tenant's quota
+	// (MailClaimed, claims.go): stored just before it, in the same batch.
+	Claim *Claim
 }
 
 // sealedCopy is a Copy ready to publish: its key made, its content
@@ -34,6 +38,7 @@ type sealedCopy struct {
 	d      *Copy
 	event  *nats.Msg
 	sched  *nats.Msg // nil: no retention
+	claim  *nats.Msg // nil: not claimed
 	object string    // the raw object, when the message is large
 }
 
@@ -84,33 +89,41 @@ func (s *Store) AppendMail(ctx context.Context, ds []Copy) ([]Ack, error) {
 			return nil, err
 		}
 	}
-	if len(copies) == 1 {
+	if len(copies) == 1 && copies[0].claim == nil {
 		ack, err := s.publishCopy(ctx, copies[0])
 		if err != nil {
 			return nil, err
 		}
 		return []Ack{ack}, nil
 	}
-	msgs := make([]*nats.Msg, len(copies))
-	for i, c := range copies {
-		msgs[i] = c.event
+	var msgs []*nats.Msg
+	var at []int // where each copy's event is among msgs
+	for _, c := range copies {
+		if c.claim != nil {
+			msgs = append(msgs, c.claim)
+		}
+		at, msgs = append(at, len(msgs)), append(msgs, c.event)
 	}
-	acks, err := s.publishBatch(ctx, msgs)
+	all, err := s.publishBatch(ctx, msgs)
 	switch {
 	case err == nil:
-		for i := range acks {
-			acks[i].MessageID = copies[i].d.Mail.MessageID
+		acks := make([]Ack, len(copies))
+		for i, c := range copies {
+			acks[i] = all[at[i]]
+			acks[i].MessageID = c.d.Mail.MessageID
 		}
 		return acks, nil
 	case errors.Is(err, errBatchDuplicate) || IsUnknownOutcome(err):
 		// Some copies were stored before (a retry of the message, perhaps
 		// to other recipients), or the batch's outcome is unknown: each
-		// copy goes on its own, deduplicated by its id, which tells which
-		// are stored. A copy whose inbox ended meanwhile fails alone; the
-		// caller retries without it, and the others are then duplicates.
+		// copy goes on its own (with its claim), deduplicated by its id,
+		// which tells which are stored. A copy whose inbox ended meanwhile
+		// fails alone; the caller retries without it, and the others are
+		// then duplicates. A claim goes without its expectation here: the
+		// batch that set it may be the one stored.
 		acks := make([]Ack, 0, len(copies))
 		for _, c := range copies {
-			ack, err := s.publishCopy(ctx, c)
+			ack, err := s.publishClaimedCopy(ctx, c)
 			if err != nil {
 				return nil, err
 			}
@@ -119,11 +132,43 @@ func (s *Store) AppendMail(ctx context.Context, ds []Copy) ([]Ack, error) {
 		return acks, nil
 	case broker.WrongLastSeq(err):
 		s.discard(copies...)
+		if slices.ContainsFunc(copies, func(c *sealedCopy) bool { return c.claim != nil }) {
+			// Which expectation the stream refused it does not say: an
+			// inbox that ended, or a tenant whose count moved on. The
+			// caller looks at both again.
+			return nil, tempmail.Wrap(tempmail.Conflict, err, "an inbox ended, or its tenant's count changed, concurrently")
+		}
 		return nil, tempmail.Wrap(tempmail.NotFound, err, "inbox not found or expired")
 	default:
 		s.discard(copies...)
 		return nil, err
 	}
+}
+
+// publishClaimedCopy is publishCopy for a copy that may have a claim: the
+// two as one atomic batch, found stored when it was (its copy then a
+// duplicate of itself).
+func (s *Store) publishClaimedCopy(ctx context.Context, c *sealedCopy) (Ack, error) {
+	if c.claim == nil {
+		return s.publishCopy(ctx, c)
+	}
+	c.claim.Header.Del(jetstream.ExpectedLastSubjSeqHeader)
+	c.claim.Header.Del(jetstream.ExpectedLastSubjSeqSubjHeader)
+	acks, err := s.publishBatch(ctx, []*nats.Msg{c.claim, c.event})
+	switch {
+	case err == nil:
+		acks[1].MessageID = c.d.Mail.MessageID
+		return acks[1], nil
+	case errors.Is(err, errBatchDuplicate):
+		return s.publishCopy(ctx, c) // stored before: its event says where
+	case broker.WrongLastSeq(err):
+		s.discard(c)
+		return Ack{}, tempmail.Wrap(tempmail.NotFound, err, "inbox not found or expired")
+	case IsUnknownOutcome(err):
+		return Ack{}, err
+	}
+	s.discard(c)
+	return Ack{}, err
 }
 
 // seal prepares one copy: its key, its sealed content, and for a large
@@ -153,6 +198,13 @@ func (s *Store) seal(ctx context.Context, d *Copy) (*sealedCopy, error) {
 	}
 	m.Sealed = seal(key, m.MessageID, plain)
 	part := s.PartitionOfAddress(m.Address)
+	if d.Claim != nil {
+		m.ClaimBack = 1
+		if c.claim, err = claimMsg(d.Claim, "claim-"+d.DedupeID); err != nil {
+			s.discard(c)
+			return nil, err
+		}
+	}
 	if c.event, err = eventMsg(messagesSubject(part, m.Address, m.InboxID), m); err != nil {
 		s.discard(c)
 		return nil, err

@@ -36,6 +36,13 @@ const (
 	// A tenant's inboxes, counted on its own subject for its quota.
 	TypeTenantInboxAdded   Type = "TenantInboxAdded"
 	TypeTenantInboxRemoved Type = "TenantInboxRemoved"
+	// What else a tenant's quota counts, claimed on its subject
+	// (claims.go), and a revoked key barred on a subject of its own.
+	TypeMailClaimed         Type = "MailClaimed"
+	TypeWebhookClaimed      Type = "WebhookClaimed"
+	TypeTenantDomainAdded   Type = "TenantDomainAdded"
+	TypeTenantDomainRemoved Type = "TenantDomainRemoved"
+	TypeKeyBarred           Type = "KeyBarred"
 )
 
 // Payload is the body of one event.
@@ -64,13 +71,23 @@ const (
 	keyRevokedV        = 1
 	tenantInboxAddedV  = 1
 	tenantInboxRemoved = 1
+	mailClaimedV       = 1
+	webhookClaimedV    = 1
+	tenantDomainAddedV = 1
+	tenantDomainRemovV = 1
+	keyBarredV         = 1
 )
 
 // DomainAdded records a domain, active from now on: a configured one
-// (--domains), or one the admin added at runtime (API set). The id is
-// assigned once and never changes; re-adding an inactive domain reuses it.
-// The optional fields are left out when empty, so that the events written
-// before they existed read as they did: configured, public, not catch-all.
+// (--domains), or one the admin added at runtime (API set). It is stored
+// on the domain's own subject (domains.go), expecting the subject's last
+// event, so that of two claims of one name exactly one wins. A new
+// domain's event has ID 0: its id is the event's own sequence, unique
+// without a counter; a DomainAdded of a live domain's id changes it (a new
+// label). A log written before names had subjects of their own gave ids
+// from 1 on, and kept every domain's events on one subject. The optional
+// fields are left out when empty, so that the events written before they
+// existed read as they did: configured, public, not catch-all.
 type DomainAdded struct {
 	ID   int    `json:"id"`
 	Name string `json:"name"`
@@ -86,6 +103,12 @@ type DomainAdded struct {
 	// renames it. Optional as the two above, so no new version: a build
 	// before it reads the event as the domain without its label.
 	Label string `json:"label,omitempty"`
+	// ClaimBack, when not 0, says its tenant's count of private domains
+	// claimed it: its TenantDomainAdded is the event that many before it.
+	ClaimBack uint64 `json:"claim_back,omitempty"`
+	// Server: a Mailosaur server, which its tenant's count of servers
+	// counts too.
+	Server bool `json:"server,omitempty"`
 }
 
 // DomainDeactivated records that a domain left the configuration.
@@ -157,6 +180,12 @@ type MailReceived struct {
 	Key        uint64    `json:"key"`                  // the content's key (Keys)
 	// Print recognises a sender's retry of this very message (Print).
 	Print Print `json:"print,omitzero"`
+	// ClaimBack, when not 0, says its tenant's quota claimed it: its
+	// MailClaimed is the event that many before it, in the same batch.
+	// TenantID names that tenant, for the views to count the claim out
+	// where the message goes (a message that finds its inbox ended).
+	ClaimBack uint64 `json:"claim_back,omitempty"`
+	TenantID  string `json:"tenant_id,omitempty"`
 
 	// Content is what to seal, when delivering; it is never part of the
 	// event's JSON.
@@ -217,6 +246,11 @@ type WebhookCreated struct {
 	Address   string    `json:"address,omitempty"` // the inbox's address, when InboxID is set
 	Secret    string    `json:"secret"`
 	CreatedAt time.Time `json:"created_at"`
+	// ClaimBack, when not 0, says its inbox's tenant's quota claimed it:
+	// its WebhookClaimed is the event that many before it; TenantID names
+	// that tenant.
+	ClaimBack uint64 `json:"claim_back,omitempty"`
+	TenantID  string `json:"tenant_id,omitempty"`
 }
 
 // WebhookDeleted ends a subscription at its owner's request.
@@ -392,6 +426,16 @@ func versionOf(t Type) int {
 		return tenantInboxAddedV
 	case TypeTenantInboxRemoved:
 		return tenantInboxRemoved
+	case TypeMailClaimed:
+		return mailClaimedV
+	case TypeWebhookClaimed:
+		return webhookClaimedV
+	case TypeTenantDomainAdded:
+		return tenantDomainAddedV
+	case TypeTenantDomainRemoved:
+		return tenantDomainRemovV
+	case TypeKeyBarred:
+		return keyBarredV
 	}
 	return 0
 }
@@ -436,6 +480,16 @@ func newPayload(t Type) Payload {
 		return &TenantInboxAdded{}
 	case TypeTenantInboxRemoved:
 		return &TenantInboxRemoved{}
+	case TypeMailClaimed:
+		return &MailClaimed{}
+	case TypeWebhookClaimed:
+		return &WebhookClaimed{}
+	case TypeTenantDomainAdded:
+		return &TenantDomainAdded{}
+	case TypeTenantDomainRemoved:
+		return &TenantDomainRemoved{}
+	case TypeKeyBarred:
+		return &KeyBarred{}
 	}
 	panic("events: no payload for " + t)
 }

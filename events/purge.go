@@ -24,6 +24,12 @@ type Forget struct {
 	// subscription's, or an event about something already gone.
 	Seqs    []uint64      `json:"seqs,omitempty"`
 	Inboxes []ForgetInbox `json:"inboxes,omitempty"`
+	// Claims are tenants' claims of what is gone (claims.go).
+	Claims []ForgetClaim `json:"claims,omitempty"`
+	// Tenants are deleted tenants, whose subjects leave the log.
+	Tenants []string `json:"tenants,omitempty"`
+	// Domains are deactivated domains, whose events leave the log.
+	Domains []ForgetDomain `json:"domains,omitempty"`
 }
 
 // ForgetMessage is a deleted message: its content is erased (its key, and
@@ -52,8 +58,11 @@ type ForgetInbox struct {
 }
 
 // Empty reports whether there is nothing to forget.
-func (f *Forget) Empty() bool {
-	return len(f.Messages) == 0 && len(f.Seqs) == 0 && len(f.Inboxes) == 0
+func (f *Forget) Empty() bool { return f.Len() == 0 }
+
+// Len is how many things f forgets.
+func (f *Forget) Len() int {
+	return len(f.Messages) + len(f.Seqs) + len(f.Inboxes) + len(f.Claims) + len(f.Tenants) + len(f.Domains)
 }
 
 // Add appends what g forgets to f.
@@ -61,6 +70,9 @@ func (f *Forget) Add(g Forget) {
 	f.Messages = append(f.Messages, g.Messages...)
 	f.Seqs = append(f.Seqs, g.Seqs...)
 	f.Inboxes = append(f.Inboxes, g.Inboxes...)
+	f.Claims = append(f.Claims, g.Claims...)
+	f.Tenants = append(f.Tenants, g.Tenants...)
+	f.Domains = append(f.Domains, g.Domains...)
 }
 
 // Forget makes deletions final: it erases the keys of deleted messages, so
@@ -110,6 +122,19 @@ func (s *Store) Forget(ctx context.Context, f Forget, progress func()) error {
 	}
 	for _, in := range f.Inboxes {
 		if err := s.purgeInbox(ctx, in, progress); err != nil {
+			return err
+		}
+	}
+	if err := s.forgetClaims(ctx, f.Claims); err != nil {
+		return err
+	}
+	for _, d := range f.Domains {
+		if err := s.purgeDomain(ctx, d); err != nil {
+			return err
+		}
+	}
+	for _, id := range f.Tenants {
+		if err := s.purgeTenant(ctx, id); err != nil {
 			return err
 		}
 	}
@@ -200,7 +225,8 @@ func (s *Store) purgeInbox(ctx context.Context, in ForgetInbox, progress func())
 }
 
 // eraseInboxMessages erases the key of every message whose MailReceived
-// is on the inbox's message subject (or, in a log of format 2, below it).
+// is on the inbox's message subject (or, in a log of format 2, below it),
+// and lets its tenant's claim of it leave the log.
 func (s *Store) eraseInboxMessages(ctx context.Context, messages string, progress func()) error {
 	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(messages+".>"))
 	if err != nil {
@@ -229,6 +255,13 @@ func (s *Store) eraseInboxMessages(ctx context.Context, messages string, progres
 			if mr, ok := p.(*MailReceived); ok {
 				if err := s.eraseContent(ctx, mr.Key, mr.MessageID, mr.RawObject); err != nil {
 					return err
+				}
+				if mr.ClaimBack > 0 && mr.ClaimBack < m.Sequence {
+					// Its tenant's claim of it goes with it.
+					claim := ForgetClaim{Seq: m.Sequence - mr.ClaimBack, Type: TypeMailClaimed, ID: mr.MessageID}
+					if err := s.forgetClaims(ctx, []ForgetClaim{claim}); err != nil {
+						return err
+					}
 				}
 				progress()
 			}

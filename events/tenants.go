@@ -61,11 +61,26 @@ type KeyCreated struct {
 	ExpiresAt time.Time `json:"expires_at,omitzero"` // zero: never
 }
 
-// KeyRevoked ends a key. It names its tenant, whose subject records it.
+// KeyRevoked ends a key. It names its tenant, whose subject records it,
+// and the key's hash, which a KeyBarred of the same revocation bars.
 type KeyRevoked struct {
 	KeyID    string `json:"key_id"`
 	TenantID string `json:"tenant_id"`
+	Hash     string `json:"hash,omitempty"` // empty in a revocation recorded before keys were barred
 }
+
+// KeyBarred bars a revoked key, on a subject of its own (barredSubject):
+// authentication reads it in the log, so that a key is refused once its
+// revocation is stored, whatever the views have applied yet. It is
+// stored in one atomic batch with the KeyRevoked, and leaves the log once
+// the views have applied the revocation.
+type KeyBarred struct {
+	KeyID    string `json:"key_id"`
+	TenantID string `json:"tenant_id"`
+	Hash     string `json:"hash"`
+}
+
+func (KeyBarred) EventType() Type { return TypeKeyBarred }
 
 // TenantInboxAdded counts a new inbox of a tenant against its quota. It is
 // stored in one atomic batch with the inbox's InboxCreated, expecting the
@@ -99,6 +114,14 @@ func (KeyRevoked) EventType() Type    { return TypeKeyRevoked }
 // TenantOf names the tenant an event of a tenant's aggregate is about.
 func TenantOf(p Payload) string {
 	switch ev := p.(type) {
+	case *MailClaimed:
+		return ev.TenantID
+	case *WebhookClaimed:
+		return ev.TenantID
+	case *TenantDomainAdded:
+		return ev.TenantID
+	case *TenantDomainRemoved:
+		return ev.TenantID
 	case TenantCreated:
 		return ev.TenantID
 	case *TenantCreated:
@@ -159,6 +182,10 @@ func (s *Store) AppendTenantEvent(ctx context.Context, p Payload, expectSeq uint
 // neither; when either subject moved on, the error is of kind Conflict
 // (the address taken, or the tenant changed, another inbox of its counted
 // first among them): the caller reads both again.
+//
+// An inbox that expires stops counting when it does: with its InboxExpired,
+// its TenantInboxRemoved is scheduled on the tenant's subject
+// (scheduleRemoval).
 func (s *Store) CreateTenantInbox(ctx context.Context, ev InboxCreated, lastLifecycleSeq, tenantSeq uint64) ([]Ack, error) {
 	part := s.PartitionOfAddress(ev.Address)
 	lifecycle := inboxSubject(part, ev.Address)
@@ -166,6 +193,12 @@ func (s *Store) CreateTenantInbox(ctx context.Context, ev InboxCreated, lastLife
 	if err != nil {
 		return nil, err
 	}
+	removal, err := s.scheduleRemoval(ctx, ev.TenantID, ev.InboxID, ev.ExpiresAt)
+	if err != nil {
+		s.withdraw(withdraw...)
+		return nil, err
+	}
+	withdraw = append(withdraw, removal...)
 	created, err := eventMsg(lifecycle, ev)
 	if err != nil {
 		return nil, err
@@ -217,6 +250,11 @@ func (s *Store) EndTenantInbox(ctx context.Context, addr, tenantID string, p *In
 	acks, err := s.publishBatch(ctx, []*nats.Msg{ended, withID(removed, "")})
 	if broker.WrongLastSeq(err) {
 		return nil, tempmail.Wrap(tempmail.NotFound, err, "inbox not found")
+	}
+	if err == nil {
+		// Its removal at expiry is moot now; should it fire all the same,
+		// the views find the inbox no longer counted.
+		s.withdraw(removalSchedule(tenantID, p.InboxID))
 	}
 	return acks, err
 }

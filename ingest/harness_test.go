@@ -48,21 +48,15 @@ func testConfig(t *testing.T) config.Config {
 func inbox(t *testing.T, svc *service.Service, addr string) *projections.Inbox {
 	t.Helper()
 	local, domain, _ := strings.Cut(addr, "@")
-	domains, _, err := svc.Views.Domains(t.Context())
+	d, err := svc.Views.DomainByName(t.Context(), domain)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("create %s: the service has no domain %s: %v", addr, domain, err)
 	}
-	for _, d := range domains {
-		if d.Name == domain {
-			in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Family: events.FamilyC, Local: local, Domain: d})
-			if err != nil {
-				t.Fatalf("create %s: %v", addr, err)
-			}
-			return in
-		}
+	in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Family: events.FamilyC, Local: local, Domain: *d})
+	if err != nil {
+		t.Fatalf("create %s: %v", addr, err)
 	}
-	t.Fatalf("create %s: the service has no domain %s", addr, domain)
-	return nil
+	return in
 }
 
 // messages waits until an inbox lists n messages (the views apply them

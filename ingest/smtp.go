@@ -236,19 +236,26 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	case err != nil:
 		return s.refuse(command.RejectUnavailable, errTempFail, fmt.Errorf("recipient check failed: %w", err))
 	}
-	if err := s.srv.c.MailQuota(ctx, in); err != nil {
-		if errors.Is(err, command.ErrOverQuota) {
-			// 452 4.2.2, mailbox full: the relay keeps the message and
-			// tries again (after midnight UTC, or once mail is deleted).
-			return s.refuse(command.RejectQuota, &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 2, 2},
-				Message: tempmail.Message(err, "quota exceeded")}, nil)
-		}
-		return s.refuse(command.RejectUnavailable, errTempFail, fmt.Errorf("quota check failed: %w", err))
-	}
 	for _, r := range s.rcpts {
 		if r.ID == in.ID {
 			return nil // the same inbox twice gets one copy
 		}
+	}
+	// Its tenant's quota, counting the copies this message already
+	// brings the tenant: a relay then sends the message to the
+	// recipients that fit, and the others later. The claim as it is
+	// stored decides (command.Deliver); this answers early.
+	var pending command.Pending
+	for _, r := range s.rcpts {
+		if in.TenantID != "" && r.TenantID == in.TenantID {
+			pending.Messages, pending.Bytes = pending.Messages+1, pending.Bytes+s.size
+		}
+	}
+	if err := s.srv.c.MailQuota(ctx, in, s.size, pending); err != nil {
+		if errors.Is(err, command.ErrOverQuota) {
+			return s.refuse(command.RejectQuota, quotaReply(err), nil)
+		}
+		return s.refuse(command.RejectUnavailable, errTempFail, fmt.Errorf("quota check failed: %w", err))
 	}
 	// One more copy of the message: refused now when the client's budget
 	// is spent, or cannot hold the size its MAIL FROM announced once more
@@ -306,6 +313,11 @@ func (s *session) Data(r io.Reader) error {
 	switch {
 	case errors.Is(err, command.ErrNoMailbox):
 		return s.refuse(command.RejectNoMailbox, errNoMailbox, nil)
+	case errors.Is(err, command.ErrOverQuota):
+		// Deliveries raced past the early check: the whole message is
+		// deferred, nothing of it stored (Deliver counted it).
+		s.logRefusal(command.RejectQuota, quotaReply(err), nil)
+		return quotaReply(err)
 	case tempmail.KindOf(err) == tempmail.TooLarge:
 		return s.refuse(command.RejectTooLarge, smtp.ErrDataTooLarge, nil)
 	case tempmail.KindOf(err) == tempmail.Full:
@@ -328,6 +340,13 @@ func (s *session) Data(r io.Reader) error {
 	s.srv.data.Observe(took.Seconds())
 	s.srv.c.LogAccepted("smtp", s.ip, res, len(raw), took)
 	return nil
+}
+
+// quotaReply is a tenant's quota refusal: 452 4.2.2, mailbox full, which
+// a relay keeps the message for and tries again (after midnight UTC, or
+// once mail is deleted).
+func quotaReply(err error) *smtp.SMTPError {
+	return &smtp.SMTPError{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 2, 2}, Message: tempmail.Message(err, "quota exceeded")}
 }
 
 func (s *session) Reset() {

@@ -17,9 +17,9 @@ func (b *batch) apply(seq uint64, subject string, at time.Time, p events.Payload
 	t := b.tx(seq, subject, at)
 	switch ev := p.(type) {
 	case *events.DomainAdded:
-		return t.setDomain(Domain{ID: ev.ID, Name: ev.Name, Active: true, API: ev.API, TenantID: ev.TenantID, CatchAll: ev.CatchAll, Label: ev.Label})
+		return t.domainAdded(ev)
 	case *events.DomainDeactivated:
-		return t.setDomain(Domain{ID: ev.ID, Name: ev.Name})
+		return t.domainDeactivated(ev)
 	case *events.InboxCreated:
 		return t.inboxCreated(ev)
 	case *events.InboxDeleted:
@@ -52,6 +52,16 @@ func (b *batch) apply(seq uint64, subject string, at time.Time, p events.Payload
 		return t.tenantInboxAdded(ev)
 	case *events.TenantInboxRemoved:
 		return t.tenantInboxRemoved(ev)
+	case *events.MailClaimed:
+		return t.mailClaimed(ev)
+	case *events.WebhookClaimed:
+		return t.webhookClaimed(ev)
+	case *events.TenantDomainAdded:
+		return t.tenantDomainAdded(ev)
+	case *events.TenantDomainRemoved:
+		return t.tenantDomainRemoved(ev)
+	case *events.KeyBarred:
+		return t.keyBarred(ev)
 	}
 	return fmt.Errorf("%w: %s", errNoView, p.EventType())
 }
@@ -60,30 +70,6 @@ func (b *batch) apply(seq uint64, subject string, at time.Time, p events.Payload
 // (an event an earlier build no longer writes, say). A rebuild sets it
 // aside, as the workers do.
 var errNoView = errors.New("projections: no view handles the event")
-
-// setDomain records dom as the domain of its id is now: a DomainAdded sets
-// every field, a DomainDeactivated (dom inactive) only the name and
-// activity, so that a domain reactivated keeps nothing of its old self but
-// its id.
-func (t *tx) setDomain(dom Domain) error {
-	d, s, err := load[Domains](t, domainsKey)
-	if err != nil || t.applied(s) {
-		return err
-	}
-	i := slices.IndexFunc(d.List, func(x Domain) bool { return x.ID == dom.ID })
-	if i < 0 {
-		d.List = append(d.List, Domain{ID: dom.ID})
-		i = len(d.List) - 1
-	}
-	if dom.Active {
-		d.List[i] = dom
-	} else {
-		d.List[i].Name, d.List[i].Active = dom.Name, false
-	}
-	slices.SortFunc(d.List, func(a, b Domain) int { return a.ID - b.ID })
-	t.save(s)
-	return nil
-}
 
 func (t *tx) inboxCreated(ev *events.InboxCreated) error {
 	in, is, err := load[Inbox](t, inboxKey(ev.InboxID))
@@ -95,11 +81,6 @@ func (t *tx) inboxCreated(ev *events.InboxCreated) error {
 			DomainID: ev.DomainID, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: ev.TTL, LifecycleSeq: t.seq,
 			TenantID: ev.TenantID, PasswordHash: ev.PasswordHash}
 		t.save(is)
-	}
-	if ev.TenantID != "" {
-		if err := t.ownInbox(ev.TenantID, ev.InboxID); err != nil {
-			return err
-		}
 	}
 	tok, ts, err := load[TokenRef](t, tokenKey(ev.Token))
 	if err != nil {
@@ -194,9 +175,12 @@ func (t *tx) inboxEnded(inboxID, kind string, as *staged) error {
 			return err
 		}
 		for _, ref := range in.Webhooks {
-			_, ws, err := load[Webhook](t, webhookKey(ref.ID))
+			w, ws, err := load[Webhook](t, webhookKey(ref.ID))
 			if err != nil {
 				return err
+			}
+			if live(ws) {
+				t.forgetWebhookClaim(w)
 			}
 			t.remove(ws)
 		}
@@ -209,13 +193,9 @@ func (t *tx) inboxEnded(inboxID, kind string, as *staged) error {
 			return err
 		}
 		if in.TenantID != "" {
-			if err := t.disownInbox(in.TenantID, in.ID); err != nil {
-				return err
-			}
-			if err := t.countMail(in.TenantID, in.MailDay, -in.MailToday, -in.Bytes); err != nil {
-				return err
-			}
-			if err := t.countWebhooks(in.TenantID, -int64(len(in.Webhooks))); err != nil {
+			// Its mail and subscriptions stop counting: the claimed ones
+			// as released, here (usage.go).
+			if err := t.inboxGone(in); err != nil {
 				return err
 			}
 		}

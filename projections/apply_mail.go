@@ -22,6 +22,10 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 	}
 	forgotten := events.ForgetMessage{ID: ev.MessageID, InboxID: ev.InboxID, Address: ev.Address, Key: ev.Key,
 		RawObject: ev.RawObject, Seqs: []uint64{t.seq}}
+	claimSeq := uint64(0)
+	if ev.ClaimBack > 0 {
+		claimSeq = t.seq - ev.ClaimBack
+	}
 	if in == nil && !is.present && t.inboxLive != nil {
 		// No entry at all, not even a tombstone (which lasts a minute):
 		// the inbox ended long before, or the read was wrong (a views
@@ -38,7 +42,7 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 	if in == nil {
 		// The inbox ended first: the message is forgotten with it.
 		t.forget.Messages = append(t.forget.Messages, forgotten)
-		return nil
+		return t.claimAway(ev, claimSeq)
 	}
 	if dup, err := t.printed(in, ev); err != nil || dup {
 		// A sender's retry that the stream's dedupe window no longer
@@ -46,6 +50,7 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 		// the first copy stays, this one is forgotten.
 		if dup {
 			t.forget.Messages = append(t.forget.Messages, forgotten)
+			return t.claimAway(ev, claimSeq)
 		}
 		return err
 	}
@@ -55,10 +60,10 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 		}
 	}
 	in.Head = slices.Insert(in.Head, 0, Summary{ID: ev.MessageID, ReceivedAt: ev.ReceivedAt, Size: ev.Size,
-		ContentSeq: t.seq, Key: ev.Key, RawObject: ev.RawObject, Print: ev.Print})
+		ContentSeq: t.seq, Key: ev.Key, RawObject: ev.RawObject, Print: ev.Print, ClaimSeq: claimSeq})
 	in.Count++
 	if in.TenantID != "" {
-		if err := t.received(in, ev.ReceivedAt, ev.Size); err != nil {
+		if err := t.received(in, ev.ReceivedAt, ev.Size, claimSeq != 0); err != nil {
 			return err
 		}
 	}
@@ -186,6 +191,9 @@ func (t *tx) gone(in *Inbox, s *Summary, reason string) error {
 		f.Seqs = append(f.Seqs, t.seq) // the Deleted itself (an eviction is part of a new message's arrival)
 	}
 	t.forget.Messages = append(t.forget.Messages, f)
+	if s.ClaimSeq != 0 {
+		t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: s.ClaimSeq, Type: events.TypeMailClaimed, ID: s.ID})
+	}
 	if legacy(in.ID, s.ID) {
 		if err := t.unindexLegacy(in.ID, []Summary{*s}); err != nil {
 			return err
@@ -326,5 +334,22 @@ func (t *tx) deleted(ev *events.Deleted) error {
 		return err
 	}
 	t.save(is)
+	return nil
+}
+
+// claimAway counts out the claim of a message that never joined its
+// inbox (which ended first, or had it already): released, and it leaves
+// the log with the message.
+func (t *tx) claimAway(ev *events.MailReceived, claimSeq uint64) error {
+	if claimSeq == 0 || ev.TenantID == "" {
+		return nil
+	}
+	t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: claimSeq, Type: events.TypeMailClaimed, ID: ev.MessageID})
+	u, us, err := t.usage(ev.TenantID)
+	if err != nil || u == nil {
+		return err
+	}
+	u.Released.add(utcDay(ev.ReceivedAt), ev.Size)
+	t.keep(u, us)
 	return nil
 }

@@ -6,9 +6,15 @@ import (
 	"tempmail/events"
 )
 
-// Applying tenants and their keys (tenants.go says what is where). Every
-// event of a tenant's aggregate writes the tenant's entry, so that its
-// sequence is the tenant subject's last, which the next command expects.
+// Applying tenants, their keys and what their quotas count (tenants.go
+// says what is where). Every event of a tenant's subject writes the
+// tenant's entry, so that its sequence tells a command whether the views
+// have applied everything the subject holds (command reads the subject's
+// last event from the log). What an event no longer needs the log to keep
+// leaves it: a revoked key's creation, a tenant changed again, a claim of
+// what is gone, a deleted tenant's whole subject; an event that is moot
+// once applied, but for being the subject's last, when the next comes
+// (Tenant.Moot).
 
 func (t *tx) tenantCreated(ev *events.TenantCreated) error {
 	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
@@ -26,12 +32,17 @@ func (t *tx) tenantChanged(ev *events.TenantChanged) error {
 		return err
 	}
 	tn.Name, tn.Quota = ev.Name, ev.Quota
+	if tn.ChangedSeq != 0 {
+		t.forget.Seqs = append(t.forget.Seqs, tn.ChangedSeq) // what it was: superseded
+	}
+	tn.ChangedSeq = t.seq
 	t.save(ts)
 	return nil
 }
 
 // tenantDeleted ends a tenant: its keys' entries first, so that none is
-// taken once the deletion is applied; its inboxes end by their own events.
+// taken once the deletion is applied; its inboxes end by their own events,
+// each removed from its list as it does. Its subject leaves the log.
 func (t *tx) tenantDeleted(ev *events.TenantDeleted) error {
 	tn, ts, ok, err := t.liveTenant(ev.TenantID)
 	if !ok {
@@ -42,43 +53,69 @@ func (t *tx) tenantDeleted(ev *events.TenantDeleted) error {
 			return err
 		}
 	}
-	tn.Keys, tn.Inboxes = nil, nil
+	tn.Keys = nil
+	t.forget.Tenants = append(t.forget.Tenants, ev.TenantID)
 	t.remove(ts)
 	return nil
 }
 
 func (t *tx) keyCreated(ev *events.KeyCreated) error {
+	info := KeyInfo{ID: ev.KeyID, TenantID: ev.TenantID, Name: ev.Name, Scopes: ev.Scopes, Hash: ev.Hash,
+		CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt}
+	if tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID)); err != nil || t.applied(ts) {
+		// Applied again after a batch written in part: the key's entries
+		// follow its tenant's (writeRank).
+		if err == nil && live(ts) && slices.ContainsFunc(tn.Keys, func(k KeyInfo) bool { return k.ID == ev.KeyID }) {
+			_, err = t.keyEntries(info)
+		}
+		return err
+	}
 	tn, ts, ok, err := t.liveTenant(ev.TenantID)
 	if !ok {
 		return err // a tenant deleted meanwhile takes no key
 	}
 	if len(tn.Keys) >= MaxTenantKeys {
 		t.moot() // nor one beyond its cap
+		t.save(ts)
 		return nil
 	}
-	info := KeyInfo{ID: ev.KeyID, TenantID: ev.TenantID, Name: ev.Name, Scopes: ev.Scopes, Hash: ev.Hash,
-		CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt}
-	k, ks, err := load[Key](t, keyHashKey(ev.Hash))
-	if err != nil {
+	if taken, err := t.keyEntries(info); err != nil || taken {
+		t.save(ts)
 		return err
 	}
-	if live(ks) && k.ID != ev.KeyID {
-		t.moot() // a hash taken already: 160 random bits make it never happen
-		return nil
-	}
-	*k = Key{Meta: *k.meta(), KeyInfo: info}
-	t.save(ks)
-	ref, rs, err := load[KeyRef](t, keyIDKey(ev.KeyID))
-	if err != nil {
-		return err
-	}
-	*ref = KeyRef{Meta: *ref.meta(), TenantID: ev.TenantID, Hash: ev.Hash}
-	t.save(rs)
 	tn.Keys = append(tn.Keys, info)
 	t.save(ts)
 	return nil
 }
 
+// keyEntries writes a key's entries, by hash and by id; taken says its
+// hash is another key's, and the event is moot.
+func (t *tx) keyEntries(info KeyInfo) (taken bool, err error) {
+	k, ks, err := load[Key](t, keyHashKey(info.Hash))
+	if err != nil {
+		return false, err
+	}
+	if live(ks) && k.ID != info.ID {
+		t.moot() // a hash taken already: 160 random bits make it never happen
+		return true, nil
+	}
+	if !t.applied(ks) {
+		*k = Key{Meta: *k.meta(), KeyInfo: info}
+		t.save(ks)
+	}
+	ref, rs, err := load[KeyRef](t, keyIDKey(info.ID))
+	if err != nil {
+		return false, err
+	}
+	if !t.applied(rs) {
+		*ref = KeyRef{Meta: *ref.meta(), TenantID: info.TenantID, Hash: info.Hash}
+		t.save(rs)
+	}
+	return false, nil
+}
+
+// keyRevoked ends a key; its creation leaves the log, and the revocation
+// once a later event of the tenant comes.
 func (t *tx) keyRevoked(ev *events.KeyRevoked) error {
 	tn, ts, ok, err := t.liveTenant(ev.TenantID)
 	if !ok {
@@ -91,40 +128,134 @@ func (t *tx) keyRevoked(ev *events.KeyRevoked) error {
 		}
 		tn.Keys = slices.Delete(tn.Keys, i, i+1)
 	}
-	t.save(ts) // its sequence is the subject's, revoked or not
+	t.mootLater(tn)
+	t.save(ts)
 	return nil
 }
 
-// tenantInboxAdded counts a new inbox against its tenant's quota; the
-// expired ones, as of the event, stop counting and leave the entry.
+// keyBarred: the KeyBarred of a revocation the views apply (just before
+// it, in the same batch) bars the key in the log until then; once the
+// views are written, it leaves the log.
+func (t *tx) keyBarred(*events.KeyBarred) error {
+	t.moot()
+	return nil
+}
+
+// tenantInboxAdded lists a claimed inbox and counts it.
 func (t *tx) tenantInboxAdded(ev *events.TenantInboxAdded) error {
 	tn, ts, ok, err := t.liveTenant(ev.TenantID)
 	if !ok {
 		return err
 	}
-	tn.Inboxes = slices.DeleteFunc(tn.Inboxes, func(in TenantInbox) bool {
-		return in.ID == ev.InboxID || !in.ExpiresAt.IsZero() && !t.at.Before(in.ExpiresAt)
-	})
-	tn.Inboxes = append(tn.Inboxes, TenantInbox{ID: ev.InboxID, Address: ev.Address, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt})
+	added, err := t.listInbox(ev.TenantID, TenantInbox{ID: ev.InboxID, Address: ev.Address, CreatedAt: ev.CreatedAt,
+		ExpiresAt: ev.ExpiresAt})
+	if err != nil {
+		return err
+	}
+	if added {
+		tn.Live++
+	}
 	t.save(ts)
 	return nil
 }
 
+// tenantInboxRemoved takes an inbox out of its tenant's list and count,
+// at its deletion or expiry; its claim leaves the log. A deleted tenant's
+// inboxes leave its list as they end, and the removal with them.
 func (t *tx) tenantInboxRemoved(ev *events.TenantInboxRemoved) error {
+	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
+	if err != nil || t.applied(ts) {
+		return err
+	}
+	m, err := t.unlistInbox(ev.TenantID, ev.InboxID)
+	if err != nil {
+		return err
+	}
+	if m != nil {
+		t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: m.ClaimSeq, Type: events.TypeTenantInboxAdded, ID: ev.InboxID})
+	}
+	if !live(ts) {
+		t.moot()
+		return nil
+	}
+	if tn.Moot != 0 {
+		t.forget.Seqs = append(t.forget.Seqs, tn.Moot)
+	}
+	if m != nil {
+		tn.Live = max(0, tn.Live-1)
+	}
+	t.mootLater(tn)
+	t.save(ts)
+	return nil
+}
+
+// mailClaimed counts a message its tenant's quota claimed; the claim
+// leaves the log with the message.
+func (t *tx) mailClaimed(ev *events.MailClaimed) error {
 	tn, ts, ok, err := t.liveTenant(ev.TenantID)
 	if !ok {
 		return err
 	}
-	tn.Inboxes = slices.DeleteFunc(tn.Inboxes, func(in TenantInbox) bool { return in.ID == ev.InboxID })
+	tn.Claimed.add(ev.Day, ev.Size)
 	t.save(ts)
 	return nil
 }
 
-// dropKey removes a key's entries.
+// webhookClaimed counts a subscription its tenant's quota claimed.
+func (t *tx) webhookClaimed(ev *events.WebhookClaimed) error {
+	tn, ts, ok, err := t.liveTenant(ev.TenantID)
+	if !ok {
+		return err
+	}
+	tn.Claimed.Webhooks++
+	t.save(ts)
+	return nil
+}
+
+// tenantDomainAdded counts a private domain (and a server) of a tenant;
+// the claim leaves the log with the domain.
+func (t *tx) tenantDomainAdded(ev *events.TenantDomainAdded) error {
+	tn, ts, ok, err := t.liveTenant(ev.TenantID)
+	if !ok {
+		return err
+	}
+	tn.Domains++
+	if ev.Server {
+		tn.Servers++
+	}
+	t.save(ts)
+	return nil
+}
+
+// tenantDomainRemoved stops counting a private domain that ended.
+func (t *tx) tenantDomainRemoved(ev *events.TenantDomainRemoved) error {
+	tn, ts, ok, err := t.liveTenant(ev.TenantID)
+	if !ok {
+		return err
+	}
+	tn.Domains = max(0, tn.Domains-1)
+	if ev.Server {
+		tn.Servers = max(0, tn.Servers-1)
+	}
+	t.mootLater(tn)
+	t.save(ts)
+	return nil
+}
+
+// mootLater marks this event as one the log keeps only while it is the
+// tenant's last: it leaves the log when the next is applied.
+func (t *tx) mootLater(tn *Tenant) {
+	tn.Moot = t.seq
+}
+
+// dropKey removes a key's entries; its creation leaves the log.
 func (t *tx) dropKey(k KeyInfo) error {
-	_, ks, err := load[Key](t, keyHashKey(k.Hash))
+	key, ks, err := load[Key](t, keyHashKey(k.Hash))
 	if err != nil {
 		return err
+	}
+	if live(ks) && key.Seq != 0 {
+		t.forget.Seqs = append(t.forget.Seqs, key.Seq)
 	}
 	t.remove(ks)
 	_, rs, err := load[KeyRef](t, keyIDKey(k.ID))
@@ -135,40 +266,10 @@ func (t *tx) dropKey(k KeyInfo) error {
 	return nil
 }
 
-// ownInbox records a tenant's new inbox in its partition's list.
-func (t *tx) ownInbox(tenantID, inboxID string) error {
-	l, ls, err := load[TenantInboxes](t, tenantInboxesKey(tenantID, events.PartitionOf(t.subject)))
-	if err != nil || t.applied(ls) {
-		return err
-	}
-	if !live(ls) {
-		l.Inboxes = nil
-	}
-	if !slices.Contains(l.Inboxes, inboxID) {
-		l.Inboxes = append(l.Inboxes, inboxID)
-	}
-	t.save(ls)
-	return nil
-}
-
-// disownInbox takes an ended inbox out of its tenant's list.
-func (t *tx) disownInbox(tenantID, inboxID string) error {
-	l, ls, err := load[TenantInboxes](t, tenantInboxesKey(tenantID, events.PartitionOf(t.subject)))
-	if err != nil || !live(ls) || t.applied(ls) {
-		return err
-	}
-	l.Inboxes = slices.DeleteFunc(l.Inboxes, func(id string) bool { return id == inboxID })
-	if len(l.Inboxes) == 0 {
-		t.remove(ls)
-	} else {
-		t.save(ls)
-	}
-	return nil
-}
-
 // liveTenant loads the entry of the tenant an event is of; ok is false
 // when the event has nothing to do: applied already, or its tenant absent
-// or deleted (the event is moot).
+// or deleted (the event is moot). An event of a live tenant lets the
+// tenant's moot event before it go (Tenant.Moot).
 func (t *tx) liveTenant(id string) (tn *Tenant, ts *staged, ok bool, err error) {
 	tn, ts, err = load[Tenant](t, tenantKey(id))
 	if err != nil || t.applied(ts) {
@@ -177,6 +278,10 @@ func (t *tx) liveTenant(id string) (tn *Tenant, ts *staged, ok bool, err error) 
 	if !live(ts) {
 		t.moot()
 		return nil, nil, false, nil
+	}
+	if tn.Moot != 0 {
+		t.forget.Seqs = append(t.forget.Seqs, tn.Moot)
+		tn.Moot = 0
 	}
 	return tn, ts, true, nil
 }

@@ -21,14 +21,18 @@ const (
 // that dispatch reads (its inbox's entry, or the list of subscriptions to
 // every inbox).
 func (t *tx) webhookCreated(ev *events.WebhookCreated) error {
-	ref := WebhookRef{ID: ev.WebhookID, Events: ev.Events, Seq: t.seq}
+	ref := WebhookRef{ID: ev.WebhookID, Events: ev.Events, Seq: t.seq, Claimed: ev.ClaimBack > 0}
+	claimSeq := uint64(0)
+	if ev.ClaimBack > 0 {
+		claimSeq = t.seq - ev.ClaimBack
+	}
 	entry := func() error {
 		w, ws, err := load[Webhook](t, webhookKey(ev.WebhookID))
 		if err != nil {
 			return err
 		}
 		*w = Webhook{Meta: *w.meta(), ID: ev.WebhookID, URL: ev.URL, Events: ev.Events, InboxID: ev.InboxID,
-			Address: ev.Address, Secret: ev.Secret, CreatedAt: ev.CreatedAt}
+			Address: ev.Address, Secret: ev.Secret, CreatedAt: ev.CreatedAt, ClaimSeq: claimSeq}
 		t.save(ws)
 		return nil
 	}
@@ -57,6 +61,16 @@ func (t *tx) webhookCreated(ev *events.WebhookCreated) error {
 	}
 	if in == nil || len(in.Webhooks) >= MaxInboxWebhooks {
 		t.moot() // an inbox that ended meanwhile takes no subscription, nor one beyond its cap
+		if claimSeq != 0 && ev.TenantID != "" {
+			// Its claim counts out, and leaves the log.
+			t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: claimSeq, Type: events.TypeWebhookClaimed, ID: ev.WebhookID})
+			u, us, err := t.usage(ev.TenantID)
+			if err != nil || u == nil {
+				return err
+			}
+			u.Released.Webhooks++
+			t.keep(u, us)
+		}
 		return nil
 	}
 	if slices.ContainsFunc(in.Webhooks, func(r WebhookRef) bool { return r.ID == ref.ID }) {
@@ -67,7 +81,7 @@ func (t *tx) webhookCreated(ev *events.WebhookCreated) error {
 	}
 	in.Webhooks = append(in.Webhooks, ref)
 	if in.TenantID != "" {
-		if err := t.countWebhooks(in.TenantID, 1); err != nil {
+		if err := t.countWebhook(in.TenantID, 1, ref.Claimed); err != nil {
 			return err
 		}
 	}
@@ -112,10 +126,12 @@ func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
 	t.forget.Seqs = append(t.forget.Seqs, (*refs)[i].Seq, t.seq)
 	if live(ws) {
 		t.forget.Seqs = append(t.forget.Seqs, w.Later...)
+		t.forgetWebhookClaim(w)
 	}
+	claimed := (*refs)[i].Claimed
 	*refs = slices.Delete(*refs, i, i+1)
 	if tenantID != "" {
-		if err := t.countWebhooks(tenantID, -1); err != nil {
+		if err := t.countWebhook(tenantID, -1, claimed); err != nil {
 			return err
 		}
 	}
@@ -137,7 +153,18 @@ func (t *tx) webhookSecretRotated(ev *events.WebhookSecretRotated) error {
 		return nil
 	}
 	w.Secret = ev.Secret
-	w.Later = append(w.Later, t.seq)
+	// Only the newest secret counts: the rotations before it leave the
+	// log now, so that rotating in a loop grows neither the entry nor the
+	// log.
+	t.forget.Seqs = append(t.forget.Seqs, w.Later...)
+	w.Later = []uint64{t.seq}
 	t.save(ws)
 	return nil
+}
+
+// forgetWebhookClaim lets a subscription's claim leave the log with it.
+func (t *tx) forgetWebhookClaim(w *Webhook) {
+	if w.ClaimSeq != 0 {
+		t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: w.ClaimSeq, Type: events.TypeWebhookClaimed, ID: w.ID})
+	}
 }

@@ -195,7 +195,8 @@ func (t *tx) moot() { t.forget.Seqs = append(t.forget.Seqs, t.seq) }
 // (writeRank), and how they change the counts of each partition.
 func (b *batch) changes() ([]change, map[string]Counts) {
 	order := slices.Clone(b.order)
-	slices.SortStableFunc(order, func(x, y *staged) int { return writeRank(x.key) - writeRank(y.key) })
+	rank := func(s *staged) int { return writeRank(s.key, s.rec.meta().Gone) }
+	slices.SortStableFunc(order, func(x, y *staged) int { return rank(x) - rank(y) })
 	var ws []change
 	for _, s := range order {
 		m := s.rec.meta()

@@ -17,8 +17,10 @@ import (
 // binaryMark, which JSON never does; a tombstone is always JSON (kvStore).
 // None of it holds what a message says.
 const (
-	binaryMark    = 0xB3
-	binaryVersion = 1
+	binaryMark = 0xB3
+	// binaryVersion 2 (views format 4) keeps claims: a summary's, a
+	// subscription's, what an inbox of a tenant holds claimed.
+	binaryVersion = 2
 )
 
 func encode(rec record) ([]byte, error) {
@@ -99,6 +101,7 @@ func appendInbox(w []byte, in *Inbox) []byte {
 			w = appendString(w, e)
 		}
 		w = binary.AppendUvarint(w, h.Seq)
+		w = appendBool(w, h.Claimed)
 	}
 	// Last, so that an entry written before tenants (which ends here)
 	// reads as an inbox of none; its stored bytes after, which only a
@@ -108,9 +111,8 @@ func appendInbox(w []byte, in *Inbox) []byte {
 	// written empty for an account of no tenant.
 	if in.TenantID != "" || in.PasswordHash != "" {
 		w = appendString(w, in.TenantID)
-		w = binary.AppendVarint(w, in.Bytes)
-		w = appendString(w, in.MailDay)
-		w = binary.AppendVarint(w, in.MailToday)
+		w = appendClaims(w, &in.Held)
+		w = appendClaims(w, &in.Claimed)
 	}
 	if in.PasswordHash != "" {
 		w = appendString(w, in.PasswordHash)
@@ -154,13 +156,14 @@ func readInbox(rd *reader, in *Inbox) {
 				}
 			}
 			h.Seq = rd.uvarint()
+			h.Claimed = rd.bool()
 		}
 	}
 	if rd.err == nil && len(rd.b) > 0 {
 		in.TenantID = rd.string()
 	}
 	if rd.err == nil && len(rd.b) > 0 {
-		in.Bytes, in.MailDay, in.MailToday = rd.varint(), rd.string(), rd.varint()
+		in.Held, in.Claimed = readClaims(rd), readClaims(rd)
 	}
 	if rd.err == nil && len(rd.b) > 0 {
 		in.PasswordHash = rd.string()
@@ -182,8 +185,21 @@ func appendSummaries(w []byte, list []Summary) []byte {
 		w = binary.LittleEndian.AppendUint64(w, s.Print.Raw)
 		w = binary.LittleEndian.AppendUint64(w, s.Print.Body)
 		w = binary.AppendUvarint(w, s.DeletedSeq)
+		w = binary.AppendUvarint(w, s.ClaimSeq)
 	}
 	return w
+}
+
+// appendClaims writes what an inbox holds (Inbox.Held, Inbox.Claimed);
+// its Webhooks count is not kept there.
+func appendClaims(w []byte, c *Claims) []byte {
+	w = binary.AppendVarint(w, c.Bytes)
+	w = appendString(w, c.Day)
+	return binary.AppendVarint(w, c.Messages)
+}
+
+func readClaims(rd *reader) Claims {
+	return Claims{Bytes: rd.varint(), Day: rd.string(), Messages: rd.varint()}
 }
 
 func readSummaries(rd *reader) []Summary {
@@ -204,6 +220,7 @@ func readSummaries(rd *reader) []Summary {
 		s.RawObject = rd.string()
 		s.Print.Raw, s.Print.Body = rd.uint64(), rd.uint64()
 		s.DeletedSeq = rd.uvarint()
+		s.ClaimSeq = rd.uvarint()
 	}
 	return out
 }

@@ -15,12 +15,12 @@ func fullInbox() *Inbox {
 	in := &Inbox{Meta: Meta{Seq: 1234567}, ID: "414bc58d-55c3-49ae-8b7a-bad3cf0ef9f9", Address: "abcdefghij@tempmail.test",
 		Token: "ABCDEFGHIJKLMNOPQRSTUVWXYZ", Family: events.FamilyC, DomainID: 1, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
 		TTL: 3600, LifecycleSeq: 123456, Count: 1000, NextPage: 31, Forgotten: 99,
-		Webhooks: []WebhookRef{{ID: "hook", Events: []string{events.HookMessageReceived, events.HookInboxDeleted}, Seq: 7}}}
+		Webhooks: []WebhookRef{{ID: "hook", Events: []string{events.HookMessageReceived, events.HookInboxDeleted}, Seq: 7, Claimed: true}}}
 	for i := range pageMaxItems {
 		id := events.NewMessageID(in.ID)
 		in.Head = append(in.Head, Summary{ID: id, ReceivedAt: now, Size: 4312, IsRead: i%3 == 0, ReadSeq: uint64(i % 3),
 			ContentSeq: 1234567, Key: 123456, RawObject: map[bool]string{true: "msg/" + id}[i == 5],
-			Print: events.Print{Raw: 1<<63 + 12345, Body: 1<<62 + 999}, DeletedSeq: uint64(i % 2)})
+			Print: events.Print{Raw: 1<<63 + 12345, Body: 1<<62 + 999}, DeletedSeq: uint64(i % 2), ClaimSeq: uint64(i % 4)})
 		in.Pages = append(in.Pages, PageRef{N: int64(i), Size: 32, Last: id})
 		in.Marks = append(in.Marks, Mark{Seq: 1234567, Kind: ChangeDeleted, ID: id, ContentSeq: 1234000})
 	}
@@ -86,14 +86,15 @@ func TestInboxPasswordHashRoundTrips(t *testing.T) {
 	t.Parallel()
 	for _, tenant := range []string{"", "t-1"} {
 		in := fullInbox()
-		in.TenantID, in.Bytes, in.PasswordHash = tenant, 77, "$2a$10$abcdefghijklmnopqrstuv"
+		in.TenantID, in.PasswordHash = tenant, "$2a$10$abcdefghijklmnopqrstuv"
+		in.Held, in.Claimed = Claims{Bytes: 77, Day: "2026-11-27", Messages: 2}, Claims{Bytes: 30, Day: "2026-11-27", Messages: 1}
 		if tenant == "" {
-			in.Bytes = 0
+			in.Held, in.Claimed = Claims{}, Claims{}
 		}
 		data, _ := encode(in)
 		var got Inbox
 		if err := decode(data, &got); err != nil || !reflect.DeepEqual(&got, in) {
-			t.Errorf("tenant %q: came back as %q %q %d (%v)", tenant, got.PasswordHash, got.TenantID, got.Bytes, err)
+			t.Errorf("tenant %q: came back as %q %q %+v %+v (%v)", tenant, got.PasswordHash, got.TenantID, got.Held, got.Claimed, err)
 		}
 	}
 }

@@ -185,11 +185,13 @@ func populateTenants(t *testing.T, s *events.Store, inboxes map[string]inboxRef)
 	}
 	ended := endAcks[0]
 	tenantEvent(events.TenantDeleted{TenantID: "tenant-dropped"})
+	// Its inbox ended after it, as the deletion ends them.
 	dropped := inboxes["owned-dropped"]
-	endedToo, err := s.EndInbox(ctx, dropped.addr, &events.InboxDeleted{InboxID: dropped.id, Address: dropped.addr}, dropped.lifecycleSeq)
+	endedAcks, err := s.EndTenantInbox(ctx, dropped.addr, "tenant-dropped", &events.InboxDeleted{InboxID: dropped.id, Address: dropped.addr}, dropped.lifecycleSeq)
 	if err != nil {
 		t.Fatal(err)
 	}
+	endedToo := endedAcks[0]
 	delete(inboxes, "owned-dropped")
 	// Their addresses claimed again, without a tenant: the partitions keep
 	// an event for a rebuild to replay (one whose every inbox ended leaves
@@ -207,7 +209,7 @@ func subscribe(t *testing.T, s *events.Store, name string, in inboxRef) string {
 	if name != "" {
 		ev.InboxID, ev.Address = in.id, in.addr
 	}
-	if _, err := s.CreateWebhook(ctxT(t), ev, in.lifecycleSeq); err != nil {
+	if _, err := s.CreateWebhook(ctxT(t), ev, in.lifecycleSeq, nil); err != nil {
 		t.Fatalf("subscribe %s: %v", name, err)
 	}
 	return ev.WebhookID

@@ -21,11 +21,12 @@ func metaKV(ctx context.Context, js jetstream.JetStream, replicas int) (jetstrea
 }
 
 // viewsFormat is the layout of the views this build reads and writes
-// (views.go): 3 folds each message into its inbox's list. A current
-// generation of another format was written by an earlier version and is
-// built anew from the log (ErrOutdated).
+// (views.go): 3 folded each message into its inbox's list; 4 keeps an
+// entry per domain and per tenant's inbox, and what tenants' claims count.
+// A current generation of another format was written by an earlier
+// version and is built anew from the log (ErrOutdated).
 const (
-	viewsFormat = "3"
+	viewsFormat = "4"
 	formatKey   = "views-format"
 )
 

@@ -40,7 +40,7 @@ func newViewMetrics() viewMetrics {
 
 // pending records what a partition's log is still to forget.
 func (m viewMetrics) pending(part string, f events.Forget) {
-	m.forgetPending.WithLabelValues(part).Set(float64(len(f.Messages) + len(f.Seqs) + len(f.Inboxes)))
+	m.forgetPending.WithLabelValues(part).Set(float64(f.Len()))
 }
 
 func (m viewMetrics) observeApplied(stored time.Time) {

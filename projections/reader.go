@@ -125,29 +125,6 @@ func (r *Reader) fetch(ctx context.Context, key string) ([]byte, uint64, error) 
 	return e.Value(), e.Revision(), nil
 }
 
-// Domains returns every domain, active or not, in id order, and the sequence
-// of the last domain event applied (0 when there is none).
-func (r *Reader) Domains(ctx context.Context) ([]Domain, uint64, error) {
-	var d Domains
-	err := r.get(ctx, domainsKey, &d, "domain list")
-	if tempmail.KindOf(err) == tempmail.NotFound {
-		return nil, 0, nil
-	}
-	return d.List, d.Seq, err
-}
-
-// LatestDomains is Domains read from the bucket itself, past this
-// process's cache: a domain another process added is in it once that
-// addition returned, before this process's watcher sees it.
-func (r *Reader) LatestDomains(ctx context.Context) ([]Domain, error) {
-	var d Domains
-	_, err := r.getLatest(ctx, domainsKey, &d, "domain list")
-	if tempmail.KindOf(err) == tempmail.NotFound {
-		return nil, nil
-	}
-	return d.List, err
-}
-
 // Inbox returns an inbox by id.
 func (r *Reader) Inbox(ctx context.Context, id string) (*Inbox, error) {
 	var in Inbox

@@ -243,7 +243,7 @@ const maxPendingForget = 1024
 func forgetNow(ctx context.Context, store *events.Store, pending map[string]*Pending) error {
 	for part, p := range pending {
 		f := p.Forget
-		if len(f.Messages)+len(f.Seqs)+len(f.Inboxes) < maxPendingForget {
+		if f.Len() < maxPendingForget {
 			continue
 		}
 		if err := store.Forget(ctx, f, nil); err != nil {
@@ -258,7 +258,8 @@ func forgetNow(ctx context.Context, store *events.Store, pending map[string]*Pen
 // appending).
 func forgotten(before, after events.Forget) events.Forget {
 	return events.Forget{Messages: after.Messages[len(before.Messages):], Seqs: after.Seqs[len(before.Seqs):],
-		Inboxes: after.Inboxes[len(before.Inboxes):]}
+		Inboxes: after.Inboxes[len(before.Inboxes):], Claims: after.Claims[len(before.Claims):],
+		Tenants: after.Tenants[len(before.Tenants):], Domains: after.Domains[len(before.Domains):]}
 }
 
 // rebuildStore is the viewStore of a rebuild: one writer on a bucket no

@@ -33,7 +33,7 @@ func TestRotatedSecretsSurviveARebuild(t *testing.T) {
 	for _, inbox := range []inboxRef{{}, in} { // one to every inbox, one to the inbox
 		ev := events.WebhookCreated{WebhookID: uuid.NewString(), URL: "https://hooks.example/", Events: []string{events.HookMessageReceived},
 			Secret: "whsec_b2xk", CreatedAt: time.Unix(1700000200, 0).UTC(), InboxID: inbox.id, Address: inbox.addr}
-		created, err := e.store.CreateWebhook(ctx, ev, inbox.lifecycleSeq)
+		created, err := e.store.CreateWebhook(ctx, ev, inbox.lifecycleSeq, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

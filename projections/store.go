@@ -88,7 +88,7 @@ const maxKnownBytes = 256 << 10
 
 func keepable(rec record) bool {
 	switch rec.(type) {
-	case *Inbox, *Address, *Domains, *Page, *WebhookList, *TagRef, *Pending:
+	case *Inbox, *Address, *Domain, *DomainList, *Page, *WebhookList, *TagRef, *Pending:
 		return true
 	}
 	return false

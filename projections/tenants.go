@@ -14,35 +14,96 @@ import (
 // Tenants and their API keys, as the views hold them (applied in
 // apply_tenants.go):
 //
-//	tenant.<tenantID>     a tenant, with its keys
+//	tenant.<tenantID>     a tenant, with its keys and what its quota counts
 //	kh.<hash>             a live key by its hash: what authenticating a request reads, in one get
 //	ki.<keyID>            which tenant a key id names, and its hash
-//	ti.<tenantID>.<part>  the live inboxes of a tenant in one partition
+//	tl.<tenantID>         where a tenant's list of inboxes begins and ends (tenantlist.go)
+//	tp.<tenantID>.<n>     a page of that list: up to tenantPageItems inboxes, newest first
+//	tm.<tenantID>.<inbox> which page of the list holds an inbox, and its claim
 //
 // A tenant's own entries are written by the sys partition's worker, which
-// applies its events in order; the inboxes of a tenant are in each
-// partition's own entry (an inbox's events are its address's partition's),
-// so that no entry has two writers.
+// applies its events in order: what it claims and what it removes of its
+// inboxes are events of its own subject (events/claims.go). Each entry has
+// a bounded size however many inboxes it has; what ends in another
+// partition (a message deleted, a subscription ended) is counted there
+// (usage.go), so that no entry has two writers.
 
 // MaxTenantKeys caps the live keys of one tenant, enforced where a
 // tenant's events are applied one at a time: a key beyond it is refused
 // (its event moot).
 const MaxTenantKeys = 100
 
-// Tenant is one tenant, its live keys, oldest first, and the inboxes
-// that count against its quota.
+// MaxTenantDomains caps a tenant's private domains (its Mailosaur servers
+// among them), claimed one at a time (events.TenantDomainAdded): each is
+// in the tenant's one list of domains.
+const MaxTenantDomains = 1000
+
+// Tenant is one tenant, its live keys, oldest first, and what its quota
+// counts of it here (its mail and subscriptions end in other partitions:
+// Reader.Usage sums them).
 type Tenant struct {
 	Meta
-	ID        string        `json:"id"`
-	Name      string        `json:"name"`
-	Quota     events.Quota  `json:"quota"`
-	CreatedAt time.Time     `json:"created_at"`
-	Keys      []KeyInfo     `json:"keys,omitempty"`
-	Inboxes   []TenantInbox `json:"inboxes,omitempty"`
+	ID        string       `json:"id"`
+	Name      string       `json:"name"`
+	Quota     events.Quota `json:"quota"`
+	CreatedAt time.Time    `json:"created_at"`
+	Keys      []KeyInfo    `json:"keys,omitempty"`
+	// Live counts its inboxes: claimed (TenantInboxAdded) and not yet
+	// removed (TenantInboxRemoved, at their deletion or expiry). One whose
+	// expiry came counts until its removal, scheduled for then, is
+	// applied (a second or two).
+	Live int64 `json:"live,omitempty"`
+	// Domains counts its private domains, Servers the Mailosaur servers
+	// among them.
+	Domains int64 `json:"domains,omitempty"`
+	Servers int64 `json:"servers,omitempty"`
+	// Claimed is what its mail and subscription claims add up to, as
+	// applied (usage.go subtracts what ended since).
+	Claimed Claims `json:"claimed,omitzero"`
+	// ChangedSeq is its newest TenantChanged: an older one leaves the
+	// log. Moot is an event applied that the log keeps only while it is
+	// the subject's last.
+	ChangedSeq uint64 `json:"changed_seq,omitempty"`
+	Moot       uint64 `json:"moot,omitempty"`
 }
 
-// TenantInbox is an inbox as its tenant's quota counts it and its list
-// shows it.
+// Claims are what claims add up to: bytes, messages of a day,
+// subscriptions.
+type Claims struct {
+	Bytes    int64  `json:"bytes,omitempty"`
+	Day      string `json:"day,omitempty"`      // the UTC day (2006-01-02) Messages counts
+	Messages int64  `json:"messages,omitempty"` // of Day
+	Webhooks int64  `json:"webhooks,omitempty"`
+}
+
+// add adds a message of size bytes received on day.
+func (c *Claims) add(day string, size int64) {
+	c.Bytes += size
+	switch {
+	case day > c.Day:
+		c.Day, c.Messages = day, 1
+	case day == c.Day:
+		c.Messages++
+	}
+}
+
+// sub takes a message of size bytes received on day away, to 0 at least.
+func (c *Claims) sub(day string, size int64) {
+	c.Bytes = max(0, c.Bytes-size)
+	if day == c.Day {
+		c.Messages = max(0, c.Messages-1)
+	}
+}
+
+// today is the messages counted of the day of now.
+func (c *Claims) today(now string) int64 {
+	if c.Day == now {
+		return c.Messages
+	}
+	return 0
+}
+
+// TenantInbox is an inbox as its tenant's list shows it.
 type TenantInbox struct {
 	ID        string    `json:"id"`
 	Address   string    `json:"address"`
@@ -53,29 +114,6 @@ type TenantInbox struct {
 // Live reports whether the inbox counts at now: its expiry has not come.
 func (in *TenantInbox) Live(now time.Time) bool {
 	return in.ExpiresAt.IsZero() || now.Before(in.ExpiresAt)
-}
-
-// LiveInboxes counts the tenant's inboxes live at now.
-func (t *Tenant) LiveInboxes(now time.Time) int64 {
-	n := int64(0)
-	for i := range t.Inboxes {
-		if t.Inboxes[i].Live(now) {
-			n++
-		}
-	}
-	return n
-}
-
-// MaxTenantInboxes bounds the live inboxes of one tenant whatever its
-// quota (0 included), so that its entry stays far below the KV limit.
-const MaxTenantInboxes = 5000
-
-// InboxLimit is how many live inboxes the tenant may have.
-func (t *Tenant) InboxLimit() int64 {
-	if t.Quota.Inboxes <= 0 || t.Quota.Inboxes > MaxTenantInboxes {
-		return MaxTenantInboxes
-	}
-	return t.Quota.Inboxes
 }
 
 // KeyInfo is what the views keep of an API key: never the key, its hash.
@@ -97,7 +135,8 @@ func (k *KeyInfo) Expired(now time.Time) bool {
 // Has reports whether the key holds scope.
 func (k *KeyInfo) Has(scope string) bool { return slices.Contains(k.Scopes, scope) }
 
-// Key is a live key's entry, found by its hash.
+// Key is a live key's entry, found by its hash. Its Seq is its
+// KeyCreated's, which leaves the log when it is revoked.
 type Key struct {
 	Meta
 	KeyInfo
@@ -110,29 +149,17 @@ type KeyRef struct {
 	Hash     string `json:"hash"`
 }
 
-// TenantInboxes are the live inboxes of a tenant in one partition.
-type TenantInboxes struct {
-	Meta
-	Inboxes []string `json:"inboxes"`
-}
-
 func (t *Tenant) clone() record {
 	c := *t
-	c.Keys, c.Inboxes = slices.Clone(t.Keys), slices.Clone(t.Inboxes)
+	c.Keys = slices.Clone(t.Keys)
 	return &c
 }
 func (k *Key) clone() record    { c := *k; return &c }
 func (k *KeyRef) clone() record { c := *k; return &c }
-func (l *TenantInboxes) clone() record {
-	c := *l
-	c.Inboxes = slices.Clone(l.Inboxes)
-	return &c
-}
 
-func tenantKey(id string) string              { return "tenant." + id }
-func keyHashKey(hash string) string           { return "kh." + hash }
-func keyIDKey(id string) string               { return "ki." + id }
-func tenantInboxesKey(id, part string) string { return "ti." + id + "." + part }
+func tenantKey(id string) string    { return "tenant." + id }
+func keyHashKey(hash string) string { return "kh." + hash }
+func keyIDKey(id string) string     { return "ki." + id }
 
 // Tenant returns a tenant by id.
 func (r *Reader) Tenant(ctx context.Context, id string) (*Tenant, error) {
@@ -143,10 +170,20 @@ func (r *Reader) Tenant(ctx context.Context, id string) (*Tenant, error) {
 	return &t, nil
 }
 
+// LatestTenant is Tenant read from the bucket itself (its leader), past
+// this process's cache: what a claim is checked against.
+func (r *Reader) LatestTenant(ctx context.Context, id string) (*Tenant, error) {
+	var t Tenant
+	if _, err := r.getLatest(ctx, tenantKey(id), &t, "tenant"); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
 // Tenants returns every live tenant, oldest first: one listing of the
 // tenants' entries, then a get of each (deleted tenants keep an entry,
-// which says so). For the admin's list, whose cost grows with the tenants
-// ever made.
+// which says so, for a minute). For the admin's list, whose cost grows
+// with the tenants.
 func (r *Reader) Tenants(ctx context.Context) ([]*Tenant, error) {
 	lister, err := r.kv.ListKeysFiltered(ctx, tenantKey("*"))
 	if err != nil {
@@ -179,10 +216,10 @@ func (r *Reader) Tenants(ctx context.Context) ([]*Tenant, error) {
 
 // KeyByHash returns the live key whose hash (hex SHA-256) is hash: one
 // get, from the bucket itself (its leader, replicated), past this
-// process's cache, which another process's revocation reaches only when
-// its watcher sees it: once a revocation returns in any process, every
-// process refuses the key. A revoked key, or one of a deleted tenant, is
-// of kind NotFound; expiry is the caller's to judge (KeyInfo.Expired).
+// process's cache. A revoked key, or one of a deleted tenant, is of kind
+// NotFound once the views applied its end; the log refuses it from the
+// moment its end is stored (events.Store.KeyRefused), which authentication
+// asks too. Expiry is the caller's to judge (KeyInfo.Expired).
 func (r *Reader) KeyByHash(ctx context.Context, hash string) (*Key, error) {
 	var k Key
 	if _, err := r.getLatest(ctx, keyHashKey(hash), &k, "key"); err != nil {
@@ -198,26 +235,4 @@ func (r *Reader) KeyByID(ctx context.Context, id string) (*KeyRef, error) {
 		return nil, err
 	}
 	return &k, nil
-}
-
-// TenantInboxes returns the ids of a tenant's live inboxes, one get per
-// partition; an inbox whose expiry came but is not applied yet is among
-// them (Inbox.Live says).
-func (r *Reader) TenantInboxes(ctx context.Context, tenantID string) ([]string, error) {
-	var ids []string
-	for _, part := range r.parts {
-		if part == events.SysPartition {
-			continue
-		}
-		var l TenantInboxes
-		err := r.get(ctx, tenantInboxesKey(tenantID, part), &l, "tenant's inboxes")
-		switch {
-		case tempmail.KindOf(err) == tempmail.NotFound:
-			continue
-		case err != nil:
-			return nil, err
-		}
-		ids = append(ids, l.Inboxes...)
-	}
-	return ids, nil
 }

@@ -26,7 +26,6 @@ type record interface {
 	clone() record
 }
 
-func (d *Domains) clone() record { c := *d; c.List = slices.Clone(d.List); return &c }
 func (in *Inbox) clone() record {
 	c := *in
 	c.Head, c.Pages = slices.Clone(in.Head), slices.Clone(in.Pages)
@@ -49,7 +48,8 @@ func (c *Checkpoint) clone() record {
 func (p *Pending) clone() record {
 	c := *p
 	c.Forget = events.Forget{Messages: slices.Clone(p.Forget.Messages), Seqs: slices.Clone(p.Forget.Seqs),
-		Inboxes: slices.Clone(p.Forget.Inboxes)}
+		Inboxes: slices.Clone(p.Forget.Inboxes), Claims: slices.Clone(p.Forget.Claims),
+		Tenants: slices.Clone(p.Forget.Tenants), Domains: slices.Clone(p.Forget.Domains)}
 	return &c
 }
 func (m *Meta) clone() record { c := *m; return &c }
@@ -62,23 +62,6 @@ func (l *WebhookList) clone() record {
 	c := *l
 	c.Items = slices.Clone(l.Items)
 	return &c
-}
-
-// Domain is one domain, configured or added at runtime (DomainAdded).
-type Domain struct {
-	ID       int    `json:"id"`
-	Name     string `json:"name"`
-	Active   bool   `json:"is_active"`
-	API      bool   `json:"api,omitempty"`
-	TenantID string `json:"tenant_id,omitempty"`
-	CatchAll bool   `json:"catch_all,omitempty"`
-	Label    string `json:"label,omitempty"` // its tenant's name for it (events.DomainAdded)
-}
-
-// Domains is the whole domain list, in id order.
-type Domains struct {
-	Meta
-	List []Domain `json:"domains"`
 }
 
 // Inbox is one inbox: its fields, and everything a read of its mail starts
@@ -124,12 +107,13 @@ type Inbox struct {
 	// PasswordHash is a mail.tm account's password, hashed
 	// (events.InboxCreated); empty for every other inbox. No answer shows it.
 	PasswordHash string `json:"password_hash,omitempty"`
-	// Bytes is the sum of its messages' sizes, and MailToday how many of
-	// them came on MailDay (a UTC day, its newest message's): kept for a
-	// tenant's inbox alone, what its ending takes off its tenant's usage.
-	Bytes     int64  `json:"bytes,omitempty"`
-	MailDay   string `json:"mail_day,omitempty"`
-	MailToday int64  `json:"mail_today,omitempty"`
+	// Held is what it holds: the sum of its messages' sizes, and how
+	// many of them came on Held.Day (a UTC day, its newest message's);
+	// Claimed is what of it its tenant's claims counted. Kept for a
+	// tenant's inbox alone: what its ending takes off its tenant's usage
+	// (usage.go).
+	Held    Claims `json:"held,omitzero"`
+	Claimed Claims `json:"claimed,omitzero"`
 }
 
 // Latest is the id of the newest message, or "".
@@ -218,6 +202,9 @@ type Summary struct {
 	// next written once that event is applied whole (so that applying the
 	// event again still finds what it deleted).
 	DeletedSeq uint64 `json:"deleted,omitempty"`
+	// ClaimSeq is its tenant's claim of it (events.MailClaimed), which
+	// leaves the log with it; 0: no claim counted it.
+	ClaimSeq uint64 `json:"claim,omitempty"`
 
 	// Joined by Reader; never stored.
 	From        string            `json:"-"`
@@ -271,9 +258,13 @@ type Webhook struct {
 	Address   string    `json:"address,omitempty"`
 	Secret    string    `json:"secret"`
 	CreatedAt time.Time `json:"created_at"`
-	// Later are the sequences of its events after its WebhookCreated,
-	// for the log to forget with it.
+	// Later are the sequences of its events after its WebhookCreated
+	// (its newest secret's rotation: at most one), for the log to forget
+	// with it.
 	Later []uint64 `json:"later,omitempty"`
+	// ClaimSeq is its inbox's tenant's claim of it, which leaves the log
+	// with it; 0: none.
+	ClaimSeq uint64 `json:"claim_seq,omitempty"`
 }
 
 // Wants reports whether the subscription asks for events of kind.
@@ -286,6 +277,9 @@ type WebhookRef struct {
 	ID     string   `json:"id"`
 	Events []string `json:"events"`
 	Seq    uint64   `json:"seq"` // its WebhookCreated: it hears of later events only
+	// Claimed: its inbox's tenant's quota counted it (its claim is
+	// Webhook.ClaimSeq).
+	Claimed bool `json:"claimed,omitempty"`
 }
 
 // WebhookList is the subscriptions to every inbox, oldest first.
@@ -334,10 +328,7 @@ const (
 	marksKept = 32
 )
 
-const (
-	domainsKey  = "domains"
-	webhooksKey = "webhooks" // the WebhookList
-)
+const webhooksKey = "webhooks" // the WebhookList
 
 func inboxKey(id string) string     { return "i." + id }
 func addressKey(addr string) string { return "a." + events.AddressKey(addr) }
@@ -380,18 +371,23 @@ func pageKey(inboxID string, n int64) string {
 //
 // A rank's writes are stored before the next rank's are sent (Views.write),
 // so the ranks are also what entry may depend on what: an entry that says
-// an event is applied (an inbox, for the mail in its pages) ranks after
-// every entry the event changes.
-func writeRank(key string) int {
+// an event is applied (an inbox, for the mail in its pages; a tenant, for
+// its list and keys) ranks after every entry the event changes. A key's
+// entries are what authentication reaches first, so a key is written
+// after its tenant, and taken away (gone) before it.
+func writeRank(key string, gone bool) int {
+	key_ := strings.HasPrefix(key, "kh.") || strings.HasPrefix(key, "ki.")
 	switch {
 	case strings.HasPrefix(key, "f."):
 		return -1 // what the log is to forget, before the views let go of it
-	case strings.HasPrefix(key, "i."):
+	case key_ && gone:
+		return 0
+	case strings.HasPrefix(key, "i."), strings.HasPrefix(key, "tenant."):
 		return 1
-	case strings.HasPrefix(key, "a."), strings.HasPrefix(key, "kh."), strings.HasPrefix(key, "ki."):
+	case strings.HasPrefix(key, "a."), key_:
 		return 2 // an address, a key: what a reader reaches first
-	case key == domainsKey || key == webhooksKey:
-		return 3
+	case key == webhooksKey || key == publicDomainsKey || strings.HasPrefix(key, "dn.") || strings.HasPrefix(key, "dt."):
+		return 3 // the lists and indexes that lead to entries
 	case strings.HasPrefix(key, "c."), strings.HasPrefix(key, "x."):
 		return 4 // what says which events are applied, or set aside
 	}

@@ -473,7 +473,7 @@ func (v *Views) write(ctx context.Context, p *partition, b *batch) error {
 	// events, and the page's changes would be lost for good.
 	for len(all) > 0 {
 		n := 1
-		for n < len(all) && writeRank(all[n].key) == writeRank(all[0].key) {
+		for n < len(all) && writeRank(all[n].key, all[n].gone) == writeRank(all[0].key, all[0].gone) {
 			n++
 		}
 		if err := p.st.write(ctx, all[:n]); err != nil {

@@ -1,0 +1,307 @@
+package projections
+
+import (
+	"context"
+	"slices"
+	"strconv"
+
+	"tempmail"
+	"tempmail/events"
+)
+
+// Domains, as the views hold them (applied from DomainAdded and
+// DomainDeactivated, by the sys partition's worker):
+//
+//	d.<id>          a live domain, by its id
+//	dn.<name>       the same, by its name (events.AddressKey of it)
+//	dp              the public domains, in id order: at most MaxPublicDomains
+//	dt.<tenantID>   a tenant's private domains, in id order: as many as its claims allow
+//
+// So a domain is found by its name or id with one get, whatever the
+// number of domains, and what a list shows is one entry of bounded size.
+// A deactivated domain leaves the views, and then the log.
+
+// MaxPublicDomains bounds the public domains: each is in the one list
+// every keyless client reads.
+const MaxPublicDomains = 1000
+
+// Domain is one live domain, configured or added at runtime.
+type Domain struct {
+	Meta
+	ID       int    `json:"id"`
+	Name     string `json:"name"`
+	Active   bool   `json:"is_active"` // always, for a domain the views hold
+	API      bool   `json:"api,omitempty"`
+	TenantID string `json:"tenant_id,omitempty"`
+	CatchAll bool   `json:"catch_all,omitempty"`
+	Label    string `json:"label,omitempty"`  // its tenant's name for it (events.DomainAdded)
+	Server   bool   `json:"server,omitempty"` // a Mailosaur server
+	// Event is the DomainAdded that made it as it is: the one before it
+	// leaves the log when a newer one changes it.
+	Event uint64 `json:"event,omitempty"`
+	// ClaimSeq is its tenant's claim of it (TenantDomainAdded), which
+	// leaves the log with it.
+	ClaimSeq uint64 `json:"claim_seq,omitempty"`
+	// Legacy are its events on the one subject of every domain that logs
+	// before format 4 kept (events.ForgetDomain).
+	Legacy []uint64 `json:"legacy,omitempty"`
+}
+
+// DomainList is a list of domains, in id order.
+type DomainList struct {
+	Meta
+	Items []Domain `json:"items"`
+}
+
+func (d *Domain) clone() record     { c := *d; c.Legacy = slices.Clone(d.Legacy); return &c }
+func (l *DomainList) clone() record { c := *l; c.Items = slices.Clone(l.Items); return &c }
+
+const publicDomainsKey = "dp"
+
+func domainKey(id int) string               { return "d." + strconv.Itoa(id) }
+func domainNameKey(name string) string      { return "dn." + events.AddressKey(name) }
+func tenantDomainsKey(tenant string) string { return "dt." + tenant }
+
+// listKey is the list d is in: its tenant's, or the public one.
+func (d *Domain) listKey() string {
+	if d.TenantID == "" {
+		return publicDomainsKey
+	}
+	return tenantDomainsKey(d.TenantID)
+}
+
+// legacyDomains is the subject of every domain's events in a log before
+// format 4.
+const legacyDomains = "ev.sys.domains"
+
+// domainAdded records a domain as the event says it is: a new one (ID 0:
+// its id is the event's sequence; an id of a log before format 4 as it is),
+// or a change of a live one. Each entry it writes is checked on its own: a
+// batch written in part is applied again (the domain's entry first, then
+// what finds it).
+func (t *tx) domainAdded(ev *events.DomainAdded) error {
+	id := ev.ID
+	if id == 0 {
+		id = int(t.seq)
+	}
+	d, ds, err := load[Domain](t, domainKey(id))
+	if err != nil {
+		return err
+	}
+	if !t.applied(ds) {
+		prev := Domain{}
+		if live(ds) {
+			prev = *d
+		}
+		if ev.TenantID == "" && prev.ID == 0 {
+			pub, ps, err := load[DomainList](t, publicDomainsKey)
+			if err != nil {
+				return err
+			}
+			if live(ps) && len(pub.Items) >= MaxPublicDomains {
+				t.moot() // beyond the cap (the command refuses it first)
+				return nil
+			}
+		}
+		next := Domain{Meta: *d.meta(), ID: id, Name: ev.Name, Active: true, API: ev.API, TenantID: ev.TenantID,
+			CatchAll: ev.CatchAll, Label: ev.Label, Server: ev.Server, Event: t.seq, ClaimSeq: prev.ClaimSeq,
+			Legacy: slices.Clone(prev.Legacy)}
+		if ev.ClaimBack > 0 {
+			next.ClaimSeq = t.seq - ev.ClaimBack
+		}
+		legacy := t.subject == legacyDomains
+		if legacy {
+			next.Legacy = append(next.Legacy, t.seq)
+		}
+		if prev.Event != 0 && !legacy {
+			t.forget.Seqs = append(t.forget.Seqs, prev.Event) // what it was: superseded
+		}
+		if prev.ID != 0 && (prev.Name != next.Name || prev.TenantID != next.TenantID) {
+			// A log before format 4 could reuse an id for another name.
+			if err := t.unlistDomain(prev.ID, prev.Name, prev.TenantID); err != nil {
+				return err
+			}
+		}
+		*d = next
+		t.save(ds)
+	}
+	if !live(ds) || d.Seq > t.seq {
+		return nil // a later event made it what it is, and indexed it
+	}
+	return t.indexDomain(d)
+}
+
+// domainDeactivated takes a domain out of the views; the log forgets its
+// events once they are written (events.ForgetDomain), and its tenant's
+// claim of it. Applied again after a batch written in part, it finishes
+// taking it out of its name's entry and its list.
+func (t *tx) domainDeactivated(ev *events.DomainDeactivated) error {
+	d, ds, err := load[Domain](t, domainKey(ev.ID))
+	if err != nil {
+		return err
+	}
+	if t.applied(ds) {
+		if d.Gone && d.Seq == t.seq {
+			n, err := t.nameEntry(ev.Name)
+			if err != nil || n == nil || n.ID != ev.ID {
+				return err
+			}
+			return t.unlistDomain(ev.ID, ev.Name, n.TenantID)
+		}
+		return nil
+	}
+	if !live(ds) || d.Name != ev.Name {
+		t.moot() // an unknown domain, or gone already
+		return nil
+	}
+	f := events.ForgetDomain{Name: d.Name, Legacy: d.Legacy}
+	if t.subject == legacyDomains {
+		f.Legacy = append(slices.Clone(f.Legacy), t.seq)
+	} else {
+		f.Seq = t.seq
+	}
+	t.forget.Domains = append(t.forget.Domains, f)
+	if d.ClaimSeq != 0 {
+		t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: d.ClaimSeq, Type: events.TypeTenantDomainAdded, ID: d.Name})
+	}
+	if err := t.unlistDomain(d.ID, d.Name, d.TenantID); err != nil {
+		return err
+	}
+	t.remove(ds)
+	return nil
+}
+
+// nameEntry is the live domain a name's entry holds, or nil.
+func (t *tx) nameEntry(name string) (*Domain, error) {
+	n, ns, err := load[Domain](t, domainNameKey(name))
+	if err != nil || !live(ns) {
+		return nil, err
+	}
+	return n, nil
+}
+
+// indexDomain writes d where it is found by name and listed, each entry
+// unless it reflects this event already.
+func (t *tx) indexDomain(d *Domain) error {
+	n, ns, err := load[Domain](t, domainNameKey(d.Name))
+	if err != nil {
+		return err
+	}
+	if !t.applied(ns) {
+		meta := n.Meta
+		*n = *d
+		n.Meta = meta
+		t.save(ns)
+	}
+	l, ls, err := load[DomainList](t, d.listKey())
+	if err != nil || t.applied(ls) {
+		return err
+	}
+	item := *d
+	item.Meta, item.Legacy = Meta{}, nil
+	if !live(ls) {
+		l.Items = nil
+	}
+	i, found := slices.BinarySearchFunc(l.Items, d.ID, func(x Domain, id int) int { return x.ID - id })
+	if found {
+		l.Items[i] = item
+	} else {
+		l.Items = slices.Insert(l.Items, i, item)
+	}
+	t.save(ls)
+	return nil
+}
+
+// unlistDomain takes the domain id of name out of its name's entry and
+// its list (its tenant's, or the public one), each unless it reflects
+// this event already.
+func (t *tx) unlistDomain(id int, name, tenant string) error {
+	n, ns, err := load[Domain](t, domainNameKey(name))
+	if err != nil {
+		return err
+	}
+	if live(ns) && n.ID == id {
+		t.remove(ns)
+	}
+	key := publicDomainsKey
+	if tenant != "" {
+		key = tenantDomainsKey(tenant)
+	}
+	l, ls, err := load[DomainList](t, key)
+	if err != nil || !live(ls) || t.applied(ls) {
+		return err
+	}
+	if i := slices.IndexFunc(l.Items, func(x Domain) bool { return x.ID == id }); i >= 0 {
+		l.Items = slices.Delete(l.Items, i, i+1)
+		if len(l.Items) == 0 {
+			t.remove(ls)
+		} else {
+			t.save(ls)
+		}
+	}
+	return nil
+}
+
+// DomainByName returns the live domain of a name (lower-case A-labels).
+func (r *Reader) DomainByName(ctx context.Context, name string) (*Domain, error) {
+	var d Domain
+	if err := r.get(ctx, domainNameKey(name), &d, "domain"); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// LatestDomainByName is DomainByName read from the bucket itself, past
+// this process's cache: a domain another process added is there once
+// its addition returned, before this process's watcher sees it.
+func (r *Reader) LatestDomainByName(ctx context.Context, name string) (*Domain, error) {
+	var d Domain
+	if _, err := r.getLatest(ctx, domainNameKey(name), &d, "domain"); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// DomainByID returns the live domain of an id.
+func (r *Reader) DomainByID(ctx context.Context, id int) (*Domain, error) {
+	var d Domain
+	if err := r.get(ctx, domainKey(id), &d, "domain"); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// LatestDomainByID is DomainByID past this process's cache.
+func (r *Reader) LatestDomainByID(ctx context.Context, id int) (*Domain, error) {
+	var d Domain
+	if _, err := r.getLatest(ctx, domainKey(id), &d, "domain"); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// PublicDomains returns the public domains, in id order; latest reads
+// them past this process's cache.
+func (r *Reader) PublicDomains(ctx context.Context, latest bool) ([]Domain, error) {
+	return r.domainList(ctx, publicDomainsKey, latest)
+}
+
+// TenantDomains returns a tenant's private domains, in id order; latest
+// reads them past this process's cache.
+func (r *Reader) TenantDomains(ctx context.Context, tenantID string, latest bool) ([]Domain, error) {
+	return r.domainList(ctx, tenantDomainsKey(tenantID), latest)
+}
+
+func (r *Reader) domainList(ctx context.Context, key string, latest bool) ([]Domain, error) {
+	var l DomainList
+	var err error
+	if latest {
+		_, err = r.getLatest(ctx, key, &l, "domains")
+	} else {
+		err = r.get(ctx, key, &l, "domains")
+	}
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return nil, nil
+	}
+	return l.Items, err
+}
