@@ -134,7 +134,8 @@ func BenchmarkVerifyHostileDKIM(b *testing.B) {
 			f.Headers = "from" + strings.Repeat(":x", 1000)
 			return f.On(b, m, 5)
 		}},
-		{"many-fields", withFields(strings.Repeat("X: y\r\n", 20_000)), func(_ int, m string) string {
+		// The most fields the library is given, each looked for 64 times.
+		{"many-fields", withFields(strings.Repeat("X: y\r\n", 250)), func(_ int, m string) string {
 			f := real
 			f.Headers = "from" + strings.Repeat(":x", 63)
 			return f.On(b, m, 5)
