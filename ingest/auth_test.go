@@ -176,11 +176,13 @@ func TestAuthenticationResultsClaimingUsAreRemoved(t *testing.T) {
 }
 
 // Issue 29's message over SMTP: five signatures with a correct body hash
-// and a random b=, whose selector publishes a 380,000-bit modulus with
-// e = 2^31-1. Its 250 comes with each signature permerror, with the
-// reason in the stored results and in our Authentication-Results field;
-// no arithmetic is spent on the key (BenchmarkVerifyHostileKey measures
-// 2-3 ms of CPU; before, it was 24 s).
+// and a random b= of a 2048-bit key's size, whose selector publishes a
+// 380,000-bit modulus with e = 2^31-1. Its 250 comes with each signature
+// permerror, with the reason in the stored results and in our
+// Authentication-Results field; no arithmetic is spent on the key
+// (BenchmarkVerifyHostileDKIM measures its cost; before the bound, it was
+// 24 s of CPU). The issue's b= as long as the key's is refused before the
+// key is asked for (mailauth's TestHostileSignaturesCostNoQuestion).
 func TestHostileDKIMKeyOverSMTP(t *testing.T) {
 	t.Parallel()
 	w := newAuthWorld(t, 5*time.Second)
@@ -189,7 +191,7 @@ func TestHostileDKIMKeyOverSMTP(t *testing.T) {
 	in := inbox(t, w.svc, "victim@tempmail.test")
 	body := strings.Repeat(strings.Repeat("x", 76)+"\r\n", 331_000/78)
 	data := authtest.ForgedSignatures(t, fmt.Sprintf("From: ceo@evil.test\r\nTo: %s\r\nSubject: invoice\r\n\r\n%s", in.Address, body),
-		"evil.test", "huge", 5, 47_500)
+		"evil.test", "huge", 5, 256)
 	sendAs(t, w.svc, "mx.evil.test", "ceo@evil.test", in.Address, data)
 	m := messages(t, w.svc, in.ID, 1)[0]
 	if m.Auth == nil || len(m.Auth.DKIM) != 5 {

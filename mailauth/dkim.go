@@ -3,13 +3,8 @@ package mailauth
 import (
 	"bytes"
 	"context"
-	"crypto/rsa"
-	"crypto/x509"
-	"encoding/base64"
 	"errors"
 	"io"
-	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/emersion/go-msgauth/dkim"
@@ -17,143 +12,90 @@ import (
 	"tempmail/mail"
 )
 
-// Bounds on a DKIM key, checked before the library sees it: the library
-// and crypto/rsa accept a key of any size, and a sender who publishes a
-// 380,000-bit modulus with a 31-bit exponent makes each signature cost
-// seconds of CPU. RFC 8301 section 3.2 asks verifiers to handle keys of
-// 1024 to 4096 bits; real keys have the exponent 65537 (3 is allowed by
-// RFC 3447 and kept, as OpenDKIM and dkimpy keep it).
+// How a message's DKIM signatures are checked, cheapest first, each step
+// for the signatures the steps before left open:
+//
+//   - each signature's field is judged alone (dkimsig.go): bounds a real
+//     signature keeps, and l=;
+//   - each key is asked for once, however many signatures name it, and
+//     vetted; a refused record is remembered for its TTL (dkimkey.go);
+//   - the library is given the header fields verification reads, bounded,
+//     without the signatures already concluded, and the body
+//     (dkimheader.go); it hashes the body for each signature it checks.
+//
+// A signature whose field or key shows that it cannot pass costs no hash
+// of the body, and when its field shows it, or its key was refused
+// before, no DNS question either. One that may pass costs what the
+// library spends on it, a hash of the body, within the time budget.
+
+// Reasons for results the library would not give.
 const (
-	MaxKeyBits = 4096
-	// MaxKeyRecordBytes bounds a key's TXT record: a 4096-bit RSA key
-	// with its tags is about 800 bytes.
-	MaxKeyRecordBytes = 4096
+	reasonBodyLength = "l= leaves part of the body unsigned"
+	reasonOutOfTime  = "checks ran out of time"
 )
-
-// Reasons a DKIM result gives (DKIM.Reason), each a fixed phrase that
-// may stand in the Authentication-Results field as its reason.
-const (
-	reasonRecordTooLong = "key record longer than 4096 bytes"
-	reasonKeyTooLarge   = "key larger than 4096 bits"
-	reasonExponent      = "key exponent neither 3 nor 65537"
-	reasonBodyLength    = "l= leaves part of the body unsigned"
-	reasonOutOfTime     = "checks ran out of time"
-)
-
-// errKeyRefused is what the key lookup answers the library for a key
-// this package will not use; the library makes it a permanent failure of
-// the signature, before it parses the key.
-type errKeyRefused string
-
-func (e errKeyRefused) Error() string { return string(e) }
 
 // checkDKIM checks the message's first MaxSignatures DKIM signatures
 // within ctx: when ctx ends, the library reads no more of the message,
-// and what it had not concluded is temperror. The library says whether
-// each verified; the header fields themselves say which domain and
-// selector each names, which the library does not return.
+// and what it had not concluded is temperror.
 func (v *Verifier) checkDKIM(ctx context.Context, msg []byte) (out []mail.DKIM) {
-	fields := fieldValues(msg, "DKIM-Signature", MaxSignatures)
-	out = make([]mail.DKIM, len(fields))
-	keys := make([]string, len(fields)) // where each signature's key is looked up
-	lengths := make([]bool, len(fields))
-	for i, f := range fields {
-		tags := dkimTags(f)
-		out[i] = mail.DKIM{Result: PermError, Domain: cleanDomain(tags["d"]), Selector: cleanDomain(tags["s"])}
-		keys[i] = tags["s"] + "._domainkey." + tags["d"]
-		_, lengths[i] = tags["l"]
+	sigs := readSignatures(msg)
+	out = make([]mail.DKIM, len(sigs))
+	for i, s := range sigs {
+		out[i] = mail.DKIM{Result: PermError, Domain: cleanDomain(s.tags["d"]), Selector: cleanDomain(s.tags["s"])}
 	}
 	if len(out) == 0 {
 		return out
 	}
-	defer recoverAs(func() {}) // each signature stays permerror
-	var refusedMu sync.Mutex
-	refused := map[string]string{} // key names to why their key is not used
-	lookup := func(name string) ([]string, error) {
-		txts, err := v.DNS.LookupTXT(ctx, name)
-		if err != nil || len(txts) != 1 {
-			return txts, err // the library refuses several records itself
+	defer recoverAs(func() {}) // what was not concluded stays permerror
+	keys := v.lookupKeys(ctx, sigs)
+	judgeCovering(sigs)
+	pieces := libraryMessage(msg, sigs)
+	var left []int // the signatures the library checks, in order
+	for i, s := range sigs {
+		if s.result == "" {
+			left = append(left, i)
+		} else {
+			out[i].Result, out[i].Reason = s.result, s.reason
 		}
-		if why := vetKey(txts[0]); why != "" {
-			refusedMu.Lock()
-			refused[name] = why
-			refusedMu.Unlock()
-			return nil, errKeyRefused(why)
-		}
-		return txts, nil
 	}
-	body := &budgetReader{ctx: ctx, r: bytes.NewReader(msg)}
-	verifs, err := dkim.VerifyWithOptions(body, &dkim.VerifyOptions{MaxVerifications: MaxSignatures, LookupTXT: lookup})
+	if len(left) == 0 {
+		return out
+	}
+	readers := make([]io.Reader, len(pieces))
+	for i, p := range pieces {
+		readers[i] = bytes.NewReader(p)
+	}
+	body := &budgetReader{ctx: ctx, r: io.MultiReader(readers...)}
+	lookup := func(name string) ([]string, error) {
+		fqdn, _ := lookupName(name)
+		if k, ok := keys[fqdn]; ok {
+			return k.txts, k.err
+		}
+		return nil, errNoAnswer
+	}
+	verifs, err := dkim.VerifyWithOptions(body, &dkim.VerifyOptions{MaxVerifications: len(left), LookupTXT: lookup})
 	if err != nil && !errors.Is(err, dkim.ErrTooManySignatures) {
-		// The header block cannot be read: every signature is permerror,
-		// or temperror when it was not read for want of time.
+		// The header block cannot be read: every signature left is
+		// permerror, or temperror when it was not read for want of time.
 		if body.cut.Load() {
-			for i := range out {
+			for _, i := range left {
 				out[i].Result, out[i].Reason = TempError, reasonOutOfTime
 			}
 		}
 		return out
 	}
-	for i, vf := range verifs {
-		if i >= len(out) {
+	for j, vf := range verifs {
+		if j >= len(left) {
 			break
 		}
+		i := left[j]
 		out[i].Result = dkimResult(vf.Err)
-		switch {
-		case refused[keys[i]] != "" && out[i].Result == PermError:
-			out[i].Reason = refused[keys[i]]
-		case lengths[i] && out[i].Result == Fail:
-			// The library refuses l= before it hashes anything, and says
-			// fail; RFC 8601 section 2.7.1 has a word for a signature the
-			// verifier will not accept: policy.
-			out[i].Result, out[i].Reason = Policy, reasonBodyLength
-		case body.cut.Load() && (out[i].Result == Fail || out[i].Result == TempError):
+		if body.cut.Load() && (out[i].Result == Fail || out[i].Result == TempError) {
 			// What was hashed was not the whole body.
 			out[i].Result, out[i].Reason = TempError, reasonOutOfTime
 		}
 	}
 	return out
-}
-
-// vetKey says why a DKIM key record must not be used (a reason), or ""
-// when the library may have it. It parses the key as the library does,
-// which costs time in proportion to the record, bounded first, and does
-// no arithmetic: the key's size and exponent are read, not used. A record
-// it cannot read is left to the library, which refuses it.
-func vetKey(record string) string {
-	if len(record) > MaxKeyRecordBytes {
-		return reasonRecordTooLong
-	}
-	tags := map[string]string{}
-	for _, t := range strings.Split(record, ";") {
-		k, val, ok := strings.Cut(t, "=")
-		if !ok {
-			continue
-		}
-		tags[strings.TrimSpace(k)] = strings.TrimSpace(val)
-	}
-	if k := tags["k"]; k != "" && k != "rsa" {
-		return "" // Ed25519 has one size; others are refused by the library
-	}
-	der, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(tags["p"], " ", ""))
-	if err != nil || len(der) == 0 {
-		return ""
-	}
-	var pub *rsa.PublicKey
-	if k, err := x509.ParsePKIXPublicKey(der); err == nil {
-		pub, _ = k.(*rsa.PublicKey)
-	} else if k, err := x509.ParsePKCS1PublicKey(der); err == nil {
-		pub = k
-	}
-	switch {
-	case pub == nil:
-		return ""
-	case pub.N.BitLen() > MaxKeyBits:
-		return reasonKeyTooLarge
-	case pub.E != 3 && pub.E != 65537:
-		return reasonExponent
-	}
-	return ""
 }
 
 // budgetReader reads the message for the DKIM library until ctx ends;
@@ -183,17 +125,4 @@ func dkimResult(err error) string {
 		return PermError
 	}
 	return Fail
-}
-
-// dkimTags reads a DKIM-Signature's tag=value list (RFC 6376 section
-// 3.2), white space removed from values.
-func dkimTags(v string) map[string]string {
-	tags := map[string]string{}
-	for _, t := range strings.Split(v, ";") {
-		k, val, ok := strings.Cut(t, "=")
-		if ok {
-			tags[strings.TrimSpace(k)] = strings.Join(strings.Fields(val), "")
-		}
-	}
-	return tags
 }

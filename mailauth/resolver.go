@@ -2,12 +2,10 @@ package mailauth
 
 import (
 	"cmp"
-	"container/list"
 	"context"
 	"errors"
 	"net"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/miekg/dns"
@@ -58,7 +56,7 @@ type ResolverConfig struct {
 type Resolver struct {
 	servers []string
 	timeout time.Duration
-	cache   *answerCache // nil: none
+	cache   *expiringCache[answer] // nil: none
 	// inflight joins identical questions asked at once.
 	inflight singleflight.Group
 }
@@ -72,9 +70,9 @@ func NewResolver(cfg ResolverConfig) (*Resolver, error) {
 	}
 	switch {
 	case cfg.CacheEntries == 0:
-		r.cache = newAnswerCache(DefaultCacheEntries)
+		r.cache = newExpiringCache[answer](DefaultCacheEntries)
 	case cfg.CacheEntries > 0:
-		r.cache = newAnswerCache(cfg.CacheEntries)
+		r.cache = newExpiringCache[answer](cfg.CacheEntries)
 	}
 	if cfg.Server != "" {
 		if _, _, err := net.SplitHostPort(cfg.Server); err != nil {
@@ -97,18 +95,29 @@ func NewResolver(cfg ResolverConfig) (*Resolver, error) {
 
 // answer is what one question got: the records of the type asked for (an
 // empty list when the name has none), nxdomain, or failed: no answer that
-// could be used (a timeout, or a server's failure).
+// could be used (a timeout, or a server's failure). It holds until
+// expires, whether the cache keeps it or not.
 type answer struct {
 	rrs      []dns.RR
 	nxdomain bool
 	failed   *net.DNSError
+	expires  time.Time
 }
 
 // LookupTXT returns name's TXT records, each one's strings joined.
 func (r *Resolver) LookupTXT(ctx context.Context, name string) ([]string, error) {
+	txts, _, err := r.lookupTXTUntil(ctx, name)
+	return txts, err
+}
+
+// lookupTXTUntil is LookupTXT, and says until when its answer holds (its
+// TTL), so that a caller may keep what it concluded from the records as
+// long as the cache would keep them, also when they are too large to be
+// kept.
+func (r *Resolver) lookupTXTUntil(ctx context.Context, name string) ([]string, time.Time, error) {
 	a, err := r.query(ctx, name, dns.TypeTXT)
 	if err != nil {
-		return nil, err
+		return nil, a.expires, err
 	}
 	var out []string
 	for _, rr := range a.rrs {
@@ -116,7 +125,7 @@ func (r *Resolver) LookupTXT(ctx context.Context, name string) ([]string, error)
 			out = append(out, strings.Join(t.Txt, ""))
 		}
 	}
-	return out, nil
+	return out, a.expires, nil
 }
 
 // LookupMX returns name's MX records.
@@ -245,12 +254,13 @@ func (r *Resolver) ask(ctx context.Context, fqdn string, qtype uint16, key strin
 			}
 		}
 	}
-	switch {
-	case r.cache == nil:
-	case a.failed != nil:
-		r.cache.put(key, a, time.Now().Add(failureTTL))
-	case resp.Len() <= maxCachedAnswer:
-		r.cache.put(key, a, time.Now().Add(ttlOf(resp, a)))
+	if a.failed != nil {
+		a.expires = time.Now().Add(failureTTL)
+	} else {
+		a.expires = time.Now().Add(ttlOf(resp, a))
+	}
+	if r.cache != nil && (a.failed != nil || resp.Len() <= maxCachedAnswer) {
+		r.cache.put(key, a, a.expires)
 	}
 	return a
 }
@@ -354,62 +364,4 @@ func truncateName(s string) string {
 		return s[:255]
 	}
 	return s
-}
-
-// answerCache keeps answers until they expire, least recently used out
-// first beyond its bound.
-type answerCache struct {
-	mu    sync.Mutex
-	max   int
-	order *list.List // of *cached, most recent first
-	byKey map[string]*list.Element
-}
-
-type cached struct {
-	key     string
-	a       answer
-	expires time.Time
-}
-
-func newAnswerCache(max int) *answerCache {
-	return &answerCache{max: max, order: list.New(), byKey: map[string]*list.Element{}}
-}
-
-func (c *answerCache) get(key string, now time.Time) (answer, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.byKey[key]
-	if !ok {
-		return answer{}, false
-	}
-	if ce := e.Value.(*cached); now.Before(ce.expires) {
-		c.order.MoveToFront(e)
-		return ce.a, true
-	}
-	c.order.Remove(e)
-	delete(c.byKey, key)
-	return answer{}, false
-}
-
-func (c *answerCache) put(key string, a answer, expires time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.byKey[key]; ok {
-		e.Value = &cached{key, a, expires}
-		c.order.MoveToFront(e)
-		return
-	}
-	c.byKey[key] = c.order.PushFront(&cached{key, a, expires})
-	for c.order.Len() > c.max {
-		last := c.order.Back()
-		c.order.Remove(last)
-		delete(c.byKey, last.Value.(*cached).key)
-	}
-}
-
-// len is the number of answers kept, for tests.
-func (c *answerCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.order.Len()
 }

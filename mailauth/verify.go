@@ -28,11 +28,16 @@ const (
 	MaxSignatures = 5
 )
 
-// Verifier checks the SPF, DKIM and DMARC of received messages.
+// Verifier checks the SPF, DKIM and DMARC of received messages. It
+// remembers the DKIM key records it refused, for their TTL, so it is
+// shared by pointer and not copied.
 type Verifier struct {
 	DNS *Resolver
 	// Timeout bounds one Verify; 0: DefaultTimeout.
 	Timeout time.Duration
+
+	refusedOnce sync.Once
+	refused     *expiringCache[string] // refusedKeys: reasons by key record name
 }
 
 // Input is what is known of one message.

@@ -147,14 +147,15 @@ func TestVerify(t *testing.T) {
 		{name: "malformed signature and From",
 			in: mailauth.Input{ClientIP: loopback, Helo: "x", MailFrom: "not an address",
 				Message: []byte("DKIM-Signature: v=1; d=sender.test; s=sel; garbage\r\nFrom: nobody\r\n\r\nbody\r\n")},
-			spf:   mail.SPF{Result: "none"},
-			dkim:  []mail.DKIM{{Result: "permerror", Domain: "sender.test", Selector: "sel"}},
+			spf: mail.SPF{Result: "none"},
+			dkim: []mail.DKIM{{Result: "permerror", Domain: "sender.test", Selector: "sel",
+				Reason: "b= longer or shorter than any accepted key's signature"}},
 			dmarc: mail.DMARC{Result: "none"}},
 		{name: "hostile names are not looked up nor shown",
 			in: mailauth.Input{ClientIP: loopback, Helo: "x", MailFrom: "a@evil\r\n.test",
 				Message: []byte("DKIM-Signature: v=1; a=rsa-sha256; d=ev\"il; s=a..b; h=from; bh=x; b=y\r\nFrom: <a@bad_name!>\r\n\r\nbody\r\n")},
 			spf:   mail.SPF{Result: "none"},
-			dkim:  []mail.DKIM{{Result: "permerror"}},
+			dkim:  []mail.DKIM{{Result: "permerror", Reason: "d= or s= not a domain name"}},
 			dmarc: mail.DMARC{Result: "none"}},
 	}
 	for _, c := range cases {

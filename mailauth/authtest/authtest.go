@@ -200,10 +200,16 @@ func (k *Key) Publish(s *DNS) { s.TXT(k.Name(), k.Record()) }
 // canonicalisation, From, To, Subject, Date and Message-ID signed).
 func (k *Key) Sign(t testing.TB, msg string) string {
 	t.Helper()
+	return k.SignFields(t, msg, "From", "To", "Subject", "Date", "Message-ID")
+}
+
+// SignFields is Sign with the fields named (h=) chosen.
+func (k *Key) SignFields(t testing.TB, msg string, fields ...string) string {
+	t.Helper()
 	var out bytes.Buffer
 	err := dkim.Sign(&out, strings.NewReader(msg), &dkim.SignOptions{Domain: k.Domain, Selector: k.Selector, Signer: k.signer,
 		HeaderCanonicalization: dkim.CanonicalizationRelaxed, BodyCanonicalization: dkim.CanonicalizationRelaxed,
-		HeaderKeys: []string{"From", "To", "Subject", "Date", "Message-ID"}})
+		HeaderKeys: fields})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package authtest
 
 import (
+	"cmp"
 	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -42,14 +43,44 @@ func RSAKeyRecord(t testing.TB, bits, e int) string {
 // signature itself, with whatever key the selector publishes.
 func ForgedSignatures(t testing.TB, msg, domain, selector string, n, bytes int) string {
 	t.Helper()
-	_, body, _ := strings.Cut(msg, "\r\n\r\n")
-	bh := sha256.Sum256([]byte(simpleBody(body)))
+	return Forgery{Domain: domain, Selector: selector, SigBytes: bytes}.On(t, msg, n)
+}
+
+// Forgery is a DKIM-Signature a forger writes: the correct body hash of
+// its canonicalization, unless BodyHash says otherwise, and a random
+// signature, so that a verifier gets as far as it lets itself go.
+type Forgery struct {
+	Domain, Selector string
+	SigBytes         int    // the random b='s length in bytes
+	Canon            string // c=; empty: simple/simple
+	Headers          string // h=; empty: from:to:subject
+	BodyHash         string // bh=; empty: the correct one
+	Extra            string // more tags, each with its "; " after it
+}
+
+// On returns msg with n such signatures on top, each with its own b=.
+func (f Forgery) On(t testing.TB, msg string, n int) string {
+	t.Helper()
+	_, body, ok := strings.Cut(msg, "\r\n\r\n")
+	if !ok {
+		t.Fatal("Forgery.On: the message has no body")
+	}
+	canon := cmp.Or(f.Canon, "simple/simple")
+	bh := f.BodyHash
+	if bh == "" {
+		canonical := simpleBody(body)
+		if strings.HasSuffix(canon, "/relaxed") {
+			canonical = relaxedBody(body)
+		}
+		sum := sha256.Sum256([]byte(canonical))
+		bh = base64.StdEncoding.EncodeToString(sum[:])
+	}
 	var b strings.Builder
 	for range n {
-		sig := make([]byte, bytes)
+		sig := make([]byte, f.SigBytes)
 		_, _ = rand.Read(sig)
-		b.WriteString("DKIM-Signature: v=1; a=rsa-sha256; c=simple/simple; d=" + domain + "; s=" + selector +
-			"; h=from:to:subject; bh=" + base64.StdEncoding.EncodeToString(bh[:]) +
+		b.WriteString("DKIM-Signature: v=1; a=rsa-sha256; c=" + canon + "; d=" + f.Domain + "; s=" + f.Selector +
+			"; h=" + cmp.Or(f.Headers, "from:to:subject") + "; " + f.Extra + "bh=" + bh +
 			"; b=" + base64.StdEncoding.EncodeToString(sig) + "\r\n")
 	}
 	return b.String() + msg
@@ -100,6 +131,21 @@ func (k *Key) SignLength(t testing.TB, msg string, length bool) string {
 // section 3.4.3): empty lines at its end removed, and one line end.
 func simpleBody(body string) string {
 	return strings.TrimRight(body, "\r\n") + "\r\n"
+}
+
+// relaxedBody is a body as the relaxed canonicalization has it (RFC 6376
+// section 3.4.4): runs of white space one space, none at a line's end,
+// empty lines at the end removed, and a line end after the last line.
+func relaxedBody(body string) string {
+	lines := strings.Split(body, "\r\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(wsp.ReplaceAllString(l, " "), " ")
+	}
+	out := strings.TrimRight(strings.Join(lines, "\r\n"), "\r\n")
+	if out == "" {
+		return ""
+	}
+	return out + "\r\n"
 }
 
 var wsp = regexp.MustCompile(`[ \t]+`)
