@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -166,4 +167,68 @@ func TestAKeyPassesRequireToken(t *testing.T) {
 		t.Fatalf("create with a key: %d %s", r.Status, r.Body)
 	}
 	h.expect(h.do("GET", "/api/inboxes/"+r.JSON(t)["id"].(string)+"/", "", as...), http.StatusOK, "")
+}
+
+// Security never waits on the views: with the partition that applies
+// tenants and keys held up (its consumer paused), a key revoked, the keys
+// of a tenant deleted and a key past its expiry are refused by every
+// process from the moment the 204 is sent; the views show it all once
+// the partition goes on.
+func TestEndedKeysAreRefusedWhileTheViewsAreHeldUp(t *testing.T) {
+	t.Parallel()
+	proxy := servicetest.ExternalNATS(t)
+	shared := func(c *config.Config) { c.NATSURL = proxy.URL() }
+	one := newHarness(t, shared)
+	two := newHarness(t, shared)
+	tenant := one.newTenant("held", "")
+	revoked, revokedID := one.newKey(tenant, `["read"]`)
+	kept, _ := one.newKey(tenant, `["read"]`)
+	doomedTenant := one.newTenant("doomed", "")
+	doomed, _ := one.newKey(doomedTenant, `["read"]`)
+	r := one.do("POST", "/api/tenants/"+tenant+"/keys/", `{"name":"brief","scopes":["read"],"expires_at":"`+
+		time.Now().Add(4*time.Second).UTC().Format(time.RFC3339Nano)+`"}`, admin...)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("a key that expires: %d %s", r.Status, r.Body)
+	}
+	brief := r.JSON(t)["key"].(string)
+	ok := func(h *harness, key string) bool {
+		return h.do("GET", "/api/usage/", "", "Authorization", "Bearer "+key).Status == http.StatusOK
+	}
+	for _, key := range []string{revoked, kept, doomed, brief} {
+		eventually.True(t, "both processes know the key", func() bool { return ok(one, key) && ok(two, key) })
+	}
+
+	// The sys partition, which applies tenants and keys, held up.
+	views := one.svc.Views
+	consumer := "views-g" + strconv.Itoa(views.Generation()) + "-sys"
+	if _, err := one.svc.Node.JS.PauseConsumer(t.Context(), "EVENTS", consumer, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+
+	one.expect(one.do("DELETE", "/api/keys/"+revokedID+"/", "", admin...), http.StatusNoContent, "")
+	for _, h := range []*harness{one, two} {
+		h.expect(h.do("GET", "/api/usage/", "", "Authorization", "Bearer "+revoked), http.StatusUnauthorized, "")
+	}
+	two.expect(two.do("DELETE", "/api/tenants/"+doomedTenant+"/", "", admin...), http.StatusNoContent, "")
+	for _, h := range []*harness{one, two} {
+		h.expect(h.do("GET", "/api/usage/", "", "Authorization", "Bearer "+doomed), http.StatusUnauthorized, "")
+	}
+	eventually.True(t, "the brief key refused after its expiry, by both", func() bool { return !ok(one, brief) && !ok(two, brief) })
+	if !ok(one, kept) || !ok(two, kept) {
+		t.Error("a key neither revoked nor expired is refused")
+	}
+	// The views were held up all along: they still list the revoked key.
+	if r := one.do("GET", "/api/tenants/"+tenant+"/keys/", "", admin...); !strings.Contains(string(r.Body), revokedID) {
+		t.Fatalf("the views applied the revocation: the partition was not held up (%s)", r.Body)
+	}
+
+	// Going on, the views show the revocation and the deletion.
+	if _, err := one.svc.Node.JS.ResumeConsumer(t.Context(), "EVENTS", consumer); err != nil {
+		t.Fatal(err)
+	}
+	eventually.True(t, "the views drop the revoked key", func() bool {
+		r := two.do("GET", "/api/tenants/"+tenant+"/keys/", "", admin...)
+		return r.Status == http.StatusOK && !strings.Contains(string(r.Body), revokedID)
+	})
+	two.expect(two.do("GET", "/api/tenants/"+doomedTenant+"/", "", admin...), http.StatusNotFound, "")
 }

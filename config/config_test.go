@@ -420,7 +420,7 @@ func TestAnonymousFlags(t *testing.T) {
 		t.Fatalf("from the environment: %+v %v", c.AnonymousQuota, err)
 	}
 	for v, want := range map[string]string{
-		"inboxes=5001":          "inboxes must be from 0 (unlimited) to 5000",
+		"inboxes=1000000001":    "inboxes must be from 0 (unlimited) to 1000000000",
 		"inboxes=1,inboxes=2":   "inboxes is given twice",
 		"mailboxes=3":           `"mailboxes=3" is not name=value`,
 		"storage_bytes=1gb":     "storage_bytes must be from 0",

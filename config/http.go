@@ -43,7 +43,7 @@ func httpOptions() []option {
 			}
 			return nil
 		}},
-		{"anonymous-quota", "", "what clients without a key share, all together: inboxes=N,messages_per_day=N,storage_bytes=SIZE,webhooks=N (each optional, 0: unlimited; live inboxes at most 5000 while it is set); empty: no quota", func(c *Config, v string) error {
+		{"anonymous-quota", "", "what clients without a key share, all together: inboxes=N,messages_per_day=N,storage_bytes=SIZE,webhooks=N (each optional, 0: unlimited); empty: no quota", func(c *Config, v string) error {
 			q, err := parseQuota(v)
 			c.AnonymousQuota = q
 			return err
@@ -187,9 +187,9 @@ func prefixes(v string) ([]netip.Prefix, error) {
 }
 
 // maxAnonymousInboxes is the most live inboxes --anonymous-quota may give
-// keyless clients: they are counted as one tenant's are, and a tenant's
-// count is bounded so (projections.MaxTenantInboxes).
-const maxAnonymousInboxes = 5000
+// keyless clients (they are counted as one tenant's are): as the admin's
+// API bounds a tenant's quota.
+const maxAnonymousInboxes = 1_000_000_000
 
 // parseQuota reads --anonymous-quota: name=value pairs separated by commas,
 // each name once; storage_bytes takes a size. An empty value is no quota.

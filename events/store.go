@@ -24,13 +24,15 @@ const (
 	rawStream = "OBJ_" + RawBucket
 
 	partitionsKey = "tempmail_partitions"
-	// formatKey records the store's format in the stream's metadata: 3
-	// keeps one subject per inbox (subjects.go); 2 had one per message,
-	// which this build still reads; both seal each message's content
-	// inside its MailReceived. Format 1 (no record) kept it in plain
-	// records beside, and is refused.
+	// formatKey records the store's format in the stream's metadata: 4
+	// claims what a tenant's quota counts, and removes an expiring tenant
+	// inbox from its tenant's count by a schedule (claims.go); 3 kept one
+	// subject per inbox (subjects.go); 2 had one per message. This build
+	// reads 2 and 3, and brings them to 4 as it opens them (migrate.go);
+	// all seal each message's content inside its MailReceived. Format 1
+	// (no record) kept it in plain records beside, and is refused.
 	formatKey = "tempmail_format"
-	format    = "3"
+	format    = "4"
 	// DefaultPartitions is the partition count of a new stream.
 	DefaultPartitions = 16
 	// DedupeWindow bounds how long a retried ingest is recognised by its
@@ -110,10 +112,15 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	if partitions <= 0 {
 		partitions = DefaultPartitions
 	}
+	stored := format // the format the store is in: one before 4 until migrated
 	if st, err := js.Stream(ctx, StreamName); err == nil {
 		info := st.CachedInfo()
-		if f := info.Config.Metadata[formatKey]; f != format && f != "2" && info.State.Msgs > 0 {
+		f := info.Config.Metadata[formatKey]
+		if f != format && f != "2" && f != "3" && info.State.Msgs > 0 {
 			return nil, fmt.Errorf("the event stream %s was written by an earlier tempmail, which stored what messages say in plain records; this one seals it (format %s) and cannot read that log: start with an empty data directory (or NATS account)", StreamName, format)
+		}
+		if f != format && info.State.Msgs > 0 {
+			stored = f
 		}
 		// The partition count is part of every subject, so the stream's own
 		// record wins over configuration.
@@ -144,7 +151,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		// Replicated, a direct get may be answered by a follower that has
 		// not yet stored it, so there every read goes to the leader.
 		AllowDirect: cfg.Replicas == 1,
-		Metadata:    map[string]string{partitionsKey: strconv.Itoa(partitions), formatKey: format},
+		Metadata:    map[string]string{partitionsKey: strconv.Itoa(partitions), formatKey: stored},
 	}
 	stream, err := broker.EnsureStream(ctx, js, want)
 	if err != nil {
@@ -181,6 +188,15 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	}
 	if err != nil {
 		return nil, err
+	}
+	if stored != format {
+		if err := s.migrate(ctx); err != nil {
+			return nil, fmt.Errorf("bring the event store from format %s to %s: %w", stored, format, err)
+		}
+		want.Metadata[formatKey] = format
+		if s.stream, err = broker.EnsureStream(ctx, js, want); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -244,7 +244,7 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	// Its tenant's quota, counting the copies this message already
 	// brings the tenant: a relay then sends the message to the
 	// recipients that fit, and the others later. The claim as it is
-	// stored decides (command.Deliver); this answers early.
+	// stored decides (command.Commands.Deliver); this answers early.
 	var pending command.Pending
 	for _, r := range s.rcpts {
 		if in.TenantID != "" && r.TenantID == in.TenantID {
