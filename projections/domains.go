@@ -15,11 +15,12 @@ import (
 //	d.<id>          a live domain, by its id
 //	dn.<name>       the same, by its name (events.AddressKey of it)
 //	dp              the public domains, in id order: at most MaxPublicDomains
-//	dt.<tenantID>   a tenant's private domains, in id order: as many as its claims allow
+//	dt.<tenantID>   a tenant's private domains' ids, in order: as many as its claims allow
 //
 // So a domain is found by its name or id with one get, whatever the
-// number of domains, and what a list shows is one entry of bounded size.
-// A deactivated domain leaves the views, and then the log.
+// number of domains, and what a list shows is one entry of bounded size
+// (a tenant's, its ids, each domain one get more). A deactivated domain
+// leaves the views, and then the log.
 
 // MaxPublicDomains bounds the public domains: each is in the one list
 // every keyless client reads.
@@ -53,6 +54,15 @@ type DomainList struct {
 	Items []Domain `json:"items"`
 }
 
+// DomainIDs are the ids of a tenant's private domains, in order: a
+// domain's change writes its own entries, never the list.
+type DomainIDs struct {
+	Meta
+	IDs []int `json:"ids"`
+}
+
+func (l *DomainIDs) clone() record { c := *l; c.IDs = slices.Clone(l.IDs); return &c }
+
 func (d *Domain) clone() record     { c := *d; c.Legacy = slices.Clone(d.Legacy); return &c }
 func (l *DomainList) clone() record { c := *l; c.Items = slices.Clone(l.Items); return &c }
 
@@ -62,13 +72,6 @@ func domainKey(id int) string               { return "d." + strconv.Itoa(id) }
 func domainNameKey(name string) string      { return "dn." + events.AddressKey(name) }
 func tenantDomainsKey(tenant string) string { return "dt." + tenant }
 
-// listKey is the list d is in: its tenant's, or the public one.
-func (d *Domain) listKey() string {
-	if d.TenantID == "" {
-		return publicDomainsKey
-	}
-	return tenantDomainsKey(d.TenantID)
-}
 
 // legacyDomains is the subject of every domain's events in a log before
 // format 4.
@@ -193,7 +196,21 @@ func (t *tx) indexDomain(d *Domain) error {
 		n.Meta = meta
 		t.save(ns)
 	}
-	l, ls, err := load[DomainList](t, d.listKey())
+	if d.TenantID != "" {
+		l, ls, err := load[DomainIDs](t, tenantDomainsKey(d.TenantID))
+		if err != nil || t.applied(ls) {
+			return err
+		}
+		if !live(ls) {
+			l.IDs = nil
+		}
+		if i, found := slices.BinarySearch(l.IDs, d.ID); !found {
+			l.IDs = slices.Insert(l.IDs, i, d.ID)
+			t.save(ls)
+		}
+		return nil
+	}
+	l, ls, err := load[DomainList](t, publicDomainsKey)
 	if err != nil || t.applied(ls) {
 		return err
 	}
@@ -223,11 +240,22 @@ func (t *tx) unlistDomain(id int, name, tenant string) error {
 	if live(ns) && n.ID == id {
 		t.remove(ns)
 	}
-	key := publicDomainsKey
 	if tenant != "" {
-		key = tenantDomainsKey(tenant)
+		l, ls, err := load[DomainIDs](t, tenantDomainsKey(tenant))
+		if err != nil || !live(ls) || t.applied(ls) {
+			return err
+		}
+		if i, found := slices.BinarySearch(l.IDs, id); found {
+			l.IDs = slices.Delete(l.IDs, i, i+1)
+			if len(l.IDs) == 0 {
+				t.remove(ls)
+			} else {
+				t.save(ls)
+			}
+		}
+		return nil
 	}
-	l, ls, err := load[DomainList](t, key)
+	l, ls, err := load[DomainList](t, publicDomainsKey)
 	if err != nil || !live(ls) || t.applied(ls) {
 		return err
 	}
@@ -286,10 +314,38 @@ func (r *Reader) PublicDomains(ctx context.Context, latest bool) ([]Domain, erro
 	return r.domainList(ctx, publicDomainsKey, latest)
 }
 
-// TenantDomains returns a tenant's private domains, in id order; latest
-// reads them past this process's cache.
+// TenantDomains returns a tenant's private domains, in id order: its list
+// of ids, then each domain; latest reads them past this process's cache.
 func (r *Reader) TenantDomains(ctx context.Context, tenantID string, latest bool) ([]Domain, error) {
-	return r.domainList(ctx, tenantDomainsKey(tenantID), latest)
+	var l DomainIDs
+	var err error
+	if latest {
+		_, err = r.getLatest(ctx, tenantDomainsKey(tenantID), &l, "domains")
+	} else {
+		err = r.get(ctx, tenantDomainsKey(tenantID), &l, "domains")
+	}
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Domain, 0, len(l.IDs))
+	for _, id := range l.IDs {
+		get := r.DomainByID
+		if latest {
+			get = r.LatestDomainByID
+		}
+		d, err := get(ctx, id)
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			continue // deactivated as the list was read
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *d)
+	}
+	return out, nil
 }
 
 func (r *Reader) domainList(ctx context.Context, key string, latest bool) ([]Domain, error) {

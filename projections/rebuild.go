@@ -333,6 +333,10 @@ func recordSize(rec record) int {
 		return 384 + 256*len(r.Items)
 	case *Inbox:
 		return 1024 + 256*len(r.Head) + 64*len(r.Pages) + 96*len(r.Marks) + 96*len(r.Webhooks)
+	case *TenantPage:
+		return 384 + 256*len(r.Items)
+	case *DomainList:
+		return 384 + 256*len(r.Items)
 	}
 	return 768
 }

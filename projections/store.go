@@ -88,7 +88,8 @@ const maxKnownBytes = 256 << 10
 
 func keepable(rec record) bool {
 	switch rec.(type) {
-	case *Inbox, *Address, *Domain, *DomainList, *Page, *WebhookList, *TagRef, *Pending:
+	case *Inbox, *Address, *Domain, *DomainList, *DomainIDs, *Page, *WebhookList, *TagRef, *Pending,
+		*Tenant, *TenantUsage, *TenantList, *TenantPage:
 		return true
 	}
 	return false

@@ -181,8 +181,9 @@ func Metric(body, name string, labels ...string) (float64, bool) {
 
 // Health is what /readyz and /healthz answer.
 type Health struct {
-	Status  string   `json:"status"`
-	Failing []string `json:"failing"`
+	Status   string   `json:"status"`
+	Failing  []string `json:"failing"`
+	Warnings []string `json:"warnings"`
 }
 
 // Readiness asks /readyz of the service at base.
