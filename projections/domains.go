@@ -72,7 +72,6 @@ func domainKey(id int) string               { return "d." + strconv.Itoa(id) }
 func domainNameKey(name string) string      { return "dn." + events.AddressKey(name) }
 func tenantDomainsKey(tenant string) string { return "dt." + tenant }
 
-
 // legacyDomains is the subject of every domain's events in a log before
 // format 4.
 const legacyDomains = "ev.sys.domains"
