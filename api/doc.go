@@ -24,7 +24,9 @@
 //     that it builds one from) before command delivers it;
 //   - auth.go: the API token and the read key; keys.go: who a request
 //     comes from (the API token, or a tenant's API key, refused on every
-//     path when unknown, revoked or expired); tenants.go: the admin's
+//     path when unknown, revoked or expired: whether it was revoked, or
+//     its tenant deleted, asked of the log itself, through package
+//     command, so that no end waits for the views); tenants.go: the admin's
 //     endpoints for tenants and their keys; usage.go: what a key sees of
 //     its tenant (its inboxes, its usage); ops.go: /livez and /readyz;
 //     mcp.go: the MCP tools; page.go: the page's configuration; openapi.go:

@@ -194,7 +194,9 @@ func TestEndedKeysAreRefusedWhileTheViewsAreHeldUp(t *testing.T) {
 	ok := func(h *harness, key string) bool {
 		return h.do("GET", "/api/usage/", "", "Authorization", "Bearer "+key).Status == http.StatusOK
 	}
-	for _, key := range []string{revoked, kept, doomed, brief} {
+	// (The brief key may expire before the others are known, on a busy
+	// machine: it is only checked refused, below.)
+	for _, key := range []string{revoked, kept, doomed} {
 		eventually.True(t, "both processes know the key", func() bool { return ok(one, key) && ok(two, key) })
 	}
 

@@ -9,10 +9,13 @@
 // short wait, up to a bound, as long as the caller's context allows.
 //
 // Where a race must be decided once and for all (two claims of one name,
-// a subscription beyond its cap, a tenant's inbox beyond its quota) the
+// a subscription beyond its cap, anything a tenant's quota counts) the
 // log or the views decide it, not a read made here first: the checks here
-// only answer early, or, for the quota, read the count that the log then
-// checks the claim against (the tenant's last event).
+// only answer early, or, for a quota, read the count that the log then
+// checks the claim against (the tenant's last event: quotas.go). A key's
+// revocation and a tenant's deletion expect nothing, so that views that
+// lag never hold them up, and authentication asks the log of them
+// (KeyRefused).
 //
 // Where things are: inboxes.go, messages.go, domains.go, webhooks.go and
 // tenants.go (tenants and their API keys) are the commands of the API; mail arriving takes three steps, which the

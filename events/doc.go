@@ -17,10 +17,13 @@
 // never per message, and message ids that name their inbox); store.go opens
 // the stream and object store; publish.go is the one way anything is
 // written (single messages and atomic batches); appends.go holds the
-// appends of the lifecycle events (domains, inboxes, message events,
-// webhooks); tenants.go the events of tenants and their API keys, each
-// tenant one aggregate, and the claims of a tenant's inboxes, counted on
-// its subject in one batch with the claim (CreateTenantInbox); copies.go
+// appends of the lifecycle events (inboxes, message events, webhooks);
+// domains.go those of domains, one subject per name; tenants.go the events
+// of tenants and their API keys, each tenant one aggregate, and the claims
+// of a tenant's inboxes, counted on its subject in one batch with the
+// claim (CreateTenantInbox); claims.go how every quota is claimed that
+// way, and what authentication asks the log of a key (KeyRefused);
+// migrate.go brings a log of an earlier format to this one; copies.go
 // stores received mail (Copy: one recipient's copy);
 // content.go and seal.go the sealed records of what a message says (a
 // mail.Message in this package's own shape: storedcontent.go; preview.go

@@ -13,18 +13,22 @@ import (
 // (never per message), so that the server's index of subjects grows with
 // inboxes, not with the mail they hold:
 //
-//	ev.sys.domains                        domain list (DomainAdded, DomainDeactivated)
+//	ev.sys.domain.<nameKey>               one domain name (DomainAdded, DomainDeactivated); before format 4, every domain's were on ev.sys.domains
 //	ev.sys.webhooks                       subscriptions to every inbox (WebhookCreated, WebhookSecretRotated, WebhookDeleted)
-//	ev.sys.tenant.<tenantID>              one tenant, its keys and its inboxes' count (TenantCreated, TenantChanged, TenantDeleted, KeyCreated, KeyRevoked, TenantInboxAdded, TenantInboxRemoved)
+//	ev.sys.tenant.<tenantID>              one tenant, its keys and what its quota counts (TenantCreated, TenantChanged, TenantDeleted, KeyCreated, KeyRevoked, and the claims of claims.go)
+//	ev.sys.barred.<hash>                  a revoked key (KeyBarred), which authentication reads
 //	ev.<part>.<addrKey>.inbox             inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
 //	ev.<part>.<addrKey>.m.<inboxID>       every message event of one inbox (MailReceived, MarkedRead, Deleted)
 //	ev.<part>.<addrKey>.w.<inboxID>       subscriptions to one inbox (the same)
 //	sched.<part>.<addrKey>.<inboxID>.<what>  schedules: the server publishes their event when due
+//	sched.sys.tenant.<tenantID>.<inboxID>    an expiring tenant inbox's removal from its tenant's count
 //
 // What is gone leaves the log: a deleted message's events (and a deleted
 // subscription's) by their sequences, which the views know; an ended
-// inbox's with one purge of each of its subjects (Store.Forget). The log so
-// holds what is live, not its history.
+// inbox's with one purge of each of its subjects; a deactivated domain's
+// and a deleted tenant's subjects; a tenant's claims of what is gone, and
+// its events that later ones made moot (Store.Forget). The log so holds
+// what is live, not its history.
 //
 // The address is the aggregate: its lifecycle subject holds at most one live
 // inbox at a time, so claiming an address is one publish with the subject's

@@ -5,7 +5,8 @@
 //
 // What it writes, in one views bucket (VIEWS_<generation>):
 //
-//	domains              the domain list
+//	d.<id>, dn.<name>    a domain, by its id and by its name (domains.go)
+//	dp, dt.<tenantID>    the public domains; a tenant's private domains' ids
 //	i.<inboxID>          an inbox, and everything a read of its mail starts from: its
 //	                     fields and counts, its open list page (its newest messages),
 //	                     the index of its closed pages, its latest reads and deletions
@@ -17,13 +18,18 @@
 //	m.<messageID>        the inbox of a message received before ids named it (format 2)
 //	w.<webhookID>        an outbound webhook subscription
 //	webhooks             the subscriptions to every inbox (those of one inbox are in its entry)
-//	tenant.<tenantID>    a tenant and its live keys (tenants.go)
+//	tenant.<tenantID>    a tenant, its live keys and what its quota counts (tenants.go)
 //	kh.<hash>            a live API key by its hash, what authentication reads
 //	ki.<keyID>           which tenant a key id names
-//	ti.<tenantID>.<part> a tenant's live inboxes in one partition
+//	tl., tp., tm.        a tenant's inboxes: their list, its pages, each inbox's place (tenantlist.go)
 //	tu.<tenantID>.<part> a tenant's usage in one partition: today's messages, stored bytes, subscriptions (usage.go)
 //	c.<partition>        the last stream sequence applied in a partition, and its counts
 //	f.<partition>        what the log is still to forget of what the partition let go
+//	x.<partition>        the events the partition set aside (aside.go)
+//
+// No entry grows with what users do: each holds one thing, or a list
+// bounded by a cap (an inbox's newest messages, a tenant's keys, the
+// public domains) or a page of one.
 //
 // A message costs one write: its summary goes into its inbox's open page,
 // in the inbox's own entry; a full page is written out once, closed. An
@@ -61,8 +67,13 @@
 // messages from the top of the list, reads and deletions from the Marks,
 // at a cost that grows with what changed, not with what the inbox holds.
 //
+// An event that cannot be applied, the same way each time, is set aside
+// and its partition goes on (aside.go).
+//
 // Where things are: tenants.go holds the views of tenants and keys and
-// their reads, apply_tenants.go applies their events; projector.go starts and stops a process's views;
+// their reads, apply_tenants.go applies their events, tenantlist.go keeps
+// a tenant's list of inboxes, usage.go what its quota counts in each
+// partition; domains.go holds the domains; projector.go starts and stops a process's views;
 // generations.go keeps track of the current views bucket and its format;
 // rebuild.go replays the log; metrics.go and health.go report lag, delay,
 // counts and what is failing.

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"tempmail/config"
+	"tempmail/eventually"
 	"tempmail/service"
 	"tempmail/service/servicetest"
 )
@@ -243,3 +245,41 @@ func race(t *testing.T, n int, f func(i int) int) map[int]int {
 }
 
 func basic(user string) string { return base64.StdEncoding.EncodeToString([]byte(user + ":")) }
+
+// TestAQuotaSetLaterCountsWhatIsHeld: mail a tenant's inboxes took while
+// it had no mail quota, which no claim counted, counts against a quota
+// set later, and leaves it as it is deleted.
+func TestAQuotaSetLaterCountsWhatIsHeld(t *testing.T) {
+	t.Parallel()
+	svc, base := quotaService(t)
+	tid, key, inboxes, tokens := quotaTenant(t, base, svc.Config.APIToken, `{}`, 1)
+	for i := range 3 {
+		if _, ok := deliveries(t, svc.SMTPAddr(), inboxes, fmt.Sprintf("before %d", i)); !ok {
+			t.Fatalf("message %d without a quota was refused", i)
+		}
+	}
+	admin := []string{"Authorization", "Token " + svc.Config.APIToken}
+	sendOK(t, 200, "PATCH", base+"/api/tenants/"+tid+"/", `{"quota":{"messages_per_day":4}}`, admin...)
+	if _, ok := deliveries(t, svc.SMTPAddr(), inboxes, "the fourth"); !ok {
+		t.Fatal("the fourth message of a quota of 4 was refused")
+	}
+	if accepted, _ := deliveries(t, svc.SMTPAddr(), inboxes, "the fifth"); accepted != 0 {
+		t.Errorf("the fifth message of a quota of 4: %d recipients accepted", accepted)
+	}
+	// One deleted (one of those no claim counted) makes room for one.
+	var list []struct{ ID string }
+	code, body := servicetest.Call(t, "GET", base+"/inboxes/"+tokens[0]+"/messages/", "")
+	if code != http.StatusOK || json.Unmarshal(body, &list) != nil || len(list) != 4 {
+		t.Fatalf("the inbox: %d %s", code, body)
+	}
+	if code, body := servicetest.Call(t, "DELETE", base+"/inboxes/"+tokens[0]+"/messages/"+list[3].ID+"/", ""); code != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", code, body)
+	}
+	eventually.True(t, "room for one more", func() bool {
+		_, ok := deliveries(t, svc.SMTPAddr(), inboxes, "the fifth")
+		return ok
+	})
+	if n := todayCount(t, base, key); n != 4 {
+		t.Errorf("messages_today %d, want 4", n)
+	}
+}
