@@ -75,7 +75,16 @@ func (c *Commands) AddDomain(ctx context.Context, spec DomainSpec) (projections.
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	var added projections.Domain
-	err := again(ctx, 10, func(int) (bool, error) {
+	if spec.TenantID != "" {
+		// Racing claims of one tenant's count, in this process, take turns
+		// (Turns): the log still decides between processes.
+		release, err := c.Turns.take(ctx, spec.TenantID)
+		if err != nil {
+			return projections.Domain{}, err
+		}
+		defer release()
+	}
+	err := again(ctx, 40, func(int) (bool, error) {
 		seq, err := c.domainFree(ctx, spec.Name)
 		if err != nil {
 			return false, err

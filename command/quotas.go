@@ -99,31 +99,28 @@ func (c *Commands) claimMail(ctx context.Context, recipients []*projections.Inbo
 		}
 		byTenant[in.TenantID] = append(byTenant[in.TenantID], j)
 	}
-	var releases []func()
-	release = func() {
-		for _, r := range releases {
-			r()
-		}
-	}
+	var quotas []string // the tenants with a mail quota
 	for _, id := range order {
 		t, err := c.Views.Tenant(ctx, id)
 		if tempmail.KindOf(err) == tempmail.NotFound {
 			continue // deleted meanwhile: its inboxes end by their own events
 		}
 		if err != nil {
-			release()
 			return nil, false, err
 		}
-		if !mailQuota(t.Quota) {
-			continue
+		if mailQuota(t.Quota) {
+			quotas = append(quotas, id)
 		}
-		r, err := c.Turns.take(ctx, id)
-		if err != nil {
-			release()
-			return nil, false, err
-		}
-		releases = append(releases, r)
+	}
+	release, err = c.Turns.takeAll(ctx, quotas)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, id := range quotas {
 		tn, last, err := c.tenantNow(ctx, id)
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			continue // deleted meanwhile
+		}
 		if err != nil || tn == nil {
 			release()
 			return nil, false, err

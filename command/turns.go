@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"slices"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -32,14 +33,36 @@ func NewTurns() *Turns {
 // take waits for key's turn, or for ctx to end; release ends the turn. A
 // nil *Turns gives every caller its turn at once.
 func (t *Turns) take(ctx context.Context, key string) (release func(), err error) {
+	return t.takeAll(ctx, []string{key})
+}
+
+// takeAll waits for the turns of every key: each turn once (keys may share
+// one), always in the same order, so that two callers taking turns of the
+// same keys never wait for each other's.
+func (t *Turns) takeAll(ctx context.Context, keys []string) (release func(), err error) {
 	if t == nil {
 		return func() {}, nil
 	}
-	c := t.turn[xxhash.Sum64String(key)%uint64(len(t.turn))]
-	select {
-	case c <- struct{}{}:
-		return func() { <-c }, nil
-	case <-ctx.Done():
-		return nil, tempmail.Wrap(tempmail.Unavailable, ctx.Err(), "too many changes of this tenant at once; try again")
+	var at []int
+	for _, k := range keys {
+		at = append(at, int(xxhash.Sum64String(k)%uint64(len(t.turn))))
 	}
+	slices.Sort(at)
+	at = slices.Compact(at)
+	taken := 0
+	release = func() {
+		for _, i := range at[:taken] {
+			<-t.turn[i]
+		}
+	}
+	for _, i := range at {
+		select {
+		case t.turn[i] <- struct{}{}:
+			taken++
+		case <-ctx.Done():
+			release()
+			return nil, tempmail.Wrap(tempmail.Unavailable, ctx.Err(), "too many changes of this tenant at once; try again")
+		}
+	}
+	return release, nil
 }

@@ -53,7 +53,15 @@ func (c *Commands) Subscribe(ctx context.Context, sub Subscription) (*projection
 		return nil, errGlobalCap
 	}
 	// A subscription to a tenant's inbox is claimed against its quota
-	// (quotas.go): of racing ones at the quota, none passes it.
+	// (quotas.go): of racing ones at the quota, none passes it; those of
+	// this process take turns (Turns).
+	if sub.Inbox != nil && sub.Inbox.TenantID != "" {
+		release, err := c.Turns.take(ctx, sub.Inbox.TenantID)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	err = again(ctx, 40, func(int) (bool, error) {
 		claim, ok, err := c.webhookClaim(ctx, sub.Inbox, ev.WebhookID)
 		if err != nil || !ok {

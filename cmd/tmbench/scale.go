@@ -160,7 +160,7 @@ func (b *bench) domains() {
 				if k >= tenants*each {
 					return
 				}
-				body := fmt.Sprintf(`{"name":"d%d.t%d.example","tenant_id":%q,"catch_all":true}`, k%each, k/each, ids[k/each])
+				body := fmt.Sprintf(`{"name":"d%d.t%d.example","tenant_id":%q,"catch_all":true}`, k/tenants, k%tenants, ids[k%tenants])
 				if err := s.expect(http.StatusCreated, "POST", "/api/domains/", body, admin, nil); err != nil {
 					panic(err)
 				}
