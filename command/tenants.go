@@ -177,9 +177,11 @@ func (c *Commands) DeleteTenant(ctx context.Context, id string) error {
 	_, err := c.Views.LatestTenant(ctx, id)
 	switch {
 	case err == nil:
-		if _, err := c.Store.EndTenant(ctx, events.TenantDeleted{TenantID: id}); err != nil {
+		ack, err := c.Store.EndTenant(ctx, events.TenantDeleted{TenantID: id})
+		if err != nil {
 			return err
 		}
+		c.shown(ctx, ack, "tenant deleted (the log refuses its keys everywhere)", id)
 	case tempmail.KindOf(err) == tempmail.NotFound:
 		left, lerr := c.leftBehind(ctx, id)
 		if lerr != nil {
@@ -310,15 +312,21 @@ func (c *Commands) RevokeKey(ctx context.Context, keyID string) error {
 	if err != nil {
 		return err
 	}
-	wctx, wcancel := context.WithTimeout(ctx, revokeShown)
-	defer wcancel()
 	for _, ack := range acks {
-		if err := c.Views.WaitApplied(wctx, ack); err != nil {
-			c.Log.Warn("key revoked (the log refuses it everywhere), but the views do not show it yet", "key", keyID, "err", err)
-			break
-		}
+		c.shown(ctx, ack, "key revoked (the log refuses it everywhere)", keyID)
 	}
 	return nil
+}
+
+// shown waits a moment (revokeShown) for the views to show an end that
+// is in force already: a key's revocation, a tenant's deletion. The
+// caller answers all the same when they do not: it logs so.
+func (c *Commands) shown(ctx context.Context, ack events.Ack, what, id string) {
+	wctx, cancel := context.WithTimeout(ctx, revokeShown)
+	defer cancel()
+	if err := c.Views.WaitApplied(wctx, ack); err != nil {
+		c.Log.Warn(what+", but the views do not show it yet", "id", id, "err", err)
+	}
 }
 
 // KeyRefused reports whether the log refuses a key the views still hold:
