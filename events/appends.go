@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail"
@@ -192,15 +191,7 @@ func (s *Store) CreateWebhook(ctx context.Context, ev WebhookCreated, lifecycleS
 		expect(m, lifecycle, lifecycleSeq)
 	}
 	if claim != nil {
-		c, err := claimMsg(claim, "claim-webhook-"+ev.WebhookID)
-		if err != nil {
-			return Ack{}, err
-		}
-		acks, err := s.publishClaimed(ctx, []*nats.Msg{c, m})
-		if err != nil {
-			return Ack{}, err
-		}
-		return acks[1], nil
+		return s.publishClaim(ctx, claim, "claim-webhook-"+ev.WebhookID, m)
 	}
 	ack, err := s.publish(ctx, m)
 	if broker.WrongLastSeq(err) {

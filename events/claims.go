@@ -250,6 +250,20 @@ func (s *Store) purgeTenant(ctx context.Context, tenantID string) error {
 	return s.purgeSubject(ctx, tenantSubject(tenantID))
 }
 
+// publishClaim stores claim (deduplicated by id; "": none) just before m,
+// which it claims, as one atomic batch, and returns m's ack.
+func (s *Store) publishClaim(ctx context.Context, claim *Claim, id string, m *nats.Msg) (Ack, error) {
+	c, err := claimMsg(claim, id)
+	if err != nil {
+		return Ack{}, err
+	}
+	acks, err := s.publishClaimed(ctx, []*nats.Msg{c, m})
+	if err != nil {
+		return Ack{}, err
+	}
+	return acks[1], nil
+}
+
 // publishClaimed stores claims and what they claim as one atomic batch,
 // each claim just before its thing (so that its thing's ClaimBack is 1).
 // A claim's expectation refused is of kind Conflict: the tenant changed,

@@ -64,15 +64,7 @@ func (s *Store) AddDomain(ctx context.Context, ev DomainAdded, expectSeq uint64,
 		}
 		return ack, err
 	}
-	c, err := claimMsg(claim, "")
-	if err != nil {
-		return Ack{}, err
-	}
-	acks, err := s.publishClaimed(ctx, []*nats.Msg{c, m})
-	if err != nil {
-		return Ack{}, err
-	}
-	return acks[1], nil
+	return s.publishClaim(ctx, claim, "", m)
 }
 
 // RemoveDomain records a domain's deactivation on its name's subject,

@@ -271,37 +271,36 @@ func (t *tx) unlistDomain(id int, name, tenant string) error {
 
 // DomainByName returns the live domain of a name (lower-case A-labels).
 func (r *Reader) DomainByName(ctx context.Context, name string) (*Domain, error) {
-	var d Domain
-	if err := r.get(ctx, domainNameKey(name), &d, "domain"); err != nil {
-		return nil, err
-	}
-	return &d, nil
+	return r.domainAt(ctx, domainNameKey(name), false)
 }
 
 // LatestDomainByName is DomainByName read from the bucket itself, past
 // this process's cache: a domain another process added is there once
 // its addition returned, before this process's watcher sees it.
 func (r *Reader) LatestDomainByName(ctx context.Context, name string) (*Domain, error) {
-	var d Domain
-	if _, err := r.getLatest(ctx, domainNameKey(name), &d, "domain"); err != nil {
-		return nil, err
-	}
-	return &d, nil
+	return r.domainAt(ctx, domainNameKey(name), true)
 }
 
 // DomainByID returns the live domain of an id.
 func (r *Reader) DomainByID(ctx context.Context, id int) (*Domain, error) {
-	var d Domain
-	if err := r.get(ctx, domainKey(id), &d, "domain"); err != nil {
-		return nil, err
-	}
-	return &d, nil
+	return r.domainAt(ctx, domainKey(id), false)
 }
 
 // LatestDomainByID is DomainByID past this process's cache.
 func (r *Reader) LatestDomainByID(ctx context.Context, id int) (*Domain, error) {
+	return r.domainAt(ctx, domainKey(id), true)
+}
+
+// domainAt reads the domain an entry holds, past the cache when latest.
+func (r *Reader) domainAt(ctx context.Context, key string, latest bool) (*Domain, error) {
 	var d Domain
-	if _, err := r.getLatest(ctx, domainKey(id), &d, "domain"); err != nil {
+	var err error
+	if latest {
+		_, err = r.getLatest(ctx, key, &d, "domain")
+	} else {
+		err = r.get(ctx, key, &d, "domain")
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &d, nil
