@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,7 +37,11 @@ func TestAStalledNodeHandsItsPartitionsOver(t *testing.T) {
 		// messages, which would evict the oldest.
 		inboxes := make([]tokenInbox, 4)
 		for i := range inboxes {
-			inboxes[i] = createTokenInbox(t, n1.base)
+			code, body := call(t, "POST", n1.base+"/inboxes/", "{}")
+			if code != http.StatusCreated || json.Unmarshal(body, &inboxes[i]) != nil {
+				logViews(t, nodes)
+				t.Fatalf("run %d: POST /inboxes/: %d %s", run+1, code, body)
+			}
 		}
 		var want []string
 		prefix := fmt.Sprintf("r%d", run)
@@ -71,6 +77,7 @@ func TestAStalledNodeHandsItsPartitionsOver(t *testing.T) {
 			err := eventually.Poll(max(left, time.Second), func() error { return everyMessage(node, inboxes, want) })
 			if err != nil {
 				describeViews(t, node, inboxes[0].Token)
+				logViews(t, nodes)
 				t.Fatalf("run %d, a %s pause: %v, %s after the resume", run+1, pause, err, time.Since(resumed).Round(time.Second))
 			}
 		}
@@ -108,4 +115,17 @@ func everyMessage(node *clusterNode, inboxes []tokenInbox, want []string) error 
 			strings.Join(twice[:min(5, len(twice))], " "))
 	}
 	return nil
+}
+
+// logViews logs what the nodes said of their views: warnings, errors and
+// lines about the views.
+func logViews(t *testing.T, nodes []*clusterNode) {
+	t.Helper()
+	for _, n := range nodes {
+		for _, l := range n.logged() {
+			if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") || strings.Contains(l, "views") {
+				t.Logf("%s: %s", n.name, l)
+			}
+		}
+	}
 }
