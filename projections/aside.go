@@ -91,7 +91,7 @@ func permanent(err error) bool {
 
 // setAside records e as set aside and moves the partition's checkpoint
 // past it, trying again until that is written or the worker stops.
-func (v *Views) setAside(ctx context.Context, p *partition, e decoded, why error, last jetstream.Msg) outcome {
+func (v *Views) setAside(ctx context.Context, p *partition, e decoded, why error) outcome {
 	kind := "undecodable"
 	if e.p != nil {
 		kind = string(e.p.EventType())
@@ -128,7 +128,6 @@ func (v *Views) setAside(ctx context.Context, p *partition, e decoded, why error
 		if !retry.Apply.Sleep(ctx, attempt) {
 			return stopping
 		}
-		_ = last.InProgress()
 	}
 	v.store.CountError("apply")
 	p.log.Error("views: an event cannot be applied the same way each time; set aside, the partition goes on (tempmail rebuild applies it again)",

@@ -68,7 +68,9 @@
 // at a cost that grows with what changed, not with what the inbox holds.
 //
 // An event that cannot be applied, the same way each time, is set aside
-// and its partition goes on (aside.go).
+// and its partition goes on (aside.go). A consumer that passed over events
+// without delivering them (a replicated one, around leader changes) is
+// started again after the checkpoint (passed.go).
 //
 // Where things are: tenants.go holds the views of tenants and keys and
 // their reads, apply_tenants.go applies their events, tenantlist.go keeps

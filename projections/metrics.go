@@ -13,7 +13,7 @@ import (
 // Instrument registers the views' metrics with reg: how far each partition
 // lags, how long events take to reach the views, and what the views hold.
 func (v *Views) Instrument(reg prometheus.Registerer) {
-	reg.MustRegister(viewsCollector{v}, v.metrics.applyDelay, v.metrics.forgetPending)
+	reg.MustRegister(viewsCollector{v}, v.metrics.applyDelay, v.metrics.forgetPending, v.metrics.restarts)
 }
 
 // viewMetrics are observed by the workers.
@@ -24,6 +24,9 @@ type viewMetrics struct {
 	// ended inboxes, events nothing shows (events.Forget). It drops to 0
 	// once a deletion is final, on disk.
 	forgetPending *prometheus.GaugeVec
+	// restarts counts, by partition, the consumer started again after the
+	// checkpoint because it had passed over events (passed.go).
+	restarts *prometheus.CounterVec
 }
 
 func newViewMetrics() viewMetrics {
@@ -35,6 +38,9 @@ func newViewMetrics() viewMetrics {
 	}), forgetPending: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "tempmail_projection_forget_pending",
 		Help: "What the log is still to forget of what the views let go (deleted messages, ended inboxes, moot events), by partition this process applies: 0 once every deletion is final.",
+	}, []string{"partition"}), restarts: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "tempmail_projection_consumer_restarts_total",
+		Help: "Times this process started a partition's consumer again after the checkpoint because it had passed over events without delivering them (a replicated consumer after leader changes).",
 	}, []string{"partition"})}
 }
 

@@ -203,6 +203,13 @@ func (v *Views) Start(ctx context.Context) error {
 			v.work(runCtx, p, cons)
 		}()
 	}
+	if !v.opts.Exclusive {
+		v.wg.Add(1)
+		go func() {
+			defer v.wg.Done()
+			v.watchPassed(runCtx)
+		}()
+	}
 	return nil
 }
 

@@ -52,6 +52,12 @@ type partition struct {
 	// retried: the events the partition set aside were tried again since
 	// this worker took it (aside.go).
 	retried bool
+	// Since when batches were sent back, the checkpoint at waitingAt
+	// (sentBackFor); restart: the consumer was started again after the
+	// checkpoint, and the iterator's messages are to be dropped (passed.go).
+	waiting   time.Time
+	waitingAt uint64
+	restart   bool
 }
 
 // work applies a partition's events, in batches, while the server has it
@@ -151,6 +157,12 @@ func (v *Views) consume(ctx context.Context, p *partition, it jetstream.Messages
 			msgs = append(msgs, next)
 		}
 		v.handle(ctx, p, msgs)
+		if p.restart {
+			// What the iterator holds came before the restart; the
+			// consumer delivers it again, in order, to a fresh one.
+			p.restart = false
+			return got
+		}
 	}
 }
 
@@ -190,14 +202,14 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 			n = len(evs)
 		}
 		if n > 0 {
-			k, o := v.applyOrIsolate(ctx, p, evs[:n], msgs, last)
+			k, o := v.applyOrIsolate(ctx, p, evs[:n], msgs)
 			applied += k
 			if o != done {
 				return
 			}
 		}
 		if n < len(evs) {
-			if v.setAside(ctx, p, evs[n], evs[n].bad, last) != done {
+			if v.setAside(ctx, p, evs[n], evs[n].bad) != done {
 				return
 			}
 			n++
@@ -236,21 +248,21 @@ const (
 // applyOrIsolate applies a run of events; when the run fails for good, it
 // applies them again one at a time, and sets aside each that fails alone.
 // It returns how many events it applied.
-func (v *Views) applyOrIsolate(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg, last jetstream.Msg) (int, outcome) {
-	n, o, err := v.applyRun(ctx, p, evs, msgs, last)
+func (v *Views) applyOrIsolate(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg) (int, outcome) {
+	n, o, err := v.applyRun(ctx, p, evs, msgs)
 	if o != failed {
 		return n, o
 	}
 	if len(evs) == 1 {
-		return 0, v.setAside(ctx, p, evs[0], err, last)
+		return 0, v.setAside(ctx, p, evs[0], err)
 	}
 	p.log.Warn("views: a run of events fails the same way each time; applying them one at a time", "first", evs[0].seq,
 		"last", evs[len(evs)-1].seq, "err", err)
 	applied := 0
 	for _, e := range evs {
-		n, o, err := v.applyRun(ctx, p, []decoded{e}, msgs, last)
+		n, o, err := v.applyRun(ctx, p, []decoded{e}, msgs)
 		if o == failed {
-			o = v.setAside(ctx, p, e, err, last)
+			o = v.setAside(ctx, p, e, err)
 		}
 		if o != done {
 			return applied, o
@@ -267,7 +279,7 @@ const permanentTries = 3
 // applyRun applies events in one batch, trying again until it is done or
 // the worker stops; a failure that is no passing one (permanent), met
 // permanentTries times in a row, ends it as failed, with the error.
-func (v *Views) applyRun(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg, last jetstream.Msg) (int, outcome, error) {
+func (v *Views) applyRun(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg) (int, outcome, error) {
 	var b *batch
 	permanents := 0
 	for attempt := 0; ; attempt++ {
@@ -298,10 +310,17 @@ func (v *Views) applyRun(ctx context.Context, p *partition, evs []decoded, msgs 
 			v.store.CountError("apply")
 			p.log.Warn("views: applying events failed; retrying", "events", len(evs), "err", err)
 		}
+		// Not told the server it is still at them (InProgress): a
+		// worker retrying may no longer hold the partition (a process
+		// that was paused, whose pin lapsed meanwhile, retries what its
+		// JetStream cannot yet serve while it catches up), and events
+		// it kept in progress would not be handed to the worker that
+		// holds it, whose newer events would wait behind them (inOrder).
+		// Redelivered after the ack wait, to that worker or this one, they
+		// are applied again exactly.
 		if !retry.Apply.Sleep(ctx, attempt) {
 			return 0, stopping, nil // the events will be redelivered
 		}
-		_ = last.InProgress() // still ours: no redelivery while we retry
 	}
 }
 
@@ -313,16 +332,25 @@ func (v *Views) ready(p *partition, first uint64, msgs []jetstream.Msg) outcome 
 		return done
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	ok, err := v.inOrder(ctx, p, first)
-	cancel()
-	if err == nil && !ok {
-		p.log.Debug("views: earlier events of the partition are in another worker's hands; these come again", "first", first, "checkpoint", p.seq)
-		for _, m := range msgs {
-			_ = m.NakWithDelay(ackWait / 4)
-		}
-		return sentBack
+	if err != nil || ok {
+		p.waiting = time.Time{}
+		return done
 	}
-	return done
+	if waited := p.sentBackFor(time.Now()); waited > lostAfter {
+		// No one applied the earlier events meanwhile, and the server
+		// did not hand them out again: they are lost to the consumer.
+		if v.restartPassed(ctx, p.name, p.seq, first-1, "newer events sent back for "+waited.Round(time.Second).String()) {
+			p.waiting, p.restart = time.Time{}, true
+			return sentBack
+		}
+	}
+	p.log.Debug("views: earlier events of the partition are in another worker's hands; these come again", "first", first, "checkpoint", p.seq)
+	for _, m := range msgs {
+		_ = m.NakWithDelay(ackWait / 4)
+	}
+	return sentBack
 }
 
 // attempt is one try at a batch of events: applied in memory, their

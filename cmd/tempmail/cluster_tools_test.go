@@ -83,8 +83,15 @@ type sent struct {
 // closes or the server goes away; it counts those acknowledged in acks as
 // it goes.
 func sendUntil(smtpAddr, addr, prefix string, stop <-chan struct{}, acks *atomic.Int64) sent {
+	return sendAround(smtpAddr, []string{addr}, prefix, stop, acks)
+}
+
+// sendAround is sendUntil to several addresses in turn: a long run stays
+// below the cap on an inbox's messages, beyond which the oldest go.
+func sendAround(smtpAddr string, addrs []string, prefix string, stop <-chan struct{}, acks *atomic.Int64) sent {
 	var s sent
 	for i := 0; ; i++ {
+		addr := addrs[i%len(addrs)]
 		select {
 		case <-stop:
 			return s
@@ -200,6 +207,25 @@ func describeViews(t *testing.T, node *clusterNode, token string) {
 				}
 			}
 			t.Logf("%s: %s checkpoints %v", node.name, name, seen)
+		}
+	}
+	// Where each views consumer stands: a partition whose checkpoint lags
+	// with events pending and none in flight waits on its pin.
+	if st, err := js.Stream(ctx, "EVENTS"); err == nil {
+		for info := range st.ListConsumers(ctx).Info() {
+			if !strings.HasPrefix(info.Name, "views-") {
+				continue
+			}
+			var leader, pin string
+			if info.Cluster != nil {
+				leader = info.Cluster.Leader
+			}
+			for _, g := range info.PriorityGroups {
+				pin += fmt.Sprintf(" %s pinned %q since %s", g.Group, g.PinnedClientID, g.PinnedTS.Format("15:04:05.000"))
+			}
+			t.Logf("%s: consumer %s: leader %s, delivered %d, ack floor %d, pending %d, in flight %d, redelivered %d, waiting pulls %d;%s",
+				node.name, info.Name, leader, info.Delivered.Stream, info.AckFloor.Stream, info.NumPending,
+				info.NumAckPending, info.NumRedelivered, info.NumWaiting, pin)
 		}
 	}
 }

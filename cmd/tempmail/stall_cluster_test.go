@@ -21,7 +21,9 @@ import (
 // when it runs again; mail goes on through the other two meanwhile, and
 // every message acknowledged, before, during and after the pause, is
 // listed on every node within 30 s of the resume, once. Each pause runs
-// several times: a 6 s pause once left the views stalled in 1 run of 6.
+// several times: a 6 s pause once left the views stalled in 1 run of 6,
+// and a 30 s pause often left a partition's consumer with events it had
+// passed over (projections, passed.go).
 // Not parallel: three processes on two cores.
 func TestAStalledNodeHandsItsPartitionsOver(t *testing.T) {
 	servicetest.Long(t)
@@ -31,11 +33,13 @@ func TestAStalledNodeHandsItsPartitionsOver(t *testing.T) {
 	// not the log (a stopped leader stalls every write until another is
 	// elected, which the failover tests cover).
 	leadEverything(t, n1, n1)
+	restarts := map[string]bool{}
 	for run, pause := range []time.Duration{5 * time.Second, 5 * time.Second, 5 * time.Second,
 		10 * time.Second, 10 * time.Second, 30 * time.Second} {
-		// Inboxes of their own each run, far from the cap on an inbox's
-		// messages, which would evict the oldest.
-		inboxes := make([]tokenInbox, 4)
+		// Inboxes of their own each run, four to a sender, far from
+		// the cap on an inbox's messages (a 30 s run sends 4,000 or
+		// more), which would evict the oldest.
+		inboxes := make([]tokenInbox, 16)
 		for i := range inboxes {
 			code, body := call(t, "POST", n1.base+"/inboxes/", "{}")
 			if code != http.StatusCreated || json.Unmarshal(body, &inboxes[i]) != nil {
@@ -49,10 +53,14 @@ func TestAStalledNodeHandsItsPartitionsOver(t *testing.T) {
 		var acks atomic.Int64
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		for i, in := range inboxes {
+		for i := range 4 {
 			via := []*clusterNode{n1, n2}[i%2]
+			var addrs []string
+			for _, in := range inboxes[4*i : 4*i+4] {
+				addrs = append(addrs, in.Address)
+			}
 			wg.Go(func() {
-				s := sendUntil(via.smtpAddr, in.Address, fmt.Sprintf("%s-%d", prefix, i), stop, &acks)
+				s := sendAround(via.smtpAddr, addrs, fmt.Sprintf("%s-%d", prefix, i), stop, &acks)
 				mu.Lock()
 				want = append(want, s.acked...)
 				mu.Unlock()
@@ -83,6 +91,20 @@ func TestAStalledNodeHandsItsPartitionsOver(t *testing.T) {
 		}
 		t.Logf("run %d, a %s pause: %d messages acknowledged, every one on every node %s after the resume",
 			run+1, pause, len(want), time.Since(resumed).Round(100*time.Millisecond))
+		logRestarts(t, nodes, restarts)
+	}
+}
+
+// logRestarts logs the nodes' restarts of a consumer that passed over
+// events (projections, passed.go) that it has not logged before.
+func logRestarts(t *testing.T, nodes []*clusterNode, seen map[string]bool) {
+	for _, node := range nodes {
+		for _, l := range node.logged() {
+			if strings.Contains(l, "passed over events") && !seen[node.name+l] {
+				seen[node.name+l] = true
+				t.Logf("%s: %s", node.name, l)
+			}
+		}
 	}
 }
 

@@ -1,0 +1,113 @@
+package projections
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	dto "github.com/prometheus/client_model/go"
+
+	"tempmail/broker/natstest"
+	"tempmail/events"
+	"tempmail/events/eventstest"
+	"tempmail/eventually"
+)
+
+// A consumer that passed over events without their being applied (what a
+// replicated consumer was seen to do around leader changes after a node
+// stalled: events counted as delivered, none in flight) is started again
+// after the checkpoint, and the events are applied all the same: whether
+// nothing newer comes (the periodic check finds them) or newer events do
+// (their worker, sent back behind the lost ones, finds them).
+func TestEventsTheConsumerPassedOverAreAppliedAllTheSame(t *testing.T) {
+	t.Parallel()
+	for _, newer := range []bool{false, true} {
+		t.Run(fmt.Sprintf("newer events %v", newer), func(t *testing.T) {
+			t.Parallel()
+			node := natstest.StartNode(t, t.TempDir())
+			store := eventstest.OpenStore(t, node)
+			start := func() *Views {
+				v, err := Open(t.Context(), node.JS, store, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := v.Start(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+			v := start()
+			in := createInbox(t, store, "passed@tempmail.test", 0)
+			_, ack := deliver(t, store, in, "before")
+			caughtUp(t, v)
+			v.Stop()
+
+			// Three events the consumer hands out and counts as
+			// acknowledged, none of which reaches the views: its state
+			// as after the stall.
+			want := []string{"before"}
+			for i := range 3 {
+				want = append(want, fmt.Sprintf("passed-%d", i))
+				deliver(t, store, in, want[len(want)-1])
+			}
+			cons, err := node.JS.Consumer(ctxT(t), events.StreamName, v.consumerName(ack.Partition))
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch, err := cons.Fetch(3, jetstream.FetchPriorityGroup(priorityGroup), jetstream.FetchMaxWait(10*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var last jetstream.Msg
+			for m := range batch.Messages() {
+				last = m
+			}
+			if last == nil {
+				t.Fatalf("the consumer handed out nothing: %v", batch.Error())
+			}
+			if err := last.DoubleAck(ctxT(t)); err != nil {
+				t.Fatal(err)
+			}
+			if info, err := cons.Info(ctxT(t)); err != nil || info.NumPending+uint64(info.NumAckPending) != 0 {
+				t.Fatalf("the consumer still has events pending or in flight: %+v %v", info, err)
+			}
+			// The outside client's pin lapses; the views take over.
+			if err := store.Stream().UnpinConsumer(ctxT(t), v.consumerName(ack.Partition), priorityGroup); err != nil {
+				t.Fatal(err)
+			}
+
+			v = start()
+			t.Cleanup(v.Stop)
+			if newer {
+				want = append(want, "newer")
+				deliver(t, store, in, "newer")
+			}
+			eventually.Within(t, 45*time.Second, "the passed-over events in the inbox, once each", func() error {
+				inbox, err := v.Inbox(ctxT(t), in.id)
+				if err != nil {
+					return err
+				}
+				msgs, err := v.Messages(ctxT(t), inbox)
+				if err != nil {
+					return err
+				}
+				var got []string
+				for _, m := range msgs {
+					got = append(got, m.Subject)
+				}
+				slices.Sort(got)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					return fmt.Errorf("the inbox lists %q; want %q", got, want)
+				}
+				return nil
+			})
+			var m dto.Metric
+			if err := v.metrics.restarts.WithLabelValues(ack.Partition).Write(&m); err != nil || m.GetCounter().GetValue() < 1 {
+				t.Errorf("tempmail_projection_consumer_restarts_total = %v (%v); want at least 1", m.GetCounter().GetValue(), err)
+			}
+		})
+	}
+}
