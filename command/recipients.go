@@ -72,14 +72,49 @@ func (c *Commands) served(ctx context.Context, domain string) (projections.Domai
 	return *d, nil
 }
 
-// live returns the live inbox that holds addr, or ErrNoMailbox.
+// live returns the live inbox that holds addr, or ErrNoMailbox when it is
+// known that none does. A refusal for good makes the sender bounce the
+// mail, so an address the views do not know is looked up in the log
+// before it is refused: views that lag (a node catching up after a
+// fault, a process whose watcher is behind) are waited for, briefly, and
+// when they do not catch up, or the log cannot be read, the answer is
+// Unavailable, which the sender tries again.
 func (c *Commands) live(ctx context.Context, addr string) (*projections.Inbox, error) {
 	in, err := c.Views.InboxByAddress(ctx, addr)
-	if tempmail.KindOf(err) == tempmail.NotFound || (err == nil && !in.Live(time.Now())) {
+	switch {
+	case err == nil && in.Live(time.Now()):
+		return in, nil
+	case err == nil:
+		return nil, ErrNoMailbox // expired
+	case tempmail.KindOf(err) != tempmail.NotFound:
+		return nil, err
+	}
+	id, ack, err := c.Store.LiveInboxAt(ctx, addr)
+	switch {
+	case err != nil:
+		return nil, err
+	case id == "":
 		return nil, ErrNoMailbox
 	}
-	return in, err
+	wctx, cancel := context.WithTimeout(ctx, lagWait)
+	defer cancel()
+	if err := c.Views.WaitApplied(wctx, ack); err != nil {
+		return nil, tempmail.Wrap(tempmail.Unavailable, err, "the views have not caught up with the inbox's creation; try again")
+	}
+	in, err = c.Views.InboxByAddress(ctx, addr)
+	switch {
+	case err == nil && in.Live(time.Now()):
+		return in, nil
+	case err == nil || tempmail.KindOf(err) == tempmail.NotFound:
+		// Applied, and still not live: it ended meanwhile.
+		return nil, ErrNoMailbox
+	}
+	return nil, err
 }
+
+// lagWait bounds how long a recipient the log knows and the views do not
+// yet waits for them.
+const lagWait = 2 * time.Second
 
 // Accept returns the inbox that takes mail to addr from client: the live
 // inbox that has it, or on a catch-all domain (--catch-all-domains, or one

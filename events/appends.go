@@ -96,6 +96,32 @@ func (s *Store) InboxLive(ctx context.Context, addr, inboxID string) (bool, erro
 	return ok && created.InboxID == inboxID, nil
 }
 
+// LiveInboxAt says which inbox the log says holds addr: the one whose
+// creation is the last event of the address's lifecycle, and that
+// event's sequence; "" when none (none made, or the last one ended). The
+// views answer first; a recipient they do not know is looked up here
+// before it is refused for good, because views that lag (on a node
+// catching up after a fault) must not make a sender bounce mail to a live
+// inbox. Replicated, it asks the stream's leader.
+func (s *Store) LiveInboxAt(ctx context.Context, addr string) (inboxID string, ack Ack, err error) {
+	part := s.PartitionOfAddress(addr)
+	m, err := s.stream.GetLastMsgForSubject(ctx, inboxSubject(part, addr))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return "", Ack{}, nil
+	}
+	if err != nil {
+		return "", Ack{}, unavailable(err)
+	}
+	p, _, err := Decode(m.Data)
+	if err != nil {
+		return "", Ack{}, err
+	}
+	if created, ok := p.(*InboxCreated); ok {
+		return created.InboxID, Ack{Seq: m.Sequence, Partition: part}, nil
+	}
+	return "", Ack{}, nil
+}
+
 // lifecycleFree reads an address's lifecycle subject: it is free when it
 // holds nothing (its history purged), or only the end of an inbox (an
 // expiry that fired after the inbox was deleted and purged), and seq is
