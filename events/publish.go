@@ -134,6 +134,17 @@ func (s *Store) write(ctx context.Context, m *nats.Msg) (Ack, error) {
 			return Ack{}, err
 		case errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse):
 			// Nothing was stored: no stream leader took it.
+		case apiErrorCode(err) == jsErrDuplicateInProcess:
+			// An earlier try of this very message is being stored (a
+			// leader that was paused, or just elected, still has it in
+			// flight): its answer, a duplicate's, comes to a later try.
+			unsure = true
+		case isAPIError(err) && unsure:
+			// Refused now, but an earlier try may be stored: the
+			// outcome is unknown, and nothing the message refers to may
+			// be discarded.
+			s.CountError("publish")
+			return Ack{}, unknown(err)
 		case isAPIError(err):
 			s.CountError("publish")
 			return Ack{}, unavailable(err)
@@ -216,6 +227,11 @@ func (s *Store) publishBatch(ctx context.Context, msgs []*nats.Msg) ([]Ack, erro
 			// A message with a known Nats-Msg-Id is refused, or dropped
 			// (leaving the batch incomplete): a retry of one stored.
 			return nil, errBatchDuplicate
+		case res.Error.Code == jsErrDuplicateInProcess:
+			// A message of the batch is being stored by an earlier try:
+			// what became of it, its own publish finds out.
+			s.CountError("publish")
+			return nil, unknown(apiErr)
 		}
 		s.CountError("publish")
 		return nil, unavailable(apiErr)
@@ -238,8 +254,13 @@ const (
 	jsErrBatchIncomplete     = 10176
 )
 
+// jsErrDuplicateInProcess is the server's "duplicate message id is in
+// process": a message with this Nats-Msg-Id was proposed and is not yet
+// stored, or refused. Not a refusal of the message: it may well be stored.
+const jsErrDuplicateInProcess = 10158
+
 // isAPIError reports an answer of the JetStream API: the server took the
-// request and refused it, so nothing was stored.
+// request and refused it, so this request stored nothing.
 func isAPIError(err error) bool {
 	var apiErr *jetstream.APIError
 	return errors.As(err, &apiErr) && apiErr.ErrorCode != 0

@@ -2,6 +2,7 @@ package natstest
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -29,7 +30,9 @@ type Proxy struct {
 	conns   []net.Conn
 	drop    func(subject string) bool // publishes whose answer is dropped
 	budget  int                       // how many more answers to drop; < 0: all
-	pending map[string]bool           // reply subjects whose answer is to be dropped
+	fake    func(subject string) bool // publishes whose answer is scripted
+	script  [][]byte                  // the next such answers, in order; nil: dropped
+	pending map[string][]byte         // reply subjects whose answer is dropped (nil) or replaced
 	dropped int
 }
 
@@ -41,7 +44,7 @@ func StartProxy(t testing.TB, target string) *Proxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Proxy{t: t, ln: ln, target: target, pending: map[string]bool{}}
+	p := &Proxy{t: t, ln: ln, target: target, pending: map[string][]byte{}}
 	go p.accept()
 	t.Cleanup(func() {
 		ln.Close()
@@ -60,6 +63,18 @@ func (p *Proxy) DropAnswers(match func(subject string) bool, n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.drop, p.budget = match, n
+}
+
+// ScriptAnswers makes the proxy answer the next publishes whose subject
+// match accepts with answers, one each, in order, instead of the server's
+// answers: a nil one is dropped, as DropAnswers does. The publishes
+// themselves reach the server. It replays what a cluster answers around
+// a leader's stall: a first try stored and never answered, then a second
+// answered "duplicate message id is in process".
+func (p *Proxy) ScriptAnswers(match func(subject string) bool, answers ...[]byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fake, p.script = match, answers
 }
 
 // Dropped is how many answers were dropped so far.
@@ -146,8 +161,12 @@ func (p *Proxy) fromClient(c *proxyClient, s net.Conn) {
 			}
 			out = append(out, body...)
 			p.mu.Lock()
-			if reply != "" && p.drop != nil && p.budget != 0 && p.drop(f[1]) {
-				p.pending[reply] = true
+			switch {
+			case reply == "":
+			case p.fake != nil && len(p.script) > 0 && p.fake(f[1]):
+				p.pending[reply], p.script = p.script[0], p.script[1:]
+			case p.drop != nil && p.budget != 0 && p.drop(f[1]):
+				p.pending[reply] = nil
 				p.budget--
 			}
 			p.mu.Unlock()
@@ -199,13 +218,19 @@ func (p *Proxy) fromServer(s net.Conn, c *proxyClient) {
 				return
 			}
 			p.mu.Lock()
-			drop := p.pending[subject]
-			if drop {
-				delete(p.pending, subject)
+			answer, scripted := p.pending[subject]
+			delete(p.pending, subject)
+			if scripted && answer == nil {
 				p.dropped++
 			}
 			p.mu.Unlock()
-			if drop {
+			switch {
+			case scripted && answer == nil:
+				continue
+			case scripted:
+				// MSG <subject> <sid> <size>: the answer in the place
+				// of the server's, to the same subscription.
+				c.send(fmt.Appendf(nil, "MSG %s %s %d\r\n%s\r\n", subject, f[2], len(answer), answer))
 				continue
 			}
 			out = append(out, body...)
