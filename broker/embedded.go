@@ -64,7 +64,7 @@ func serverOptions(cfg NodeConfig) (*server.Options, error) {
 		return nil, fmt.Errorf("invalid --routes %q: every entry must be a URL such as nats://tempmail-1:6222", strings.Join(c.Routes, ","))
 	}
 	opts.ServerName = c.ServerName
-	opts.Cluster = server.ClusterOpts{Name: c.Name, Host: chost, Port: cport}
+	opts.Cluster = server.ClusterOpts{Name: c.Name, Host: chost, Port: cport, Advertise: c.Advertise}
 	// Every node lists every route, its own included (it recognises and
 	// skips itself), so each expects the same cluster size.
 	opts.Routes = routes

@@ -49,6 +49,7 @@ type ClusterConfig struct {
 	Name       string   // cluster name, the same on every node
 	ServerName string   // unique per node
 	Addr       string   // route listener, host:port
+	Advertise  string   // what the other nodes dial for it; empty: Addr
 	Routes     []string // every node's route URL, this one's included
 }
 

@@ -28,12 +28,13 @@ type Config struct {
 	// An embedded cluster node (ClusterName set): the node joins its peers by
 	// routes, and its client listener is open so that other tempmail
 	// processes and tools can connect (nats-server cannot route without it).
-	ServerName  string   // unique per node; default: the host name
-	ClusterName string   // empty: a single node
-	ClusterAddr string   // route listener, host:port
-	Routes      []string // every node's route URL, this node's included
-	NATSListen  string   // the embedded server's client listener, host:port; empty: none
-	Replicas    int      // copies of every stream, KV bucket and object store: 1 or 3
+	ServerName       string   // unique per node; default: the host name
+	ClusterName      string   // empty: a single node
+	ClusterAddr      string   // route listener, host:port
+	ClusterAdvertise string   // what the other nodes dial to reach it, when not ClusterAddr
+	Routes           []string // every node's route URL, this node's included
+	NATSListen       string   // the embedded server's client listener, host:port; empty: none
+	Replicas         int      // copies of every stream, KV bucket and object store: 1 or 3
 
 	// SyncInterval is how often the embedded NATS puts its writes on
 	// disk; 0 (--sync always): every write is on disk before it is
@@ -193,7 +194,7 @@ func usageOrder() []string {
 	return []string{
 		"data-dir", "sync", "http-addr", "smtp-addr", "domains",
 		"nats-url", "nats-creds", "nats-tls-ca", "nats-tls-cert", "nats-tls-key",
-		"server-name", "cluster-name", "cluster-addr", "routes", "nats-listen",
+		"server-name", "cluster-name", "cluster-addr", "cluster-advertise", "routes", "nats-listen",
 		"replicas", "api-token", "read-key", "require-token", "anonymous", "anonymous-quota", "min-inbox-ttl",
 		"max-inbox-ttl", "token-inbox-ttl", "message-retention", "max-message-bytes", "max-messages-per-inbox",
 		"smtp-max-conns", "smtp-max-conns-per-ip", "smtp-max-inflight-bytes", "smtp-bytes-per-client", "max-waiters",
@@ -279,7 +280,7 @@ func Takes(command, name string) bool {
 	case "rebuild":
 		switch name {
 		case "data-dir", "sync", "nats-url", "nats-creds", "nats-tls-ca", "nats-tls-cert", "nats-tls-key",
-			"server-name", "cluster-name", "cluster-addr", "routes", "nats-listen", "replicas",
+			"server-name", "cluster-name", "cluster-addr", "cluster-advertise", "routes", "nats-listen", "replicas",
 			"memory-limit", "log-level", "log-format", "max-messages-per-inbox":
 			return true
 		}

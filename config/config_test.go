@@ -247,8 +247,12 @@ func TestClusterAndExternalNATSFlagsMustFitTogether(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a complete cluster node: %v", err)
 	}
-	if len(c.Routes) != 3 || c.Routes[1] != "nats://127.0.0.1:6223" || c.Replicas != 3 || c.ServerName != "n1" {
+	if len(c.Routes) != 3 || c.Routes[1] != "nats://127.0.0.1:6223" || c.Replicas != 3 || c.ServerName != "n1" || c.ClusterAdvertise != "" {
 		t.Errorf("parsed %+v", c)
+	}
+	c, err = Parse("serve", append([]string{"--cluster-advertise", "10.0.0.5:16222"}, node...), env(nil), io.Discard)
+	if err != nil || c.ClusterAdvertise != "10.0.0.5:16222" {
+		t.Errorf("a node behind NAT: %q, %v", c.ClusterAdvertise, err)
 	}
 	ext := []string{"--nats-url", "nats://a:4222,nats://b:4222", "--nats-creds", "/x.creds", "--nats-tls-ca", "/ca.pem", "--replicas", "3"}
 	if _, err := Parse("serve", ext, env(nil), io.Discard); err != nil {
@@ -264,6 +268,8 @@ func TestClusterAndExternalNATSFlagsMustFitTogether(t *testing.T) {
 		{[]string{"--cluster-name", "tm", "--cluster-addr", ":6222"}, "--routes"},
 		{[]string{"--cluster-name", "tm", "--cluster-addr", ":6222", "--routes", "nats://a:6222"}, "--nats-listen"},
 		{[]string{"--routes", "nats://a:6222"}, "need --cluster-name"},
+		{[]string{"--cluster-advertise", "a:6222"}, "need --cluster-name"},
+		{append([]string{"--cluster-advertise", "a:0"}, node...), "a port from 1 to 65535"},
 		{[]string{"--routes", "a:6222", "--cluster-name", "tm"}, "must be URLs"},
 		{[]string{"--cluster-name", "t.m"}, "without spaces, dots"},
 		{append([]string{"--nats-url", "nats://a:4222"}, node...), "not both"},

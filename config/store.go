@@ -77,6 +77,13 @@ func storeOptions() []option {
 			}
 			return dialablePort(&c.ClusterAddr, v)
 		}},
+		{"cluster-advertise", "", "host:port other cluster nodes dial to reach this node's routes, when --cluster-addr is not it (behind NAT, a container's port mapping or a proxy); empty: --cluster-addr", func(c *Config, v string) error {
+			if v == "" {
+				c.ClusterAdvertise = ""
+				return nil
+			}
+			return dialablePort(&c.ClusterAdvertise, v)
+		}},
 		{"routes", "", "route URLs of every cluster node, this one included, separated by commas", func(c *Config, v string) error {
 			c.Routes = nil
 			for _, u := range strings.Split(v, ",") {
@@ -137,11 +144,11 @@ func (c Config) checkNATS() error {
 		return errors.New("invalid --nats-tls-cert/--nats-tls-key: give both files, or neither")
 	}
 	cluster := c.ClusterName != ""
-	if external && (cluster || c.ClusterAddr != "" || len(c.Routes) > 0 || c.NATSListen != "") {
-		return errors.New("invalid --nats-url with --cluster-name/--cluster-addr/--routes/--nats-listen: use an external NATS or run one embedded, not both")
+	if external && (cluster || c.ClusterAddr != "" || c.ClusterAdvertise != "" || len(c.Routes) > 0 || c.NATSListen != "") {
+		return errors.New("invalid --nats-url with --cluster-name/--cluster-addr/--cluster-advertise/--routes/--nats-listen: use an external NATS or run one embedded, not both")
 	}
-	if !cluster && (c.ClusterAddr != "" || len(c.Routes) > 0) {
-		return errors.New("invalid --cluster-addr/--routes: they need --cluster-name")
+	if !cluster && (c.ClusterAddr != "" || c.ClusterAdvertise != "" || len(c.Routes) > 0) {
+		return errors.New("invalid --cluster-addr/--cluster-advertise/--routes: they need --cluster-name")
 	}
 	if cluster {
 		switch {

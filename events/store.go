@@ -248,13 +248,11 @@ func (s *Store) Partitions() []string {
 // PartitionOfAddress returns the partition holding an address's events.
 func (s *Store) PartitionOfAddress(addr string) string { return partitionFor(addr, s.partitions) }
 
-// Ping asks the event stream's leader for the stream's state: it fails
-// when the store cannot take or serve events now.
+// Ping fails when the event stream cannot take events now: its leader
+// is out of reach, or has lost touch with the majority of its copies
+// (broker.Quorum).
 func (s *Store) Ping(ctx context.Context) error {
-	if _, err := s.stream.Info(ctx); err != nil {
-		return unavailable(err)
-	}
-	return nil
+	return broker.Quorum(ctx, s.js, StreamName)
 }
 
 // LastSeq is the sequence of the newest event in the stream.

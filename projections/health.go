@@ -1,9 +1,12 @@
 package projections
 
 import (
+	"context"
 	"sort"
 	"sync"
 	"time"
+
+	"tempmail/broker"
 )
 
 // stuckAfter is how long a partition may keep failing on one event (or to
@@ -65,6 +68,13 @@ func (h *health) list(now time.Time) []string {
 // minute; the watcher, when it has been unable to watch as long. Empty when
 // all is well.
 func (v *Views) Failing() []string { return v.health.list(time.Now()) }
+
+// Ping fails when the views bucket cannot take writes now: its leader is
+// out of reach, or has lost touch with the majority of its copies
+// (broker.Quorum).
+func (v *Views) Ping(ctx context.Context) error {
+	return broker.Quorum(ctx, v.js, "KV_"+bucketName(v.gen))
+}
 
 func partitionComponent(part string) string { return "projection partition " + part }
 

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -30,11 +31,24 @@ func (s *Service) probe(ctx context.Context) []string {
 	if !s.Node.Connected() {
 		failing = append(failing, "nats connection")
 	} else {
-		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		if err := s.Store.Ping(pctx); err != nil {
-			failing = append(failing, "event store")
-		}
+		// A node cut off from the cluster answers 503 here, and a load
+		// balancer sends its traffic to the others: it could neither
+		// store mail nor apply it to the views. Both asked at once,
+		// within 1.5 s: a probe that waits longer than the balancer's
+		// timeout tells it nothing.
+		pctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+		var storeErr, viewsErr error
+		var wg sync.WaitGroup
+		wg.Go(func() { storeErr = s.Store.Ping(pctx) })
+		wg.Go(func() { viewsErr = s.Views.Ping(pctx) })
+		wg.Wait()
 		cancel()
+		if storeErr != nil {
+			failing = append(failing, "event store: "+storeErr.Error())
+		}
+		if viewsErr != nil {
+			failing = append(failing, "views: "+viewsErr.Error())
+		}
 	}
 	failing = append(failing, s.Views.Failing()...)
 	if low, free := s.disk.Low(); low {

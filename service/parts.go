@@ -28,7 +28,7 @@ func nodeConfig(cfg config.Config, log *slog.Logger) broker.NodeConfig {
 			name, _ = os.Hostname()
 		}
 		nc.Cluster = broker.ClusterConfig{Name: cfg.ClusterName, ServerName: name, Addr: cfg.ClusterAddr,
-			Routes: cfg.Routes}
+			Advertise: cfg.ClusterAdvertise, Routes: cfg.Routes}
 	}
 	return nc
 }
