@@ -49,6 +49,7 @@ var ErrNotYetShown = errors.New("stored, but not yet shown by the stream's leade
 func Transient(err error) bool {
 	var apiErr *jetstream.APIError
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, ErrNotYetShown) ||
+		errors.Is(err, ErrNoQuorum) ||
 		errors.Is(err, nats.ErrNoResponders) ||
 		// A publish to a stream with no leader yet: the client library's
 		// word for no responders.

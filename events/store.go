@@ -256,8 +256,12 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // LastSeq is the sequence of the newest event in the stream.
+//
+// Replicated, it is the leader's, with a quorum (broker.LeaderInfo): a
+// node restarting after a fault could otherwise be answered by its own
+// copy, behind, and take the views for ahead of the log.
 func (s *Store) LastSeq(ctx context.Context) (uint64, error) {
-	info, err := s.stream.Info(ctx)
+	info, err := broker.LeaderInfo(ctx, s.js, StreamName)
 	if err != nil {
 		return 0, unavailable(err)
 	}
@@ -287,6 +291,29 @@ func (s *Store) NextSeqOf(ctx context.Context, part string, seq uint64) (uint64,
 		return 0, unavailable(err)
 	}
 	return m.Sequence, nil
+}
+
+// ReadPartition reads the partition's events from seq from on, before
+// seq before, at most limit of them, in order: what a views worker applies
+// itself when its consumer does not hand them over (projections, gap.go).
+// Replicated, it asks the stream's leader.
+func (s *Store) ReadPartition(ctx context.Context, part string, from, before uint64, limit int) ([]*jetstream.RawStreamMsg, error) {
+	var out []*jetstream.RawStreamMsg
+	for seq := from; seq < before && len(out) < limit; {
+		m, err := s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(PartitionFilter(part)))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			return out, unavailable(err)
+		}
+		if m.Sequence >= before {
+			break
+		}
+		out = append(out, m)
+		seq = m.Sequence + 1
+	}
+	return out, nil
 }
 
 func (s *Store) lastSeqOn(ctx context.Context, filter string) (uint64, error) {

@@ -97,7 +97,7 @@ func (v *Views) setAside(ctx context.Context, p *partition, e decoded, why error
 		kind = string(e.p.EventType())
 	}
 	for attempt := 0; ; attempt++ {
-		if o := v.ready(p, e.seq, nil); o != done {
+		if o := v.ready(ctx, p, e.seq, nil); o != done {
 			return o
 		}
 		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -68,9 +68,12 @@
 // at a cost that grows with what changed, not with what the inbox holds.
 //
 // An event that cannot be applied, the same way each time, is set aside
-// and its partition goes on (aside.go). A consumer that passed over events
-// without delivering them (a replicated one, around leader changes) is
-// started again after the checkpoint (passed.go).
+// and its partition goes on (aside.go). Earlier events that no worker
+// applies while a worker holds newer ones (the one that held them stalled,
+// or the consumer lost them around leader changes) are read from the log
+// and applied by the worker that holds the newer (gap.go); a consumer that
+// passed over a partition's last events is started again after the
+// checkpoint (passed.go).
 //
 // Where things are: tenants.go holds the views of tenants and keys and
 // their reads, apply_tenants.go applies their events, tenantlist.go keeps

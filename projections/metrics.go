@@ -13,7 +13,7 @@ import (
 // Instrument registers the views' metrics with reg: how far each partition
 // lags, how long events take to reach the views, and what the views hold.
 func (v *Views) Instrument(reg prometheus.Registerer) {
-	reg.MustRegister(viewsCollector{v}, v.metrics.applyDelay, v.metrics.forgetPending, v.metrics.restarts)
+	reg.MustRegister(viewsCollector{v}, v.metrics.applyDelay, v.metrics.forgetPending, v.metrics.restarts, v.metrics.fromLog)
 }
 
 // viewMetrics are observed by the workers.
@@ -27,6 +27,9 @@ type viewMetrics struct {
 	// restarts counts, by partition, the consumer started again after the
 	// checkpoint because it had passed over events (passed.go).
 	restarts *prometheus.CounterVec
+	// fromLog counts, by partition, the events a worker read from the
+	// log itself because its consumer did not hand them over (gap.go).
+	fromLog *prometheus.CounterVec
 }
 
 func newViewMetrics() viewMetrics {
@@ -41,6 +44,9 @@ func newViewMetrics() viewMetrics {
 	}, []string{"partition"}), restarts: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "tempmail_projection_consumer_restarts_total",
 		Help: "Times this process started a partition's consumer again after the checkpoint because it had passed over events without delivering them (a replicated consumer after leader changes).",
+	}, []string{"partition"}), fromLog: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "tempmail_projection_events_from_log_total",
+		Help: "Events a worker of this process read from the log and applied itself, because the partition's consumer had not handed them over while it held newer ones (after a fault, a worker that stalled holding them, or a consumer that lost them).",
 	}, []string{"partition"})}
 }
 

@@ -18,22 +18,14 @@ import (
 // worker is handed newer ones, which must wait for the lost (inOrder), and
 // sends them back for ever.
 //
-// Two checks find such events passed over, and start the consumer again
-// just after the checkpoint. A needless restart costs only events delivered
-// twice, which the worker finds applied and skips.
-//
-//   - watchPassed, in every process of a cluster, every passedCheck: a
-//     partition whose log holds events after its checkpoint while its
-//     consumer says it delivered them and has none pending or in flight,
-//     seen twice, ackWait apart;
-//   - ready, in the worker: a batch sent back (earlier events in another
-//     worker's hands) for longer than lostAfter while the checkpoint
-//     stays where it is. Whoever held them would have applied them, or
-//     the server redelivered them, within a few ack waits.
-const (
-	passedCheck = 5 * time.Second
-	lostAfter   = 3*ackWait + pinnedTTL
-)
+// A worker handed newer events reads the lost ones from the log itself
+// (gap.go). When none come at all, watchPassed, in every process of a
+// cluster, every passedCheck, finds a partition whose log holds events
+// after its checkpoint while its consumer says it delivered them and has
+// none pending or in flight, seen twice, ackWait apart, and starts the
+// consumer again just after the checkpoint. A needless restart costs only
+// events delivered twice, which the worker finds applied and skips.
+const passedCheck = 5 * time.Second
 
 // watchPassed checks the partitions for passed-over events every
 // passedCheck until ctx ends.
@@ -109,11 +101,3 @@ func (v *Views) restartPassed(ctx context.Context, part string, cp, last uint64,
 	return true
 }
 
-// sentBackFor tells how long the partition's batches have been sent back
-// without its checkpoint moving, and starts counting if they were not.
-func (p *partition) sentBackFor(now time.Time) time.Duration {
-	if p.waiting.IsZero() || p.waitingAt != p.seq {
-		p.waiting, p.waitingAt = now, p.seq
-	}
-	return now.Sub(p.waiting)
-}

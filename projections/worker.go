@@ -53,11 +53,9 @@ type partition struct {
 	// this worker took it (aside.go).
 	retried bool
 	// Since when batches were sent back, the checkpoint at waitingAt
-	// (sentBackFor); restart: the consumer was started again after the
-	// checkpoint, and the iterator's messages are to be dropped (passed.go).
+	// (sentBackFor, gap.go).
 	waiting   time.Time
 	waitingAt uint64
-	restart   bool
 }
 
 // work applies a partition's events, in batches, while the server has it
@@ -157,12 +155,6 @@ func (v *Views) consume(ctx context.Context, p *partition, it jetstream.Messages
 			msgs = append(msgs, next)
 		}
 		v.handle(ctx, p, msgs)
-		if p.restart {
-			// What the iterator holds came before the restart; the
-			// consumer delivers it again, in order, to a fresh one.
-			p.restart = false
-			return got
-		}
 	}
 }
 
@@ -195,6 +187,23 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 		cancel()
 		p.retried = true
 	}
+	applied, o := v.applyAll(ctx, p, evs, msgs)
+	if o != done {
+		return
+	}
+	v.forget(ctx, p, last)
+	v.health.ok(partitionComponent(p.name))
+	if md, err := last.Metadata(); err == nil && applied > 0 {
+		v.metrics.observeApplied(md.Timestamp)
+	}
+	if err := last.Ack(); err != nil {
+		p.log.Debug("views: ack failed; the events will be redelivered and skipped", "err", err)
+	}
+}
+
+// applyAll applies events in order: runs of them, and each one that cannot
+// be read set aside. It returns how many it applied, and how it ended.
+func (v *Views) applyAll(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg) (int, outcome) {
 	applied := 0
 	for len(evs) > 0 {
 		n := slices.IndexFunc(evs, func(e decoded) bool { return e.bad != nil })
@@ -205,25 +214,18 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 			k, o := v.applyOrIsolate(ctx, p, evs[:n], msgs)
 			applied += k
 			if o != done {
-				return
+				return applied, o
 			}
 		}
 		if n < len(evs) {
-			if v.setAside(ctx, p, evs[n], evs[n].bad) != done {
-				return
+			if o := v.setAside(ctx, p, evs[n], evs[n].bad); o != done {
+				return applied, o
 			}
 			n++
 		}
 		evs = evs[n:]
 	}
-	v.forget(ctx, p, last)
-	v.health.ok(partitionComponent(p.name))
-	if md, err := last.Metadata(); err == nil && applied > 0 {
-		v.metrics.observeApplied(md.Timestamp)
-	}
-	if err := last.Ack(); err != nil {
-		p.log.Debug("views: ack failed; the events will be redelivered and skipped", "err", err)
-	}
+	return applied, done
 }
 
 // decoded is an event of a batch, or why it could not be read (bad).
@@ -283,7 +285,7 @@ func (v *Views) applyRun(ctx context.Context, p *partition, evs []decoded, msgs 
 	var b *batch
 	permanents := 0
 	for attempt := 0; ; attempt++ {
-		if o := v.ready(p, evs[0].seq, msgs); o != done {
+		if o := v.ready(ctx, p, evs[0].seq, msgs); o != done {
 			return 0, o, nil
 		}
 		// In-flight work finishes on shutdown: the batch's writes are not
@@ -327,24 +329,34 @@ func (v *Views) applyRun(ctx context.Context, p *partition, evs []decoded, msgs 
 // ready says whether events from first on may be applied now: with
 // several processes, another's worker may hold earlier events of the
 // partition (see inOrder), and then these are sent back to wait for them.
-func (v *Views) ready(p *partition, first uint64, msgs []jetstream.Msg) outcome {
+// Once they have waited fillAfter and the checkpoint has not moved, no
+// one is applying the earlier events (the worker that held them stalled,
+// or the consumer lost them): this worker reads them from the log and
+// applies them itself (fillGap), and then these.
+func (v *Views) ready(ctx context.Context, p *partition, first uint64, msgs []jetstream.Msg) outcome {
 	if v.opts.Exclusive {
 		return done
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ok, err := v.inOrder(ctx, p, first)
-	if err != nil || ok {
-		p.waiting = time.Time{}
-		return done
-	}
-	if waited := p.sentBackFor(time.Now()); waited > lostAfter {
-		// No one applied the earlier events meanwhile, and the server
-		// did not hand them out again: they are lost to the consumer.
-		if v.restartPassed(ctx, p.name, p.seq, first-1, "newer events sent back for "+waited.Round(time.Second).String()) {
-			p.waiting, p.restart = time.Time{}, true
-			return sentBack
+	filling := false
+	for {
+		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ok, err := v.inOrder(rctx, p, first)
+		cancel()
+		if err != nil || ok {
+			p.waiting = time.Time{}
+			return done
 		}
+		if !filling && p.sentBackFor(time.Now()) < fillAfter {
+			break
+		}
+		o := v.fillGap(ctx, p, first)
+		if o == stopping {
+			return stopping
+		}
+		if o != done {
+			break
+		}
+		filling = true
 	}
 	p.log.Debug("views: earlier events of the partition are in another worker's hands; these come again", "first", first, "checkpoint", p.seq)
 	for _, m := range msgs {
