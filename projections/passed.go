@@ -100,4 +100,3 @@ func (v *Views) restartPassed(ctx context.Context, part string, cp, last uint64,
 	}
 	return true
 }
-
