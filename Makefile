@@ -45,9 +45,9 @@ test: fmt-check vet
 # thousand inboxes being made beside it on two cores can starve. Every test
 # that calls servicetest.Long is named
 # here (a test of cmd/tempmail checks it).
-LONG_TESTS := TestClusterLosesNoMailWhenANodeDies|TestAStalledNodeHandsItsPartitionsOver|TestServerChurnLeavesEverythingWorking|TestClusterStartAndStopLogNoError|TestClusterUpgradeRebuildsTheViewsOneNodeAtATime|TestPowerCutOfAClusterLosesNoAcknowledgedMail|TestIdleCostDoesNotGrowWithInboxes|TestIngestMemoryIsBoundedFor25MiBMessage|TestMessage1001EvictsMessage1Everywhere|TestTenantsHoldOnEveryNodeOfACluster
+LONG_TESTS := TestClusterLosesNoMailWhenANodeDies|TestAStalledNodeHandsItsPartitionsOver|TestServerChurnLeavesEverythingWorking|TestClusterStartAndStopLogNoError|TestClusterUpgradeRebuildsTheViewsOneNodeAtATime|TestPowerCutOfAClusterLosesNoAcknowledgedMail|TestIdleCostDoesNotGrowWithInboxes|TestIngestMemoryIsBoundedFor25MiBMessage|TestMessage1001EvictsMessage1Everywhere|TestTenantsHoldOnEveryNodeOfACluster|TestClusterUnderFaults
 test-long:
-	$(GO) test -p 1 -count=1 -timeout 20m -v -run '^($(LONG_TESTS))$$' ./...
+	$(GO) test -p 1 -count=1 -timeout 45m -v -run '^($(LONG_TESTS))$$' ./...
 
 vet:
 	$(GO) vet ./...
