@@ -175,6 +175,23 @@ func (s *Store) AppendTenantEvent(ctx context.Context, p Payload, expectSeq uint
 	return ack, err
 }
 
+// TenantInboxEvents are the events CreateTenantInbox stores for ev (the
+// tenant's count, then the inbox), without their expectations: for a tool
+// that writes a store of a known shape alone, in order, as fast as the
+// stream takes it (tmbench's tenant of 1,000,000 inboxes).
+func (s *Store) TenantInboxEvents(ev InboxCreated) ([]*nats.Msg, error) {
+	counted, err := eventMsg(tenantSubject(ev.TenantID), TenantInboxAdded{TenantID: ev.TenantID, InboxID: ev.InboxID,
+		Address: ev.Address, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt})
+	if err != nil {
+		return nil, err
+	}
+	created, err := eventMsg(inboxSubject(s.PartitionOfAddress(ev.Address), ev.Address), ev)
+	if err != nil {
+		return nil, err
+	}
+	return []*nats.Msg{counted, created}, nil
+}
+
 // CreateTenantInbox is CreateInbox for an inbox of a tenant: its
 // InboxCreated and a TenantInboxAdded stored as one atomic batch, the
 // first expecting the address's lifecycle subject at lastLifecycleSeq, the

@@ -85,9 +85,22 @@ func (s *Service) openCurrentViews(ctx context.Context, js jetstream.JetStream, 
 	if err != nil {
 		return err
 	}
+	// A stream leader elected a moment ago (a cluster node restarting
+	// after a fault) may answer with a last sequence short of what it
+	// holds: views ahead are looked at again for aheadSettle before they
+	// count as ahead.
 	var ahead uint64
+	var since time.Time
 	if err := broker.Settle(ctx, s.log, "check the views", func(ctx context.Context) (err error) {
 		ahead, err = s.Views.Ahead(ctx)
+		if err == nil && ahead > 0 && s.Config.ClusterName != "" {
+			if since.IsZero() {
+				since = time.Now()
+			}
+			if time.Since(since) < aheadSettle {
+				return fmt.Errorf("the views are %d events past the log's last sequence: %w", ahead, broker.ErrNotYetShown)
+			}
+		}
 		return err
 	}); err != nil {
 		return err
@@ -98,6 +111,10 @@ func (s *Service) openCurrentViews(ctx context.Context, js jetstream.JetStream, 
 	}
 	return nil
 }
+
+// aheadSettle is how long views found ahead of the log are looked at again
+// in a cluster, before the log counts as having lost events.
+const aheadSettle = 15 * time.Second
 
 // rebuildable says the views must be built again before serving.
 func rebuildable(err error) bool {
