@@ -82,7 +82,7 @@ func TestAStalledNodeHandsItsPartitionsOver(t *testing.T) {
 		wg.Wait()
 		for _, node := range nodes {
 			left := time.Until(resumed.Add(30 * time.Second))
-			err := eventually.Poll(max(left, time.Second), func() error { return everyMessage(node, inboxes, want) })
+			err := eventually.Poll(max(left, time.Second), func() error { return exactlyOnce(node, inboxes, want, nil) })
 			if err != nil {
 				describeViews(t, node, inboxes[0].Token)
 				logViews(t, nodes)
@@ -106,37 +106,6 @@ func logRestarts(t *testing.T, nodes []*clusterNode, seen map[string]bool) {
 			}
 		}
 	}
-}
-
-// everyMessage says which of want a node does not list once, among the
-// inboxes' messages.
-func everyMessage(node *clusterNode, inboxes []tokenInbox, want []string) error {
-	seen := map[string]int{}
-	for _, in := range inboxes {
-		s, err := subjects(node.base, in.Token)
-		if err != nil {
-			return err
-		}
-		for subject, n := range s {
-			seen[subject] += n
-		}
-	}
-	var missing, twice []string
-	for _, s := range want {
-		switch seen[s] {
-		case 0:
-			missing = append(missing, s)
-		case 1:
-		default:
-			twice = append(twice, s)
-		}
-	}
-	if len(missing) > 0 || len(twice) > 0 {
-		return fmt.Errorf("%s: %d of %d acknowledged messages missing (%s), %d listed more than once (%s)", node.name,
-			len(missing), len(want), strings.Join(missing[:min(5, len(missing))], " "), len(twice),
-			strings.Join(twice[:min(5, len(twice))], " "))
-	}
-	return nil
 }
 
 // logViews logs what the nodes said of their views: warnings, errors and
