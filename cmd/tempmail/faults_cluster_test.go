@@ -258,6 +258,7 @@ func (fc *faultCluster) run(t *testing.T, run int, sc scenario) {
 	}()
 	wg.Wait()
 	probes.stop()
+	notReady := probes.readyAgain(fc.nodes, from, healed)
 
 	var want, unsure, refused []string
 	for _, m := range mtas {
@@ -284,6 +285,7 @@ func (fc *faultCluster) run(t *testing.T, run int, sc scenario) {
 		problems = append(problems, fmt.Sprintf("%d messages to live inboxes refused for good: %s", len(refused), strings.Join(refused[:min(5, len(refused))], "; ")))
 	}
 	problems = append(problems, probes.check(cut, from, healed)...)
+	problems = append(problems, notReady...)
 	t.Logf("run %d: %d acknowledged, %d never (at most once each), %d refused with a 5xx; the longest time without a 250: %v; every node listed every message %v after the heal (or the last 250); reads answered 503 on nodes not cut off: %d of %d;%s",
 		run, len(want), len(unsure), len(refused), writeGap(mtas, from, healed).Round(100*time.Millisecond), converged.Round(100*time.Millisecond),
 		probes.unavailableReads(cut), probes.reads(), probes.timelines(from))

@@ -223,30 +223,35 @@ func (p *probes) stop() {
 // time to notice that the stream's leader is not heard from.
 const readyGrace = 10 * time.Second
 
-// check says where readiness did not match reachability: the node cut off
-// said 200 later than readyGrace into the cut, or a node did not say 200
-// again within 30 s of the heal.
+// check says where readiness did not match reachability while the node
+// was cut off: it said 200 later than readyGrace into the cut.
 func (p *probes) check(cut *clusterNode, from, healed time.Time) []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var problems []string
-	if cut != nil {
-		for _, s := range p.ready[cut] {
-			if s.code == http.StatusOK && s.at.After(from.Add(readyGrace)) && s.at.Before(healed) {
-				problems = append(problems, fmt.Sprintf("%s, cut off, said ready %v into the cut: %s", cut.name, s.at.Sub(from).Round(100*time.Millisecond), s.body))
-				break
-			}
+	if cut == nil {
+		return nil
+	}
+	for _, s := range p.ready[cut] {
+		if s.code == http.StatusOK && s.at.After(from.Add(readyGrace)) && s.at.Before(healed) {
+			return []string{fmt.Sprintf("%s, cut off, said ready %v into the cut: %s", cut.name, s.at.Sub(from).Round(100*time.Millisecond), s.body)}
 		}
 	}
-	for node, samples := range p.ready {
-		ok := false
-		for _, s := range samples {
-			if s.at.After(healed) && s.at.Before(healed.Add(30*time.Second)) {
-				ok = s.code == http.StatusOK
+	return nil
+}
+
+// readyAgain waits until every node says 200 on /readyz, at most 30 s
+// from the heal, and says which did not, with its answers since the fault.
+func (p *probes) readyAgain(nodes []*clusterNode, from, healed time.Time) []string {
+	var problems []string
+	for _, node := range nodes {
+		for probe(node.base+"/readyz").code != http.StatusOK {
+			if time.Since(healed) > 30*time.Second {
+				p.mu.Lock()
+				problems = append(problems, fmt.Sprintf("%s did not say ready within 30s of the heal: %s", node.name, timeline(p.ready[node], from)))
+				p.mu.Unlock()
+				break
 			}
-		}
-		if !ok {
-			problems = append(problems, fmt.Sprintf("%s did not say ready within 30s of the heal: %s", node.name, timeline(samples, from)))
+			<-time.After(250 * time.Millisecond) // the probes' rhythm
 		}
 	}
 	return problems
