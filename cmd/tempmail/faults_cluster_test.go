@@ -33,9 +33,11 @@ import (
 // 200 again on every node once healed.
 //
 // Each scenario runs TEMPMAIL_FAULT_RUNS times (default 1) on its own
-// cluster; every run logs what it measured: acknowledged, missing,
-// duplicated, 5xx, the write gap and the time to converge. Not parallel:
-// three processes on two cores.
+// cluster (TEMPMAIL_FAULT_DEBUG=1: the nodes log at debug, which a failure
+// shows); every run logs what it measured: acknowledged, never
+// acknowledged, 5xx, the write gap, the time to converge, reads refused,
+// and each node's readiness over time. Not parallel: three processes on
+// two cores.
 func TestClusterUnderFaults(t *testing.T) {
 	servicetest.Long(t)
 	runs := 1
@@ -187,7 +189,8 @@ func (fc *faultCluster) leader(t *testing.T) *clusterNode {
 	return leader
 }
 
-// follower is a node that leads neither the event stream nor the views.
+// follower is a node that does not lead the event stream (it may lead
+// other groups: the views, a consumer).
 func (fc *faultCluster) follower(t *testing.T) *clusterNode {
 	leader := fc.leader(t)
 	for _, n := range fc.nodes {
