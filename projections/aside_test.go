@@ -51,13 +51,7 @@ func (l *lines) count(part string) int {
 // startViews opens and starts the views of store, logging to h.
 func startViews(t *testing.T, e *env, h slog.Handler) *Views {
 	t.Helper()
-	v, err := Open(t.Context(), e.node.JS, e.store, Options{Logger: slog.New(h), Exclusive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	v := startProcess(t, e.node, e.store, Options{Logger: slog.New(h), Exclusive: true})
 	t.Cleanup(v.Stop)
 	return v
 }

@@ -44,6 +44,20 @@ func newEnv(t *testing.T, dir string) *env {
 	return &env{node: node, store: store, views: views}
 }
 
+// startProcess opens and starts a process's views over node and store, as
+// one more process sharing them would.
+func startProcess(t *testing.T, node *broker.Node, store *events.Store, opts Options) *Views {
+	t.Helper()
+	v, err := Open(t.Context(), node.JS, store, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)

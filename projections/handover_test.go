@@ -18,16 +18,7 @@ func TestPartitionsAreHandedOverWhenAWorkerStops(t *testing.T) {
 	t.Parallel()
 	node := natstest.StartNode(t, t.TempDir())
 	store := eventstest.OpenStore(t, node)
-	start := func() *Views {
-		v, err := Open(t.Context(), node.JS, store, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := v.Start(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	start := func() *Views { return startProcess(t, node, store, Options{}) }
 	a := start()
 
 	// Many inboxes, so that every partition has work.
