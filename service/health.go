@@ -31,24 +31,7 @@ func (s *Service) probe(ctx context.Context) []string {
 	if !s.Node.Connected() {
 		failing = append(failing, "nats connection")
 	} else {
-		// A node cut off from the cluster answers 503 here, and a load
-		// balancer sends its traffic to the others: it could neither
-		// store mail nor apply it to the views. Both asked at once,
-		// within 1.5 s: a probe that waits longer than the balancer's
-		// timeout tells it nothing.
-		pctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
-		var storeErr, viewsErr error
-		var wg sync.WaitGroup
-		wg.Go(func() { storeErr = s.Store.Ping(pctx) })
-		wg.Go(func() { viewsErr = s.Views.Ping(pctx) })
-		wg.Wait()
-		cancel()
-		if storeErr != nil {
-			failing = append(failing, "event store: "+storeErr.Error())
-		}
-		if viewsErr != nil {
-			failing = append(failing, "views: "+viewsErr.Error())
-		}
+		failing = append(failing, s.quorum.check(ctx, s)...)
 	}
 	failing = append(failing, s.Views.Failing()...)
 	if low, free := s.disk.Low(); low {
@@ -62,6 +45,51 @@ func (s *Service) probe(ctx context.Context) []string {
 		}
 	}
 	return failing
+}
+
+// quorumFresh is how long what the quorum probe learnt answers /readyz:
+// however many clients ask, a node asks the cluster at most twice (the
+// event stream's leader and the views') per quorumFresh.
+const quorumFresh = time.Second
+
+// quorumProbe asks whether the event stream and the views bucket can take
+// writes as this node sees them, and keeps the answer for quorumFresh. A
+// node cut off from the cluster answers 503 on /readyz, and a load
+// balancer sends its traffic to the others: it could neither store mail
+// nor apply it to the views.
+type quorumProbe struct {
+	mu      sync.Mutex
+	at      time.Time
+	failing []string
+	asked   int // how many times the cluster was asked
+}
+
+func (q *quorumProbe) check(ctx context.Context, s *Service) []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.at.IsZero() && time.Since(q.at) < quorumFresh {
+		return q.failing
+	}
+	q.asked++
+	// Both asked at once, within 1.5 s: a probe that waits longer than
+	// the balancer's timeout tells it nothing. The answer is kept for
+	// every asker: one that goes away must not cut it short.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 1500*time.Millisecond)
+	defer cancel()
+	var storeErr, viewsErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { storeErr = s.Store.Ping(pctx) })
+	wg.Go(func() { viewsErr = s.Views.Ping(pctx) })
+	wg.Wait()
+	q.failing = nil
+	if storeErr != nil {
+		q.failing = append(q.failing, "event store: "+storeErr.Error())
+	}
+	if viewsErr != nil {
+		q.failing = append(q.failing, "views: "+viewsErr.Error())
+	}
+	q.at = time.Now()
+	return q.failing
 }
 
 // advise names, for /readyz, what the service serves around, ready all
