@@ -91,7 +91,7 @@ type Service struct {
 	// fatal receives what ends the service against its will (health.go).
 	fatal     chan error
 	fatalOnce sync.Once
-	quorum    quorumProbe // what /readyz last learnt of the cluster's quorum
+	quorum    quorumProbe   // what /readyz last learnt of the cluster's quorum
 	stopping  chan struct{} // closed when Shutdown begins
 	stopOnce  sync.Once
 }
