@@ -175,7 +175,7 @@ func TestKeysKeepAndErase(t *testing.T) {
 			dir := t.TempDir()
 			open := func() Keys {
 				if kind == "file" {
-					k, err := openFileKeys(dir)
+					k, err := openFileKeys(dir, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -271,7 +271,7 @@ func TestKeyFileShrinksAsKeysAreErased(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
-	k, err := openFileKeys(dir)
+	k, err := openFileKeys(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestKeyFileShrinksAsKeysAreErased(t *testing.T) {
 	check()
 	k.Close()
 	// Reopened, it knows which slots are free.
-	if k, err = openFileKeys(dir); err != nil {
+	if k, err = openFileKeys(dir, nil); err != nil {
 		t.Fatal(err)
 	}
 	add()

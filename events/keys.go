@@ -69,6 +69,10 @@ type fileKeys struct {
 	stop     chan struct{}
 	done     chan struct{}
 	once     sync.Once
+	// failed hears of each background flush that failed: nobody waits on
+	// those (an acknowledgment flushes its own key first), so they are
+	// counted rather than returned. The next tick tries again.
+	failed func(error)
 }
 
 // slotsHeap is a min-heap of slot numbers: new keys take the lowest free
@@ -92,8 +96,9 @@ const (
 	keysFile = "keys"
 )
 
-// openFileKeys opens (or creates) the key file in dir.
-func openFileKeys(dir string) (*fileKeys, error) {
+// openFileKeys opens (or creates) the key file in dir; failed (nil: none)
+// hears of background flushes that failed.
+func openFileKeys(dir string, failed func(error)) (*fileKeys, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("key directory: %w", err)
 	}
@@ -116,7 +121,10 @@ func openFileKeys(dir string) (*fileKeys, error) {
 		f.Close()
 		return nil, fmt.Errorf("key file: %w", err)
 	}
-	k := &fileKeys{f: f, used: make([]bool, len(data)/slotSize), stop: make(chan struct{}), done: make(chan struct{})}
+	if failed == nil {
+		failed = func(error) {}
+	}
+	k := &fileKeys{f: f, used: make([]bool, len(data)/slotSize), stop: make(chan struct{}), done: make(chan struct{}), failed: failed}
 	for i := range k.used {
 		if k.used[i] = data[i*slotSize] == 1; !k.used[i] {
 			k.free = append(k.free, uint32(i))
@@ -267,7 +275,9 @@ func (k *fileKeys) flushLoop() {
 		case <-k.stop:
 			return
 		case <-t.C:
-			_ = k.Flush()
+			if err := k.Flush(); err != nil {
+				k.failed(err)
+			}
 		}
 	}
 }
@@ -277,8 +287,7 @@ func (k *fileKeys) Close() error {
 	k.once.Do(func() {
 		close(k.stop)
 		<-k.done
-		_ = k.Flush()
-		err = k.f.Close()
+		err = errors.Join(k.Flush(), k.f.Close())
 	})
 	return err
 }

@@ -178,7 +178,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		s.contents = newContentCache(8 << 20)
 	}
 	if cfg.KeyDir != "" {
-		s.keys, err = openFileKeys(cfg.KeyDir)
+		s.keys, err = openFileKeys(cfg.KeyDir, func(error) { s.CountError("flush keys") })
 		if err == nil {
 			// A message's key on disk before its event (AppendMail).
 			s.flusher.Attach(s.keys)
