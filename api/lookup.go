@@ -90,12 +90,11 @@ func (s *Server) messageByID(ctx context.Context, id string) (*projections.Messa
 	if !validID(id) {
 		return nil, nil, errNotFound
 	}
-	m, err := s.views.Message(ctx, strings.ToLower(id))
+	m, in, err := s.views.Message(ctx, strings.ToLower(id))
 	if err != nil {
 		return nil, nil, err
 	}
-	in, err := s.views.Inbox(ctx, m.InboxID)
-	if in, err = credentialIn(ctx).visible(liveInbox(in, err)); err != nil {
+	if in, err = credentialIn(ctx).visible(liveInbox(in, nil)); err != nil {
 		return nil, nil, err
 	}
 	return m, in, nil

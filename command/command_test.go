@@ -63,7 +63,7 @@ func latest(t *testing.T, svc *service.Service, in *projections.Inbox) *projecti
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := svc.Views.Message(t.Context(), s.ID)
+	m, _, err := svc.Views.Message(t.Context(), s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func listed(t *testing.T, svc *service.Service, in *projections.Inbox) []string 
 // the API serves it.
 func read(t *testing.T, svc *service.Service, id string) (*projections.Message, []byte) {
 	t.Helper()
-	m, err := svc.Views.Message(t.Context(), id)
+	m, _, err := svc.Views.Message(t.Context(), id)
 	if err != nil {
 		t.Fatalf("message %s: %v", id, err)
 	}
@@ -358,7 +358,7 @@ func TestFamilyBMessagesAreKeptForTheRetention(t *testing.T) {
 	eventually.True(t, "the mailbox's copy deleted after the retention", func() bool {
 		return len(listed(t, svc, mailbox)) == 0
 	})
-	if _, err := svc.Views.Message(t.Context(), res.MessageIDs[0]); tempmail.KindOf(err) != tempmail.NotFound {
+	if _, _, err := svc.Views.Message(t.Context(), res.MessageIDs[0]); tempmail.KindOf(err) != tempmail.NotFound {
 		t.Errorf("the retained copy is still read: %v", err)
 	}
 	if in := inbox(t, svc, mailbox); !in.Live(time.Now()) {

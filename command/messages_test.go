@@ -28,7 +28,7 @@ func TestMarkReadIsSeenAtOnceAndRecordedOnce(t *testing.T) {
 	if !read.IsRead || read.ID != unread.ID || read.Subject != "to read" {
 		t.Errorf("MarkRead returned %+v", read)
 	}
-	if m, err := svc.Views.Message(t.Context(), unread.ID); err != nil || !m.IsRead {
+	if m, _, err := svc.Views.Message(t.Context(), unread.ID); err != nil || !m.IsRead {
 		t.Errorf("right after MarkRead the views show %+v (%v)", m, err)
 	}
 
@@ -68,7 +68,7 @@ func TestDeleteMessageIsSeenAtOnceAndRecordedOnce(t *testing.T) {
 	if err := svc.Commands.DeleteMessage(t.Context(), doomed); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Views.Message(t.Context(), doomed.ID); tempmail.KindOf(err) != tempmail.NotFound {
+	if _, _, err := svc.Views.Message(t.Context(), doomed.ID); tempmail.KindOf(err) != tempmail.NotFound {
 		t.Errorf("right after DeleteMessage the message is found: %v", err)
 	}
 	now, err := svc.Views.Inbox(t.Context(), in.ID)
@@ -95,7 +95,7 @@ func TestDeleteMessageIsSeenAtOnceAndRecordedOnce(t *testing.T) {
 	if m, err := svc.Commands.MarkRead(t.Context(), doomed); tempmail.KindOf(err) != tempmail.NotFound {
 		t.Errorf("marking a deleted message read: %+v %v, want NotFound", m, err)
 	}
-	if m, err := svc.Views.Message(t.Context(), kept.ID); err != nil || m.IsRead {
+	if m, _, err := svc.Views.Message(t.Context(), kept.ID); err != nil || m.IsRead {
 		t.Errorf("the other message: %+v %v", m, err)
 	}
 }

@@ -83,7 +83,7 @@ func messages(t *testing.T, svc *service.Service, inboxID string, n int) []*proj
 	}
 	var out []*projections.Message
 	for _, s := range list {
-		m, err := svc.Views.Message(t.Context(), s.ID)
+		m, _, err := svc.Views.Message(t.Context(), s.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

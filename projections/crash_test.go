@@ -275,7 +275,7 @@ func TestAnEntryWrittenByAnotherWorkerLosesNoEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.views.Message(ctx, second); err != nil {
+	if _, _, err := e.views.Message(ctx, second); err != nil {
 		t.Fatalf("the message delivered after the conflict, once the views say it is applied: %v", err)
 	}
 	if inbox.Count != 2 {
@@ -395,7 +395,7 @@ func TestMailIsNotForgottenOnAMissingInboxEntry(t *testing.T) {
 	if err := views.WaitApplied(ctx, ack); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := views.Message(ctx, second); err != nil {
+	if _, _, err := views.Message(ctx, second); err != nil {
 		t.Fatalf("the message that arrived while its inbox entry was missing: %v", err)
 	}
 }

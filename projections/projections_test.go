@@ -44,7 +44,7 @@ func TestViewsFollowTheLog(t *testing.T) {
 			t.Errorf("%q is_read %v, want %v", s.Subject, s.IsRead, want)
 		}
 	}
-	if m, err := e.views.Message(ctx, big.Latest()); err != nil || m.Subject != "big 68" || m.Text != "body of big 68" {
+	if m, _, err := e.views.Message(ctx, big.Latest()); err != nil || m.Subject != "big 68" || m.Text != "body of big 68" {
 		t.Errorf("latest message: %+v, %v", m, err)
 	}
 

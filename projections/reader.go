@@ -170,10 +170,11 @@ func (r *Reader) Address(ctx context.Context, addr string) (*Address, error) {
 }
 
 // Message returns a message by its id alone, with what it says joined
-// in: its id names its inbox (events.InboxTag), whose entry leads to it.
-// It is of kind NotFound when no live inbox holds it, also while its
-// deletion is being applied (its key already erased).
-func (r *Reader) Message(ctx context.Context, id string) (*Message, error) {
+// in, and the inbox that holds it: its id names its inbox
+// (events.InboxTag), whose entry leads to it. It is of kind NotFound when
+// no inbox holds it, also while its deletion is being applied (its key
+// already erased).
+func (r *Reader) Message(ctx context.Context, id string) (*Message, *Inbox, error) {
 	var inboxes []string
 	var tag TagRef
 	err := r.get(ctx, tagKey(events.InboxTag(id)), &tag, "message")
@@ -181,14 +182,14 @@ func (r *Reader) Message(ctx context.Context, id string) (*Message, error) {
 	case err == nil:
 		inboxes = tag.Inboxes
 	case tempmail.KindOf(err) != tempmail.NotFound:
-		return nil, err
+		return nil, nil, err
 	}
 	var ref MessageRef
 	switch err := r.get(ctx, messageRefKey(id), &ref, "message"); {
 	case err == nil:
 		inboxes = append(inboxes, ref.InboxID) // received before ids named their inbox
 	case tempmail.KindOf(err) != tempmail.NotFound:
-		return nil, err
+		return nil, nil, err
 	}
 	for _, inboxID := range inboxes {
 		in, err := r.Inbox(ctx, inboxID)
@@ -196,15 +197,18 @@ func (r *Reader) Message(ctx context.Context, id string) (*Message, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		m, err := r.MessageIn(ctx, in, id)
 		if tempmail.KindOf(err) == tempmail.NotFound {
 			continue
 		}
-		return m, err
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, in, nil
 	}
-	return nil, tempmail.Errorf(tempmail.NotFound, "message not found")
+	return nil, nil, tempmail.Errorf(tempmail.NotFound, "message not found")
 }
 
 // MessageIn returns a message of in by its id, with what it says joined

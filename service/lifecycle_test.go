@@ -67,7 +67,7 @@ func plaintext(marker string) [][]byte {
 // sealKey returns the key message id's content is sealed under.
 func sealKey(t *testing.T, svc *service.Service, id string) []byte {
 	t.Helper()
-	m, err := svc.Views.Message(t.Context(), id)
+	m, _, err := svc.Views.Message(t.Context(), id)
 	if err != nil {
 		t.Fatalf("message %s: %v", id, err)
 	}

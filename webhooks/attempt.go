@@ -299,7 +299,7 @@ func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := w.views.Message(ctx, j.MessageID)
+		m, _, err := w.views.Message(ctx, j.MessageID)
 		switch {
 		case err == nil:
 			p.Data = receivedData{InboxID: j.InboxID, Address: j.Address, EmailSummaryA: summaryA(m),
