@@ -60,18 +60,32 @@ func newBrowser(t *testing.T, width, height int64) *browserPage {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
 	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	tabCtx, cancelTab := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
-		cancelTab()
-		cancelAlloc()
-	})
 	// The first Do starts the browser and binds its life to the context it
 	// is given: this one, without the deadline that the test's steps get.
-	if err := chromedp.Do(tabCtx, chromedp.EmulateViewport(width, height)); err != nil {
-		t.Fatalf("start Chromium: %v", err)
+	// Chromium now and then exits as it starts when many start at once on
+	// a loaded machine (CI saw "chrome failed to start" once in hundreds):
+	// a start is tried three times, each in a profile of its own.
+	var tabCtx context.Context
+	for try := 1; ; try++ {
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+			append(opts, chromedp.UserDataDir(t.TempDir()))...)
+		ctx, cancelTab := chromedp.NewContext(allocCtx)
+		err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height))
+		if err == nil {
+			tabCtx = ctx
+			t.Cleanup(func() {
+				cancelTab()
+				cancelAlloc()
+			})
+			break
+		}
+		cancelTab()
+		cancelAlloc()
+		if try == 3 {
+			t.Fatalf("start Chromium (%d tries): %v", try, err)
+		}
+		t.Logf("start Chromium, try %d: %v", try, err)
 	}
 	ctx, cancel := context.WithTimeout(tabCtx, 2*time.Minute)
 	t.Cleanup(cancel)

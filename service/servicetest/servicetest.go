@@ -1,8 +1,11 @@
 package servicetest
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,6 +61,9 @@ func Try(t testing.TB, cfg config.Config, opts service.Options) (*service.Servic
 	}
 	if opts.Version == "" {
 		opts.Version = "test"
+	}
+	if opts.Logger == nil {
+		opts.Logger = logOnFailure(t)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -118,4 +124,42 @@ func Long(t testing.TB) {
 	if testing.Short() {
 		t.Skip("a long scenario: make test-long runs it")
 	}
+}
+
+// logOnFailure is a logger whose lines the test prints only if it fails:
+// what the service said is what a flake seen once in CI is diagnosed by.
+// It keeps the last maxLog bytes.
+func logOnFailure(t testing.TB) *slog.Logger {
+	w := &tailBuffer{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the service's log (its last %d bytes at most):\n%s", maxLog, w.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// maxLog bounds what logOnFailure keeps of one service's log.
+const maxLog = 64 << 10
+
+// tailBuffer keeps the last maxLog bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	if over := b.buf.Len() - maxLog; over > 0 {
+		b.buf.Next(over)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
