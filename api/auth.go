@@ -31,7 +31,7 @@ func (s *Server) checkToken(r *http.Request) error {
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := s.checkToken(r); err != nil {
-			writeError(w, r, s.log, familyA, err)
+			writeError(w, r, s.log, err)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -3,7 +3,6 @@ package api
 import (
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/go-chi/chi/v5"
 )
@@ -22,21 +21,6 @@ const compatPrefix = "/compat/"
 // compat reports whether fam is one of the compatible families.
 func (fam family) compat() bool {
 	return fam == familyMailosaur || fam == familyMailSlurp || fam == familyMailTM
-}
-
-// compatFamilyOf tells which compatible family path p (under
-// /compat/) belongs to; a path of none is an operational one.
-func compatFamilyOf(p string) family {
-	name, _, _ := strings.Cut(strings.TrimPrefix(p, compatPrefix), "/")
-	switch name {
-	case "mailosaur":
-		return familyMailosaur
-	case "mailslurp":
-		return familyMailSlurp
-	case "mailtm":
-		return familyMailTM
-	}
-	return familyOps
 }
 
 // compatRoutes mounts the families --compat names.

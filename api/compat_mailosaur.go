@@ -120,7 +120,7 @@ func writeMailosaurError(w http.ResponseWriter, status int, msg string) {
 
 // mailosaurFail answers err in the family's shape.
 func (s *Server) mailosaurFail(w http.ResponseWriter, r *http.Request, err error) {
-	writeError(w, r, s.log, familyMailosaur, err)
+	writeError(w, r, s.log, err)
 }
 
 // mailosaurLimit is one of the usage limits: what is used and how much

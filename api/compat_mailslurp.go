@@ -110,7 +110,7 @@ func writeMailSlurpError(w http.ResponseWriter, status int, msg string) {
 
 // mailslurpFail answers err in the family's shape.
 func (s *Server) mailslurpFail(w http.ResponseWriter, r *http.Request, err error) {
-	writeError(w, r, s.log, familyMailSlurp, err)
+	writeError(w, r, s.log, err)
 }
 
 // maxUnsupportedPath bounds how much of an unsupported path the 501 names.

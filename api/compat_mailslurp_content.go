@@ -216,5 +216,5 @@ func (s *Server) mailslurpDownloadAttachment(w http.ResponseWriter, r *http.Requ
 		s.mailslurpFail(w, r, tempmail.Errorf(tempmail.NotFound, "Attachment not found: %s", tempmail.Excerpt(id, 80)))
 		return
 	}
-	s.serveAttachment(w, r, familyMailSlurp, m, &m.Attachments[i])
+	s.serveAttachment(w, r, m, &m.Attachments[i])
 }

@@ -122,7 +122,7 @@ func (s *Server) mailtmDomains(w http.ResponseWriter, r *http.Request) {
 		list, err = s.domainsFor(r)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	on := jsonLD(w)
@@ -146,7 +146,7 @@ func (s *Server) mailtmDomain(w http.ResponseWriter, r *http.Request) {
 		d, err = s.activeDomainOfID(r, id)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+		writeError(w, r, s.log, asNotFound(err, "Not Found"))
 		return
 	}
 	writeJSON(w, http.StatusOK, toMailTMDomain(d, jsonLD(w), true))
@@ -186,18 +186,18 @@ func (b mailtmCredentials) read() (address, password string, problems []mailtmVi
 func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 	if c := credentialFrom(r); c.key != nil {
 		if err := (mailtmCaller{c: c}).may(true); err != nil {
-			writeError(w, r, s.log, familyMailTM, err)
+			writeError(w, r, s.log, err)
 			return
 		}
 	}
 	owner, err := s.inboxOwner(r)
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	var body mailtmCredentials
 	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyMailTM, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	address, password, problems := body.read()
@@ -214,7 +214,7 @@ func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 	dom, err := s.activeDomainNamed(r, domain)
 	if err != nil {
 		if tempmail.KindOf(err) != tempmail.NotFound {
-			writeError(w, r, s.log, familyMailTM, err)
+			writeError(w, r, s.log, err)
 			return
 		}
 		writeMailTMViolations(w, mailtmViolation{"address", "This domain is not one of GET /domains."})
@@ -222,7 +222,7 @@ func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	hash, err := s.passwords.hash(r.Context(), password)
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Domain: dom,
@@ -232,7 +232,7 @@ func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
@@ -247,7 +247,7 @@ func (s *Server) mailtmQuota() int64 {
 func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
 	var body mailtmCredentials
 	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyMailTM, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	address, password, problems := body.read()
@@ -265,7 +265,7 @@ func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
 	case tempmail.KindOf(err) == tempmail.NotFound || tempmail.KindOf(err) == tempmail.Invalid:
 		in = &projections.Inbox{}
 	default:
-		writeError(w, r, s.log, familyMailTM, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	ok, err := s.passwords.match(r.Context(), in.PasswordHash, password)
@@ -273,7 +273,7 @@ func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
 		err = tempmail.Errorf(tempmail.Unauthorized, "Invalid credentials.")
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, mailtmToken{ID: in.ID, Token: in.Token})
@@ -282,7 +282,7 @@ func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailtmMe(w http.ResponseWriter, r *http.Request) {
 	in, err := s.mailtmSelf(r)
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
@@ -304,7 +304,7 @@ func (s *Server) mailtmAccountOf(w http.ResponseWriter, r *http.Request, write b
 		err = errMailTMNotFound
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+		writeError(w, r, s.log, asNotFound(err, "Not Found"))
 		return nil, false
 	}
 	return in, true
@@ -324,7 +324,7 @@ func (s *Server) mailtmDeleteAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.commands.DeleteInbox(r.Context(), in); err != nil {
-		writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+		writeError(w, r, s.log, asNotFound(err, "Not Found"))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -41,8 +41,8 @@ func (s *Server) mailtmEvents(w http.ResponseWriter, r *http.Request) {
 		err = errMailTMNotFound
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+		writeError(w, r, s.log, asNotFound(err, "Not Found"))
 		return
 	}
-	s.stream(w, r, familyMailTM, in, renderMailTM)
+	s.stream(w, r, in, renderMailTM)
 }

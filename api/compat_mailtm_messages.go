@@ -78,7 +78,7 @@ func (s *Server) mailtmMessages(w http.ResponseWriter, r *http.Request) {
 		l, err = s.views.List(r.Context(), in, projections.Query{Offset: (page - 1) * mailtmPageSize, Limit: mailtmPageSize})
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	on := jsonLD(w)
@@ -102,7 +102,7 @@ func (s *Server) mailtmMessageOf(w http.ResponseWriter, r *http.Request, write b
 		err = errMailTMNotFound
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+		writeError(w, r, s.log, asNotFound(err, "Not Found"))
 		return nil, nil, false
 	}
 	return msg, in, true
@@ -128,7 +128,7 @@ func (s *Server) mailtmMarkSeen(w http.ResponseWriter, r *http.Request) {
 		Seen *bool `json:"seen"`
 	}
 	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyMailTM, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	switch {
@@ -139,7 +139,7 @@ func (s *Server) mailtmMarkSeen(w http.ResponseWriter, r *http.Request) {
 	default:
 		var err error
 		if m, err = s.commands.MarkRead(r.Context(), m); err != nil {
-			writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+			writeError(w, r, s.log, asNotFound(err, "Not Found"))
 			return
 		}
 	}
@@ -152,7 +152,7 @@ func (s *Server) mailtmDeleteMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
-		writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+		writeError(w, r, s.log, asNotFound(err, "Not Found"))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -164,7 +164,7 @@ func (s *Server) mailtmDownload(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.serveRaw(w, r, familyMailTM, m, true)
+	s.serveRaw(w, r, m, true)
 }
 
 // mailtmAttachment is an attachment's downloadUrl: ATTACH and its place
@@ -177,10 +177,10 @@ func (s *Server) mailtmAttachment(w http.ResponseWriter, r *http.Request) {
 	digits, found := strings.CutPrefix(chi.URLParam(r, "attachment"), "ATTACH")
 	i, err := strconv.Atoi(digits)
 	if !found || err != nil || len(digits) != 6 || i < 1 || i > len(m.Attachments) {
-		writeError(w, r, s.log, familyMailTM, errMailTMNotFound)
+		writeError(w, r, s.log, errMailTMNotFound)
 		return
 	}
-	s.serveAttachment(w, r, familyMailTM, m, &m.Attachments[i-1])
+	s.serveAttachment(w, r, m, &m.Attachments[i-1])
 }
 
 // mailtmSource is GET /sources/{id}: a message's source in JSON, for the
@@ -192,7 +192,7 @@ func (s *Server) mailtmSource(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, err := s.rawBytes(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, familyMailTM, asNotFound(err, "Not Found"))
+		writeError(w, r, s.log, asNotFound(err, "Not Found"))
 		return
 	}
 	on := jsonLD(w)

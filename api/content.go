@@ -26,7 +26,7 @@ import (
 
 func (s *Server) rawEmailA(w http.ResponseWriter, r *http.Request) {
 	if m, ok := s.lookupEmailA(w, r); ok {
-		s.serveRaw(w, r, familyA, m, false)
+		s.serveRaw(w, r, m, false)
 	}
 }
 
@@ -51,18 +51,18 @@ func (s *Server) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return
 	}
-	s.serveAttachment(w, r, familyA, m, att)
+	s.serveAttachment(w, r, m, att)
 }
 
 // serveRaw answers with a message exactly as received; download makes the
 // browser save it as <id>.eml rather than show it.
-func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, download bool) {
+func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, m *projections.Message, download bool) {
 	rc, err := s.openRaw(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, fam, asNotFound(err, notFoundFor(r)))
+		writeError(w, r, s.log, asNotFound(err, notFoundFor(r)))
 		return
 	}
 	defer rc.Close()
@@ -82,22 +82,22 @@ func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, fam family, m 
 
 // serveAttachment answers with the decoded bytes of one attachment.
 // It holds room in s.downloads meanwhile (downloads.go).
-func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, fam family, m *projections.Message, att *mail.Attachment) {
+func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, m *projections.Message, att *mail.Attachment) {
 	held, err := s.downloads.take(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, fam, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	defer func() { s.downloads.sem.Release(held) }()
 	raw, err := s.rawBytes(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, fam, asNotFound(err, notFoundFor(r)))
+		writeError(w, r, s.log, asNotFound(err, notFoundFor(r)))
 		return
 	}
 	content, err := mail.PartContent(raw, att.Part)
 	held = s.downloads.keep(held, int64(len(content)))
 	if err != nil {
-		writeError(w, r, s.log, fam, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))
+		writeError(w, r, s.log, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))
 		return
 	}
 	w.Header().Set("Content-Type", att.ContentType)
@@ -136,7 +136,7 @@ func attachmentDisposition(name string) string {
 
 func (s *Server) rawC(w http.ResponseWriter, r *http.Request) {
 	if _, m, ok := s.tokenMessageOf(w, r); ok {
-		s.serveRaw(w, r, familyC, m, r.URL.Query().Get("download") == "1")
+		s.serveRaw(w, r, m, r.URL.Query().Get("download") == "1")
 	}
 }
 
@@ -148,10 +148,10 @@ func (s *Server) downloadAttachmentC(w http.ResponseWriter, r *http.Request) {
 	}
 	n, err := strconv.Atoi(chi.URLParam(r, "n"))
 	if err != nil || n < 1 || n > len(m.Attachments) {
-		writeError(w, r, s.log, familyC, tempmail.Errorf(tempmail.NotFound, "Attachment not found"))
+		writeError(w, r, s.log, tempmail.Errorf(tempmail.NotFound, "Attachment not found"))
 		return
 	}
-	s.serveAttachment(w, r, familyC, m, &m.Attachments[n-1])
+	s.serveAttachment(w, r, m, &m.Attachments[n-1])
 }
 
 // A mail's HTML is shown in a sandboxed frame of the page, from this

@@ -58,7 +58,7 @@ func (s *Server) limitBy(l *fairshare.Limiter, what string, next http.Handler) h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, wait := l.Take(s.clientOf(r), time.Now()); !ok {
-			writeError(w, r, s.log, familyOf(r), tooMany(wait, "too many %s from your address (at most %s); try again in %d s",
+			writeError(w, r, s.log, tooMany(wait, "too many %s from your address (at most %s); try again in %d s",
 				what, rateText(l.Rate()), retryAfter(wait).seconds()))
 			return
 		}

@@ -83,7 +83,10 @@
 // json.go).
 //
 // Error kinds become statuses and each family's body shape in one place,
-// errors.go. Every request is counted, timed and (with --access-log) logged
+// errors.go: each family is registered there (doors) with the paths it
+// serves and how its errors look; a request's family is found once, from
+// its path, as it comes in, and every error of the request is written in
+// its shape (writeError), which no handler names. Every request is counted, timed and (with --access-log) logged
 // by its route pattern, never its path, which may hold a token (observe.go);
 // with --cors-origins, browsers' preflights are answered (cors.go).
 //

@@ -83,7 +83,7 @@ func (s *Server) domainOutA(d projections.Domain) domainA {
 func (s *Server) domainsA(w http.ResponseWriter, r *http.Request) {
 	list, err := s.domainsFor(r)
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	out := []domainA{}
@@ -192,7 +192,7 @@ func (s *Server) addDomainA(w http.ResponseWriter, r *http.Request) {
 		d, err = s.commands.AddDomain(r.Context(), spec)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return
 	}
 	writeJSON(w, http.StatusCreated, domainAdded{s.domainOutA(d), s.mxHost()})

@@ -1,28 +1,124 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"tempmail"
 )
 
-// family selects the error body shape (API.md "Error bodies").
+// family is one of the API's front doors. It shapes the errors of every
+// request to its paths (API.md "Error bodies"): which family a request
+// belongs to is found once, from its path, when it comes in (withFamily),
+// and every error of the request is written in that family's shape
+// (writeError) without naming it again.
 type family int
 
 const (
-	familyA   family = iota // {"detail": ...} for 401/404/405/415, {"error": ...} otherwise
+	familyOps family = iota // {"error": ...}: the paths of no API family
+	familyA                 // {"detail": ...} for 401/404/405/415, {"error": ...} otherwise
 	familyB                 // {"success": false, "error": ...}
 	familyC                 // {"error": ...}
-	familyOps               // {"error": ...}
 	// The compatible families (compat.go), each in its service's shapes.
 	familyMailosaur
 	familyMailSlurp
 	familyMailTM
 )
+
+// door is a family as the server registers it: the paths it serves and
+// how it writes an error's body.
+type door struct {
+	fam family
+	// paths are the prefixes of the family's paths: a request's family is
+	// the one with the longest prefix of its path. A prefix that ends in
+	// a slash also names the path without it (/compat/mailtm is mail.tm's).
+	paths []string
+	// body writes an error: its status, its message, and whether it is of
+	// the kinds family A writes as {"detail": ...} (detailShaped).
+	body func(w http.ResponseWriter, status int, msg string, detail bool)
+	// notFound is what the family says of a path or thing it does not have.
+	notFound string
+	// challenge, when set, is the WWW-Authenticate of the family's 401s.
+	challenge string
+}
+
+// doors registers the families: each says where its paths are and how its
+// errors look. A path under none of them is an operational one (/readyz,
+// /metrics, /mcp, the page), whose errors are {"error": ...}.
+func doors() []door {
+	plain := func(w http.ResponseWriter, status int, msg string, _ bool) {
+		writeJSON(w, status, map[string]string{"error": msg})
+	}
+	compat := func(write func(http.ResponseWriter, int, string)) func(http.ResponseWriter, int, string, bool) {
+		return func(w http.ResponseWriter, status int, msg string, _ bool) { write(w, status, msg) }
+	}
+	return []door{
+		{fam: familyOps, paths: []string{"/"}, body: plain, notFound: "Not found"},
+		{fam: familyA, paths: []string{"/api/"}, notFound: notFoundA, challenge: "Token",
+			body: func(w http.ResponseWriter, status int, msg string, detail bool) {
+				if detail || status == http.StatusMethodNotAllowed {
+					writeJSON(w, status, map[string]string{"detail": msg})
+					return
+				}
+				plain(w, status, msg, false)
+			}},
+		{fam: familyB, paths: []string{"/api/mailstore/", "/api/create-temp-email"}, notFound: "Not found",
+			body: func(w http.ResponseWriter, status int, msg string, _ bool) {
+				writeJSON(w, status, map[string]any{"success": false, "error": msg})
+			}},
+		{fam: familyC, paths: []string{"/inboxes", "/address/"}, body: plain, notFound: "Not found"},
+		{fam: familyMailosaur, paths: []string{compatPrefix + "mailosaur/"}, body: compat(writeMailosaurError), notFound: "Not found"},
+		{fam: familyMailSlurp, paths: []string{compatPrefix + "mailslurp/"}, body: compat(writeMailSlurpError), notFound: "Not found"},
+		{fam: familyMailTM, paths: []string{compatPrefix + "mailtm/"}, body: compat(writeMailTMError), notFound: "Not found"},
+	}
+}
+
+// doorFor is the door of the family whose prefix of p is longest.
+func doorFor(all []door, p string) *door {
+	var best *door
+	n := -1
+	for i := range all {
+		for _, prefix := range all[i].paths {
+			if len(prefix) > n && (strings.HasPrefix(p, prefix) || p+"/" == prefix) {
+				best, n = &all[i], len(prefix)
+			}
+		}
+	}
+	return best
+}
+
+type doorKey struct{}
+
+// withFamily finds the family of each request, once, from its path.
+func (s *Server) withFamily(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d := doorFor(s.doors, r.URL.Path)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), doorKey{}, d)))
+	})
+}
+
+// doorOf is the family of a request that came through withFamily, as
+// every request the router serves does; that of a path no family serves,
+// otherwise.
+func doorOf(r *http.Request) *door {
+	if d, ok := r.Context().Value(doorKey{}).(*door); ok {
+		return d
+	}
+	return &door{fam: familyOps, body: func(w http.ResponseWriter, status int, msg string, _ bool) {
+		writeJSON(w, status, map[string]string{"error": msg})
+	}, notFound: "Not found"}
+}
+
+// familyOf is the family a request belongs to.
+func familyOf(r *http.Request) family { return doorOf(r).fam }
+
+// notFoundFor is what the request's family says of what it does not have.
+func notFoundFor(r *http.Request) string { return doorOf(r).notFound }
 
 // statusOf is the one mapping from error kinds to HTTP statuses.
 func statusOf(k tempmail.Kind) int {
@@ -51,9 +147,9 @@ func statusOf(k tempmail.Kind) int {
 	return http.StatusInternalServerError
 }
 
-// writeError answers with err's status and the family's body shape. Internal
-// errors are logged and answered without their details.
-func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, fam family, err error) {
+// writeError answers with err's status in the body shape of the request's
+// family. Internal errors are logged and answered without their details.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	kind := tempmail.KindOf(err)
 	status := statusOf(kind)
 	msg := tempmail.Message(err, "internal error")
@@ -68,10 +164,11 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, fam fa
 	if errors.As(err, &after) {
 		w.Header().Set("Retry-After", strconv.FormatInt(after.seconds(), 10))
 	}
-	if kind == tempmail.Unauthorized && fam == familyA {
-		w.Header().Set("WWW-Authenticate", "Token")
+	d := doorOf(r)
+	if kind == tempmail.Unauthorized && d.challenge != "" {
+		w.Header().Set("WWW-Authenticate", d.challenge)
 	}
-	writeErrorBody(w, fam, status, msg, detailShaped(err))
+	d.body(w, status, msg, detailShaped(err))
 }
 
 // detailShaped reports an error that family A writes as {"detail": ...}.
@@ -111,19 +208,9 @@ func tooMany(after time.Duration, format string, args ...any) error {
 	return e
 }
 
-func writeErrorBody(w http.ResponseWriter, fam family, status int, msg string, detail bool) {
-	switch {
-	case fam == familyMailosaur:
-		writeMailosaurError(w, status, msg)
-	case fam == familyMailSlurp:
-		writeMailSlurpError(w, status, msg)
-	case fam == familyMailTM:
-		writeMailTMError(w, status, msg)
-	case fam == familyA && (detail || status == http.StatusMethodNotAllowed):
-		writeJSON(w, status, map[string]string{"detail": msg})
-	case fam == familyB:
-		writeJSON(w, status, map[string]any{"success": false, "error": msg})
-	default:
-		writeJSON(w, status, map[string]string{"error": msg})
-	}
+// writeErrorBody writes an error's body in the shape of the request's
+// family, for the answers no error value stands behind (an unknown path, a
+// method not served, a handler that panicked).
+func writeErrorBody(w http.ResponseWriter, r *http.Request, status int, msg string, detail bool) {
+	doorOf(r).body(w, status, msg, detail)
 }

@@ -7,6 +7,7 @@ package api
 // part of the package's API.
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -21,7 +22,7 @@ func (s *Server) Router() chi.Routes { return s.router }
 
 // FamilyOf tells which family's error shape the answers to a request
 // have: FamilyA, FamilyB, FamilyC or FamilyOps.
-var FamilyOf = familyOf
+func FamilyOf(r *http.Request) family { return doorFor(doors(), r.URL.Path).fam }
 
 const (
 	FamilyA   = familyA

@@ -31,7 +31,7 @@ func (s *Server) inboundA(w http.ResponseWriter, r *http.Request) {
 		} else {
 			s.commands.Metrics.Reject(command.RejectInvalid)
 		}
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	client, _, err := net.SplitHostPort(r.RemoteAddr)
@@ -43,12 +43,12 @@ func (s *Server) inboundA(w http.ResponseWriter, r *http.Request) {
 		err = tempmail.Errorf(tempmail.NotFound, "Inbox not found or expired")
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	// Read-your-writes: the message is readable when the 201 arrives.
 	if err := s.commands.Shown(r.Context(), res, command.Timeout); err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, inboundResult{Success: true, MessageID: res.HeaderMessageID, EmailID: res.MessageIDs[0]})

@@ -32,12 +32,12 @@ func (s *Server) inboxesByAddressA(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	email := q.Get("email")
 	if !q.Has("email") || email == "" {
-		writeError(w, r, s.log, familyA, tempmail.Errorf(tempmail.Invalid, "email is required: GET /api/inboxes/?email=name@domain"))
+		writeError(w, r, s.log, tempmail.Errorf(tempmail.Invalid, "email is required: GET /api/inboxes/?email=name@domain"))
 		return
 	}
 	addr, err := tempmail.NormalizeAddress(email)
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	out := []inboxByAddressA{}
@@ -45,7 +45,7 @@ func (s *Server) inboxesByAddressA(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case tempmail.KindOf(err) == tempmail.NotFound:
 	case err != nil:
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	case in.Live(time.Now()):
 		a := toInboxA(in)
@@ -59,7 +59,7 @@ func (s *Server) inboxesByAddressA(w http.ResponseWriter, r *http.Request) {
 func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 	owner, err := s.inboxOwner(r)
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	var body struct {
@@ -67,7 +67,7 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 		TTL      json.RawMessage `json:"ttl"`
 	}
 	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	domainID, err := jsonInt(body.DomainID)
@@ -78,7 +78,7 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 		err = tempmail.Errorf(tempmail.Invalid, "domain_id must be an integer")
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	ttl := int64(3600)
@@ -87,7 +87,7 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 	}
 	minTTL, maxTTL := int64(s.cfg.MinInboxTTL/time.Second), int64(s.cfg.MaxInboxTTL/time.Second)
 	if err != nil || ttl < minTTL || ttl > maxTTL {
-		writeError(w, r, s.log, familyA, tempmail.Errorf(tempmail.Invalid, "ttl must be an integer between %d and %d", minTTL, maxTTL))
+		writeError(w, r, s.log, tempmail.Errorf(tempmail.Invalid, "ttl must be an integer between %d and %d", minTTL, maxTTL))
 		return
 	}
 	var dom projections.Domain
@@ -97,13 +97,13 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 		dom, err = s.activeDomainOfID(r, int(domainID))
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, "Domain not found or inactive"))
+		writeError(w, r, s.log, asNotFound(err, "Domain not found or inactive"))
 		return
 	}
 	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyA, Random: 10, Domain: dom,
 		TTL: time.Duration(ttl) * time.Second, Tenant: owner})
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, toInboxA(in))
@@ -113,7 +113,7 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 func (s *Server) lookupInboxA(w http.ResponseWriter, r *http.Request) (*projections.Inbox, bool) {
 	in, err := s.inboxByID(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return nil, false
 	}
 	return in, true
@@ -135,7 +135,7 @@ func (s *Server) deleteInboxA(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.commands.DeleteInbox(r.Context(), in); err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -144,30 +144,30 @@ func (s *Server) deleteInboxA(w http.ResponseWriter, r *http.Request) {
 func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 	owner, err := s.inboxOwner(r)
 	if err != nil {
-		writeError(w, r, s.log, familyB, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	var body struct {
 		EmailName json.RawMessage `json:"email_name"`
 	}
 	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyB, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	name, err := s.emailName(body.EmailName, "email_name")
 	if err != nil {
-		writeError(w, r, s.log, familyB, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	dom, err := s.activeDomainNamed(r, s.cfg.Domains[0])
 	if err != nil {
-		writeError(w, r, s.log, familyB, asInvalid(err, "No domains available"))
+		writeError(w, r, s.log, asInvalid(err, "No domains available"))
 		return
 	}
 	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyB, Local: name, Random: 12, Domain: dom,
 		Tenant: owner})
 	if err != nil {
-		writeError(w, r, s.log, familyB, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, tempEmailB{Success: true, Email: in.Address, InboxID: in.ID,
@@ -218,7 +218,7 @@ func (s *Server) mailboxB(w http.ResponseWriter, r *http.Request) (*projections.
 		err = errNotFound // a tenant's, or a catch-all domain's: not by its name alone
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyB, asNotFound(err, "Mailbox not found"))
+		writeError(w, r, s.log, asNotFound(err, "Mailbox not found"))
 		return nil, false
 	}
 	return in, true
@@ -243,7 +243,7 @@ func (s *Server) tokenInboxOf(r *http.Request) (*projections.Inbox, error) {
 func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 	owner, err := s.inboxOwner(r)
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	var body struct {
@@ -251,7 +251,7 @@ func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 		Domain string          `json:"domain"`
 	}
 	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	name, err := s.emailName(body.Name, "name")
@@ -267,13 +267,13 @@ func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 		err = asInvalid(err, "Domain not found or inactive")
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Random: 10,
 		Domain: dom, TTL: s.cfg.TokenInboxTTL, Tenant: owner})
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, tokenInbox{Token: in.Token, Address: in.Address,
@@ -283,7 +283,7 @@ func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getTokenInbox(w http.ResponseWriter, r *http.Request) {
 	in, err := s.tokenInboxOf(r)
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, tokenInboxDetail{tokenInbox{Token: in.Token, Address: in.Address,
@@ -296,7 +296,7 @@ func (s *Server) deleteTokenInbox(w http.ResponseWriter, r *http.Request) {
 		err = asNotFound(s.commands.DeleteInbox(r.Context(), in), "Inbox not found")
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -73,7 +73,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.credentialOf(r)
 		if err != nil && s.served(r) {
-			writeError(w, r, s.log, familyOf(r), err)
+			writeError(w, r, s.log, err)
 			return
 		}
 		if c.key != nil {
@@ -81,7 +81,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				info.keyID = c.key.ID
 			}
 			if err := c.mayCall(r); err != nil && s.served(r) {
-				writeError(w, r, s.log, familyOf(r), err)
+				writeError(w, r, s.log, err)
 				return
 			}
 		}
@@ -196,7 +196,7 @@ func (s *Server) keyOf(ctx context.Context, key string) (*projections.KeyInfo, e
 func (s *Server) requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := s.checkAdmin(r); err != nil {
-			writeError(w, r, s.log, familyA, err)
+			writeError(w, r, s.log, err)
 			return
 		}
 		next.ServeHTTP(w, r)

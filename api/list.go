@@ -54,14 +54,14 @@ func matchFilter(r *http.Request) (projections.Filter, error) {
 
 // list answers a paged list request: the page of in's messages, and the
 // total in X-Total-Count. On failure it has answered in fam's shape.
-func (s *Server) list(w http.ResponseWriter, r *http.Request, fam family, in *projections.Inbox) (projections.Listing, bool) {
+func (s *Server) list(w http.ResponseWriter, r *http.Request, in *projections.Inbox) (projections.Listing, bool) {
 	q, err := listQuery(r)
 	var l projections.Listing
 	if err == nil {
 		l, err = s.views.List(r.Context(), in, q)
 	}
 	if err != nil {
-		writeError(w, r, s.log, fam, err)
+		writeError(w, r, s.log, err)
 		return l, false
 	}
 	w.Header().Set("X-Total-Count", strconv.Itoa(l.Total))

@@ -49,7 +49,7 @@ func (s *Server) mcpHandler() http.Handler {
 	rate := fairshare.New(s.cfg.MCPRatePerClient)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := s.mcpAllowed(r, names); err != nil {
-			writeError(w, r, s.log, familyOps, err)
+			writeError(w, r, s.log, err)
 			return
 		}
 		// authenticate found the credential, but lets a bad one through on
@@ -57,14 +57,14 @@ func (s *Server) mcpHandler() http.Handler {
 		// says why.
 		if c := credentialFrom(r); !c.admin && c.key == nil && r.Header.Get("Authorization") != "" {
 			if _, err := s.credentialOf(r); err != nil && err != errBadToken { // a bad key, or the store failing
-				writeError(w, r, s.log, familyOps, err)
+				writeError(w, r, s.log, err)
 				return
 			}
 		}
 		// Each request builds a server and runs a tool, 8 to 15 times the
 		// cost of a plain GET: one client's are counted.
 		if ok, wait := rate.Take(s.clientOf(r), time.Now()); !ok {
-			writeError(w, r, s.log, familyOps, tooMany(wait, "too many MCP requests from your address (at most %s); try again in %d s",
+			writeError(w, r, s.log, tooMany(wait, "too many MCP requests from your address (at most %s); try again in %d s",
 				rateText(s.cfg.MCPRatePerClient), retryAfter(wait).seconds()))
 			return
 		}

@@ -20,7 +20,7 @@ func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	l, ok := s.list(w, r, familyA, in)
+	l, ok := s.list(w, r, in)
 	if !ok {
 		return
 	}
@@ -31,7 +31,7 @@ func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 func (s *Server) lookupEmailA(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
 	m, _, err := s.messageByID(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return nil, false
 	}
 	return m, true
@@ -46,7 +46,7 @@ func (s *Server) getEmailA(w http.ResponseWriter, r *http.Request) {
 func (s *Server) markReadA(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
 	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	m, ok := s.lookupEmailA(w, r)
@@ -55,7 +55,7 @@ func (s *Server) markReadA(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := s.commands.MarkRead(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return
 	}
 	writeJSON(w, http.StatusOK, toEmailA(m))
@@ -67,7 +67,7 @@ func (s *Server) deleteEmailA(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -78,7 +78,7 @@ func (s *Server) mailboxListB(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	l, ok := s.list(w, r, familyB, in)
+	l, ok := s.list(w, r, in)
 	if !ok {
 		return
 	}
@@ -101,7 +101,7 @@ func (s *Server) mailboxListB(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := next()
 	if err != nil {
-		writeError(w, r, s.log, familyB, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	a := newAnswer(w, http.StatusOK)
@@ -135,7 +135,7 @@ func (s *Server) lookupMessageB(w http.ResponseWriter, r *http.Request) (*projec
 		m, err = s.messageIn(r.Context(), in, id)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyB, asNotFound(err, "Email not found"))
+		writeError(w, r, s.log, asNotFound(err, "Email not found"))
 		return nil, false
 	}
 	return m, true
@@ -150,7 +150,7 @@ func (s *Server) getMessageB(w http.ResponseWriter, r *http.Request) {
 func (s *Server) markReadB(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
 	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyB, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	m, ok := s.lookupMessageB(w, r)
@@ -159,7 +159,7 @@ func (s *Server) markReadB(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := s.commands.MarkRead(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, familyB, asNotFound(err, "Email not found"))
+		writeError(w, r, s.log, asNotFound(err, "Email not found"))
 		return
 	}
 	writeJSON(w, http.StatusOK, toMessageB(m))
@@ -171,7 +171,7 @@ func (s *Server) deleteMessageB(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
-		writeError(w, r, s.log, familyB, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "message": "Email deleted successfully"})
@@ -180,10 +180,10 @@ func (s *Server) deleteMessageB(w http.ResponseWriter, r *http.Request) {
 func (s *Server) tokenMessages(w http.ResponseWriter, r *http.Request) {
 	in, err := s.tokenInboxOf(r)
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
-	l, ok := s.list(w, r, familyC, in)
+	l, ok := s.list(w, r, in)
 	if !ok {
 		return
 	}
@@ -193,12 +193,12 @@ func (s *Server) tokenMessages(w http.ResponseWriter, r *http.Request) {
 func (s *Server) tokenMessage(w http.ResponseWriter, r *http.Request) {
 	in, err := s.tokenInboxOf(r)
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	m, err := s.messageIn(r.Context(), in, chi.URLParam(r, "id"))
 	if err != nil {
-		writeError(w, r, s.log, familyC, asNotFound(err, "Message not found"))
+		writeError(w, r, s.log, asNotFound(err, "Message not found"))
 		return
 	}
 	writeJSON(w, http.StatusOK, toMessageC(m, in.Token))
@@ -214,7 +214,7 @@ func (s *Server) tokenMessageOf(w http.ResponseWriter, r *http.Request) (*projec
 		err = asNotFound(err, "Message not found")
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return nil, nil, false
 	}
 	return in, m, true
@@ -223,7 +223,7 @@ func (s *Server) tokenMessageOf(w http.ResponseWriter, r *http.Request) (*projec
 func (s *Server) markReadC(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
 	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	in, m, ok := s.tokenMessageOf(w, r)
@@ -232,7 +232,7 @@ func (s *Server) markReadC(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := s.commands.MarkRead(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, familyC, asNotFound(err, "Message not found"))
+		writeError(w, r, s.log, asNotFound(err, "Message not found"))
 		return
 	}
 	writeJSON(w, http.StatusOK, toMessageC(m, in.Token))
@@ -244,7 +244,7 @@ func (s *Server) deleteMessageC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

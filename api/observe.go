@@ -124,7 +124,7 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 			}
 			s.log.Error("handler panicked", "method", methodLabel(r.Method), "route", routeOf(r), "panic", rec,
 				"stack", string(debug.Stack()))
-			writeErrorBody(w, familyOf(r), http.StatusInternalServerError, "internal error", false)
+			writeErrorBody(w, r, http.StatusInternalServerError, "internal error", false)
 		}()
 		next.ServeHTTP(w, r)
 	})

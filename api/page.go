@@ -20,7 +20,7 @@ type pageConfigBody struct {
 func (s *Server) pageConfig(w http.ResponseWriter, r *http.Request) {
 	list, err := s.domainsFor(r)
 	if err != nil {
-		writeError(w, r, s.log, familyOps, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	out := pageConfigBody{Anonymous: !s.cfg.AnonymousOff, Domains: []string{}, InboxTTL: int64(s.cfg.TokenInboxTTL / time.Second), MaxNameLength: 64}

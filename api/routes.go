@@ -23,13 +23,14 @@ func (s *Server) routes() chi.Router {
 	// HEAD wherever GET is served (RFC 9110 §9.3.2): the GET handler
 	// answers, and net/http sends its headers without the body.
 	r.Use(middleware.GetHead)
+	r.Use(s.withFamily)
 	r.Use(s.observe)
 	r.Use(s.recoverer)
 	r.Use(s.cors)
 	r.Use(s.boundBodies)
 	r.Use(s.authenticate)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeErrorBody(w, familyOf(r), http.StatusNotFound, notFoundFor(r), true)
+		writeErrorBody(w, r, http.StatusNotFound, notFoundFor(r), true)
 	})
 	r.MethodNotAllowed(s.methodNotAllowed)
 
@@ -145,29 +146,6 @@ func (s *Server) boundBodies(next http.Handler) http.Handler {
 	})
 }
 
-// familyOf tells which family a path belongs to, for error shapes.
-func familyOf(r *http.Request) family {
-	p := r.URL.Path
-	switch {
-	case strings.HasPrefix(p, "/compat/"):
-		return compatFamilyOf(p)
-	case strings.HasPrefix(p, "/api/mailstore/") || strings.HasPrefix(p, "/api/create-temp-email"):
-		return familyB
-	case strings.HasPrefix(p, "/api/"):
-		return familyA
-	case strings.HasPrefix(p, "/inboxes") || strings.HasPrefix(p, "/address/"):
-		return familyC
-	}
-	return familyOps
-}
-
-func notFoundFor(r *http.Request) string {
-	if familyOf(r) == familyA {
-		return notFoundA
-	}
-	return "Not found"
-}
-
 // methodNotAllowed answers a request for a path the router serves, but not
 // with its method: 405 with the Allow header (RFC 9110 §15.5.6), or, for
 // OPTIONS, 204 with Allow (§9.3.7). chi drops the allowed methods when the
@@ -184,7 +162,7 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	msg := "Method \"" + r.Method + "\" not allowed."
-	writeErrorBody(w, familyOf(r), http.StatusMethodNotAllowed, msg, true)
+	writeErrorBody(w, r, http.StatusMethodNotAllowed, msg, true)
 }
 
 // allowed lists the methods r's path is served with, as Allow gives them:

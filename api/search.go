@@ -82,12 +82,12 @@ func (s *Server) findOTPC(w http.ResponseWriter, r *http.Request) {
 	}
 	re, err := patternParam(r, defaultOTPPattern)
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	in, err := s.tokenInboxOf(r)
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	s.answerHeld(w, r, in.ID, q.wait, errNoCode, s.findOTP(in.ID, re, q))
@@ -177,12 +177,12 @@ func (s *Server) findLinkC(w http.ResponseWriter, r *http.Request) {
 	}
 	re, err := patternParam(r, "")
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	in, err := s.tokenInboxOf(r)
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	s.answerHeld(w, r, in.ID, q.wait, errNoLink, s.findLink(in.ID, re, q))

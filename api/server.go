@@ -81,6 +81,10 @@ type Server struct {
 	// (compat_mailtm_accounts.go).
 	passwords passwords
 
+	// doors are the families, each with its paths and its errors' shape
+	// (errors.go).
+	doors []door
+
 	stopping chan struct{} // closed when the server begins to stop
 	stopOnce sync.Once
 }
@@ -98,7 +102,7 @@ func New(d Deps) *Server {
 		waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
 		creates: d.Creates, logins: fairshare.New(d.Config.LoginRatePerClient), downloads: newDownloads(d.Config.MaxMessageBytes),
 		commands: d.Commands, names: tempmail.NewNames(d.Config.ReservedNames),
-		passwords: newPasswords(d.PasswordCost)}
+		passwords: newPasswords(d.PasswordCost), doors: doors()}
 	if d.Commands != nil && d.Commands.Names != nil {
 		s.names = d.Commands.Names
 	}

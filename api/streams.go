@@ -48,15 +48,15 @@ func renderA(_ *projections.Inbox, m *projections.Summary) any  { return summary
 func (s *Server) eventsC(w http.ResponseWriter, r *http.Request) {
 	in, err := s.tokenInboxOf(r)
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
-	s.stream(w, r, familyC, in, renderC)
+	s.stream(w, r, in, renderC)
 }
 
 func (s *Server) eventsA(w http.ResponseWriter, r *http.Request) {
 	if in, ok := s.lookupInboxA(w, r); ok {
-		s.stream(w, r, familyA, in, renderA)
+		s.stream(w, r, in, renderA)
 	}
 }
 
@@ -76,11 +76,11 @@ func lastEventID(r *http.Request) (seq uint64, ok bool, err error) {
 
 // stream answers with in's changes until the inbox ends (expired, then
 // the stream closes), the client goes, or the service stops.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *projections.Inbox, render render) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, in *projections.Inbox, render render) {
 	ctx := r.Context()
 	cursor, resumed, err := lastEventID(r)
 	if err != nil {
-		writeError(w, r, s.log, fam, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	if r.Method == http.MethodHead {
@@ -100,7 +100,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, fam family, in *
 	}
 	release, err := s.waiters.acquire(r, s.clientOf(r))
 	if err != nil {
-		writeError(w, r, s.log, fam, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	defer release()

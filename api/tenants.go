@@ -228,7 +228,7 @@ func (s *Server) listTenantsA(w http.ResponseWriter, r *http.Request) {
 		out[i], err = s.tenantOut(r, list[i])
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	w.Header().Set("X-Total-Count", strconv.Itoa(total))
@@ -295,7 +295,7 @@ func (s *Server) deleteTenantA(w http.ResponseWriter, r *http.Request) {
 		err = s.commands.DeleteTenant(r.Context(), id)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -307,7 +307,7 @@ func (s *Server) answerTenant(w http.ResponseWriter, r *http.Request, status int
 		out, err = s.tenantOut(r, t)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return
 	}
 	writeJSON(w, status, out)
@@ -361,7 +361,7 @@ func (s *Server) createKeyA(w http.ResponseWriter, r *http.Request) {
 		key, k, err = s.commands.CreateKey(r.Context(), id, spec)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return
 	}
 	out := keyOutOf(k)
@@ -376,7 +376,7 @@ func (s *Server) listKeysA(w http.ResponseWriter, r *http.Request) {
 		t, err = s.views.Tenant(r.Context(), id)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return
 	}
 	out := make([]keyOut, 0, len(t.Keys))
@@ -393,7 +393,7 @@ func (s *Server) revokeKeyA(w http.ResponseWriter, r *http.Request) {
 		err = s.commands.RevokeKey(r.Context(), strings.ToLower(id))
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

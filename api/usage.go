@@ -73,7 +73,7 @@ func (s *Server) keyTenant(r *http.Request) (*projections.Tenant, error) {
 func (s *Server) inboxesA(w http.ResponseWriter, r *http.Request) {
 	if q := r.URL.Query(); q.Has("email") || credentialFrom(r).key == nil && !q.Has("tenant") {
 		if err := s.checkToken(r); err != nil {
-			writeError(w, r, s.log, familyA, err)
+			writeError(w, r, s.log, err)
 			return
 		}
 		s.inboxesByAddressA(w, r)
@@ -101,7 +101,7 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 			tenantScanMax)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	now := time.Now()
@@ -135,7 +135,7 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 		return true, nil
 	})
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	total := t.Live
@@ -187,7 +187,7 @@ func (s *Server) usageA(w http.ResponseWriter, r *http.Request) {
 		use, err = s.views.Usage(r.Context(), t.ID, now)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, usage{

@@ -37,7 +37,7 @@ func (s *Server) readParams(w http.ResponseWriter, r *http.Request) (q waitReque
 		q.filter, err = matchFilter(r)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return q, false
 	}
 	return q, true
@@ -148,7 +148,7 @@ func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
 	}
 	in, err := s.tokenInboxOf(r)
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	s.answerHeld(w, r, in.ID, q.wait, errNoMessages, s.latestOf(in.ID, in.Token, q))
@@ -158,7 +158,7 @@ func (s *Server) answerHeld(w http.ResponseWriter, r *http.Request, inboxID stri
 	if wait > 0 {
 		release, err := s.waiters.acquire(r, s.clientOf(r))
 		if err != nil {
-			writeError(w, r, s.log, familyC, err)
+			writeError(w, r, s.log, err)
 			return
 		}
 		defer release()
@@ -166,7 +166,7 @@ func (s *Server) answerHeld(w http.ResponseWriter, r *http.Request, inboxID stri
 	}
 	v, err := s.hold(r, inboxID, wait, notFound, find)
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
@@ -179,7 +179,7 @@ func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.URL.Query().Get("address")
 	if strings.TrimSpace(raw) == "" {
-		writeError(w, r, s.log, familyC, tempmail.Errorf(tempmail.Invalid, "address is required"))
+		writeError(w, r, s.log, tempmail.Errorf(tempmail.Invalid, "address is required"))
 		return
 	}
 	addr, err := tempmail.NormalizeAddress(raw)
@@ -191,7 +191,7 @@ func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
 		err = errNotFound
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyC, asNotFound(asNotFoundInvalid(err), "Inbox not found"))
+		writeError(w, r, s.log, asNotFound(asNotFoundInvalid(err), "Inbox not found"))
 		return
 	}
 	s.answerHeld(w, r, in.ID, q.wait, errNoMessages, s.latestOf(in.ID, "", q))

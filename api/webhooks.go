@@ -42,7 +42,7 @@ func (s *Server) rotateSecretA(w http.ResponseWriter, r *http.Request) {
 		h, secret, err = s.commands.RotateSecret(r.Context(), h)
 		err = asNotFound(err, notFoundA)
 	}
-	s.answerSubscription(w, r, familyA, http.StatusOK, h, secret, err)
+	s.answerSubscription(w, r, http.StatusOK, h, secret, err)
 }
 
 func (s *Server) rotateSecretC(w http.ResponseWriter, r *http.Request) {
@@ -57,7 +57,7 @@ func (s *Server) rotateSecretC(w http.ResponseWriter, r *http.Request) {
 		h, secret, err = s.commands.RotateSecret(r.Context(), h)
 		err = asNotFound(err, "Webhook not found")
 	}
-	s.answerSubscription(w, r, familyC, http.StatusOK, h, secret, err)
+	s.answerSubscription(w, r, http.StatusOK, h, secret, err)
 }
 
 // The subscriptions every event is matched against are bounded, by the
@@ -159,20 +159,20 @@ func (s *Server) createSubscriptionA(w http.ResponseWriter, r *http.Request) {
 		h, err = s.subscribe(r.Context(), req, in)
 		err = asNotFound(err, "Inbox not found or expired")
 	}
-	s.answerSubscription(w, r, familyA, http.StatusCreated, h, secretOf(h), err)
+	s.answerSubscription(w, r, http.StatusCreated, h, secretOf(h), err)
 }
 
 // answerSubscription answers with h; secret, when not empty, is shown
 // with it: a new subscription's, or a rotated one's. Nothing else ever
 // shows a secret again.
-func (s *Server) answerSubscription(w http.ResponseWriter, r *http.Request, fam family, status int, h *projections.Webhook, secret string, err error) {
+func (s *Server) answerSubscription(w http.ResponseWriter, r *http.Request, status int, h *projections.Webhook, secret string, err error) {
 	var out subscription
 	if err == nil {
 		out, err = s.subscriptionOf(r.Context(), h)
 		out.Secret = secret
 	}
 	if err != nil {
-		writeError(w, r, s.log, fam, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, status, out)
@@ -203,7 +203,7 @@ func (s *Server) listSubscriptionsA(w http.ResponseWriter, r *http.Request) {
 		out, err = s.subscriptionsOf(r.Context(), list)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -211,7 +211,7 @@ func (s *Server) listSubscriptionsA(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getSubscriptionA(w http.ResponseWriter, r *http.Request) {
 	h, err := s.webhookByID(r)
-	s.answerSubscription(w, r, familyA, http.StatusOK, h, "", asNotFound(err, notFoundA))
+	s.answerSubscription(w, r, http.StatusOK, h, "", asNotFound(err, notFoundA))
 }
 
 func (s *Server) deleteSubscriptionA(w http.ResponseWriter, r *http.Request) {
@@ -220,7 +220,7 @@ func (s *Server) deleteSubscriptionA(w http.ResponseWriter, r *http.Request) {
 		err = s.commands.Unsubscribe(r.Context(), h)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyA, asNotFound(err, notFoundA))
+		writeError(w, r, s.log, asNotFound(err, notFoundA))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -228,7 +228,7 @@ func (s *Server) deleteSubscriptionA(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deliveriesA(w http.ResponseWriter, r *http.Request) {
 	h, err := s.webhookByID(r)
-	s.answerDeliveries(w, r, familyA, h, asNotFound(err, notFoundA))
+	s.answerDeliveries(w, r, h, asNotFound(err, notFoundA))
 }
 
 // attempt is one delivery attempt as GET .../deliveries/ lists it.
@@ -245,7 +245,7 @@ type attempt struct {
 	NextAttempt *wire.Time `json:"next_attempt_at"` // when it is tried again, if it is
 }
 
-func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, fam family, h *projections.Webhook, err error) {
+func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, h *projections.Webhook, err error) {
 	var list []webhooks.Attempt
 	if err == nil {
 		list, err = s.hooks.Attempts(r.Context(), h.ID)
@@ -254,7 +254,7 @@ func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, fam fa
 		}
 	}
 	if err != nil {
-		writeError(w, r, s.log, fam, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	out := make([]attempt, 0, len(list))
@@ -292,7 +292,7 @@ func (s *Server) createSubscriptionC(w http.ResponseWriter, r *http.Request) {
 		h, err = s.subscribe(r.Context(), subscribeRequest{URL: req.URL, Events: req.Events}, in)
 		err = asNotFound(err, "Inbox not found")
 	}
-	s.answerSubscription(w, r, familyC, http.StatusCreated, h, secretOf(h), err)
+	s.answerSubscription(w, r, http.StatusCreated, h, secretOf(h), err)
 }
 
 func (s *Server) listSubscriptionsC(w http.ResponseWriter, r *http.Request) {
@@ -306,7 +306,7 @@ func (s *Server) listSubscriptionsC(w http.ResponseWriter, r *http.Request) {
 		out, err = s.subscriptionsOf(r.Context(), list)
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -328,7 +328,7 @@ func (s *Server) inboxSubscription(r *http.Request) (*projections.Webhook, error
 
 func (s *Server) getSubscriptionC(w http.ResponseWriter, r *http.Request) {
 	h, err := s.inboxSubscription(r)
-	s.answerSubscription(w, r, familyC, http.StatusOK, h, "", err)
+	s.answerSubscription(w, r, http.StatusOK, h, "", err)
 }
 
 func (s *Server) deleteSubscriptionC(w http.ResponseWriter, r *http.Request) {
@@ -337,7 +337,7 @@ func (s *Server) deleteSubscriptionC(w http.ResponseWriter, r *http.Request) {
 		err = asNotFound(s.commands.Unsubscribe(r.Context(), h), "Webhook not found")
 	}
 	if err != nil {
-		writeError(w, r, s.log, familyC, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -345,5 +345,5 @@ func (s *Server) deleteSubscriptionC(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deliveriesC(w http.ResponseWriter, r *http.Request) {
 	h, err := s.inboxSubscription(r)
-	s.answerDeliveries(w, r, familyC, h, err)
+	s.answerDeliveries(w, r, h, err)
 }

@@ -136,7 +136,7 @@ func logOnFailure(t testing.TB) *slog.Logger {
 			t.Logf("the service's log (its last %d bytes at most):\n%s", maxLog, w.String())
 		}
 	})
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return slog.New(slog.NewTextHandler(w, nil))
 }
 
 // maxLog bounds what logOnFailure keeps of one service's log.
