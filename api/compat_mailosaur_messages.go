@@ -106,6 +106,26 @@ type mailosaurFound struct {
 	in  *projections.Inbox
 }
 
+// mailosaurSearched are the inboxes a search looks in: the one inbox a
+// search for ALL of its criteria names by its address on the server, or
+// the server's inboxes.
+func (s *Server) mailosaurSearched(r *http.Request, l mailosaurListing, crit mailosaurCriteria, all bool) ([]*projections.Inbox, error) {
+	_, domain := tempmail.SplitAddress(crit.SentTo)
+	if !all || !strings.EqualFold(domain, l.server.Name) {
+		return s.mailosaurServerInboxes(r, l.server, mailosaurMaxInboxes)
+	}
+	in, err := s.views.InboxByAddress(r.Context(), strings.ToLower(crit.SentTo))
+	switch {
+	case tempmail.KindOf(err) == tempmail.NotFound:
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case in.Live(time.Now()) && in.TenantID == l.server.TenantID:
+		return []*projections.Inbox{in}, nil
+	}
+	return nil, nil
+}
+
 // mailosaurFind returns the messages of l's server received after l.after
 // that crit selects, newest first (oldest first with dir=asc): the
 // newest mailosaurPerInbox of each of its newest mailosaurMaxInboxes
@@ -113,18 +133,8 @@ type mailosaurFound struct {
 // looks at its inbox alone.
 func (s *Server) mailosaurFind(r *http.Request, l mailosaurListing, crit mailosaurCriteria, all bool) ([]mailosaurFound, error) {
 	ctx := r.Context()
-	var inboxes []*projections.Inbox
-	var err error
-	if _, domain := tempmail.SplitAddress(crit.SentTo); all && strings.EqualFold(domain, l.server.Name) {
-		in, err := s.views.InboxByAddress(ctx, strings.ToLower(crit.SentTo))
-		switch {
-		case tempmail.KindOf(err) == tempmail.NotFound:
-		case err != nil:
-			return nil, err
-		case in.Live(time.Now()) && in.TenantID == l.server.TenantID:
-			inboxes = append(inboxes, in)
-		}
-	} else if inboxes, err = s.mailosaurServerInboxes(r, l.server, mailosaurMaxInboxes); err != nil {
+	inboxes, err := s.mailosaurSearched(r, l, crit, all)
+	if err != nil {
 		return nil, err
 	}
 	reads := 0

@@ -77,7 +77,6 @@ func lastEventID(r *http.Request) (seq uint64, ok bool, err error) {
 // stream answers with in's changes until the inbox ends (expired, then
 // the stream closes), the client goes, or the service stops.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, in *projections.Inbox, render render) {
-	ctx := r.Context()
 	cursor, resumed, err := lastEventID(r)
 	if err != nil {
 		writeError(w, r, s.log, err)
@@ -117,29 +116,61 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, in *projections.
 		sw.event(cursor, string(projections.ChangeReset), struct{}{})
 	}
 	sw.flush()
+	clock := s.newStreamClock(in)
+	defer clock.stop()
+	s.tell(r.Context(), sw, in, cursor, render, changed, clock)
+}
 
-	ping := time.NewTicker(s.keepAlive)
-	defer ping.Stop()
-	// A stream lives --max-stream-age (less up to a tenth, so that streams
-	// opened together do not all come back together), and then ends with
-	// its last id and a retry: EventSource comes back with Last-Event-ID
-	// and misses nothing, and a client that stopped reading gives its
-	// place back.
-	var aged <-chan time.Time
+// streamClock is what a stream waits on besides its inbox's changes.
+type streamClock struct {
+	ping *time.Ticker // a keep-alive comment is due
+	// aged fires when the stream has lived --max-stream-age (less up to a
+	// tenth, so that streams opened together do not all come back
+	// together): it then ends with its last id and a retry, EventSource
+	// comes back with Last-Event-ID and misses nothing, and a client that
+	// stopped reading gives its place back. Nil: streams live on.
+	aged *time.Timer
+	// expired fires when the inbox expires; nil: it never does.
+	expired *time.Timer
+	// coalesce holds what follows a write for the rest of streamCoalesce.
+	coalesce *time.Timer
+}
+
+func (s *Server) newStreamClock(in *projections.Inbox) *streamClock {
+	c := &streamClock{ping: time.NewTicker(s.keepAlive), coalesce: time.NewTimer(streamCoalesce)}
+	c.coalesce.Stop() // started by each hold
 	if age := s.cfg.MaxStreamAge; age > 0 {
-		t := time.NewTimer(age - rand.N(age/10+1))
-		defer t.Stop()
-		aged = t.C
+		c.aged = time.NewTimer(age - rand.N(age/10+1))
 	}
-	var expired <-chan time.Time
 	if !in.ExpiresAt.IsZero() {
-		t := time.NewTimer(time.Until(in.ExpiresAt))
-		defer t.Stop()
-		expired = t.C
+		c.expired = time.NewTimer(time.Until(in.ExpiresAt))
 	}
-	coalesce := time.NewTimer(streamCoalesce)
-	coalesce.Stop() // started by each hold
-	defer coalesce.Stop()
+	return c
+}
+
+// fired is t's channel; nil (never ready) for no timer.
+func fired(t *time.Timer) <-chan time.Time {
+	if t == nil {
+		return nil
+	}
+	return t.C
+}
+
+func (c *streamClock) stop() {
+	c.ping.Stop()
+	c.coalesce.Stop()
+	for _, t := range []*time.Timer{c.aged, c.expired} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// tell writes in's changes after cursor, on each wake, until the inbox
+// ends, the stream has lived its age, the client goes or the service
+// stops.
+func (s *Server) tell(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render render,
+	changed <-chan struct{}, clock *streamClock) {
 	var told time.Time // when changes were last written
 	for sw.err == nil {
 		cur, err := s.views.Inbox(ctx, in.ID)
@@ -165,20 +196,20 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, in *projections.
 			// Hold what follows a write for the rest of streamCoalesce,
 			// so that a burst is told in one write.
 			if wait := streamCoalesce - time.Since(told); wait > 0 {
-				coalesce.Reset(wait)
+				clock.coalesce.Reset(wait)
 				select {
-				case <-coalesce.C:
+				case <-clock.coalesce.C:
 				case <-ctx.Done():
 					return
 				case <-s.stopping:
 					return
 				}
 			}
-		case <-ping.C:
+		case <-clock.ping.C:
 			sw.printf(": keep-alive\n\n")
 			sw.flush()
-		case <-expired:
-		case <-aged:
+		case <-fired(clock.expired):
+		case <-fired(clock.aged):
 			sw.printf("id: %d\nretry: %d\n\n", cursor, streamRetry.Milliseconds())
 			sw.flush()
 			return

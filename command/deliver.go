@@ -59,36 +59,16 @@ func (c *Commands) Deliver(ctx context.Context, env Envelope, raw []byte, client
 	sum := strconv.FormatUint(print.Raw, 16)
 	now := time.Now().UTC()
 
+	in := incoming{p: p, raw: raw, env: env, now: now, print: print,
+		dedupe: sum + "-" + strconv.Itoa(len(clientBytes)) + "-"}
 	recipients := env.Recipients
 	for attempt := 0; ; attempt++ {
 		if len(recipients) == 0 {
 			return Delivered{}, ErrNoMailbox
 		}
-		out := Delivered{HeaderMessageID: p.HeaderMessageID, Duplicate: true, MessageIDs: make([]string, len(recipients))}
-		// Each copy is sealed under a key of its own (and a large one's raw
-		// source stored apart, one object per copy), so that deleting one
-		// copy never leaves another's content unreadable.
-		var ds []events.Copy
-		var fresh []int // recipients of ds, by position
-		for i, in := range recipients {
-			first, err := c.Views.Retry(ctx, in, print)
-			if err != nil {
-				c.Metrics.Reject(RejectUnavailable)
-				return Delivered{}, err
-			}
-			if first != "" {
-				out.MessageIDs[i] = first
-				continue
-			}
-			cp := events.Copy{Mail: mailReceived(in, p, raw, env, now, print),
-				LifecycleSeq: in.LifecycleSeq, DedupeID: sum + "-" + strconv.Itoa(len(clientBytes)) + "-" + in.ID}
-			if in.Family == events.FamilyB && c.Mail.Retention > 0 {
-				cp.RetainUntil = now.Add(c.Mail.Retention)
-			}
-			ds, fresh = append(ds, cp), append(fresh, i)
-		}
-		if len(ds) == 0 {
-			return out, nil
+		out, ds, fresh, err := c.copiesFor(ctx, recipients, in)
+		if err != nil || len(ds) == 0 {
+			return out, err
 		}
 		// The copies to tenants with a mail quota are claimed against it
 		// as they are stored (quotas.go).
@@ -107,30 +87,16 @@ func (c *Commands) Deliver(ctx context.Context, env Envelope, raw []byte, client
 			}
 			continue
 		}
-		// What storing it writes, about: each copy's event (and raw
-		// object), and the views' entry of its inbox.
-		release, err := c.Disk.Reserve(int64(len(ds)) * (int64(len(raw)) + 16<<10))
-		if err != nil {
-			turns()
-			c.Metrics.Reject(RejectDiskFull)
+		acks, full, err := c.store(ctx, ds, len(raw))
+		turns()
+		if full {
 			return Delivered{}, err
 		}
-		acks, err := c.Store.AppendMail(ctx, ds)
-		release()
-		turns()
-		if tempmail.KindOf(err) == tempmail.Conflict {
-			// A tenant's count moved on (another claim first), or an inbox
-			// ended: look at both again.
-			if !retry.Race.Sleep(ctx, attempt) {
-				return Delivered{}, err
-			}
-			recipients = c.stillLive(ctx, recipients)
-			continue
-		}
-		if tempmail.KindOf(err) == tempmail.NotFound && attempt < 3 {
-			// An inbox ended between RCPT and now, or its lifecycle moved
-			// on: look again, once the views have caught up, and deliver
-			// to those still live.
+		if k := tempmail.KindOf(err); k == tempmail.Conflict || k == tempmail.NotFound && attempt < 3 {
+			// A tenant's count moved on (another claim came first), or an
+			// inbox ended or its lifecycle moved on between RCPT and now:
+			// look again, once the views have caught up, and deliver to
+			// those still live.
 			if !retry.Race.Sleep(ctx, attempt) {
 				return Delivered{}, err
 			}
@@ -151,6 +117,62 @@ func (c *Commands) Deliver(ctx context.Context, env Envelope, raw []byte, client
 		}
 		return out, nil
 	}
+}
+
+// store appends the copies ds of a message of size bytes, within the
+// room the disk has; full says there was none (and is counted).
+func (c *Commands) store(ctx context.Context, ds []events.Copy, size int) (acks []events.Ack, full bool, err error) {
+	// What storing it writes, about: each copy's event (and raw object),
+	// and the views' entry of its inbox.
+	release, err := c.Disk.Reserve(int64(len(ds)) * (int64(size) + 16<<10))
+	if err != nil {
+		c.Metrics.Reject(RejectDiskFull)
+		return nil, true, err
+	}
+	defer release()
+	acks, err = c.Store.AppendMail(ctx, ds)
+	return acks, false, err
+}
+
+// incoming is a message being delivered, as each of its copies is made
+// from it.
+type incoming struct {
+	p      mail.Message
+	raw    []byte
+	env    Envelope
+	now    time.Time
+	print  events.Print
+	dedupe string // each copy's Nats-Msg-Id is this and its inbox's id
+}
+
+// copiesFor makes the copies of m that recipients still need, and the
+// answer so far: a recipient that holds m already (a retry recognised by
+// its print) has the id of the copy stored first; fresh says, by
+// position, which recipient each copy is for.
+//
+// Each copy is sealed under a key of its own (and a large one's raw
+// source stored apart, one object per copy), so that deleting one copy
+// never leaves another's content unreadable.
+func (c *Commands) copiesFor(ctx context.Context, recipients []*projections.Inbox, m incoming) (out Delivered, ds []events.Copy, fresh []int, err error) {
+	out = Delivered{HeaderMessageID: m.p.HeaderMessageID, Duplicate: true, MessageIDs: make([]string, len(recipients))}
+	for i, in := range recipients {
+		first, err := c.Views.Retry(ctx, in, m.print)
+		if err != nil {
+			c.Metrics.Reject(RejectUnavailable)
+			return Delivered{}, nil, nil, err
+		}
+		if first != "" {
+			out.MessageIDs[i] = first
+			continue
+		}
+		cp := events.Copy{Mail: mailReceived(in, m.p, m.raw, m.env, m.now, m.print),
+			LifecycleSeq: in.LifecycleSeq, DedupeID: m.dedupe + in.ID}
+		if in.Family == events.FamilyB && c.Mail.Retention > 0 {
+			cp.RetainUntil = m.now.Add(c.Mail.Retention)
+		}
+		ds, fresh = append(ds, cp), append(fresh, i)
+	}
+	return out, ds, fresh, nil
 }
 
 // Shown waits, within wait, until the views show what res stored:

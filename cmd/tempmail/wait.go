@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -78,27 +79,14 @@ func runWait(args []string, getenv func(string) string, stdout, stderr io.Writer
 	c.RetryBusy = true
 	ctx, stop := signalContext()
 	defer stop()
-	var out, what string
+	what := "code"
 	switch {
 	case *link:
 		what = "link"
-		var l *client.FoundLink
-		if l, err = c.WaitLink(ctx, token, q, *timeout); err == nil {
-			out = client.Printable(l.Link)
-		}
 	case *message:
 		what = "message"
-		var m *client.Message
-		if m, err = c.WaitMessage(ctx, token, q, *timeout); err == nil {
-			out = string(client.PrintableJSON(m.JSON))
-		}
-	default:
-		what = "code"
-		var code *client.Code
-		if code, err = c.WaitOTP(ctx, token, q, *timeout); err == nil {
-			out = client.Printable(code.Code)
-		}
 	}
+	out, err := waitFor(ctx, c, what, token, q, *timeout)
 	switch {
 	case err == nil:
 		fmt.Fprintln(stdout, out)
@@ -110,6 +98,30 @@ func runWait(args []string, getenv func(string) string, stdout, stderr io.Writer
 		return fail("interrupted")
 	}
 	return fail("%s", cf.failure(err))
+}
+
+// waitFor waits for what ("code", "link" or "message") in the inbox of
+// token, and returns it as `tempmail wait` prints it.
+func waitFor(ctx context.Context, c *client.Client, what, token string, q client.Query, timeout time.Duration) (string, error) {
+	switch what {
+	case "link":
+		l, err := c.WaitLink(ctx, token, q, timeout)
+		if err != nil {
+			return "", err
+		}
+		return client.Printable(l.Link), nil
+	case "message":
+		m, err := c.WaitMessage(ctx, token, q, timeout)
+		if err != nil {
+			return "", err
+		}
+		return string(client.PrintableJSON(m.JSON)), nil
+	}
+	code, err := c.WaitOTP(ctx, token, q, timeout)
+	if err != nil {
+		return "", err
+	}
+	return client.Printable(code.Code), nil
 }
 
 // parseAfter reads --after: a message id, or an RFC 3339 time (with or
