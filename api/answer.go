@@ -27,18 +27,19 @@ const (
 	pageBudget   = 8 << 20
 )
 
-// longText is a string an answer may carry at length (a message's text
-// and HTML bodies): it is escaped straight into the answer's buffer rather
-// than encoded whole. It marshals as a string anywhere else.
-type longText string
+// A long text is a string an answer may carry at length (a message's text
+// and HTML bodies): a string field tagged answer:"long". It is escaped
+// straight into the answer's buffer rather than encoded whole, and
+// marshals as a string anywhere else.
+func isLongText(f reflect.StructField) bool {
+	return f.Type.Kind() == reflect.String && f.Tag.Get("answer") == "long"
+}
 
-var longTextType = reflect.TypeFor[longText]()
-
-// longTexts is a value with longText fields (a message as a family shows
+// longTexts is a value with long text fields (a message as a family shows
 // it), which says how long they are together. Such a value is written
 // field by field when they are long, and whole otherwise, which is
 // quicker (bounded all the same: ingest keeps at most 256 KiB of each body).
-type longTexts interface{ longTextLen() int }
+type longTexts interface{ LongTextLen() int }
 
 // streamAbove is the length of long text from which a value is written
 // field by field.
@@ -47,7 +48,7 @@ const streamAbove = 64 << 10
 // isLong reports whether v is to be written field by field.
 func isLong(v any) bool {
 	l, ok := v.(longTexts)
-	return ok && l.longTextLen() >= streamAbove
+	return ok && l.LongTextLen() >= streamAbove
 }
 
 // answer writes one JSON answer as it encodes it: into buf, which goes out
@@ -151,7 +152,7 @@ func (a *answer) raw(s string) {
 }
 
 // value writes v as encoding/json would (without escaping HTML): whole,
-// or, when it carries long texts, field by field, its longText fields
+// or, when it carries long texts, field by field, its long text fields
 // escaped piece by piece.
 func (a *answer) value(v any) {
 	if a.out.err != nil {
@@ -209,7 +210,7 @@ func (a *answer) fields(v reflect.Value, first bool) bool {
 		}
 		first = false
 		a.raw(strconv.Quote(name) + ":")
-		if fv.Type() == longTextType {
+		if isLongText(f) {
 			a.text(fv.String())
 		} else {
 			a.whole(fv.Interface())

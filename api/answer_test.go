@@ -27,26 +27,26 @@ func TestAnswersEncodeAsEncodingJSONDoes(t *testing.T) {
 		}
 		return b.String()
 	}
-	when := wire.Time(time.Date(2026, 11, 23, 8, 58, 18, 415393000, time.UTC))
+	when := wire.At(time.Date(2026, 11, 23, 8, 58, 18, 415393000, time.UTC))
 	values := map[string]any{
-		"message C": messageC{ID: "x", From: strange(20), Cc: []string{}, Subject: strange(30), Text: longText(strange(50000)),
-			HTML: longText(strange(50000)), ReceivedAt: when, Headers: map[string]string{"B": strange(10), "A": "<&>"},
+		"message C": messageC{ID: "x", From: strange(20), Cc: []string{}, Subject: strange(30), Text: strange(50000),
+			HTML: strange(50000), ReceivedAt: when, Headers: map[string]string{"B": strange(10), "A": "<&>"},
 			Attachments: []attachmentC{{Filename: strange(8), URL: "/x"}, {Filename: "y"}}},
-		"message C, short": messageC{ID: "x", Text: longText(strange(500)), HTML: "<p>", Headers: map[string]string{}},
+		"message C, short": messageC{ID: "x", Text: strange(500), HTML: "<p>", Headers: map[string]string{}},
 		"message B, empty": messageB{Headers: map[string]string{}, Attachments: []attachmentB{}},
-		"message B":        messageB{Body: longText(strange(70000)), Headers: map[string]string{"X": strange(9)}, Attachments: []attachmentB{}},
-		"email A":          emailA{ID: "i", To: []string{"a@b"}, Cc: []string{}, BodyHTML: longText(strange(70000)), Attachments: []attachmentA{}},
-		"pointer":          &messageC{Text: "t", HTML: longText(strange(70000))},
-		"list of messages": []messageB{{Body: "one", Headers: map[string]string{}}, {BodyHTML: longText(strange(50))}},
+		"message B":        messageB{Body: strange(70000), Headers: map[string]string{"X": strange(9)}, Attachments: []attachmentB{}},
+		"email A":          emailA{ID: "i", To: []string{"a@b"}, Cc: []string{}, BodyHTML: strange(70000), Attachments: []attachmentA{}},
+		"pointer":          &messageC{Text: "t", HTML: strange(70000)},
+		"list of messages": []messageB{{Body: "one", Headers: map[string]string{}}, {BodyHTML: strange(50)}},
 		"nil list":         []messageB(nil),
-		"embedded":         tokenInboxDetail{tokenInbox{Token: "T", Address: "a@b", CreatedAt: when}, 3},
+		"embedded":         tokenInboxDetail{Inbox: tokenInbox{Token: "T", Address: "a@b", CreatedAt: when}, Count: 3},
 		"omitempty":        inboxA{ID: "i", Email: "e"},
 		"omitempty set":    inboxA{ID: "i", EmailCount: new(int)},
 		"subscription":     subscription{ID: "s", Events: []string{"message.received"}},
 		"summaries":        []wire.EmailSummaryA{{ID: "1", Preview: strange(40)}},
 		"map":              map[string]any{"success": false, "error": strange(20)},
 		"string":           strange(64),
-		"long text alone":  longText(strange(70000)),
+		"long text alone":  strange(70000),
 	}
 	for name, v := range values {
 		t.Run(name, func(t *testing.T) {
@@ -74,7 +74,7 @@ func TestAnswersEncodeAsEncodingJSONDoes(t *testing.T) {
 // answer passes pageBudget, whatever the limit asked.
 func TestPagesEndPastTheirBudget(t *testing.T) {
 	t.Parallel()
-	item := longText(strings.Repeat("\x01", 300<<10)) // 1.8 MB escaped
+	item := strings.Repeat("\x01", 300<<10) // 1.8 MB escaped
 	rec := httptest.NewRecorder()
 	writePage(rec, 50, func(int) any { return item })
 	var got []string

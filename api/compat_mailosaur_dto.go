@@ -113,14 +113,14 @@ func (s *Server) serverOf(address string) string {
 func (s *Server) mailosaurSummaryOut(sum *projections.Summary, address string) mailosaurSummary {
 	head := mailosaurHead{ID: sum.ID, Type: "Email", Server: s.serverOf(address),
 		From: []mailosaurAddress{{Name: sum.FromName, Email: sum.From}}, To: mailosaurAddresses(sum.To),
-		Cc: mailosaurAddresses(sum.Cc), Bcc: []mailosaurAddress{}, Received: wire.Time(sum.ReceivedAt), Subject: sum.Subject}
+		Cc: mailosaurAddresses(sum.Cc), Bcc: []mailosaurAddress{}, Received: wire.At(sum.ReceivedAt), Subject: sum.Subject}
 	return mailosaurSummary{mailosaurHead: head, Summary: sum.Preview, Attachments: len(sum.Attachments)}
 }
 
 func (s *Server) mailosaurMessageOut(m *projections.Message) mailosaurMessage {
 	head := mailosaurHead{ID: m.ID, Type: "Email", Server: s.serverOf(m.Address),
 		From: []mailosaurAddress{{Name: m.FromName, Email: m.From}}, To: mailosaurAddresses(m.To),
-		Cc: mailosaurAddresses(m.Cc), Bcc: []mailosaurAddress{}, Received: wire.Time(m.ReceivedAt), Subject: m.Subject}
+		Cc: mailosaurAddresses(m.Cc), Bcc: []mailosaurAddress{}, Received: wire.At(m.ReceivedAt), Subject: m.Subject}
 	out := mailosaurMessage{mailosaurHead: head,
 		HTML:        mailosaurContent{Body: m.HTML, Links: mailosaurLinks("", m.HTML), Codes: mailosaurCodes(htmlWords(m.HTML))},
 		Text:        mailosaurContent{Body: m.Text, Links: mailosaurLinks(m.Text, ""), Codes: mailosaurCodes(m.Text)},

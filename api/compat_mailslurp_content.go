@@ -169,7 +169,7 @@ func (s *Server) mailslurpTextLines(w http.ResponseWriter, r *http.Request) {
 			lines = append(lines, line)
 		}
 	}
-	writeJSON(w, http.StatusOK, mailslurpLines{Lines: lines, Body: longText(m.Text)})
+	writeJSON(w, http.StatusOK, mailslurpLines{Lines: lines, Body: m.Text})
 }
 
 // mailslurpLinks is an email's links: GET /emails/{emailId}/links.
@@ -184,7 +184,7 @@ func (s *Server) mailslurpLinks(w http.ResponseWriter, r *http.Request) {
 		links = append(links, l.URL)
 	}
 	body, _ := bodyOf(m)
-	writeJSON(w, http.StatusOK, mailslurpLinks{Links: links, Body: longText(body)})
+	writeJSON(w, http.StatusOK, mailslurpLinks{Links: links, Body: body})
 }
 
 // mailslurpAttachments is what an email's attachments are: GET

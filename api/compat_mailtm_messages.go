@@ -197,5 +197,5 @@ func (s *Server) mailtmSource(w http.ResponseWriter, r *http.Request) {
 	}
 	on := jsonLD(w)
 	writeJSON(w, http.StatusOK, mailtmSourceOut{ld: ldOf(on, true, "Source", "/sources/"+m.ID), ID: m.ID,
-		DownloadURL: mailtmPrefix + "/messages/" + m.ID + "/download", Data: longText(raw)})
+		DownloadURL: mailtmPrefix + "/messages/" + m.ID + "/download", Data: string(raw)})
 }

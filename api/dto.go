@@ -3,6 +3,7 @@ package api
 import (
 	"tempmail/mail"
 	"tempmail/projections"
+	"tempmail/wire"
 )
 
 // Shapes every family's message detail shares: its authentication
@@ -30,11 +31,7 @@ func orEmpty(list []string) []string {
 // messageLink is one link of a message as the details show it: its URL,
 // and the same with the host as a browser looks it up (punycode for an
 // internationalized name; "" when the host is no valid name).
-type messageLink struct {
-	URL      string `json:"url"`
-	URLASCII string `json:"url_ascii"`
-	Text     string `json:"text"`
-}
+type messageLink = wire.Link
 
 // storedLinks are a message's links, each URL with its invisible
 // characters percent-encoded (mail.EncodeInvisible: ingest has done so

@@ -31,7 +31,7 @@ type inboxA struct {
 
 func toInboxA(in *projections.Inbox) inboxA {
 	_, domain := tempmail.SplitAddress(in.Address)
-	out := inboxA{ID: in.ID, Email: in.Address, ExpiresAt: wire.Time(in.ExpiresAt), CreatedAt: wire.Time(in.CreatedAt),
+	out := inboxA{ID: in.ID, Email: in.Address, ExpiresAt: wire.At(in.ExpiresAt), CreatedAt: wire.At(in.CreatedAt),
 		Domain: domain, AccessToken: in.Token}
 	if in.TTL > 0 {
 		out.TTL = &in.TTL
@@ -55,8 +55,8 @@ type emailA struct {
 	To          []string      `json:"to"`
 	Cc          []string      `json:"cc"`
 	Subject     string        `json:"subject"`
-	BodyText    longText      `json:"body_text"`
-	BodyHTML    longText      `json:"body_html"`
+	BodyText    string        `json:"body_text" answer:"long"`
+	BodyHTML    string        `json:"body_html" answer:"long"`
 	ReceivedAt  wire.Time     `json:"received_at"`
 	IsRead      bool          `json:"is_read"`
 	Size        int64         `json:"size"`
@@ -66,12 +66,12 @@ type emailA struct {
 	Links          []messageLink `json:"links"`
 }
 
-func (m emailA) longTextLen() int { return len(m.BodyText) + len(m.BodyHTML) }
+func (m emailA) LongTextLen() int { return len(m.BodyText) + len(m.BodyHTML) }
 
 func toEmailA(m *projections.Message) emailA {
 	out := emailA{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
-		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: longText(m.Text),
-		BodyHTML: longText(m.HTML), ReceivedAt: wire.Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
+		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
+		BodyHTML: m.HTML, ReceivedAt: wire.At(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
 		Attachments: []attachmentA{}, Authentication: authentication(m.Auth), Links: linksOf(m)}
 	for _, a := range m.Attachments {
 		out.Attachments = append(out.Attachments, attachmentA{a.ID, a.Filename, a.ContentType, a.Size})
@@ -83,6 +83,6 @@ func toEmailA(m *projections.Message) emailA {
 // in the shape outbound message.received webhooks carry too.
 func summaryA(s *projections.Summary) wire.EmailSummaryA {
 	return wire.EmailSummaryA{ID: s.ID, FromEmail: s.From, FromName: s.FromName, Subject: s.Subject,
-		ReceivedAt: wire.Time(s.ReceivedAt), IsRead: s.IsRead, Size: s.Size,
+		ReceivedAt: wire.At(s.ReceivedAt), IsRead: s.IsRead, Size: s.Size,
 		HasAttachments: len(s.Attachments) > 0, Preview: s.Preview}
 }

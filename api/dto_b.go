@@ -32,20 +32,20 @@ type messageB struct {
 	Date        wire.Time         `json:"date"`
 	Size        int64             `json:"size"`
 	Headers     map[string]string `json:"headers"`
-	Body        longText          `json:"body"`
-	BodyHTML    longText          `json:"body_html"`
+	Body        string            `json:"body" answer:"long"`
+	BodyHTML    string            `json:"body_html" answer:"long"`
 	IsRead      bool              `json:"is_read"`
 	Attachments []attachmentB     `json:"attachments"`
 	// Authentication is null for a message that was not checked.
 	Authentication *mail.Auth `json:"authentication"`
 }
 
-func (m messageB) longTextLen() int { return len(m.Body) + len(m.BodyHTML) }
+func (m messageB) LongTextLen() int { return len(m.Body) + len(m.BodyHTML) }
 
 func toMessageB(m *projections.Message) messageB {
 	out := messageB{Filename: m.ID + ".eml", From: m.From, FromName: m.FromName, To: m.Address,
-		Subject: m.Subject, Date: wire.Time(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: longText(m.Text),
-		BodyHTML: longText(m.HTML), IsRead: m.IsRead, Attachments: []attachmentB{}, Authentication: authentication(m.Auth)}
+		Subject: m.Subject, Date: wire.At(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: m.Text,
+		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []attachmentB{}, Authentication: authentication(m.Auth)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
 	}

@@ -50,8 +50,8 @@ func userOf(tenant string) *string {
 
 func toMailSlurpInbox(in *projections.Inbox) mailslurpInboxDto {
 	local, domain := tempmail.SplitAddress(in.Address)
-	return mailslurpInboxDto{ID: in.ID, UserID: userOf(in.TenantID), CreatedAt: wire.Time(in.CreatedAt),
-		EmailAddress: in.Address, ExpiresAt: wire.Time(in.ExpiresAt), Tags: []string{}, InboxType: "HTTP_INBOX",
+	return mailslurpInboxDto{ID: in.ID, UserID: userOf(in.TenantID), CreatedAt: wire.At(in.CreatedAt),
+		EmailAddress: in.Address, ExpiresAt: wire.At(in.ExpiresAt), Tags: []string{}, InboxType: "HTTP_INBOX",
 		LocalPart: local, Domain: domain}
 }
 
@@ -90,7 +90,7 @@ type mailslurpEmail struct {
 	Headers     map[string]string `json:"headers"`
 	Attachments []string          `json:"attachments"`
 	Subject     string            `json:"subject"`
-	Body        longText          `json:"body"`
+	Body        string            `json:"body" answer:"long"`
 	BodyExcerpt string            `json:"bodyExcerpt"`
 	TextExcerpt string            `json:"textExcerpt"`
 	IsHTML      bool              `json:"isHTML"`
@@ -104,7 +104,7 @@ type mailslurpEmail struct {
 	SizeBytes   int64             `json:"sizeBytes"`
 }
 
-func (m mailslurpEmail) longTextLen() int { return len(m.Body) }
+func (m mailslurpEmail) LongTextLen() int { return len(m.Body) }
 
 // bodyOf is a message's body as the family shows it, and whether it is HTML.
 func bodyOf(m *projections.Message) (string, bool) {
@@ -138,9 +138,9 @@ func toMailSlurpEmail(m *projections.Message, tenant string) mailslurpEmail {
 	body, isHTML := bodyOf(m)
 	out := mailslurpEmail{ID: m.ID, UserID: userOf(tenant), InboxID: m.InboxID, To: mailslurpTo(m.To, m.Address),
 		From: m.From, Sender: senderOf(m.From, m.FromName), Cc: orEmpty(m.Cc), Bcc: []string{}, Headers: m.Headers,
-		Attachments: attachmentIDs(m.Attachments), Subject: m.Subject, Body: longText(body),
+		Attachments: attachmentIDs(m.Attachments), Subject: m.Subject, Body: body,
 		BodyExcerpt: tempmail.Excerpt(body, mailslurpExcerpt), TextExcerpt: tempmail.Excerpt(m.Text, mailslurpExcerpt),
-		IsHTML: isHTML, HTML: isHTML, Charset: "UTF-8", CreatedAt: wire.Time(m.ReceivedAt), UpdatedAt: wire.Time(m.ReceivedAt),
+		IsHTML: isHTML, HTML: isHTML, Charset: "UTF-8", CreatedAt: wire.At(m.ReceivedAt), UpdatedAt: wire.At(m.ReceivedAt),
 		Read: m.IsRead, SizeBytes: m.Size}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
@@ -175,7 +175,7 @@ type mailslurpPreview struct {
 
 func toMailSlurpPreview(in *projections.Inbox, m *projections.Summary) mailslurpPreview {
 	return mailslurpPreview{ID: m.ID, InboxID: in.ID, Subject: m.Subject, To: mailslurpTo(m.To, in.Address), From: m.From,
-		Bcc: []string{}, Cc: orEmpty(m.Cc), CreatedAt: wire.Time(m.ReceivedAt), Read: m.IsRead,
+		Bcc: []string{}, Cc: orEmpty(m.Cc), CreatedAt: wire.At(m.ReceivedAt), Read: m.IsRead,
 		Attachments: attachmentIDs(m.Attachments), SizeBytes: m.Size}
 }
 
@@ -213,15 +213,15 @@ type mailslurpMatch struct {
 // mailslurpLines is a message's text by lines (EmailTextLinesResult).
 type mailslurpLines struct {
 	Lines []string `json:"lines"`
-	Body  longText `json:"body"`
+	Body  string   `json:"body" answer:"long"`
 }
 
-func (l mailslurpLines) longTextLen() int { return len(l.Body) }
+func (l mailslurpLines) LongTextLen() int { return len(l.Body) }
 
 // mailslurpLinks is a message's links (EmailLinksResult).
 type mailslurpLinks struct {
 	Links []string `json:"links"`
-	Body  longText `json:"body"`
+	Body  string   `json:"body" answer:"long"`
 }
 
-func (l mailslurpLinks) longTextLen() int { return len(l.Body) }
+func (l mailslurpLinks) LongTextLen() int { return len(l.Body) }

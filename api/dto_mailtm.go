@@ -83,7 +83,7 @@ type mailtmAccountOut struct {
 // inbox may hold at most (0: no bound).
 func toMailTMAccount(in *projections.Inbox, quota int64, on bool) mailtmAccountOut {
 	return mailtmAccountOut{ld: ldOf(on, true, "Account", "/accounts/"+in.ID), ID: in.ID, Address: in.Address,
-		Quota: quota, Used: in.Held.Bytes, CreatedAt: wire.Time(in.CreatedAt), UpdatedAt: wire.Time(in.CreatedAt)}
+		Quota: quota, Used: in.Held.Bytes, CreatedAt: wire.At(in.CreatedAt), UpdatedAt: wire.At(in.CreatedAt)}
 }
 
 type mailtmToken struct {
@@ -135,7 +135,7 @@ func toMailTMSummary(in *projections.Inbox, m *projections.Summary, on bool) mai
 		From: mailtmAddress{Address: m.From, Name: m.FromName}, To: mailtmTo(m.To, in.Address), Subject: m.Subject,
 		Intro: m.Preview, Seen: m.IsRead, HasAttachments: len(m.Attachments) > 0, Size: m.Size,
 		DownloadURL: mailtmPrefix + "/messages/" + m.ID + "/download",
-		CreatedAt:   wire.Time(m.ReceivedAt), UpdatedAt: wire.Time(m.ReceivedAt)}
+		CreatedAt:   wire.At(m.ReceivedAt), UpdatedAt: wire.At(m.ReceivedAt)}
 }
 
 type mailtmAttachmentOut struct {
@@ -170,7 +170,7 @@ type mailtmMessageOut struct {
 	Verifications  []string              `json:"verifications"`
 	Retention      bool                  `json:"retention"`
 	RetentionDate  *wire.Time            `json:"retentionDate"`
-	Text           longText              `json:"text"`
+	Text           string                `json:"text" answer:"long"`
 	HTML           []string              `json:"html"`
 	HasAttachments bool                  `json:"hasAttachments"`
 	Attachments    []mailtmAttachmentOut `json:"attachments"`
@@ -180,7 +180,7 @@ type mailtmMessageOut struct {
 	UpdatedAt      wire.Time             `json:"updatedAt"`
 }
 
-func (m mailtmMessageOut) longTextLen() int {
+func (m mailtmMessageOut) LongTextLen() int {
 	n := len(m.Text)
 	for _, h := range m.HTML {
 		n += len(h)
@@ -194,15 +194,15 @@ func toMailTMMessage(in *projections.Inbox, m *projections.Message, on bool) mai
 	out := mailtmMessageOut{ld: ldOf(on, true, "Message", "/messages/"+m.ID), ID: m.ID, AccountID: in.ID,
 		MsgID: m.HeaderMessageID, From: mailtmAddress{Address: m.From, Name: m.FromName}, To: mailtmTo(m.To, in.Address),
 		Cc: orEmpty(m.Cc), Bcc: []string{}, Subject: m.Subject, Seen: m.IsRead, Verifications: []string{},
-		Text: longText(m.Text), HTML: []string{}, HasAttachments: len(m.Attachments) > 0,
+		Text: m.Text, HTML: []string{}, HasAttachments: len(m.Attachments) > 0,
 		Attachments: make([]mailtmAttachmentOut, 0, len(m.Attachments)), Size: m.Size,
 		DownloadURL: mailtmPrefix + "/messages/" + m.ID + "/download",
-		CreatedAt:   wire.Time(m.ReceivedAt), UpdatedAt: wire.Time(m.ReceivedAt)}
+		CreatedAt:   wire.At(m.ReceivedAt), UpdatedAt: wire.At(m.ReceivedAt)}
 	if m.HTML != "" {
 		out.HTML = []string{m.HTML}
 	}
 	if !in.ExpiresAt.IsZero() {
-		at := wire.Time(in.ExpiresAt)
+		at := wire.At(in.ExpiresAt)
 		out.Retention, out.RetentionDate = true, &at
 	}
 	for i, a := range m.Attachments {
@@ -216,9 +216,9 @@ func toMailTMMessage(in *projections.Inbox, m *projections.Message, on bool) mai
 
 type mailtmSourceOut struct {
 	ld
-	ID          string   `json:"id"`
-	DownloadURL string   `json:"downloadUrl"`
-	Data        longText `json:"data"`
+	ID          string `json:"id"`
+	DownloadURL string `json:"downloadUrl"`
+	Data        string `json:"data" answer:"long"`
 }
 
-func (m mailtmSourceOut) longTextLen() int { return len(m.Data) }
+func (m mailtmSourceOut) LongTextLen() int { return len(m.Data) }

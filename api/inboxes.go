@@ -171,7 +171,7 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusCreated, tempEmailB{Success: true, Email: in.Address, InboxID: in.ID,
-		CreatedAt: wire.Time(in.CreatedAt), Token: in.Token})
+		CreatedAt: wire.At(in.CreatedAt), Token: in.Token})
 }
 
 // emailName validates a wanted name, sent as field; empty means "pick one
@@ -277,7 +277,7 @@ func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusCreated, tokenInbox{Token: in.Token, Address: in.Address,
-		CreatedAt: wire.Time(in.CreatedAt), ExpiresAt: wire.Time(in.ExpiresAt)})
+		CreatedAt: wire.At(in.CreatedAt), ExpiresAt: wire.At(in.ExpiresAt)})
 }
 
 func (s *Server) getTokenInbox(w http.ResponseWriter, r *http.Request) {
@@ -286,8 +286,8 @@ func (s *Server) getTokenInbox(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, tokenInboxDetail{tokenInbox{Token: in.Token, Address: in.Address,
-		CreatedAt: wire.Time(in.CreatedAt), ExpiresAt: wire.Time(in.ExpiresAt)}, in.Count})
+	writeJSON(w, http.StatusOK, tokenInboxDetail{Inbox: tokenInbox{Token: in.Token, Address: in.Address,
+		CreatedAt: wire.At(in.CreatedAt), ExpiresAt: wire.At(in.ExpiresAt)}, Count: in.Count})
 }
 
 func (s *Server) deleteTokenInbox(w http.ResponseWriter, r *http.Request) {

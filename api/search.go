@@ -128,7 +128,7 @@ func (s *Server) findOTP(inboxID string, re *regexp.Regexp, q waitRequest) finde
 					return false, nil
 				}
 			}
-			out = &otpC{OTP: otp, MessageID: sum.ID, Subject: sum.Subject, From: sum.From, ReceivedAt: wire.Time(sum.ReceivedAt)}
+			out = &otpC{Code: otp, MessageID: sum.ID, Subject: sum.Subject, From: sum.From, ReceivedAt: wire.At(sum.ReceivedAt)}
 			return true, nil
 		})
 		if err != nil || out == nil {
@@ -242,7 +242,7 @@ func (s *Server) findLink(inboxID string, re *regexp.Regexp, q waitRequest) find
 				for _, link := range storedLinks(m) {
 					if re == nil || re.MatchString(link.URL) {
 						return linkC{Link: link.URL, LinkASCII: mail.ASCII(link.URL), Text: link.Text, MessageID: sum.ID, Subject: sum.Subject,
-							From: sum.From, ReceivedAt: wire.Time(sum.ReceivedAt)}, true, nil
+							From: sum.From, ReceivedAt: wire.At(sum.ReceivedAt)}, true, nil
 					}
 				}
 			}

@@ -53,7 +53,7 @@ type keyOut struct {
 // tenantOutOf shows t, with the names of its private domains of those in
 // domains (the views' list).
 func tenantOutOf(t *projections.Tenant, domains []projections.Domain) tenantOut {
-	out := tenantOut{ID: t.ID, Name: t.Name, Quota: quotaOut(t.Quota), Domains: []string{}, CreatedAt: wire.Time(t.CreatedAt)}
+	out := tenantOut{ID: t.ID, Name: t.Name, Quota: quotaOut(t.Quota), Domains: []string{}, CreatedAt: wire.At(t.CreatedAt)}
 	for _, d := range domains {
 		out.Domains = append(out.Domains, d.Name)
 	}
@@ -67,9 +67,9 @@ func (s *Server) tenantOut(r *http.Request, t *projections.Tenant) (tenantOut, e
 }
 
 func keyOutOf(k *projections.KeyInfo) keyOut {
-	out := keyOut{ID: k.ID, TenantID: k.TenantID, Name: k.Name, Scopes: orEmpty(k.Scopes), CreatedAt: wire.Time(k.CreatedAt)}
+	out := keyOut{ID: k.ID, TenantID: k.TenantID, Name: k.Name, Scopes: orEmpty(k.Scopes), CreatedAt: wire.At(k.CreatedAt)}
 	if !k.ExpiresAt.IsZero() {
-		at := wire.Time(k.ExpiresAt)
+		at := wire.At(k.ExpiresAt)
 		out.ExpiresAt = &at
 	}
 	return out

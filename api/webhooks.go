@@ -82,7 +82,7 @@ type subscription struct {
 }
 
 func (s *Server) subscriptionOf(ctx context.Context, h *projections.Webhook) (subscription, error) {
-	out := subscription{ID: h.ID, URL: h.URL, Events: h.Events, CreatedAt: wire.Time(h.CreatedAt)}
+	out := subscription{ID: h.ID, URL: h.URL, Events: h.Events, CreatedAt: wire.At(h.CreatedAt)}
 	if h.InboxID != "" {
 		out.InboxID = &h.InboxID
 	}
@@ -91,7 +91,7 @@ func (s *Server) subscriptionOf(ctx context.Context, h *projections.Webhook) (su
 		return out, tempmail.Wrap(tempmail.Unavailable, err, "the delivery log cannot be read now; try again")
 	}
 	if st.Failing {
-		since := wire.Time(st.Since)
+		since := wire.At(st.Since)
 		out.Failing, out.FailingSince = true, &since
 	}
 	return out, nil
@@ -260,14 +260,14 @@ func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, h *pro
 	out := make([]attempt, 0, len(list))
 	for _, a := range list {
 		x := attempt{EventID: a.EventID, EventType: a.EventType, Attempt: a.Attempt, StatusCode: a.StatusCode,
-			Error: a.Error, DurationMS: a.DurationMS, At: wire.Time(a.At), GaveUp: a.GaveUp}
+			Error: a.Error, DurationMS: a.DurationMS, At: wire.At(a.At), GaveUp: a.GaveUp}
 		if a.StatusCode >= 200 && a.StatusCode <= 299 {
 			// Only a receiver that took the delivery has its answer shown
 			// (older logs kept every answer's start).
 			x.Response = a.Response
 		}
 		if a.Next != nil {
-			next := wire.Time(*a.Next)
+			next := wire.At(*a.Next)
 			x.NextAttempt = &next
 		}
 		out = append(out, x)

@@ -8,89 +8,40 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"tempmail/wire"
 )
 
-// Inbox is a family C inbox.
+// The shapes of family C, as the service writes them: declared once, in
+// package wire, and read here as they are.
+type (
+	// Attachment describes one attachment of a message.
+	Attachment = wire.Attachment
+	// Link is one of a message's links.
+	Link = wire.Link
+	// Summary is a message as lists show it.
+	Summary = wire.Summary
+	// Code is a one-time code and the message it was found in.
+	Code = wire.Code
+	// FoundLink is a link and the message it was found in.
+	FoundLink = wire.FoundLink
+	// Auth is what the checks of a message concluded.
+	Auth = wire.Auth
+)
+
+// Inbox is a family C inbox (its Count by Inbox only).
 type Inbox struct {
-	Token     string    `json:"token"`
-	Address   string    `json:"address"`
-	CreatedAt time.Time `json:"created_at"`
-	ExpiresAt time.Time `json:"expires_at"`
-	Count     int       `json:"count"` // by Inbox only
+	wire.InboxDetail
 	// JSON is the service's answer as it came.
 	JSON json.RawMessage `json:"-"`
 }
 
-// Attachment describes one attachment of a message.
-type Attachment struct {
-	Filename    string `json:"filename"`
-	ContentType string `json:"content_type"`
-	Size        int64  `json:"size"`
-	URL         string `json:"url,omitempty"`
-}
-
-// Link is one of a message's links.
-type Link struct {
-	URL string `json:"url"`
-	// URLASCII is URL with its host as a browser looks it up (punycode
-	// for an internationalized name); "" for a host no browser opens.
-	URLASCII string `json:"url_ascii"`
-	Text     string `json:"text"`
-}
-
-// Summary is a message as lists show it.
-type Summary struct {
-	ID          string       `json:"id"`
-	From        string       `json:"from"`
-	FromName    string       `json:"from_name"`
-	To          string       `json:"to"`
-	Subject     string       `json:"subject"`
-	ReceivedAt  time.Time    `json:"received_at"`
-	Size        int64        `json:"size"`
-	IsRead      bool         `json:"is_read"`
-	Attachments []Attachment `json:"attachments"`
-	Preview     string       `json:"preview"`
-}
-
 // Message is one message, whole.
 type Message struct {
-	ID          string            `json:"id"`
-	From        string            `json:"from"`
-	FromName    string            `json:"from_name"`
-	To          string            `json:"to"`
-	Cc          []string          `json:"cc"`
-	Subject     string            `json:"subject"`
-	Text        string            `json:"text"`
-	HTML        string            `json:"html"`
-	ReceivedAt  time.Time         `json:"received_at"`
-	Size        int64             `json:"size"`
-	IsRead      bool              `json:"is_read"`
-	Headers     map[string]string `json:"headers"`
-	Attachments []Attachment      `json:"attachments"`
-	Links       []Link            `json:"links"`
+	wire.Message
 	// JSON is the service's answer as it came, with any field this
 	// client does not know.
 	JSON json.RawMessage `json:"-"`
-}
-
-// Code is a one-time code and the message it was found in.
-type Code struct {
-	Code       string    `json:"otp"`
-	MessageID  string    `json:"message_id"`
-	Subject    string    `json:"subject"`
-	From       string    `json:"from"`
-	ReceivedAt time.Time `json:"received_at"`
-}
-
-// FoundLink is a link and the message it was found in.
-type FoundLink struct {
-	Link       string    `json:"link"`
-	LinkASCII  string    `json:"link_ascii"` // as Link's URLASCII
-	Text       string    `json:"text"`
-	MessageID  string    `json:"message_id"`
-	Subject    string    `json:"subject"`
-	From       string    `json:"from"`
-	ReceivedAt time.Time `json:"received_at"`
 }
 
 // Query says what latest, otp and link look for: the filters (each a
@@ -188,7 +139,7 @@ func (c *Client) Latest(ctx context.Context, token string, q Query, wait time.Du
 		raw, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/latest/", q.values(wait), nil, wait, &m)
 		m.JSON = raw
 		return &m, err
-	}, func(m *Message) (string, time.Time) { return m.ID, m.ReceivedAt })
+	}, func(m *Message) (string, time.Time) { return m.ID, m.ReceivedAt.Time })
 }
 
 // OTP is the newest one-time code that q matches, held as Latest is.
@@ -197,7 +148,7 @@ func (c *Client) OTP(ctx context.Context, token string, q Query, wait time.Durat
 		var code Code
 		_, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/otp/", q.values(wait), nil, wait, &code)
 		return &code, err
-	}, func(code *Code) (string, time.Time) { return code.MessageID, code.ReceivedAt })
+	}, func(code *Code) (string, time.Time) { return code.MessageID, code.ReceivedAt.Time })
 }
 
 // Link is the newest link that q matches, held as Latest is.
@@ -206,7 +157,7 @@ func (c *Client) Link(ctx context.Context, token string, q Query, wait time.Dura
 		var l FoundLink
 		_, err := c.do(ctx, http.MethodGet, "/inboxes/"+url.PathEscape(token)+"/link/", q.values(wait), nil, wait, &l)
 		return &l, err
-	}, func(l *FoundLink) (string, time.Time) { return l.MessageID, l.ReceivedAt })
+	}, func(l *FoundLink) (string, time.Time) { return l.MessageID, l.ReceivedAt.Time })
 }
 
 // WaitMessage, WaitOTP and WaitLink wait up to timeout for what Latest, OTP

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"tempmail/client"
+	"tempmail/wire"
 )
 
 // untrusted ends every description of a tool that returns mail: an agent
@@ -152,7 +153,7 @@ func (b binding) createInbox(ctx context.Context, _ *mcp.CallToolRequest, in cre
 	if err != nil {
 		return nil, inboxOut{}, toolError(err)
 	}
-	return result(inboxOut{Address: inbox.Address, Token: inbox.Token, ExpiresAt: inbox.ExpiresAt})
+	return result(inboxOut{Address: inbox.Address, Token: inbox.Token, ExpiresAt: inbox.ExpiresAt.Time})
 }
 
 type tokenIn struct {
@@ -185,7 +186,7 @@ func (b binding) listMessages(ctx context.Context, _ *mcp.CallToolRequest, in to
 	out := listOut{Messages: make([]summaryOut, 0, len(list)), Total: total}
 	for _, m := range list {
 		out.Messages = append(out.Messages, summaryOut{ID: m.ID, From: m.From, FromName: m.FromName, Subject: m.Subject,
-			ReceivedAt: m.ReceivedAt, IsRead: m.IsRead, Attachments: len(m.Attachments), Preview: m.Preview})
+			ReceivedAt: m.ReceivedAt.Time, IsRead: m.IsRead, Attachments: len(m.Attachments), Preview: m.Preview})
 	}
 	return result(out)
 }
@@ -195,44 +196,32 @@ type readIn struct {
 	MessageID string `json:"message_id" jsonschema:"the message's id, from list_messages or wait_for_message"`
 }
 
-type linkOut struct {
-	URL      string `json:"url"`
-	URLASCII string `json:"url_ascii" jsonschema:"the URL with its host as a browser looks it up (punycode for an internationalized name): where the link leads"`
-	Text     string `json:"text" jsonschema:"what the link says in the HTML; empty for a URL in the text"`
-}
-
-type attachmentOut struct {
-	Filename    string `json:"filename"`
-	ContentType string `json:"content_type"`
-	Size        int64  `json:"size"`
-}
-
 type messageOut struct {
-	ID            string          `json:"id"`
-	From          string          `json:"from"`
-	FromName      string          `json:"from_name"`
-	To            string          `json:"to"`
-	Cc            []string        `json:"cc"`
-	Subject       string          `json:"subject"`
-	ReceivedAt    time.Time       `json:"received_at"`
-	Text          string          `json:"text"`
-	TextTruncated bool            `json:"text_truncated" jsonschema:"the text is longer than shown"`
-	HTML          string          `json:"html"`
-	HTMLTruncated bool            `json:"html_truncated" jsonschema:"the HTML is longer than shown"`
-	Links         []linkOut       `json:"links"`
-	Attachments   []attachmentOut `json:"attachments"`
+	ID            string            `json:"id"`
+	From          string            `json:"from"`
+	FromName      string            `json:"from_name"`
+	To            string            `json:"to"`
+	Cc            []string          `json:"cc"`
+	Subject       string            `json:"subject"`
+	ReceivedAt    time.Time         `json:"received_at"`
+	Text          string            `json:"text"`
+	TextTruncated bool              `json:"text_truncated" jsonschema:"the text is longer than shown"`
+	HTML          string            `json:"html"`
+	HTMLTruncated bool              `json:"html_truncated" jsonschema:"the HTML is longer than shown"`
+	Links         []wire.Link       `json:"links"`
+	Attachments   []wire.Attachment `json:"attachments"`
 }
 
 func toMessage(m *client.Message) messageOut {
 	out := messageOut{ID: m.ID, From: m.From, FromName: m.FromName, To: m.To, Cc: append([]string{}, m.Cc...),
-		Subject: m.Subject, ReceivedAt: m.ReceivedAt, Links: []linkOut{}, Attachments: []attachmentOut{}}
+		Subject: m.Subject, ReceivedAt: m.ReceivedAt.Time, Links: []wire.Link{}, Attachments: []wire.Attachment{}}
 	out.Text, out.TextTruncated = cut(m.Text, maxBodyBytes)
 	out.HTML, out.HTMLTruncated = cut(m.HTML, maxBodyBytes)
-	for _, l := range m.Links {
-		out.Links = append(out.Links, linkOut(l))
-	}
+	out.Links = append(out.Links, m.Links...)
 	for _, a := range m.Attachments {
-		out.Attachments = append(out.Attachments, attachmentOut{Filename: a.Filename, ContentType: a.ContentType, Size: a.Size})
+		// The URL downloads with the inbox's token, which a tool's
+		// result does not show: a model has no use for it.
+		out.Attachments = append(out.Attachments, wire.Attachment{Filename: a.Filename, ContentType: a.ContentType, Size: a.Size})
 	}
 	return out
 }
@@ -300,7 +289,7 @@ func (b binding) getCode(ctx context.Context, _ *mcp.CallToolRequest, in pattern
 	if err != nil {
 		return nil, codeOut{}, waitError(err, "code", in.TimeoutSeconds)
 	}
-	return result(codeOut{Code: c.Code, MessageID: c.MessageID, Subject: c.Subject, From: c.From, ReceivedAt: c.ReceivedAt})
+	return result(codeOut{Code: c.Code, MessageID: c.MessageID, Subject: c.Subject, From: c.From, ReceivedAt: c.ReceivedAt.Time})
 }
 
 type foundLinkOut struct {
@@ -322,7 +311,7 @@ func (b binding) getLink(ctx context.Context, _ *mcp.CallToolRequest, in pattern
 		return nil, foundLinkOut{}, waitError(err, "link", in.TimeoutSeconds)
 	}
 	return result(foundLinkOut{Link: l.Link, LinkASCII: l.LinkASCII, Text: l.Text, MessageID: l.MessageID, Subject: l.Subject,
-		From: l.From, ReceivedAt: l.ReceivedAt})
+		From: l.From, ReceivedAt: l.ReceivedAt.Time})
 }
 
 type deletedOut struct {

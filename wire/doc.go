@@ -1,7 +1,11 @@
-// Package wire holds the JSON shapes that more than one package writes to
-// the world, so that each has one definition: the timestamp every answer
-// and webhook carries (Time), and family A's email summary, which family A
-// lists and outbound message.received webhooks carry (EmailSummaryA).
-// Shapes one package alone writes stay with it (api's families, the
-// webhook envelope).
+// Package wire holds the JSON shapes that cross the service's edge in
+// more than one place, so that each has one definition: the timestamp
+// every answer and webhook carries (Time); family C's inboxes, messages,
+// codes and links (token.go), which the service writes and the Go client
+// and the MCP tools read; what a message's checks concluded (Auth), which
+// every family's message detail shows; and family A's email summary,
+// which family A lists and outbound message.received webhooks carry
+// (EmailSummaryA). It needs nothing but the standard library, as the Go
+// client does. Shapes one family alone writes stay with it (api's
+// families, the webhook envelope).
 package wire

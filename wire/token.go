@@ -1,0 +1,99 @@
+package wire
+
+// Family C's shapes (API.md "Family C"): inboxes by token, their messages,
+// codes and links, as the service writes them and the Go client
+// (package client) and the MCP tools read them. Fields tagged
+// answer:"long" are a message's bodies, which the service writes piece by
+// piece when they are long (api's answer.go); LongTextLen says how long
+// they are together. The jsonschema tags describe a field to the MCP
+// tools' clients, whose results show it too.
+
+// Inbox is a family C inbox, as it is made.
+type Inbox struct {
+	Token     string `json:"token"`
+	Address   string `json:"address"`
+	CreatedAt Time   `json:"created_at"`
+	ExpiresAt Time   `json:"expires_at"`
+}
+
+// InboxDetail is an inbox as GET /inboxes/{token}/ shows it: with how
+// many messages it holds.
+type InboxDetail struct {
+	Inbox
+	Count int `json:"count"`
+}
+
+// Attachment describes one attachment of a message.
+type Attachment struct {
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+	URL         string `json:"url,omitempty"` // in a message's detail: where it downloads
+}
+
+// Summary is a message as lists show it.
+type Summary struct {
+	ID          string       `json:"id"`
+	From        string       `json:"from"`
+	FromName    string       `json:"from_name"`
+	To          string       `json:"to"`
+	Subject     string       `json:"subject"`
+	ReceivedAt  Time         `json:"received_at"`
+	Size        int64        `json:"size"`
+	IsRead      bool         `json:"is_read"`
+	Attachments []Attachment `json:"attachments"`
+	Preview     string       `json:"preview"`
+}
+
+// Message is one message, whole.
+type Message struct {
+	ID          string            `json:"id"`
+	From        string            `json:"from"`
+	FromName    string            `json:"from_name"`
+	To          string            `json:"to"`
+	Cc          []string          `json:"cc"`
+	Subject     string            `json:"subject"`
+	Text        string            `json:"text" answer:"long"`
+	HTML        string            `json:"html" answer:"long"`
+	ReceivedAt  Time              `json:"received_at"`
+	Size        int64             `json:"size"`
+	IsRead      bool              `json:"is_read"`
+	Headers     map[string]string `json:"headers"`
+	Attachments []Attachment      `json:"attachments"`
+	// Authentication is what the checks of the message concluded; null
+	// for a message that was not checked.
+	Authentication *Auth  `json:"authentication"`
+	Links          []Link `json:"links"`
+}
+
+// LongTextLen is how long the message's bodies are together.
+func (m Message) LongTextLen() int { return len(m.Text) + len(m.HTML) }
+
+// Link is one of a message's links.
+type Link struct {
+	URL string `json:"url"`
+	// URLASCII is URL with its host as a browser looks it up (punycode
+	// for an internationalized name); "" for a host no browser opens.
+	URLASCII string `json:"url_ascii" jsonschema:"the URL with its host as a browser looks it up (punycode for an internationalized name): where the link leads"`
+	Text     string `json:"text" jsonschema:"what the link says in the HTML; empty for a URL in the text"`
+}
+
+// Code is a one-time code and the message it was found in.
+type Code struct {
+	Code       string `json:"otp"`
+	MessageID  string `json:"message_id"`
+	Subject    string `json:"subject"`
+	From       string `json:"from"`
+	ReceivedAt Time   `json:"received_at"`
+}
+
+// FoundLink is a link and the message it was found in.
+type FoundLink struct {
+	Link       string `json:"link"`
+	LinkASCII  string `json:"link_ascii"` // as Link's URLASCII
+	Text       string `json:"text"`
+	MessageID  string `json:"message_id"`
+	Subject    string `json:"subject"`
+	From       string `json:"from"`
+	ReceivedAt Time   `json:"received_at"`
+}
