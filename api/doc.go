@@ -2,9 +2,13 @@
 // (A, the inbox API under /api/; B, the mailbox API under /api/mailstore/
 // and /api/create-temp-email/; C, the token API at the root), MCP at /mcp,
 // the page, and the operational endpoints. Handlers read views through the
-// projections Reader and change state only through package command, which
-// publishes an event and waits until the views have applied it before the
-// handler answers (read-your-writes).
+// projections Reader (which joins in what a message says, from its sealed
+// content), with two exceptions: a large message's raw source streams from
+// the event store's object store (lookup.go), and a webhook's delivery
+// attempts and state come from package webhooks, which keeps them. They
+// change state only through package command, which publishes an event and
+// waits until the views have applied it before the handler answers
+// (read-your-writes).
 //
 // # Where things are
 //
