@@ -290,7 +290,7 @@ type inboxData struct {
 // outbox, and a message deleted before its delivery is delivered with its
 // ids, time and size only, which the job brought.
 func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
-	p := payload{Type: j.Kind, Timestamp: wire.Time(j.At)}
+	p := payload{Type: j.Kind, Timestamp: wire.At(j.At)}
 	switch j.Kind {
 	case events.HookMessageReceived:
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -310,7 +310,7 @@ func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
 				at = j.At // a job enqueued by a version that did not keep the message's time
 			}
 			p.Data = goneData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address,
-				ReceivedAt: wire.Time(at), Size: j.Size}
+				ReceivedAt: wire.At(at), Size: j.Size}
 		default:
 			return nil, err
 		}
@@ -400,6 +400,6 @@ const maxReason = 200
 // webhooks carry.
 func summaryA(m *projections.Message) wire.EmailSummaryA {
 	return wire.EmailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
-		ReceivedAt: wire.Time(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
+		ReceivedAt: wire.At(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
 		HasAttachments: len(m.Attachments) > 0, Preview: m.Preview}
 }
