@@ -1,0 +1,105 @@
+package service_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tempmail/service/servicetest"
+)
+
+// fixture4 is what manifest.json names in store-format4.tar.gz
+// (testdata/make-store-format4.sh made it).
+type fixture4 struct {
+	APIToken      string `json:"api_token"`
+	Tenant        string `json:"tenant"`
+	DeletedTenant string `json:"deleted_tenant"`
+	Key           string `json:"key"`
+	RevokedKey    string `json:"revoked_key"`
+	C1            struct{ Token, Read string }
+	A1            struct{ ID, Email string }
+	MailTM        struct{ Address, Password string } `json:"mailtm"`
+	Server        string                             `json:"mailosaur_server"`
+}
+
+// TestUpgradeFromTheStoreOfFormat4: a data directory written by the
+// release of the store's format 4, with tenants, keys and an inbox of
+// every family, is served by this build as it was, its views read as
+// they were written (no rebuild): every inbox, message, tenant and key,
+// and what was deleted or revoked stays so.
+func TestUpgradeFromTheStoreOfFormat4(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	unpack(t, "store-format4.tar.gz", root)
+	var fx fixture4
+	b, err := os.ReadFile(filepath.Join(root, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &fx); err != nil {
+		t.Fatal(err)
+	}
+	cfg := servicetest.Config(t)
+	cfg.DataDir, cfg.Domains, cfg.APIToken = filepath.Join(root, "data"), []string{"fixture.test"}, fx.APIToken
+	svc := servicetest.Start(t, cfg)
+	base := servicetest.URL(svc)
+	if g := svc.Views.Generation(); g != 1 {
+		t.Errorf("views generation %d: want the views of format 4 read as they are (1)", g)
+	}
+	admin := []string{"Authorization", "Bearer " + fx.APIToken}
+	key := []string{"Authorization", "Bearer " + fx.Key}
+
+	// Family C: both messages, the first read, the second's code.
+	list := servicetest.Messages(t, base, fx.C1.Token)
+	if len(list) != 2 || list[1].ID != fx.C1.Read || !list[1].IsRead || list[0].IsRead || list[0].Subject != "c1 second 123456" {
+		t.Errorf("c1's messages: %+v", list)
+	}
+	if code, b := servicetest.Call(t, "GET", base+"/inboxes/"+fx.C1.Token+"/otp/", ""); code != 200 || !strings.Contains(string(b), `"123456"`) {
+		t.Errorf("c1's code: %d %s", code, b)
+	}
+	// Family B's mailbox, and the tenant's family A inbox, by its key.
+	if code, b := servicetest.Call(t, "GET", base+"/api/mailstore/mailbox/b1/", ""); code != 200 || !strings.Contains(string(b), `"total":1`) {
+		t.Errorf("family B's mailbox: %d %s", code, b)
+	}
+	if code, b := servicetest.Call(t, "GET", base+"/api/inboxes/"+fx.A1.ID+"/emails/", "", key...); code != 200 || !strings.Contains(string(b), "a tenant's") {
+		t.Errorf("the tenant's inbox by its key: %d %s", code, b)
+	}
+	// The tenant, its live key, its revoked one, the deleted tenant.
+	code, b := servicetest.Call(t, "GET", base+"/api/tenants/", "", admin...)
+	if code != 200 || !strings.Contains(string(b), fx.Tenant) || strings.Contains(string(b), fx.DeletedTenant) {
+		t.Errorf("the tenants: %d %s", code, b)
+	}
+	if code, b := servicetest.Call(t, "GET", base+"/api/usage/", "", key...); code != 200 || !strings.Contains(string(b), `"inboxes"`) {
+		t.Errorf("the tenant's usage: %d %s", code, b)
+	}
+	if code, _ := servicetest.Call(t, "GET", base+"/api/usage/", "", "Authorization", "Bearer "+fx.RevokedKey); code != http.StatusUnauthorized {
+		t.Errorf("the revoked key: %d, want 401", code)
+	}
+	// mail.tm: the account's password still logs in, and its mail is there.
+	code, b = servicetest.Call(t, "POST", base+"/compat/mailtm/token", `{"address":"`+fx.MailTM.Address+`","password":"`+fx.MailTM.Password+`"}`,
+		"Content-Type", "application/json")
+	var tok struct{ Token string }
+	if code != 200 || json.Unmarshal(b, &tok) != nil || tok.Token == "" {
+		t.Fatalf("mail.tm login: %d %s", code, b)
+	}
+	if code, b := servicetest.Call(t, "GET", base+"/compat/mailtm/messages", "", "Authorization", "Bearer "+tok.Token); code != 200 || !strings.Contains(string(b), "mail.tm's") {
+		t.Errorf("mail.tm's messages: %d %s", code, b)
+	}
+	// Mailosaur: the server is the tenant's still.
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte(fx.Key+":"))
+	if code, b := servicetest.Call(t, "GET", base+"/compat/mailosaur/api/servers", "", "Authorization", basic); code != 200 || !strings.Contains(string(b), fx.Server) {
+		t.Errorf("the Mailosaur servers: %d %s", code, b)
+	}
+
+	// New mail lands beside the old.
+	if err := servicetest.Mail(svc.SMTPAddr(), "c1@fixture.test", "after the upgrade", "new"); err != nil {
+		t.Fatal(err)
+	}
+	if list := servicetest.Messages(t, base, fx.C1.Token); len(list) != 3 || list[0].Subject != "after the upgrade" {
+		t.Errorf("after new mail: %+v", list)
+	}
+}
