@@ -23,5 +23,5 @@
 // group commits (Flusher); files.go writes files that outlast a power cut
 // (WriteFileSynced, SyncDir); disk.go keeps the data directory's disk from
 // filling (DiskGuard); errors.go tells NATS's answers apart for every store
-// (WrongLastSeq, Unavailable). Package natstest runs NATS for tests.
+// (WrongLastSeq, MsgGone, ErrorCode, Unavailable). Package natstest runs NATS for tests.
 package broker

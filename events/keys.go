@@ -365,7 +365,7 @@ func (k *streamKeys) Erase(ctx context.Context, ref uint64, messageID string) er
 	if m.Subject != keySubject(messageID) {
 		return nil
 	}
-	if err := k.stream.SecureDeleteMsg(ctx, ref); err != nil && !isNotFound(err) { // erased meanwhile
+	if err := k.stream.SecureDeleteMsg(ctx, ref); err != nil && !broker.MsgGone(err) { // erased meanwhile
 		return unavailable(err)
 	}
 	return nil

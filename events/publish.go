@@ -134,7 +134,7 @@ func (s *Store) write(ctx context.Context, m *nats.Msg) (Ack, error) {
 			return Ack{}, err
 		case errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse):
 			// Nothing was stored: no stream leader took it.
-		case apiErrorCode(err) == jsErrDuplicateInProcess:
+		case broker.ErrorCode(err) == jsErrDuplicateInProcess:
 			// An earlier try of this very message is being stored (a
 			// leader that was paused, or just elected, still has it in
 			// flight): its answer, a duplicate's, comes to a later try.
