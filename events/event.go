@@ -165,7 +165,7 @@ type InboxExpired struct {
 //
 // Its JSON says only where the message is (inbox, id, time, size, the key
 // its content is sealed under); what the message says, everything a person
-// wrote, follows the JSON in the same stored message, sealed (seal.go).
+// wrote, follows the JSON in the same stored message, sealed (sealed.Seal).
 // Deleting the message erases its key: the event stays, and nothing of what
 // it said can be read back from it, so a rebuild after deletions replays the
 // very history the live views saw. Store.AppendMail seals the Content of a
@@ -177,7 +177,7 @@ type MailReceived struct {
 	ReceivedAt time.Time `json:"received_at"`
 	Size       int64     `json:"size"`                 // bytes of the raw message
 	RawObject  string    `json:"raw_object,omitempty"` // where the sealed raw bytes are, when not in the content
-	Key        uint64    `json:"key"`                  // the content's key (Keys)
+	Key        uint64    `json:"key"`                  // the content's key (sealed.Keys)
 	// Print recognises a sender's retry of this very message (Print).
 	Print Print `json:"print,omitzero"`
 	// ClaimBack, when not 0, says its tenant's quota claimed it: its

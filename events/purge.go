@@ -276,7 +276,7 @@ func inboxOf(p Payload) string {
 
 // eraseContent erases a message's key and removes its raw object.
 func (s *Store) eraseContent(ctx context.Context, key uint64, messageID, object string) error {
-	s.contents.remove(messageID)
+	s.contents.Remove(messageID)
 	if err := s.keys.Erase(ctx, key, messageID); err != nil {
 		s.CountError("purge")
 		return err
