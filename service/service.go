@@ -186,7 +186,7 @@ func (s *Service) openStore(ctx context.Context) (err error) {
 	if cfg.NATSURL == "" && cfg.MinFreeDisk > 0 {
 		s.disk = broker.NewDiskGuard(cfg.DataDir, cfg.MinFreeDisk)
 	}
-	var rec *events.Record
+	var rec *storeRecord
 	if s.holdsStore() {
 		// Before anything is made: a stream made now over one that is
 		// missing would hide the loss.
