@@ -29,8 +29,8 @@
 // stores received mail (Copy: one recipient's copy), sealed under a key of
 // its own; content.go opens it again (Store.Content, Store.OpenRaw) and
 // keeps it in the cache; purge.go forgets what the views let go (Forget),
-// erasing the keys of what is gone; secrets.go shares the generated API
-// token. Package eventstest opens a store for tests.
+// erasing the keys of what is gone. Package eventstest opens a store for
+// tests.
 //
 // This package never reads or writes views; that is the projections package.
 package events
