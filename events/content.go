@@ -27,24 +27,16 @@ type ContentRef struct {
 // kept decoded in a bounded cache: it never changes while it exists.
 // Callers must not change what it returns.
 func (s *Store) Content(ctx context.Context, ref ContentRef) (*mail.Message, error) {
-	if c := s.contents.Get(ref.MessageID); c != nil {
-		return c, nil
-	}
-	// Many readers of a message that just arrived (every event stream on
-	// its inbox) open it once; one reader going away does not fail the
-	// others.
-	v, err, _ := s.opening.Do(ref.MessageID, func() (any, error) {
+	// Readers who ask at once share one opening (sealed.Cache.Open): one
+	// reader going away does not fail the others.
+	return s.contents.Open(ref.MessageID, func() (*mail.Message, error) {
 		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		return s.open(octx, ref)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.(*mail.Message), nil
 }
 
-// open reads and opens a message's content, and keeps it in the cache.
+// open reads and opens a message's content.
 func (s *Store) open(ctx context.Context, ref ContentRef) (*mail.Message, error) {
 	m, err := s.stream.GetMsg(ctx, ref.Seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
@@ -67,7 +59,6 @@ func (s *Store) open(ctx context.Context, ref ContentRef) (*mail.Message, error)
 	if err != nil {
 		return nil, fmt.Errorf("content of message %s: %w", ref.MessageID, err)
 	}
-	s.contents.Put(ref.MessageID, &c)
 	return &c, nil
 }
 

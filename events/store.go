@@ -11,7 +11,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/singleflight"
 
 	"tempmail/broker"
 	"tempmail/sealed"
@@ -75,7 +74,6 @@ type Store struct {
 	keys           sealed.Keys
 	flusher        *broker.Flusher
 	contents       *sealed.Cache
-	opening        singleflight.Group // contents being opened, by message id
 	partitions     int
 	replicated     bool // R3: reads of the object store may reach a follower
 	attemptTimeout time.Duration

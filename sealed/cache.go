@@ -4,6 +4,8 @@ import (
 	"container/list"
 	"sync"
 
+	"golang.org/x/sync/singleflight"
+
 	"tempmail/mail"
 )
 
@@ -16,6 +18,7 @@ type Cache struct {
 	bytes    int
 	order    *list.List // of *cachedContent, most recent first
 	byID     map[string]*list.Element
+	opening  singleflight.Group // contents being opened, by message id
 }
 
 type cachedContent struct {
@@ -43,9 +46,29 @@ func contentSize(c *mail.Message) int {
 	return n + 128*len(c.Attachments)
 }
 
-// Get returns the content of the message id, nil when it is not kept.
-// Callers must not change it.
-func (cc *Cache) Get(id string) *mail.Message {
+// Open returns the content of the message id: the one kept, or else what
+// open returns, kept from then on. Callers must not change it. Many
+// readers of a message that just arrived (every event stream on its
+// inbox) ask for it at once: they share one open.
+func (cc *Cache) Open(id string, open func() (*mail.Message, error)) (*mail.Message, error) {
+	if c := cc.get(id); c != nil {
+		return c, nil
+	}
+	v, err, _ := cc.opening.Do(id, func() (any, error) {
+		c, err := open()
+		if err != nil {
+			return nil, err
+		}
+		cc.put(id, c)
+		return c, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*mail.Message), nil
+}
+
+func (cc *Cache) get(id string) *mail.Message {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	e, ok := cc.byID[id]
@@ -56,8 +79,7 @@ func (cc *Cache) Get(id string) *mail.Message {
 	return e.Value.(*cachedContent).c
 }
 
-// Put keeps c, the content of the message id.
-func (cc *Cache) Put(id string, c *mail.Message) {
+func (cc *Cache) put(id string, c *mail.Message) {
 	size := contentSize(c)
 	if size > cc.maxBytes/8 {
 		return // a few large messages would push out many small ones

@@ -21,5 +21,6 @@
 // stored earlier again; keys.go keeps the keys, in a single node's key file
 // (FileKeys) or in the KEYS stream of a cluster or an external NATS
 // (StreamKeys), and says when one is gone (ErrErased); cache.go keeps
-// opened contents in memory (Cache).
+// opened contents in memory, and opens one once for the readers who ask
+// for it at once (Cache.Open).
 package sealed
