@@ -69,7 +69,7 @@ clean:
 # test. The output and profiles stay out of git; results go to docs/BENCHMARKS.md.
 # TMBENCH_MAILPIT, a Mailpit binary, adds it to the durability comparison.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./events/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./sealed/
 	$(GO) build -o bin/tmbench ./cmd/tmbench
 	./bin/tmbench -tempmail $(BIN) -profiles bench-profiles -mailpit "$(TMBENCH_MAILPIT)" | tee bench-output.txt
 

@@ -13,15 +13,17 @@
 //
 // Where things are: node.go starts the embedded server (or dials the
 // external one) and closes it; embedded.go sets the embedded server's
-// options and waits until it serves; conn.go keeps the connections (lanes, their
-// loss, their metrics); logger.go puts the embedded server's log lines at
-// levels operators can alert on; streams.go opens streams, KV buckets and
-// object stores alike (EnsureStream, OpenKV, OpenObjectStore); leader.go
-// reads from a stream's leader (ValidKey bounds the keys read); settle.go
-// retries start-up steps while JetStream elects its leaders (Settle,
-// Transient); flush.go puts a single node's acknowledged writes on disk in
-// group commits (Flusher); files.go writes files that outlast a power cut
-// (WriteFileSynced, SyncDir); disk.go keeps the data directory's disk from
-// filling (DiskGuard); errors.go tells NATS's answers apart for every store
-// (WrongLastSeq, Unavailable). Package natstest runs NATS for tests.
+// options and waits until it serves; conn.go keeps the connections (lanes,
+// their loss, their metrics); logger.go puts the embedded server's log lines
+// at levels operators can alert on; streams.go opens streams, KV buckets and
+// object stores alike (EnsureStream, OpenKV, OpenObjectStore); publish.go
+// does what nats.go has no helper for yet: message schedules (Schedule) and
+// atomic batches (PublishBatch); leader.go reads from a stream's leader
+// (ValidKey bounds the keys read); settle.go retries start-up steps while
+// JetStream elects its leaders (Settle, Transient); flush.go puts a single
+// node's acknowledged writes on disk in group commits (Flusher); files.go
+// writes files that outlast a power cut (WriteFileSynced, SyncDir); disk.go
+// keeps the data directory's disk from filling (DiskGuard); errors.go tells
+// NATS's answers apart for every store (WrongLastSeq, MsgGone, ErrorCode,
+// Unavailable). Package natstest runs NATS for tests.
 package broker

@@ -2,6 +2,9 @@ package broker
 
 import (
 	"errors"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -24,4 +27,43 @@ func WrongLastSeq(err error) bool {
 // package says it once, in a helper of its own.
 func Unavailable(store string, err error) error {
 	return tempmail.Wrap(tempmail.Unavailable, err, store+" is unavailable; try again")
+}
+
+// MsgGone tells a message that is gone already, from the answer to a read
+// or a deletion of it: a deletion of it has nothing left to do.
+func MsgGone(err error) bool {
+	code := ErrorCode(err)
+	return errors.Is(err, jetstream.ErrMsgNotFound) || code == jetstream.JSErrCodeMessageNotFound ||
+		code == jsErrSequenceNotFound ||
+		(code == jsErrDeleteFailed && (strings.Contains(err.Error(), "no message found") ||
+			strings.Contains(err.Error(), "stream store EOF")))
+}
+
+// The server's answers to a deletion of a message that is not there:
+// "sequence N not found", or "message delete failed" saying "no message
+// found" (deleted before, by an inbox's purge say) or "stream store EOF"
+// (past the stream's last).
+const (
+	jsErrSequenceNotFound = 10043
+	jsErrDeleteFailed     = 10057
+)
+
+// errCodeRe finds the server's error code in the text of an error the
+// client did not wrap: nats.go's DeleteMsg reports a refusal as
+// ErrMsgDeleteUnsuccessful with the API error formatted into its text.
+var errCodeRe = regexp.MustCompile(`err_code=(\d+)`)
+
+// ErrorCode is the JetStream API error code err carries; 0 for none.
+func ErrorCode(err error) jetstream.ErrorCode {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.ErrorCode
+	}
+	if err != nil {
+		if m := errCodeRe.FindStringSubmatch(err.Error()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return jetstream.ErrorCode(n)
+		}
+	}
+	return 0
 }

@@ -39,8 +39,8 @@ func Settle(ctx context.Context, log *slog.Logger, step string, fn func(context.
 
 // ErrNotYetShown: something just stored is not read back yet, as a stream
 // leader elected a moment ago may answer before it applied what it has.
-// A start-up step that stores and reads back (events.TokenShare) wraps it
-// to be tried again (Transient).
+// A start-up step that stores and reads back (the shared API token,
+// service/token.go) wraps it to be tried again (Transient).
 var ErrNotYetShown = errors.New("stored, but not yet shown by the stream's leader")
 
 // Transient tells the errors worth another try at start-up: timeouts, no

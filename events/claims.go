@@ -211,7 +211,7 @@ type ForgetClaim struct {
 func (s *Store) forgetClaims(ctx context.Context, claims []ForgetClaim) error {
 	for _, c := range claims {
 		m, err := s.stream.GetMsg(ctx, c.Seq)
-		if isNotFound(err) {
+		if broker.MsgGone(err) {
 			continue // forgotten already
 		}
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"tempmail"
 	"tempmail/broker"
+	"tempmail/sealed"
 )
 
 // InlineRawMax is the largest raw message that travels sealed inside its
@@ -184,19 +185,17 @@ func (s *Store) seal(ctx context.Context, d *Copy) (*sealedCopy, error) {
 	content := m.Content
 	if len(content.Raw) > InlineRawMax {
 		c.object = RawObjectName(m.MessageID)
-		_, err := s.raw.Put(ctx, jetstream.ObjectMeta{Name: c.object}, newSealedReader(key, m.MessageID, content.Raw))
+		_, err := s.raw.Put(ctx, jetstream.ObjectMeta{Name: c.object}, sealed.NewReader(key, m.MessageID, content.Raw))
 		if err != nil {
 			s.discard(c)
 			return nil, tempmail.Wrap(tempmail.Unavailable, err, "could not store the message")
 		}
 		m.RawObject, content.Raw = c.object, nil
 	}
-	plain, err := encodeContent(content)
-	if err != nil {
+	if m.Sealed, err = sealed.Seal(key, m.MessageID, content); err != nil {
 		s.discard(c)
 		return nil, err
 	}
-	m.Sealed = seal(key, m.MessageID, plain)
 	part := s.PartitionOfAddress(m.Address)
 	if d.Claim != nil {
 		m.ClaimBack = 1

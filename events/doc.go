@@ -3,7 +3,9 @@
 // carry an aggregate (an inbox address, the domain list, or a tenant) and its partition,
 // the JetStream event stream and raw-message object store, appends to them,
 // reads and purges. NATS itself (the embedded server or an external one, its
-// connections, leader reads, flushes) is package broker's.
+// connections, leader reads, flushes) is package broker's; what a message
+// says, sealed, and the keys it is sealed under, package sealed's: the log
+// holds a message's content only sealed, and forgets it by erasing its key.
 //
 // Publishing goes through Store, which gives every write the guarantees the
 // rest of the service relies on: Nats-Msg-Id deduplication for retried
@@ -24,14 +26,11 @@
 // claim (CreateTenantInbox); claims.go how every quota is claimed that
 // way, and what authentication asks the log of a key (KeyRefused);
 // migrate.go brings a log of an earlier format to this one; copies.go
-// stores received mail (Copy: one recipient's copy);
-// content.go and seal.go the sealed records of what a message says (a
-// mail.Message in this package's own shape: storedcontent.go; preview.go
-// makes the previews of records stored earlier again), keys.go their keys;
-// purge.go forgets what the views let go (Forget); record.go keeps the
-// data directory's record of its store (ErrStoreLost when it is lost);
-// secrets.go shares the generated API token. Package eventstest opens a
-// store for tests.
+// stores received mail (Copy: one recipient's copy), sealed under a key of
+// its own; content.go opens it again (Store.Content, Store.OpenRaw) and
+// keeps it in the cache; purge.go forgets what the views let go (Forget),
+// erasing the keys of what is gone. Package eventstest opens a store for
+// tests.
 //
 // This package never reads or writes views; that is the projections package.
 package events

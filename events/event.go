@@ -9,9 +9,9 @@ import (
 	"tempmail/mail"
 )
 
-// Type names an event. Each type has a schema version; decoding an event of
-// an unknown type or version is an error, never a silent skip, so that an old
-// binary cannot quietly build wrong views from a newer log.
+// Type names an event. Each type has a schema version (schema); decoding an
+// event of an unknown type or version is an error, never a silent skip, so
+// that an old binary cannot quietly build wrong views from a newer log.
 type Type string
 
 const (
@@ -50,33 +50,6 @@ type Payload interface {
 	// EventType is the Type the payload is recorded under.
 	EventType() Type
 }
-
-// Schema versions of the payloads this build writes and reads.
-const (
-	domainAddedV       = 1
-	domainDeactivatedV = 1
-	inboxCreatedV      = 3 // 1 had no tenant_id, 2 no password_hash (both still read, and written for an inbox without them)
-	inboxDeletedV      = 1
-	inboxExpiredV      = 1
-	mailReceivedV      = 2 // 1 had its content in a record beside it
-	markedReadV        = 1
-	deletedV           = 1
-	webhookCreatedV    = 1
-	webhookDeletedV    = 1
-	webhookRotatedV    = 1
-	tenantCreatedV     = 1
-	tenantChangedV     = 1
-	tenantDeletedV     = 1
-	keyCreatedV        = 1
-	keyRevokedV        = 1
-	tenantInboxAddedV  = 1
-	tenantInboxRemoved = 1
-	mailClaimedV       = 1
-	webhookClaimedV    = 1
-	tenantDomainAddedV = 1
-	tenantDomainRemovV = 1
-	keyBarredV         = 1
-)
 
 // DomainAdded records a domain, active from now on: a configured one
 // (--domains), or one the admin added at runtime (API set). It is stored
@@ -165,7 +138,7 @@ type InboxExpired struct {
 //
 // Its JSON says only where the message is (inbox, id, time, size, the key
 // its content is sealed under); what the message says, everything a person
-// wrote, follows the JSON in the same stored message, sealed (seal.go).
+// wrote, follows the JSON in the same stored message, sealed (sealed.Seal).
 // Deleting the message erases its key: the event stays, and nothing of what
 // it said can be read back from it, so a rebuild after deletions replays the
 // very history the live views saw. Store.AppendMail seals the Content of a
@@ -177,7 +150,7 @@ type MailReceived struct {
 	ReceivedAt time.Time `json:"received_at"`
 	Size       int64     `json:"size"`                 // bytes of the raw message
 	RawObject  string    `json:"raw_object,omitempty"` // where the sealed raw bytes are, when not in the content
-	Key        uint64    `json:"key"`                  // the content's key (Keys)
+	Key        uint64    `json:"key"`                  // the content's key (sealed.Keys)
 	// Print recognises a sender's retry of this very message (Print).
 	Print Print `json:"print,omitzero"`
 	// ClaimBack, when not 0, says its tenant's quota claimed it: its
@@ -342,12 +315,12 @@ func Decode(b []byte) (Payload, time.Time, error) {
 	if err := json.Unmarshal(b, &env); err != nil {
 		return nil, time.Time{}, fmt.Errorf("decode event: %w", err)
 	}
-	if v := versionOf(env.Type); v == 0 {
+	v, p := schema(env.Type)
+	if v == 0 {
 		return nil, env.Time, fmt.Errorf("decode event: unknown type %q", env.Type)
 	} else if env.Version != v && !readable(env.Type, env.Version) {
 		return nil, env.Time, fmt.Errorf("decode event: %s version %d is not supported (this build reads version %d)", env.Type, env.Version, v)
 	}
-	p := newPayload(env.Type)
 	if err := json.Unmarshal(env.Data, p); err != nil {
 		return nil, env.Time, fmt.Errorf("decode %s: %w", env.Type, err)
 	}
@@ -372,7 +345,8 @@ func writtenVersion(p Payload) int {
 	case *InboxCreated:
 		ev = e
 	default:
-		return versionOf(p.EventType())
+		v, _ := schema(p.EventType())
+		return v
 	}
 	switch {
 	case ev.PasswordHash != "":
@@ -388,108 +362,62 @@ func readable(t Type, v int) bool {
 	return t == TypeInboxCreated && (v == 1 || v == 2)
 }
 
-func versionOf(t Type) int {
+// schema is what this build knows of events of type t: the version it
+// writes (version 0: t is unknown), and an empty payload to decode one
+// into, a pointer, so that consumers switch on *InboxCreated and the like.
+// One table, so that no type has a version without a payload or the
+// reverse.
+func schema(t Type) (version int, p Payload) {
 	switch t {
 	case TypeDomainAdded:
-		return domainAddedV
+		return 1, &DomainAdded{}
 	case TypeDomainDeactivated:
-		return domainDeactivatedV
+		return 1, &DomainDeactivated{}
 	case TypeInboxCreated:
-		return inboxCreatedV
+		// 1 had no tenant_id, 2 no password_hash: both still read
+		// (readable), and written for an inbox without them
+		// (writtenVersion).
+		return 3, &InboxCreated{}
 	case TypeInboxDeleted:
-		return inboxDeletedV
+		return 1, &InboxDeleted{}
 	case TypeInboxExpired:
-		return inboxExpiredV
+		return 1, &InboxExpired{}
 	case TypeMailReceived:
-		return mailReceivedV
+		return 2, &MailReceived{} // 1 had its content in a record beside it
 	case TypeMarkedRead:
-		return markedReadV
+		return 1, &MarkedRead{}
 	case TypeDeleted:
-		return deletedV
+		return 1, &Deleted{}
 	case TypeWebhookCreated:
-		return webhookCreatedV
+		return 1, &WebhookCreated{}
 	case TypeWebhookDeleted:
-		return webhookDeletedV
+		return 1, &WebhookDeleted{}
 	case TypeWebhookSecretRotated:
-		return webhookRotatedV
+		return 1, &WebhookSecretRotated{}
 	case TypeTenantCreated:
-		return tenantCreatedV
+		return 1, &TenantCreated{}
 	case TypeTenantChanged:
-		return tenantChangedV
+		return 1, &TenantChanged{}
 	case TypeTenantDeleted:
-		return tenantDeletedV
+		return 1, &TenantDeleted{}
 	case TypeKeyCreated:
-		return keyCreatedV
+		return 1, &KeyCreated{}
 	case TypeKeyRevoked:
-		return keyRevokedV
+		return 1, &KeyRevoked{}
 	case TypeTenantInboxAdded:
-		return tenantInboxAddedV
+		return 1, &TenantInboxAdded{}
 	case TypeTenantInboxRemoved:
-		return tenantInboxRemoved
+		return 1, &TenantInboxRemoved{}
 	case TypeMailClaimed:
-		return mailClaimedV
+		return 1, &MailClaimed{}
 	case TypeWebhookClaimed:
-		return webhookClaimedV
+		return 1, &WebhookClaimed{}
 	case TypeTenantDomainAdded:
-		return tenantDomainAddedV
+		return 1, &TenantDomainAdded{}
 	case TypeTenantDomainRemoved:
-		return tenantDomainRemovV
+		return 1, &TenantDomainRemoved{}
 	case TypeKeyBarred:
-		return keyBarredV
+		return 1, &KeyBarred{}
 	}
-	return 0
-}
-
-// newPayload returns a pointer to an empty payload of type t; decoded events
-// are always pointers, so consumers switch on *InboxCreated and the like.
-func newPayload(t Type) Payload {
-	switch t {
-	case TypeDomainAdded:
-		return &DomainAdded{}
-	case TypeDomainDeactivated:
-		return &DomainDeactivated{}
-	case TypeInboxCreated:
-		return &InboxCreated{}
-	case TypeInboxDeleted:
-		return &InboxDeleted{}
-	case TypeInboxExpired:
-		return &InboxExpired{}
-	case TypeMailReceived:
-		return &MailReceived{}
-	case TypeMarkedRead:
-		return &MarkedRead{}
-	case TypeDeleted:
-		return &Deleted{}
-	case TypeWebhookCreated:
-		return &WebhookCreated{}
-	case TypeWebhookDeleted:
-		return &WebhookDeleted{}
-	case TypeWebhookSecretRotated:
-		return &WebhookSecretRotated{}
-	case TypeTenantCreated:
-		return &TenantCreated{}
-	case TypeTenantChanged:
-		return &TenantChanged{}
-	case TypeTenantDeleted:
-		return &TenantDeleted{}
-	case TypeKeyCreated:
-		return &KeyCreated{}
-	case TypeKeyRevoked:
-		return &KeyRevoked{}
-	case TypeTenantInboxAdded:
-		return &TenantInboxAdded{}
-	case TypeTenantInboxRemoved:
-		return &TenantInboxRemoved{}
-	case TypeMailClaimed:
-		return &MailClaimed{}
-	case TypeWebhookClaimed:
-		return &WebhookClaimed{}
-	case TypeTenantDomainAdded:
-		return &TenantDomainAdded{}
-	case TypeTenantDomainRemoved:
-		return &TenantDomainRemoved{}
-	case TypeKeyBarred:
-		return &KeyBarred{}
-	}
-	panic("events: no payload for " + t)
+	return 0, nil
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/broker"
 )
 
 // migrate brings a log of format 2 or 3 to format 4 (store.go), as the
@@ -43,7 +45,7 @@ func (s *Store) migrateTenant(ctx context.Context, tenantID string) error {
 	subj := tenantSubject(tenantID)
 	for next := uint64(1); ; {
 		m, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(subj))
-		if isNotFound(err) {
+		if broker.MsgGone(err) {
 			return nil
 		}
 		if err != nil {

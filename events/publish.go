@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -49,20 +48,8 @@ func scheduleMsg(subject, target string, at time.Time, p Payload) (*nats.Msg, er
 	}
 	m := nats.NewMsg(subject)
 	m.Data = data
-	Schedule(m, target, at)
+	broker.Schedule(m, target, at)
 	return m, nil
-}
-
-// Schedule makes m a message schedule (ADR-51): the server keeps it until
-// at and then publishes its data and headers on target, in the same
-// stream. @at has whole seconds; rounding up means it never fires early.
-func Schedule(m *nats.Msg, target string, at time.Time) {
-	fire := at.UTC().Truncate(time.Second)
-	if fire.Before(at) {
-		fire = fire.Add(time.Second)
-	}
-	m.Header.Set("Nats-Schedule", "@at "+fire.Format(time.RFC3339))
-	m.Header.Set("Nats-Schedule-Target", target)
 }
 
 // expect makes m conditional on subject's last sequence being seq.
@@ -112,9 +99,6 @@ func (s *Store) write(ctx context.Context, m *nats.Msg) (Ack, error) {
 	if m.Header.Get(jetstream.MsgIDHeader) == "" {
 		withID(m, "")
 	}
-	for _, h := range []string{"Nats-Batch-Id", "Nats-Batch-Sequence", "Nats-Batch-Commit"} {
-		m.Header.Del(h) // left by a batch this message was part of
-	}
 	unsure := false // an earlier try may have been stored
 	for attempt := 0; ; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, s.attemptTimeout)
@@ -134,7 +118,7 @@ func (s *Store) write(ctx context.Context, m *nats.Msg) (Ack, error) {
 			return Ack{}, err
 		case errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse):
 			// Nothing was stored: no stream leader took it.
-		case apiErrorCode(err) == jsErrDuplicateInProcess:
+		case broker.ErrorCode(err) == jsErrDuplicateInProcess:
 			// An earlier try of this very message is being stored (a
 			// leader that was paused, or just elected, still has it in
 			// flight): its answer, a duplicate's, comes to a later try.
@@ -173,76 +157,44 @@ func (s *Store) storedEarlier(ctx context.Context, m *nats.Msg) (uint64, bool) {
 
 var errBatchDuplicate = errors.New("batch holds a message stored before")
 
-// publishBatch stores several messages as one atomic batch (ADR-50): every
-// message carries the batch id and its position, the last one commits and
-// is answered with the batch's ack; nats.go has no helper for it yet. A
-// batch holding a message stored before (its Nats-Msg-Id known) fails whole
-// with errBatchDuplicate; the caller then stores its messages one by one,
-// each deduplicated on its own. An unanswered commit is an unknown outcome:
-// the caller must find out the same way.
+// publishBatch stores several messages as one atomic batch
+// (broker.PublishBatch). A batch holding a message stored before (its
+// Nats-Msg-Id known) fails whole with errBatchDuplicate; the caller then
+// stores its messages one by one, each deduplicated on its own. An
+// unanswered commit is an unknown outcome: the caller must find out the
+// same way.
 func (s *Store) publishBatch(ctx context.Context, msgs []*nats.Msg) ([]Ack, error) {
-	nc := s.js.Conn()
-	batchID := nuid.Next()
-	var reply *nats.Msg
-	for i, m := range msgs {
-		m.Header.Set("Nats-Batch-Id", batchID)
-		m.Header.Set("Nats-Batch-Sequence", strconv.Itoa(i+1))
-		var err error
-		if i < len(msgs)-1 {
-			err = nc.PublishMsg(m)
-		} else {
-			m.Header.Set("Nats-Batch-Commit", "1")
-			actx, cancel := context.WithTimeout(ctx, s.attemptTimeout)
-			reply, err = nc.RequestMsgWithContext(actx, m)
-			cancel()
-		}
-		if err == nil {
-			continue
-		}
+	seq, sent, err := broker.PublishBatch(ctx, s.js.Conn(), msgs, s.attemptTimeout)
+	var apiErr *jetstream.APIError
+	switch {
+	case err == nil:
+	case !sent:
 		s.CountError("publish")
-		// A batch without its commit is never stored (the server drops
-		// it); a commit sent and not answered may have been.
-		if i < len(msgs)-1 || errors.Is(err, nats.ErrNoResponders) {
-			return nil, unavailable(err)
-		}
-		return nil, unknown(err)
-	}
-	var res struct {
-		Seq   uint64 `json:"seq"`
-		Error *struct {
-			Code    int    `json:"err_code"`
-			Message string `json:"description"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(reply.Data, &res); err != nil {
+		return nil, unavailable(err) // a batch without its commit is never stored
+	case !errors.As(err, &apiErr):
 		s.CountError("publish")
-		return nil, unknown(fmt.Errorf("batch ack %q: %w", reply.Data, err))
-	}
-	if res.Error != nil {
-		apiErr := &jetstream.APIError{ErrorCode: jetstream.ErrorCode(res.Error.Code), Description: res.Error.Message}
-		switch {
-		case broker.WrongLastSeq(apiErr):
-			return nil, apiErr
-		case res.Error.Code == jsErrBatchDuplicateMsgID || res.Error.Code == jsErrBatchIncomplete:
-			// A message with a known Nats-Msg-Id is refused, or dropped
-			// (leaving the batch incomplete): a retry of one stored.
-			return nil, errBatchDuplicate
-		case res.Error.Code == jsErrDuplicateInProcess:
-			// A message of the batch is being stored by an earlier try:
-			// what became of it, its own publish finds out.
-			s.CountError("publish")
-			return nil, unknown(apiErr)
-		}
+		return nil, unknown(err) // a commit sent and not answered may have been
+	case broker.WrongLastSeq(apiErr):
+		return nil, apiErr
+	case apiErr.ErrorCode == jsErrBatchDuplicateMsgID || apiErr.ErrorCode == jsErrBatchIncomplete:
+		// A message with a known Nats-Msg-Id is refused, or dropped
+		// (leaving the batch incomplete): a retry of one stored.
+		return nil, errBatchDuplicate
+	case apiErr.ErrorCode == jsErrDuplicateInProcess:
+		// A message of the batch is being stored by an earlier try:
+		// what became of it, its own publish finds out.
+		s.CountError("publish")
+		return nil, unknown(apiErr)
+	default:
 		s.CountError("publish")
 		return nil, unavailable(apiErr)
 	}
-	if err := s.flushEvents(ctx, res.Seq); err != nil {
+	if err := s.flushEvents(ctx, seq); err != nil {
 		return nil, err
 	}
-	// A batch's messages get consecutive sequences ending at Seq.
 	acks := make([]Ack, len(msgs))
 	for i, m := range msgs {
-		acks[i] = Ack{Seq: res.Seq - uint64(len(msgs)-1-i), Partition: PartitionOf(m.Subject)}
+		acks[i] = Ack{Seq: seq - uint64(len(msgs)-1-i), Partition: PartitionOf(m.Subject)}
 	}
 	return acks, nil
 }

@@ -5,12 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail/broker"
 )
 
 // Forget is what the views let go of, for the log to forget in its turn
@@ -148,51 +147,12 @@ func (s *Store) deleteSeqs(ctx context.Context, seqs []uint64) error {
 			continue
 		}
 		err := s.stream.DeleteMsg(ctx, seq)
-		if err != nil && !isNotFound(err) {
+		if err != nil && !broker.MsgGone(err) {
 			s.CountError("purge")
 			return unavailable(err)
 		}
 	}
 	return nil
-}
-
-// isNotFound tells an event that is gone already: a deletion of it has
-// nothing left to do.
-func isNotFound(err error) bool {
-	code := apiErrorCode(err)
-	return errors.Is(err, jetstream.ErrMsgNotFound) || code == jetstream.JSErrCodeMessageNotFound ||
-		code == jsErrSequenceNotFound ||
-		(code == jsErrDeleteFailed && (strings.Contains(err.Error(), "no message found") ||
-			strings.Contains(err.Error(), "stream store EOF")))
-}
-
-// The server's answers to a deletion of an event that is not there:
-// "sequence N not found", or "message delete failed" saying "no message
-// found" (deleted before, by an inbox's purge say) or "stream store EOF"
-// (past the stream's last).
-const (
-	jsErrSequenceNotFound = 10043
-	jsErrDeleteFailed     = 10057
-)
-
-// errCodeRe finds the server's error code in the text of an error the
-// client did not wrap: nats.go's DeleteMsg reports a refusal as
-// ErrMsgDeleteUnsuccessful with the API error formatted into its text.
-var errCodeRe = regexp.MustCompile(`err_code=(\d+)`)
-
-// apiErrorCode is the JetStream API error code err carries; 0 for none.
-func apiErrorCode(err error) jetstream.ErrorCode {
-	var apiErr *jetstream.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.ErrorCode
-	}
-	if err != nil {
-		if m := errCodeRe.FindStringSubmatch(err.Error()); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return jetstream.ErrorCode(n)
-		}
-	}
-	return 0
 }
 
 // purgeInbox erases what an ended inbox's messages said and takes every
@@ -240,7 +200,7 @@ func (s *Store) eraseInboxMessages(ctx context.Context, messages string, progres
 	for _, subject := range subjects {
 		for next := uint64(1); ; {
 			m, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(subject))
-			if isNotFound(err) {
+			if broker.MsgGone(err) {
 				break
 			}
 			if err != nil {
@@ -276,7 +236,7 @@ func (s *Store) eraseInboxMessages(ctx context.Context, messages string, progres
 func (s *Store) deleteOwnLifecycle(ctx context.Context, seq uint64, lifecycle, inboxID string) error {
 	for next := uint64(1); next < seq; {
 		m, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(lifecycle))
-		if isNotFound(err) {
+		if broker.MsgGone(err) {
 			return nil
 		}
 		if err != nil {
@@ -293,7 +253,7 @@ func (s *Store) deleteOwnLifecycle(ctx context.Context, seq uint64, lifecycle, i
 		if inboxOf(p) != inboxID {
 			continue
 		}
-		if err := s.stream.DeleteMsg(ctx, m.Sequence); err != nil && !isNotFound(err) {
+		if err := s.stream.DeleteMsg(ctx, m.Sequence); err != nil && !broker.MsgGone(err) {
 			s.CountError("purge")
 			return unavailable(err)
 		}
@@ -316,7 +276,7 @@ func inboxOf(p Payload) string {
 
 // eraseContent erases a message's key and removes its raw object.
 func (s *Store) eraseContent(ctx context.Context, key uint64, messageID, object string) error {
-	s.contents.remove(messageID)
+	s.contents.Remove(messageID)
 	if err := s.keys.Erase(ctx, key, messageID); err != nil {
 		s.CountError("purge")
 		return err

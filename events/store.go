@@ -8,11 +8,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
-	"golang.org/x/sync/singleflight"
 
 	"tempmail/broker"
+	"tempmail/sealed"
 )
 
 const (
@@ -70,10 +71,9 @@ type Store struct {
 	js             jetstream.JetStream
 	stream         jetstream.Stream
 	raw            jetstream.ObjectStore
-	keys           Keys
+	keys           sealed.Keys
 	flusher        *broker.Flusher
-	contents       *contentCache
-	opening        singleflight.Group // contents being opened, by message id
+	contents       *sealed.Cache
 	partitions     int
 	replicated     bool // R3: reads of the object store may reach a follower
 	attemptTimeout time.Duration
@@ -168,23 +168,26 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	}
 	s := &Store{js: js, stream: stream, raw: raw, partitions: partitions, replicated: cfg.Replicas > 1,
 		flusher:        cfg.Flusher,
-		attemptTimeout: cfg.AttemptTimeout, contents: newContentCache(cfg.ContentCacheBytes),
+		attemptTimeout: cfg.AttemptTimeout, contents: sealed.NewCache(cfg.ContentCacheBytes),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "tempmail_event_store_errors_total",
 			Help: "Failed event store and view store operations, by operation."}, []string{"op"})}
 	if s.attemptTimeout <= 0 {
 		s.attemptTimeout = 5 * time.Second
 	}
 	if cfg.ContentCacheBytes <= 0 {
-		s.contents = newContentCache(8 << 20)
+		s.contents = sealed.NewCache(8 << 20)
 	}
 	if cfg.KeyDir != "" {
-		s.keys, err = openFileKeys(cfg.KeyDir, func(error) { s.CountError("flush keys") })
+		s.keys, err = sealed.OpenFileKeys(cfg.KeyDir, func(error) { s.CountError("flush keys") })
 		if err == nil {
 			// A message's key on disk before its event (AppendMail).
 			s.flusher.Attach(s.keys)
 		}
 	} else {
-		s.keys, err = openStreamKeys(ctx, js, cfg.Replicas, s.publish)
+		s.keys, err = sealed.OpenStreamKeys(ctx, js, cfg.Replicas, DedupeWindow, func(ctx context.Context, m *nats.Msg) (uint64, error) {
+			ack, err := s.publish(ctx, m)
+			return ack.Seq, err
+		})
 	}
 	if err != nil {
 		return nil, err
@@ -204,8 +207,8 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 // KeyFile is the file of a single node's message keys; empty when they
 // are kept in NATS.
 func (s *Store) KeyFile() string {
-	if k, ok := s.keys.(*fileKeys); ok {
-		return k.f.Name()
+	if k, ok := s.keys.(*sealed.FileKeys); ok {
+		return k.Path()
 	}
 	return ""
 }

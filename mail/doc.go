@@ -3,7 +3,7 @@
 // links and its authentication results (Auth). It is a leaf: it imports
 // nothing of tempmail's but the root package, so that ingest, events,
 // projections, api and webhooks all speak of one Message without
-// importing one another. How a Message is stored is package events'
+// importing one another. How a Message is stored is package sealed's
 // business, not its JSON's here.
 //
 // Parse reads a message's bytes with enmime into that bounded summary. It

@@ -7,7 +7,10 @@
 // (service/servicetest), so a new dependency is wired in one place.
 //
 // Beyond wiring, the package owns what belongs to the process rather than
-// to any part: the data directory's lock (lock.go), the process's health
+// to any part: the data directory's lock (lock.go) and its record of the
+// store it holds, which tells a store that lost streams from a new one
+// (record.go; what a start makes of it, store.go), the family A API token
+// every process of a cluster shares (token.go), the process's health
 // (why it cannot serve, /readyz's probe, health.go), and handing memory
 // back at rest (rest.go).
 //

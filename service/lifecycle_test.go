@@ -21,7 +21,7 @@ import (
 
 // What a deletion must leave: nothing readable of the message in the data
 // directory. What a message says is stored only sealed under a key of its
-// own (events/seal.go), so the data directory holds a readable copy exactly
+// own (sealed/seal.go), so the data directory holds a readable copy exactly
 // when it holds the plaintext, or the key. These helpers look for both, in
 // every file under the data directory, as someone with a copy of it would.
 

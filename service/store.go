@@ -9,12 +9,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/broker"
-	"tempmail/events"
 	"tempmail/projections"
 )
 
 // What a start finds of the store its data directory held. The data
-// directory keeps a record of its store (events.Record): a start that finds
+// directory keeps a record of its store (record.go): a start that finds
 // a recorded stream missing refuses to serve rather than make it anew,
 // empty; one that finds the log shorter than recorded, or the views past
 // the log, says how many events were lost, and builds the views again.
@@ -25,8 +24,8 @@ func (s *Service) holdsStore() bool { return s.Config.NATSURL == "" }
 
 // checkRecord reads the data directory's record and refuses a store that
 // lost streams it had; nil without a record (a new data directory).
-func (s *Service) checkRecord(ctx context.Context) (*events.Record, error) {
-	rec, err := events.ReadRecord(s.Config.DataDir)
+func (s *Service) checkRecord(ctx context.Context) (*storeRecord, error) {
+	rec, err := readRecord(s.Config.DataDir)
 	if err != nil || rec == nil {
 		return nil, err
 	}
@@ -39,14 +38,14 @@ func (s *Service) checkRecord(ctx context.Context) (*events.Record, error) {
 		return nil, err
 	}
 	if len(missing) > 0 {
-		return nil, &events.ErrStoreLost{Dir: s.Config.DataDir, Missing: missing}
+		return nil, &ErrStoreLost{Dir: s.Config.DataDir, Missing: missing}
 	}
 	return rec, nil
 }
 
 // reportLoss says how many events the log lost since the record was
 // written (a torn tail the server cut off at start).
-func (s *Service) reportLoss(ctx context.Context, rec *events.Record) error {
+func (s *Service) reportLoss(ctx context.Context, rec *storeRecord) error {
 	if rec == nil {
 		return nil
 	}
@@ -67,7 +66,7 @@ func (s *Service) record(ctx context.Context) {
 		return
 	}
 	err := broker.Settle(ctx, s.log, "record the store", func(ctx context.Context) error {
-		return events.WriteRecord(ctx, s.Config.DataDir, s.Node.JS, s.Store, projections.Derived)
+		return writeRecord(ctx, s.Config.DataDir, s.Node.JS, s.Store, projections.Derived)
 	})
 	if err != nil {
 		s.log.Warn("could not record what the store holds; a start that finds streams missing will not know they were there", "err", err)

@@ -45,7 +45,7 @@ func TestStartRefusesAStoreMissingWhatItHad(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = servicetest.Try(t, servicetest.ConfigIn(dir), service.Options{})
-			var lost *events.ErrStoreLost
+			var lost *service.ErrStoreLost
 			if !errors.As(err, &lost) {
 				t.Fatalf("start over a store without %s: %v, want the store refused", missing.name, err)
 			}

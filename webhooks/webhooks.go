@@ -248,7 +248,7 @@ func (w *Webhooks) later(ctx context.Context, j job, wait time.Duration) error {
 	tag := j.event() + "." + strconv.Itoa(j.Attempt) + "." + strconv.Itoa(j.Deferred)
 	m := nats.NewMsg(laterRoot + "." + j.Webhook + "." + tag)
 	m.Data = data
-	events.Schedule(m, jobRoot+"."+j.Webhook, time.Now().Add(wait))
+	broker.Schedule(m, jobRoot+"."+j.Webhook, time.Now().Add(wait))
 	m.Header.Set(jetstream.MsgIDHeader, j.Webhook+"."+tag)
 	_, err = w.js.PublishMsg(ctx, m)
 	return err

@@ -1,4 +1,4 @@
-package events
+package sealed
 
 import (
 	"crypto/aes"
@@ -100,7 +100,9 @@ type sealedReader struct {
 	done      bool
 }
 
-func newSealedReader(key []byte, messageID string, plaintext []byte) *sealedReader {
+// NewReader yields a raw source, plaintext, sealed under key as frames
+// (sealedReader), for the object store.
+func NewReader(key []byte, messageID string, plaintext []byte) io.Reader {
 	return &sealedReader{gcm: newGCM(key, "raw"), messageID: messageID, src: plaintext}
 }
 
@@ -152,7 +154,9 @@ type openedReader struct {
 	done      bool
 }
 
-func newOpenedReader(key []byte, messageID string, src io.Reader) *openedReader {
+// OpenReader yields the plaintext of the frames NewReader sealed, read
+// from src as they come (openedReader).
+func OpenReader(key []byte, messageID string, src io.Reader) io.Reader {
 	return &openedReader{gcm: newGCM(key, "raw"), messageID: messageID, src: src}
 }
 

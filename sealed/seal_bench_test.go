@@ -1,4 +1,4 @@
-package events
+package sealed
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ func BenchmarkSeal4KiB(b *testing.B) {
 // file: a slot overwritten and flushed to disk (a deleted inbox's messages
 // share one flush).
 func BenchmarkEraseKey(b *testing.B) {
-	k, err := openFileKeys(b.TempDir(), nil)
+	k, err := OpenFileKeys(b.TempDir(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package events
+package service
 
 import (
 	"context"
@@ -21,9 +21,9 @@ const (
 	apiTokenKey   = "api-token"
 )
 
-// TokenShare finds the family A API token, generating it on the first start
+// tokenShare finds the family A API token, generating it on the first start
 // of the first process.
-type TokenShare struct {
+type tokenShare struct {
 	// Fresh is this process's candidate, drawn once for every attempt: the
 	// process whose candidate the bucket holds made the token, even when
 	// the answer to its store was lost.
@@ -39,7 +39,7 @@ type TokenShare struct {
 // says this process generated it (it is Fresh and no copy was kept
 // before). A token kept there by an earlier version becomes the shared
 // one. It is idempotent: a caller may try again after an error.
-func (ts TokenShare) Token(ctx context.Context, js jetstream.JetStream) (tok string, made bool, err error) {
+func (ts tokenShare) Token(ctx context.Context, js jetstream.JetStream) (tok string, made bool, err error) {
 	kv, err := broker.OpenKV(ctx, js, jetstream.KeyValueConfig{Bucket: secretsBucket,
 		Description: "tempmail: the generated family A API token", History: 1,
 		Storage: jetstream.FileStorage, Replicas: ts.Replicas})
@@ -89,4 +89,4 @@ func (ts TokenShare) Token(ctx context.Context, js jetstream.JetStream) (tok str
 }
 
 // Path is the file in the data directory that keeps the token.
-func (ts TokenShare) Path() string { return filepath.Join(ts.Dir, "api-token") }
+func (ts tokenShare) Path() string { return filepath.Join(ts.Dir, "api-token") }

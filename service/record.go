@@ -1,4 +1,4 @@
-package events
+package service
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/broker"
+	"tempmail/events"
 )
 
 // A data directory keeps a record of the store it holds (recordFile):
@@ -25,8 +26,8 @@ import (
 
 const recordFile = "store.json"
 
-// Record is what a data directory says of its store.
-type Record struct {
+// storeRecord is what a data directory says of its store.
+type storeRecord struct {
 	Created time.Time `json:"created"`
 	// Streams are the streams the store had when the record was written.
 	Streams []string `json:"streams"`
@@ -39,9 +40,9 @@ type Record struct {
 	Written time.Time `json:"written"`
 }
 
-// ReadRecord reads dir's record; nil without one (a new data directory, or
+// readRecord reads dir's record; nil without one (a new data directory, or
 // one of a version that kept none).
-func ReadRecord(dir string) (*Record, error) {
+func readRecord(dir string) (*storeRecord, error) {
 	b, err := os.ReadFile(filepath.Join(dir, recordFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -49,22 +50,22 @@ func ReadRecord(dir string) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the store's record: %w", err)
 	}
-	var r Record
+	var r storeRecord
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("the store's record %s is damaged (%v): restore the data directory from a backup, or move it aside to start empty", filepath.Join(dir, recordFile), err)
 	}
 	return &r, nil
 }
 
-// WriteRecord records what the store holds now, on disk before it returns.
+// writeRecord records what the store holds now, on disk before it returns.
 // derived names the streams that may go missing without loss (views, built
 // again from the log); they are not recorded.
-func WriteRecord(ctx context.Context, dir string, js jetstream.JetStream, store *Store, derived func(string) bool) error {
-	old, err := ReadRecord(dir)
+func writeRecord(ctx context.Context, dir string, js jetstream.JetStream, store *events.Store, derived func(string) bool) error {
+	old, err := readRecord(dir)
 	if err != nil {
 		return err
 	}
-	r := Record{Created: time.Now().UTC(), Written: time.Now().UTC()}
+	r := storeRecord{Created: time.Now().UTC(), Written: time.Now().UTC()}
 	if old != nil {
 		r.Created = old.Created
 	}
@@ -95,7 +96,7 @@ func WriteRecord(ctx context.Context, dir string, js jetstream.JetStream, store 
 
 // Missing lists what r names that is gone: the key file (in dir), and
 // streams JetStream does not have.
-func (r *Record) Missing(ctx context.Context, dir string, js jetstream.JetStream) ([]string, error) {
+func (r *storeRecord) Missing(ctx context.Context, dir string, js jetstream.JetStream) ([]string, error) {
 	var missing []string
 	if r.KeyFile != "" {
 		if _, err := os.Stat(filepath.Join(dir, r.KeyFile)); errors.Is(err, os.ErrNotExist) {

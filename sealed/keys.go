@@ -1,4 +1,4 @@
-package events
+package sealed
 
 import (
 	"container/heap"
@@ -43,18 +43,18 @@ type Keys interface {
 // what it said can no longer be read by anyone.
 var ErrErased = tempmail.Errorf(tempmail.NotFound, "message not found")
 
-// fileKeys keeps keys in one file of fixed-size slots in the data
+// FileKeys keeps keys in one file of fixed-size slots in the data
 // directory of a single node. Erasing overwrites the slot with zeros in
 // place (ext4 and the like write data in place), and Flush puts that on the
 // disk: the erased key is gone from the data directory within moments.
-// A new key is written to the operating system at once; the store flushes
-// it to disk before the message it seals is acknowledged (Store.AppendMail,
-// through broker.Flusher.FlushFiles), and a loop flushes whatever is left
-// within a second.
+// A new key is written to the operating system at once; the event store
+// flushes it to disk before the message it seals is acknowledged
+// (events.Store.AppendMail, through broker.Flusher.FlushFiles), and a loop
+// flushes whatever is left within a second.
 //
 // Slot layout (64 bytes): a state byte (1: in use), the message id (16
 // bytes of its UUID), the key (32 bytes), zeros.
-type fileKeys struct {
+type FileKeys struct {
 	mu   sync.Mutex
 	f    *os.File
 	used []bool    // by slot; the file holds len(used) slots
@@ -77,7 +77,7 @@ type fileKeys struct {
 
 // slotsHeap is a min-heap of slot numbers: new keys take the lowest free
 // slot, so the slots in use gather at the start of the file and its end
-// can be cut off as messages go (fileKeys.shrink).
+// can be cut off as messages go (FileKeys.shrink).
 type slotsHeap []uint32
 
 func (h slotsHeap) Len() int           { return len(h) }
@@ -96,9 +96,9 @@ const (
 	keysFile = "keys"
 )
 
-// openFileKeys opens (or creates) the key file in dir; failed (nil: none)
+// OpenFileKeys opens (or creates) the key file in dir; failed (nil: none)
 // hears of background flushes that failed.
-func openFileKeys(dir string, failed func(error)) (*fileKeys, error) {
+func OpenFileKeys(dir string, failed func(error)) (*FileKeys, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("key directory: %w", err)
 	}
@@ -124,7 +124,7 @@ func openFileKeys(dir string, failed func(error)) (*fileKeys, error) {
 	if failed == nil {
 		failed = func(error) {}
 	}
-	k := &fileKeys{f: f, used: make([]bool, len(data)/slotSize), stop: make(chan struct{}), done: make(chan struct{}), failed: failed}
+	k := &FileKeys{f: f, used: make([]bool, len(data)/slotSize), stop: make(chan struct{}), done: make(chan struct{}), failed: failed}
 	for i := range k.used {
 		if k.used[i] = data[i*slotSize] == 1; !k.used[i] {
 			k.free = append(k.free, uint32(i))
@@ -142,7 +142,7 @@ func openFileKeys(dir string, failed func(error)) (*fileKeys, error) {
 // shrink cuts the free slots off the end of the file, so that the file
 // follows what is live: a store whose messages are all deleted keeps an
 // empty key file.
-func (k *fileKeys) shrink() error {
+func (k *FileKeys) shrink() error {
 	n := len(k.used)
 	for n > 0 && !k.used[n-1] {
 		n--
@@ -158,7 +158,7 @@ func (k *fileKeys) shrink() error {
 	return nil
 }
 
-func (k *fileKeys) New(_ context.Context, messageID string) (uint64, []byte, error) {
+func (k *FileKeys) New(_ context.Context, messageID string) (uint64, []byte, error) {
 	id, err := uuid.Parse(messageID)
 	if err != nil {
 		return 0, nil, fmt.Errorf("key for message %q: %w", messageID, err)
@@ -196,7 +196,7 @@ func (k *fileKeys) New(_ context.Context, messageID string) (uint64, []byte, err
 	return uint64(ref), key, nil
 }
 
-func (k *fileKeys) Get(_ context.Context, ref uint64, messageID string) ([]byte, error) {
+func (k *FileKeys) Get(_ context.Context, ref uint64, messageID string) ([]byte, error) {
 	id, err := uuid.Parse(messageID)
 	if err != nil {
 		return nil, ErrErased
@@ -216,7 +216,7 @@ func (k *fileKeys) Get(_ context.Context, ref uint64, messageID string) ([]byte,
 	return slot[17 : 17+keySize], nil
 }
 
-func (k *fileKeys) Erase(_ context.Context, ref uint64, messageID string) error {
+func (k *FileKeys) Erase(_ context.Context, ref uint64, messageID string) error {
 	id, err := uuid.Parse(messageID)
 	if err != nil {
 		return nil
@@ -243,7 +243,7 @@ func (k *fileKeys) Erase(_ context.Context, ref uint64, messageID string) error 
 }
 
 // Flush puts what was written and erased before it was called on the disk.
-func (k *fileKeys) Flush() error {
+func (k *FileKeys) Flush() error {
 	k.mu.Lock()
 	want := k.writes
 	k.mu.Unlock()
@@ -266,7 +266,7 @@ func (k *fileKeys) Flush() error {
 }
 
 // flushLoop flushes what is left unflushed within a second.
-func (k *fileKeys) flushLoop() {
+func (k *FileKeys) flushLoop() {
 	defer close(k.done)
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -282,7 +282,7 @@ func (k *fileKeys) flushLoop() {
 	}
 }
 
-func (k *fileKeys) Close() error {
+func (k *FileKeys) Close() error {
 	err := error(nil)
 	k.once.Do(func() {
 		close(k.stop)
@@ -292,40 +292,52 @@ func (k *fileKeys) Close() error {
 	return err
 }
 
-// streamKeys keeps keys in a JetStream stream, one message each, so that
+// Path is the key file: without it, no message sealed under its keys can
+// be read.
+func (k *FileKeys) Path() string { return k.f.Name() }
+
+// StreamKeys keeps keys in a JetStream stream, one message each, so that
 // every process of a cluster (or sharing an external NATS) reads them and
 // every replica holds them. The reference is the key message's sequence.
 // Erasing overwrites the message in place on every replica (a secure
 // delete), which rewrites its whole block: about 21 ms a key, measured on
 // one node, so erasing is slower here than with a single node's key file.
-type streamKeys struct {
+type StreamKeys struct {
 	js     jetstream.JetStream
 	stream jetstream.Stream
-	pub    func(context.Context, *nats.Msg) (Ack, error)
+	// publish stores a key's message and returns its sequence: the event
+	// store's publish, which tries again while the outcome is unknown, and
+	// is recognised by the message's Nats-Msg-Id when an earlier try
+	// stored it.
+	publish func(context.Context, *nats.Msg) (seq uint64, err error)
 }
 
 // KeysStream holds the keys of a cluster or an external NATS.
 const KeysStream = "KEYS"
 
-func openStreamKeys(ctx context.Context, js jetstream.JetStream, replicas int, pub func(context.Context, *nats.Msg) (Ack, error)) (*streamKeys, error) {
+// OpenStreamKeys creates or updates the KEYS stream, with replicas and the
+// window within which a retried publish is recognised (dedupe), and keeps
+// keys there through publish.
+func OpenStreamKeys(ctx context.Context, js jetstream.JetStream, replicas int, dedupe time.Duration,
+	publish func(context.Context, *nats.Msg) (seq uint64, err error)) (*StreamKeys, error) {
 	st, err := broker.EnsureStream(ctx, js, jetstream.StreamConfig{
 		Name:        KeysStream,
 		Description: "tempmail: the keys messages are sealed under, erased with their message",
 		Subjects:    []string{"keys.>"},
 		Storage:     jetstream.FileStorage,
 		Replicas:    replicas,
-		Duplicates:  DedupeWindow,
+		Duplicates:  dedupe,
 		AllowDirect: replicas == 1,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &streamKeys{js: js, stream: st, pub: pub}, nil
+	return &StreamKeys{js: js, stream: st, publish: publish}, nil
 }
 
 func keySubject(messageID string) string { return "keys." + messageID }
 
-func (k *streamKeys) New(ctx context.Context, messageID string) (uint64, []byte, error) {
+func (k *StreamKeys) New(ctx context.Context, messageID string) (uint64, []byte, error) {
 	key := make([]byte, keySize)
 	if _, err := rand.Read(key); err != nil {
 		return 0, nil, err
@@ -333,14 +345,14 @@ func (k *streamKeys) New(ctx context.Context, messageID string) (uint64, []byte,
 	m := nats.NewMsg(keySubject(messageID))
 	m.Data = key
 	m.Header.Set(jetstream.MsgIDHeader, "key-"+messageID)
-	ack, err := k.pub(ctx, m)
+	seq, err := k.publish(ctx, m)
 	if err != nil {
 		return 0, nil, err
 	}
-	return ack.Seq, key, nil
+	return seq, key, nil
 }
 
-func (k *streamKeys) Get(ctx context.Context, ref uint64, messageID string) ([]byte, error) {
+func (k *StreamKeys) Get(ctx context.Context, ref uint64, messageID string) ([]byte, error) {
 	m, err := k.stream.GetMsg(ctx, ref)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, ErrErased
@@ -354,7 +366,7 @@ func (k *streamKeys) Get(ctx context.Context, ref uint64, messageID string) ([]b
 	return m.Data, nil
 }
 
-func (k *streamKeys) Erase(ctx context.Context, ref uint64, messageID string) error {
+func (k *StreamKeys) Erase(ctx context.Context, ref uint64, messageID string) error {
 	m, err := k.stream.GetMsg(ctx, ref)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil
@@ -365,11 +377,15 @@ func (k *streamKeys) Erase(ctx context.Context, ref uint64, messageID string) er
 	if m.Subject != keySubject(messageID) {
 		return nil
 	}
-	if err := k.stream.SecureDeleteMsg(ctx, ref); err != nil && !isNotFound(err) { // erased meanwhile
+	if err := k.stream.SecureDeleteMsg(ctx, ref); err != nil && !broker.MsgGone(err) { // erased meanwhile
 		return unavailable(err)
 	}
 	return nil
 }
 
-func (k *streamKeys) Flush() error { return nil } // a secure delete is on disk when it returns
-func (k *streamKeys) Close() error { return nil }
+func (k *StreamKeys) Flush() error { return nil } // a secure delete is on disk when it returns
+func (k *StreamKeys) Close() error { return nil }
+
+// unavailable is broker.Unavailable for the keys, which users know as part
+// of the event store.
+func unavailable(err error) error { return broker.Unavailable("the event store", err) }
