@@ -43,22 +43,10 @@ type sealedCopy struct {
 	object string    // the raw object, when the message is large
 }
 
-// AppendMail stores every recipient's copy of one message: its MailReceived
-// with the content sealed inside (and, for a large message, the sealed raw
-// source in the object store), and the retention schedule some copies
-// carry. Several copies are stored as one atomic batch. With --sync
-// always, the keys the copies are sealed under are on disk before their
-// events are stored, and the events before AppendMail returns (in rounds
-// shared with other deliveries, broker/flush.go). Each copy expects its
-// inbox's lifecycle subject unchanged; if an inbox ended meanwhile,
-// nothing is stored and the error is of kind NotFound (the caller may
-// retry without it). A retry of copies already stored returns their acks
-// with Duplicate set and the stored message ids.
-//
-// When the outcome is unknown (IsUnknownOutcome) every key and object stays:
-// a stored event may refer to them. Otherwise what no stored event refers
-// to is erased before AppendMail returns.
-func (s *Store) AppendMail(ctx context.Context, ds []Copy) ([]Ack, error) {
+// prepare seals each copy, and puts on disk what their events will name
+// before them: their keys, the large messages' raw objects, and their
+// retention schedules. On failure, nothing of them is left.
+func (s *Store) prepare(ctx context.Context, ds []Copy) ([]*sealedCopy, error) {
 	copies := make([]*sealedCopy, 0, len(ds))
 	for i := range ds {
 		c, err := s.seal(ctx, &ds[i])
@@ -68,8 +56,6 @@ func (s *Store) AppendMail(ctx context.Context, ds []Copy) ([]Ack, error) {
 		}
 		copies = append(copies, c)
 	}
-	// What the events will name, on disk before them: the keys, and the
-	// large messages' raw objects.
 	flush := []string(nil)
 	for _, c := range copies {
 		if c.object != "" {
@@ -89,6 +75,29 @@ func (s *Store) AppendMail(ctx context.Context, ds []Copy) ([]Ack, error) {
 			s.discard(copies...) // no event is stored yet
 			return nil, err
 		}
+	}
+	return copies, nil
+}
+
+// AppendMail stores every recipient's copy of one message: its MailReceived
+// with the content sealed inside (and, for a large message, the sealed raw
+// source in the object store), and the retention schedule some copies
+// carry. Several copies are stored as one atomic batch. With --sync
+// always, the keys the copies are sealed under are on disk before their
+// events are stored, and the events before AppendMail returns (in rounds
+// shared with other deliveries, broker/flush.go). Each copy expects its
+// inbox's lifecycle subject unchanged; if an inbox ended meanwhile,
+// nothing is stored and the error is of kind NotFound (the caller may
+// retry without it). A retry of copies already stored returns their acks
+// with Duplicate set and the stored message ids.
+//
+// When the outcome is unknown (IsUnknownOutcome) every key and object stays:
+// a stored event may refer to them. Otherwise what no stored event refers
+// to is erased before AppendMail returns.
+func (s *Store) AppendMail(ctx context.Context, ds []Copy) ([]Ack, error) {
+	copies, err := s.prepare(ctx, ds)
+	if err != nil {
+		return nil, err
 	}
 	if len(copies) == 1 && copies[0].claim == nil {
 		ack, err := s.publishCopy(ctx, copies[0])

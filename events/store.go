@@ -112,23 +112,9 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	if partitions <= 0 {
 		partitions = DefaultPartitions
 	}
-	stored := format // the format the store is in: one before 4 until migrated
-	if st, err := js.Stream(ctx, StreamName); err == nil {
-		info := st.CachedInfo()
-		f := info.Config.Metadata[formatKey]
-		if f != format && f != "2" && f != "3" && info.State.Msgs > 0 {
-			return nil, fmt.Errorf("the event stream %s was written by an earlier tempmail, which stored what messages say in plain records; this one seals it (format %s) and cannot read that log: start with an empty data directory (or NATS account)", StreamName, format)
-		}
-		if f != format && info.State.Msgs > 0 {
-			stored = f
-		}
-		// The partition count is part of every subject, so the stream's own
-		// record wins over configuration.
-		if n, err := strconv.Atoi(info.Config.Metadata[partitionsKey]); err == nil && n > 0 {
-			partitions = n
-		}
-	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return nil, fmt.Errorf("look up stream %s: %w", StreamName, err)
+	stored, partitions, err := existing(ctx, js, partitions)
+	if err != nil {
+		return nil, err
 	}
 
 	want := jetstream.StreamConfig{
@@ -177,19 +163,7 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 	if cfg.ContentCacheBytes <= 0 {
 		s.contents = sealed.NewCache(8 << 20)
 	}
-	if cfg.KeyDir != "" {
-		s.keys, err = sealed.OpenFileKeys(cfg.KeyDir, func(error) { s.CountError("flush keys") })
-		if err == nil {
-			// A message's key on disk before its event (AppendMail).
-			s.flusher.Attach(s.keys)
-		}
-	} else {
-		s.keys, err = sealed.OpenStreamKeys(ctx, js, cfg.Replicas, DedupeWindow, func(ctx context.Context, m *nats.Msg) (uint64, error) {
-			ack, err := s.publish(ctx, m)
-			return ack.Seq, err
-		})
-	}
-	if err != nil {
+	if s.keys, err = s.openKeys(ctx, cfg); err != nil {
 		return nil, err
 	}
 	if stored != format {
@@ -202,6 +176,50 @@ func OpenStore(ctx context.Context, js jetstream.JetStream, cfg StoreConfig) (*S
 		}
 	}
 	return s, nil
+}
+
+// existing reads what an existing event stream says of itself: the format
+// its log is in (format for a new stream), and its partition count, which
+// is part of every subject and so wins over the configuration's.
+func existing(ctx context.Context, js jetstream.JetStream, partitions int) (string, int, error) {
+	st, err := js.Stream(ctx, StreamName)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return format, partitions, nil
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("look up stream %s: %w", StreamName, err)
+	}
+	info := st.CachedInfo()
+	stored := format // the format the store is in: one before 4 until migrated
+	f := info.Config.Metadata[formatKey]
+	if f != format && f != "2" && f != "3" && info.State.Msgs > 0 {
+		return "", 0, fmt.Errorf("the event stream %s was written by an earlier tempmail, which stored what messages say in plain records; this one seals it (format %s) and cannot read that log: start with an empty data directory (or NATS account)", StreamName, format)
+	}
+	if f != format && info.State.Msgs > 0 {
+		stored = f
+	}
+	if n, err := strconv.Atoi(info.Config.Metadata[partitionsKey]); err == nil && n > 0 {
+		partitions = n
+	}
+	return stored, partitions, nil
+}
+
+// openKeys opens the store's message keys: a file of the data directory
+// on a single node, a stream that every replica holds otherwise.
+func (s *Store) openKeys(ctx context.Context, cfg StoreConfig) (sealed.Keys, error) {
+	if cfg.KeyDir == "" {
+		return sealed.OpenStreamKeys(ctx, s.js, cfg.Replicas, DedupeWindow, func(ctx context.Context, m *nats.Msg) (uint64, error) {
+			ack, err := s.publish(ctx, m)
+			return ack.Seq, err
+		})
+	}
+	keys, err := sealed.OpenFileKeys(cfg.KeyDir, func(error) { s.CountError("flush keys") })
+	if err != nil {
+		return nil, err
+	}
+	// A message's key on disk before its event (AppendMail).
+	s.flusher.Attach(keys)
+	return keys, nil
 }
 
 // KeyFile is the file of a single node's message keys; empty when they
