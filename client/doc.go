@@ -20,6 +20,11 @@
 // Printable and PrintableJSON write out the characters a terminal would
 // act on or hide, for whoever prints it.
 //
+// What it reads are the token API's own shapes, declared once in package
+// wire (which needs only the standard library): a Message is a
+// wire.Message with the answer's raw JSON beside it, and times are
+// wire.Time, a time.Time as the service writes it.
+//
 // It knows nothing of the service's internals: it speaks HTTP to a base
 // URL through an http.Client, which the service itself may point at its
 // own handler (package api does, for the MCP tools it serves).
