@@ -143,14 +143,12 @@ func Replay(ctx context.Context, store *events.Store, st *view.Bulk, views Views
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
 
-	checkpoints := map[string]*view.Checkpoint{}
-	pending := map[string]*Pending{}
-	asides := map[string]*SetAside{} // events no view can apply, set aside as the workers do
+	r := replayed{checkpoints: map[string]*view.Checkpoint{}, pending: map[string]*Pending{}, asides: map[string]*SetAside{}}
 	b := NewBatch(ctx, st, views, false, store.PartitionOfAddress)
 	flush := func() error {
 		runs, deltas := b.Changes()
 		for part, d := range deltas {
-			checkpoints[part].Counts.Add(d)
+			r.checkpoints[part].Counts.Add(d)
 		}
 		b = NewBatch(ctx, st, views, false, store.PartitionOfAddress)
 		for _, ws := range runs {
@@ -171,48 +169,15 @@ func Replay(ctx context.Context, store *events.Store, st *view.Bulk, views Views
 			return n, fmt.Errorf("replay: %w", err)
 		}
 		seq := md.Sequence.Stream
-		part := events.PartitionOf(msg.Subject())
-		if checkpoints[part] == nil {
-			checkpoints[part] = &view.Checkpoint{Counts: &view.Counts{}}
+		if err := r.apply(b, st, seq, msg.Subject(), msg.Data()); err != nil {
+			return n, err
 		}
-		before := b.Forget
-		p, at, err := events.Decode(msg.Data())
-		switch {
-		case err == nil && st.Skip[seq]:
-			b.tx(seq, msg.Subject(), at)
-			err = fmt.Errorf("%w: %s", errTooLarge, p.EventType())
-		case err == nil:
-			err = b.Apply(seq, msg.Subject(), at, p)
-		}
-		switch {
-		case err == nil:
-		case p == nil || errors.Is(err, ErrNoView) || errors.Is(err, errTooLarge):
-			// Nothing of it applied: set aside, and the replay goes on.
-			if asides[part] == nil {
-				asides[part] = &SetAside{}
-			}
-			kind := "undecodable"
-			if p != nil {
-				kind = string(p.EventType())
-			}
-			asides[part].add(AsideEvent{Seq: seq, Type: kind, Error: bounded(err.Error(), asideErrorBytes), At: time.Now().UTC()})
-		default:
-			return n, fmt.Errorf("replay event %d: %w", seq, err)
-		}
-		if f := forgotten(before, b.Forget); !f.Empty() {
-			if pending[part] == nil {
-				pending[part] = &Pending{}
-			}
-			pending[part].Forget.Add(f)
-			pending[part].UpTo = seq
-		}
-		checkpoints[part].Seq = seq
 		n++
 		if b.events >= batchEvents || seq >= last {
 			if err := flush(); err != nil {
 				return n, err
 			}
-			if err := forgetNow(ctx, store, pending); err != nil {
+			if err := forgetNow(ctx, store, r.pending); err != nil {
 				return n, err
 			}
 		}
@@ -220,23 +185,80 @@ func Replay(ctx context.Context, store *events.Store, st *view.Bulk, views Views
 			break
 		}
 	}
-	for part, p := range pending {
+	return n, r.put(ctx, st)
+}
+
+// replayed is what a replay records of each partition beside the views:
+// its checkpoint, what the log is still to forget of what it let go, and
+// the events no view can apply, set aside as the workers do.
+type replayed struct {
+	checkpoints map[string]*view.Checkpoint
+	pending     map[string]*Pending
+	asides      map[string]*SetAside
+}
+
+// apply applies the event at seq to b, or sets it aside when nothing of it
+// applies, and records it in its partition's checkpoint.
+func (r *replayed) apply(b *Batch, st *view.Bulk, seq uint64, subject string, data []byte) error {
+	part := events.PartitionOf(subject)
+	if r.checkpoints[part] == nil {
+		r.checkpoints[part] = &view.Checkpoint{Counts: &view.Counts{}}
+	}
+	before := b.Forget
+	p, at, err := events.Decode(data)
+	switch {
+	case err == nil && st.Skip[seq]:
+		b.tx(seq, subject, at)
+		err = fmt.Errorf("%w: %s", errTooLarge, p.EventType())
+	case err == nil:
+		err = b.Apply(seq, subject, at, p)
+	}
+	switch {
+	case err == nil:
+	case p == nil || errors.Is(err, ErrNoView) || errors.Is(err, errTooLarge):
+		// Nothing of it applied: set aside, and the replay goes on.
+		if r.asides[part] == nil {
+			r.asides[part] = &SetAside{}
+		}
+		kind := "undecodable"
+		if p != nil {
+			kind = string(p.EventType())
+		}
+		r.asides[part].add(AsideEvent{Seq: seq, Type: kind, Error: bounded(err.Error(), asideErrorBytes), At: time.Now().UTC()})
+	default:
+		return fmt.Errorf("replay event %d: %w", seq, err)
+	}
+	if f := forgotten(before, b.Forget); !f.Empty() {
+		if r.pending[part] == nil {
+			r.pending[part] = &Pending{}
+		}
+		r.pending[part].Forget.Add(f)
+		r.pending[part].UpTo = seq
+	}
+	r.checkpoints[part].Seq = seq
+	return nil
+}
+
+// put writes what the replay recorded of each partition: what the log is
+// still to forget, the events set aside, and the checkpoint.
+func (r *replayed) put(ctx context.Context, st *view.Bulk) error {
+	for part, p := range r.pending {
 		p.Seq = p.UpTo
 		if err := st.Put(ctx, PendingKey(part), p); err != nil {
-			return n, err
+			return err
 		}
 	}
-	for part, a := range asides {
+	for part, a := range r.asides {
 		if err := st.Put(ctx, AsideKey(part), a); err != nil {
-			return n, err
+			return err
 		}
 	}
-	for part, cp := range checkpoints {
+	for part, cp := range r.checkpoints {
 		if err := st.Put(ctx, view.CheckpointKey(part), cp); err != nil {
-			return n, err
+			return err
 		}
 	}
-	return n, nil
+	return nil
 }
 
 // MaxPendingForget bounds what a partition's pending forget holds at the
