@@ -316,7 +316,7 @@ func (s *Store) NextSeqOf(ctx context.Context, part string, seq uint64) (uint64,
 
 // ReadPartition reads the partition's events from seq from on, before
 // seq before, at most limit of them, in order: what a views worker applies
-// itself when its consumer does not hand them over (projections, gap.go).
+// itself when its consumer does not hand them over (projections/engine/gap.go).
 // Replicated, it asks the stream's leader.
 func (s *Store) ReadPartition(ctx context.Context, part string, from, before uint64, limit int) ([]*jetstream.RawStreamMsg, error) {
 	var out []*jetstream.RawStreamMsg

@@ -1,20 +1,61 @@
 package projections
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"tempmail/events"
+	"tempmail/projections/engine"
+	"tempmail/projections/view"
 )
 
-// apply applies one event, at seq on subject, stored at at, to the batch.
-// Writes are ordered when the batch is written (writeRank), not here; the
+// applier is the views' part of one batch (engine.Applier): what applying
+// its events may ask, and the outbound webhooks they call for.
+type applier struct {
+	rules Rules
+	// deliveries are the outbound webhooks the batch's events call for;
+	// globals reads the subscriptions to every inbox (nil: a rebuild,
+	// which calls for none), and outbox takes the deliveries.
+	deliveries []Delivery
+	globals    func(context.Context) ([]WebhookRef, error)
+	outbox     Outbox
+	// inboxLive asks the log whether an inbox whose entry is missing is
+	// live all the same (events.Store.InboxLive); nil: a rebuild, whose
+	// views hold every entry they wrote.
+	inboxLive func(ctx context.Context, addr, inboxID string) (bool, error)
+}
+
+// tx is the application of one event within a batch, as the views apply
+// it: the engine's (its sequence, the entries it loads, what the log is to
+// forget) and the batch's applier.
+type tx struct {
+	*engine.Tx
+	*applier
+}
+
+// load returns the batch's record of key (engine.Load).
+func load[R any, P interface {
+	*R
+	view.Record
+}](t *tx, key string) (P, *engine.Staged, error) {
+	return engine.Load[R, P](t.Tx, key)
+}
+
+// Dispatch hands the deliveries the batch's events call for to the outbox.
+func (a *applier) Dispatch(ctx context.Context) error {
+	if len(a.deliveries) == 0 {
+		return nil
+	}
+	return a.outbox.Enqueue(ctx, a.deliveries)
+}
+
+// Apply applies one event to the batch.
+// Writes are ordered when the batch is written (Rank), not here; the
 // sequence check on every entry makes a repeated or resumed application
 // harmless.
-func (b *batch) apply(seq uint64, subject string, at time.Time, p events.Payload) error {
-	t := b.tx(seq, subject, at)
+func (a *applier) Apply(et *engine.Tx, p events.Payload) error {
+	t := &tx{Tx: et, applier: a}
 	switch ev := p.(type) {
 	case *events.DomainAdded:
 		return t.domainAdded(ev)
@@ -63,55 +104,50 @@ func (b *batch) apply(seq uint64, subject string, at time.Time, p events.Payload
 	case *events.KeyBarred:
 		return t.keyBarred(ev)
 	}
-	return fmt.Errorf("%w: %s", errNoView, p.EventType())
+	return fmt.Errorf("%w: %s", engine.ErrNoView, p.EventType())
 }
-
-// errNoView: an event of a type no view handles, which this build decodes
-// (an event an earlier build no longer writes, say). A rebuild sets it
-// aside, as the workers do.
-var errNoView = errors.New("projections: no view handles the event")
 
 func (t *tx) inboxCreated(ev *events.InboxCreated) error {
 	in, is, err := load[Inbox](t, inboxKey(ev.InboxID))
 	if err != nil {
 		return err
 	}
-	if !t.applied(is) {
-		*in = Inbox{Meta: *in.meta(), ID: ev.InboxID, Address: ev.Address, Token: ev.Token, Family: ev.Family,
-			DomainID: ev.DomainID, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: ev.TTL, LifecycleSeq: t.seq,
+	if !t.Applied(is) {
+		*in = Inbox{Meta: in.Meta, ID: ev.InboxID, Address: ev.Address, Token: ev.Token, Family: ev.Family,
+			DomainID: ev.DomainID, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: ev.TTL, LifecycleSeq: t.Seq,
 			TenantID: ev.TenantID, PasswordHash: ev.PasswordHash}
-		t.save(is)
+		t.Save(is)
 	}
 	tok, ts, err := load[TokenRef](t, tokenKey(ev.Token))
 	if err != nil {
 		return err
 	}
-	if !t.applied(ts) {
-		*tok = TokenRef{Meta: *tok.meta(), InboxID: ev.InboxID}
-		t.save(ts)
+	if !t.Applied(ts) {
+		*tok = TokenRef{Meta: tok.Meta, InboxID: ev.InboxID}
+		t.Save(ts)
 	}
 	if tag := events.InboxTag(ev.InboxID); tag != "" {
 		ref, rs, err := load[TagRef](t, tagKey(tag))
 		if err != nil {
 			return err
 		}
-		if !t.applied(rs) {
-			if !live(rs) {
+		if !t.Applied(rs) {
+			if !rs.Live() {
 				ref.Inboxes = nil
 			}
 			if !slices.Contains(ref.Inboxes, ev.InboxID) {
 				ref.Inboxes = append(ref.Inboxes, ev.InboxID)
 			}
-			t.save(rs)
+			t.Save(rs)
 		}
 	}
 	a, as, err := load[Address](t, addressKey(ev.Address))
 	if err != nil {
 		return err
 	}
-	if !t.applied(as) {
-		*a = Address{Meta: *a.meta(), InboxID: ev.InboxID, Live: true, LifecycleSeq: t.seq}
-		t.save(as)
+	if !t.Applied(as) {
+		*a = Address{Meta: a.Meta, InboxID: ev.InboxID, Live: true, LifecycleSeq: t.Seq}
+		t.Save(as)
 	}
 	return nil
 }
@@ -129,25 +165,25 @@ func (t *tx) lifecycleEnded(inboxID, addr, kind string) error {
 	}
 	// Applying again an ending that was written in part: the address,
 	// written last, already records it.
-	resumed := t.applied(as) && (a.Gone || a.InboxID == inboxID)
-	ended := (a.InboxID == inboxID && live(as) && a.Live) || resumed
-	t.forget.Inboxes = append(t.forget.Inboxes, events.ForgetInbox{ID: inboxID, Address: addr, Seq: t.seq, Ended: ended})
+	resumed := t.Applied(as) && (a.Gone || a.InboxID == inboxID)
+	ended := (a.InboxID == inboxID && as.Live() && a.Live) || resumed
+	t.Forget.Inboxes = append(t.Forget.Inboxes, events.ForgetInbox{ID: inboxID, Address: addr, Seq: t.Seq, Ended: ended})
 	if ended {
 		return t.inboxEnded(inboxID, kind, as)
 	}
-	if live(as) && a.Live {
+	if as.Live() && a.Live {
 		in, is, err := load[Inbox](t, inboxKey(a.InboxID))
 		if err != nil {
 			return err
 		}
-		if live(is) && !t.applied(is) {
-			in.LifecycleSeq = t.seq
-			t.save(is)
+		if is.Live() && !t.Applied(is) {
+			in.LifecycleSeq = t.Seq
+			t.Save(is)
 		}
 	}
-	if !t.applied(as) {
-		a.LifecycleSeq = t.seq
-		t.save(as)
+	if !t.Applied(as) {
+		a.LifecycleSeq = t.Seq
+		t.Save(as)
 	}
 	return nil
 }
@@ -155,12 +191,12 @@ func (t *tx) lifecycleEnded(inboxID, addr, kind string) error {
 // inboxEnded removes an inbox with its list pages, token, tag and
 // subscriptions; the inbox and its address go last, as the index that
 // finds the rest if this is applied again.
-func (t *tx) inboxEnded(inboxID, kind string, as *staged) error {
+func (t *tx) inboxEnded(inboxID, kind string, as *engine.Staged) error {
 	in, is, err := load[Inbox](t, inboxKey(inboxID))
 	if err != nil {
 		return err
 	}
-	if live(is) && !t.applied(is) {
+	if is.Live() && !t.Applied(is) {
 		if err := t.tell(in, kind, nil, ""); err != nil {
 			return err
 		}
@@ -169,7 +205,7 @@ func (t *tx) inboxEnded(inboxID, kind string, as *staged) error {
 			if err != nil {
 				return err
 			}
-			t.remove(ps)
+			t.Remove(ps)
 		}
 		if err := t.unindexLegacy(in.ID, in.Head); err != nil {
 			return err
@@ -179,16 +215,16 @@ func (t *tx) inboxEnded(inboxID, kind string, as *staged) error {
 			if err != nil {
 				return err
 			}
-			if live(ws) {
+			if ws.Live() {
 				t.forgetWebhookClaim(w)
 			}
-			t.remove(ws)
+			t.Remove(ws)
 		}
 		_, ts, err := load[TokenRef](t, tokenKey(in.Token))
 		if err != nil {
 			return err
 		}
-		t.remove(ts)
+		t.Remove(ts)
 		if err := t.untag(in.ID); err != nil {
 			return err
 		}
@@ -199,12 +235,12 @@ func (t *tx) inboxEnded(inboxID, kind string, as *staged) error {
 				return err
 			}
 		}
-		t.remove(is)
+		t.Remove(is)
 	}
 	// The address is free again, and its history leaves the log: a claim
 	// expects nothing on its lifecycle subject, as for an address never
 	// used.
-	t.remove(as)
+	t.Remove(as)
 	return nil
 }
 
@@ -215,14 +251,14 @@ func (t *tx) untag(inboxID string) error {
 		return nil
 	}
 	ref, rs, err := load[TagRef](t, tagKey(tag))
-	if err != nil || !live(rs) || t.applied(rs) {
+	if err != nil || !rs.Live() || t.Applied(rs) {
 		return err
 	}
 	ref.Inboxes = slices.DeleteFunc(ref.Inboxes, func(id string) bool { return id == inboxID })
 	if len(ref.Inboxes) == 0 {
-		t.remove(rs)
+		t.Remove(rs)
 	} else {
-		t.save(rs)
+		t.Save(rs)
 	}
 	return nil
 }
@@ -243,19 +279,19 @@ func (t *tx) unindexLegacy(inboxID string, list []Summary) error {
 		if err != nil {
 			return err
 		}
-		t.remove(ms)
+		t.Remove(ms)
 	}
 	return nil
 }
 
 // liveInbox loads an inbox for an event about its mail: nil when it has
 // ended (the event is then moot) or already reflects the event.
-func (t *tx) liveInbox(id string) (*Inbox, *staged, error) {
+func (t *tx) liveInbox(id string) (*Inbox, *engine.Staged, error) {
 	in, is, err := load[Inbox](t, inboxKey(id))
-	if err != nil || t.applied(is) {
+	if err != nil || t.Applied(is) {
 		return nil, nil, err
 	}
-	if !live(is) {
+	if !is.Live() {
 		return nil, is, nil
 	}
 	return in, is, nil

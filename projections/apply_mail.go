@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"tempmail/events"
+	"tempmail/projections/engine"
 )
 
 // Applying mail: a message received (into the inbox's open page, closing
@@ -21,17 +22,17 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 		return err // applied already
 	}
 	forgotten := events.ForgetMessage{ID: ev.MessageID, InboxID: ev.InboxID, Address: ev.Address, Key: ev.Key,
-		RawObject: ev.RawObject, Seqs: []uint64{t.seq}}
+		RawObject: ev.RawObject, Seqs: []uint64{t.Seq}}
 	claimSeq := uint64(0)
 	if ev.ClaimBack > 0 {
-		claimSeq = t.seq - ev.ClaimBack
+		claimSeq = t.Seq - ev.ClaimBack
 	}
-	if in == nil && !is.present && t.inboxLive != nil {
+	if in == nil && !is.Present() && t.inboxLive != nil {
 		// No entry at all, not even a tombstone (which lasts a minute):
 		// the inbox ended long before, or the read was wrong (a views
 		// stream that just changed leader). The log says which; mail is
 		// never forgotten on a read's word.
-		live, err := t.inboxLive(t.ctx, ev.Address, ev.InboxID)
+		live, err := t.inboxLive(t.Context(), ev.Address, ev.InboxID)
 		if err != nil {
 			return err
 		}
@@ -41,7 +42,7 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 	}
 	if in == nil {
 		// The inbox ended first: the message is forgotten with it.
-		t.forget.Messages = append(t.forget.Messages, forgotten)
+		t.Forget.Messages = append(t.Forget.Messages, forgotten)
 		return t.claimAway(ev, claimSeq)
 	}
 	if dup, err := t.printed(in, ev); err != nil || dup {
@@ -49,7 +50,7 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 		// recognised, and ingest did not either (it raced the first copy):
 		// the first copy stays, this one is forgotten.
 		if dup {
-			t.forget.Messages = append(t.forget.Messages, forgotten)
+			t.Forget.Messages = append(t.Forget.Messages, forgotten)
 			return t.claimAway(ev, claimSeq)
 		}
 		return err
@@ -60,7 +61,7 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 		}
 	}
 	in.Head = slices.Insert(in.Head, 0, Summary{ID: ev.MessageID, ReceivedAt: ev.ReceivedAt, Size: ev.Size,
-		ContentSeq: t.seq, Key: ev.Key, RawObject: ev.RawObject, Print: ev.Print, ClaimSeq: claimSeq})
+		ContentSeq: t.Seq, Key: ev.Key, RawObject: ev.RawObject, Print: ev.Print, ClaimSeq: claimSeq})
 	in.Count++
 	if in.TenantID != "" {
 		if err := t.received(in, ev.ReceivedAt, ev.Size, claimSeq != 0); err != nil {
@@ -72,8 +73,8 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 		if err != nil {
 			return err
 		}
-		*ref = MessageRef{Meta: *ref.meta(), InboxID: in.ID}
-		t.save(ms)
+		*ref = MessageRef{Meta: ref.Meta, InboxID: in.ID}
+		t.Save(ms)
 	}
 	if err := t.tell(in, events.HookMessageReceived, &in.Head[0], ""); err != nil {
 		return err
@@ -83,7 +84,7 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 			return err
 		}
 	}
-	t.save(is)
+	t.Save(is)
 	return nil
 }
 
@@ -102,7 +103,7 @@ func (t *tx) printed(in *Inbox, ev *events.MailReceived) (bool, error) {
 		return false, nil
 	}
 	pg, ps, err := load[Page](t, pageKey(in.ID, in.Pages[0].N))
-	if err != nil || !live(ps) {
+	if err != nil || !ps.Live() {
 		return false, err
 	}
 	return slices.ContainsFunc(pg.Items, func(s Summary) bool { return same(&s) }), nil
@@ -114,9 +115,9 @@ func (t *tx) closeHead(in *Inbox) error {
 	if err != nil {
 		return err
 	}
-	if !t.applied(ps) {
+	if !t.Applied(ps) {
 		pg.Items = slices.Clone(in.Head)
-		t.save(ps)
+		t.Save(ps)
 	}
 	in.Pages = slices.Insert(in.Pages, 0, PageRef{N: in.NextPage, Size: len(in.Head), Last: in.Head[0].ID})
 	in.NextPage++
@@ -140,12 +141,12 @@ func (t *tx) evictOldest(in *Inbox) error {
 	// The oldest the page still shows, or the one this very event marked
 	// deleted in an application written in part.
 	for j := len(pg.Items) - 1; j >= 0; j-- {
-		if s := &pg.Items[j]; s.DeletedSeq == 0 || s.DeletedSeq >= t.seq {
+		if s := &pg.Items[j]; s.DeletedSeq == 0 || s.DeletedSeq >= t.Seq {
 			return t.deleteInPage(in, last, pg, ps, j, events.ReasonCap)
 		}
 	}
 	// A page with nothing left in it: it goes, and the next is tried.
-	t.remove(ps)
+	t.Remove(ps)
 	in.Pages = in.Pages[:last]
 	return nil
 }
@@ -153,12 +154,12 @@ func (t *tx) evictOldest(in *Inbox) error {
 // deleteInPage deletes the message at pg.Items[j], of the closed page at
 // in.Pages[pos]: it is marked deleted in the page (see
 // Summary.DeletedSeq), which is then written, and the inbox counts it gone.
-func (t *tx) deleteInPage(in *Inbox, pos int, pg *Page, ps *staged, j int, reason string) error {
+func (t *tx) deleteInPage(in *Inbox, pos int, pg *Page, ps *engine.Staged, j int, reason string) error {
 	s := pg.Items[j]
 	if pg.Items[j].DeletedSeq == 0 {
-		pg.Items[j].DeletedSeq = t.seq
+		pg.Items[j].DeletedSeq = t.Seq
 		t.compact(pg)
-		t.save(ps)
+		t.Save(ps)
 	}
 	in.Pages[pos].Size--
 	return t.gone(in, &s, reason)
@@ -167,7 +168,7 @@ func (t *tx) deleteInPage(in *Inbox, pos int, pg *Page, ps *staged, j int, reaso
 // compact drops from a page what events before this batch deleted: they
 // are applied whole, so no application of them needs it any more.
 func (t *tx) compact(pg *Page) {
-	pg.Items = slices.DeleteFunc(pg.Items, func(s Summary) bool { return s.DeletedSeq != 0 && s.DeletedSeq < t.first })
+	pg.Items = slices.DeleteFunc(pg.Items, func(s Summary) bool { return s.DeletedSeq != 0 && s.DeletedSeq < t.First() })
 }
 
 // gone records that a message left the inbox by this event: the inbox
@@ -181,18 +182,18 @@ func (t *tx) gone(in *Inbox, s *Summary, reason string) error {
 			return err
 		}
 	}
-	t.mark(in, Mark{Seq: t.seq, Kind: ChangeDeleted, ID: s.ID, ContentSeq: s.ContentSeq})
+	t.mark(in, Mark{Seq: t.Seq, Kind: ChangeDeleted, ID: s.ID, ContentSeq: s.ContentSeq})
 	f := events.ForgetMessage{ID: s.ID, InboxID: in.ID, Address: in.Address, Key: s.Key, RawObject: s.RawObject,
 		Seqs: []uint64{s.ContentSeq}, Retained: in.Family == events.FamilyB}
 	if s.ReadSeq != 0 {
 		f.Seqs = append(f.Seqs, s.ReadSeq)
 	}
 	if reason != events.ReasonCap {
-		f.Seqs = append(f.Seqs, t.seq) // the Deleted itself (an eviction is part of a new message's arrival)
+		f.Seqs = append(f.Seqs, t.Seq) // the Deleted itself (an eviction is part of a new message's arrival)
 	}
-	t.forget.Messages = append(t.forget.Messages, f)
+	t.Forget.Messages = append(t.Forget.Messages, f)
 	if s.ClaimSeq != 0 {
-		t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: s.ClaimSeq, Type: events.TypeMailClaimed, ID: s.ID})
+		t.Forget.Claims = append(t.Forget.Claims, events.ForgetClaim{Seq: s.ClaimSeq, Type: events.TypeMailClaimed, ID: s.ID})
 	}
 	if legacy(in.ID, s.ID) {
 		if err := t.unindexLegacy(in.ID, []Summary{*s}); err != nil {
@@ -217,7 +218,7 @@ type found struct {
 	pos int
 	i   int
 	pg  *Page
-	ps  *staged
+	ps  *engine.Staged
 }
 
 // find looks a message up in an inbox, deleted ones left out but for those
@@ -235,11 +236,11 @@ func (t *tx) find(in *Inbox, id string) (*found, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !live(ps) {
+		if !ps.Live() {
 			continue
 		}
 		for i := range pg.Items {
-			if s := &pg.Items[i]; s.ID == id && (s.DeletedSeq == 0 || s.DeletedSeq >= t.seq) {
+			if s := &pg.Items[i]; s.ID == id && (s.DeletedSeq == 0 || s.DeletedSeq >= t.Seq) {
 				return &found{pos: pos, i: i, pg: pg, ps: ps}, nil
 			}
 		}
@@ -289,22 +290,22 @@ func (t *tx) markedRead(ev *events.MarkedRead) error {
 	default:
 		s = &f.pg.Items[f.i]
 	}
-	if s == nil || (s.IsRead && s.ReadSeq != t.seq) {
-		t.moot() // a message gone, or read before
+	if s == nil || (s.IsRead && s.ReadSeq != t.Seq) {
+		t.Moot() // a message gone, or read before
 		return nil
 	}
 	if !s.IsRead {
-		s.IsRead, s.ReadSeq = true, t.seq
+		s.IsRead, s.ReadSeq = true, t.Seq
 		if f.pos >= 0 {
 			t.compact(f.pg)
-			t.save(f.ps)
+			t.Save(f.ps)
 		}
 	}
-	t.mark(in, Mark{Seq: t.seq, Kind: ChangeRead, ID: ev.MessageID})
+	t.mark(in, Mark{Seq: t.Seq, Kind: ChangeRead, ID: ev.MessageID})
 	if err := t.tell(in, events.HookMessageRead, s, ""); err != nil {
 		return err
 	}
-	t.save(is)
+	t.Save(is)
 	return nil
 }
 
@@ -320,7 +321,7 @@ func (t *tx) deleted(ev *events.Deleted) error {
 		}
 	}
 	if f == nil {
-		t.moot() // deleted before, or its inbox ended
+		t.Moot() // deleted before, or its inbox ended
 		return nil
 	}
 	if f.pos < 0 {
@@ -333,7 +334,7 @@ func (t *tx) deleted(ev *events.Deleted) error {
 	if err != nil {
 		return err
 	}
-	t.save(is)
+	t.Save(is)
 	return nil
 }
 
@@ -344,12 +345,12 @@ func (t *tx) claimAway(ev *events.MailReceived, claimSeq uint64) error {
 	if claimSeq == 0 || ev.TenantID == "" {
 		return nil
 	}
-	t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: claimSeq, Type: events.TypeMailClaimed, ID: ev.MessageID})
+	t.Forget.Claims = append(t.Forget.Claims, events.ForgetClaim{Seq: claimSeq, Type: events.TypeMailClaimed, ID: ev.MessageID})
 	u, us, err := t.usage(ev.TenantID)
 	if err != nil || u == nil {
 		return err
 	}
-	u.Released.add(utcDay(ev.ReceivedAt), ev.Size)
+	u.Released.Add(utcDay(ev.ReceivedAt), ev.Size)
 	t.keep(u, us)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"tempmail/events"
+	"tempmail/projections/engine"
 )
 
 // Applying tenants, their keys and what their quotas count (tenants.go
@@ -18,11 +19,11 @@ import (
 
 func (t *tx) tenantCreated(ev *events.TenantCreated) error {
 	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
-	if err != nil || t.applied(ts) {
+	if err != nil || t.Applied(ts) {
 		return err
 	}
-	*tn = Tenant{Meta: *tn.meta(), ID: ev.TenantID, Name: ev.Name, Quota: ev.Quota, CreatedAt: ev.CreatedAt}
-	t.save(ts)
+	*tn = Tenant{Meta: tn.Meta, ID: ev.TenantID, Name: ev.Name, Quota: ev.Quota, CreatedAt: ev.CreatedAt}
+	t.Save(ts)
 	return nil
 }
 
@@ -33,10 +34,10 @@ func (t *tx) tenantChanged(ev *events.TenantChanged) error {
 	}
 	tn.Name, tn.Quota = ev.Name, ev.Quota
 	if tn.ChangedSeq != 0 {
-		t.forget.Seqs = append(t.forget.Seqs, tn.ChangedSeq) // what it was: superseded
+		t.Forget.Seqs = append(t.Forget.Seqs, tn.ChangedSeq) // what it was: superseded
 	}
-	tn.ChangedSeq = t.seq
-	t.save(ts)
+	tn.ChangedSeq = t.Seq
+	t.Save(ts)
 	return nil
 }
 
@@ -54,18 +55,18 @@ func (t *tx) tenantDeleted(ev *events.TenantDeleted) error {
 		}
 	}
 	tn.Keys = nil
-	t.forget.Tenants = append(t.forget.Tenants, ev.TenantID)
-	t.remove(ts)
+	t.Forget.Tenants = append(t.Forget.Tenants, ev.TenantID)
+	t.Remove(ts)
 	return nil
 }
 
 func (t *tx) keyCreated(ev *events.KeyCreated) error {
 	info := KeyInfo{ID: ev.KeyID, TenantID: ev.TenantID, Name: ev.Name, Scopes: ev.Scopes, Hash: ev.Hash,
 		CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt}
-	if tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID)); err != nil || t.applied(ts) {
+	if tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID)); err != nil || t.Applied(ts) {
 		// Applied again after a batch written in part: the key's entries
 		// follow its tenant's (writeRank).
-		if err == nil && live(ts) && slices.ContainsFunc(tn.Keys, func(k KeyInfo) bool { return k.ID == ev.KeyID }) {
+		if err == nil && ts.Live() && slices.ContainsFunc(tn.Keys, func(k KeyInfo) bool { return k.ID == ev.KeyID }) {
 			_, err = t.keyEntries(info)
 		}
 		return err
@@ -75,16 +76,16 @@ func (t *tx) keyCreated(ev *events.KeyCreated) error {
 		return err // a tenant deleted meanwhile takes no key
 	}
 	if len(tn.Keys) >= MaxTenantKeys {
-		t.moot() // nor one beyond its cap
-		t.save(ts)
+		t.Moot() // nor one beyond its cap
+		t.Save(ts)
 		return nil
 	}
 	if taken, err := t.keyEntries(info); err != nil || taken {
-		t.save(ts)
+		t.Save(ts)
 		return err
 	}
 	tn.Keys = append(tn.Keys, info)
-	t.save(ts)
+	t.Save(ts)
 	return nil
 }
 
@@ -95,21 +96,21 @@ func (t *tx) keyEntries(info KeyInfo) (taken bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if live(ks) && k.ID != info.ID {
-		t.moot() // a hash taken already: 160 random bits make it never happen
+	if ks.Live() && k.ID != info.ID {
+		t.Moot() // a hash taken already: 160 random bits make it never happen
 		return true, nil
 	}
-	if !t.applied(ks) {
-		*k = Key{Meta: *k.meta(), KeyInfo: info}
-		t.save(ks)
+	if !t.Applied(ks) {
+		*k = Key{Meta: k.Meta, KeyInfo: info}
+		t.Save(ks)
 	}
 	ref, rs, err := load[KeyRef](t, keyIDKey(info.ID))
 	if err != nil {
 		return false, err
 	}
-	if !t.applied(rs) {
-		*ref = KeyRef{Meta: *ref.meta(), TenantID: info.TenantID, Hash: info.Hash}
-		t.save(rs)
+	if !t.Applied(rs) {
+		*ref = KeyRef{Meta: ref.Meta, TenantID: info.TenantID, Hash: info.Hash}
+		t.Save(rs)
 	}
 	return false, nil
 }
@@ -129,7 +130,7 @@ func (t *tx) keyRevoked(ev *events.KeyRevoked) error {
 		tn.Keys = slices.Delete(tn.Keys, i, i+1)
 	}
 	t.mootLater(tn)
-	t.save(ts)
+	t.Save(ts)
 	return nil
 }
 
@@ -137,7 +138,7 @@ func (t *tx) keyRevoked(ev *events.KeyRevoked) error {
 // it, in the same batch) bars the key in the log until then; once the
 // views are written, it leaves the log.
 func (t *tx) keyBarred(*events.KeyBarred) error {
-	t.moot()
+	t.Moot()
 	return nil
 }
 
@@ -155,7 +156,7 @@ func (t *tx) tenantInboxAdded(ev *events.TenantInboxAdded) error {
 	if added {
 		tn.Live++
 	}
-	t.save(ts)
+	t.Save(ts)
 	return nil
 }
 
@@ -164,7 +165,7 @@ func (t *tx) tenantInboxAdded(ev *events.TenantInboxAdded) error {
 // inboxes leave its list as they end, and the removal with them.
 func (t *tx) tenantInboxRemoved(ev *events.TenantInboxRemoved) error {
 	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
-	if err != nil || t.applied(ts) {
+	if err != nil || t.Applied(ts) {
 		return err
 	}
 	m, err := t.unlistInbox(ev.TenantID, ev.InboxID)
@@ -172,20 +173,20 @@ func (t *tx) tenantInboxRemoved(ev *events.TenantInboxRemoved) error {
 		return err
 	}
 	if m != nil {
-		t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: m.ClaimSeq, Type: events.TypeTenantInboxAdded, ID: ev.InboxID})
+		t.Forget.Claims = append(t.Forget.Claims, events.ForgetClaim{Seq: m.ClaimSeq, Type: events.TypeTenantInboxAdded, ID: ev.InboxID})
 	}
-	if !live(ts) {
-		t.moot()
+	if !ts.Live() {
+		t.Moot()
 		return nil
 	}
 	if tn.Moot != 0 {
-		t.forget.Seqs = append(t.forget.Seqs, tn.Moot)
+		t.Forget.Seqs = append(t.Forget.Seqs, tn.Moot)
 	}
 	if m != nil {
 		tn.Live = max(0, tn.Live-1)
 	}
 	t.mootLater(tn)
-	t.save(ts)
+	t.Save(ts)
 	return nil
 }
 
@@ -196,8 +197,8 @@ func (t *tx) mailClaimed(ev *events.MailClaimed) error {
 	if !ok {
 		return err
 	}
-	tn.Claimed.add(ev.Day, ev.Size)
-	t.save(ts)
+	tn.Claimed.Add(ev.Day, ev.Size)
+	t.Save(ts)
 	return nil
 }
 
@@ -208,7 +209,7 @@ func (t *tx) webhookClaimed(ev *events.WebhookClaimed) error {
 		return err
 	}
 	tn.Claimed.Webhooks++
-	t.save(ts)
+	t.Save(ts)
 	return nil
 }
 
@@ -223,7 +224,7 @@ func (t *tx) tenantDomainAdded(ev *events.TenantDomainAdded) error {
 	if ev.Server {
 		tn.Servers++
 	}
-	t.save(ts)
+	t.Save(ts)
 	return nil
 }
 
@@ -238,14 +239,14 @@ func (t *tx) tenantDomainRemoved(ev *events.TenantDomainRemoved) error {
 		tn.Servers = max(0, tn.Servers-1)
 	}
 	t.mootLater(tn)
-	t.save(ts)
+	t.Save(ts)
 	return nil
 }
 
 // mootLater marks this event as one the log keeps only while it is the
 // tenant's last: it leaves the log when the next is applied.
 func (t *tx) mootLater(tn *Tenant) {
-	tn.Moot = t.seq
+	tn.Moot = t.Seq
 }
 
 // dropKey removes a key's entries; its creation leaves the log.
@@ -254,15 +255,15 @@ func (t *tx) dropKey(k KeyInfo) error {
 	if err != nil {
 		return err
 	}
-	if live(ks) && key.Seq != 0 {
-		t.forget.Seqs = append(t.forget.Seqs, key.Seq)
+	if ks.Live() && key.Seq != 0 {
+		t.Forget.Seqs = append(t.Forget.Seqs, key.Seq)
 	}
-	t.remove(ks)
+	t.Remove(ks)
 	_, rs, err := load[KeyRef](t, keyIDKey(k.ID))
 	if err != nil {
 		return err
 	}
-	t.remove(rs)
+	t.Remove(rs)
 	return nil
 }
 
@@ -270,17 +271,17 @@ func (t *tx) dropKey(k KeyInfo) error {
 // when the event has nothing to do: applied already, or its tenant absent
 // or deleted (the event is moot). An event of a live tenant lets the
 // tenant's moot event before it go (Tenant.Moot).
-func (t *tx) liveTenant(id string) (tn *Tenant, ts *staged, ok bool, err error) {
+func (t *tx) liveTenant(id string) (tn *Tenant, ts *engine.Staged, ok bool, err error) {
 	tn, ts, err = load[Tenant](t, tenantKey(id))
-	if err != nil || t.applied(ts) {
+	if err != nil || t.Applied(ts) {
 		return nil, nil, false, err
 	}
-	if !live(ts) {
-		t.moot()
+	if !ts.Live() {
+		t.Moot()
 		return nil, nil, false, nil
 	}
 	if tn.Moot != 0 {
-		t.forget.Seqs = append(t.forget.Seqs, tn.Moot)
+		t.Forget.Seqs = append(t.Forget.Seqs, tn.Moot)
 		tn.Moot = 0
 	}
 	return tn, ts, true, nil

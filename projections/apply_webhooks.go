@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"tempmail/events"
+	"tempmail/projections/engine"
 )
 
 // Applying webhook subscriptions: made (within their caps), ended, given
@@ -21,38 +22,38 @@ const (
 // that dispatch reads (its inbox's entry, or the list of subscriptions to
 // every inbox).
 func (t *tx) webhookCreated(ev *events.WebhookCreated) error {
-	ref := WebhookRef{ID: ev.WebhookID, Events: ev.Events, Seq: t.seq, Claimed: ev.ClaimBack > 0}
+	ref := WebhookRef{ID: ev.WebhookID, Events: ev.Events, Seq: t.Seq, Claimed: ev.ClaimBack > 0}
 	claimSeq := uint64(0)
 	if ev.ClaimBack > 0 {
-		claimSeq = t.seq - ev.ClaimBack
+		claimSeq = t.Seq - ev.ClaimBack
 	}
 	entry := func() error {
 		w, ws, err := load[Webhook](t, webhookKey(ev.WebhookID))
 		if err != nil {
 			return err
 		}
-		*w = Webhook{Meta: *w.meta(), ID: ev.WebhookID, URL: ev.URL, Events: ev.Events, InboxID: ev.InboxID,
+		*w = Webhook{Meta: w.Meta, ID: ev.WebhookID, URL: ev.URL, Events: ev.Events, InboxID: ev.InboxID,
 			Address: ev.Address, Secret: ev.Secret, CreatedAt: ev.CreatedAt, ClaimSeq: claimSeq}
-		t.save(ws)
+		t.Save(ws)
 		return nil
 	}
 	if ev.InboxID == "" {
 		l, ls, err := load[WebhookList](t, webhooksKey)
-		if err != nil || t.applied(ls) {
+		if err != nil || t.Applied(ls) {
 			return err
 		}
 		if slices.ContainsFunc(l.Items, func(r WebhookRef) bool { return r.ID == ref.ID }) {
 			return nil
 		}
 		if len(l.Items) >= MaxGlobalWebhooks {
-			t.moot()
+			t.Moot()
 			return nil
 		}
 		if err := entry(); err != nil {
 			return err
 		}
 		l.Items = append(l.Items, ref)
-		t.save(ls)
+		t.Save(ls)
 		return nil
 	}
 	in, is, err := t.liveInbox(ev.InboxID)
@@ -60,10 +61,10 @@ func (t *tx) webhookCreated(ev *events.WebhookCreated) error {
 		return err
 	}
 	if in == nil || len(in.Webhooks) >= MaxInboxWebhooks {
-		t.moot() // an inbox that ended meanwhile takes no subscription, nor one beyond its cap
+		t.Moot() // an inbox that ended meanwhile takes no subscription, nor one beyond its cap
 		if claimSeq != 0 && ev.TenantID != "" {
 			// Its claim counts out, and leaves the log.
-			t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: claimSeq, Type: events.TypeWebhookClaimed, ID: ev.WebhookID})
+			t.Forget.Claims = append(t.Forget.Claims, events.ForgetClaim{Seq: claimSeq, Type: events.TypeWebhookClaimed, ID: ev.WebhookID})
 			u, us, err := t.usage(ev.TenantID)
 			if err != nil || u == nil {
 				return err
@@ -85,7 +86,7 @@ func (t *tx) webhookCreated(ev *events.WebhookCreated) error {
 			return err
 		}
 	}
-	t.save(is)
+	t.Save(is)
 	return nil
 }
 
@@ -94,7 +95,7 @@ func (t *tx) webhookCreated(ev *events.WebhookCreated) error {
 func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
 	isIt := func(r WebhookRef) bool { return r.ID == ev.WebhookID }
 	var refs *[]WebhookRef
-	var index *staged
+	var index *engine.Staged
 	tenantID := ""
 	if ev.InboxID == "" {
 		l, ls, err := load[WebhookList](t, webhooksKey)
@@ -107,7 +108,7 @@ func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
 		if err != nil {
 			return err
 		}
-		if live(is) {
+		if is.Live() {
 			refs, index, tenantID = &in.Webhooks, is, in.TenantID
 		}
 	}
@@ -115,17 +116,17 @@ func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
 	if err != nil {
 		return err
 	}
-	if index == nil || t.applied(index) {
+	if index == nil || t.Applied(index) {
 		return nil // its inbox ended (and took its events), or this was applied
 	}
 	i := slices.IndexFunc(*refs, isIt)
 	if i < 0 {
-		t.moot()
+		t.Moot()
 		return nil
 	}
-	t.forget.Seqs = append(t.forget.Seqs, (*refs)[i].Seq, t.seq)
-	if live(ws) {
-		t.forget.Seqs = append(t.forget.Seqs, w.Later...)
+	t.Forget.Seqs = append(t.Forget.Seqs, (*refs)[i].Seq, t.Seq)
+	if ws.Live() {
+		t.Forget.Seqs = append(t.Forget.Seqs, w.Later...)
 		t.forgetWebhookClaim(w)
 	}
 	claimed := (*refs)[i].Claimed
@@ -135,8 +136,8 @@ func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
 			return err
 		}
 	}
-	t.remove(ws)
-	t.save(index)
+	t.Remove(ws)
+	t.Save(index)
 	return nil
 }
 
@@ -145,26 +146,26 @@ func (t *tx) webhookDeleted(ev *events.WebhookDeleted) error {
 // with the subscription.
 func (t *tx) webhookSecretRotated(ev *events.WebhookSecretRotated) error {
 	w, ws, err := load[Webhook](t, webhookKey(ev.WebhookID))
-	if err != nil || t.applied(ws) {
+	if err != nil || t.Applied(ws) {
 		return err
 	}
-	if !live(ws) {
-		t.moot()
+	if !ws.Live() {
+		t.Moot()
 		return nil
 	}
 	w.Secret = ev.Secret
 	// Only the newest secret counts: the rotations before it leave the
 	// log now, so that rotating in a loop grows neither the entry nor the
 	// log.
-	t.forget.Seqs = append(t.forget.Seqs, w.Later...)
-	w.Later = []uint64{t.seq}
-	t.save(ws)
+	t.Forget.Seqs = append(t.Forget.Seqs, w.Later...)
+	w.Later = []uint64{t.Seq}
+	t.Save(ws)
 	return nil
 }
 
 // forgetWebhookClaim lets a subscription's claim leave the log with it.
 func (t *tx) forgetWebhookClaim(w *Webhook) {
 	if w.ClaimSeq != 0 {
-		t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: w.ClaimSeq, Type: events.TypeWebhookClaimed, ID: w.ID})
+		t.Forget.Claims = append(t.Forget.Claims, events.ForgetClaim{Seq: w.ClaimSeq, Type: events.TypeWebhookClaimed, ID: w.ID})
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"tempmail/events"
 	"tempmail/events/eventstest"
 	"tempmail/eventually"
+	"tempmail/projections/engine"
+	"tempmail/projections/view"
 )
 
 // lines is a slog handler that keeps the messages of the records it is
@@ -166,12 +168,8 @@ func setAside(t *testing.T, v *Views, n int, want ...uint64) []string {
 			t.Errorf("/readyz would not name event %d: %s", seq, all)
 		}
 	}
-	total := int64(0)
-	for _, c := range v.Reader.setAsideCounts(ctx) {
-		total += c
-	}
-	if total != int64(n) {
-		t.Errorf("the gauge counts %d events set aside, want %d: %s", total, n, all)
+	if total := metric(t, v, "tempmail_projection_events_set_aside", ""); total != float64(n) {
+		t.Errorf("the gauge counts %v events set aside, want %d: %s", total, n, all)
 	}
 	return notes
 }
@@ -195,11 +193,11 @@ func TestARestartAppliesAnEventSetAsideOnceItCan(t *testing.T) {
 	}
 	// As a build that could not apply it left the views: the checkpoint
 	// past it, the event set aside, with one the log no longer holds.
-	kv, err := e.node.JS.KeyValue(ctx, bucketName(v.gen))
+	kv, err := e.node.JS.KeyValue(ctx, bucketName(v.Generation()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	put := func(key string, rec record) {
+	put := func(key string, rec view.Record) {
 		data, err := encode(rec)
 		if err == nil {
 			_, err = kv.Put(ctx, key, data)
@@ -208,8 +206,8 @@ func TestARestartAppliesAnEventSetAsideOnceItCan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	put(checkpointKey(events.SysPartition), &Checkpoint{Meta: Meta{Seq: ack.Seq}, Counts: &Counts{}})
-	put(asideKey(events.SysPartition), &SetAside{Meta: Meta{Seq: ack.Seq}, Count: 2, Events: []AsideEvent{
+	put(view.CheckpointKey(events.SysPartition), &view.Checkpoint{Meta: view.Meta{Seq: ack.Seq}, Counts: &Counts{}})
+	put(engine.AsideKey(events.SysPartition), &engine.SetAside{Meta: view.Meta{Seq: ack.Seq}, Count: 2, Events: []engine.AsideEvent{
 		{Seq: ack.Seq, Type: "DomainAdded", Error: "an older build could not apply it"},
 		{Seq: ack.Seq + 1000, Type: "DomainAdded", Error: "forgotten since"}}})
 

@@ -22,20 +22,6 @@ import (
 // sequence is told, and nothing before it is missed; the rest follows
 // with the next change.
 
-// ChangeKind names what happened to a message.
-type ChangeKind string
-
-const (
-	ChangeMessage ChangeKind = "message"
-	ChangeRead    ChangeKind = "read"
-	ChangeDeleted ChangeKind = "deleted"
-	// ChangeReset says that what the client holds may be stale beyond
-	// repair by changes: it resumed from before the oldest read or
-	// deletion the views still keep (or from after what the inbox has
-	// seen), and must load the list afresh.
-	ChangeReset ChangeKind = "reset"
-)
-
 // Change is one thing that happened to one message.
 type Change struct {
 	Seq     uint64

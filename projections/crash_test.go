@@ -10,11 +10,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"tempmail/broker"
 	"tempmail/broker/natstest"
 	"tempmail/events"
 	"tempmail/events/eventstest"
 	"tempmail/eventually"
+	"tempmail/projections/engine"
+	"tempmail/projections/view"
 )
 
 func TestApplyingAnEventAgainChangesNothing(t *testing.T) {
@@ -31,37 +35,65 @@ func TestApplyingAnEventAgainChangesNothing(t *testing.T) {
 	// Every event again, in order, in one batch and one by one: each old
 	// event now meets entries that already reflect it or a later one, as
 	// after a redelivery or an overlapping hand-over.
-	all := newBatch(ctx, newKVStore(e.node.JS, e.views.entries, bucketName(1)), Rules{}, func(string) string { return "p" })
+	vs := &views{}
+	store := openStore(t, e.node.JS, 1, vs)
+	all := engine.NewBatch(ctx, store, vs, false, func(string) string { return "p" })
 	for _, ev := range storedEvents(t, e.store) {
-		one := newBatch(ctx, newKVStore(e.node.JS, e.views.entries, bucketName(1)), Rules{}, func(string) string { return "p" })
-		for _, b := range []*batch{all, one} {
-			if err := b.apply(ev.Seq, ev.Subject, ev.Time, ev.Payload); err != nil {
+		one := engine.NewBatch(ctx, openStore(t, e.node.JS, 1, vs), vs, false, func(string) string { return "p" })
+		for _, b := range []*engine.Batch{all, one} {
+			if err := b.Apply(ev.Seq, ev.Subject, ev.Time, ev.Payload); err != nil {
 				t.Fatalf("re-apply %d: %v", ev.Seq, err)
 			}
 		}
-		if ws, d := one.changes(); len(ws) != 0 || d["p"] != (Counts{}) || !one.forget.Empty() {
-			t.Errorf("re-applying %d alone would write %d entries, change the counts by %+v and forget %+v", ev.Seq, len(ws), d, one.forget)
+		if ws, d := changes(one); len(ws) != 0 || d["p"] != (Counts{}) || !one.Forget.Empty() {
+			t.Errorf("re-applying %d alone would write %d entries, change the counts by %+v and forget %+v", ev.Seq, len(ws), d, one.Forget)
 		}
 	}
-	if ws, d := all.changes(); len(ws) != 0 || d["p"] != (Counts{}) || !all.forget.Empty() {
-		t.Errorf("re-applying every event would write %d entries, change the counts by %+v and forget %+v", len(ws), d, all.forget)
+	if ws, d := changes(all); len(ws) != 0 || d["p"] != (Counts{}) || !all.Forget.Empty() {
+		t.Errorf("re-applying every event would write %d entries, change the counts by %+v and forget %+v", len(ws), d, all.Forget)
 	}
 	diffSnapshots(t, before, snapshot(t, e.node.JS, bucketName(1)))
+}
+
+// openStore is a worker's store on generation gen's views bucket, as it
+// is now.
+func openStore(t *testing.T, js jetstream.JetStream, gen int, vs *views) *view.KV {
+	t.Helper()
+	kv, err := engine.ViewsBucket(ctxT(t), js, gen, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := broker.NewEntries(ctxT(t), js, kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return view.NewKV(js, entries, bucketName(gen), vs)
+}
+
+// changes are a batch's writes, in the order they are sent, and how they
+// change the counts of each partition (engine.Batch.Changes).
+func changes(b *engine.Batch) ([]view.Change, map[string]Counts) {
+	runs, deltas := b.Changes()
+	var ws []view.Change
+	for _, run := range runs {
+		ws = append(ws, run...)
+	}
+	return ws, deltas
 }
 
 // crashingStore is the real KV store, cut off after a number of writes: the
 // process "dies" there, with whatever it wrote before in place.
 type crashingStore struct {
-	viewStore
+	view.Store
 	writesLeft int
 }
 
 var errCrashed = errors.New("crashed")
 
-func (c *crashingStore) write(ctx context.Context, ws []change) error {
+func (c *crashingStore) Write(ctx context.Context, ws []view.Change) error {
 	n := min(c.writesLeft, len(ws))
 	c.writesLeft -= n
-	if err := c.viewStore.write(ctx, ws[:n]); err != nil {
+	if err := c.Store.Write(ctx, ws[:n]); err != nil {
 		return err
 	}
 	if n < len(ws) {
@@ -119,56 +151,47 @@ func TestProjectionResumesAfterCrashMidBatch(t *testing.T) {
 	// run applies every event, per events a batch, as a worker does: a
 	// batch that fails is applied again, from what the store then holds,
 	// with the counts as before it (the worker keeps them).
-	run := func(st viewStore) (Counts, events.Forget) {
+	vs := &views{rules: Rules{MaxMessages: pageMaxItems + 2}}
+	run := func(st view.Store) (Counts, events.Forget) {
 		var counts Counts
 		var forget events.Forget
 		for i := 0; i < len(evs); i += per {
-			b := newBatch(ctx, st, Rules{MaxMessages: pageMaxItems + 2}, partOf)
+			b := engine.NewBatch(ctx, st, vs, false, partOf)
 			for attempt := 0; ; attempt++ {
 				if attempt > 0 {
-					b = b.retry(ctx, st)
+					b = b.Retry(ctx, st)
 				}
 				for _, ev := range evs[i:min(i+per, len(evs))] {
-					if err := b.apply(ev.Seq, ev.Subject, ev.Time, ev.Payload); err != nil {
+					if err := b.Apply(ev.Seq, ev.Subject, ev.Time, ev.Payload); err != nil {
 						t.Fatalf("apply %d: %v", ev.Seq, err)
 					}
 				}
-				ws, d := b.changes()
-				err := st.write(ctx, ws)
+				ws, d := changes(b)
+				err := st.Write(ctx, ws)
 				if errors.Is(err, errCrashed) && attempt == 0 {
 					if c, ok := st.(*crashingStore); ok {
 						c.writesLeft = 1 << 30 // the process restarts
-						if k, ok := c.viewStore.(*kvStore); ok {
-							k.forgetAll()
+						if k, ok := c.Store.(*view.KV); ok {
+							k.ForgetAll()
 						}
 					}
 					// The forget of the failed attempt was written first
 					// (f.<part>): it is kept, whatever the retry finds.
-					forget.Add(b.forget)
+					forget.Add(b.Forget)
 					continue
 				}
 				if err != nil {
 					t.Fatalf("write batch at event %d: %v", evs[i].Seq, err)
 				}
-				counts.add(d["p"])
-				forget.Add(b.forget)
+				counts.Add(d["p"])
+				forget.Add(b.Forget)
 				break
 			}
 		}
 		return counts, forget
 	}
-	freshBucket := func(gen int) *kvStore {
-		kv, err := viewsBucket(ctx, e.node.JS, gen, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		entries, err := broker.NewEntries(ctx, e.node.JS, kv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return newKVStore(e.node.JS, entries, bucketName(gen))
-	}
-	counter := &crashingStore{viewStore: freshBucket(100), writesLeft: 1 << 30}
+	freshBucket := func(gen int) *view.KV { return openStore(t, e.node.JS, gen, vs) }
+	counter := &crashingStore{Store: freshBucket(100), writesLeft: 1 << 30}
 	total, wantForget := run(counter)
 	// a lives with 32 of its 36 messages (2 evicted by the cap, 2
 	// deleted; the events about those evicted are moot); b expired with
@@ -183,7 +206,7 @@ func TestProjectionResumesAfterCrashMidBatch(t *testing.T) {
 	// batch that was not finished (all before it were acknowledged).
 	for n := 0; n < writes; n++ {
 		gen := 200 + n
-		crash := &crashingStore{viewStore: freshBucket(gen), writesLeft: n}
+		crash := &crashingStore{Store: freshBucket(gen), writesLeft: n}
 		counts, forget := run(crash)
 		diffSnapshots(t, wantSnap, snapshot(t, e.node.JS, bucketName(gen)))
 		if counts != total {

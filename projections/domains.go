@@ -7,6 +7,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/projections/view"
 )
 
 // Domains, as the views hold them (applied from DomainAdded and
@@ -26,46 +27,6 @@ import (
 // every keyless client reads.
 const MaxPublicDomains = 1000
 
-// Domain is one live domain, configured or added at runtime.
-type Domain struct {
-	Meta
-	ID       int    `json:"id"`
-	Name     string `json:"name"`
-	Active   bool   `json:"is_active"` // always, for a domain the views hold
-	API      bool   `json:"api,omitempty"`
-	TenantID string `json:"tenant_id,omitempty"`
-	CatchAll bool   `json:"catch_all,omitempty"`
-	Label    string `json:"label,omitempty"`  // its tenant's name for it (events.DomainAdded)
-	Server   bool   `json:"server,omitempty"` // a Mailosaur server
-	// Event is the DomainAdded that made it as it is: the one before it
-	// leaves the log when a newer one changes it.
-	Event uint64 `json:"event,omitempty"`
-	// ClaimSeq is its tenant's claim of it (TenantDomainAdded), which
-	// leaves the log with it.
-	ClaimSeq uint64 `json:"claim_seq,omitempty"`
-	// Legacy are its events on the one subject of every domain that logs
-	// before format 4 kept (events.ForgetDomain).
-	Legacy []uint64 `json:"legacy,omitempty"`
-}
-
-// DomainList is a list of domains, in id order.
-type DomainList struct {
-	Meta
-	Items []Domain `json:"items"`
-}
-
-// DomainIDs are the ids of a tenant's private domains, in order: a
-// domain's change writes its own entries, never the list.
-type DomainIDs struct {
-	Meta
-	IDs []int `json:"ids"`
-}
-
-func (l *DomainIDs) clone() record { c := *l; c.IDs = slices.Clone(l.IDs); return &c }
-
-func (d *Domain) clone() record     { c := *d; c.Legacy = slices.Clone(d.Legacy); return &c }
-func (l *DomainList) clone() record { c := *l; c.Items = slices.Clone(l.Items); return &c }
-
 const publicDomainsKey = "dp"
 
 func domainKey(id int) string               { return "d." + strconv.Itoa(id) }
@@ -84,15 +45,15 @@ const legacyDomains = "ev.sys.domains"
 func (t *tx) domainAdded(ev *events.DomainAdded) error {
 	id := ev.ID
 	if id == 0 {
-		id = int(t.seq)
+		id = int(t.Seq)
 	}
 	d, ds, err := load[Domain](t, domainKey(id))
 	if err != nil {
 		return err
 	}
-	if !t.applied(ds) {
+	if !t.Applied(ds) {
 		prev := Domain{}
-		if live(ds) {
+		if ds.Live() {
 			prev = *d
 		}
 		if ev.TenantID == "" && prev.ID == 0 {
@@ -100,23 +61,23 @@ func (t *tx) domainAdded(ev *events.DomainAdded) error {
 			if err != nil {
 				return err
 			}
-			if live(ps) && len(pub.Items) >= MaxPublicDomains {
-				t.moot() // beyond the cap (the command refuses it first)
+			if ps.Live() && len(pub.Items) >= MaxPublicDomains {
+				t.Moot() // beyond the cap (the command refuses it first)
 				return nil
 			}
 		}
-		next := Domain{Meta: *d.meta(), ID: id, Name: ev.Name, Active: true, API: ev.API, TenantID: ev.TenantID,
-			CatchAll: ev.CatchAll, Label: ev.Label, Server: ev.Server, Event: t.seq, ClaimSeq: prev.ClaimSeq,
+		next := Domain{Meta: d.Meta, ID: id, Name: ev.Name, Active: true, API: ev.API, TenantID: ev.TenantID,
+			CatchAll: ev.CatchAll, Label: ev.Label, Server: ev.Server, Event: t.Seq, ClaimSeq: prev.ClaimSeq,
 			Legacy: slices.Clone(prev.Legacy)}
 		if ev.ClaimBack > 0 {
-			next.ClaimSeq = t.seq - ev.ClaimBack
+			next.ClaimSeq = t.Seq - ev.ClaimBack
 		}
-		legacy := t.subject == legacyDomains
+		legacy := t.Subject == legacyDomains
 		if legacy {
-			next.Legacy = append(next.Legacy, t.seq)
+			next.Legacy = append(next.Legacy, t.Seq)
 		}
 		if prev.Event != 0 && !legacy {
-			t.forget.Seqs = append(t.forget.Seqs, prev.Event) // what it was: superseded
+			t.Forget.Seqs = append(t.Forget.Seqs, prev.Event) // what it was: superseded
 		}
 		if prev.ID != 0 && (prev.Name != next.Name || prev.TenantID != next.TenantID) {
 			// A log before format 4 could reuse an id for another name.
@@ -125,9 +86,9 @@ func (t *tx) domainAdded(ev *events.DomainAdded) error {
 			}
 		}
 		*d = next
-		t.save(ds)
+		t.Save(ds)
 	}
-	if !live(ds) || d.Seq > t.seq {
+	if !ds.Live() || d.Seq > t.Seq {
 		return nil // a later event made it what it is, and indexed it
 	}
 	return t.indexDomain(d)
@@ -142,8 +103,8 @@ func (t *tx) domainDeactivated(ev *events.DomainDeactivated) error {
 	if err != nil {
 		return err
 	}
-	if t.applied(ds) {
-		if d.Gone && d.Seq == t.seq {
+	if t.Applied(ds) {
+		if d.Gone && d.Seq == t.Seq {
 			n, err := t.nameEntry(ev.Name)
 			if err != nil || n == nil || n.ID != ev.ID {
 				return err
@@ -152,31 +113,31 @@ func (t *tx) domainDeactivated(ev *events.DomainDeactivated) error {
 		}
 		return nil
 	}
-	if !live(ds) || d.Name != ev.Name {
-		t.moot() // an unknown domain, or gone already
+	if !ds.Live() || d.Name != ev.Name {
+		t.Moot() // an unknown domain, or gone already
 		return nil
 	}
 	f := events.ForgetDomain{Name: d.Name, Legacy: d.Legacy}
-	if t.subject == legacyDomains {
-		f.Legacy = append(slices.Clone(f.Legacy), t.seq)
+	if t.Subject == legacyDomains {
+		f.Legacy = append(slices.Clone(f.Legacy), t.Seq)
 	} else {
-		f.Seq = t.seq
+		f.Seq = t.Seq
 	}
-	t.forget.Domains = append(t.forget.Domains, f)
+	t.Forget.Domains = append(t.Forget.Domains, f)
 	if d.ClaimSeq != 0 {
-		t.forget.Claims = append(t.forget.Claims, events.ForgetClaim{Seq: d.ClaimSeq, Type: events.TypeTenantDomainAdded, ID: d.Name})
+		t.Forget.Claims = append(t.Forget.Claims, events.ForgetClaim{Seq: d.ClaimSeq, Type: events.TypeTenantDomainAdded, ID: d.Name})
 	}
 	if err := t.unlistDomain(d.ID, d.Name, d.TenantID); err != nil {
 		return err
 	}
-	t.remove(ds)
+	t.Remove(ds)
 	return nil
 }
 
 // nameEntry is the live domain a name's entry holds, or nil.
 func (t *tx) nameEntry(name string) (*Domain, error) {
 	n, ns, err := load[Domain](t, domainNameKey(name))
-	if err != nil || !live(ns) {
+	if err != nil || !ns.Live() {
 		return nil, err
 	}
 	return n, nil
@@ -189,33 +150,33 @@ func (t *tx) indexDomain(d *Domain) error {
 	if err != nil {
 		return err
 	}
-	if !t.applied(ns) {
+	if !t.Applied(ns) {
 		meta := n.Meta
 		*n = *d
 		n.Meta = meta
-		t.save(ns)
+		t.Save(ns)
 	}
 	if d.TenantID != "" {
 		l, ls, err := load[DomainIDs](t, tenantDomainsKey(d.TenantID))
-		if err != nil || t.applied(ls) {
+		if err != nil || t.Applied(ls) {
 			return err
 		}
-		if !live(ls) {
+		if !ls.Live() {
 			l.IDs = nil
 		}
 		if i, found := slices.BinarySearch(l.IDs, d.ID); !found {
 			l.IDs = slices.Insert(l.IDs, i, d.ID)
-			t.save(ls)
+			t.Save(ls)
 		}
 		return nil
 	}
 	l, ls, err := load[DomainList](t, publicDomainsKey)
-	if err != nil || t.applied(ls) {
+	if err != nil || t.Applied(ls) {
 		return err
 	}
 	item := *d
-	item.Meta, item.Legacy = Meta{}, nil
-	if !live(ls) {
+	item.Meta, item.Legacy = view.Meta{}, nil
+	if !ls.Live() {
 		l.Items = nil
 	}
 	i, found := slices.BinarySearchFunc(l.Items, d.ID, func(x Domain, id int) int { return x.ID - id })
@@ -224,7 +185,7 @@ func (t *tx) indexDomain(d *Domain) error {
 	} else {
 		l.Items = slices.Insert(l.Items, i, item)
 	}
-	t.save(ls)
+	t.Save(ls)
 	return nil
 }
 
@@ -236,34 +197,34 @@ func (t *tx) unlistDomain(id int, name, tenant string) error {
 	if err != nil {
 		return err
 	}
-	if live(ns) && n.ID == id {
-		t.remove(ns)
+	if ns.Live() && n.ID == id {
+		t.Remove(ns)
 	}
 	if tenant != "" {
 		l, ls, err := load[DomainIDs](t, tenantDomainsKey(tenant))
-		if err != nil || !live(ls) || t.applied(ls) {
+		if err != nil || !ls.Live() || t.Applied(ls) {
 			return err
 		}
 		if i, found := slices.BinarySearch(l.IDs, id); found {
 			l.IDs = slices.Delete(l.IDs, i, i+1)
 			if len(l.IDs) == 0 {
-				t.remove(ls)
+				t.Remove(ls)
 			} else {
-				t.save(ls)
+				t.Save(ls)
 			}
 		}
 		return nil
 	}
 	l, ls, err := load[DomainList](t, publicDomainsKey)
-	if err != nil || !live(ls) || t.applied(ls) {
+	if err != nil || !ls.Live() || t.Applied(ls) {
 		return err
 	}
 	if i := slices.IndexFunc(l.Items, func(x Domain) bool { return x.ID == id }); i >= 0 {
 		l.Items = slices.Delete(l.Items, i, i+1)
 		if len(l.Items) == 0 {
-			t.remove(ls)
+			t.Remove(ls)
 		} else {
-			t.save(ls)
+			t.Save(ls)
 		}
 	}
 	return nil

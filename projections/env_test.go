@@ -14,12 +14,17 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"tempmail/broker"
 	"tempmail/broker/natstest"
 	"tempmail/events"
 	"tempmail/events/eventstest"
 	"tempmail/mail"
+	"tempmail/projections/engine"
+	"tempmail/projections/entry"
+	"tempmail/projections/view"
 )
 
 // env is a real embedded node with the event store and running views.
@@ -266,8 +271,8 @@ func snapshot(t *testing.T, js jetstream.JetStream, bucket string) map[string]an
 func asJSON(t *testing.T, key string, value []byte) map[string]any {
 	t.Helper()
 	data := value
-	if len(value) > 0 && value[0] == binaryMark {
-		var rec record = &Page{}
+	if len(value) > 0 && value[0] == entry.BinaryMark {
+		var rec view.Record = &Page{}
 		if strings.HasPrefix(key, "i.") {
 			rec = &Inbox{}
 		}
@@ -348,6 +353,41 @@ func diffSnapshots(t *testing.T, want, got map[string]any) {
 }
 
 // storedEvents reads every event in the stream (not content or schedules).
+// encode and decode are the views' stored form (package entry).
+func encode(rec view.Record) ([]byte, error)    { return entry.Encode(rec) }
+func decode(data []byte, rec view.Record) error { return entry.Decode(data, rec) }
+
+// bucketName is the views bucket of a generation.
+func bucketName(gen int) string { return engine.BucketName(gen) }
+
+// metric is the value of the views' counter or gauge name, summed over
+// its series of partition part ("": every partition), as a scrape of
+// v's metrics reads it.
+func metric(t *testing.T, v *Views, name, part string) float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	v.Instrument(reg)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if part != "" && !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+				return l.GetName() == "partition" && l.GetValue() == part
+			}) {
+				continue
+			}
+			sum += m.GetGauge().GetValue() + m.GetCounter().GetValue()
+		}
+	}
+	return sum
+}
+
 func storedEvents(t *testing.T, s *events.Store) []events.Event {
 	t.Helper()
 	ctx := ctxT(t)

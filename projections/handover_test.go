@@ -40,7 +40,7 @@ func TestPartitionsAreHandedOverWhenAWorkerStops(t *testing.T) {
 	// B starts beside A, which holds every partition's pin.
 	b := start()
 	t.Cleanup(b.Stop)
-	pins := pinnedClients(t, a)
+	pins := pinnedClients(t, store, a)
 	beforeA, beforeB := a.Applied(), b.Applied()
 	if n := uint64(len(inboxes) + 3*len(inboxes)); beforeA != n {
 		t.Errorf("A applied %d events; %d were stored", beforeA, n)
@@ -48,7 +48,7 @@ func TestPartitionsAreHandedOverWhenAWorkerStops(t *testing.T) {
 
 	a.Stop() // A unpins its partitions as it stops
 	// At once, not after the pinned TTL: no partition is still pinned to A.
-	for part, pin := range pinnedClients(t, b) {
+	for part, pin := range pinnedClients(t, store, b) {
 		if pin != "" && pin == pins[part] {
 			t.Errorf("partition %s is still pinned to the stopped worker", part)
 		}
@@ -97,11 +97,11 @@ func TestPartitionsAreHandedOverWhenAWorkerStops(t *testing.T) {
 
 // pinnedClients returns, per partition, the id of the client its consumer
 // is pinned to ("" for none).
-func pinnedClients(t *testing.T, v *Views) map[string]string {
+func pinnedClients(t *testing.T, store *events.Store, v *Views) map[string]string {
 	t.Helper()
 	pins := map[string]string{}
-	for _, part := range v.store.Partitions() {
-		cons, err := v.js.Consumer(ctxT(t), events.StreamName, v.consumerName(part))
+	for _, part := range store.Partitions() {
+		cons, err := store.Stream().Consumer(ctxT(t), v.ConsumerName(part))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	dto "github.com/prometheus/client_model/go"
 
 	"tempmail/broker/natstest"
 	"tempmail/events"
 	"tempmail/events/eventstest"
 	"tempmail/eventually"
+	"tempmail/projections/engine"
 )
 
 // Events a consumer passed over without their being applied (what a
@@ -20,7 +20,7 @@ import (
 // stalled: events counted as delivered, none in flight) are applied all
 // the same: when nothing newer comes, the periodic check starts the
 // consumer again after the checkpoint; when newer events do, their worker
-// reads the lost ones from the log and applies them first (gap.go).
+// reads the lost ones from the log and applies them first (engine/gap.go).
 func TestEventsTheConsumerPassedOverAreAppliedAllTheSame(t *testing.T) {
 	t.Parallel()
 	for _, newer := range []bool{false, true} {
@@ -43,11 +43,11 @@ func TestEventsTheConsumerPassedOverAreAppliedAllTheSame(t *testing.T) {
 				want = append(want, fmt.Sprintf("passed-%d", i))
 				deliver(t, store, in, want[len(want)-1])
 			}
-			cons, err := node.JS.Consumer(ctxT(t), events.StreamName, v.consumerName(ack.Partition))
+			cons, err := node.JS.Consumer(ctxT(t), events.StreamName, v.ConsumerName(ack.Partition))
 			if err != nil {
 				t.Fatal(err)
 			}
-			batch, err := cons.Fetch(3, jetstream.FetchPriorityGroup(priorityGroup), jetstream.FetchMaxWait(10*time.Second))
+			batch, err := cons.Fetch(3, jetstream.FetchPriorityGroup(engine.PriorityGroup), jetstream.FetchMaxWait(10*time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestEventsTheConsumerPassedOverAreAppliedAllTheSame(t *testing.T) {
 				t.Fatalf("the consumer still has events pending or in flight: %+v %v", info, err)
 			}
 			// The outside client's pin lapses; the views take over.
-			if err := store.Stream().UnpinConsumer(ctxT(t), v.consumerName(ack.Partition), priorityGroup); err != nil {
+			if err := store.Stream().UnpinConsumer(ctxT(t), v.ConsumerName(ack.Partition), engine.PriorityGroup); err != nil {
 				t.Fatal(err)
 			}
 
@@ -95,13 +95,12 @@ func TestEventsTheConsumerPassedOverAreAppliedAllTheSame(t *testing.T) {
 				}
 				return nil
 			})
-			var m dto.Metric
-			counter, name, least := v.metrics.restarts, "tempmail_projection_consumer_restarts_total", 1.0
+			name, least := "tempmail_projection_consumer_restarts_total", 1.0
 			if newer {
-				counter, name, least = v.metrics.fromLog, "tempmail_projection_events_from_log_total", 3
+				name, least = "tempmail_projection_events_from_log_total", 3
 			}
-			if err := counter.WithLabelValues(ack.Partition).Write(&m); err != nil || m.GetCounter().GetValue() < least {
-				t.Errorf("%s = %v (%v); want at least %v", name, m.GetCounter().GetValue(), err, least)
+			if got := metric(t, v, name, ack.Partition); got < least {
+				t.Errorf("%s = %v; want at least %v", name, got, least)
 			}
 		})
 	}

@@ -7,6 +7,8 @@ import (
 	"tempmail"
 	"tempmail/broker/natstest"
 	"tempmail/events"
+	"tempmail/projections/engine"
+	"tempmail/projections/view"
 )
 
 func TestViewsFollowTheLog(t *testing.T) {
@@ -140,5 +142,30 @@ func TestStaleExpiryOfAnEarlierInboxChangesNothing(t *testing.T) {
 	}
 	if in, _ = e.views.Inbox(ctx, cur.id); in.Count != 1 {
 		t.Errorf("new inbox count %d, want 1", in.Count)
+	}
+}
+
+// Every key that changes what an inbox's readers see wakes the inbox's
+// topic: the watcher wakes the topic of each entry it sees written
+// (view.EntryTopic), and an inbox's topic is its entry's, so a renamed key
+// prefix cannot silently stop event streams; no other entry wakes it.
+func TestWatchedKeysWakeTheirTopics(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]bool{
+		inboxKey("id-1"):         true,
+		pageKey("id-1", 4):       false,
+		addressKey("a@b.c"):      false,
+		tokenKey("TOKEN"):        false,
+		webhookKey("hook-1"):     false,
+		engine.PendingKey("p3"):  false,
+		view.CheckpointKey("p3"): false,
+		tagKey("0123456789ab"):   false,
+	} {
+		if wakes := view.EntryTopic(key) == InboxTopic("id-1"); wakes != want {
+			t.Errorf("a write of %s wakes inbox id-1's topic: %v, want %v", key, wakes, want)
+		}
+	}
+	if InboxTopic("id-1") == PartitionTopic("id-1") || InboxTopic("id-1") == InboxTopic("id-2") {
+		t.Error("an inbox's topic is another's, or a partition's")
 	}
 }

@@ -2,127 +2,47 @@ package projections
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"reflect"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail"
-	"tempmail/broker"
 	"tempmail/events"
+	"tempmail/projections/view"
 )
 
 // Reader answers reads from the views. Each method is a constant number of
-// KV gets. Entries that are absent or tombstoned are reported as errors of
-// kind NotFound; expiry by time is the caller's to judge (Inbox.Live).
+// KV gets, through the process's read cache (view.Reader). Entries that
+// are absent or tombstoned are reported as errors of kind NotFound; expiry
+// by time is the caller's to judge (Inbox.Live).
 type Reader struct {
-	kv      jetstream.KeyValue
-	hub     *Hub
+	bucket  *view.Reader
+	kv      jetstream.KeyValue // the bucket, for what no get reads (Tenants)
 	parts   []string
-	cache   *cache   // nil until the watcher runs: without it the cache would go stale
 	content contents // what messages say, joined in as they are read
 }
 
 // DropCache empties the read cache, which refills as reads come: for a
 // process at rest, which need not hold what its busy minutes read.
-func (r *Reader) DropCache() {
-	if r.cache != nil {
-		r.cache.clear()
-	}
-}
+func (r *Reader) DropCache() { r.bucket.DropCache() }
 
 // Hub is the process's change hub, for long-polling.
-func (r *Reader) Hub() *Hub { return r.hub }
+func (r *Reader) Hub() *Hub { return r.bucket.Hub() }
 
-// get reads key into rec. Records decoded before are shared from the cache
-// (copied shallowly into rec): callers must treat what they read as
-// read-only, which every reader of views does.
-func (r *Reader) get(ctx context.Context, key string, rec record, what string) error {
-	value, decoded, err := r.read(ctx, key)
-	if err != nil {
-		return err
-	}
-	if value == nil {
-		return tempmail.Errorf(tempmail.NotFound, "%s not found", what)
-	}
-	dst := reflect.ValueOf(rec).Elem()
-	if decoded != nil && reflect.TypeOf(decoded) == reflect.TypeOf(rec) {
-		dst.Set(reflect.ValueOf(decoded).Elem())
-	} else {
-		if err := decode(value, rec); err != nil {
-			return fmt.Errorf("view entry %s: %w", printable(key), err)
-		}
-		if r.cache != nil {
-			kept := reflect.New(dst.Type())
-			kept.Elem().Set(dst)
-			r.cache.keepDecoded(key, value, kept.Interface().(record))
-		}
-	}
-	if rec.meta().Gone {
-		return tempmail.Errorf(tempmail.NotFound, "%s not found", what)
-	}
-	return nil
+// WaitApplied waits until the views reflect the event ack describes, so that
+// a command's effect is visible to the very next read.
+func (r *Reader) WaitApplied(ctx context.Context, ack events.Ack) error {
+	return r.bucket.WaitApplied(ctx, ack)
 }
 
-// getLatest reads key into rec from the bucket itself, past the cache, and
-// returns its revision.
-func (r *Reader) getLatest(ctx context.Context, key string, rec record, what string) (uint64, error) {
-	value, rev, err := r.fetch(ctx, key)
-	if err != nil {
-		return 0, err
-	}
-	if value != nil {
-		if err := decode(value, rec); err != nil {
-			return 0, fmt.Errorf("view entry %s: %w", printable(key), err)
-		}
-	}
-	if value == nil || rec.meta().Gone {
-		return 0, tempmail.Errorf(tempmail.NotFound, "%s not found", what)
-	}
-	return rev, nil
+// get reads key into rec (view.Reader.Get): what it reads is shared with
+// the cache, and read-only.
+func (r *Reader) get(ctx context.Context, key string, rec view.Record, what string) error {
+	return r.bucket.Get(ctx, key, rec, what)
 }
 
-// read returns a view entry's value (nil when absent), and its decoded
-// record when the cache has one.
-func (r *Reader) read(ctx context.Context, key string) ([]byte, record, error) {
-	if !broker.ValidKey(key) {
-		return nil, nil, nil // a token or id no entry can have: absent, and not cached
-	}
-	var token *cached
-	if r.cache != nil {
-		e, ok, t := r.cache.lookup(key)
-		if ok {
-			return e.value, e.decoded, nil
-		}
-		token = t
-	}
-	value, _, err := r.fetch(ctx, key)
-	if token != nil {
-		if err != nil {
-			r.cache.forget(key, token)
-		} else {
-			r.cache.fill(key, token, value)
-		}
-	}
-	return value, nil, err
-}
-
-// fetch reads a view entry from the bucket: its value (nil when absent)
-// and its revision.
-func (r *Reader) fetch(ctx context.Context, key string) ([]byte, uint64, error) {
-	if !broker.ValidKey(key) {
-		return nil, 0, nil // a token or id no entry can have: absent
-	}
-	e, err := r.kv.Get(ctx, key)
-	switch {
-	case errors.Is(err, jetstream.ErrKeyNotFound):
-		return nil, 0, nil
-	case err != nil:
-		return nil, 0, unavailable(err)
-	}
-	return e.Value(), e.Revision(), nil
+// getLatest reads key into rec past the cache (view.Reader.GetLatest).
+func (r *Reader) getLatest(ctx context.Context, key string, rec view.Record, what string) (uint64, error) {
+	return r.bucket.GetLatest(ctx, key, rec, what)
 }
 
 // Inbox returns an inbox by id.
@@ -251,30 +171,4 @@ func (r *Reader) summary(ctx context.Context, in *Inbox, id string) (*Summary, e
 		}
 	}
 	return nil, tempmail.Errorf(tempmail.NotFound, "message not found")
-}
-
-// WaitApplied waits until the views reflect the event ack describes, so that
-// a command's effect is visible to the very next read. It waits on the hub;
-// the occasional direct read guards against a watcher that fell behind.
-func (r *Reader) WaitApplied(ctx context.Context, ack events.Ack) error {
-	if ack.Seq == 0 || r.hub.appliedSeq(ack.Partition) >= ack.Seq {
-		return nil
-	}
-	ch, cancel := r.hub.Subscribe(PartitionTopic(ack.Partition))
-	defer cancel()
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	for r.hub.appliedSeq(ack.Partition) < ack.Seq {
-		select {
-		case <-ch:
-		case <-tick.C:
-			var cp Checkpoint
-			if err := r.get(ctx, checkpointKey(ack.Partition), &cp, "checkpoint"); err == nil {
-				r.hub.checkpoint(ack.Partition, cp.Seq)
-			}
-		case <-ctx.Done():
-			return tempmail.Wrap(tempmail.Unavailable, ctx.Err(), "the change was stored but is not visible yet; try reading again shortly")
-		}
-	}
-	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/events"
+	"tempmail/projections/engine"
+	"tempmail/projections/view"
 )
 
 func TestRebuildMatchesLiveViews(t *testing.T) {
@@ -101,19 +103,20 @@ func TestRebuildInLittleMemoryMatchesLiveViews(t *testing.T) {
 	}
 	live := snapshot(t, e.node.JS, bucketName(1))
 	e.views.Stop()
-	kv, err := viewsBucket(ctx, e.node.JS, 7, 1)
+	kv, err := engine.ViewsBucket(ctx, e.node.JS, 7, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newRebuildStore(e.node.JS, kv, 4<<10, 1000) // a handful of records
-	if _, err := replay(ctx, e.store, st, Rules{}, 1); err != nil {
+	vs := &views{}
+	st := view.NewBulk(e.node.JS, kv, 4<<10, 1000, vs) // a handful of records
+	if _, err := engine.Replay(ctx, e.store, st, vs, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.flush(ctx); err != nil {
+	if err := st.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if st.keys <= len(live) {
-		t.Errorf("%d writes for %d entries: records were not let go and written again", st.keys, len(live))
+	if st.Keys() <= len(live) {
+		t.Errorf("%d writes for %d entries: records were not let go and written again", st.Keys(), len(live))
 	}
 	diffSnapshots(t, asRead(live), asRead(snapshot(t, e.node.JS, bucketName(7))))
 }
@@ -129,7 +132,7 @@ func TestARebuildForgetsWhatItLetGoAsItGoes(t *testing.T) {
 	e.views.Stop() // the log keeps all the mail, as with no cap
 	ctx := ctxT(t)
 	in := oneInbox(t, e.store)
-	const n, cap = maxPendingForget + 100, 10
+	const n, cap = engine.MaxPendingForget + 100, 10
 	for i := range n {
 		deliver(t, e.store, in, fmt.Sprint("m", i))
 	}
@@ -137,35 +140,36 @@ func TestARebuildForgetsWhatItLetGoAsItGoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kv, err := viewsBucket(ctx, e.node.JS, 7, 1)
+	kv, err := engine.ViewsBucket(ctx, e.node.JS, 7, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newRebuildStore(e.node.JS, kv, 1<<20, 1000)
-	if _, err := replay(ctx, e.store, st, Rules{MaxMessages: cap}, 64); err != nil {
+	vs := &views{rules: Rules{MaxMessages: cap}}
+	st := view.NewBulk(e.node.JS, kv, 1<<20, 1000, vs)
+	if _, err := engine.Replay(ctx, e.store, st, vs, 64); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.flush(ctx); err != nil {
+	if err := st.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
 	after, err := e.store.Stream().Info(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gone := before.State.Msgs - after.State.Msgs; gone < maxPendingForget {
+	if gone := before.State.Msgs - after.State.Msgs; gone < engine.MaxPendingForget {
 		t.Errorf("the log holds %d events after the replay, %d before: it forgot %d of the %d messages the cap let go",
 			after.State.Msgs, before.State.Msgs, gone, n-cap)
 	}
-	var pending Pending
-	if found, err := kvGet(ctx, kv, pendingKey(e.store.PartitionOfAddress(in.addr)), &pending); err != nil || !found {
+	var pending engine.Pending
+	if found, err := kvGet(ctx, kv, engine.PendingKey(e.store.PartitionOfAddress(in.addr)), &pending); err != nil || !found {
 		t.Fatalf("pending forget: found %v, %v", found, err)
 	}
-	if left := len(pending.Forget.Messages); left == 0 || left >= maxPendingForget {
-		t.Errorf("the pending forget holds %d messages, want the rest (fewer than %d)", left, maxPendingForget)
+	if left := len(pending.Forget.Messages); left == 0 || left >= engine.MaxPendingForget {
+		t.Errorf("the pending forget holds %d messages, want the rest (fewer than %d)", left, engine.MaxPendingForget)
 	}
 }
 
-func kvGet(ctx context.Context, kv jetstream.KeyValue, key string, rec record) (bool, error) {
+func kvGet(ctx context.Context, kv jetstream.KeyValue, key string, rec view.Record) (bool, error) {
 	e, err := kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return false, nil

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"tempmail"
+	"tempmail/projections/engine"
 )
 
 // A tenant's list of inboxes: pages of at most tenantPageItems, newest
@@ -22,34 +23,6 @@ import (
 // tenantPageItems is the most inboxes one page holds.
 const tenantPageItems = 128
 
-// TenantList says where a tenant's list of inboxes begins and ends.
-type TenantList struct {
-	Meta
-	Newest int64 `json:"newest"` // the page new inboxes go to; 0: the list is empty
-	Oldest int64 `json:"oldest"`
-	Next   int64 `json:"next"` // the number of the next new page
-}
-
-// TenantPage is a page of a tenant's list of inboxes.
-type TenantPage struct {
-	Meta
-	Items []TenantInbox `json:"items"` // newest first
-	Older int64         `json:"older,omitempty"`
-	Newer int64         `json:"newer,omitempty"`
-}
-
-// TenantMember says which page of its tenant's list holds an inbox, and
-// where its claim is in the log.
-type TenantMember struct {
-	Meta
-	Page     int64  `json:"page"`
-	ClaimSeq uint64 `json:"claim_seq"`
-}
-
-func (l *TenantList) clone() record   { c := *l; return &c }
-func (p *TenantPage) clone() record   { c := *p; c.Items = slices.Clone(p.Items); return &c }
-func (m *TenantMember) clone() record { c := *m; return &c }
-
 func tenantListKey(tenant string) string { return "tl." + tenant }
 func tenantPageKey(tenant string, n int64) string {
 	return "tp." + tenant + "." + strconv.FormatInt(n, 10)
@@ -60,45 +33,45 @@ func tenantMemberKey(tenant, inbox string) string { return "tm." + tenant + "." 
 // when it is there already.
 func (t *tx) listInbox(tenant string, in TenantInbox) (bool, error) {
 	m, ms, err := load[TenantMember](t, tenantMemberKey(tenant, in.ID))
-	if err != nil || live(ms) {
+	if err != nil || ms.Live() {
 		return false, err
 	}
 	l, ls, err := load[TenantList](t, tenantListKey(tenant))
 	if err != nil {
 		return false, err
 	}
-	if !live(ls) {
-		*l = TenantList{Meta: *l.meta(), Next: 1}
+	if !ls.Live() {
+		*l = TenantList{Meta: l.Meta, Next: 1}
 	}
 	var pg *TenantPage
-	var ps *staged
+	var ps *engine.Staged
 	if l.Newest != 0 {
 		if pg, ps, err = load[TenantPage](t, tenantPageKey(tenant, l.Newest)); err != nil {
 			return false, err
 		}
 	}
-	if pg == nil || !live(ps) || len(pg.Items) >= tenantPageItems {
+	if pg == nil || !ps.Live() || len(pg.Items) >= tenantPageItems {
 		n := l.Next
 		l.Next++
-		if pg != nil && live(ps) {
+		if pg != nil && ps.Live() {
 			pg.Newer = n
-			t.save(ps)
+			t.Save(ps)
 		}
 		older := l.Newest
 		if pg, ps, err = load[TenantPage](t, tenantPageKey(tenant, n)); err != nil {
 			return false, err
 		}
-		*pg = TenantPage{Meta: *pg.meta(), Older: older}
+		*pg = TenantPage{Meta: pg.Meta, Older: older}
 		l.Newest = n
 		if l.Oldest == 0 {
 			l.Oldest = n
 		}
 	}
 	pg.Items = slices.Insert(pg.Items, 0, in)
-	t.save(ps)
-	t.save(ls)
-	*m = TenantMember{Meta: *m.meta(), Page: l.Newest, ClaimSeq: t.seq}
-	t.save(ms)
+	t.Save(ps)
+	t.Save(ls)
+	*m = TenantMember{Meta: m.Meta, Page: l.Newest, ClaimSeq: t.Seq}
+	t.Save(ms)
 	return true, nil
 }
 
@@ -106,18 +79,18 @@ func (t *tx) listInbox(tenant string, in TenantInbox) (bool, error) {
 // member entry as it was (nil when it was not listed).
 func (t *tx) unlistInbox(tenant, inbox string) (*TenantMember, error) {
 	m, ms, err := load[TenantMember](t, tenantMemberKey(tenant, inbox))
-	if err != nil || !live(ms) {
+	if err != nil || !ms.Live() {
 		return nil, err
 	}
 	was := *m
-	t.remove(ms)
+	t.Remove(ms)
 	pg, ps, err := load[TenantPage](t, tenantPageKey(tenant, was.Page))
-	if err != nil || !live(ps) {
+	if err != nil || !ps.Live() {
 		return &was, err
 	}
 	pg.Items = slices.DeleteFunc(pg.Items, func(x TenantInbox) bool { return x.ID == inbox })
 	if len(pg.Items) > 0 {
-		t.save(ps)
+		t.Save(ps)
 		return &was, nil
 	}
 	l, ls, err := load[TenantList](t, tenantListKey(tenant))
@@ -139,13 +112,13 @@ func (t *tx) unlistInbox(tenant, inbox string) (*TenantMember, error) {
 		if err != nil {
 			return nil, err
 		}
-		if live(os) {
+		if os.Live() {
 			n.set(o)
-			t.save(os)
+			t.Save(os)
 		}
 	}
-	t.remove(ps)
-	if live(ls) {
+	t.Remove(ps)
+	if ls.Live() {
 		if l.Oldest == was.Page {
 			l.Oldest = pg.Newer
 		}
@@ -153,9 +126,9 @@ func (t *tx) unlistInbox(tenant, inbox string) (*TenantMember, error) {
 			l.Newest = pg.Older
 		}
 		if l.Newest == 0 {
-			t.remove(ls) // nothing left
+			t.Remove(ls) // nothing left
 		} else {
-			t.save(ls)
+			t.Save(ls)
 		}
 	}
 	return &was, nil

@@ -6,6 +6,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/projections/engine"
 )
 
 // A tenant's use of its quotas beyond inboxes: the messages its inboxes
@@ -37,22 +38,6 @@ import (
 // its Day past (nothing is written at midnight) or when its next message
 // comes. A message deleted stops counting, today too.
 
-// TenantUsage is one partition's share of a tenant's mail and
-// subscriptions.
-type TenantUsage struct {
-	Meta
-	// Day is the UTC day (2006-01-02) that Messages counts.
-	Day      string `json:"day"`
-	Messages int64  `json:"messages"`
-	Bytes    int64  `json:"bytes"`
-	// Webhooks counts the subscriptions to its inboxes.
-	Webhooks  int64  `json:"webhooks,omitempty"`
-	Released  Claims `json:"released,omitzero"`
-	Unclaimed Claims `json:"unclaimed,omitzero"`
-}
-
-func (u *TenantUsage) clone() record { c := *u; return &c }
-
 func tenantUsageKey(id, part string) string { return "tu." + id + "." + part }
 
 // utcDay names the UTC day of at.
@@ -62,9 +47,9 @@ func utcDay(at time.Time) string { return at.UTC().Format(time.DateOnly) }
 // inbox and its tenant's usage; claimed: a claim counted it.
 func (t *tx) received(in *Inbox, at time.Time, size int64, claimed bool) error {
 	day := utcDay(at)
-	in.Held.add(day, size)
+	in.Held.Add(day, size)
 	if claimed {
-		in.Claimed.add(day, size)
+		in.Claimed.Add(day, size)
 	}
 	return t.countMail(in.TenantID, day, 1, size, claimed)
 }
@@ -72,9 +57,9 @@ func (t *tx) received(in *Inbox, at time.Time, size int64, claimed bool) error {
 // dropped counts a message of a tenant's inbox out, gone by this event.
 func (t *tx) dropped(in *Inbox, s *Summary) error {
 	day := utcDay(s.ReceivedAt)
-	in.Held.sub(day, s.Size)
+	in.Held.Sub(day, s.Size)
 	if s.ClaimSeq != 0 {
-		in.Claimed.sub(day, s.Size)
+		in.Claimed.Sub(day, s.Size)
 	}
 	return t.countMail(in.TenantID, day, -1, -s.Size, s.ClaimSeq != 0)
 }
@@ -92,10 +77,10 @@ func (t *tx) inboxGone(in *Inbox) error {
 	} else {
 		unclaimed.Day, unclaimed.Messages = in.Held.Day, in.Held.Messages
 	}
-	u.hold(in.Held.Day, -in.Held.Messages, -in.Held.Bytes)
+	u.Hold(in.Held.Day, -in.Held.Messages, -in.Held.Bytes)
 	u.Released.Bytes += in.Claimed.Bytes
 	if in.Claimed.Messages > 0 {
-		u.Released.addDay(in.Claimed.Day, in.Claimed.Messages)
+		u.Released.AddDay(in.Claimed.Day, in.Claimed.Messages)
 	}
 	u.Unclaimed.Bytes = max(0, u.Unclaimed.Bytes-unclaimed.Bytes)
 	if unclaimed.Day == u.Unclaimed.Day {
@@ -111,31 +96,6 @@ func (t *tx) inboxGone(in *Inbox) error {
 	}
 	t.keep(u, us)
 	return nil
-}
-
-// addDay adds n messages of day to what c counts of a day.
-func (c *Claims) addDay(day string, n int64) {
-	switch {
-	case day > c.Day:
-		c.Day, c.Messages = day, n
-	case day == c.Day:
-		c.Messages += n
-	}
-}
-
-// hold adds messages received on day (negative: gone) and size bytes to
-// what the partition's inboxes hold.
-func (u *TenantUsage) hold(day string, messages, size int64) {
-	switch {
-	case messages > 0 && day > u.Day:
-		u.Day, u.Messages = day, messages
-	case day == u.Day:
-		u.Messages = max(0, u.Messages+messages)
-	}
-	if u.Messages == 0 {
-		u.Day = ""
-	}
-	u.Bytes = max(0, u.Bytes+size)
 }
 
 // Usage is a tenant's use: the messages its inboxes hold that came on the
@@ -169,9 +129,9 @@ func (r *Reader) Usage(ctx context.Context, tenantID string, now time.Time) (Usa
 // never let past the quota.
 func (r *Reader) Claimed(ctx context.Context, tn *Tenant, now time.Time) (Usage, error) {
 	today := utcDay(now)
-	u := Usage{MessagesToday: tn.Claimed.today(today), StorageBytes: tn.Claimed.Bytes, Webhooks: tn.Claimed.Webhooks}
+	u := Usage{MessagesToday: tn.Claimed.Today(today), StorageBytes: tn.Claimed.Bytes, Webhooks: tn.Claimed.Webhooks}
 	err := r.eachUsage(ctx, tn.ID, func(p *TenantUsage) {
-		u.MessagesToday += p.Unclaimed.today(today) - p.Released.today(today)
+		u.MessagesToday += p.Unclaimed.Today(today) - p.Released.Today(today)
 		u.StorageBytes += p.Unclaimed.Bytes - p.Released.Bytes
 		u.Webhooks += p.Unclaimed.Webhooks - p.Released.Webhooks
 	})
@@ -206,14 +166,14 @@ func (t *tx) countMail(tenantID, day string, messages, size int64, claimed bool)
 	if err != nil || u == nil {
 		return err
 	}
-	u.hold(day, messages, size)
+	u.Hold(day, messages, size)
 	switch {
 	case messages < 0 && claimed:
-		u.Released.add(day, -size)
+		u.Released.Add(day, -size)
 	case messages < 0:
-		u.Unclaimed.sub(day, -size)
+		u.Unclaimed.Sub(day, -size)
 	case !claimed:
-		u.Unclaimed.add(day, size)
+		u.Unclaimed.Add(day, size)
 	}
 	t.keep(u, us)
 	return nil
@@ -241,12 +201,12 @@ func (t *tx) countWebhook(tenantID string, n int64, claimed bool) error {
 
 // keep saves a tenant's usage, or removes it when it counts nothing: a
 // rebuild, which replays none of what was deleted, finds no entry there.
-func (t *tx) keep(u *TenantUsage, us *staged) {
+func (t *tx) keep(u *TenantUsage, us *engine.Staged) {
 	if u.Messages == 0 && u.Bytes == 0 && u.Webhooks == 0 && u.Released == (Claims{}) && u.Unclaimed == (Claims{}) {
-		t.remove(us)
+		t.Remove(us)
 		return
 	}
-	t.save(us)
+	t.Save(us)
 }
 
 // usage loads a tenant's usage in the event's partition, or nil when
@@ -254,16 +214,16 @@ func (t *tx) keep(u *TenantUsage, us *staged) {
 // (a message in, the oldest evicted); what an earlier attempt at the
 // batch wrote, it does not count again: the entry is written before the
 // inbox (writeRank), which is what tells that the event was applied.
-func (t *tx) usage(tenantID string) (*TenantUsage, *staged, error) {
-	u, us, err := load[TenantUsage](t, tenantUsageKey(tenantID, events.PartitionOf(t.subject)))
+func (t *tx) usage(tenantID string) (*TenantUsage, *engine.Staged, error) {
+	u, us, err := load[TenantUsage](t, tenantUsageKey(tenantID, events.PartitionOf(t.Subject)))
 	if err != nil {
 		return nil, nil, err
 	}
-	if t.applied(us) && !(us.changed && u.Seq == t.seq) {
+	if t.Applied(us) && !(us.Changed() && u.Seq == t.Seq) {
 		return nil, nil, nil
 	}
-	if !live(us) {
-		*u = TenantUsage{Meta: *u.meta()}
+	if !us.Live() {
+		*u = TenantUsage{Meta: u.Meta}
 	}
 	return u, us, nil
 }

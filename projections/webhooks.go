@@ -108,14 +108,14 @@ func (t *tx) tell(in *Inbox, kind string, m *Summary, reason string) error {
 	if t.globals == nil {
 		return nil // not dispatching (a rebuild)
 	}
-	d := Delivery{Kind: kind, Seq: t.seq, Partition: events.PartitionOf(t.subject), At: t.at, InboxID: in.ID,
+	d := Delivery{Kind: kind, Seq: t.Seq, Partition: events.PartitionOf(t.Subject), At: t.At, InboxID: in.ID,
 		Address: in.Address, Reason: reason}
 	if m != nil {
 		d.MessageID, d.ReceivedAt, d.Size = m.ID, m.ReceivedAt, m.Size
 	}
 	ending := kind == events.HookInboxDeleted || kind == events.HookInboxExpired
 	for _, ref := range in.Webhooks {
-		if ref.Seq >= t.seq || !refWants(ref, kind) {
+		if ref.Seq >= t.Seq || !refWants(ref, kind) {
 			continue
 		}
 		x := d
@@ -125,19 +125,19 @@ func (t *tx) tell(in *Inbox, kind string, m *Summary, reason string) error {
 			if err != nil {
 				return err
 			}
-			if !live(ws) {
+			if !ws.Live() {
 				continue
 			}
 			x.Final = &FinalTarget{URL: w.URL, Secret: w.Secret}
 		}
 		t.deliveries = append(t.deliveries, x)
 	}
-	global, err := t.globals(t.ctx)
+	global, err := t.globals(t.Context())
 	if err != nil {
 		return err
 	}
 	for _, ref := range global {
-		if ref.Seq < t.seq && refWants(ref, kind) {
+		if ref.Seq < t.Seq && refWants(ref, kind) {
 			x := d
 			x.Webhook = ref.ID
 			t.deliveries = append(t.deliveries, x)

@@ -23,7 +23,7 @@ import (
 // listed on every node within 30 s of the resume, once. Each pause runs
 // several times: a 6 s pause once left the views stalled in 1 run of 6,
 // and a 30 s pause often left a partition's consumer with events it had
-// passed over (projections, passed.go).
+// passed over (projections/engine/passed.go).
 // Not parallel: three processes on two cores.
 func TestAStalledNodeHandsItsPartitionsOver(t *testing.T) {
 	servicetest.Long(t)
@@ -96,7 +96,7 @@ func TestAStalledNodeHandsItsPartitionsOver(t *testing.T) {
 }
 
 // logRestarts logs the nodes' restarts of a consumer that passed over
-// events (projections, passed.go) that it has not logged before.
+// events (projections/engine/passed.go) that it has not logged before.
 func logRestarts(t *testing.T, nodes []*clusterNode, seen map[string]bool) {
 	for _, node := range nodes {
 		for _, l := range node.logged() {

@@ -1,9 +1,9 @@
-package projections
+package view
 
 import "sync"
 
 // Hub fans view changes out to waiters in this process. It is fed by one KV
-// watcher per process, so any number of waiting requests costs no NATS
+// watcher per process (the engine's), so any number of waiting requests costs no NATS
 // consumers and no polling: a waiter blocks on a channel until its topic
 // changes, then reads the views again.
 type Hub struct {
@@ -12,7 +12,7 @@ type Hub struct {
 	applied map[string]uint64 // partition -> highest checkpoint seen
 }
 
-// Topic is what a waiter waits for: an inbox's messages (InboxTopic) or a
+// Topic is what a waiter waits for: an entry's writes (EntryTopic) or a
 // partition's progress (PartitionTopic).
 type Topic struct {
 	kind topicKind
@@ -22,13 +22,14 @@ type Topic struct {
 type topicKind uint8
 
 const (
-	inboxTopic topicKind = iota + 1
+	entryTopic topicKind = iota + 1
 	partitionTopic
 )
 
-// InboxTopic changes whenever an inbox or its messages do: every event that
-// changes its messages writes its entry (Changes relies on it).
-func InboxTopic(inboxID string) Topic { return Topic{inboxTopic, inboxID} }
+// EntryTopic changes whenever the entry key is written: the views make an
+// entry whose writes a reader waits for (an inbox's, written by every
+// event that changes its messages) the topic of those writes.
+func EntryTopic(key string) Topic { return Topic{entryTopic, key} }
 
 // PartitionTopic changes whenever a partition has applied more events.
 func PartitionTopic(part string) Topic { return Topic{partitionTopic, part} }
@@ -77,8 +78,8 @@ func (h *Hub) Waiters() int {
 	return n
 }
 
-// notify wakes every subscriber of topic.
-func (h *Hub) notify(topic Topic) {
+// Notify wakes every subscriber of topic.
+func (h *Hub) Notify(topic Topic) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for ch := range h.waiters[topic] {
@@ -89,8 +90,9 @@ func (h *Hub) notify(topic Topic) {
 	}
 }
 
-// checkpoint records that partition part has applied everything up to seq.
-func (h *Hub) checkpoint(part string, seq uint64) {
+// Checkpoint records that partition part has applied everything up to seq,
+// and wakes the partition's subscribers if that is further than seen.
+func (h *Hub) Checkpoint(part string, seq uint64) {
 	h.mu.Lock()
 	raised := seq > h.applied[part]
 	if raised {
@@ -98,12 +100,12 @@ func (h *Hub) checkpoint(part string, seq uint64) {
 	}
 	h.mu.Unlock()
 	if raised {
-		h.notify(PartitionTopic(part))
+		h.Notify(PartitionTopic(part))
 	}
 }
 
-// appliedSeq is the highest checkpoint seen for part.
-func (h *Hub) appliedSeq(part string) uint64 {
+// Applied is the highest checkpoint seen for part.
+func (h *Hub) Applied(part string) uint64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.applied[part]

@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -13,14 +13,10 @@ import (
 
 	"tempmail/broker"
 	"tempmail/events"
+	"tempmail/projections/view"
 )
 
 const (
-	// cacheBytes bounds the read cache of view entries: enough for the
-	// inboxes and list pages in use, and a fixed share of the memory the
-	// service keeps at rest (docs/BENCHMARKS.md, "Memory").
-	cacheBytes = 16 << 20
-
 	metaBucket    = "META"
 	generationKey = "views"
 	consumerPre   = "views-g"
@@ -30,7 +26,7 @@ const (
 	// the partition moves to another worker, which so gets them first, in
 	// order, ahead of newer ones. A worker busy for longer (a big inbox's
 	// erasure) gets its own events again, and skips them as applied.
-	// tombstoneTTL must outlast it.
+	// view.TombstoneTTL must outlast it.
 	ackWait = 2 * time.Second
 
 	// Every process runs a worker for every partition; the server pins each
@@ -38,11 +34,11 @@ const (
 	// client policy) and moves the pin when that worker has not pulled for
 	// pinnedTTL: when its process stopped or died. Pinning is not
 	// exclusive for a moment around a move; applying is idempotent.
-	priorityGroup = "views"
+	PriorityGroup = "views"
 	pinnedTTL     = 5 * time.Second
 )
 
-// Options configures the views of a process.
+// Options configures the engine of a process.
 type Options struct {
 	Replicas int // of the views bucket and consumers; 1, or 3 on a cluster
 	Logger   *slog.Logger
@@ -51,19 +47,21 @@ type Options struct {
 	// to just after its checkpoint: an event a killed predecessor held
 	// unacknowledged is redelivered at once instead of after the ack wait.
 	Exclusive bool
-	// Outbox, if set, is handed the webhook deliveries each event calls
-	// for as it is applied (webhooks.go). A rebuild never dispatches.
-	Outbox Outbox
-	// Rules shape what events do to the views: the same for the live
-	// views and a rebuild, so that both come out the same.
-	Rules Rules
+	// Format names the layout of the views' entries: a current generation
+	// of another format was written by an earlier version, and is built
+	// anew from the log (ErrOutdated).
+	Format string
 }
 
-// Views is the projection side of one process: it runs a worker per
+// Engine is the projection side of one process: it runs a worker per
 // partition that applies events to the current generation's bucket, and one
-// watcher that feeds the Hub. Its Reader answers the handlers' reads.
-type Views struct {
-	*Reader
+// watcher that keeps the read cache current and feeds the Hub. Its Reader
+// reads the bucket.
+type Engine struct {
+	reader  *view.Reader
+	kv      jetstream.KeyValue
+	views   Views
+	schema  schema
 	js      jetstream.JetStream
 	store   *events.Store
 	entries *broker.Entries // the views bucket's last messages, for compare-and-swap
@@ -79,14 +77,20 @@ type Views struct {
 	tally   *tally // the partitions' counts, from their checkpoints
 }
 
+// Reader reads the views the engine keeps.
+func (v *Engine) Reader() *view.Reader { return v.reader }
+
+// Bucket is the views bucket the engine keeps.
+func (v *Engine) Bucket() jetstream.KeyValue { return v.kv }
+
 // Applied is how many events this process's workers have applied (including
 // redeliveries they found already applied): with several processes, which
 // share of the work this one does.
-func (v *Views) Applied() uint64 { return v.applied.Load() }
+func (v *Engine) Applied() uint64 { return v.applied.Load() }
 
 // Open creates or opens the current generation of views. It does not start
 // the workers; Start does.
-func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts Options) (*Views, error) {
+func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, views Views, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -97,7 +101,7 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 	if err != nil {
 		return nil, err
 	}
-	gen, _, recorded, err := currentGeneration(ctx, meta)
+	gen, _, recorded, err := currentGeneration(ctx, meta, opts.Format)
 	if err == nil && recorded {
 		err = store.Flush(ctx, "KV_"+metaBucket)
 	}
@@ -106,13 +110,13 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 	}
 	if f, err := currentFormat(ctx, meta); err != nil {
 		return nil, err
-	} else if f != viewsFormat {
+	} else if f != opts.Format {
 		return nil, ErrOutdated
 	}
 	if err := checkPresent(ctx, js, store, gen, recorded); err != nil {
 		return nil, err
 	}
-	kv, err := viewsBucket(ctx, js, gen, opts.Replicas)
+	kv, err := ViewsBucket(ctx, js, gen, opts.Replicas)
 	if err != nil {
 		return nil, err
 	}
@@ -120,9 +124,10 @@ func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts
 	if err != nil {
 		return nil, err
 	}
-	v := &Views{js: js, store: store, entries: entries, gen: gen, log: opts.Logger, opts: opts, health: newHealth(),
-		metrics: newViewMetrics(), tally: newTally(),
-		Reader: &Reader{kv: kv, hub: NewHub(), parts: store.Partitions(), content: store}}
+	sch := schema{views}
+	v := &Engine{reader: view.NewReader(kv, sch), kv: kv, views: views, schema: sch, js: js, store: store,
+		entries: entries, gen: gen, log: opts.Logger, opts: opts, health: newHealth(), metrics: newViewMetrics(),
+		tally: newTally()}
 	return v, nil
 }
 
@@ -140,10 +145,10 @@ func checkPresent(ctx context.Context, js jetstream.JetStream, store *events.Sto
 	if recorded {
 		return fmt.Errorf("%w: no views generation is recorded, and the log holds %d events", ErrLost, last)
 	}
-	if _, err := js.KeyValue(ctx, bucketName(gen)); errors.Is(err, jetstream.ErrBucketNotFound) {
-		return fmt.Errorf("%w: generation %d's bucket %s is missing", ErrLost, gen, bucketName(gen))
+	if _, err := js.KeyValue(ctx, BucketName(gen)); errors.Is(err, jetstream.ErrBucketNotFound) {
+		return fmt.Errorf("%w: generation %d's bucket %s is missing", ErrLost, gen, BucketName(gen))
 	} else if err != nil {
-		return fmt.Errorf("open views bucket %s: %w", bucketName(gen), err)
+		return fmt.Errorf("open views bucket %s: %w", BucketName(gen), err)
 	}
 	return nil
 }
@@ -153,7 +158,7 @@ func checkPresent(ctx context.Context, js jetstream.JetStream, store *events.Sto
 // a power cut with --sync other than always. New events would take those
 // sequences, and views that take them for applied would skip them: views
 // ahead must be rebuilt (ErrLost).
-func (v *Views) Ahead(ctx context.Context) (uint64, error) {
+func (v *Engine) Ahead(ctx context.Context) (uint64, error) {
 	last, err := v.store.LastSeq(ctx)
 	if err != nil {
 		return 0, err
@@ -172,10 +177,10 @@ func (v *Views) Ahead(ctx context.Context) (uint64, error) {
 }
 
 // Generation is the views generation this process serves.
-func (v *Views) Generation() int { return v.gen }
+func (v *Engine) Generation() int { return v.gen }
 
 // Start starts the watcher and one worker per partition. They run until Stop.
-func (v *Views) Start(ctx context.Context) error {
+func (v *Engine) Start(ctx context.Context) error {
 	if err := v.dropOtherGenerations(ctx); err != nil {
 		return err
 	}
@@ -196,7 +201,7 @@ func (v *Views) Start(ctx context.Context) error {
 			v.wg.Wait()
 			return err
 		}
-		p := &partition{name: part, st: newKVStore(v.js, v.entries, bucketName(v.gen)), log: v.log.With("partition", part)}
+		p := &partition{name: part, st: view.NewKV(v.js, v.entries, BucketName(v.gen), v.schema), log: v.log.With("partition", part)}
 		v.wg.Add(1)
 		go func() {
 			defer v.wg.Done()
@@ -214,7 +219,7 @@ func (v *Views) Start(ctx context.Context) error {
 }
 
 // Stop stops the workers after the events they are applying, and the watcher.
-func (v *Views) Stop() {
+func (v *Engine) Stop() {
 	if v.cancel != nil {
 		v.cancel()
 	}
@@ -224,7 +229,7 @@ func (v *Views) Stop() {
 // CaughtUp waits until every partition has applied every event that was in
 // the stream when it was called: until each partition's checkpoint reaches
 // the partition's newest event.
-func (v *Views) CaughtUp(ctx context.Context) error {
+func (v *Engine) CaughtUp(ctx context.Context) error {
 	for _, part := range v.store.Partitions() {
 		last, err := v.store.LastSeqOf(ctx, part)
 		if err != nil {
@@ -234,7 +239,7 @@ func (v *Views) CaughtUp(ctx context.Context) error {
 		// shows on what, and how far they are.
 		for {
 			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			err = v.WaitApplied(wctx, events.Ack{Seq: last, Partition: part})
+			err = v.reader.WaitApplied(wctx, events.Ack{Seq: last, Partition: part})
 			cancel()
 			if err == nil {
 				break
@@ -242,7 +247,7 @@ func (v *Views) CaughtUp(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return fmt.Errorf("views of partition %s did not catch up: %w", part, err)
 			}
-			v.log.Warn("views: still catching up with the log", "partition", part, "applied", v.hub.appliedSeq(part), "last", last)
+			v.log.Warn("views: still catching up with the log", "partition", part, "applied", v.reader.Hub().Applied(part), "last", last)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -12,19 +12,22 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/events"
+	"tempmail/projections/view"
 	"tempmail/retry"
 )
 
 // A partition's worker applies its events in batches: what is waiting when
 // it looks, up to maxBatch events. Each batch goes through explicit steps:
 //
-//  1. apply: the events are applied in memory, in order (batch.go,
-//     apply.go), which also says what the log may forget (deleted
-//     messages, ended inboxes) and what outbound webhooks are owed;
-//  2. outbox: the webhook deliveries are handed to the outbox, durably;
+//  1. apply: the events are applied in memory, in order (batch.go, and
+//     the views' Applier), which also says what the log may forget
+//     (deleted messages, ended inboxes) and what outbound webhooks are
+//     owed;
+//  2. outbox: the webhook deliveries are handed to the outbox, durably
+//     (Applier.Dispatch);
 //  3. write: what the log is to forget (f.<part>) is written first, then
 //     the changed entries, each once, in the order readers may see them,
-//     then the checkpoint (c.<part>): pipelined rank by rank (writeRank),
+//     then the checkpoint (c.<part>): pipelined rank by rank (Views.Rank),
 //     a rank sent once the one before is stored: a round trip per rank;
 //  4. forget: once the checkpoint says every event it concerns is
 //     applied, the log forgets (events.Store.Forget): keys erased, events
@@ -40,15 +43,15 @@ import (
 // partition is one worker's state of its partition, between batches.
 type partition struct {
 	name string
-	st   *kvStore
+	st   *view.KV
 	log  *slog.Logger
 	// loaded: seq, counts and pending are as the views hold them; after a
 	// hand-over or a conflict they are read again.
 	loaded  bool
-	seq     uint64  // the last event applied, as the checkpoint says
-	counts  *Counts // nil: unknown (views of a version that did not count)
-	pending Pending // what the log is still to forget
-	stored  bool    // f.<part> holds something, done or not
+	seq     uint64       // the last event applied, as the checkpoint says
+	counts  *view.Counts // nil: unknown (views of a version that did not count)
+	pending Pending      // what the log is still to forget
+	stored  bool         // f.<part> holds something, done or not
 	// retried: the events the partition set aside were tried again since
 	// this worker took it (aside.go).
 	retried bool
@@ -60,7 +63,7 @@ type partition struct {
 
 // work applies a partition's events, in batches, while the server has it
 // pinned to this worker, until ctx ends.
-func (v *Views) work(ctx context.Context, p *partition, cons jetstream.Consumer) {
+func (v *Engine) work(ctx context.Context, p *partition, cons jetstream.Consumer) {
 	// What a predecessor did not finish forgetting, if it is due.
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	if err := v.load(lctx, p); err == nil {
@@ -122,7 +125,7 @@ func (v *Views) work(ctx context.Context, p *partition, cons jetstream.Consumer)
 
 // consume takes batches from one iterator until it ends. It reports
 // whether any event came.
-func (v *Views) consume(ctx context.Context, p *partition, it jetstream.MessagesContext) bool {
+func (v *Engine) consume(ctx context.Context, p *partition, it jetstream.MessagesContext) bool {
 	got := false
 	for {
 		msg, err := it.Next()
@@ -165,7 +168,7 @@ func (v *Views) consume(ctx context.Context, p *partition, it jetstream.Messages
 // too large), is set aside (aside.go) and the partition goes on: the events
 // around it are applied in runs, and a run that fails for good is applied
 // again an event at a time, to find which.
-func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) {
+func (v *Engine) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) {
 	var evs []decoded
 	for _, msg := range msgs {
 		md, err := msg.Metadata()
@@ -203,7 +206,7 @@ func (v *Views) handle(ctx context.Context, p *partition, msgs []jetstream.Msg) 
 
 // applyAll applies events in order: runs of them, and each one that cannot
 // be read set aside. It returns how many it applied, and how it ended.
-func (v *Views) applyAll(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg) (int, outcome) {
+func (v *Engine) applyAll(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg) (int, outcome) {
 	applied := 0
 	for len(evs) > 0 {
 		n := slices.IndexFunc(evs, func(e decoded) bool { return e.bad != nil })
@@ -250,7 +253,7 @@ const (
 // applyOrIsolate applies a run of events; when the run fails for good, it
 // applies them again one at a time, and sets aside each that fails alone.
 // It returns how many events it applied.
-func (v *Views) applyOrIsolate(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg) (int, outcome) {
+func (v *Engine) applyOrIsolate(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg) (int, outcome) {
 	n, o, err := v.applyRun(ctx, p, evs, msgs)
 	if o != failed {
 		return n, o
@@ -281,8 +284,8 @@ const permanentTries = 3
 // applyRun applies events in one batch, trying again until it is done or
 // the worker stops; a failure that is no passing one (permanent), met
 // permanentTries times in a row, ends it as failed, with the error.
-func (v *Views) applyRun(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg) (int, outcome, error) {
-	var b *batch
+func (v *Engine) applyRun(ctx context.Context, p *partition, evs []decoded, msgs []jetstream.Msg) (int, outcome, error) {
+	var b *Batch
 	permanents := 0
 	for attempt := 0; ; attempt++ {
 		if o := v.ready(ctx, p, evs[0].seq, msgs); o != done {
@@ -298,9 +301,9 @@ func (v *Views) applyRun(ctx context.Context, p *partition, evs []decoded, msgs 
 			return b.events, done, nil
 		}
 		switch {
-		case errors.Is(err, errConflict):
+		case errors.Is(err, view.ErrConflict):
 			p.loaded = false
-			p.st.forgetAll()
+			p.st.ForgetAll()
 			permanents = 0
 		case permanent(err):
 			if permanents++; permanents >= permanentTries {
@@ -333,7 +336,7 @@ func (v *Views) applyRun(ctx context.Context, p *partition, evs []decoded, msgs 
 // one is applying the earlier events (the worker that held them stalled,
 // or the consumer lost them): this worker reads them from the log and
 // applies them itself (fillGap), and then these.
-func (v *Views) ready(ctx context.Context, p *partition, first uint64, msgs []jetstream.Msg) outcome {
+func (v *Engine) ready(ctx context.Context, p *partition, first uint64, msgs []jetstream.Msg) outcome {
 	if v.opts.Exclusive {
 		return done
 	}
@@ -368,7 +371,7 @@ func (v *Views) ready(ctx context.Context, p *partition, first uint64, msgs []je
 // attempt is one try at a batch of events: applied in memory, their
 // webhooks handed to the outbox, written. b is the previous try's batch,
 // nil on the first.
-func (v *Views) attempt(ctx context.Context, p *partition, b *batch, evs []decoded) (*batch, error) {
+func (v *Engine) attempt(ctx context.Context, p *partition, b *Batch, evs []decoded) (*Batch, error) {
 	// Nothing is made of an event before it is on disk: a view or a
 	// webhook delivery must not outlive, in a power cut, the event it
 	// came from.
@@ -379,30 +382,23 @@ func (v *Views) attempt(ctx context.Context, p *partition, b *batch, evs []decod
 		return b, err
 	}
 	if b == nil {
-		b = newBatch(ctx, p.st, v.opts.Rules, func(string) string { return p.name })
-		b.globals = v.Reader.globalWebhooks
-		b.inboxLive = v.store.InboxLive
-		if v.opts.Outbox == nil {
-			b.globals = nil
-		}
+		b = NewBatch(ctx, p.st, v.views, true, func(string) string { return p.name })
 	} else {
-		b = b.retry(ctx, p.st)
+		b = b.Retry(ctx, p.st)
 	}
 	for _, e := range evs {
 		if e.seq <= p.seq {
 			continue // applied and checkpointed before: a redelivery
 		}
-		if err := b.apply(e.seq, e.subject, e.at, e.p); err != nil {
+		if err := b.Apply(e.seq, e.subject, e.at, e.p); err != nil {
 			return b, fmt.Errorf("event %d (%s): %w", e.seq, e.p.EventType(), err)
 		}
 	}
 	if b.events == 0 {
 		return b, nil
 	}
-	if len(b.deliveries) > 0 {
-		if err := v.opts.Outbox.Enqueue(ctx, b.deliveries); err != nil {
-			return b, err
-		}
+	if err := b.applier.Dispatch(ctx); err != nil {
+		return b, err
 	}
 	// Counted before the write shows: whoever saw the views catch up
 	// (WaitApplied, which the watcher wakes) finds the count including
@@ -427,7 +423,7 @@ func (v *Views) attempt(ctx context.Context, p *partition, b *batch, evs []decod
 // it, would be skipped as applied: lost from the views for good. So a
 // batch waits until everything before it in the partition is applied; the
 // checkpoint is read afresh before a batch is sent back.
-func (v *Views) inOrder(ctx context.Context, p *partition, first uint64) (bool, error) {
+func (v *Engine) inOrder(ctx context.Context, p *partition, first uint64) (bool, error) {
 	for fresh := false; ; fresh = true {
 		if err := v.load(ctx, p); err != nil {
 			return false, err
@@ -451,7 +447,7 @@ func (v *Views) inOrder(ctx context.Context, p *partition, first uint64) (bool, 
 
 // load reads the partition's checkpoint and pending forget, unless this
 // worker knows them already.
-func (v *Views) load(ctx context.Context, p *partition) error {
+func (v *Engine) load(ctx context.Context, p *partition) error {
 	if p.loaded {
 		return nil
 	}
@@ -460,13 +456,13 @@ func (v *Views) load(ctx context.Context, p *partition) error {
 		return err
 	}
 	var pending Pending
-	if _, _, err := p.st.get(ctx, pendingKey(p.name), &pending); err != nil {
+	if _, _, err := p.st.Get(ctx, PendingKey(p.name), &pending); err != nil {
 		return err
 	}
 	p.seq, p.counts, p.pending, p.stored = cp.Seq, cp.Counts, pending, !pending.Forget.Empty()
 	v.metrics.pending(p.name, pending.Forget)
 	if cp.Seq == 0 {
-		p.counts = &Counts{} // a partition that never applied anything holds nothing
+		p.counts = &view.Counts{} // a partition that never applied anything holds nothing
 	}
 	p.loaded = true
 	return nil
@@ -474,35 +470,37 @@ func (v *Views) load(ctx context.Context, p *partition) error {
 
 // write writes a batch: what the log is to forget first, then the entries,
 // then the checkpoint, rank by rank.
-func (v *Views) write(ctx context.Context, p *partition, b *batch) error {
-	ws, deltas := b.changes()
+func (v *Engine) write(ctx context.Context, p *partition, b *Batch) error {
+	runs, deltas := b.Changes()
 	delta := deltas[p.name]
 	// The checkpoint never goes back: an event set aside, applied again
 	// later (aside.go), is behind it.
 	through := max(b.last, p.seq)
 	pending := p.pending
-	pending.Forget.Add(b.forget)
-	if !b.forget.Empty() {
+	pending.Forget.Add(b.Forget)
+	if !b.Forget.Empty() {
 		pending.UpTo = max(pending.UpTo, through)
 	}
-	var all []change
+	var ranks [][]view.Change
 	if !pending.Forget.Empty() || p.stored {
 		// Cleared (written empty) once done, so that a restart does not
 		// do it again.
 		pending.Seq = through
-		all = append(all, change{key: pendingKey(p.name), rec: &pending, blind: true})
+		ranks = append(ranks, []view.Change{{Key: PendingKey(p.name), Rec: &pending, Blind: true}})
 	}
-	all = append(all, ws...)
+	ranks = append(ranks, runs...)
+	var last []view.Change // what says which events are applied, or set aside
 	if b.aside != nil {
-		all = append(all, change{key: asideKey(p.name), rec: b.aside, blind: true})
+		last = append(last, view.Change{Key: AsideKey(p.name), Rec: b.aside, Blind: true})
 	}
 	counts := p.counts
 	if counts != nil {
 		c := *counts
-		c.add(delta)
+		c.Add(delta)
 		counts = &c
 	}
-	all = append(all, change{key: checkpointKey(p.name), rec: &Checkpoint{Meta: Meta{Seq: through}, Counts: counts}, blind: true})
+	cp := &view.Checkpoint{Meta: view.Meta{Seq: through}, Counts: counts}
+	ranks = append(ranks, append(last, view.Change{Key: view.CheckpointKey(p.name), Rec: cp, Blind: true}))
 	// Each rank's writes are pipelined, and a rank is sent only once every
 	// write of the ranks before it is stored. Pipelined, a write is stored
 	// even when one sent before it failed (its compare-and-swap lost to
@@ -511,15 +509,10 @@ func (v *Views) write(ctx context.Context, p *partition, b *batch) error {
 	// must not be stored past one of the entries those events changed (a
 	// list page): the worker, applying the batch again, would skip the
 	// events, and the page's changes would be lost for good.
-	for len(all) > 0 {
-		n := 1
-		for n < len(all) && writeRank(all[n].key, all[n].gone) == writeRank(all[0].key, all[0].gone) {
-			n++
-		}
-		if err := p.st.write(ctx, all[:n]); err != nil {
+	for _, rank := range ranks {
+		if err := p.st.Write(ctx, rank); err != nil {
 			return err
 		}
-		all = all[n:]
 	}
 	p.seq, p.counts, p.pending, p.stored = through, counts, pending, !pending.Forget.Empty()
 	v.metrics.pending(p.name, pending.Forget)
@@ -534,7 +527,7 @@ const purgeTimeout = 2 * time.Minute
 // An inbox's thousand messages can take a while (much longer where erasing
 // rewrites a block), so the erasure has its own time, and tells the server
 // it is still at it.
-func (v *Views) forget(ctx context.Context, p *partition, last jetstream.Msg) {
+func (v *Engine) forget(ctx context.Context, p *partition, last jetstream.Msg) {
 	if p.pending.Forget.Empty() || p.seq < p.pending.UpTo {
 		return
 	}
@@ -546,7 +539,7 @@ func (v *Views) forget(ctx context.Context, p *partition, last jetstream.Msg) {
 		// delete it again). Then what the log forgot, before the pending
 		// forget is cleared: cleared on disk with the forgetting lost, it
 		// would leave the events in the log for good.
-		err := v.store.Flush(fctx, "KV_"+bucketName(v.gen))
+		err := v.store.Flush(fctx, "KV_"+BucketName(v.gen))
 		if err == nil {
 			err = v.store.Forget(fctx, p.pending.Forget, inProgress(last))
 		}

@@ -1,25 +1,27 @@
-package projections
+package engine
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"tempmail/projections/view"
 	"tempmail/retry"
 )
 
 // startWatcher starts the process's one watcher: checkpoints and inbox
 // changes become Hub notifications, and every write keeps the read cache
 // current.
-func (v *Views) startWatcher(ctx, runCtx context.Context) error {
+func (v *Engine) startWatcher(ctx, runCtx context.Context) error {
 	w, err := v.kv.WatchAll(runCtx, jetstream.UpdatesOnly())
 	if err != nil {
 		return fmt.Errorf("watch views: %w", err)
 	}
-	v.Reader.cache = newCache(cacheBytes)
+	v.reader.EnableCache()
 	// A watcher is a consumer on the server; a reconnection (an external
 	// server restarted) loses it, and the client library would notice only
 	// when its heartbeats stop coming, seconds later, while the cache
@@ -28,7 +30,7 @@ func (v *Views) startWatcher(ctx, runCtx context.Context) error {
 	// Likewise when the views bucket elects a new leader in a cluster: the
 	// watcher's consumer lived with the old one.
 	elected := make(chan *nats.Msg, 1)
-	sub, err := v.js.Conn().ChanSubscribe("$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.KV_"+bucketName(v.gen), elected)
+	sub, err := v.js.Conn().ChanSubscribe("$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.KV_"+BucketName(v.gen), elected)
 	if err != nil {
 		_ = w.Stop()
 		return fmt.Errorf("watch views: %w", err)
@@ -69,36 +71,41 @@ func (v *Views) startWatcher(ctx, runCtx context.Context) error {
 	return v.primeCheckpoints(ctx)
 }
 
-// watched applies one write seen by the watcher.
-func (v *Views) watched(e jetstream.KeyValueEntry) {
+// watched applies one write seen by the watcher: a checkpoint's moves its
+// partition on, any other wakes its entry's topic (view.EntryTopic).
+func (v *Engine) watched(e jetstream.KeyValueEntry) {
 	key := e.Key()
 	if e.Operation() != jetstream.KeyValuePut {
-		v.cache.update(key, nil, e.Revision())
+		v.reader.Seen(key, nil, e.Revision())
 		return
 	}
-	v.cache.update(key, e.Value(), e.Revision())
-	switch topic := topicOf(key); topic.kind {
-	case partitionTopic:
-		var cp Checkpoint
+	v.reader.Seen(key, e.Value(), e.Revision())
+	if part, ok := partitionOf(key); ok {
+		var cp view.Checkpoint
 		if json.Unmarshal(e.Value(), &cp) == nil {
-			v.tally.set(topic.id, cp)
-			v.hub.checkpoint(topic.id, cp.Seq)
+			v.tally.set(part, cp)
+			v.reader.Hub().Checkpoint(part, cp.Seq)
 		}
-	case inboxTopic:
-		v.hub.notify(topic)
+		return
 	}
+	v.reader.Hub().Notify(view.EntryTopic(key))
+}
+
+// partitionOf names the partition whose checkpoint key is, if it is one.
+func partitionOf(key string) (string, bool) {
+	return strings.CutPrefix(key, view.CheckpointKey(""))
 }
 
 // rewatch starts the watcher again just after the last write it saw, so
 // that it misses none; it returns nil once ctx ends.
-func (v *Views) rewatch(ctx context.Context, last uint64) jetstream.KeyWatcher {
+func (v *Engine) rewatch(ctx context.Context, last uint64) jetstream.KeyWatcher {
 	for {
 		opt := jetstream.ResumeFromRevision(last + 1)
 		if last == 0 {
 			// Nothing seen yet: start afresh, and forget what the cache
 			// holds, which nothing kept current meanwhile.
 			opt = jetstream.UpdatesOnly()
-			v.cache.clear()
+			v.reader.DropCache()
 		}
 		w, err := v.kv.WatchAll(ctx, opt)
 		if err == nil && last == 0 {
@@ -121,14 +128,14 @@ func (v *Views) rewatch(ctx context.Context, last uint64) jetstream.KeyWatcher {
 }
 
 // primeCheckpoints reads the checkpoints a watcher started too late to see.
-func (v *Views) primeCheckpoints(ctx context.Context) error {
+func (v *Engine) primeCheckpoints(ctx context.Context) error {
 	for _, part := range v.store.Partitions() {
 		cp, err := v.readCheckpoint(ctx, part)
 		if err != nil {
 			return err
 		}
 		v.tally.set(part, cp)
-		v.hub.checkpoint(part, cp.Seq)
+		v.reader.Hub().Checkpoint(part, cp.Seq)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -67,13 +67,13 @@ func (h *health) list(now time.Time) []string {
 // halted on an event it cannot read, or failing for more than half a
 // minute; the watcher, when it has been unable to watch as long. Empty when
 // all is well.
-func (v *Views) Failing() []string { return v.health.list(time.Now()) }
+func (v *Engine) Failing() []string { return v.health.list(time.Now()) }
 
 // Ping fails when the views bucket cannot take writes now: its leader is
 // out of reach, or has lost touch with the majority of its copies
 // (broker.Quorum).
-func (v *Views) Ping(ctx context.Context) error {
-	return broker.Quorum(ctx, v.js, "KV_"+bucketName(v.gen))
+func (v *Engine) Ping(ctx context.Context) error {
+	return broker.Quorum(ctx, v.js, "KV_"+BucketName(v.gen))
 }
 
 func partitionComponent(part string) string { return "projection partition " + part }

@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -29,7 +29,7 @@ const passedCheck = 5 * time.Second
 
 // watchPassed checks the partitions for passed-over events every
 // passedCheck until ctx ends.
-func (v *Views) watchPassed(ctx context.Context) {
+func (v *Engine) watchPassed(ctx context.Context) {
 	// Processes started together check at different moments.
 	t := time.NewTimer(passedCheck/2 + rand.N(passedCheck))
 	defer t.Stop()
@@ -51,13 +51,13 @@ func (v *Views) watchPassed(ctx context.Context) {
 // checkPassed restarts a partition's consumer after its checkpoint when
 // the log holds events after it that the consumer holds neither pending nor
 // in flight, twice in a row, ackWait apart: not a hand-over caught midway.
-func (v *Views) checkPassed(ctx context.Context, part string) {
+func (v *Engine) checkPassed(ctx context.Context, part string) {
 	// The order matters: the partition's newest event is read first, so
 	// that a consumer then found with nothing pending or in flight has
 	// delivered it, and its worker has checkpointed it before it was
 	// acknowledged (worker.go, step 5), unless it was lost.
 	last, err := v.store.LastSeqOf(ctx, part)
-	if err != nil || last <= v.hub.appliedSeq(part) {
+	if err != nil || last <= v.reader.Hub().Applied(part) {
 		return // the views have it, as far as this process has seen
 	}
 	cp, passed := v.passedOver(ctx, part, last)
@@ -72,8 +72,8 @@ func (v *Views) checkPassed(ctx context.Context, part string) {
 // passedOver reports whether the partition's consumer says it delivered
 // events up to last and holds none of them pending or in flight, while
 // the checkpoint, which it returns, is before last.
-func (v *Views) passedOver(ctx context.Context, part string, last uint64) (uint64, bool) {
-	cons, err := v.js.Consumer(ctx, events.StreamName, v.consumerName(part))
+func (v *Engine) passedOver(ctx context.Context, part string, last uint64) (uint64, bool) {
+	cons, err := v.js.Consumer(ctx, events.StreamName, v.ConsumerName(part))
 	if err != nil {
 		return 0, false
 	}
@@ -90,11 +90,11 @@ func (v *Views) passedOver(ctx context.Context, part string, last uint64) (uint6
 
 // restartPassed starts a partition's consumer again just after the
 // checkpoint at cp, for events up to at least last that it passed over.
-func (v *Views) restartPassed(ctx context.Context, part string, cp, last uint64, why string) bool {
+func (v *Engine) restartPassed(ctx context.Context, part string, cp, last uint64, why string) bool {
 	v.metrics.restarts.WithLabelValues(part).Inc()
 	v.log.Warn("views: the partition's consumer passed over events it never delivered; starting it again after the checkpoint",
 		"partition", part, "checkpoint", cp, "seen", last, "why", why)
-	if _, err := v.js.ResetConsumerToSequence(ctx, events.StreamName, v.consumerName(part), cp+1); err != nil {
+	if _, err := v.js.ResetConsumerToSequence(ctx, events.StreamName, v.ConsumerName(part), cp+1); err != nil {
 		v.log.Warn("views: starting the consumer again failed; the next check tries again", "partition", part, "err", err)
 		return false
 	}

@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/events"
+	"tempmail/projections/view"
 )
 
 // A partition's consumer: pinned to one worker of the processes that run
@@ -20,19 +21,21 @@ import (
 // the consumer lets this many (twice over) be in a worker's hands.
 const maxBatch = 256
 
-func (v *Views) consumerName(part string) string {
+// ConsumerName is the name of the durable consumer of a partition's
+// events, in the generation the engine serves.
+func (v *Engine) ConsumerName(part string) string {
 	return consumerPre + strconv.Itoa(v.gen) + "-" + part
 }
 
 // consumer returns the partition's durable consumer, creating it to start
 // after the partition's checkpoint: a rebuilt generation starts where its
 // replay ended, a new one from the beginning.
-func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, error) {
-	name := v.consumerName(part)
+func (v *Engine) consumer(ctx context.Context, part string) (jetstream.Consumer, error) {
+	name := v.ConsumerName(part)
 	cons, err := v.js.Consumer(ctx, events.StreamName, name)
 	if err == nil {
 		c := cons.CachedInfo().Config
-		if slices.Contains(c.PriorityGroups, priorityGroup) && c.AckPolicy == jetstream.AckAllPolicy {
+		if slices.Contains(c.PriorityGroups, PriorityGroup) && c.AckPolicy == jetstream.AckAllPolicy {
 			return cons, nil
 		}
 		// Made by a version without priority groups or batches, which
@@ -59,7 +62,7 @@ func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, 
 		Replicas:       v.opts.Replicas,
 		DeliverPolicy:  jetstream.DeliverAllPolicy,
 		PriorityPolicy: jetstream.PriorityPolicyPinned,
-		PriorityGroups: []string{priorityGroup},
+		PriorityGroups: []string{PriorityGroup},
 		PinnedTTL:      pinnedTTL,
 	}
 	if cp.Seq > 0 {
@@ -78,13 +81,13 @@ func (v *Views) consumer(ctx context.Context, part string) (jetstream.Consumer, 
 // resetToCheckpoint makes the consumer deliver again everything after the
 // partition's checkpoint, in order: events another worker held unacknowledged
 // (it died, or handed the partition over) then come first.
-func (v *Views) resetToCheckpoint(ctx context.Context, part string) error {
+func (v *Engine) resetToCheckpoint(ctx context.Context, part string) error {
 	cp, err := v.readCheckpoint(ctx, part)
 	if err != nil {
 		return err
 	}
-	if _, err := v.js.ResetConsumerToSequence(ctx, events.StreamName, v.consumerName(part), cp.Seq+1); err != nil {
-		return fmt.Errorf("reset consumer %s: %w", v.consumerName(part), err)
+	if _, err := v.js.ResetConsumerToSequence(ctx, events.StreamName, v.ConsumerName(part), cp.Seq+1); err != nil {
+		return fmt.Errorf("reset consumer %s: %w", v.ConsumerName(part), err)
 	}
 	return nil
 }
@@ -94,8 +97,8 @@ func (v *Views) resetToCheckpoint(ctx context.Context, part string) error {
 // client library's default (a pull every 30 s when idle) would let the pin
 // wander between live processes every few seconds. A single node has no
 // one to hand over to, and saves the traffic.
-func (v *Views) pullOptions() []jetstream.PullMessagesOpt {
-	opts := []jetstream.PullMessagesOpt{jetstream.PullPriorityGroup(priorityGroup), jetstream.PullMaxMessages(maxBatch)}
+func (v *Engine) pullOptions() []jetstream.PullMessagesOpt {
+	opts := []jetstream.PullMessagesOpt{jetstream.PullPriorityGroup(PriorityGroup), jetstream.PullMaxMessages(maxBatch)}
 	if !v.opts.Exclusive {
 		opts = append(opts, jetstream.PullExpiry(pinnedTTL/2))
 	}
@@ -104,28 +107,28 @@ func (v *Views) pullOptions() []jetstream.PullMessagesOpt {
 
 // unpin lets another process's worker take a partition over at once, rather
 // than after pinnedTTL, when this one stops.
-func (v *Views) unpin(part string) {
+func (v *Engine) unpin(part string) {
 	if !v.js.Conn().IsConnected() {
 		return // no server to tell; the request would wait for its timeout
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := v.store.Stream().UnpinConsumer(ctx, v.consumerName(part), priorityGroup); err != nil {
+	if err := v.store.Stream().UnpinConsumer(ctx, v.ConsumerName(part), PriorityGroup); err != nil {
 		v.log.Debug("views: unpin on stop failed; another worker takes over after the pinned TTL", "partition", part, "err", err)
 	}
 }
 
 // readCheckpoint returns the partition's checkpoint; the zero one if it has
 // none yet.
-func (v *Views) readCheckpoint(ctx context.Context, part string) (Checkpoint, error) {
-	var cp Checkpoint
-	value, _, present, err := v.entries.Last(ctx, checkpointKey(part))
+func (v *Engine) readCheckpoint(ctx context.Context, part string) (view.Checkpoint, error) {
+	var cp view.Checkpoint
+	value, _, present, err := v.entries.Last(ctx, view.CheckpointKey(part))
 	if err != nil {
-		return Checkpoint{}, unavailable(err)
+		return view.Checkpoint{}, view.Unavailable(err)
 	}
 	if present {
-		if err := decode(value, &cp); err != nil {
-			return Checkpoint{}, fmt.Errorf("checkpoint of %s: %w", part, err)
+		if err := v.schema.Decode(value, &cp); err != nil {
+			return view.Checkpoint{}, fmt.Errorf("checkpoint of %s: %w", part, err)
 		}
 	}
 	return cp, nil

@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func (p *partition) sentBackFor(now time.Time) time.Duration {
 // fillGap reads up to maxBatch of the partition's events after its
 // checkpoint and before first from the log and applies them. It reports
 // done once it applied some; failed when it could read none.
-func (v *Views) fillGap(ctx context.Context, p *partition, first uint64) outcome {
+func (v *Engine) fillGap(ctx context.Context, p *partition, first uint64) outcome {
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	msgs, err := v.store.ReadPartition(rctx, p.name, p.seq+1, first, maxBatch)
 	cancel()

@@ -1,4 +1,4 @@
-package projections
+package entry
 
 import (
 	"reflect"
@@ -6,17 +6,22 @@ import (
 	"time"
 
 	"tempmail/events"
+	"tempmail/projections/view"
 )
+
+// fullPage is the most summaries an open page holds (the views close it
+// then: projections' pageMaxItems).
+const fullPage = 32
 
 // fullInbox is an inbox at its largest usual size: a full open page, a
 // page index of a thousand messages, every mark kept, a subscription.
 func fullInbox() *Inbox {
 	now := time.Now().UTC()
-	in := &Inbox{Meta: Meta{Seq: 1234567}, ID: "414bc58d-55c3-49ae-8b7a-bad3cf0ef9f9", Address: "abcdefghij@tempmail.test",
+	in := &Inbox{Meta: view.Meta{Seq: 1234567}, ID: "414bc58d-55c3-49ae-8b7a-bad3cf0ef9f9", Address: "abcdefghij@tempmail.test",
 		Token: "ABCDEFGHIJKLMNOPQRSTUVWXYZ", Family: events.FamilyC, DomainID: 1, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
 		TTL: 3600, LifecycleSeq: 123456, Count: 1000, NextPage: 31, Forgotten: 99,
 		Webhooks: []WebhookRef{{ID: "hook", Events: []string{events.HookMessageReceived, events.HookInboxDeleted}, Seq: 7, Claimed: true}}}
-	for i := range pageMaxItems {
+	for i := range fullPage {
 		id := events.NewMessageID(in.ID)
 		in.Head = append(in.Head, Summary{ID: id, ReceivedAt: now, Size: 4312, IsRead: i%3 == 0, ReadSeq: uint64(i % 3),
 			ContentSeq: 1234567, Key: 123456, RawObject: map[bool]string{true: "msg/" + id}[i == 5],
@@ -29,16 +34,16 @@ func fullInbox() *Inbox {
 
 func TestBinaryEntriesRoundTrip(t *testing.T) {
 	t.Parallel()
-	for _, rec := range []record{fullInbox(), &Inbox{}, &Page{Meta: Meta{Seq: 3}, Items: fullInbox().Head}, &Page{Meta: Meta{Gone: true}}} {
-		data, err := encode(rec)
+	for _, rec := range []view.Record{fullInbox(), &Inbox{}, &Page{Meta: view.Meta{Seq: 3}, Items: fullInbox().Head}, &Page{Meta: view.Meta{Gone: true}}} {
+		data, err := Encode(rec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if data[0] != binaryMark {
+		if data[0] != BinaryMark {
 			t.Fatalf("%T is not stored in binary", rec)
 		}
-		got := reflect.New(reflect.TypeOf(rec).Elem()).Interface().(record)
-		if err := decode(data, got); err != nil {
+		got := reflect.New(reflect.TypeOf(rec).Elem()).Interface().(view.Record)
+		if err := Decode(data, got); err != nil {
 			t.Fatalf("%T: %v", rec, err)
 		}
 		if !reflect.DeepEqual(got, rec) {
@@ -47,24 +52,24 @@ func TestBinaryEntriesRoundTrip(t *testing.T) {
 		// Cut short anywhere, an entry is an error, never a panic or a
 		// list that claims more than the bytes could hold.
 		for n := 1; n < len(data); n += 7 {
-			if err := decode(data[:n], got); err == nil {
+			if err := Decode(data[:n], got); err == nil {
 				t.Errorf("%T cut to %d of %d bytes decoded without an error", rec, n, len(data))
 			}
 		}
 	}
 	// A tombstone, written as JSON, reads into any record.
 	var in Inbox
-	if err := decode([]byte(`{"seq":9,"gone":true}`), &in); err != nil || !in.Gone || in.Seq != 9 {
+	if err := Decode([]byte(`{"seq":9,"gone":true}`), &in); err != nil || !in.Gone || in.Seq != 9 {
 		t.Errorf("tombstone: %+v %v", in.Meta, err)
 	}
 }
 
 func BenchmarkInboxDecode(b *testing.B) {
-	data, _ := encode(fullInbox())
+	data, _ := Encode(fullInbox())
 	b.ReportMetric(float64(len(data)), "bytes/entry")
 	for b.Loop() {
 		var in Inbox
-		if err := decode(data, &in); err != nil {
+		if err := Decode(data, &in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -73,7 +78,7 @@ func BenchmarkInboxDecode(b *testing.B) {
 func BenchmarkInboxEncode(b *testing.B) {
 	in := fullInbox()
 	for b.Loop() {
-		if _, err := encode(in); err != nil {
+		if _, err := Encode(in); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -91,9 +96,9 @@ func TestInboxPasswordHashRoundTrips(t *testing.T) {
 		if tenant == "" {
 			in.Held, in.Claimed = Claims{}, Claims{}
 		}
-		data, _ := encode(in)
+		data, _ := Encode(in)
 		var got Inbox
-		if err := decode(data, &got); err != nil || !reflect.DeepEqual(&got, in) {
+		if err := Decode(data, &got); err != nil || !reflect.DeepEqual(&got, in) {
 			t.Errorf("tenant %q: came back as %q %q %+v %+v (%v)", tenant, got.PasswordHash, got.TenantID, got.Held, got.Claimed, err)
 		}
 	}

@@ -1,8 +1,8 @@
-package projections
+package view
 
 import "github.com/cespare/xxhash/v2"
 
-// The rebuild's filter of what the log forgot (rebuild.go).
+// The rebuild store's filter of the keys it wrote out (bulk.go).
 
 // bloom is a Bloom filter of strings: has is false for every string never
 // added, and true for one that was, or now and then (about 1% of the time

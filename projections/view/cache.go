@@ -1,4 +1,4 @@
-package projections
+package view
 
 import (
 	"sync"
@@ -28,7 +28,7 @@ type cache struct {
 type cached struct {
 	value   []byte // nil: absent (deleted); meaningless while pending
 	pending bool
-	decoded record // value decoded once, shared by readers, who must not change it
+	decoded Record // value decoded once, shared by readers, who must not change it
 }
 
 func newCache(maxBytes int) *cache {
@@ -59,7 +59,7 @@ func (c *cache) lookup(key string) (e cached, ok bool, token *cached) {
 
 // keepDecoded attaches a decoded record to the entry holding value, if the
 // entry still holds that very value.
-func (c *cache) keepDecoded(key string, value []byte, rec record) {
+func (c *cache) keepDecoded(key string, value []byte, rec Record) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.entries[key]; ok && !e.pending && len(e.value) > 0 && len(value) > 0 && &e.value[0] == &value[0] {

@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -20,15 +20,9 @@ func metaKV(ctx context.Context, js jetstream.JetStream, replicas int) (jetstrea
 		History: 1, Storage: jetstream.FileStorage, Replicas: replicas})
 }
 
-// viewsFormat is the layout of the views this build reads and writes
-// (views.go): 3 folded each message into its inbox's list; 4 keeps an
-// entry per domain and per tenant's inbox, and what tenants' claims count.
-// A current generation of another format was written by an earlier
-// version and is built anew from the log (ErrOutdated).
-const (
-	viewsFormat = "4"
-	formatKey   = "views-format"
-)
+// formatKey records the format of the current generation's views
+// (Options.Format).
+const formatKey = "views-format"
 
 // ErrOutdated means the current views were written by an earlier version,
 // in a layout this one does not read: `tempmail rebuild` (Rebuild) builds
@@ -47,14 +41,14 @@ func Derived(stream string) bool {
 	return stream == "KV_"+metaBucket || strings.HasPrefix(stream, "KV_VIEWS_")
 }
 
-// currentGeneration reads (or on first start records) the views generation;
-// recorded says it was recorded now.
-func currentGeneration(ctx context.Context, meta jetstream.KeyValue) (gen int, rev uint64, recorded bool, err error) {
+// currentGeneration reads (or on first start records, of format) the views
+// generation; recorded says it was recorded now.
+func currentGeneration(ctx context.Context, meta jetstream.KeyValue, format string) (gen int, rev uint64, recorded bool, err error) {
 	for {
 		e, err := meta.Get(ctx, generationKey)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			// A first start: the views to come are of this build's format.
-			if _, err := meta.Put(ctx, formatKey, []byte(viewsFormat)); err != nil {
+			if _, err := meta.Put(ctx, formatKey, []byte(format)); err != nil {
 				return 0, 0, false, fmt.Errorf("record views format: %w", err)
 			}
 			rev, err := meta.Create(ctx, generationKey, []byte("1"))
@@ -90,11 +84,13 @@ func currentFormat(ctx context.Context, meta jetstream.KeyValue) (string, error)
 	return string(e.Value()), nil
 }
 
-func bucketName(gen int) string { return "VIEWS_" + strconv.Itoa(gen) }
+// BucketName is the name of the views bucket of generation gen.
+func BucketName(gen int) string { return "VIEWS_" + strconv.Itoa(gen) }
 
-func viewsBucket(ctx context.Context, js jetstream.JetStream, gen, replicas int) (jetstream.KeyValue, error) {
+// ViewsBucket creates or opens the views bucket of generation gen.
+func ViewsBucket(ctx context.Context, js jetstream.JetStream, gen, replicas int) (jetstream.KeyValue, error) {
 	return broker.OpenKV(ctx, js, jetstream.KeyValueConfig{
-		Bucket:      bucketName(gen),
+		Bucket:      BucketName(gen),
 		Description: "tempmail views, generation " + strconv.Itoa(gen),
 		History:     1,
 		Storage:     jetstream.FileStorage,
@@ -106,7 +102,7 @@ func viewsBucket(ctx context.Context, js jetstream.JetStream, gen, replicas int)
 
 // dropOtherGenerations deletes consumers of views generations other than
 // ours, left behind by a rebuild.
-func (v *Views) dropOtherGenerations(ctx context.Context) error {
+func (v *Engine) dropOtherGenerations(ctx context.Context) error {
 	mine := consumerPre + strconv.Itoa(v.gen) + "-"
 	names := v.store.Stream().ConsumerNames(ctx)
 	var stale []string

@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/projections/view"
 	"tempmail/retry"
 )
 
@@ -34,7 +35,7 @@ import (
 
 // SetAside is a partition's record of the events it set aside.
 type SetAside struct {
-	Meta
+	view.Meta
 	Count  int64        `json:"count"`            // set aside and not applied since, in all
 	Events []AsideEvent `json:"events,omitempty"` // the newest asideKept, oldest first
 }
@@ -47,7 +48,8 @@ type AsideEvent struct {
 	At    time.Time `json:"at"` // when it was set aside
 }
 
-func (a *SetAside) clone() record {
+// Clone copies the record.
+func (a *SetAside) Clone() view.Record {
 	c := *a
 	c.Events = append([]AsideEvent(nil), a.Events...)
 	return &c
@@ -61,14 +63,11 @@ const (
 	asideErrorBytes = 300
 )
 
-func asideKey(part string) string { return "x." + part }
+// AsideKey is the key of a partition's record of the events it set aside.
+func AsideKey(part string) string { return "x." + part }
 
 // errTooLarge: an event that makes a view entry larger than NATS takes.
 var errTooLarge = errors.New("it makes a view entry larger than a NATS message may be")
-
-// maxEntryBytes is the largest view entry a rebuild writes: NATS's message
-// limit (1 MiB), less room for the headers.
-const maxEntryBytes = 1<<20 - 4<<10
 
 // permanent reports a failure that trying again cannot mend: an entry
 // larger than NATS takes, a view entry or event this build cannot read, a
@@ -76,7 +75,7 @@ const maxEntryBytes = 1<<20 - 4<<10
 // leader, a timeout, the connection lost) passes.
 func permanent(err error) bool {
 	switch {
-	case err == nil || errors.Is(err, errConflict) || errors.Is(err, context.Canceled) ||
+	case err == nil || errors.Is(err, view.ErrConflict) || errors.Is(err, context.Canceled) ||
 		errors.Is(err, context.DeadlineExceeded):
 		return false
 	case errors.Is(err, nats.ErrMaxPayload):
@@ -91,7 +90,7 @@ func permanent(err error) bool {
 
 // setAside records e as set aside and moves the partition's checkpoint
 // past it, trying again until that is written or the worker stops.
-func (v *Views) setAside(ctx context.Context, p *partition, e decoded, why error) outcome {
+func (v *Engine) setAside(ctx context.Context, p *partition, e decoded, why error) outcome {
 	kind := "undecodable"
 	if e.p != nil {
 		kind = string(e.p.EventType())
@@ -111,9 +110,9 @@ func (v *Views) setAside(ctx context.Context, p *partition, e decoded, why error
 		}
 		if err == nil {
 			var rec SetAside
-			if _, _, err = p.st.get(actx, asideKey(p.name), &rec); err == nil {
+			if _, _, err = p.st.Get(actx, AsideKey(p.name), &rec); err == nil {
 				rec.add(AsideEvent{Seq: e.seq, Type: kind, Error: bounded(why.Error(), asideErrorBytes), At: time.Now().UTC()})
-				b := newBatch(actx, p.st, v.opts.Rules, func(string) string { return p.name })
+				b := NewBatch(actx, p.st, v.views, false, func(string) string { return p.name })
 				b.last, b.aside = e.seq, &rec
 				err = v.write(actx, p, b)
 			}
@@ -123,7 +122,7 @@ func (v *Views) setAside(ctx context.Context, p *partition, e decoded, why error
 			break
 		}
 		p.loaded = false
-		p.st.forgetAll()
+		p.st.ForgetAll()
 		p.log.Warn("views: recording an event set aside failed; retrying", "seq", e.seq, "err", err)
 		if !retry.Apply.Sleep(ctx, attempt) {
 			return stopping
@@ -167,9 +166,9 @@ func bounded(s string, n int) string {
 // one the log no longer holds leaves the record (what it was about is
 // gone), one that applies now and finds nothing it changes moved on since
 // is applied and leaves it, and the others stay.
-func (v *Views) retryAside(ctx context.Context, p *partition) {
+func (v *Engine) retryAside(ctx context.Context, p *partition) {
 	var rec SetAside
-	if _, _, err := p.st.get(ctx, asideKey(p.name), &rec); err != nil || len(rec.Events) == 0 {
+	if _, _, err := p.st.Get(ctx, AsideKey(p.name), &rec); err != nil || len(rec.Events) == 0 {
 		return
 	}
 	for _, a := range append([]AsideEvent(nil), rec.Events...) {
@@ -189,11 +188,11 @@ var errMovedOn = errors.New("entries it changes have changed since; tempmail reb
 
 // retryOne applies the set-aside event at seq, if it can, and writes the
 // record without it; applied is false when the log forgot it.
-func (v *Views) retryOne(ctx context.Context, p *partition, seq uint64, rec *SetAside) (applied bool, err error) {
+func (v *Engine) retryOne(ctx context.Context, p *partition, seq uint64, rec *SetAside) (applied bool, err error) {
 	m, err := v.store.Stream().GetMsg(ctx, seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		rec.drop(seq)
-		b := newBatch(ctx, p.st, v.opts.Rules, func(string) string { return p.name })
+		b := NewBatch(ctx, p.st, v.views, false, func(string) string { return p.name })
 		b.aside = rec
 		return false, v.write(ctx, p, b)
 	}
@@ -204,9 +203,9 @@ func (v *Views) retryOne(ctx context.Context, p *partition, seq uint64, rec *Set
 	if err != nil {
 		return false, err
 	}
-	b := newBatch(ctx, p.st, v.opts.Rules, func(string) string { return p.name })
+	b := NewBatch(ctx, p.st, v.views, false, func(string) string { return p.name })
 	b.strict = true
-	if err := b.apply(seq, m.Subject, at, pl); err != nil {
+	if err := b.Apply(seq, m.Subject, at, pl); err != nil {
 		return false, fmt.Errorf("event %d (%s): %w", seq, pl.EventType(), err)
 	}
 	if b.behind {
@@ -218,7 +217,7 @@ func (v *Views) retryOne(ctx context.Context, p *partition, seq uint64, rec *Set
 	b.aside = &next
 	if err := v.write(ctx, p, b); err != nil {
 		p.loaded = false
-		p.st.forgetAll()
+		p.st.ForgetAll()
 		return false, err
 	}
 	*rec = next
@@ -227,11 +226,11 @@ func (v *Views) retryOne(ctx context.Context, p *partition, seq uint64, rec *Set
 
 // SetAsideEvents names, for /readyz, the events each partition set aside:
 // every node reads the same.
-func (r *Reader) SetAsideEvents(ctx context.Context) ([]string, error) {
+func (v *Engine) SetAsideEvents(ctx context.Context) ([]string, error) {
 	var out []string
-	for _, part := range r.parts {
+	for _, part := range v.store.Partitions() {
 		var rec SetAside
-		err := r.get(ctx, asideKey(part), &rec, "events set aside")
+		err := v.reader.Get(ctx, AsideKey(part), &rec, "events set aside")
 		switch {
 		case tempmail.KindOf(err) == tempmail.NotFound:
 			continue
@@ -252,11 +251,11 @@ func (r *Reader) SetAsideEvents(ctx context.Context) ([]string, error) {
 }
 
 // setAsideCounts are the events each partition set aside, for the gauge.
-func (r *Reader) setAsideCounts(ctx context.Context) map[string]int64 {
+func (v *Engine) setAsideCounts(ctx context.Context) map[string]int64 {
 	out := map[string]int64{}
-	for _, part := range r.parts {
+	for _, part := range v.store.Partitions() {
 		var rec SetAside
-		if err := r.get(ctx, asideKey(part), &rec, "events set aside"); err == nil {
+		if err := v.reader.Get(ctx, AsideKey(part), &rec, "events set aside"); err == nil {
 			out[part] = rec.Count
 		}
 	}

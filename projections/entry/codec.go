@@ -1,4 +1,4 @@
-package projections
+package entry
 
 import (
 	"encoding/binary"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tempmail/events"
+	"tempmail/projections/view"
 )
 
 // A view entry's stored form. Inboxes and closed pages, which every
@@ -14,29 +15,32 @@ import (
 // an inbox with a full open page is about 11 KB of JSON, which took 146 µs
 // to decode, a tenth of ingest's CPU, where this takes a few. Every other
 // entry, small and rarely written, is JSON. A binary entry begins with
-// binaryMark, which JSON never does; a tombstone is always JSON (kvStore).
+// BinaryMark, which JSON never does; a tombstone is always JSON (view.KV).
 // None of it holds what a message says.
 const (
-	binaryMark = 0xB3
+	// BinaryMark begins an entry stored in binary.
+	BinaryMark = 0xB3
 	// binaryVersion 2 (views format 4) keeps claims: a summary's, a
 	// subscription's, what an inbox of a tenant holds claimed.
 	binaryVersion = 2
 )
 
-func encode(rec record) ([]byte, error) {
+// Encode is rec's stored form.
+func Encode(rec view.Record) ([]byte, error) {
 	switch r := rec.(type) {
 	case *Inbox:
 		return appendInbox(make([]byte, 0, 256+96*len(r.Head)+48*len(r.Pages)+64*len(r.Marks)), r), nil
 	case *Page:
-		w := []byte{binaryMark, binaryVersion}
+		w := []byte{BinaryMark, binaryVersion}
 		w = appendMeta(w, &r.Meta)
 		return appendSummaries(w, r.Items), nil
 	}
 	return json.Marshal(rec)
 }
 
-func decode(data []byte, rec record) error {
-	if len(data) == 0 || data[0] != binaryMark {
+// Decode reads an entry's stored form into rec.
+func Decode(data []byte, rec view.Record) error {
+	if len(data) == 0 || data[0] != BinaryMark {
 		return json.Unmarshal(data, rec)
 	}
 	rd := &reader{b: data[1:]}
@@ -56,17 +60,17 @@ func decode(data []byte, rec record) error {
 	return rd.err
 }
 
-func appendMeta(w []byte, m *Meta) []byte {
+func appendMeta(w []byte, m *view.Meta) []byte {
 	w = binary.AppendUvarint(w, m.Seq)
 	return appendBool(w, m.Gone)
 }
 
-func readMeta(rd *reader, m *Meta) {
+func readMeta(rd *reader, m *view.Meta) {
 	m.Seq, m.Gone = rd.uvarint(), rd.bool()
 }
 
 func appendInbox(w []byte, in *Inbox) []byte {
-	w = append(w, binaryMark, binaryVersion)
+	w = append(w, BinaryMark, binaryVersion)
 	w = appendMeta(w, &in.Meta)
 	for _, s := range []string{in.ID, in.Address, in.Token, string(in.Family)} {
 		w = appendString(w, s)

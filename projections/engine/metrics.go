@@ -1,4 +1,4 @@
-package projections
+package engine
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"tempmail/events"
+	"tempmail/projections/view"
 )
 
 // Instrument registers the views' metrics with reg: how far each partition
 // lags, how long events take to reach the views, and what the views hold.
-func (v *Views) Instrument(reg prometheus.Registerer) {
+func (v *Engine) Instrument(reg prometheus.Registerer) {
 	reg.MustRegister(viewsCollector{v}, v.metrics.applyDelay, v.metrics.forgetPending, v.metrics.restarts, v.metrics.fromLog)
 }
 
@@ -65,12 +66,12 @@ func (m viewMetrics) observeApplied(stored time.Time) {
 // there are partitions, never from the views themselves.
 type tally struct {
 	mu    sync.Mutex
-	parts map[string]Checkpoint
+	parts map[string]view.Checkpoint
 }
 
-func newTally() *tally { return &tally{parts: map[string]Checkpoint{}} }
+func newTally() *tally { return &tally{parts: map[string]view.Checkpoint{}} }
 
-func (t *tally) set(part string, cp Checkpoint) {
+func (t *tally) set(part string, cp view.Checkpoint) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if cur, ok := t.parts[part]; !ok || cp.Seq >= cur.Seq {
@@ -80,24 +81,24 @@ func (t *tally) set(part string, cp Checkpoint) {
 
 // total sums the partitions' counts; ok is false while a partition's are
 // unknown (views written by a version that did not count).
-func (t *tally) total() (sum Counts, ok bool) {
+func (t *tally) total() (sum view.Counts, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, cp := range t.parts {
 		if cp.Counts == nil {
 			if cp.Seq > 0 {
-				return Counts{}, false
+				return view.Counts{}, false
 			}
 			continue
 		}
-		sum.add(*cp.Counts)
+		sum.Add(*cp.Counts)
 	}
 	return sum, true
 }
 
 // Counts are the live inboxes and stored messages of all partitions, as
 // of their last checkpoints; ok is false when they are unknown.
-func (v *Views) Counts() (Counts, bool) { return v.tally.total() }
+func (v *Engine) Counts() (view.Counts, bool) { return v.tally.total() }
 
 var (
 	lagDesc = prometheus.NewDesc("tempmail_projection_lag_events",
@@ -113,7 +114,7 @@ var (
 // viewsCollector reports, at each scrape, how many events each partition
 // has yet to apply (those pending in its consumer and those in flight),
 // and the counts.
-type viewsCollector struct{ v *Views }
+type viewsCollector struct{ v *Engine }
 
 func (c viewsCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- lagDesc
@@ -129,11 +130,11 @@ func (c viewsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	for part, n := range c.v.Reader.setAsideCounts(ctx) {
+	for part, n := range c.v.setAsideCounts(ctx) {
 		ch <- prometheus.MustNewConstMetric(asideDesc, prometheus.GaugeValue, float64(n), part)
 	}
 	for _, part := range c.v.store.Partitions() {
-		cons, err := c.v.js.Consumer(ctx, events.StreamName, c.v.consumerName(part))
+		cons, err := c.v.js.Consumer(ctx, events.StreamName, c.v.ConsumerName(part))
 		if err != nil {
 			continue
 		}

@@ -1,0 +1,59 @@
+package projections
+
+import (
+	"tempmail/projections/entry"
+	"tempmail/projections/view"
+)
+
+// The views' entries are package entry's, with their stored form; these
+// names are the ones the rest of the service reads them by.
+type (
+	Inbox        = entry.Inbox
+	PageRef      = entry.PageRef
+	Mark         = entry.Mark
+	Address      = entry.Address
+	TokenRef     = entry.TokenRef
+	TagRef       = entry.TagRef
+	MessageRef   = entry.MessageRef
+	Summary      = entry.Summary
+	Page         = entry.Page
+	Webhook      = entry.Webhook
+	WebhookRef   = entry.WebhookRef
+	WebhookList  = entry.WebhookList
+	Domain       = entry.Domain
+	DomainList   = entry.DomainList
+	DomainIDs    = entry.DomainIDs
+	Tenant       = entry.Tenant
+	Claims       = entry.Claims
+	TenantInbox  = entry.TenantInbox
+	KeyInfo      = entry.KeyInfo
+	Key          = entry.Key
+	KeyRef       = entry.KeyRef
+	TenantList   = entry.TenantList
+	TenantPage   = entry.TenantPage
+	TenantMember = entry.TenantMember
+	TenantUsage  = entry.TenantUsage
+	ChangeKind   = entry.ChangeKind
+
+	// Counts are what the views hold, as the partitions' checkpoints
+	// count them (Views.Counts).
+	Counts = view.Counts
+	// Hub and Topic wake the waiters for a change (Reader.Hub).
+	Hub   = view.Hub
+	Topic = view.Topic
+)
+
+// What happened to a message, as Changes tells it (entry.ChangeKind).
+const (
+	ChangeMessage = entry.ChangeMessage
+	ChangeRead    = entry.ChangeRead
+	ChangeDeleted = entry.ChangeDeleted
+	ChangeReset   = entry.ChangeReset
+)
+
+// InboxTopic changes whenever an inbox or its messages do: every event that
+// changes its messages writes its entry (Changes relies on it).
+func InboxTopic(inboxID string) Topic { return view.EntryTopic(inboxKey(inboxID)) }
+
+// PartitionTopic changes whenever a partition has applied more events.
+func PartitionTopic(part string) Topic { return view.PartitionTopic(part) }
