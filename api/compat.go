@@ -18,32 +18,22 @@ import (
 // compatPrefix is where the compatible families live: /compat/<name>/.
 const compatPrefix = "/compat/"
 
-// compat reports whether fam is one of the compatible families.
-func (fam family) compat() bool {
-	return fam == familyMailosaur || fam == familyMailSlurp || fam == familyMailTM
+// compatDoor registers a compatible family (errors.go): its paths under
+// /compat/<name>/, its error shape, how its clients say who they are
+// (credential: the family checks scopes in its handlers), and its routes,
+// mounted when --compat names it.
+func compatDoor(fam family, name string, write func(http.ResponseWriter, int, string),
+	credential func(*http.Request) (credential, error), routes func(chi.Router)) door {
+	return door{fam: fam, name: name, paths: []string{compatPrefix + name + "/"}, notFound: "Not found",
+		body:       func(w http.ResponseWriter, status int, msg string, _ bool) { write(w, status, msg) },
+		credential: credential, routes: routes}
 }
 
 // compatRoutes mounts the families --compat names.
 func (s *Server) compatRoutes(r chi.Router) {
-	for name, routes := range map[string]func(chi.Router){
-		"mailosaur": s.mailosaurRoutes,
-		"mailslurp": s.mailslurpRoutes,
-		"mailtm":    s.mailtmRoutes,
-	} {
-		if slices.Contains(s.cfg.Compat, name) {
-			r.Route(compatPrefix+name, routes)
+	for _, d := range s.doors {
+		if d.routes != nil && slices.Contains(s.cfg.Compat, d.name) {
+			r.Route(compatPrefix+d.name, d.routes)
 		}
 	}
-}
-
-// compatCredential is who a request of a compatible family comes from, as
-// that family's clients say it.
-func (s *Server) compatCredential(r *http.Request, fam family) (credential, error) {
-	switch fam {
-	case familyMailosaur:
-		return s.mailosaurCredential(r)
-	case familyMailSlurp:
-		return s.mailslurpCredential(r)
-	}
-	return s.mailtmCredential(r)
 }

@@ -108,11 +108,6 @@ func writeMailSlurpError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, mailslurpError{Status: status, Error: http.StatusText(status), Message: msg})
 }
 
-// mailslurpFail answers err in the family's shape.
-func (s *Server) mailslurpFail(w http.ResponseWriter, r *http.Request, err error) {
-	writeError(w, r, s.log, err)
-}
-
 // maxUnsupportedPath bounds how much of an unsupported path the 501 names.
 const maxUnsupportedPath = 200
 
@@ -233,7 +228,7 @@ func (s *Server) mailslurpHeld(w http.ResponseWriter, r *http.Request, inboxID s
 	if wait > 0 {
 		release, err := s.waiters.acquire(r, s.clientOf(r))
 		if err != nil {
-			s.mailslurpFail(w, r, err)
+			writeError(w, r, s.log, err)
 			return
 		}
 		defer release()
@@ -245,7 +240,7 @@ func (s *Server) mailslurpHeld(w http.ResponseWriter, r *http.Request, inboxID s
 	case err == timedOut:
 		writeMailSlurpError(w, http.StatusRequestTimeout, msg)
 	case err != nil:
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 	default:
 		found(v)
 	}

@@ -102,7 +102,7 @@ func (s *Server) mailslurpEmailCodes(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	out := mailslurpCodes{MethodUsed: "PATTERN", Candidates: []mailslurpCandidate{}, Warnings: []string{}}
@@ -145,7 +145,7 @@ func (s *Server) mailslurpContentMatch(w http.ResponseWriter, r *http.Request) {
 		re, err = compilePattern(body.Pattern)
 	}
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	found := re.FindStringSubmatch(m.Text)
@@ -160,7 +160,7 @@ func (s *Server) mailslurpContentMatch(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailslurpTextLines(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	lines := []string{}
@@ -176,7 +176,7 @@ func (s *Server) mailslurpTextLines(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailslurpLinks(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	links := []string{}
@@ -192,7 +192,7 @@ func (s *Server) mailslurpLinks(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailslurpAttachments(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	out := make([]mailslurpAttachment, 0, len(m.Attachments))
@@ -207,13 +207,13 @@ func (s *Server) mailslurpAttachments(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailslurpDownloadAttachment(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	id := chi.URLParam(r, "attachmentId")
 	i := slices.IndexFunc(m.Attachments, func(a mail.Attachment) bool { return a.ID == id })
 	if i < 0 {
-		s.mailslurpFail(w, r, tempmail.Errorf(tempmail.NotFound, "Attachment not found: %s", tempmail.Excerpt(id, 80)))
+		writeError(w, r, s.log, tempmail.Errorf(tempmail.NotFound, "Attachment not found: %s", tempmail.Excerpt(id, 80)))
 		return
 	}
 	s.serveAttachment(w, r, m, &m.Attachments[i])

@@ -28,7 +28,7 @@ func (s *Server) answerEmail(w http.ResponseWriter, r *http.Request, in *project
 		case err == nil:
 			m = read
 		case tempmail.KindOf(err) != tempmail.NotFound: // deleted a moment ago: answered as it was
-			s.mailslurpFail(w, r, err)
+			writeError(w, r, s.log, err)
 			return
 		}
 	}
@@ -70,7 +70,7 @@ func (s *Server) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	find := func(ctx context.Context) (any, bool, error) {
@@ -114,7 +114,7 @@ func (s *Server) mailslurpEmailOf(r *http.Request, write bool) (*projections.Mes
 func (s *Server) mailslurpGetEmail(w http.ResponseWriter, r *http.Request) {
 	m, in, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	s.answerEmail(w, r, in, m)
@@ -126,7 +126,7 @@ func (s *Server) mailslurpDeleteEmail(w http.ResponseWriter, r *http.Request) {
 		err = asNotFound(s.commands.DeleteMessage(r.Context(), m), "Email not found")
 	}
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -46,7 +46,7 @@ func (s *Server) mailslurpCreateInbox(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailslurpCreateInboxWithOptions(w http.ResponseWriter, r *http.Request) {
 	var opts mailslurpInboxOptions
 	if err := decodeBody(r, &opts); err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	s.mailslurpCreate(w, r, opts)
@@ -80,7 +80,7 @@ func (s *Server) mailslurpCreate(w http.ResponseWriter, r *http.Request, opts ma
 			Domain: dom, TTL: ttl, Tenant: owner})
 	}
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, toMailSlurpInbox(in))
@@ -163,7 +163,7 @@ func (s *Server) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	now := time.Now()
@@ -183,7 +183,7 @@ func (s *Server) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
 		return len(page) < size, nil
 	})
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writePage(w, len(page), func(i int) any { return page[i] })
@@ -200,7 +200,7 @@ func (s *Server) mailslurpInboxOf(r *http.Request, write bool) (*projections.Inb
 func (s *Server) mailslurpGetInbox(w http.ResponseWriter, r *http.Request) {
 	in, err := s.mailslurpInboxOf(r, false)
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, toMailSlurpInbox(in))
@@ -212,7 +212,7 @@ func (s *Server) mailslurpDeleteInbox(w http.ResponseWriter, r *http.Request) {
 		err = asNotFound(s.commands.DeleteInbox(r.Context(), in), "Inbox not found")
 	}
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -246,7 +246,7 @@ func (s *Server) mailslurpEmptyInbox(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -36,7 +36,7 @@ func (s *Server) mailslurpWait(w http.ResponseWriter, r *http.Request) (*project
 		in, err = s.mailslurpInbox(r, r.URL.Query().Get("inboxId"))
 	}
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return nil, q, false
 	}
 	return in, q, true
@@ -112,7 +112,7 @@ func (s *Server) mailslurpWaitForNth(w http.ResponseWriter, r *http.Request) {
 	}
 	index, err := mailslurpInt(r, "index", 0, 0, s.cfg.MaxMessagesPerInbox)
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	s.mailslurpHeld(w, r, in.ID, q.wait, timedOutMsg(in, fmt.Sprintf("no email at index %d", index), q),
@@ -258,7 +258,7 @@ func (s *Server) mailslurpWaitForMatchingFirst(w http.ResponseWriter, r *http.Re
 	}
 	opts, err := readMatchOptions(r)
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	s.mailslurpHeld(w, r, in.ID, q.wait, timedOutMsg(in, "no email matched", q), s.matchingMailSlurp(in.ID, opts, q.which),
@@ -293,7 +293,7 @@ func (s *Server) mailslurpWaitForCount(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailslurpWaitForMatching(w http.ResponseWriter, r *http.Request) {
 	opts, err := readMatchOptions(r)
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	s.mailslurpWaitForMany(w, r, opts)
@@ -312,7 +312,7 @@ func (s *Server) mailslurpWaitForMany(w http.ResponseWriter, r *http.Request, op
 		err = tempmail.Errorf(tempmail.Invalid, "count is required: a whole number from 1 to %d", maxLimit)
 	}
 	if err != nil {
-		s.mailslurpFail(w, r, err)
+		writeError(w, r, s.log, err)
 		return
 	}
 	find := func(ctx context.Context) (any, bool, error) {

@@ -87,11 +87,13 @@
 // json.go).
 //
 // Error kinds become statuses and each family's body shape in one place,
-// errors.go: each family is registered there (doors) with the paths it
-// serves and how its errors look; a request's family is found once, from
-// its path, as it comes in, and every error of the request is written in
-// its shape (writeError), which no handler names. Every request is counted, timed and (with --access-log) logged
-// by its route pattern, never its path, which may hold a token (observe.go);
+// errors.go: each family is registered there (registerDoors) with the
+// paths it serves and how its errors look, and a compatible family with
+// how its clients say who they are and its routes; a request's family is
+// found once, from its path, as it comes in, and every error of the
+// request is written in its shape (writeError), which no handler names.
+// Every request is counted, timed and (with --access-log) logged by its
+// route pattern, never its path, which may hold a token (observe.go);
 // with --cors-origins, browsers' preflights are answered (cors.go).
 //
 // openapi.json is the OpenAPI 3.1 document of every endpoint, served at

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"tempmail"
 )
 
@@ -45,17 +47,20 @@ type door struct {
 	notFound string
 	// challenge, when set, is the WWW-Authenticate of the family's 401s.
 	challenge string
+	// A compatible family (compat.go) also has a name (its place under
+	// /compat/ and in --compat), says who its requests come from its own
+	// way (credential), and has routes of its own.
+	name       string
+	credential func(*http.Request) (credential, error)
+	routes     func(chi.Router)
 }
 
-// doors registers the families: each says where its paths are and how its
+// registerDoors registers the families: each says where its paths are and how its
 // errors look. A path under none of them is an operational one (/readyz,
 // /metrics, /mcp, the page), whose errors are {"error": ...}.
-func doors() []door {
+func (s *Server) registerDoors() []door {
 	plain := func(w http.ResponseWriter, status int, msg string, _ bool) {
 		writeJSON(w, status, map[string]string{"error": msg})
-	}
-	compat := func(write func(http.ResponseWriter, int, string)) func(http.ResponseWriter, int, string, bool) {
-		return func(w http.ResponseWriter, status int, msg string, _ bool) { write(w, status, msg) }
 	}
 	return []door{
 		{fam: familyOps, paths: []string{"/"}, body: plain, notFound: "Not found"},
@@ -72,9 +77,9 @@ func doors() []door {
 				writeJSON(w, status, map[string]any{"success": false, "error": msg})
 			}},
 		{fam: familyC, paths: []string{"/inboxes", "/address/"}, body: plain, notFound: "Not found"},
-		{fam: familyMailosaur, paths: []string{compatPrefix + "mailosaur/"}, body: compat(writeMailosaurError), notFound: "Not found"},
-		{fam: familyMailSlurp, paths: []string{compatPrefix + "mailslurp/"}, body: compat(writeMailSlurpError), notFound: "Not found"},
-		{fam: familyMailTM, paths: []string{compatPrefix + "mailtm/"}, body: compat(writeMailTMError), notFound: "Not found"},
+		compatDoor(familyMailosaur, "mailosaur", writeMailosaurError, s.mailosaurCredential, s.mailosaurRoutes),
+		compatDoor(familyMailSlurp, "mailslurp", writeMailSlurpError, s.mailslurpCredential, s.mailslurpRoutes),
+		compatDoor(familyMailTM, "mailtm", writeMailTMError, s.mailtmCredential, s.mailtmRoutes),
 	}
 }
 

@@ -22,7 +22,7 @@ func (s *Server) Router() chi.Routes { return s.router }
 
 // FamilyOf tells which family's error shape the answers to a request
 // have: FamilyA, FamilyB, FamilyC or FamilyOps.
-func FamilyOf(r *http.Request) family { return doorFor(doors(), r.URL.Path).fam }
+func FamilyOf(r *http.Request) family { return doorFor((&Server{}).registerDoors(), r.URL.Path).fam }
 
 const (
 	FamilyA   = familyA

@@ -96,7 +96,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 // subscriptions to every inbox, the inbound webhook) check for the admin
 // scope themselves.
 func (c credential) mayCall(r *http.Request) error {
-	if c.isAdmin() || familyOf(r).compat() {
+	if c.isAdmin() || doorOf(r).credential != nil {
 		return nil // the compatible families check scopes in their handlers
 	}
 	p := routePath(r)
@@ -137,8 +137,8 @@ func (s *Server) served(r *http.Request) bool {
 const maxCredentialBytes = 256
 
 func (s *Server) credentialOf(r *http.Request) (credential, error) {
-	if fam := familyOf(r); fam.compat() {
-		return s.compatCredential(r, fam)
+	if d := doorOf(r); d.credential != nil {
+		return d.credential(r)
 	}
 	scheme, secret, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok {

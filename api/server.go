@@ -102,7 +102,8 @@ func New(d Deps) *Server {
 		waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
 		creates: d.Creates, logins: fairshare.New(d.Config.LoginRatePerClient), downloads: newDownloads(d.Config.MaxMessageBytes),
 		commands: d.Commands, names: tempmail.NewNames(d.Config.ReservedNames),
-		passwords: newPasswords(d.PasswordCost), doors: doors()}
+		passwords: newPasswords(d.PasswordCost)}
+	s.doors = s.registerDoors()
 	if d.Commands != nil && d.Commands.Names != nil {
 		s.names = d.Commands.Names
 	}
