@@ -63,6 +63,7 @@ func (s *Server) registerDoors() []door {
 		writeJSON(w, status, map[string]string{"error": msg})
 	}
 	return []door{
+		// First: the door of every path no other door has (doorFor).
 		{fam: familyOps, paths: []string{"/"}, body: plain, notFound: "Not found"},
 		{fam: familyA, paths: []string{"/api/"}, notFound: notFoundA, challenge: "Token",
 			body: func(w http.ResponseWriter, status int, msg string, detail bool) {
@@ -83,9 +84,11 @@ func (s *Server) registerDoors() []door {
 	}
 }
 
-// doorFor is the door of the family whose prefix of p is longest.
+// doorFor is the door of the family whose prefix of p is longest; the
+// first door (the operational paths') for a path under none, such as the
+// "*" of OPTIONS * or GET *.
 func doorFor(all []door, p string) *door {
-	var best *door
+	best := &all[0]
 	n := -1
 	for i := range all {
 		for _, prefix := range all[i].paths {
@@ -111,7 +114,7 @@ func (s *Server) withFamily(next http.Handler) http.Handler {
 // every request the router serves does; that of a path no family serves,
 // otherwise.
 func doorOf(r *http.Request) *door {
-	if d, ok := r.Context().Value(doorKey{}).(*door); ok {
+	if d, ok := r.Context().Value(doorKey{}).(*door); ok && d != nil {
 		return d
 	}
 	return &door{fam: familyOps, body: func(w http.ResponseWriter, status int, msg string, _ bool) {
