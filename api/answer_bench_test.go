@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/api/family"
 	"tempmail/wire"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkAnswer(b *testing.B) {
 	b.Run("streamed", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			writeJSON(discardWriter{}, 200, m)
+			family.WriteJSON(discardWriter{}, 200, m)
 		}
 	})
 	b.Run("encoding/json", func(b *testing.B) {
@@ -47,16 +48,16 @@ func BenchmarkPage(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			rec := discardWriter{}
-			a := newAnswer(rec, 200)
-			a.raw(`{"emails":[`)
+			a := family.NewAnswer(rec, 200)
+			a.Raw(`{"emails":[`)
 			for i := range items {
 				if i > 0 {
-					a.raw(",")
+					a.Raw(",")
 				}
-				a.value(items[i])
+				a.Value(items[i])
 			}
-			a.raw(`],"total":10}`)
-			a.finish()
+			a.Raw(`],"total":10}`)
+			a.Finish()
 		}
 	})
 	b.Run("encoding/json", func(b *testing.B) {

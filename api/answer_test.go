@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/api/family"
 	"tempmail/wire"
 )
 
@@ -58,7 +59,7 @@ func TestAnswersEncodeAsEncodingJSONDoes(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := httptest.NewRecorder()
-			writeJSON(rec, 200, v)
+			family.WriteJSON(rec, 200, v)
 			if got := rec.Body.String(); got != want.String() {
 				i := 0
 				for i < min(len(got), want.Len()) && got[i] == want.String()[i] {
@@ -71,17 +72,17 @@ func TestAnswersEncodeAsEncodingJSONDoes(t *testing.T) {
 }
 
 // TestPagesEndPastTheirBudget: a list page stops taking items once its
-// answer passes pageBudget, whatever the limit asked.
+// answer passes PageBudget, whatever the limit asked.
 func TestPagesEndPastTheirBudget(t *testing.T) {
 	t.Parallel()
 	item := strings.Repeat("\x01", 300<<10) // 1.8 MB escaped
 	rec := httptest.NewRecorder()
-	writePage(rec, 50, func(int) any { return item })
+	family.WritePage(rec, 50, func(int) any { return item })
 	var got []string
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 5 || rec.Body.Len() < pageBudget || rec.Body.Len() > pageBudget+2<<20 {
-		t.Errorf("a page of 50 items of 1.8 MB: %d items in %d bytes, want 5, just past %d", len(got), rec.Body.Len(), pageBudget)
+	if len(got) != 5 || rec.Body.Len() < family.PageBudget || rec.Body.Len() > family.PageBudget+2<<20 {
+		t.Errorf("a page of 50 items of 1.8 MB: %d items in %d bytes, want 5, just past %d", len(got), rec.Body.Len(), family.PageBudget)
 	}
 }

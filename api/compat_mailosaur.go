@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/command"
 )
 
@@ -24,7 +25,7 @@ import (
 
 func (s *Server) mailosaurRoutes(r chi.Router) {
 	r.Get("/api/servers", s.mailosaurServers)
-	r.With(s.limitCreates).Post("/api/servers", s.mailosaurCreateServer)
+	r.With(s.LimitCreates).Post("/api/servers", s.mailosaurCreateServer)
 	r.Get("/api/servers/{serverID}", s.mailosaurServer)
 	r.Put("/api/servers/{serverID}", s.mailosaurUpdateServer)
 	r.Delete("/api/servers/{serverID}", s.mailosaurDeleteServer)
@@ -45,34 +46,34 @@ var errMailosaurAuth = tempmail.Errorf(tempmail.Unauthorized,
 // Basic with a tenant's key as the user name (the password is not
 // looked at; the SDK sends none). Nothing else is taken, the API token
 // included: a server belongs to a tenant.
-func (s *Server) mailosaurCredential(r *http.Request) (credential, error) {
-	if len(r.Header.Get("Authorization")) > maxCredentialBytes {
-		return credential{}, errMailosaurAuth
+func (s *Server) mailosaurCredential(r *http.Request) (family.Credential, error) {
+	if len(r.Header.Get("Authorization")) > family.MaxCredentialBytes {
+		return family.Credential{}, errMailosaurAuth
 	}
 	user, _, ok := r.BasicAuth()
 	if !ok || !strings.HasPrefix(user, command.KeyPrefix) {
-		return credential{}, errMailosaurAuth
+		return family.Credential{}, errMailosaurAuth
 	}
-	k, err := s.keyOf(r.Context(), user)
+	k, err := s.KeyOf(r.Context(), user)
 	if tempmail.KindOf(err) == tempmail.Unauthorized {
-		return credential{}, errMailosaurAuth
+		return family.Credential{}, errMailosaurAuth
 	}
-	return credential{key: k}, err
+	return family.Credential{Key: k}, err
 }
 
 // mailosaurMay checks the key's scopes: reading takes read or inboxes,
 // a change inboxes (admin covers both).
 func mailosaurMay(r *http.Request, change bool) error {
-	c := credentialFrom(r)
+	c := family.CredentialFrom(r)
 	switch {
-	case c.key == nil:
+	case c.Key == nil:
 		return errMailosaurAuth
-	case c.isAdmin() || c.key.Has(command.ScopeInboxes):
+	case c.IsAdmin() || c.Key.Has(command.ScopeInboxes):
 		return nil
-	case !change && c.key.Has(command.ScopeRead):
+	case !change && c.Key.Has(command.ScopeRead):
 		return nil
 	}
-	return c.need(command.ScopeInboxes)
+	return c.Need(command.ScopeInboxes)
 }
 
 // mailosaurError is Mailosaur's error body, which the SDK reads for a 400
@@ -114,13 +115,13 @@ func writeMailosaurError(w http.ResponseWriter, status int, msg string) {
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Basic realm="tempmail"`)
 	}
-	writeJSON(w, status, mailosaurError{Type: kind,
+	family.WriteJSON(w, status, mailosaurError{Type: kind,
 		Errors: []mailosaurFieldError{{Field: field, Detail: []mailosaurErrorDetail{{Description: desc, Code: strings.ToLower(kind)}}}}})
 }
 
 // mailosaurFail answers err in the family's shape.
 func (s *Server) mailosaurFail(w http.ResponseWriter, r *http.Request, err error) {
-	writeError(w, r, s.log, err)
+	family.WriteError(w, r, s.Log, err)
 }
 
 // mailosaurLimit is one of the usage limits: what is used and how much
@@ -149,7 +150,7 @@ func (s *Server) mailosaurLimits(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return err
 			}
-			use, err := s.views.Usage(r.Context(), t.ID, time.Now())
+			use, err := s.Views.Usage(r.Context(), t.ID, time.Now())
 			if err != nil {
 				return err
 			}
@@ -162,5 +163,5 @@ func (s *Server) mailosaurLimits(w http.ResponseWriter, r *http.Request) {
 		s.mailosaurFail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, out)
 }

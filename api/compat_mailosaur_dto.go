@@ -8,6 +8,7 @@ import (
 	"golang.org/x/net/html"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/mail"
 	"tempmail/projections"
 	"tempmail/wire"
@@ -154,7 +155,7 @@ func mailosaurLinks(text, htm string) []mailosaurLink {
 
 // mailosaurCodePattern is the codes of a body: what family C's otp finds
 // by default (search.go), each one.
-var mailosaurCodePattern = regexp.MustCompile(defaultOTPPattern)
+var mailosaurCodePattern = regexp.MustCompile(family.DefaultOTPPattern)
 
 // mailosaurMaxCodes bounds the codes of one body.
 const mailosaurMaxCodes = 10

@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/projections"
 )
 
@@ -87,8 +88,8 @@ func (s *Server) mailosaurListParams(r *http.Request) (mailosaurListing, error) 
 // checkCriteria bounds a search's criteria and reads its match.
 func checkCriteria(c mailosaurCriteria) (all bool, err error) {
 	for name, v := range map[string]string{"sentFrom": c.SentFrom, "sentTo": c.SentTo, "subject": c.Subject, "body": c.Body} {
-		if len(v) > maxFilterLen {
-			return false, tempmail.Errorf(tempmail.Invalid, "%s: must be at most %d bytes", name, maxFilterLen)
+		if len(v) > family.MaxFilterLen {
+			return false, tempmail.Errorf(tempmail.Invalid, "%s: must be at most %d bytes", name, family.MaxFilterLen)
 		}
 	}
 	switch strings.ToUpper(c.Match) {
@@ -114,7 +115,7 @@ func (s *Server) mailosaurSearched(r *http.Request, l mailosaurListing, crit mai
 	if !all || !strings.EqualFold(domain, l.server.Name) {
 		return s.mailosaurServerInboxes(r, l.server, mailosaurMaxInboxes)
 	}
-	in, err := s.views.InboxByAddress(r.Context(), strings.ToLower(crit.SentTo))
+	in, err := s.Views.InboxByAddress(r.Context(), strings.ToLower(crit.SentTo))
 	switch {
 	case tempmail.KindOf(err) == tempmail.NotFound:
 		return nil, nil
@@ -144,7 +145,7 @@ func (s *Server) mailosaurFind(r *http.Request, l mailosaurListing, crit mailosa
 			return false, nil
 		}
 		reads++
-		m, err := s.views.MessageIn(ctx, in, sum.ID)
+		m, err := s.Views.MessageIn(ctx, in, sum.ID)
 		if tempmail.KindOf(err) == tempmail.NotFound {
 			return false, nil
 		}
@@ -152,7 +153,7 @@ func (s *Server) mailosaurFind(r *http.Request, l mailosaurListing, crit mailosa
 	}
 	var out []mailosaurFound
 	for _, in := range inboxes {
-		list, err := s.views.List(ctx, in, projections.Query{Limit: mailosaurPerInbox})
+		list, err := s.Views.List(ctx, in, projections.Query{Limit: mailosaurPerInbox})
 		if tempmail.KindOf(err) == tempmail.NotFound {
 			continue
 		}
@@ -216,7 +217,7 @@ func (s *Server) mailosaurPage(w http.ResponseWriter, l mailosaurListing, found 
 		out.Items = append(out.Items, s.mailosaurSummaryOut(&found[i].sum, found[i].in.Address))
 	}
 	w.Header().Set("X-Ms-Delay", mailosaurDelay)
-	writeJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) mailosaurMessages(w http.ResponseWriter, r *http.Request) {
@@ -244,7 +245,7 @@ func (s *Server) mailosaurSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	var crit mailosaurCriteria
 	if err == nil {
-		err = decodeBody(r, &crit)
+		err = family.DecodeBody(r, &crit)
 	}
 	var all bool
 	if err == nil {
@@ -285,10 +286,10 @@ func (s *Server) mailosaurDeleteMessages(w http.ResponseWriter, r *http.Request)
 }
 
 // mailosaurLookup finds the message of the path's {id}: one of the key's
-// tenant's inboxes (messageByID shows no other).
+// tenant's inboxes (MessageByID shows no other).
 func (s *Server) mailosaurLookup(r *http.Request) (*projections.Message, error) {
-	m, _, err := s.messageByID(r.Context(), chi.URLParam(r, "id"))
-	return m, asNotFound(err, "message not found")
+	m, _, err := s.MessageByID(r.Context(), chi.URLParam(r, "id"))
+	return m, family.AsNotFound(err, "message not found")
 }
 
 func (s *Server) mailosaurMessage(w http.ResponseWriter, r *http.Request) {
@@ -301,7 +302,7 @@ func (s *Server) mailosaurMessage(w http.ResponseWriter, r *http.Request) {
 		s.mailosaurFail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.mailosaurMessageOut(m))
+	family.WriteJSON(w, http.StatusOK, s.mailosaurMessageOut(m))
 }
 
 func (s *Server) mailosaurDeleteMessage(w http.ResponseWriter, r *http.Request) {
@@ -311,7 +312,7 @@ func (s *Server) mailosaurDeleteMessage(w http.ResponseWriter, r *http.Request) 
 		m, err = s.mailosaurLookup(r)
 	}
 	if err == nil {
-		err = asNotFound(s.commands.DeleteMessage(r.Context(), m), "message not found")
+		err = family.AsNotFound(s.Commands.DeleteMessage(r.Context(), m), "message not found")
 	}
 	if err != nil {
 		s.mailosaurFail(w, r, err)

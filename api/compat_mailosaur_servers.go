@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/command"
 	"tempmail/projections"
 )
@@ -52,7 +53,7 @@ type mailosaurServerBody struct {
 }
 
 // mailosaurDomainSuffix is what follows a server's id in its domain.
-func (s *Server) mailosaurDomainSuffix() string { return "." + s.cfg.Domains[0] }
+func (s *Server) mailosaurDomainSuffix() string { return "." + s.Config.Domains[0] }
 
 // mailosaurServerID is d's server id, or "" when d is no server of
 // tenant: one of its catch-all domains named <id>.<first domain>.
@@ -74,11 +75,11 @@ func validServerID(id string) bool {
 // mailosaurServerDomains are the key's tenant's servers, in the order
 // they were made.
 func (s *Server) mailosaurServerDomains(r *http.Request) ([]projections.Domain, error) {
-	owner := credentialFrom(r).owner()
+	owner := family.CredentialFrom(r).Owner()
 	if owner == "" {
 		return nil, nil
 	}
-	list, err := s.views.TenantDomains(r.Context(), owner, false)
+	list, err := s.Views.TenantDomains(r.Context(), owner, false)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +122,7 @@ func (s *Server) mailosaurServerInboxes(r *http.Request, d projections.Domain, m
 		if !ti.Live(now) || !strings.HasSuffix(ti.Address, "@"+d.Name) {
 			return true, nil
 		}
-		in, err := s.views.Inbox(r.Context(), ti.ID)
+		in, err := s.Views.Inbox(r.Context(), ti.ID)
 		if tempmail.KindOf(err) == tempmail.NotFound || err == nil && !in.Live(now) {
 			return true, nil // ended as the list was read
 		}
@@ -166,7 +167,7 @@ func (s *Server) mailosaurServers(w http.ResponseWriter, r *http.Request) {
 	}
 	// Mailosaur lists servers by name.
 	slices.SortStableFunc(out.Items, func(a, b mailosaurServer) int { return strings.Compare(a.Name, b.Name) })
-	writeJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, out)
 }
 
 // checkServerName reads a server's name: 1 to mailosaurMaxName characters,
@@ -189,21 +190,21 @@ func (s *Server) mailosaurCreateServer(w http.ResponseWriter, r *http.Request) {
 	var body mailosaurServerBody
 	err := mailosaurMay(r, true)
 	if err == nil {
-		err = decodeBody(r, &body)
+		err = family.DecodeBody(r, &body)
 	}
 	var name, owner string
 	if err == nil {
 		name, err = checkServerName(body.Name)
 	}
 	if err == nil {
-		owner, err = s.inboxOwner(r) // a key's tenant: the credential takes nothing else
+		owner, err = s.InboxOwner(r) // a key's tenant: the credential takes nothing else
 	}
 	// At most command.MaxTenantServers: claimed against the tenant's
 	// count as the domain is added, so that racing creations never pass
 	// it.
 	var d projections.Domain
 	for try := 0; err == nil && try < 3; try++ {
-		d, err = s.commands.AddDomain(r.Context(), command.DomainSpec{Name: newServerID() + s.mailosaurDomainSuffix(),
+		d, err = s.Commands.AddDomain(r.Context(), command.DomainSpec{Name: newServerID() + s.mailosaurDomainSuffix(),
 			TenantID: owner, CatchAll: true, Label: name, Server: true})
 		if tempmail.KindOf(err) != tempmail.Conflict {
 			break
@@ -236,7 +237,7 @@ func (s *Server) answerServer(w http.ResponseWriter, r *http.Request, d projecti
 		s.mailosaurFail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, out)
 }
 
 // mailosaurUpdateServer renames a server: its name is all that changes.
@@ -248,15 +249,15 @@ func (s *Server) mailosaurUpdateServer(w http.ResponseWriter, r *http.Request) {
 		d, err = s.mailosaurServerDomain(r, chi.URLParam(r, "serverID"))
 	}
 	if err == nil {
-		err = decodeBody(r, &body)
+		err = family.DecodeBody(r, &body)
 	}
 	var name string
 	if err == nil {
 		name, err = checkServerName(body.Name)
 	}
 	if err == nil && name != d.Label {
-		d, err = s.commands.RelabelDomain(r.Context(), d.ID, name)
-		err = asNotFound(err, "server not found")
+		d, err = s.Commands.RelabelDomain(r.Context(), d.ID, name)
+		err = family.AsNotFound(err, "server not found")
 	}
 	s.answerServer(w, r, d, err)
 }
@@ -270,7 +271,7 @@ func (s *Server) mailosaurDeleteServer(w http.ResponseWriter, r *http.Request) {
 		d, err = s.mailosaurServerDomain(r, chi.URLParam(r, "serverID"))
 	}
 	if err == nil {
-		err = asNotFound(s.commands.RemoveDomain(r.Context(), d.ID), "server not found")
+		err = family.AsNotFound(s.Commands.RemoveDomain(r.Context(), d.ID), "server not found")
 	}
 	if err == nil {
 		err = s.mailosaurEndInboxes(r, d)
@@ -290,7 +291,7 @@ func (s *Server) mailosaurEndInboxes(r *http.Request, d projections.Domain) erro
 		return err
 	}
 	for _, in := range inboxes {
-		if err := s.commands.DeleteInbox(r.Context(), in); err != nil && tempmail.KindOf(err) != tempmail.NotFound &&
+		if err := s.Commands.DeleteInbox(r.Context(), in); err != nil && tempmail.KindOf(err) != tempmail.NotFound &&
 			tempmail.KindOf(err) != tempmail.Conflict {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/command"
 	"tempmail/projections"
 )
@@ -29,10 +30,10 @@ import (
 // inboxes scope.
 
 func (s *Server) mailslurpRoutes(r chi.Router) {
-	id := "{inboxId:" + uuidPattern + "}"
-	r.With(s.limitCreates).Post("/inboxes", s.mailslurpCreateInbox)
-	r.With(s.limitCreates).Post("/inboxes/withOptions", s.mailslurpCreateInboxWithOptions)
-	r.With(s.limitCreates).Post("/inboxes/withDefaults", s.mailslurpCreateInboxWithDefaults)
+	id := "{inboxId:" + family.UUIDPattern + "}"
+	r.With(s.LimitCreates).Post("/inboxes", s.mailslurpCreateInbox)
+	r.With(s.LimitCreates).Post("/inboxes/withOptions", s.mailslurpCreateInboxWithOptions)
+	r.With(s.LimitCreates).Post("/inboxes/withDefaults", s.mailslurpCreateInboxWithDefaults)
 	r.Get("/inboxes", s.mailslurpInboxes)
 	r.Get("/inboxes/"+id, s.mailslurpGetInbox)
 	r.Delete("/inboxes/"+id, s.mailslurpDeleteInbox)
@@ -46,7 +47,7 @@ func (s *Server) mailslurpRoutes(r chi.Router) {
 	r.Get("/waitForEmailCount", s.mailslurpWaitForCount)
 	r.Post("/waitForMatchingEmails", s.mailslurpWaitForMatching)
 
-	email := "/emails/{emailId:" + uuidPattern + "}"
+	email := "/emails/{emailId:" + family.UUIDPattern + "}"
 	r.Get(email, s.mailslurpGetEmail)
 	r.Delete(email, s.mailslurpDeleteEmail)
 	r.Post(email+"/codes", s.mailslurpEmailCodes)
@@ -69,35 +70,35 @@ var errMailSlurpNoKey = tempmail.Errorf(tempmail.Unauthorized,
 
 // mailslurpCredential is who a request of the family comes from: the key
 // in x-api-key (none is 401, as an unknown one is).
-func (s *Server) mailslurpCredential(r *http.Request) (credential, error) {
+func (s *Server) mailslurpCredential(r *http.Request) (family.Credential, error) {
 	key := strings.TrimSpace(r.Header.Get("x-api-key"))
 	switch {
 	case key == "":
-		return credential{}, errMailSlurpNoKey
+		return family.Credential{}, errMailSlurpNoKey
 	case strings.HasPrefix(key, command.KeyPrefix):
-		k, err := s.keyOf(r.Context(), key)
-		return credential{key: k}, err
-	case len(key) <= maxCredentialBytes && s.cfg.APIToken != "" &&
-		subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.APIToken)) == 1:
-		return credential{admin: true}, nil
+		k, err := s.KeyOf(r.Context(), key)
+		return family.Credential{Key: k}, err
+	case len(key) <= family.MaxCredentialBytes && s.Config.APIToken != "" &&
+		subtle.ConstantTimeCompare([]byte(key), []byte(s.Config.APIToken)) == 1:
+		return family.Credential{Admin: true}, nil
 	}
-	return credential{}, errBadKey
+	return family.Credential{}, family.ErrBadKey
 }
 
 // mailslurpMay checks that the request's key may read (write false) or
 // make and delete (write true): the inboxes scope does both, the read
 // scope reads.
 func mailslurpMay(r *http.Request, write bool) error {
-	c := credentialFrom(r)
+	c := family.CredentialFrom(r)
 	switch {
-	case c.isAdmin():
+	case c.IsAdmin():
 		return nil
-	case c.key == nil:
+	case c.Key == nil:
 		return errMailSlurpNoKey // authenticate has refused it already
-	case !write && c.key.Has(command.ScopeRead):
+	case !write && c.Key.Has(command.ScopeRead):
 		return nil
 	}
-	return c.need(command.ScopeInboxes)
+	return c.Need(command.ScopeInboxes)
 }
 
 // writeMailSlurpError answers with status and msg in the family's error
@@ -105,7 +106,7 @@ func mailslurpMay(r *http.Request, write bool) error {
 // reason and the message, which the SDK hands to the caller as the
 // thrown value (its wrapper throws the parsed body).
 func writeMailSlurpError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, mailslurpError{Status: status, Error: http.StatusText(status), Message: msg})
+	family.WriteJSON(w, status, mailslurpError{Status: status, Error: http.StatusText(status), Message: msg})
 }
 
 // maxUnsupportedPath bounds how much of an unsupported path the 501 names.
@@ -116,16 +117,16 @@ const maxUnsupportedPath = 200
 // family's own status, like the 408 of a wait that found nothing: no
 // error kind of the service's is either.
 func (s *Server) mailslurpUnsupported(w http.ResponseWriter, r *http.Request) {
-	p := strings.TrimPrefix(r.URL.Path, compatPrefix+"mailslurp")
+	p := strings.TrimPrefix(r.URL.Path, family.CompatPrefix+"mailslurp")
 	if p == "" {
 		p = "/"
 	}
-	writeMailSlurpError(w, http.StatusNotImplemented, methodLabel(r.Method)+" "+tempmail.Excerpt(p, maxUnsupportedPath)+
+	writeMailSlurpError(w, http.StatusNotImplemented, family.MethodLabel(r.Method)+" "+tempmail.Excerpt(p, maxUnsupportedPath)+
 		" is not supported by tempmail's MailSlurp family")
 }
 
 // mailslurpMaxWait bounds a wait, whatever timeout the client asks for:
-// the longest any family holds a request (waitParams).
+// the longest any family holds a request (WaitParams).
 const mailslurpMaxWait = 60 * time.Second
 
 // mailslurpTimeout reads a wait's timeout in milliseconds (the SDK's
@@ -214,8 +215,8 @@ func (s *Server) mailslurpInbox(r *http.Request, id string) (*projections.Inbox,
 	if id == "" {
 		return nil, tempmail.Errorf(tempmail.Invalid, "inboxId is required")
 	}
-	in, err := s.inboxByID(r.Context(), id)
-	return in, asNotFound(err, "Inbox not found: "+tempmail.Excerpt(id, 64))
+	in, err := s.InboxByID(r.Context(), id)
+	return in, family.AsNotFound(err, "Inbox not found: "+tempmail.Excerpt(id, 64))
 }
 
 // mailslurpHeld answers a wait: find is looked at once, and, while it
@@ -224,23 +225,23 @@ func (s *Server) mailslurpInbox(r *http.Request, id string) (*projections.Inbox,
 // and the client's share. found writes the answer; nothing found is 408
 // with msg, as MailSlurp answers a wait that timed out.
 func (s *Server) mailslurpHeld(w http.ResponseWriter, r *http.Request, inboxID string, wait time.Duration, msg string,
-	find finder, found func(v any)) {
+	find family.Finder, found func(v any)) {
 	if wait > 0 {
-		release, err := s.waiters.acquire(r, s.clientOf(r))
+		release, err := s.Waiters.Acquire(r, s.ClientOf(r))
 		if err != nil {
-			writeError(w, r, s.log, err)
+			family.WriteError(w, r, s.Log, err)
 			return
 		}
 		defer release()
-		holdOpen(w, wait)
+		family.HoldOpen(w, wait)
 	}
 	timedOut := tempmail.Errorf(tempmail.NotFound, "%s", msg)
-	v, err := s.hold(r, inboxID, wait, timedOut, find)
+	v, err := s.Hold(r, inboxID, wait, timedOut, find)
 	switch {
 	case err == timedOut:
 		writeMailSlurpError(w, http.StatusRequestTimeout, msg)
 	case err != nil:
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 	default:
 		found(v)
 	}

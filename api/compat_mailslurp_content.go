@@ -10,11 +10,12 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/mail"
 )
 
 // What the MailSlurp family's SDK finds in an email (compat_mailslurp.go):
-// codes (with codesIn, search.go), content matching a pattern, text lines,
+// codes (with CodesIn, search.go), content matching a pattern, text lines,
 // links, attachments.
 
 // mailslurpCodeOptions are ExtractCodesOptions: the method (PATTERN is
@@ -54,7 +55,7 @@ func codePatterns(opts mailslurpCodeOptions) ([]*regexp.Regexp, error) {
 		return out, nil
 	}
 	if opts.MinLength == nil && opts.MaxLength == nil {
-		return []*regexp.Regexp{regexp.MustCompile(defaultOTPPattern)}, nil
+		return []*regexp.Regexp{regexp.MustCompile(family.DefaultOTPPattern)}, nil
 	}
 	lo, hi := 4, 8
 	if opts.MinLength != nil {
@@ -84,12 +85,12 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 
 // mailslurpEmailCodes finds codes in an email (POST
 // /emails/{emailId}/codes): with each pattern, in its subject, then its
-// text (codesIn, as .../otp/ finds them).
+// text (CodesIn, as .../otp/ finds them).
 func (s *Server) mailslurpEmailCodes(w http.ResponseWriter, r *http.Request) {
 	var opts mailslurpCodeOptions
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err == nil {
-		err = decodeBody(r, &opts)
+		err = family.DecodeBody(r, &opts)
 	}
 	var patterns []*regexp.Regexp
 	if err == nil {
@@ -102,7 +103,7 @@ func (s *Server) mailslurpEmailCodes(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	out := mailslurpCodes{MethodUsed: "PATTERN", Candidates: []mailslurpCandidate{}, Warnings: []string{}}
@@ -112,7 +113,7 @@ func (s *Server) mailslurpEmailCodes(w http.ResponseWriter, r *http.Request) {
 	seen := map[string]bool{}
 	for _, re := range patterns {
 		for _, part := range []struct{ source, text string }{{"SUBJECT", m.Subject}, {"TEXT", m.Text}} {
-			for _, code := range codesIn(re, part.text, n) {
+			for _, code := range family.CodesIn(re, part.text, n) {
 				if len(out.Candidates) < n && !seen[code] {
 					seen[code] = true
 					out.Candidates = append(out.Candidates, mailslurpCandidate{Code: code, Confidence: 1, Method: "PATTERN", Source: part.source})
@@ -123,7 +124,7 @@ func (s *Server) mailslurpEmailCodes(w http.ResponseWriter, r *http.Request) {
 	if len(out.Candidates) > 0 {
 		out.Found, out.Code = true, &out.Candidates[0].Code
 	}
-	writeJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, out)
 }
 
 // mailslurpContentMatch matches a pattern against an email's text (its
@@ -135,7 +136,7 @@ func (s *Server) mailslurpContentMatch(w http.ResponseWriter, r *http.Request) {
 	}
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err == nil {
-		err = decodeBody(r, &body)
+		err = family.DecodeBody(r, &body)
 	}
 	if err == nil && body.Pattern == "" {
 		err = tempmail.Errorf(tempmail.Invalid, "pattern is required")
@@ -145,14 +146,14 @@ func (s *Server) mailslurpContentMatch(w http.ResponseWriter, r *http.Request) {
 		re, err = compilePattern(body.Pattern)
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	found := re.FindStringSubmatch(m.Text)
 	if found == nil {
 		found = re.FindStringSubmatch(m.HTML)
 	}
-	writeJSON(w, http.StatusOK, mailslurpMatch{Pattern: body.Pattern, Matches: orEmpty(found)})
+	family.WriteJSON(w, http.StatusOK, mailslurpMatch{Pattern: body.Pattern, Matches: family.OrEmpty(found)})
 }
 
 // mailslurpTextLines is an email's text by lines, blank lines left out:
@@ -160,7 +161,7 @@ func (s *Server) mailslurpContentMatch(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailslurpTextLines(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	lines := []string{}
@@ -169,22 +170,22 @@ func (s *Server) mailslurpTextLines(w http.ResponseWriter, r *http.Request) {
 			lines = append(lines, line)
 		}
 	}
-	writeJSON(w, http.StatusOK, mailslurpLines{Lines: lines, Body: m.Text})
+	family.WriteJSON(w, http.StatusOK, mailslurpLines{Lines: lines, Body: m.Text})
 }
 
 // mailslurpLinks is an email's links: GET /emails/{emailId}/links.
 func (s *Server) mailslurpLinks(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	links := []string{}
-	for _, l := range storedLinks(m) {
+	for _, l := range family.StoredLinks(m) {
 		links = append(links, l.URL)
 	}
 	body, _ := bodyOf(m)
-	writeJSON(w, http.StatusOK, mailslurpLinks{Links: links, Body: body})
+	family.WriteJSON(w, http.StatusOK, mailslurpLinks{Links: links, Body: body})
 }
 
 // mailslurpAttachments is what an email's attachments are: GET
@@ -192,14 +193,14 @@ func (s *Server) mailslurpLinks(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailslurpAttachments(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	out := make([]mailslurpAttachment, 0, len(m.Attachments))
 	for _, a := range m.Attachments {
 		out = append(out, mailslurpAttachment{ID: a.ID, Name: a.Filename, ContentType: a.ContentType, ContentLength: a.Size})
 	}
-	writeJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, out)
 }
 
 // mailslurpDownloadAttachment answers an attachment's bytes: GET
@@ -207,14 +208,14 @@ func (s *Server) mailslurpAttachments(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailslurpDownloadAttachment(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	id := chi.URLParam(r, "attachmentId")
 	i := slices.IndexFunc(m.Attachments, func(a mail.Attachment) bool { return a.ID == id })
 	if i < 0 {
-		writeError(w, r, s.log, tempmail.Errorf(tempmail.NotFound, "Attachment not found: %s", tempmail.Excerpt(id, 80)))
+		family.WriteError(w, r, s.Log, tempmail.Errorf(tempmail.NotFound, "Attachment not found: %s", tempmail.Excerpt(id, 80)))
 		return
 	}
-	s.serveAttachment(w, r, m, &m.Attachments[i])
+	s.ServeAttachment(w, r, m, &m.Attachments[i])
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/projections"
 )
 
@@ -23,16 +24,16 @@ import (
 // safe).
 func (s *Server) answerEmail(w http.ResponseWriter, r *http.Request, in *projections.Inbox, m *projections.Message) {
 	if !m.IsRead && r.Method != http.MethodHead {
-		read, err := s.commands.MarkRead(r.Context(), m)
+		read, err := s.Commands.MarkRead(r.Context(), m)
 		switch {
 		case err == nil:
 			m = read
 		case tempmail.KindOf(err) != tempmail.NotFound: // deleted a moment ago: answered as it was
-			writeError(w, r, s.log, err)
+			family.WriteError(w, r, s.Log, err)
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, toMailSlurpEmail(m, in.TenantID))
+	family.WriteJSON(w, http.StatusOK, toMailSlurpEmail(m, in.TenantID))
 }
 
 // mailslurpInboxEmails lists an inbox's emails (GET
@@ -47,13 +48,13 @@ func (s *Server) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
 	}
 	limit, minCount := 100, 0
 	if err == nil {
-		limit, err = mailslurpInt(r, "size", limit, 1, maxLimit)
+		limit, err = mailslurpInt(r, "size", limit, 1, family.MaxLimit)
 	}
 	if err == nil {
-		limit, err = mailslurpInt(r, "limit", limit, 1, maxLimit)
+		limit, err = mailslurpInt(r, "limit", limit, 1, family.MaxLimit)
 	}
 	if err == nil {
-		minCount, err = mailslurpInt(r, "minCount", 0, 0, s.cfg.MaxMessagesPerInbox)
+		minCount, err = mailslurpInt(r, "minCount", 0, 0, s.Config.MaxMessagesPerInbox)
 	}
 	var wait time.Duration
 	if err == nil && minCount > 0 {
@@ -70,13 +71,13 @@ func (s *Server) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	find := func(ctx context.Context) (any, bool, error) {
-		in, err := liveInbox(s.views.Inbox(ctx, in.ID))
+		in, err := family.LiveInbox(s.Views.Inbox(ctx, in.ID))
 		if err != nil {
-			return nil, false, asNotFound(err, "Inbox not found")
+			return nil, false, family.AsNotFound(err, "Inbox not found")
 		}
 		var list []projections.Summary
 		err = s.oldestFirst(ctx, in, func(m *projections.Summary) bool {
@@ -97,7 +98,7 @@ func (s *Server) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
 		in.Address, minCount, wait.Milliseconds())
 	s.mailslurpHeld(w, r, in.ID, wait, msg, find, func(v any) {
 		list := v.([]projections.Summary)
-		writePage(w, len(list), func(i int) any { return toMailSlurpPreview(in, &list[i]) })
+		family.WritePage(w, len(list), func(i int) any { return toMailSlurpPreview(in, &list[i]) })
 	})
 }
 
@@ -107,14 +108,14 @@ func (s *Server) mailslurpEmailOf(r *http.Request, write bool) (*projections.Mes
 		return nil, nil, err
 	}
 	id := chi.URLParam(r, "emailId")
-	m, in, err := s.messageByID(r.Context(), id)
-	return m, in, asNotFound(err, "Email not found: "+tempmail.Excerpt(id, 64))
+	m, in, err := s.MessageByID(r.Context(), id)
+	return m, in, family.AsNotFound(err, "Email not found: "+tempmail.Excerpt(id, 64))
 }
 
 func (s *Server) mailslurpGetEmail(w http.ResponseWriter, r *http.Request) {
 	m, in, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	s.answerEmail(w, r, in, m)
@@ -123,10 +124,10 @@ func (s *Server) mailslurpGetEmail(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailslurpDeleteEmail(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, true)
 	if err == nil {
-		err = asNotFound(s.commands.DeleteMessage(r.Context(), m), "Email not found")
+		err = family.AsNotFound(s.Commands.DeleteMessage(r.Context(), m), "Email not found")
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/command"
 	"tempmail/events"
 	"tempmail/projections"
@@ -45,8 +46,8 @@ func (s *Server) mailslurpCreateInbox(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) mailslurpCreateInboxWithOptions(w http.ResponseWriter, r *http.Request) {
 	var opts mailslurpInboxOptions
-	if err := decodeBody(r, &opts); err != nil {
-		writeError(w, r, s.log, err)
+	if err := family.DecodeBody(r, &opts); err != nil {
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	s.mailslurpCreate(w, r, opts)
@@ -57,12 +58,12 @@ func (s *Server) mailslurpCreateInboxWithDefaults(w http.ResponseWriter, r *http
 }
 
 // mailslurpCreate makes an inbox as opts ask, for the key's tenant
-// (inboxOwner), and answers 201 with it.
+// (InboxOwner), and answers 201 with it.
 func (s *Server) mailslurpCreate(w http.ResponseWriter, r *http.Request, opts mailslurpInboxOptions) {
 	err := mailslurpMay(r, true)
 	var owner string
 	if err == nil {
-		owner, err = s.inboxOwner(r)
+		owner, err = s.InboxOwner(r)
 	}
 	var ttl time.Duration
 	if err == nil {
@@ -76,26 +77,26 @@ func (s *Server) mailslurpCreate(w http.ResponseWriter, r *http.Request, opts ma
 	var in *projections.Inbox
 	if err == nil {
 		// Family A's kind: an inbox with a lifetime.
-		in, err = s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyA, Local: local, Random: 10,
+		in, err = s.Commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyA, Local: local, Random: 10,
 			Domain: dom, TTL: ttl, Tenant: owner})
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, toMailSlurpInbox(in))
+	family.WriteJSON(w, http.StatusCreated, toMailSlurpInbox(in))
 }
 
 // mailslurpTTL is the lifetime opts ask for, within the server's bounds.
 func (s *Server) mailslurpTTL(opts mailslurpInboxOptions) (time.Duration, error) {
-	ttl := min(max(s.cfg.TokenInboxTTL, s.cfg.MinInboxTTL), s.cfg.MaxInboxTTL)
+	ttl := min(max(s.Config.TokenInboxTTL, s.Config.MinInboxTTL), s.Config.MaxInboxTTL)
 	switch {
 	case len(opts.ExpiresIn) > 0 && string(opts.ExpiresIn) != "null":
-		ms, err := jsonInt(opts.ExpiresIn)
+		ms, err := family.JSONInt(opts.ExpiresIn)
 		if err != nil || ms < 0 {
 			return 0, tempmail.Errorf(tempmail.Invalid, "expiresIn must be a whole number of milliseconds")
 		}
-		ttl = time.Duration(min(ms, int64(s.cfg.MaxInboxTTL/time.Millisecond)+1)) * time.Millisecond
+		ttl = time.Duration(min(ms, int64(s.Config.MaxInboxTTL/time.Millisecond)+1)) * time.Millisecond
 	case opts.ExpiresAt != "":
 		at, err := time.Parse(time.RFC3339Nano, opts.ExpiresAt)
 		if err != nil {
@@ -105,9 +106,9 @@ func (s *Server) mailslurpTTL(opts mailslurpInboxOptions) (time.Duration, error)
 	default:
 		return ttl, nil
 	}
-	if ttl < s.cfg.MinInboxTTL || ttl > s.cfg.MaxInboxTTL {
+	if ttl < s.Config.MinInboxTTL || ttl > s.Config.MaxInboxTTL {
 		return 0, tempmail.Errorf(tempmail.Invalid, "an inbox lives from %s to %s here: expiresIn from %d to %d ms",
-			s.cfg.MinInboxTTL, s.cfg.MaxInboxTTL, s.cfg.MinInboxTTL.Milliseconds(), s.cfg.MaxInboxTTL.Milliseconds())
+			s.Config.MinInboxTTL, s.Config.MaxInboxTTL, s.Config.MinInboxTTL.Milliseconds(), s.Config.MaxInboxTTL.Milliseconds())
 	}
 	return ttl, nil
 }
@@ -127,20 +128,20 @@ func (s *Server) mailslurpAddress(r *http.Request, opts mailslurpInboxOptions) (
 			return "", projections.Domain{}, err
 		}
 		local, domain = tempmail.SplitAddress(addr)
-		if err := s.names.Check(local); err != nil {
+		if err := s.Names.Check(local); err != nil {
 			return "", projections.Domain{}, tempmail.Errorf(tempmail.Invalid, "Invalid emailAddress: %s", tempmail.Message(err, "is not a name"))
 		}
 	}
 	if domain == "" {
-		dom, err := s.defaultDomain(r)
+		dom, err := s.DefaultDomain(r)
 		return local, dom, err
 	}
 	if len(domain) > 253 {
 		return "", projections.Domain{}, tempmail.Errorf(tempmail.Invalid, "Domain not found or inactive")
 	}
 	domain = strings.ToLower(domain)
-	dom, err := s.activeDomainNamed(r, domain)
-	return local, dom, asInvalid(err, "Domain not found or inactive: "+domain)
+	dom, err := s.ActiveDomainNamed(r, domain)
+	return local, dom, family.AsInvalid(err, "Domain not found or inactive: "+domain)
 }
 
 // mailslurpInboxes lists the key's tenant's live inboxes, newest first, at
@@ -149,21 +150,21 @@ func (s *Server) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
 	err := mailslurpMay(r, false)
 	var size int
 	if err == nil {
-		size, err = mailslurpInt(r, "size", 100, 1, maxLimit)
+		size, err = mailslurpInt(r, "size", 100, 1, family.MaxLimit)
 	}
-	c := credentialFrom(r)
-	if err == nil && c.key == nil {
+	c := family.CredentialFrom(r)
+	if err == nil && c.Key == nil {
 		err = tempmail.Errorf(tempmail.Invalid, "the API token owns no inboxes: list a tenant's with one of its keys")
 	}
 	var t *projections.Tenant
 	if err == nil {
-		t, err = s.views.Tenant(r.Context(), c.key.TenantID)
+		t, err = s.Views.Tenant(r.Context(), c.Key.TenantID)
 		if tempmail.KindOf(err) == tempmail.NotFound {
-			err = errBadKey // deleted while the request came
+			err = family.ErrBadKey // deleted while the request came
 		}
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	now := time.Now()
@@ -172,7 +173,7 @@ func (s *Server) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
 		if !ti.Live(now) {
 			return true, nil
 		}
-		in, err := s.views.Inbox(r.Context(), ti.ID)
+		in, err := s.Views.Inbox(r.Context(), ti.ID)
 		if tempmail.KindOf(err) == tempmail.NotFound || err == nil && !in.Live(now) {
 			return true, nil // ended as the list was read
 		}
@@ -183,10 +184,10 @@ func (s *Server) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
 		return len(page) < size, nil
 	})
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writePage(w, len(page), func(i int) any { return page[i] })
+	family.WritePage(w, len(page), func(i int) any { return page[i] })
 }
 
 // mailslurpInboxOf finds the inbox of the path's {inboxId}.
@@ -200,19 +201,19 @@ func (s *Server) mailslurpInboxOf(r *http.Request, write bool) (*projections.Inb
 func (s *Server) mailslurpGetInbox(w http.ResponseWriter, r *http.Request) {
 	in, err := s.mailslurpInboxOf(r, false)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toMailSlurpInbox(in))
+	family.WriteJSON(w, http.StatusOK, toMailSlurpInbox(in))
 }
 
 func (s *Server) mailslurpDeleteInbox(w http.ResponseWriter, r *http.Request) {
 	in, err := s.mailslurpInboxOf(r, true)
 	if err == nil {
-		err = asNotFound(s.commands.DeleteInbox(r.Context(), in), "Inbox not found")
+		err = family.AsNotFound(s.Commands.DeleteInbox(r.Context(), in), "Inbox not found")
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -233,20 +234,20 @@ func (s *Server) mailslurpEmptyInbox(w http.ResponseWriter, r *http.Request) {
 	}
 	var list []projections.Summary
 	if err == nil {
-		list, err = s.views.Messages(r.Context(), in)
+		list, err = s.Views.Messages(r.Context(), in)
 	}
 	for i := 0; err == nil && i < len(list); i++ {
 		var m *projections.Message
-		m, err = s.views.MessageIn(r.Context(), in, list[i].ID)
+		m, err = s.Views.MessageIn(r.Context(), in, list[i].ID)
 		if err == nil {
-			err = s.commands.DeleteMessage(r.Context(), m)
+			err = s.Commands.DeleteMessage(r.Context(), m)
 		}
 		if tempmail.KindOf(err) == tempmail.NotFound {
 			err = nil // deleted meanwhile
 		}
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/projections"
 )
 
@@ -36,7 +37,7 @@ func (s *Server) mailslurpWait(w http.ResponseWriter, r *http.Request) (*project
 		in, err = s.mailslurpInbox(r, r.URL.Query().Get("inboxId"))
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return nil, q, false
 	}
 	return in, q, true
@@ -63,22 +64,22 @@ func (s *Server) mailslurpWaitForLatest(w http.ResponseWriter, r *http.Request) 
 }
 
 // latestMailSlurp finds the newest message q looks for.
-func (s *Server) latestMailSlurp(inboxID string, q mailslurpWhich) finder {
-	var sc scan
+func (s *Server) latestMailSlurp(inboxID string, q mailslurpWhich) family.Finder {
+	var sc family.Scan
 	return func(ctx context.Context) (any, bool, error) {
-		in, err := liveInbox(s.views.Inbox(ctx, inboxID))
+		in, err := family.LiveInbox(s.Views.Inbox(ctx, inboxID))
 		if err != nil {
-			return nil, false, asNotFound(err, "Inbox not found")
+			return nil, false, family.AsNotFound(err, "Inbox not found")
 		}
 		var latest string
 		if !q.any() {
-			m, err := s.views.Latest(ctx, in)
+			m, err := s.Views.Latest(ctx, in)
 			if err != nil || m == nil {
 				return nil, false, err
 			}
 			latest = m.ID
 		} else {
-			err := sc.newestFirst(ctx, s.views, in, "", func(m *projections.Summary) (bool, error) {
+			err := sc.NewestFirst(ctx, s.Views, in, "", func(m *projections.Summary) (bool, error) {
 				if q.passes(m) {
 					latest = m.ID
 				}
@@ -95,7 +96,7 @@ func (s *Server) latestMailSlurp(inboxID string, q mailslurpWhich) finder {
 // foundMessage reads the message a finder found; one deleted a moment
 // ago is none (the next change tells).
 func (s *Server) foundMessage(ctx context.Context, in *projections.Inbox, id string) (any, bool, error) {
-	m, err := s.views.MessageIn(ctx, in, id)
+	m, err := s.Views.MessageIn(ctx, in, id)
 	if tempmail.KindOf(err) == tempmail.NotFound {
 		return nil, false, nil
 	}
@@ -110,9 +111,9 @@ func (s *Server) mailslurpWaitForNth(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	index, err := mailslurpInt(r, "index", 0, 0, s.cfg.MaxMessagesPerInbox)
+	index, err := mailslurpInt(r, "index", 0, 0, s.Config.MaxMessagesPerInbox)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	s.mailslurpHeld(w, r, in.ID, q.wait, timedOutMsg(in, fmt.Sprintf("no email at index %d", index), q),
@@ -122,18 +123,18 @@ func (s *Server) mailslurpWaitForNth(w http.ResponseWriter, r *http.Request) {
 
 // nthMailSlurp finds the index-th message (from 0, oldest first) of those
 // q looks for.
-func (s *Server) nthMailSlurp(inboxID string, index int, q mailslurpWhich) finder {
+func (s *Server) nthMailSlurp(inboxID string, index int, q mailslurpWhich) family.Finder {
 	return func(ctx context.Context) (any, bool, error) {
-		in, err := liveInbox(s.views.Inbox(ctx, inboxID))
+		in, err := family.LiveInbox(s.Views.Inbox(ctx, inboxID))
 		if err != nil {
-			return nil, false, asNotFound(err, "Inbox not found")
+			return nil, false, family.AsNotFound(err, "Inbox not found")
 		}
 		if !q.any() {
 			// Newest first: the index-th oldest is a page of one.
 			if index >= in.Count {
 				return nil, false, nil
 			}
-			l, err := s.views.List(ctx, in, projections.Query{Offset: in.Count - 1 - index, Limit: 1})
+			l, err := s.Views.List(ctx, in, projections.Query{Offset: in.Count - 1 - index, Limit: 1})
 			if err != nil || len(l.Items) == 0 {
 				return nil, false, err
 			}
@@ -162,7 +163,7 @@ func (s *Server) nthMailSlurp(inboxID string, index int, q mailslurpWhich) finde
 // per-inbox cap bounds it): the waits that count from the oldest look
 // again, whole, at each change of the inbox.
 func (s *Server) oldestFirst(ctx context.Context, in *projections.Inbox, visit func(*projections.Summary) bool) error {
-	list, err := s.views.Messages(ctx, in)
+	list, err := s.Views.Messages(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -195,7 +196,7 @@ func readMatchOptions(r *http.Request) ([]mailslurpMatchOption, error) {
 		Matches    []mailslurpMatchOption `json:"matches"`
 		Conditions []json.RawMessage      `json:"conditions"`
 	}
-	if err := decodeBody(r, &body); err != nil {
+	if err := family.DecodeBody(r, &body); err != nil {
 		return nil, err
 	}
 	switch {
@@ -258,7 +259,7 @@ func (s *Server) mailslurpWaitForMatchingFirst(w http.ResponseWriter, r *http.Re
 	}
 	opts, err := readMatchOptions(r)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	s.mailslurpHeld(w, r, in.ID, q.wait, timedOutMsg(in, "no email matched", q), s.matchingMailSlurp(in.ID, opts, q.which),
@@ -266,11 +267,11 @@ func (s *Server) mailslurpWaitForMatchingFirst(w http.ResponseWriter, r *http.Re
 }
 
 // matchingMailSlurp finds the oldest message q looks for that passes opts.
-func (s *Server) matchingMailSlurp(inboxID string, opts []mailslurpMatchOption, q mailslurpWhich) finder {
+func (s *Server) matchingMailSlurp(inboxID string, opts []mailslurpMatchOption, q mailslurpWhich) family.Finder {
 	return func(ctx context.Context) (any, bool, error) {
-		in, err := liveInbox(s.views.Inbox(ctx, inboxID))
+		in, err := family.LiveInbox(s.Views.Inbox(ctx, inboxID))
 		if err != nil {
-			return nil, false, asNotFound(err, "Inbox not found")
+			return nil, false, family.AsNotFound(err, "Inbox not found")
 		}
 		var id string
 		err = s.oldestFirst(ctx, in, func(m *projections.Summary) bool {
@@ -293,7 +294,7 @@ func (s *Server) mailslurpWaitForCount(w http.ResponseWriter, r *http.Request) {
 func (s *Server) mailslurpWaitForMatching(w http.ResponseWriter, r *http.Request) {
 	opts, err := readMatchOptions(r)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	s.mailslurpWaitForMany(w, r, opts)
@@ -307,18 +308,18 @@ func (s *Server) mailslurpWaitForMany(w http.ResponseWriter, r *http.Request, op
 	if !ok {
 		return
 	}
-	count, err := mailslurpInt(r, "count", 0, 1, maxLimit)
+	count, err := mailslurpInt(r, "count", 0, 1, family.MaxLimit)
 	if err == nil && count == 0 {
-		err = tempmail.Errorf(tempmail.Invalid, "count is required: a whole number from 1 to %d", maxLimit)
+		err = tempmail.Errorf(tempmail.Invalid, "count is required: a whole number from 1 to %d", family.MaxLimit)
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	find := func(ctx context.Context) (any, bool, error) {
-		in, err := liveInbox(s.views.Inbox(ctx, in.ID))
+		in, err := family.LiveInbox(s.Views.Inbox(ctx, in.ID))
 		if err != nil {
-			return nil, false, asNotFound(err, "Inbox not found")
+			return nil, false, family.AsNotFound(err, "Inbox not found")
 		}
 		var list []projections.Summary
 		err = s.oldestFirst(ctx, in, func(m *projections.Summary) bool {
@@ -334,6 +335,6 @@ func (s *Server) mailslurpWaitForMany(w http.ResponseWriter, r *http.Request, op
 	}
 	s.mailslurpHeld(w, r, in.ID, q.wait, timedOutMsg(in, fmt.Sprintf("fewer than %d emails", count), q), find, func(v any) {
 		list := v.([]projections.Summary)
-		writePage(w, len(list), func(i int) any { return toMailSlurpPreview(in, &list[i]) })
+		family.WritePage(w, len(list), func(i int) any { return toMailSlurpPreview(in, &list[i]) })
 	})
 }

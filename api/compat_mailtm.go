@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/command"
 	"tempmail/projections"
 )
@@ -39,7 +40,7 @@ import (
 
 // mailtmPrefix is where the family lives; the IRIs it gives (@id,
 // downloadUrl) begin with it, so that they resolve against the server.
-const mailtmPrefix = compatPrefix + "mailtm"
+const mailtmPrefix = family.CompatPrefix + "mailtm"
 
 // mailtmPageSize is how many messages a page of GET /messages holds, as
 // on mail.tm.
@@ -49,8 +50,8 @@ func (s *Server) mailtmRoutes(r chi.Router) {
 	r.Use(mailtmNegotiate)
 	r.Get("/domains", s.mailtmDomains)
 	r.Get("/domains/{id}", s.mailtmDomain)
-	r.With(s.limitCreates).Post("/accounts", s.mailtmCreateAccount)
-	r.With(s.limitLogins).Post("/token", s.mailtmToken)
+	r.With(s.LimitCreates).Post("/accounts", s.mailtmCreateAccount)
+	r.With(s.LimitLogins).Post("/token", s.mailtmToken)
 	r.Get("/me", s.mailtmMe)
 	r.Get("/accounts/{id}", s.mailtmGetAccount)
 	r.Delete("/accounts/{id}", s.mailtmDeleteAccount)
@@ -67,19 +68,19 @@ func (s *Server) mailtmRoutes(r chi.Router) {
 // mailtmCredential is who a request of the family comes from: a tenant's
 // key or the API token in Bearer; anything else in Bearer is an
 // account's token, which the handlers resolve (mailtmCallerOf).
-func (s *Server) mailtmCredential(r *http.Request) (credential, error) {
+func (s *Server) mailtmCredential(r *http.Request) (family.Credential, error) {
 	secret, ok := mailtmBearer(r)
 	switch {
 	case !ok:
-		return credential{}, nil
+		return family.Credential{}, nil
 	case strings.HasPrefix(secret, command.KeyPrefix):
-		k, err := s.keyOf(r.Context(), secret)
-		return credential{key: k}, err
-	case len(secret) <= maxCredentialBytes && s.cfg.APIToken != "" &&
-		subtle.ConstantTimeCompare([]byte(secret), []byte(s.cfg.APIToken)) == 1:
-		return credential{admin: true}, nil
+		k, err := s.KeyOf(r.Context(), secret)
+		return family.Credential{Key: k}, err
+	case len(secret) <= family.MaxCredentialBytes && s.Config.APIToken != "" &&
+		subtle.ConstantTimeCompare([]byte(secret), []byte(s.Config.APIToken)) == 1:
+		return family.Credential{Admin: true}, nil
 	}
-	return credential{}, nil
+	return family.Credential{}, nil
 }
 
 // mailtmBearer is the secret of r's Authorization: Bearer, if any.
@@ -101,7 +102,7 @@ var (
 // mailtmCaller is who acts on the family's resources: an account (by its
 // token), or a credential (a tenant's key, the API token).
 type mailtmCaller struct {
-	c       credential
+	c       family.Credential
 	account *projections.Inbox // nil for a credential
 }
 
@@ -109,18 +110,18 @@ type mailtmCaller struct {
 // authenticate found it, or else the account whose token Bearer holds;
 // none is 401.
 func (s *Server) mailtmCallerOf(r *http.Request) (mailtmCaller, error) {
-	c := credentialFrom(r)
-	if c.admin || c.key != nil {
+	c := family.CredentialFrom(r)
+	if c.Admin || c.Key != nil {
 		return mailtmCaller{c: c}, nil
 	}
 	tok, ok := mailtmBearer(r)
 	if !ok {
 		return mailtmCaller{}, errMailTMNoToken
 	}
-	if !validToken(tok) {
+	if !family.ValidToken(tok) {
 		return mailtmCaller{}, errMailTMBadToken
 	}
-	in, err := liveInbox(s.views.InboxByToken(r.Context(), tok))
+	in, err := family.LiveInbox(s.Views.InboxByToken(r.Context(), tok))
 	switch {
 	case tempmail.KindOf(err) == tempmail.NotFound:
 		return mailtmCaller{}, errMailTMBadToken
@@ -136,7 +137,7 @@ func (m mailtmCaller) sees(in *projections.Inbox) bool {
 	if m.account != nil {
 		return m.account.ID == in.ID
 	}
-	return m.c.sees(in)
+	return m.c.Sees(in)
 }
 
 // may checks a key's scopes for what the caller asks: making and deleting
@@ -144,13 +145,13 @@ func (m mailtmCaller) sees(in *projections.Inbox) bool {
 // the read scope or the inboxes one. An account may do all of it to
 // itself.
 func (m mailtmCaller) may(write bool) error {
-	if m.account != nil || m.c.key == nil || m.c.isAdmin() {
+	if m.account != nil || m.c.Key == nil || m.c.IsAdmin() {
 		return nil
 	}
-	if !write && m.c.key.Has(command.ScopeRead) {
+	if !write && m.c.Key.Has(command.ScopeRead) {
 		return nil
 	}
-	return m.c.need(command.ScopeInboxes)
+	return m.c.Need(command.ScopeInboxes)
 }
 
 // mailtmSelf is the account the request's own token names, for the paths
@@ -254,12 +255,12 @@ func jsonLD(w http.ResponseWriter) bool {
 func writeMailTMError(w http.ResponseWriter, status int, msg string) {
 	switch {
 	case status == http.StatusUnauthorized:
-		writeJSON(w, status, mailtmAuthError{Code: status, Message: msg})
+		family.WriteJSON(w, status, mailtmAuthError{Code: status, Message: msg})
 	case jsonLD(w):
-		writeJSON(w, status, mailtmError{Context: "/contexts/Error", Type: "hydra:Error", Title: "An error occurred",
+		family.WriteJSON(w, status, mailtmError{Context: "/contexts/Error", Type: "hydra:Error", Title: "An error occurred",
 			Description: msg, Detail: msg, Status: status})
 	default:
-		writeJSON(w, status, mailtmError{ProblemType: "https://tools.ietf.org/html/rfc2616#section-10",
+		family.WriteJSON(w, status, mailtmError{ProblemType: "https://tools.ietf.org/html/rfc2616#section-10",
 			ProblemTitle: "An error occurred", Detail: msg, Status: status})
 	}
 }
@@ -284,7 +285,7 @@ func writeMailTMViolations(w http.ResponseWriter, list ...mailtmViolation) {
 	} else {
 		out.ProblemType, out.ProblemTitle = "https://symfony.com/errors/validation", "An error occurred"
 	}
-	writeJSON(w, http.StatusUnprocessableEntity, out)
+	family.WriteJSON(w, http.StatusUnprocessableEntity, out)
 }
 
 // mailtmJSONString reads a string field of a body: absent or null is "",

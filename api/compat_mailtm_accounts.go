@@ -18,6 +18,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/command"
 	"tempmail/events"
 	"tempmail/projections"
@@ -41,7 +42,7 @@ const (
 
 // passwords hashes passwords at its cost, and checks them, a few at a
 // time: each costs tens of milliseconds of a core, so that a flood of
-// logins (POST /token, also bounded per client by limitLogins) waits its
+// logins (POST /token, also bounded per client by LimitLogins) waits its
 // turn instead of taking every core from the mail.
 type passwords struct {
 	cost int
@@ -119,10 +120,10 @@ func (s *Server) mailtmDomains(w http.ResponseWriter, r *http.Request) {
 	page, err := mailtmPage(r)
 	var list []projections.Domain
 	if err == nil {
-		list, err = s.domainsFor(r)
+		list, err = s.DomainsFor(r)
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	on := jsonLD(w)
@@ -143,13 +144,13 @@ func (s *Server) mailtmDomain(w http.ResponseWriter, r *http.Request) {
 	if err != nil || id < 1 || len(chi.URLParam(r, "id")) > 9 {
 		err = errMailTMNotFound
 	} else {
-		d, err = s.activeDomainOfID(r, id)
+		d, err = s.ActiveDomainOfID(r, id)
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, "Not Found"))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Not Found"))
 		return
 	}
-	writeJSON(w, http.StatusOK, toMailTMDomain(d, jsonLD(w), true))
+	family.WriteJSON(w, http.StatusOK, toMailTMDomain(d, jsonLD(w), true))
 }
 
 // mailtmCredentials is the body of POST /accounts and POST /token.
@@ -184,20 +185,20 @@ func (b mailtmCredentials) read() (address, password string, problems []mailtmVi
 }
 
 func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
-	if c := credentialFrom(r); c.key != nil {
+	if c := family.CredentialFrom(r); c.Key != nil {
 		if err := (mailtmCaller{c: c}).may(true); err != nil {
-			writeError(w, r, s.log, err)
+			family.WriteError(w, r, s.Log, err)
 			return
 		}
 	}
-	owner, err := s.inboxOwner(r)
+	owner, err := s.InboxOwner(r)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	var body mailtmCredentials
-	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, err)
+	if err := family.DecodeBody(r, &body); err != nil {
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	address, password, problems := body.read()
@@ -206,15 +207,15 @@ func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	local, domain, _ := strings.Cut(address, "@")
-	name, err := s.emailName(json.RawMessage(strconv.Quote(local)), "address")
+	name, err := s.EmailName(json.RawMessage(strconv.Quote(local)), "address")
 	if err != nil || name == "" {
 		writeMailTMViolations(w, mailtmViolation{"address", "This value is not a valid email address."})
 		return
 	}
-	dom, err := s.activeDomainNamed(r, domain)
+	dom, err := s.ActiveDomainNamed(r, domain)
 	if err != nil {
 		if tempmail.KindOf(err) != tempmail.NotFound {
-			writeError(w, r, s.log, err)
+			family.WriteError(w, r, s.Log, err)
 			return
 		}
 		writeMailTMViolations(w, mailtmViolation{"address", "This domain is not one of GET /domains."})
@@ -222,32 +223,32 @@ func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 	}
 	hash, err := s.passwords.hash(r.Context(), password)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Domain: dom,
-		TTL: s.cfg.TokenInboxTTL, Tenant: owner, PasswordHash: hash})
+	in, err := s.Commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Domain: dom,
+		TTL: s.Config.TokenInboxTTL, Tenant: owner, PasswordHash: hash})
 	if errors.Is(err, command.ErrTaken) {
 		writeMailTMViolations(w, mailtmViolation{"address", "This value is already used."})
 		return
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
+	family.WriteJSON(w, http.StatusCreated, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
 }
 
 // mailtmQuota is the most an account may hold: as many messages as an
 // inbox keeps, each of the largest size taken; 0 when either is unbounded.
 func (s *Server) mailtmQuota() int64 {
-	return s.cfg.MaxMessageBytes * int64(s.cfg.MaxMessagesPerInbox)
+	return s.Config.MaxMessageBytes * int64(s.Config.MaxMessagesPerInbox)
 }
 
 func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
 	var body mailtmCredentials
-	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, err)
+	if err := family.DecodeBody(r, &body); err != nil {
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	address, password, problems := body.read()
@@ -258,14 +259,14 @@ func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
 	var in *projections.Inbox
 	addr, err := tempmail.NormalizeAddress(address)
 	if err == nil {
-		in, err = liveInbox(s.views.InboxByAddress(r.Context(), addr))
+		in, err = family.LiveInbox(s.Views.InboxByAddress(r.Context(), addr))
 	}
 	switch {
 	case err == nil:
 	case tempmail.KindOf(err) == tempmail.NotFound || tempmail.KindOf(err) == tempmail.Invalid:
 		in = &projections.Inbox{}
 	default:
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	ok, err := s.passwords.match(r.Context(), in.PasswordHash, password)
@@ -273,19 +274,19 @@ func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
 		err = tempmail.Errorf(tempmail.Unauthorized, "Invalid credentials.")
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, mailtmToken{ID: in.ID, Token: in.Token})
+	family.WriteJSON(w, http.StatusOK, mailtmToken{ID: in.ID, Token: in.Token})
 }
 
 func (s *Server) mailtmMe(w http.ResponseWriter, r *http.Request) {
 	in, err := s.mailtmSelf(r)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
+	family.WriteJSON(w, http.StatusOK, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
 }
 
 // mailtmAccountOf resolves {id} to an account the caller may reach, with
@@ -298,13 +299,13 @@ func (s *Server) mailtmAccountOf(w http.ResponseWriter, r *http.Request, write b
 	}
 	var in *projections.Inbox
 	if err == nil {
-		in, err = s.inboxByID(r.Context(), chi.URLParam(r, "id"))
+		in, err = s.InboxByID(r.Context(), chi.URLParam(r, "id"))
 	}
 	if err == nil && !m.sees(in) {
 		err = errMailTMNotFound
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, "Not Found"))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Not Found"))
 		return nil, false
 	}
 	return in, true
@@ -315,7 +316,7 @@ func (s *Server) mailtmGetAccount(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
+	family.WriteJSON(w, http.StatusOK, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
 }
 
 func (s *Server) mailtmDeleteAccount(w http.ResponseWriter, r *http.Request) {
@@ -323,8 +324,8 @@ func (s *Server) mailtmDeleteAccount(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.commands.DeleteInbox(r.Context(), in); err != nil {
-		writeError(w, r, s.log, asNotFound(err, "Not Found"))
+	if err := s.Commands.DeleteInbox(r.Context(), in); err != nil {
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Not Found"))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/projections"
 )
 
@@ -35,14 +36,14 @@ func (s *Server) mailtmEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	var in *projections.Inbox
 	if err == nil {
-		in, err = s.inboxByID(r.Context(), id)
+		in, err = s.InboxByID(r.Context(), id)
 	}
 	if err == nil && !m.sees(in) {
 		err = errMailTMNotFound
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, "Not Found"))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Not Found"))
 		return
 	}
-	s.stream(w, r, in, renderMailTM)
+	s.Stream(w, r, in, renderMailTM)
 }

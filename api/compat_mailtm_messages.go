@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/projections"
 )
 
@@ -16,7 +17,7 @@ import (
 // them by id (but list no account's: GET /messages is the account's).
 
 // maxMailTMPage bounds ?page=: as far as lists page at all (list.go).
-const maxMailTMPage = maxOffset / mailtmPageSize
+const maxMailTMPage = family.MaxOffset / mailtmPageSize
 
 // mailtmPage reads ?page= (from 1; absent: 1).
 func mailtmPage(r *http.Request) (int, error) {
@@ -37,18 +38,18 @@ func mailtmPage(r *http.Request) (int, error) {
 // view; in JSON an array.
 func writeMailTMCollection(w http.ResponseWriter, on bool, typ, path string, total, page, n int, item func(int) any) {
 	if !on {
-		writePage(w, n, item)
+		family.WritePage(w, n, item)
 		return
 	}
-	a := newAnswer(w, http.StatusOK)
-	a.raw(`{"@context":"/contexts/` + typ + `","@id":"` + mailtmPrefix + path + `","@type":"hydra:Collection","hydra:member":[`)
-	for i := 0; i < n && a.more(); i++ {
+	a := family.NewAnswer(w, http.StatusOK)
+	a.Raw(`{"@context":"/contexts/` + typ + `","@id":"` + mailtmPrefix + path + `","@type":"hydra:Collection","hydra:member":[`)
+	for i := 0; i < n && a.More(); i++ {
 		if i > 0 {
-			a.raw(",")
+			a.Raw(",")
 		}
-		a.value(item(i))
+		a.Value(item(i))
 	}
-	a.raw(`],"hydra:totalItems":` + strconv.Itoa(total))
+	a.Raw(`],"hydra:totalItems":` + strconv.Itoa(total))
 	if last := max(1, (total+mailtmPageSize-1)/mailtmPageSize); last > 1 {
 		at := func(p int) string { return `"` + mailtmPrefix + path + "?page=" + strconv.Itoa(p) + `"` }
 		view := `,"hydra:view":{"@id":` + at(page) + `,"@type":"hydra:PartialCollectionView","hydra:first":` + at(1) +
@@ -59,10 +60,10 @@ func writeMailTMCollection(w http.ResponseWriter, on bool, typ, path string, tot
 		if page < last {
 			view += `,"hydra:next":` + at(page+1)
 		}
-		a.raw(view + "}")
+		a.Raw(view + "}")
 	}
-	a.raw("}")
-	a.finish()
+	a.Raw("}")
+	a.Finish()
 }
 
 // mailtmMessages lists the account's messages, newest first, a page of
@@ -75,10 +76,10 @@ func (s *Server) mailtmMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	var l projections.Listing
 	if err == nil {
-		l, err = s.views.List(r.Context(), in, projections.Query{Offset: (page - 1) * mailtmPageSize, Limit: mailtmPageSize})
+		l, err = s.Views.List(r.Context(), in, projections.Query{Offset: (page - 1) * mailtmPageSize, Limit: mailtmPageSize})
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	on := jsonLD(w)
@@ -96,13 +97,13 @@ func (s *Server) mailtmMessageOf(w http.ResponseWriter, r *http.Request, write b
 	var msg *projections.Message
 	var in *projections.Inbox
 	if err == nil {
-		msg, in, err = s.messageByID(r.Context(), chi.URLParam(r, "id"))
+		msg, in, err = s.MessageByID(r.Context(), chi.URLParam(r, "id"))
 	}
 	if err == nil && !m.sees(in) {
 		err = errMailTMNotFound
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, "Not Found"))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Not Found"))
 		return nil, nil, false
 	}
 	return msg, in, true
@@ -113,7 +114,7 @@ func (s *Server) mailtmMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, toMailTMMessage(in, m, jsonLD(w)))
+	family.WriteJSON(w, http.StatusOK, toMailTMMessage(in, m, jsonLD(w)))
 }
 
 // mailtmMarkSeen is PATCH /messages/{id} {"seen": true}: a message once
@@ -127,8 +128,8 @@ func (s *Server) mailtmMarkSeen(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Seen *bool `json:"seen"`
 	}
-	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, err)
+	if err := family.DecodeBody(r, &body); err != nil {
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	switch {
@@ -138,12 +139,12 @@ func (s *Server) mailtmMarkSeen(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 		var err error
-		if m, err = s.commands.MarkRead(r.Context(), m); err != nil {
-			writeError(w, r, s.log, asNotFound(err, "Not Found"))
+		if m, err = s.Commands.MarkRead(r.Context(), m); err != nil {
+			family.WriteError(w, r, s.Log, family.AsNotFound(err, "Not Found"))
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, toMailTMMessage(in, m, jsonLD(w)))
+	family.WriteJSON(w, http.StatusOK, toMailTMMessage(in, m, jsonLD(w)))
 }
 
 func (s *Server) mailtmDeleteMessage(w http.ResponseWriter, r *http.Request) {
@@ -151,8 +152,8 @@ func (s *Server) mailtmDeleteMessage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
-		writeError(w, r, s.log, asNotFound(err, "Not Found"))
+	if err := s.Commands.DeleteMessage(r.Context(), m); err != nil {
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Not Found"))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -164,7 +165,7 @@ func (s *Server) mailtmDownload(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.serveRaw(w, r, m, true)
+	s.ServeRaw(w, r, m, true)
 }
 
 // mailtmAttachment is an attachment's downloadUrl: ATTACH and its place
@@ -177,10 +178,10 @@ func (s *Server) mailtmAttachment(w http.ResponseWriter, r *http.Request) {
 	digits, found := strings.CutPrefix(chi.URLParam(r, "attachment"), "ATTACH")
 	i, err := strconv.Atoi(digits)
 	if !found || err != nil || len(digits) != 6 || i < 1 || i > len(m.Attachments) {
-		writeError(w, r, s.log, errMailTMNotFound)
+		family.WriteError(w, r, s.Log, errMailTMNotFound)
 		return
 	}
-	s.serveAttachment(w, r, m, &m.Attachments[i-1])
+	s.ServeAttachment(w, r, m, &m.Attachments[i-1])
 }
 
 // mailtmSource is GET /sources/{id}: a message's source in JSON, for the
@@ -190,12 +191,12 @@ func (s *Server) mailtmSource(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	raw, err := s.rawBytes(r.Context(), m)
+	raw, err := s.RawBytes(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, "Not Found"))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Not Found"))
 		return
 	}
 	on := jsonLD(w)
-	writeJSON(w, http.StatusOK, mailtmSourceOut{ld: ldOf(on, true, "Source", "/sources/"+m.ID), ID: m.ID,
+	family.WriteJSON(w, http.StatusOK, mailtmSourceOut{ld: ldOf(on, true, "Source", "/sources/"+m.ID), ID: m.ID,
 		DownloadURL: mailtmPrefix + "/messages/" + m.ID + "/download", Data: string(raw)})
 }

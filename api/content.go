@@ -2,22 +2,18 @@ package api
 
 import (
 	"html"
-	"io"
-	"mime"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
-
-	nethtml "golang.org/x/net/html"
 
 	"github.com/go-chi/chi/v5"
+	nethtml "golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/mail"
-	"tempmail/projections"
 )
 
 // What a message holds beyond its fields: the raw source and attachments
@@ -26,7 +22,7 @@ import (
 
 func (s *Server) rawEmailA(w http.ResponseWriter, r *http.Request) {
 	if m, ok := s.lookupEmailA(w, r); ok {
-		s.serveRaw(w, r, m, false)
+		s.ServeRaw(w, r, m, false)
 	}
 }
 
@@ -38,7 +34,7 @@ func (s *Server) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
 	if len(id) > 37 && id[36] == '-' {
 		msgID = id[:36]
 	}
-	m, _, err := s.messageByID(r.Context(), msgID)
+	m, _, err := s.MessageByID(r.Context(), msgID)
 	var att *mail.Attachment
 	if err == nil {
 		for i := range m.Attachments {
@@ -47,96 +43,19 @@ func (s *Server) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if att == nil {
-			err = errNotFound
+			err = family.ErrNotFound
 		}
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, notFoundA))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
 		return
 	}
-	s.serveAttachment(w, r, m, att)
-}
-
-// serveRaw answers with a message exactly as received; download makes the
-// browser save it as <id>.eml rather than show it.
-func (s *Server) serveRaw(w http.ResponseWriter, r *http.Request, m *projections.Message, download bool) {
-	rc, err := s.openRaw(r.Context(), m)
-	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, notFoundFor(r)))
-		return
-	}
-	defer rc.Close()
-	disposition := "inline"
-	if download {
-		disposition = "attachment"
-	}
-	w.Header().Set("Content-Type", "message/rfc822")
-	w.Header().Set("Content-Length", strconv.FormatInt(m.Size, 10))
-	w.Header().Set("Content-Disposition", disposition+`; filename="`+m.ID+`.eml"`)
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	allowDownload(w, m.Size)
-	if _, err := io.Copy(w, rc); err != nil {
-		s.log.Warn("raw download interrupted", "id", m.ID, "err", err)
-	}
-}
-
-// serveAttachment answers with the decoded bytes of one attachment.
-// It holds room in s.downloads meanwhile (downloads.go).
-func (s *Server) serveAttachment(w http.ResponseWriter, r *http.Request, m *projections.Message, att *mail.Attachment) {
-	held, err := s.downloads.take(r.Context(), m)
-	if err != nil {
-		writeError(w, r, s.log, err)
-		return
-	}
-	defer func() { s.downloads.sem.Release(held) }()
-	raw, err := s.rawBytes(r.Context(), m)
-	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, notFoundFor(r)))
-		return
-	}
-	content, err := mail.PartContent(raw, att.Part)
-	held = s.downloads.keep(held, int64(len(content)))
-	if err != nil {
-		writeError(w, r, s.log, tempmail.Wrap(tempmail.Internal, err, "the attachment cannot be read"))
-		return
-	}
-	w.Header().Set("Content-Type", att.ContentType)
-	w.Header().Set("Content-Length", strconv.Itoa(len(content)))
-	w.Header().Set("Content-Disposition", attachmentDisposition(att.Filename))
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	allowDownload(w, int64(len(content)))
-	_, _ = w.Write(content)
-}
-
-// allowDownload gives a download of size bytes the time it needs: the
-// server's write timeout suits ordinary answers, and would cut off a large
-// message sent to a slow client. It allows a minute, and one more second
-// for every 32 KiB.
-func allowDownload(w http.ResponseWriter, size int64) {
-	d := time.Minute + time.Duration(size/(32<<10))*time.Second
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
-}
-
-// attachmentDisposition is `attachment; filename="name"`, or the RFC 2231
-// form when the name is not plain ASCII.
-func attachmentDisposition(name string) string {
-	plain := name != ""
-	for _, r := range name {
-		plain = plain && r >= 0x20 && r < 0x7f && r != '"' && r != '\\'
-	}
-	if plain {
-		return `attachment; filename="` + name + `"`
-	}
-	if v := mime.FormatMediaType("attachment", map[string]string{"filename": name}); v != "" {
-		return v
-	}
-	return "attachment"
+	s.ServeAttachment(w, r, m, att)
 }
 
 func (s *Server) rawC(w http.ResponseWriter, r *http.Request) {
 	if _, m, ok := s.tokenMessageOf(w, r); ok {
-		s.serveRaw(w, r, m, r.URL.Query().Get("download") == "1")
+		s.ServeRaw(w, r, m, r.URL.Query().Get("download") == "1")
 	}
 }
 
@@ -148,10 +67,10 @@ func (s *Server) downloadAttachmentC(w http.ResponseWriter, r *http.Request) {
 	}
 	n, err := strconv.Atoi(chi.URLParam(r, "n"))
 	if err != nil || n < 1 || n > len(m.Attachments) {
-		writeError(w, r, s.log, tempmail.Errorf(tempmail.NotFound, "Attachment not found"))
+		family.WriteError(w, r, s.Log, tempmail.Errorf(tempmail.NotFound, "Attachment not found"))
 		return
 	}
-	s.serveAttachment(w, r, m, &m.Attachments[n-1])
+	s.ServeAttachment(w, r, m, &m.Attachments[n-1])
 }
 
 // A mail's HTML is shown in a sandboxed frame of the page, from this

@@ -28,7 +28,7 @@ const (
 // must be told from a request for an unknown path, which only our router
 // can do (Match).
 func (s *Server) cors(next http.Handler) http.Handler {
-	allowed := s.cfg.CORSOrigins
+	allowed := s.Config.CORSOrigins
 	if len(allowed) == 0 {
 		return next
 	}

@@ -91,7 +91,7 @@
 // paths it serves and how its errors look, and a compatible family with
 // how its clients say who they are and its routes; a request's family is
 // found once, from its path, as it comes in, and every error of the
-// request is written in its shape (writeError), which no handler names.
+// request is written in its shape (WriteError), which no handler names.
 // Every request is counted, timed and (with --access-log) logged by its
 // route pattern, never its path, which may hold a token (observe.go);
 // with --cors-origins, browsers' preflights are answered (cors.go).

@@ -2,6 +2,7 @@ package api
 
 import (
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/mail"
 	"tempmail/projections"
 	"tempmail/wire"
@@ -62,17 +63,17 @@ type emailA struct {
 	Size        int64         `json:"size"`
 	Attachments []attachmentA `json:"attachments"`
 	// Authentication is null for a message that was not checked.
-	Authentication *mail.Auth    `json:"authentication"`
-	Links          []messageLink `json:"links"`
+	Authentication *mail.Auth           `json:"authentication"`
+	Links          []family.MessageLink `json:"links"`
 }
 
 func (m emailA) LongTextLen() int { return len(m.BodyText) + len(m.BodyHTML) }
 
 func toEmailA(m *projections.Message) emailA {
 	out := emailA{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
-		FromName: m.FromName, To: orEmpty(m.To), Cc: orEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
+		FromName: m.FromName, To: family.OrEmpty(m.To), Cc: family.OrEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
 		BodyHTML: m.HTML, ReceivedAt: wire.At(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
-		Attachments: []attachmentA{}, Authentication: authentication(m.Auth), Links: linksOf(m)}
+		Attachments: []attachmentA{}, Authentication: family.Authentication(m.Auth), Links: family.LinksOf(m)}
 	for _, a := range m.Attachments {
 		out.Attachments = append(out.Attachments, attachmentA{a.ID, a.Filename, a.ContentType, a.Size})
 	}

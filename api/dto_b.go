@@ -1,6 +1,7 @@
 package api
 
 import (
+	"tempmail/api/family"
 	"tempmail/mail"
 	"tempmail/projections"
 	"tempmail/wire"
@@ -45,7 +46,7 @@ func (m messageB) LongTextLen() int { return len(m.Body) + len(m.BodyHTML) }
 func toMessageB(m *projections.Message) messageB {
 	out := messageB{Filename: m.ID + ".eml", From: m.From, FromName: m.FromName, To: m.Address,
 		Subject: m.Subject, Date: wire.At(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: m.Text,
-		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []attachmentB{}, Authentication: authentication(m.Auth)}
+		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []attachmentB{}, Authentication: family.Authentication(m.Auth)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/mail"
 	"tempmail/projections"
 	"tempmail/wire"
@@ -137,7 +138,7 @@ const mailslurpExcerpt = 200
 func toMailSlurpEmail(m *projections.Message, tenant string) mailslurpEmail {
 	body, isHTML := bodyOf(m)
 	out := mailslurpEmail{ID: m.ID, UserID: userOf(tenant), InboxID: m.InboxID, To: mailslurpTo(m.To, m.Address),
-		From: m.From, Sender: senderOf(m.From, m.FromName), Cc: orEmpty(m.Cc), Bcc: []string{}, Headers: m.Headers,
+		From: m.From, Sender: senderOf(m.From, m.FromName), Cc: family.OrEmpty(m.Cc), Bcc: []string{}, Headers: m.Headers,
 		Attachments: attachmentIDs(m.Attachments), Subject: m.Subject, Body: body,
 		BodyExcerpt: tempmail.Excerpt(body, mailslurpExcerpt), TextExcerpt: tempmail.Excerpt(m.Text, mailslurpExcerpt),
 		IsHTML: isHTML, HTML: isHTML, Charset: "UTF-8", CreatedAt: wire.At(m.ReceivedAt), UpdatedAt: wire.At(m.ReceivedAt),
@@ -175,7 +176,7 @@ type mailslurpPreview struct {
 
 func toMailSlurpPreview(in *projections.Inbox, m *projections.Summary) mailslurpPreview {
 	return mailslurpPreview{ID: m.ID, InboxID: in.ID, Subject: m.Subject, To: mailslurpTo(m.To, in.Address), From: m.From,
-		Bcc: []string{}, Cc: orEmpty(m.Cc), CreatedAt: wire.At(m.ReceivedAt), Read: m.IsRead,
+		Bcc: []string{}, Cc: family.OrEmpty(m.Cc), CreatedAt: wire.At(m.ReceivedAt), Read: m.IsRead,
 		Attachments: attachmentIDs(m.Attachments), SizeBytes: m.Size}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"tempmail/api/family"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -193,7 +194,7 @@ func (m mailtmMessageOut) LongTextLen() int {
 func toMailTMMessage(in *projections.Inbox, m *projections.Message, on bool) mailtmMessageOut {
 	out := mailtmMessageOut{ld: ldOf(on, true, "Message", "/messages/"+m.ID), ID: m.ID, AccountID: in.ID,
 		MsgID: m.HeaderMessageID, From: mailtmAddress{Address: m.From, Name: m.FromName}, To: mailtmTo(m.To, in.Address),
-		Cc: orEmpty(m.Cc), Bcc: []string{}, Subject: m.Subject, Seen: m.IsRead, Verifications: []string{},
+		Cc: family.OrEmpty(m.Cc), Bcc: []string{}, Subject: m.Subject, Seen: m.IsRead, Verifications: []string{},
 		Text: m.Text, HTML: []string{}, HasAttachments: len(m.Attachments) > 0,
 		Attachments: make([]mailtmAttachmentOut, 0, len(m.Attachments)), Size: m.Size,
 		DownloadURL: mailtmPrefix + "/messages/" + m.ID + "/download",

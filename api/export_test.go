@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"tempmail/api/family"
 )
 
 // OpenAPIDocument is the document the server serves, as it is embedded.
@@ -22,42 +24,33 @@ func (s *Server) Router() chi.Routes { return s.router }
 
 // FamilyOf tells which family's error shape the answers to a request
 // have: FamilyA, FamilyB, FamilyC or FamilyOps.
-func FamilyOf(r *http.Request) family { return doorFor((&Server{}).registerDoors(), r.URL.Path).fam }
+func FamilyOf(r *http.Request) string {
+	return family.DoorFor((&Server{}).registerDoors(), r.URL.Path).Name
+}
 
+// The names of the families FamilyOf tells.
 const (
-	FamilyA   = familyA
-	FamilyB   = familyB
-	FamilyC   = familyC
-	FamilyOps = familyOps
+	FamilyA   = "A"
+	FamilyB   = "B"
+	FamilyC   = "C"
+	FamilyOps = ""
 )
 
 // The bounds tests hold the service to.
 const (
-	ScanChunk  = scanChunk  // messages otp and filtered latest read at a time
-	PageBudget = pageBudget // bytes past which a list page ends
+	ScanChunk  = family.ScanChunk  // messages otp and filtered latest read at a time
+	PageBudget = family.PageBudget // bytes past which a list page ends
 )
 
 // SetKeepAlive makes idle event streams send a comment every d instead
 // of every 15 s. Call it before the streams it is for are opened.
-func (s *Server) SetKeepAlive(d time.Duration) { s.keepAlive = d }
+func (s *Server) SetKeepAlive(d time.Duration) { s.KeepAlive = d }
 
 // FillDownloads takes all the room attachment downloads share, as
-// downloads in flight would, and makes a download that finds none wait
-// only wait for it before it is answered 503. free gives the room back;
-// ok is false, and nothing is taken, when some download holds room now.
+// downloads in flight would (family.Downloads.Fill).
 func (s *Server) FillDownloads(wait time.Duration) (free func(), ok bool) {
-	s.downloads.wait = wait
-	if !s.downloads.sem.TryAcquire(s.downloads.budget) {
-		return nil, false
-	}
-	return func() { s.downloads.sem.Release(s.downloads.budget) }, true
+	return s.Downloads.Fill(wait)
 }
 
 // DownloadsIdle reports whether no download holds any room.
-func (s *Server) DownloadsIdle() bool {
-	if !s.downloads.sem.TryAcquire(s.downloads.budget) {
-		return false
-	}
-	s.downloads.sem.Release(s.downloads.budget)
-	return true
-}
+func (s *Server) DownloadsIdle() bool { return s.Downloads.Idle() }

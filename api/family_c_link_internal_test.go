@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"tempmail/api/family"
 	"tempmail/mail"
 	"tempmail/projections"
 )
@@ -15,12 +16,12 @@ func TestLinksOfContentStoredBefore(t *testing.T) {
 	t.Parallel()
 	old := &projections.Message{Message: mail.Message{Text: "see https://old.example/a.",
 		HTML: `<a href="https://old.example/b">B</a>`}}
-	if got := linksOf(old); len(got) != 2 || got[0] != (messageLink{URL: "https://old.example/b", URLASCII: "https://old.example/b", Text: "B"}) ||
-		got[1] != (messageLink{URL: "https://old.example/a", URLASCII: "https://old.example/a"}) {
+	if got := family.LinksOf(old); len(got) != 2 || got[0] != (family.MessageLink{URL: "https://old.example/b", URLASCII: "https://old.example/b", Text: "B"}) ||
+		got[1] != (family.MessageLink{URL: "https://old.example/a", URLASCII: "https://old.example/a"}) {
 		t.Errorf("content without links: %v", got)
 	}
 	none := &projections.Message{Message: mail.Message{Text: old.Text, HTML: old.HTML, Links: []mail.Link{}}}
-	if got := linksOf(none); got == nil || len(got) != 0 {
+	if got := family.LinksOf(none); got == nil || len(got) != 0 {
 		t.Errorf("content with no links: %#v", got)
 	}
 }
@@ -31,8 +32,8 @@ func TestLinksStoredBeforeEncodingAreEncodedWhenRead(t *testing.T) {
 	t.Parallel()
 	stored := []mail.Link{{URL: "https://ok.example/"}, {URL: "https://files.example/a\u202egpj.exe", Text: "invoice"}}
 	m := &projections.Message{Message: mail.Message{Links: stored}}
-	got := linksOf(m)
-	want := messageLink{URL: "https://files.example/a%E2%80%AEgpj.exe", URLASCII: "https://files.example/a%E2%80%AEgpj.exe", Text: "invoice"}
+	got := family.LinksOf(m)
+	want := family.MessageLink{URL: "https://files.example/a%E2%80%AEgpj.exe", URLASCII: "https://files.example/a%E2%80%AEgpj.exe", Text: "invoice"}
 	if len(got) != 2 || got[1] != want || got[0].URL != "https://ok.example/" {
 		t.Errorf("got %v, want %v second", got, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/command"
 )
 
@@ -23,33 +24,33 @@ type inboundResult struct {
 // inboundA delivers one message handed over by another MTA or a provider
 // (the inbound webhook, POST /api/webhook/email/).
 func (s *Server) inboundA(w http.ResponseWriter, r *http.Request) {
-	msg, err := readInbound(r, s.cfg.MaxMessageBytes, s.commands.Mail.Hostname)
+	msg, err := readInbound(r, s.Config.MaxMessageBytes, s.Commands.Mail.Hostname)
 	if err != nil {
 		// Counted with SMTP's refusals, as the deliveries are.
 		if tempmail.KindOf(err) == tempmail.TooLarge {
-			s.commands.Metrics.Reject(command.RejectTooLarge)
+			s.Commands.Metrics.Reject(command.RejectTooLarge)
 		} else {
-			s.commands.Metrics.Reject(command.RejectInvalid)
+			s.Commands.Metrics.Reject(command.RejectInvalid)
 		}
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	client, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		client = r.RemoteAddr
 	}
-	res, err := s.commands.DeliverHandedOver(r.Context(), client, msg.To, msg.Raw)
+	res, err := s.Commands.DeliverHandedOver(r.Context(), client, msg.To, msg.Raw)
 	if errors.Is(err, command.ErrNoMailbox) {
 		err = tempmail.Errorf(tempmail.NotFound, "Inbox not found or expired")
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	// Read-your-writes: the message is readable when the 201 arrives.
-	if err := s.commands.Shown(r.Context(), res, command.Timeout); err != nil {
-		writeError(w, r, s.log, err)
+	if err := s.Commands.Shown(r.Context(), res, command.Timeout); err != nil {
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, inboundResult{Success: true, MessageID: res.HeaderMessageID, EmailID: res.MessageIDs[0]})
+	family.WriteJSON(w, http.StatusCreated, inboundResult{Success: true, MessageID: res.HeaderMessageID, EmailID: res.MessageIDs[0]})
 }

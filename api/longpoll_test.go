@@ -34,7 +34,7 @@ func heldHandlers() (held int, sleeping []string) {
 	buf := make([]byte, 64<<20)
 	buf = buf[:runtime.Stack(buf, true)]
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "tempmail/api.(*Server).hold") {
+		if strings.Contains(g, "tempmail/api/family.(*Kit).Hold") {
 			held++
 		}
 		header, _, _ := strings.Cut(g, "\n")

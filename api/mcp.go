@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/client"
 	"tempmail/fairshare"
 	"tempmail/mcpserver"
@@ -41,37 +42,37 @@ const maxInProcessAnswer = 16 << 20
 
 func (s *Server) mcpHandler() http.Handler {
 	h := mcpserver.NewTools(s.version).Handler(func(r *http.Request) *client.Client {
-		c := credentialIn(r.Context())
-		forward := c.admin || c.key != nil
+		c := family.CredentialIn(r.Context())
+		forward := c.Admin || c.Key != nil
 		return &client.Client{Server: inProcessBase, HTTP: &http.Client{Transport: inProcess{s: s, caller: r, authorized: forward}}}
 	})
 	names := s.ownNames()
-	rate := fairshare.New(s.cfg.MCPRatePerClient)
+	rate := fairshare.New(s.Config.MCPRatePerClient)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := s.mcpAllowed(r, names); err != nil {
-			writeError(w, r, s.log, err)
+			family.WriteError(w, r, s.Log, err)
 			return
 		}
 		// authenticate found the credential, but lets a bad one through on
 		// paths outside the API families, /mcp among them: asked again, it
 		// says why.
-		if c := credentialFrom(r); !c.admin && c.key == nil && r.Header.Get("Authorization") != "" {
-			if _, err := s.credentialOf(r); err != nil && err != errBadToken { // a bad key, or the store failing
-				writeError(w, r, s.log, err)
+		if c := family.CredentialFrom(r); !c.Admin && c.Key == nil && r.Header.Get("Authorization") != "" {
+			if _, err := s.CredentialOf(r); err != nil && err != family.ErrBadToken { // a bad key, or the store failing
+				family.WriteError(w, r, s.Log, err)
 				return
 			}
 		}
 		// Each request builds a server and runs a tool, 8 to 15 times the
 		// cost of a plain GET: one client's are counted.
-		if ok, wait := rate.Take(s.clientOf(r), time.Now()); !ok {
-			writeError(w, r, s.log, tooMany(wait, "too many MCP requests from your address (at most %s); try again in %d s",
-				rateText(s.cfg.MCPRatePerClient), retryAfter(wait).seconds()))
+		if ok, wait := rate.Take(s.ClientOf(r), time.Now()); !ok {
+			family.WriteError(w, r, s.Log, family.TooMany(wait, "too many MCP requests from your address (at most %s); try again in %d s",
+				family.RateText(s.Config.MCPRatePerClient), family.RetryAfter(wait).Seconds()))
 			return
 		}
 		// An MCP request lasts as long as the call's wait: its duration
 		// says nothing of the service's speed (the API requests it makes
 		// are timed as their own).
-		markHeld(r)
+		family.MarkHeld(r)
 		h.ServeHTTP(w, r)
 	})
 }
@@ -88,7 +89,7 @@ func (s *Server) mcpAllowed(r *http.Request, names map[string]bool) error {
 		return tempmail.Errorf(tempmail.Forbidden, "/mcp answers only under this service's own names; Host %q is not one (--hostname, --domains, --cors-origins, the listen address and localhost are)", tempmail.Truncate(r.Host, 100))
 	}
 	origin := r.Header.Get("Origin")
-	if origin == "" || slices.Contains(s.cfg.CORSOrigins, "*") || slices.Contains(s.cfg.CORSOrigins, origin) {
+	if origin == "" || slices.Contains(s.Config.CORSOrigins, "*") || slices.Contains(s.Config.CORSOrigins, origin) {
 		return nil
 	}
 	if u, err := url.Parse(origin); err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host) {
@@ -109,19 +110,19 @@ func (s *Server) ownNames() map[string]bool {
 			names[n] = true
 		}
 	}
-	add(s.cfg.Hostname)
-	if s.commands != nil {
-		add(s.commands.Mail.Hostname)
+	add(s.Config.Hostname)
+	if s.Commands != nil {
+		add(s.Commands.Mail.Hostname)
 	}
-	for _, d := range s.cfg.Domains {
+	for _, d := range s.Config.Domains {
 		add(d)
 	}
-	for _, o := range s.cfg.CORSOrigins {
+	for _, o := range s.Config.CORSOrigins {
 		if u, err := url.Parse(o); err == nil {
 			add(u.Hostname())
 		}
 	}
-	add(hostOnly(s.cfg.HTTPAddr))
+	add(hostOnly(s.Config.HTTPAddr))
 	return names
 }
 
@@ -147,7 +148,7 @@ func (t inProcess) RoundTrip(out *http.Request) (*http.Response, error) {
 	body := []byte(nil)
 	if out.Body != nil {
 		var err error
-		body, err = io.ReadAll(io.LimitReader(out.Body, maxBodyBytes+1))
+		body, err = io.ReadAll(io.LimitReader(out.Body, family.MaxBodyBytes+1))
 		out.Body.Close()
 		if err != nil {
 			return nil, err

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+
+	"tempmail/api/family"
 )
 
 // TestInProcessCallsCarryTheCaller: a tool's call of the API is served as
@@ -17,7 +19,7 @@ func TestInProcessCallsCarryTheCaller(t *testing.T) {
 	router := chi.NewRouter()
 	router.Get("/inboxes/{token}/otp", func(w http.ResponseWriter, r *http.Request) {
 		seen <- r
-		writeJSON(w, http.StatusOK, map[string]string{"otp": "123456"})
+		family.WriteJSON(w, http.StatusOK, map[string]string{"otp": "123456"})
 	})
 	srv := &Server{router: router}
 	caller := httptest.NewRequest("POST", "/mcp", nil)

@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/projections"
 )
 
@@ -20,18 +21,18 @@ func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	l, ok := s.list(w, r, in)
+	l, ok := s.List(w, r, in)
 	if !ok {
 		return
 	}
-	writePage(w, len(l.Items), func(i int) any { return summaryA(&l.Items[i]) })
+	family.WritePage(w, len(l.Items), func(i int) any { return summaryA(&l.Items[i]) })
 }
 
 // lookupEmailA finds the email the path's {id} names, or answers 404.
 func (s *Server) lookupEmailA(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
-	m, _, err := s.messageByID(r.Context(), chi.URLParam(r, "id"))
+	m, _, err := s.MessageByID(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, notFoundA))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
 		return nil, false
 	}
 	return m, true
@@ -39,26 +40,26 @@ func (s *Server) lookupEmailA(w http.ResponseWriter, r *http.Request) (*projecti
 
 func (s *Server) getEmailA(w http.ResponseWriter, r *http.Request) {
 	if m, ok := s.lookupEmailA(w, r); ok {
-		writeJSON(w, http.StatusOK, toEmailA(m))
+		family.WriteJSON(w, http.StatusOK, toEmailA(m))
 	}
 }
 
 func (s *Server) markReadA(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
-	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, err)
+	if err := family.DecodeBody(r, &body); err != nil {
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	m, ok := s.lookupEmailA(w, r)
 	if !ok {
 		return
 	}
-	m, err := s.commands.MarkRead(r.Context(), m)
+	m, err := s.Commands.MarkRead(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, notFoundA))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
 		return
 	}
-	writeJSON(w, http.StatusOK, toEmailA(m))
+	family.WriteJSON(w, http.StatusOK, toEmailA(m))
 }
 
 func (s *Server) deleteEmailA(w http.ResponseWriter, r *http.Request) {
@@ -66,8 +67,8 @@ func (s *Server) deleteEmailA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
-		writeError(w, r, s.log, err)
+	if err := s.Commands.DeleteMessage(r.Context(), m); err != nil {
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -78,7 +79,7 @@ func (s *Server) mailboxListB(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	l, ok := s.list(w, r, in)
+	l, ok := s.List(w, r, in)
 	if !ok {
 		return
 	}
@@ -90,7 +91,7 @@ func (s *Server) mailboxListB(w http.ResponseWriter, r *http.Request) {
 	// next reads the page's next message that is still there; nil at the end.
 	next := func() (*projections.Message, error) {
 		for i < len(l.Items) {
-			m, err := s.views.MessageIn(r.Context(), in, l.Items[i].ID)
+			m, err := s.Views.MessageIn(r.Context(), in, l.Items[i].ID)
 			i++
 			if tempmail.KindOf(err) == tempmail.NotFound {
 				continue // deleted between the list and now
@@ -101,25 +102,25 @@ func (s *Server) mailboxListB(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := next()
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	a := newAnswer(w, http.StatusOK)
-	a.raw(`{"emails":[`)
-	for first := true; m != nil && a.more(); first = false {
+	a := family.NewAnswer(w, http.StatusOK)
+	a.Raw(`{"emails":[`)
+	for first := true; m != nil && a.More(); first = false {
 		if !first {
-			a.raw(",")
+			a.Raw(",")
 		}
-		a.value(toMessageB(m))
+		a.Value(toMessageB(m))
 		if m, err = next(); err != nil {
 			// The status is sent: the answer is cut off, so that the client
 			// sees a failure rather than a page that looks whole.
-			s.log.Warn("mailbox list: cannot read a message; answer cut off", "err", err)
+			s.Log.Warn("mailbox list: cannot read a message; answer cut off", "err", err)
 			panic(http.ErrAbortHandler)
 		}
 	}
-	a.raw(`],"total":` + strconv.Itoa(l.Total) + `}`)
-	a.finish()
+	a.Raw(`],"total":` + strconv.Itoa(l.Total) + `}`)
+	a.Finish()
 }
 
 // lookupMessageB resolves {username}/{filename} to a message of that mailbox.
@@ -130,12 +131,12 @@ func (s *Server) lookupMessageB(w http.ResponseWriter, r *http.Request) (*projec
 	}
 	id, isEML := strings.CutSuffix(chi.URLParam(r, "filename"), ".eml")
 	var m *projections.Message
-	var err error = errNotFound
+	var err error = family.ErrNotFound
 	if isEML {
-		m, err = s.messageIn(r.Context(), in, id)
+		m, err = s.MessageIn(r.Context(), in, id)
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, "Email not found"))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Email not found"))
 		return nil, false
 	}
 	return m, true
@@ -143,26 +144,26 @@ func (s *Server) lookupMessageB(w http.ResponseWriter, r *http.Request) (*projec
 
 func (s *Server) getMessageB(w http.ResponseWriter, r *http.Request) {
 	if m, ok := s.lookupMessageB(w, r); ok {
-		writeJSON(w, http.StatusOK, toMessageB(m))
+		family.WriteJSON(w, http.StatusOK, toMessageB(m))
 	}
 }
 
 func (s *Server) markReadB(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
-	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, err)
+	if err := family.DecodeBody(r, &body); err != nil {
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	m, ok := s.lookupMessageB(w, r)
 	if !ok {
 		return
 	}
-	m, err := s.commands.MarkRead(r.Context(), m)
+	m, err := s.Commands.MarkRead(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, "Email not found"))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Email not found"))
 		return
 	}
-	writeJSON(w, http.StatusOK, toMessageB(m))
+	family.WriteJSON(w, http.StatusOK, toMessageB(m))
 }
 
 func (s *Server) deleteMessageB(w http.ResponseWriter, r *http.Request) {
@@ -170,38 +171,38 @@ func (s *Server) deleteMessageB(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
-		writeError(w, r, s.log, err)
+	if err := s.Commands.DeleteMessage(r.Context(), m); err != nil {
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "message": "Email deleted successfully"})
+	family.WriteJSON(w, http.StatusOK, map[string]any{"success": true, "message": "Email deleted successfully"})
 }
 
 func (s *Server) tokenMessages(w http.ResponseWriter, r *http.Request) {
 	in, err := s.tokenInboxOf(r)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	l, ok := s.list(w, r, in)
+	l, ok := s.List(w, r, in)
 	if !ok {
 		return
 	}
-	writePage(w, len(l.Items), func(i int) any { return summaryC(in, &l.Items[i]) })
+	family.WritePage(w, len(l.Items), func(i int) any { return summaryC(in, &l.Items[i]) })
 }
 
 func (s *Server) tokenMessage(w http.ResponseWriter, r *http.Request) {
 	in, err := s.tokenInboxOf(r)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	m, err := s.messageIn(r.Context(), in, chi.URLParam(r, "id"))
+	m, err := s.MessageIn(r.Context(), in, chi.URLParam(r, "id"))
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, "Message not found"))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Message not found"))
 		return
 	}
-	writeJSON(w, http.StatusOK, toMessageC(m, in.Token))
+	family.WriteJSON(w, http.StatusOK, toMessageC(m, in.Token))
 }
 
 // tokenMessageOf resolves {token} and {id} to a message of that inbox. On
@@ -210,11 +211,11 @@ func (s *Server) tokenMessageOf(w http.ResponseWriter, r *http.Request) (*projec
 	in, err := s.tokenInboxOf(r)
 	var m *projections.Message
 	if err == nil {
-		m, err = s.messageIn(r.Context(), in, chi.URLParam(r, "id"))
-		err = asNotFound(err, "Message not found")
+		m, err = s.MessageIn(r.Context(), in, chi.URLParam(r, "id"))
+		err = family.AsNotFound(err, "Message not found")
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return nil, nil, false
 	}
 	return in, m, true
@@ -222,20 +223,20 @@ func (s *Server) tokenMessageOf(w http.ResponseWriter, r *http.Request) (*projec
 
 func (s *Server) markReadC(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
-	if err := decodeBody(r, &body); err != nil {
-		writeError(w, r, s.log, err)
+	if err := family.DecodeBody(r, &body); err != nil {
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	in, m, ok := s.tokenMessageOf(w, r)
 	if !ok {
 		return
 	}
-	m, err := s.commands.MarkRead(r.Context(), m)
+	m, err := s.Commands.MarkRead(r.Context(), m)
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, "Message not found"))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Message not found"))
 		return
 	}
-	writeJSON(w, http.StatusOK, toMessageC(m, in.Token))
+	family.WriteJSON(w, http.StatusOK, toMessageC(m, in.Token))
 }
 
 func (s *Server) deleteMessageC(w http.ResponseWriter, r *http.Request) {
@@ -243,8 +244,8 @@ func (s *Server) deleteMessageC(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.commands.DeleteMessage(r.Context(), m); err != nil {
-		writeError(w, r, s.log, err)
+	if err := s.Commands.DeleteMessage(r.Context(), m); err != nil {
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -1,6 +1,10 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+
+	"tempmail/api/family"
+)
 
 // What operators and orchestrators ask: /livez (the process runs) and
 // /readyz (it can serve, or what keeps it from serving).
@@ -8,7 +12,7 @@ import "net/http"
 // livez answers while the process runs: a supervisor restarts it when it
 // does not.
 func (s *Server) livez(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	family.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // health is the body of /readyz.
@@ -26,7 +30,7 @@ type health struct {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	h := health{Status: "ok"}
 	select {
-	case <-s.stopping:
+	case <-s.Closing:
 		h = health{Status: "stopping", Failing: []string{"shutting down"}}
 	default:
 		if !s.ready.Load() {
@@ -42,8 +46,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	}
 	if h.Status != "ok" {
 		w.Header().Set("Retry-After", "5")
-		writeJSON(w, http.StatusServiceUnavailable, h)
+		family.WriteJSON(w, http.StatusServiceUnavailable, h)
 		return
 	}
-	writeJSON(w, http.StatusOK, h)
+	family.WriteJSON(w, http.StatusOK, h)
 }

@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 	"time"
+
+	"tempmail/api/family"
 )
 
 // pageConfig is what the page (package web) needs to know of the service:
@@ -18,18 +20,18 @@ type pageConfigBody struct {
 }
 
 func (s *Server) pageConfig(w http.ResponseWriter, r *http.Request) {
-	list, err := s.domainsFor(r)
+	list, err := s.DomainsFor(r)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	out := pageConfigBody{Anonymous: !s.cfg.AnonymousOff, Domains: []string{}, InboxTTL: int64(s.cfg.TokenInboxTTL / time.Second), MaxNameLength: 64}
+	out := pageConfigBody{Anonymous: !s.Config.AnonymousOff, Domains: []string{}, InboxTTL: int64(s.Config.TokenInboxTTL / time.Second), MaxNameLength: 64}
 	for _, d := range list {
 		out.Domains = append(out.Domains, d.Name)
 	}
 	if len(out.Domains) > 0 {
-		out.DefaultDomain = s.cfg.Domains[0]
+		out.DefaultDomain = s.Config.Domains[0]
 	}
 	w.Header().Set("Cache-Control", "no-cache")
-	writeJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, out)
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"tempmail/api/family"
+	"tempmail/command"
 	"tempmail/web"
 )
 
@@ -30,7 +33,7 @@ func (s *Server) routes() chi.Router {
 	r.Use(s.boundBodies)
 	r.Use(s.authenticate)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeErrorBody(w, r, http.StatusNotFound, notFoundFor(r), true)
+		family.WriteErrorBody(w, r, http.StatusNotFound, family.NotFoundFor(r), true)
 	})
 	r.MethodNotAllowed(s.methodNotAllowed)
 
@@ -47,14 +50,14 @@ func (s *Server) routes() chi.Router {
 	r.Get("/openapi.json", s.openAPI)
 
 	// Family A: the inbox API.
-	r.With(s.requireToken).Post("/api/webhook/email", s.inboundA)
+	r.With(s.RequireToken).Post("/api/webhook/email", s.inboundA)
 	// The admin's lookup by address, or a key's tenant's inboxes (usage.go).
 	r.Get("/api/inboxes", s.inboxesA)
 	r.Get("/api/usage", s.usageA)
 	r.Group(func(r chi.Router) {
 		// Outbound webhook subscriptions: always the operator's token.
-		r.Use(s.requireToken)
-		r.With(s.limitCreates).Post("/api/webhooks", s.createSubscriptionA)
+		r.Use(s.RequireToken)
+		r.With(s.LimitCreates).Post("/api/webhooks", s.createSubscriptionA)
 		r.Get("/api/webhooks", s.listSubscriptionsA)
 		r.Get("/api/webhooks/{webhook}", s.getSubscriptionA)
 		r.Delete("/api/webhooks/{webhook}", s.deleteSubscriptionA)
@@ -63,25 +66,25 @@ func (s *Server) routes() chi.Router {
 	})
 	r.Group(func(r chi.Router) {
 		// Tenants and their keys: the admin's (tenants.go).
-		r.Use(s.requireAdmin)
+		r.Use(s.RequireAdmin)
 		r.Post("/api/tenants", s.createTenantA)
 		r.Get("/api/tenants", s.listTenantsA)
-		r.Get("/api/tenants/{tenant:"+uuidPattern+"}", s.getTenantA)
-		r.Patch("/api/tenants/{tenant:"+uuidPattern+"}", s.changeTenantA)
-		r.Delete("/api/tenants/{tenant:"+uuidPattern+"}", s.deleteTenantA)
-		r.Post("/api/tenants/{tenant:"+uuidPattern+"}/keys", s.createKeyA)
-		r.Get("/api/tenants/{tenant:"+uuidPattern+"}/keys", s.listKeysA)
-		r.Delete("/api/keys/{key:"+uuidPattern+"}", s.revokeKeyA)
+		r.Get("/api/tenants/{tenant:"+family.UUIDPattern+"}", s.getTenantA)
+		r.Patch("/api/tenants/{tenant:"+family.UUIDPattern+"}", s.changeTenantA)
+		r.Delete("/api/tenants/{tenant:"+family.UUIDPattern+"}", s.deleteTenantA)
+		r.Post("/api/tenants/{tenant:"+family.UUIDPattern+"}/keys", s.createKeyA)
+		r.Get("/api/tenants/{tenant:"+family.UUIDPattern+"}/keys", s.listKeysA)
+		r.Delete("/api/keys/{key:"+family.UUIDPattern+"}", s.revokeKeyA)
 		r.Post("/api/domains", s.addDomainA) // domains.go
 	})
 	r.Group(func(r chi.Router) {
-		r.Use(s.optionalToken)
+		r.Use(s.OptionalToken)
 		r.Get("/api/domains", s.domainsA)
-		r.With(s.limitCreates).Post("/api/inboxes/create_inbox", s.createInboxA)
+		r.With(s.LimitCreates).Post("/api/inboxes/create_inbox", s.createInboxA)
 		// An inbox id is a UUID: the pattern keeps GET and DELETE off
 		// create_inbox beside it, which is served with POST alone (405).
-		r.Get("/api/inboxes/{id:"+uuidPattern+"}", s.getInboxA)
-		r.Delete("/api/inboxes/{id:"+uuidPattern+"}", s.deleteInboxA)
+		r.Get("/api/inboxes/{id:"+family.UUIDPattern+"}", s.getInboxA)
+		r.Delete("/api/inboxes/{id:"+family.UUIDPattern+"}", s.deleteInboxA)
 		r.Get("/api/inboxes/{id}/emails", s.inboxEmailsA)
 		r.Get("/api/inboxes/{id}/events", s.eventsA)
 		r.Get("/api/emails/{id}", s.getEmailA)
@@ -92,7 +95,7 @@ func (s *Server) routes() chi.Router {
 	})
 
 	// Family B: the mailbox API.
-	r.With(s.limitCreates).Post("/api/create-temp-email", s.createTempEmailB)
+	r.With(s.LimitCreates).Post("/api/create-temp-email", s.createTempEmailB)
 	r.Get("/api/mailstore/mailbox/{username}", s.mailboxListB)
 	r.Get("/api/mailstore/mailbox/{username}/{filename}", s.getMessageB)
 	r.Post("/api/mailstore/mailbox/{username}/{filename}", s.markReadB)
@@ -100,7 +103,7 @@ func (s *Server) routes() chi.Router {
 
 	// Family C: the token API, and what the token alone authorizes
 	// (tokenInboxOf, inboxes.go).
-	r.With(s.limitCreates).Post("/inboxes", s.createTokenInbox)
+	r.With(s.LimitCreates).Post("/inboxes", s.createTokenInbox)
 	r.Get("/inboxes/{token}", s.getTokenInbox)
 	r.Delete("/inboxes/{token}", s.deleteTokenInbox)
 	r.Get("/inboxes/{token}/messages", s.tokenMessages)
@@ -111,7 +114,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/inboxes/{token}/messages/{id}/raw", s.rawC)
 	r.Get("/inboxes/{token}/messages/{id}/body.html", s.bodyHTML)
 	r.Get("/inboxes/{token}/messages/{id}/attachments/{n}", s.downloadAttachmentC)
-	r.With(s.limitCreates).Post("/inboxes/{token}/webhooks", s.createSubscriptionC)
+	r.With(s.LimitCreates).Post("/inboxes/{token}/webhooks", s.createSubscriptionC)
 	r.Get("/inboxes/{token}/webhooks", s.listSubscriptionsC)
 	r.Get("/inboxes/{token}/webhooks/{webhook}", s.getSubscriptionC)
 	r.Delete("/inboxes/{token}/webhooks/{webhook}", s.deleteSubscriptionC)
@@ -126,7 +129,7 @@ func (s *Server) routes() chi.Router {
 	s.compatRoutes(r)
 
 	// The MCP tools for AI agents (mcp.go).
-	if s.cfg.MCP {
+	if s.Config.MCP {
 		r.Post("/mcp", s.mcpHandler().ServeHTTP)
 	}
 	return r
@@ -137,9 +140,9 @@ func (s *Server) routes() chi.Router {
 // and makes the server close a connection whose body ran over.
 func (s *Server) boundBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		limit := int64(maxBodyBytes)
+		limit := int64(family.MaxBodyBytes)
 		if strings.HasPrefix(r.URL.Path, "/api/webhook/") {
-			limit = maxInboundBytes(s.cfg.MaxMessageBytes)
+			limit = maxInboundBytes(s.Config.MaxMessageBytes)
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
@@ -162,7 +165,7 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	msg := "Method \"" + r.Method + "\" not allowed."
-	writeErrorBody(w, r, http.StatusMethodNotAllowed, msg, true)
+	family.WriteErrorBody(w, r, http.StatusMethodNotAllowed, msg, true)
 }
 
 // allowed lists the methods r's path is served with, as Allow gives them:
@@ -189,7 +192,7 @@ func (s *Server) allowed(r *http.Request) []string {
 // subrouter the route context holds the path under its prefix, which the
 // root router (s.allowed, s.served) does not match by: the whole path is.
 func routePath(r *http.Request) string {
-	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePath != "" && !strings.HasPrefix(r.URL.Path, compatPrefix) {
+	if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePath != "" && !strings.HasPrefix(r.URL.Path, family.CompatPrefix) {
 		return rc.RoutePath
 	}
 	p := r.URL.RawPath
@@ -200,4 +203,64 @@ func routePath(r *http.Request) string {
 		p = strings.TrimSuffix(p, "/")
 	}
 	return p
+}
+
+// authenticate resolves every request's credential before its handler
+// runs, refusing a bad key in the family's shape; the access log names
+// the key's id (never the key).
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.CredentialOf(r)
+		if err != nil && s.served(r) {
+			family.WriteError(w, r, s.Log, err)
+			return
+		}
+		if c.Key != nil {
+			if info, ok := r.Context().Value(family.RequestInfoKey{}).(*family.RequestInfo); ok {
+				info.KeyID = c.Key.ID
+			}
+			if err := mayCall(c, r); err != nil && s.served(r) {
+				family.WriteError(w, r, s.Log, err)
+				return
+			}
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), family.CredentialKey{}, c)))
+	})
+}
+
+// served reports a request of an API family for a route the router has:
+// only those are refused for a bad key (the operational endpoints and the
+// page take none, and a path served by no route answers 404 or 405).
+func (s *Server) served(r *http.Request) bool {
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet // served wherever GET is (routes.go)
+	}
+	return family.FamilyOf(r) != "" && s.router.Match(chi.NewRouteContext(), method, routePath(r))
+}
+
+// mayCall checks that a key's scopes cover what r asks: the admin scope
+// everything; inboxes, making and ending inboxes and messages and reading
+// them; read, reading alone (marking read is reading); webhooks, an
+// inbox's subscriptions. The endpoints of the API token alone (tenants,
+// subscriptions to every inbox, the inbound webhook) check for the admin
+// scope themselves.
+func mayCall(c family.Credential, r *http.Request) error {
+	if c.IsAdmin() || family.DoorOf(r).Credential != nil {
+		return nil // the compatible families check scopes in their handlers
+	}
+	p := routePath(r)
+	switch {
+	case family.FamilyOf(r) == "" || strings.HasPrefix(p, "/api/tenants") || strings.HasPrefix(p, "/api/keys") ||
+		strings.HasPrefix(p, "/api/webhook"):
+		return nil
+	case strings.HasPrefix(p, "/inboxes/") && strings.Contains(p, "/webhooks"):
+		return c.Need(command.ScopeWebhooks)
+	case r.Method == http.MethodDelete || r.Method == http.MethodPost && (p == "/inboxes" ||
+		p == "/api/inboxes/create_inbox" || p == "/api/create-temp-email"):
+		return c.Need(command.ScopeInboxes)
+	case c.Key.Has(command.ScopeRead):
+		return nil
+	}
+	return c.Need(command.ScopeInboxes)
 }

@@ -6,12 +6,12 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/events"
@@ -51,13 +51,10 @@ type Deps struct {
 	PasswordCost int
 }
 
-// Server holds what the handlers need. Its fields are set once by New.
+// Server is the HTTP side: the families over one Kit, their routes, and
+// what every request goes through. Its fields are set once by New.
 type Server struct {
-	cfg     config.Config
-	store   *events.Store
-	views   *projections.Reader
-	hooks   *webhooks.Webhooks
-	log     *slog.Logger
+	*family.Kit
 	ready   atomic.Bool
 	router  chi.Router
 	metrics *prometheus.Registry
@@ -65,27 +62,14 @@ type Server struct {
 	probe   func(ctx context.Context) []string
 	advise  func(ctx context.Context) []string
 	version string
-	waiters waiters
-	// commands change what the service holds; names says which names an
-	// inbox may have.
-	commands *command.Commands
-	names    *tempmail.Names
-	// creates limits each client's creations (nil: unlimited), logins its
-	// logins (mail.tm's POST /token), each at its own rate (creates.go).
-	creates, logins *fairshare.Limiter
-	// downloads bounds the memory attachment downloads hold (downloads.go).
-	downloads downloads
-	// keepAlive is how often an idle event stream sends a comment.
-	keepAlive time.Duration
 	// passwords hashes and checks mail.tm accounts' passwords
 	// (compat_mailtm_accounts.go).
 	passwords passwords
 
 	// doors are the families, each with its paths and its errors' shape
 	// (errors.go).
-	doors []door
+	doors []family.Door
 
-	stopping chan struct{} // closed when the server begins to stop
 	stopOnce sync.Once
 }
 
@@ -97,17 +81,17 @@ func New(d Deps) *Server {
 	if d.Creates == nil {
 		d.Creates = fairshare.New(d.Config.CreateRatePerClient)
 	}
-	s := &Server{cfg: d.Config, store: d.Store, views: d.Views, hooks: d.Hooks, log: d.Log,
-		metrics: d.Metrics, probe: d.Probe, advise: d.Advise, version: d.Version, stopping: make(chan struct{}),
-		waiters: newWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), keepAlive: keepAlive,
-		creates: d.Creates, logins: fairshare.New(d.Config.LoginRatePerClient), downloads: newDownloads(d.Config.MaxMessageBytes),
-		commands: d.Commands, names: tempmail.NewNames(d.Config.ReservedNames),
+	k := &family.Kit{Config: d.Config, Store: d.Store, Views: d.Views, Hooks: d.Hooks, Log: d.Log, Closing: make(chan struct{}),
+		Waiters: family.NewWaiters(d.Config.MaxWaiters, d.Config.MaxWaitersPerClient), KeepAlive: family.DefaultKeepAlive,
+		Creates: d.Creates, Logins: fairshare.New(d.Config.LoginRatePerClient), Downloads: family.NewDownloads(d.Config.MaxMessageBytes),
+		Commands: d.Commands, Names: tempmail.NewNames(d.Config.ReservedNames)}
+	s := &Server{Kit: k, metrics: d.Metrics, probe: d.Probe, advise: d.Advise, version: d.Version,
 		passwords: newPasswords(d.PasswordCost)}
 	s.doors = s.registerDoors()
 	if d.Commands != nil && d.Commands.Names != nil {
-		s.names = d.Commands.Names
+		s.Names = d.Commands.Names
 	}
-	s.http = newHTTPMetrics(s.metrics, func() float64 { return float64(s.waiters.Held()) })
+	s.http = newHTTPMetrics(s.metrics, func() float64 { return float64(s.Waiters.Held()) })
 	s.router = s.routes()
 	return s
 }
@@ -120,7 +104,7 @@ func (s *Server) SetReady(ok bool) { s.ready.Store(ok) }
 // long-poll requests are answered now rather than when their wait ends.
 func (s *Server) Stopping() {
 	s.ready.Store(false)
-	s.stopOnce.Do(func() { close(s.stopping) })
+	s.stopOnce.Do(func() { close(s.Closing) })
 }
 
 // ServeHTTP makes Server an http.Handler.

@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/command"
 	"tempmail/events"
 	"tempmail/projections"
@@ -18,7 +19,7 @@ import (
 )
 
 // The admin's endpoints for tenants and their keys (API.md "Tenants and
-// keys"), family A, guarded by requireAdmin. Every value is bounded here
+// keys"), family A, guarded by RequireAdmin. Every value is bounded here
 // before it reaches the log: names by length and alphabet, scopes by the
 // fixed set, quotas by maxQuota, expiries by their being in the future and
 // within maxKeyLife.
@@ -62,12 +63,12 @@ func tenantOutOf(t *projections.Tenant, domains []projections.Domain) tenantOut 
 
 // tenantOut is t as answers show it, with its private domains (one read).
 func (s *Server) tenantOut(r *http.Request, t *projections.Tenant) (tenantOut, error) {
-	domains, err := s.views.TenantDomains(r.Context(), t.ID, true)
+	domains, err := s.Views.TenantDomains(r.Context(), t.ID, true)
 	return tenantOutOf(t, domains), err
 }
 
 func keyOutOf(k *projections.KeyInfo) keyOut {
-	out := keyOut{ID: k.ID, TenantID: k.TenantID, Name: k.Name, Scopes: orEmpty(k.Scopes), CreatedAt: wire.At(k.CreatedAt)}
+	out := keyOut{ID: k.ID, TenantID: k.TenantID, Name: k.Name, Scopes: family.OrEmpty(k.Scopes), CreatedAt: wire.At(k.CreatedAt)}
 	if !k.ExpiresAt.IsZero() {
 		at := wire.At(k.ExpiresAt)
 		out.ExpiresAt = &at
@@ -148,7 +149,7 @@ type tenantRequest struct {
 const maxTenantDomains = 16
 
 // domains checks the domains a new tenant is to have, as its private
-// domains: each a domain name (checkDomainName), each once.
+// domains: each a domain name (CheckDomainName), each once.
 func (req *tenantRequest) domains() ([]string, error) {
 	if len(req.Domains) == 0 || string(req.Domains) == "null" {
 		return nil, nil
@@ -158,7 +159,7 @@ func (req *tenantRequest) domains() ([]string, error) {
 		return nil, tempmail.Errorf(tempmail.Invalid, "domains must be an array of at most %d domain names", maxTenantDomains)
 	}
 	for i, name := range names {
-		checked, err := checkDomainName(name)
+		checked, err := family.CheckDomainName(name)
 		if err != nil {
 			return nil, tempmail.Errorf(tempmail.Invalid, "domains[%d] must be a domain name, such as mail.example.com", i)
 		}
@@ -190,7 +191,7 @@ func (req *tenantRequest) spec(now command.TenantSpec, creating bool) (command.T
 
 func (s *Server) createTenantA(w http.ResponseWriter, r *http.Request) {
 	var req tenantRequest
-	err := decodeBody(r, &req)
+	err := family.DecodeBody(r, &req)
 	var spec command.TenantSpec
 	if err == nil {
 		spec, err = req.spec(command.TenantSpec{}, true)
@@ -200,7 +201,7 @@ func (s *Server) createTenantA(w http.ResponseWriter, r *http.Request) {
 	}
 	var t *projections.Tenant
 	if err == nil {
-		t, err = s.commands.CreateTenant(r.Context(), spec)
+		t, err = s.Commands.CreateTenant(r.Context(), spec)
 	}
 	s.answerTenant(w, r, http.StatusCreated, t, err)
 }
@@ -208,14 +209,14 @@ func (s *Server) createTenantA(w http.ResponseWriter, r *http.Request) {
 // listTenantsA lists the tenants, oldest first, paged as every family A
 // list is; name= keeps those of that name (names need not be unique).
 func (s *Server) listTenantsA(w http.ResponseWriter, r *http.Request) {
-	q, err := listQuery(r)
+	q, err := family.ListQuery(r)
 	name := r.URL.Query().Get("name")
 	if err == nil && len(name) > maxNameBytes {
 		err = tempmail.Errorf(tempmail.Invalid, "name must be at most %d bytes", maxNameBytes)
 	}
 	var list []*projections.Tenant
 	if err == nil {
-		list, err = s.views.Tenants(r.Context())
+		list, err = s.Views.Tenants(r.Context())
 	}
 	if name != "" {
 		list = slices.DeleteFunc(list, func(t *projections.Tenant) bool { return t.Name != name })
@@ -228,19 +229,19 @@ func (s *Server) listTenantsA(w http.ResponseWriter, r *http.Request) {
 		out[i], err = s.tenantOut(r, list[i])
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	w.Header().Set("X-Total-Count", strconv.Itoa(total))
-	writePage(w, len(out), func(i int) any { return out[i] })
+	family.WritePage(w, len(out), func(i int) any { return out[i] })
 }
 
 // tenantID resolves the {tenant} path parameter: a malformed one is no
 // tenant.
 func tenantID(r *http.Request) (string, error) {
 	id := chi.URLParam(r, "tenant")
-	if !validID(id) {
-		return "", errNotFound
+	if !family.ValidID(id) {
+		return "", family.ErrNotFound
 	}
 	return strings.ToLower(id), nil
 }
@@ -264,14 +265,14 @@ func (s *Server) getTenantA(w http.ResponseWriter, r *http.Request) {
 	id, err := tenantID(r)
 	var t *projections.Tenant
 	if err == nil {
-		t, err = s.views.Tenant(r.Context(), id)
+		t, err = s.Views.Tenant(r.Context(), id)
 	}
 	s.answerTenant(w, r, http.StatusOK, t, err)
 }
 
 func (s *Server) changeTenantA(w http.ResponseWriter, r *http.Request) {
 	var req tenantRequest
-	err := decodeBody(r, &req)
+	err := family.DecodeBody(r, &req)
 	var id string
 	if err == nil {
 		id, err = changeableTenantID(r)
@@ -281,7 +282,7 @@ func (s *Server) changeTenantA(w http.ResponseWriter, r *http.Request) {
 	}
 	var t *projections.Tenant
 	if err == nil {
-		t, err = s.commands.ChangeTenant(r.Context(), id, func(now command.TenantSpec) command.TenantSpec {
+		t, err = s.Commands.ChangeTenant(r.Context(), id, func(now command.TenantSpec) command.TenantSpec {
 			next, _ := req.spec(now, false) // checked above: the same values
 			return next
 		})
@@ -292,10 +293,10 @@ func (s *Server) changeTenantA(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteTenantA(w http.ResponseWriter, r *http.Request) {
 	id, err := changeableTenantID(r)
 	if err == nil {
-		err = s.commands.DeleteTenant(r.Context(), id)
+		err = s.Commands.DeleteTenant(r.Context(), id)
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, notFoundA))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -307,10 +308,10 @@ func (s *Server) answerTenant(w http.ResponseWriter, r *http.Request, status int
 		out, err = s.tenantOut(r, t)
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, notFoundA))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
 		return
 	}
-	writeJSON(w, status, out)
+	family.WriteJSON(w, status, out)
 }
 
 // keyRequest is the body of POST /api/tenants/{tenant}/keys/.
@@ -341,12 +342,12 @@ func (req *keyRequest) spec(now time.Time) (command.KeySpec, error) {
 
 // checkScopes checks a key's scopes: a non-empty array of the fixed set.
 func checkScopes(raw json.RawMessage) ([]string, error) {
-	return namesOf(raw, "scopes", "scope", command.Scopes(), 16)
+	return family.NamesOf(raw, "scopes", "scope", command.Scopes(), 16)
 }
 
 func (s *Server) createKeyA(w http.ResponseWriter, r *http.Request) {
 	var req keyRequest
-	err := decodeBody(r, &req)
+	err := family.DecodeBody(r, &req)
 	var id string
 	if err == nil {
 		id, err = changeableTenantID(r)
@@ -358,42 +359,42 @@ func (s *Server) createKeyA(w http.ResponseWriter, r *http.Request) {
 	var key string
 	var k *projections.KeyInfo
 	if err == nil {
-		key, k, err = s.commands.CreateKey(r.Context(), id, spec)
+		key, k, err = s.Commands.CreateKey(r.Context(), id, spec)
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, notFoundA))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
 		return
 	}
 	out := keyOutOf(k)
 	out.Key = key
-	writeJSON(w, http.StatusCreated, out)
+	family.WriteJSON(w, http.StatusCreated, out)
 }
 
 func (s *Server) listKeysA(w http.ResponseWriter, r *http.Request) {
 	id, err := tenantID(r)
 	var t *projections.Tenant
 	if err == nil {
-		t, err = s.views.Tenant(r.Context(), id)
+		t, err = s.Views.Tenant(r.Context(), id)
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, notFoundA))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
 		return
 	}
 	out := make([]keyOut, 0, len(t.Keys))
 	for i := range t.Keys {
 		out = append(out, keyOutOf(&t.Keys[i]))
 	}
-	writeJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) revokeKeyA(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "key")
-	err := error(errNotFound)
-	if validID(id) {
-		err = s.commands.RevokeKey(r.Context(), strings.ToLower(id))
+	err := error(family.ErrNotFound)
+	if family.ValidID(id) {
+		err = s.Commands.RevokeKey(r.Context(), strings.ToLower(id))
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, notFoundA))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

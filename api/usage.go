@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/projections"
 )
 
@@ -27,7 +28,7 @@ const tenantScanMax = 10_000
 func (s *Server) tenantInboxes(ctx context.Context, tenant string, visit func(projections.TenantInbox) (bool, error)) error {
 	n := 0
 	var failed error
-	err := s.views.TenantInboxes(ctx, tenant, func(in projections.TenantInbox) bool {
+	err := s.Views.TenantInboxes(ctx, tenant, func(in projections.TenantInbox) bool {
 		n++
 		more, err := visit(in)
 		failed = err
@@ -43,26 +44,26 @@ func (s *Server) tenantInboxes(ctx context.Context, tenant string, visit func(pr
 // else the tenant of the request's key; a request without either has none
 // to ask about.
 func (s *Server) keyTenant(r *http.Request) (*projections.Tenant, error) {
-	c := credentialFrom(r)
+	c := family.CredentialFrom(r)
 	if id := r.URL.Query().Get("tenant"); id != "" {
-		if !c.isAdmin() {
+		if !c.IsAdmin() {
 			return nil, tempmail.Errorf(tempmail.Forbidden, "tenant= is the admin's: a key asks about its own tenant")
 		}
-		if !validID(id) {
-			return nil, asNotFound(errNotFound, notFoundA)
+		if !family.ValidID(id) {
+			return nil, family.AsNotFound(family.ErrNotFound, family.NotFoundA)
 		}
-		t, err := s.views.Tenant(r.Context(), strings.ToLower(id))
-		return t, asNotFound(err, notFoundA)
+		t, err := s.Views.Tenant(r.Context(), strings.ToLower(id))
+		return t, family.AsNotFound(err, family.NotFoundA)
 	}
-	if c.key == nil {
-		if c.admin {
+	if c.Key == nil {
+		if c.Admin {
 			return nil, tempmail.Errorf(tempmail.Invalid, "this is a tenant's: ask with one of its keys, or give tenant=<id>")
 		}
-		return nil, errNoCredentials
+		return nil, family.ErrNoCredentials
 	}
-	t, err := s.views.Tenant(r.Context(), c.key.TenantID)
+	t, err := s.Views.Tenant(r.Context(), c.Key.TenantID)
 	if tempmail.KindOf(err) == tempmail.NotFound {
-		return nil, errBadKey // deleted while the request came
+		return nil, family.ErrBadKey // deleted while the request came
 	}
 	return t, err
 }
@@ -71,9 +72,9 @@ func (s *Server) keyTenant(r *http.Request) (*projections.Tenant, error) {
 // by address (inboxesByAddressA); without, the key's tenant's inboxes (or
 // the admin's tenant=).
 func (s *Server) inboxesA(w http.ResponseWriter, r *http.Request) {
-	if q := r.URL.Query(); q.Has("email") || credentialFrom(r).key == nil && !q.Has("tenant") {
-		if err := s.checkToken(r); err != nil {
-			writeError(w, r, s.log, err)
+	if q := r.URL.Query(); q.Has("email") || family.CredentialFrom(r).Key == nil && !q.Has("tenant") {
+		if err := s.CheckToken(r); err != nil {
+			family.WriteError(w, r, s.Log, err)
 			return
 		}
 		s.inboxesByAddressA(w, r)
@@ -89,7 +90,7 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 	t, err := s.keyTenant(r)
 	var q projections.Query
 	if err == nil {
-		q, err = listQuery(r)
+		q, err = family.ListQuery(r)
 	}
 	var address string
 	var after time.Time
@@ -101,7 +102,7 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 			tenantScanMax)
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	now := time.Now()
@@ -122,7 +123,7 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 		if len(page) >= q.Limit {
 			return filtered, nil // counted on, when a filter asks for a count
 		}
-		in, err := s.views.Inbox(r.Context(), ti.ID)
+		in, err := s.Views.Inbox(r.Context(), ti.ID)
 		if tempmail.KindOf(err) == tempmail.NotFound || err == nil && !in.Live(now) {
 			return true, nil // ended as the list was read
 		}
@@ -135,7 +136,7 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 		return true, nil
 	})
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	total := t.Live
@@ -143,7 +144,7 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 		total = int64(matched) // among the newest tenantScanMax
 	}
 	w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
-	writePage(w, len(page), func(i int) any { return page[i] })
+	family.WritePage(w, len(page), func(i int) any { return page[i] })
 }
 
 // inboxFilters reads the address and created_after filters of a tenant's
@@ -151,8 +152,8 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 func inboxFilters(r *http.Request) (address string, after time.Time, err error) {
 	q := r.URL.Query()
 	address = strings.ToLower(q.Get("address"))
-	if len(address) > maxFilterLen {
-		return "", after, tempmail.Errorf(tempmail.Invalid, "address must be at most %d bytes", maxFilterLen)
+	if len(address) > family.MaxFilterLen {
+		return "", after, tempmail.Errorf(tempmail.Invalid, "address must be at most %d bytes", family.MaxFilterLen)
 	}
 	if v := q.Get("created_after"); v != "" {
 		if after, err = time.Parse(time.RFC3339Nano, v); err != nil {
@@ -184,13 +185,13 @@ func (s *Server) usageA(w http.ResponseWriter, r *http.Request) {
 	var use projections.Usage
 	now := time.Now()
 	if err == nil {
-		use, err = s.views.Usage(r.Context(), t.ID, now)
+		use, err = s.Views.Usage(r.Context(), t.ID, now)
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, usage{
+	family.WriteJSON(w, http.StatusOK, usage{
 		Inboxes:       usageOf{Current: t.Live, Limit: t.Quota.Inboxes},
 		MessagesToday: usageOf{Current: use.MessagesToday, Limit: t.Quota.MessagesPerDay},
 		StorageBytes:  usageOf{Current: use.StorageBytes, Limit: t.Quota.StorageBytes},

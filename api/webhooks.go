@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail"
+	"tempmail/api/family"
 	"tempmail/command"
 	"tempmail/events"
 	"tempmail/projections"
@@ -31,31 +32,31 @@ import (
 
 func (s *Server) rotateSecretA(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
-	err := decodeBody(r, &body)
+	err := family.DecodeBody(r, &body)
 	var h *projections.Webhook
 	if err == nil {
 		h, err = s.webhookByID(r)
-		err = asNotFound(err, notFoundA)
+		err = family.AsNotFound(err, family.NotFoundA)
 	}
 	var secret string
 	if err == nil {
-		h, secret, err = s.commands.RotateSecret(r.Context(), h)
-		err = asNotFound(err, notFoundA)
+		h, secret, err = s.Commands.RotateSecret(r.Context(), h)
+		err = family.AsNotFound(err, family.NotFoundA)
 	}
 	s.answerSubscription(w, r, http.StatusOK, h, secret, err)
 }
 
 func (s *Server) rotateSecretC(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
-	err := decodeBody(r, &body)
+	err := family.DecodeBody(r, &body)
 	var h *projections.Webhook
 	if err == nil {
 		h, err = s.inboxSubscription(r)
 	}
 	var secret string
 	if err == nil {
-		h, secret, err = s.commands.RotateSecret(r.Context(), h)
-		err = asNotFound(err, "Webhook not found")
+		h, secret, err = s.Commands.RotateSecret(r.Context(), h)
+		err = family.AsNotFound(err, "Webhook not found")
 	}
 	s.answerSubscription(w, r, http.StatusOK, h, secret, err)
 }
@@ -86,7 +87,7 @@ func (s *Server) subscriptionOf(ctx context.Context, h *projections.Webhook) (su
 	if h.InboxID != "" {
 		out.InboxID = &h.InboxID
 	}
-	st, err := s.hooks.State(ctx, h.ID)
+	st, err := s.Hooks.State(ctx, h.ID)
 	if err != nil {
 		return out, tempmail.Wrap(tempmail.Unavailable, err, "the delivery log cannot be read now; try again")
 	}
@@ -122,7 +123,7 @@ func hookKinds(raw json.RawMessage) ([]string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return []string{events.HookMessageReceived}, nil
 	}
-	return namesOf(raw, "events", "event", events.HookKinds(), 0)
+	return family.NamesOf(raw, "events", "event", events.HookKinds(), 0)
 }
 
 // subscribe records a subscription to in (nil: every inbox) and returns it
@@ -132,32 +133,32 @@ func (s *Server) subscribe(ctx context.Context, req subscribeRequest, in *projec
 	if err != nil {
 		return nil, err
 	}
-	return s.commands.Subscribe(ctx, command.Subscription{URL: req.URL, Events: kinds, Inbox: in})
+	return s.Commands.Subscribe(ctx, command.Subscription{URL: req.URL, Events: kinds, Inbox: in})
 }
 
 // webhookByID resolves the {webhook} path parameter.
 func (s *Server) webhookByID(r *http.Request) (*projections.Webhook, error) {
 	id := chi.URLParam(r, "webhook")
-	if !validID(id) {
-		return nil, errNotFound
+	if !family.ValidID(id) {
+		return nil, family.ErrNotFound
 	}
-	return s.views.Webhook(r.Context(), strings.ToLower(id))
+	return s.Views.Webhook(r.Context(), strings.ToLower(id))
 }
 
 // Family A: the operator's subscriptions.
 
 func (s *Server) createSubscriptionA(w http.ResponseWriter, r *http.Request) {
 	var req subscribeRequest
-	err := decodeBody(r, &req)
+	err := family.DecodeBody(r, &req)
 	var in *projections.Inbox
 	if err == nil && req.InboxID != nil {
-		in, err = s.inboxByID(r.Context(), *req.InboxID)
-		err = asNotFound(err, "Inbox not found or expired")
+		in, err = s.InboxByID(r.Context(), *req.InboxID)
+		err = family.AsNotFound(err, "Inbox not found or expired")
 	}
 	var h *projections.Webhook
 	if err == nil {
 		h, err = s.subscribe(r.Context(), req, in)
-		err = asNotFound(err, "Inbox not found or expired")
+		err = family.AsNotFound(err, "Inbox not found or expired")
 	}
 	s.answerSubscription(w, r, http.StatusCreated, h, secretOf(h), err)
 }
@@ -172,10 +173,10 @@ func (s *Server) answerSubscription(w http.ResponseWriter, r *http.Request, stat
 		out.Secret = secret
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, status, out)
+	family.WriteJSON(w, status, out)
 }
 
 // secretOf is a subscription's secret, nil or not.
@@ -191,36 +192,36 @@ func (s *Server) listSubscriptionsA(w http.ResponseWriter, r *http.Request) {
 	var err error
 	if id := r.URL.Query().Get("inbox_id"); id != "" {
 		var in *projections.Inbox
-		if in, err = s.inboxByID(r.Context(), id); err == nil {
-			list, err = s.views.InboxWebhooks(r.Context(), in)
+		if in, err = s.InboxByID(r.Context(), id); err == nil {
+			list, err = s.Views.InboxWebhooks(r.Context(), in)
 		}
-		err = asNotFound(err, "Inbox not found or expired")
+		err = family.AsNotFound(err, "Inbox not found or expired")
 	} else {
-		list, err = s.views.Webhooks(r.Context())
+		list, err = s.Views.Webhooks(r.Context())
 	}
 	var out []subscription
 	if err == nil {
 		out, err = s.subscriptionsOf(r.Context(), list)
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) getSubscriptionA(w http.ResponseWriter, r *http.Request) {
 	h, err := s.webhookByID(r)
-	s.answerSubscription(w, r, http.StatusOK, h, "", asNotFound(err, notFoundA))
+	s.answerSubscription(w, r, http.StatusOK, h, "", family.AsNotFound(err, family.NotFoundA))
 }
 
 func (s *Server) deleteSubscriptionA(w http.ResponseWriter, r *http.Request) {
 	h, err := s.webhookByID(r)
 	if err == nil {
-		err = s.commands.Unsubscribe(r.Context(), h)
+		err = s.Commands.Unsubscribe(r.Context(), h)
 	}
 	if err != nil {
-		writeError(w, r, s.log, asNotFound(err, notFoundA))
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -228,7 +229,7 @@ func (s *Server) deleteSubscriptionA(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deliveriesA(w http.ResponseWriter, r *http.Request) {
 	h, err := s.webhookByID(r)
-	s.answerDeliveries(w, r, h, asNotFound(err, notFoundA))
+	s.answerDeliveries(w, r, h, family.AsNotFound(err, family.NotFoundA))
 }
 
 // attempt is one delivery attempt as GET .../deliveries/ lists it.
@@ -248,13 +249,13 @@ type attempt struct {
 func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, h *projections.Webhook, err error) {
 	var list []webhooks.Attempt
 	if err == nil {
-		list, err = s.hooks.Attempts(r.Context(), h.ID)
+		list, err = s.Hooks.Attempts(r.Context(), h.ID)
 		if err != nil {
 			err = tempmail.Wrap(tempmail.Unavailable, err, "the delivery log cannot be read now; try again")
 		}
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	out := make([]attempt, 0, len(list))
@@ -272,7 +273,7 @@ func (s *Server) answerDeliveries(w http.ResponseWriter, r *http.Request, h *pro
 		}
 		out = append(out, x)
 	}
-	writeJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, out)
 }
 
 // Family C: an inbox owner's subscriptions, with the inbox's token.
@@ -282,7 +283,7 @@ func (s *Server) createSubscriptionC(w http.ResponseWriter, r *http.Request) {
 		URL    string          `json:"url"`
 		Events json.RawMessage `json:"events"`
 	}
-	err := decodeBody(r, &req)
+	err := family.DecodeBody(r, &req)
 	var in *projections.Inbox
 	if err == nil {
 		in, err = s.tokenInboxOf(r)
@@ -290,7 +291,7 @@ func (s *Server) createSubscriptionC(w http.ResponseWriter, r *http.Request) {
 	var h *projections.Webhook
 	if err == nil {
 		h, err = s.subscribe(r.Context(), subscribeRequest{URL: req.URL, Events: req.Events}, in)
-		err = asNotFound(err, "Inbox not found")
+		err = family.AsNotFound(err, "Inbox not found")
 	}
 	s.answerSubscription(w, r, http.StatusCreated, h, secretOf(h), err)
 }
@@ -299,17 +300,17 @@ func (s *Server) listSubscriptionsC(w http.ResponseWriter, r *http.Request) {
 	in, err := s.tokenInboxOf(r)
 	var list []projections.Webhook
 	if err == nil {
-		list, err = s.views.InboxWebhooks(r.Context(), in)
+		list, err = s.Views.InboxWebhooks(r.Context(), in)
 	}
 	var out []subscription
 	if err == nil {
 		out, err = s.subscriptionsOf(r.Context(), list)
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, out)
 }
 
 // inboxSubscription resolves {token} and {webhook} to a subscription of
@@ -321,9 +322,9 @@ func (s *Server) inboxSubscription(r *http.Request) (*projections.Webhook, error
 	}
 	h, err := s.webhookByID(r)
 	if err == nil && h.InboxID != in.ID {
-		err = errNotFound
+		err = family.ErrNotFound
 	}
-	return h, asNotFound(err, "Webhook not found")
+	return h, family.AsNotFound(err, "Webhook not found")
 }
 
 func (s *Server) getSubscriptionC(w http.ResponseWriter, r *http.Request) {
@@ -334,10 +335,10 @@ func (s *Server) getSubscriptionC(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteSubscriptionC(w http.ResponseWriter, r *http.Request) {
 	h, err := s.inboxSubscription(r)
 	if err == nil {
-		err = asNotFound(s.commands.Unsubscribe(r.Context(), h), "Webhook not found")
+		err = family.AsNotFound(s.Commands.Unsubscribe(r.Context(), h), "Webhook not found")
 	}
 	if err != nil {
-		writeError(w, r, s.log, err)
+		family.WriteError(w, r, s.Log, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -1,4 +1,4 @@
-package api
+package family
 
 import (
 	"tempmail/mail"
@@ -9,10 +9,10 @@ import (
 // Shapes every family's message detail shares: its authentication
 // results and its links.
 
-// authentication is a message's check results as every family shows
+// Authentication is a message's check results as every family shows
 // them: null when it was not checked (--auth-checks off, or stored before
 // checks were made), and dkim an array, [] when unsigned.
-func authentication(a *mail.Auth) *mail.Auth {
+func Authentication(a *mail.Auth) *mail.Auth {
 	if a == nil || a.DKIM != nil {
 		return a
 	}
@@ -21,25 +21,25 @@ func authentication(a *mail.Auth) *mail.Auth {
 	return &c
 }
 
-func orEmpty(list []string) []string {
+func OrEmpty(list []string) []string {
 	if list == nil {
 		return []string{}
 	}
 	return list
 }
 
-// messageLink is one link of a message as the details show it: its URL,
+// MessageLink is one link of a message as the details show it: its URL,
 // and the same with the host as a browser looks it up (punycode for an
 // internationalized name; "" when the host is no valid name).
-type messageLink = wire.Link
+type MessageLink = wire.Link
 
-// storedLinks are a message's links, each URL with its invisible
+// StoredLinks are a message's links, each URL with its invisible
 // characters percent-encoded (mail.EncodeInvisible: ingest has done so
 // since issue 29; links kept before are encoded as they are read).
 // Content stored before links were kept has none (nil, not empty): they
 // are found in its bodies now, which costs what ingest would have spent,
 // once per read.
-func storedLinks(m *projections.Message) []mail.Link {
+func StoredLinks(m *projections.Message) []mail.Link {
 	if m.Links == nil {
 		return mail.Extract(m.Text, m.HTML)
 	}
@@ -55,12 +55,12 @@ func storedLinks(m *projections.Message) []mail.Link {
 	return out
 }
 
-// linksOf is a message's links for its details; never null.
-func linksOf(m *projections.Message) []messageLink {
-	list := storedLinks(m)
-	out := make([]messageLink, 0, len(list))
+// LinksOf is a message's links for its details; never null.
+func LinksOf(m *projections.Message) []MessageLink {
+	list := StoredLinks(m)
+	out := make([]MessageLink, 0, len(list))
 	for _, l := range list {
-		out = append(out, messageLink{URL: l.URL, URLASCII: mail.ASCII(l.URL), Text: l.Text})
+		out = append(out, MessageLink{URL: l.URL, URLASCII: mail.ASCII(l.URL), Text: l.Text})
 	}
 	return out
 }

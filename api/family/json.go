@@ -1,4 +1,4 @@
-package api
+package family
 
 import (
 	"bytes"
@@ -14,17 +14,17 @@ import (
 	"tempmail"
 )
 
-// maxBodyBytes caps API request bodies (API.md); the webhook has its own cap.
-const maxBodyBytes = 1 << 20
+// MaxBodyBytes caps API request bodies (API.md); the webhook has its own cap.
+const MaxBodyBytes = 1 << 20
 
-// decodeBody reads a JSON request body into dst. An empty body counts as {};
+// DecodeBody reads a JSON request body into dst. An empty body counts as {};
 // a non-empty body must be JSON (415 otherwise), valid (400) and at most
-// maxBodyBytes (413).
-func decodeBody(r *http.Request, dst any) error {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+// MaxBodyBytes (413).
+func DecodeBody(r *http.Request, dst any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) || len(body) > maxBodyBytes {
-		return tempmail.Errorf(tempmail.TooLarge, "request body is larger than %d bytes", maxBodyBytes)
+	if errors.As(err, &tooLarge) || len(body) > MaxBodyBytes {
+		return tempmail.Errorf(tempmail.TooLarge, "request body is larger than %d bytes", MaxBodyBytes)
 	}
 	if err != nil {
 		return tempmail.Wrap(tempmail.Invalid, err, "could not read the request body")
@@ -52,9 +52,9 @@ func decodeBody(r *http.Request, dst any) error {
 	return nil
 }
 
-// jsonInt reads a JSON number that is a whole number (not a string that
+// JSONInt reads a JSON number that is a whole number (not a string that
 // holds one, which json.Number would accept).
-func jsonInt(raw json.RawMessage) (int64, error) {
+func JSONInt(raw json.RawMessage) (int64, error) {
 	if len(raw) > 0 && raw[0] == '"' {
 		return 0, errors.New("a string, not a number")
 	}
@@ -65,11 +65,11 @@ func jsonInt(raw json.RawMessage) (int64, error) {
 	return strconv.ParseInt(n.String(), 10, 64)
 }
 
-// namesOf reads raw as a non-empty JSON array of names from allowed (at
+// NamesOf reads raw as a non-empty JSON array of names from allowed (at
 // most max of them; 0: no bound but the body's), each kept once, in the
 // order given: a subscription's events, a key's scopes. field and one name
 // them in errors ("events", "event").
-func namesOf(raw json.RawMessage, field, one string, allowed []string, max int) ([]string, error) {
+func NamesOf(raw json.RawMessage, field, one string, allowed []string, max int) ([]string, error) {
 	var names []string
 	if err := json.Unmarshal(raw, &names); err != nil || len(names) == 0 || max > 0 && len(names) > max {
 		return nil, tempmail.Errorf(tempmail.Invalid, "%s must be a non-empty array of: %s", field, strings.Join(allowed, ", "))

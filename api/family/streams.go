@@ -1,4 +1,4 @@
-package api
+package family
 
 import (
 	"context"
@@ -20,9 +20,9 @@ import (
 // what it missed, from the views (projections.Reader.Changes).
 
 const (
-	// keepAlive is how often an idle stream sends a comment, so that
+	// DefaultKeepAlive is how often an idle stream sends a comment, so that
 	// proxies do not close it.
-	keepAlive = 15 * time.Second
+	DefaultKeepAlive = 15 * time.Second
 	// streamWriteTimeout bounds each write to a stream: a client that
 	// stops reading is let go.
 	streamWriteTimeout = 30 * time.Second
@@ -38,27 +38,9 @@ const (
 	streamCoalesce = 20 * time.Millisecond
 )
 
-// render turns a new message's summary into the list element of the
+// Render turns a new message's summary into the list element of the
 // stream's family.
-type render func(in *projections.Inbox, s *projections.Summary) any
-
-func renderC(in *projections.Inbox, m *projections.Summary) any { return summaryC(in, m) }
-func renderA(_ *projections.Inbox, m *projections.Summary) any  { return summaryA(m) }
-
-func (s *Server) eventsC(w http.ResponseWriter, r *http.Request) {
-	in, err := s.tokenInboxOf(r)
-	if err != nil {
-		writeError(w, r, s.log, err)
-		return
-	}
-	s.stream(w, r, in, renderC)
-}
-
-func (s *Server) eventsA(w http.ResponseWriter, r *http.Request) {
-	if in, ok := s.lookupInboxA(w, r); ok {
-		s.stream(w, r, in, renderA)
-	}
-}
+type Render func(in *projections.Inbox, s *projections.Summary) any
 
 // lastEventID reads where a reconnecting client left off; ok is false for
 // a fresh stream.
@@ -74,12 +56,12 @@ func lastEventID(r *http.Request) (seq uint64, ok bool, err error) {
 	return seq, true, nil
 }
 
-// stream answers with in's changes until the inbox ends (expired, then
+// Stream answers with in's changes until the inbox ends (expired, then
 // the stream closes), the client goes, or the service stops.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, in *projections.Inbox, render render) {
+func (s *Kit) Stream(w http.ResponseWriter, r *http.Request, in *projections.Inbox, render Render) {
 	cursor, resumed, err := lastEventID(r)
 	if err != nil {
-		writeError(w, r, s.log, err)
+		WriteError(w, r, s.Log, err)
 		return
 	}
 	if r.Method == http.MethodHead {
@@ -93,17 +75,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, in *projections.
 	// up, or another service's): nothing after it would ever be told. The
 	// client is told to start again from the list, and the stream goes on
 	// from now.
-	beyond := resumed && cursor > s.views.Cursor(in)
+	beyond := resumed && cursor > s.Views.Cursor(in)
 	if !resumed || beyond {
-		cursor = s.views.Cursor(in)
+		cursor = s.Views.Cursor(in)
 	}
-	release, err := s.waiters.acquire(r, s.clientOf(r))
+	release, err := s.Waiters.Acquire(r, s.ClientOf(r))
 	if err != nil {
-		writeError(w, r, s.log, err)
+		WriteError(w, r, s.Log, err)
 		return
 	}
 	defer release()
-	changed, cancel := s.views.Hub().Subscribe(projections.InboxTopic(in.ID))
+	changed, cancel := s.Views.Hub().Subscribe(projections.InboxTopic(in.ID))
 	defer cancel()
 
 	rc := http.NewResponseController(w)
@@ -136,10 +118,10 @@ type streamClock struct {
 	coalesce *time.Timer
 }
 
-func (s *Server) newStreamClock(in *projections.Inbox) *streamClock {
-	c := &streamClock{ping: time.NewTicker(s.keepAlive), coalesce: time.NewTimer(streamCoalesce)}
+func (s *Kit) newStreamClock(in *projections.Inbox) *streamClock {
+	c := &streamClock{ping: time.NewTicker(s.KeepAlive), coalesce: time.NewTimer(streamCoalesce)}
 	c.coalesce.Stop() // started by each hold
-	if age := s.cfg.MaxStreamAge; age > 0 {
+	if age := s.Config.MaxStreamAge; age > 0 {
 		c.aged = time.NewTimer(age - rand.N(age/10+1))
 	}
 	if !in.ExpiresAt.IsZero() {
@@ -169,11 +151,11 @@ func (c *streamClock) stop() {
 // tell writes in's changes after cursor, on each wake, until the inbox
 // ends, the stream has lived its age, the client goes or the service
 // stops.
-func (s *Server) tell(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render render,
+func (s *Kit) tell(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render Render,
 	changed <-chan struct{}, clock *streamClock) {
 	var told time.Time // when changes were last written
 	for sw.err == nil {
-		cur, err := s.views.Inbox(ctx, in.ID)
+		cur, err := s.Views.Inbox(ctx, in.ID)
 		if tempmail.KindOf(err) == tempmail.NotFound || (err == nil && !cur.Live(time.Now())) {
 			sw.end(cursor, in)
 			sw.flush()
@@ -188,7 +170,7 @@ func (s *Server) tell(ctx context.Context, sw *sseWriter, in *projections.Inbox,
 			}
 		}
 		if err != nil && ctx.Err() == nil {
-			s.log.Warn("event stream: cannot read the views; closing it", "inbox", in.ID, "err", err)
+			s.Log.Warn("event stream: cannot read the views; closing it", "inbox", in.ID, "err", err)
 			return // the client reconnects and resumes
 		}
 		select {
@@ -201,7 +183,7 @@ func (s *Server) tell(ctx context.Context, sw *sseWriter, in *projections.Inbox,
 				case <-clock.coalesce.C:
 				case <-ctx.Done():
 					return
-				case <-s.stopping:
+				case <-s.Closing:
 					return
 				}
 			}
@@ -215,7 +197,7 @@ func (s *Server) tell(ctx context.Context, sw *sseWriter, in *projections.Inbox,
 			return
 		case <-ctx.Done():
 			return
-		case <-s.stopping:
+		case <-s.Closing:
 			return
 		}
 	}
@@ -230,8 +212,8 @@ func streamHeaders(w http.ResponseWriter) {
 
 // send writes the changes after cursor, unflushed, and returns the new
 // cursor and whether it wrote any.
-func (s *Server) send(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render render) (uint64, bool, error) {
-	changes, err := s.views.Changes(ctx, in, cursor)
+func (s *Kit) send(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render Render) (uint64, bool, error) {
+	changes, err := s.Views.Changes(ctx, in, cursor)
 	if err != nil {
 		return cursor, false, err
 	}

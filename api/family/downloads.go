@@ -1,4 +1,4 @@
-package api
+package family
 
 import (
 	"context"
@@ -24,22 +24,22 @@ const (
 	parseWait      = 10 * time.Second
 )
 
-// downloads holds the room downloads take.
-type downloads struct {
+// Downloads holds the room downloads take.
+type Downloads struct {
 	sem    *semaphore.Weighted
 	budget int64
 	wait   time.Duration // tests shorten it
 }
 
-func newDownloads(maxMessageBytes int64) downloads {
+func NewDownloads(maxMessageBytes int64) Downloads {
 	budget := max(minParseBudget, parseFactor*maxMessageBytes)
-	return downloads{sem: semaphore.NewWeighted(budget), budget: budget, wait: parseWait}
+	return Downloads{sem: semaphore.NewWeighted(budget), budget: budget, wait: parseWait}
 }
 
 var errTooManyDownloads = tempmail.Errorf(tempmail.Unavailable, "too many large attachments are being read at once; try again shortly")
 
 // take holds room for parsing m, waiting up to d.wait for it.
-func (d *downloads) take(ctx context.Context, m *projections.Message) (int64, error) {
+func (d *Downloads) take(ctx context.Context, m *projections.Message) (int64, error) {
 	n := min(d.budget, parseFactor*max(m.Size, 1))
 	ctx, cancel := context.WithTimeout(ctx, d.wait)
 	defer cancel()
@@ -51,8 +51,29 @@ func (d *downloads) take(ctx context.Context, m *projections.Message) (int64, er
 
 // keep gives back what a parse held, but for keep bytes (the attachment,
 // held while it is written), and returns what is still held.
-func (d *downloads) keep(held, keep int64) int64 {
+func (d *Downloads) keep(held, keep int64) int64 {
 	keep = min(held, keep)
 	d.sem.Release(held - keep)
 	return keep
+}
+
+// Fill takes all the room downloads share, as downloads in flight would,
+// and makes a download that finds none wait only wait before it is
+// answered 503: the tests' way to see a full room. free gives the room
+// back; ok is false, and nothing is taken, when some download holds room.
+func (d *Downloads) Fill(wait time.Duration) (free func(), ok bool) {
+	d.wait = wait
+	if !d.sem.TryAcquire(d.budget) {
+		return nil, false
+	}
+	return func() { d.sem.Release(d.budget) }, true
+}
+
+// Idle reports whether no download holds any room.
+func (d *Downloads) Idle() bool {
+	if !d.sem.TryAcquire(d.budget) {
+		return false
+	}
+	d.sem.Release(d.budget)
+	return true
 }

@@ -1,4 +1,4 @@
-package api
+package family
 
 import (
 	"net/http"
@@ -24,10 +24,10 @@ import (
 // a megabyte.
 const maxForwardedHops = 16
 
-// clientOf is the client r comes from, as the key its shares are counted
+// ClientOf is the client r comes from, as the key its shares are counted
 // under.
-func (s *Server) clientOf(r *http.Request) netip.Prefix {
-	return fairshare.Key(clientAddr(r, s.cfg.TrustedProxies))
+func (s *Kit) ClientOf(r *http.Request) netip.Prefix {
+	return fairshare.Key(clientAddr(r, s.Config.TrustedProxies))
 }
 
 // clientAddr is the address of r's client.

@@ -1,4 +1,4 @@
-package api
+package family
 
 import (
 	"net/http/httptest"

@@ -1,4 +1,4 @@
-package api
+package family
 
 import (
 	"bytes"
@@ -18,13 +18,13 @@ import (
 // whatever the messages hold, and a client that stops reading holds no
 // more than that and its socket's buffer while its write times out.
 //
-// A list page also ends early once pageBudget bytes are written, whatever
+// A list page also ends early once PageBudget bytes are written, whatever
 // its limit: the client knows from X-Total-Count (family B: total) that
 // there is more, and asks for the rest with offset set to what it has
 // (API.md "Lists: pages and filters").
 const (
 	answerBuffer = 16 << 10
-	pageBudget   = 8 << 20
+	PageBudget   = 8 << 20
 )
 
 // A long text is a string an answer may carry at length (a message's text
@@ -51,10 +51,10 @@ func isLong(v any) bool {
 	return ok && l.LongTextLen() >= streamAbove
 }
 
-// answer writes one JSON answer as it encodes it: into buf, which goes out
+// Answer writes one JSON answer as it encodes it: into buf, which goes out
 // to the connection whenever it holds answerBuffer bytes (and at the end),
 // so that it holds at most that and the value being encoded.
-type answer struct {
+type Answer struct {
 	out *countingWriter
 	buf bytes.Buffer
 	enc *json.Encoder // into buf
@@ -78,25 +78,25 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// newAnswer sends the status and headers of a JSON answer, and returns its
+// NewAnswer sends the status and headers of a JSON answer, and returns its
 // body's writer.
-func newAnswer(w http.ResponseWriter, status int) *answer {
+func NewAnswer(w http.ResponseWriter, status int) *Answer {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	a := &answer{out: &countingWriter{w: w}}
+	a := &Answer{out: &countingWriter{w: w}}
 	a.buf.Grow(answerBuffer + 8<<10) // at once, rather than doubling up to it
 	a.enc = json.NewEncoder(&a.buf)
 	a.enc.SetEscapeHTML(false)
 	return a
 }
 
-// writeJSON answers with v: encoded whole, as encoding/json does, unless
+// WriteJSON answers with v: encoded whole, as encoding/json does, unless
 // it carries long texts.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	if isLong(v) {
-		a := newAnswer(w, status)
-		a.value(v)
-		a.finish()
+		a := NewAnswer(w, status)
+		a.Value(v)
+		a.Finish()
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -106,55 +106,55 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// writePage answers 200 with a JSON array of up to n items, item(i) the
-// i-th, ending early past pageBudget.
-func writePage(w http.ResponseWriter, n int, item func(i int) any) {
-	a := newAnswer(w, http.StatusOK)
-	a.raw("[")
-	for i := 0; i < n && a.more(); i++ {
+// WritePage answers 200 with a JSON array of up to n items, item(i) the
+// i-th, ending early past PageBudget.
+func WritePage(w http.ResponseWriter, n int, item func(i int) any) {
+	a := NewAnswer(w, http.StatusOK)
+	a.Raw("[")
+	for i := 0; i < n && a.More(); i++ {
 		if i > 0 {
-			a.raw(",")
+			a.Raw(",")
 		}
-		a.value(item(i))
+		a.Value(item(i))
 	}
-	a.raw("]")
-	a.finish()
+	a.Raw("]")
+	a.Finish()
 }
 
-// more reports whether a page may take another item: the client still
+// More reports whether a page may take another item: the client still
 // reads, and the page is within its budget.
-func (a *answer) more() bool {
-	return a.out.err == nil && a.out.n+int64(a.buf.Len()) < pageBudget
+func (a *Answer) More() bool {
+	return a.out.err == nil && a.out.n+int64(a.buf.Len()) < PageBudget
 }
 
 // flushFull sends buf on once it holds answerBuffer bytes.
-func (a *answer) flushFull() {
+func (a *Answer) flushFull() {
 	if a.buf.Len() >= answerBuffer {
 		a.flush()
 	}
 }
 
-func (a *answer) flush() {
+func (a *Answer) flush() {
 	_, _ = a.out.Write(a.buf.Bytes())
 	a.buf.Reset()
 }
 
-// finish ends the answer as encoding/json does, with a newline, and sends
+// Finish ends the answer as encoding/json does, with a newline, and sends
 // what is buffered.
-func (a *answer) finish() {
+func (a *Answer) Finish() {
 	a.buf.WriteByte('\n')
 	a.flush()
 }
 
-func (a *answer) raw(s string) {
+func (a *Answer) Raw(s string) {
 	a.buf.WriteString(s)
 	a.flushFull()
 }
 
-// value writes v as encoding/json would (without escaping HTML): whole,
+// Value writes v as encoding/json would (without escaping HTML): whole,
 // or, when it carries long texts, field by field, its long text fields
 // escaped piece by piece.
-func (a *answer) value(v any) {
+func (a *Answer) Value(v any) {
 	if a.out.err != nil {
 		return // the client is gone; the handler ends with nothing more sent
 	}
@@ -163,13 +163,13 @@ func (a *answer) value(v any) {
 		return
 	}
 	rv := reflect.Indirect(reflect.ValueOf(v))
-	a.raw("{")
+	a.Raw("{")
 	a.fields(rv, true)
-	a.raw("}")
+	a.Raw("}")
 }
 
 // whole writes v encoded by encoding/json.
-func (a *answer) whole(v any) {
+func (a *Answer) whole(v any) {
 	if err := a.enc.Encode(v); err != nil {
 		a.out.err = err
 		return
@@ -181,7 +181,7 @@ func (a *answer) whole(v any) {
 // fields writes a struct's fields as encoding/json names them (json tags,
 // omitempty, omitzero; embedded structs flattened); first says no field
 // was written before. It reports whether it wrote any.
-func (a *answer) fields(v reflect.Value, first bool) bool {
+func (a *Answer) fields(v reflect.Value, first bool) bool {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -206,12 +206,12 @@ func (a *answer) fields(v reflect.Value, first bool) bool {
 			name = f.Name
 		}
 		if !first {
-			a.raw(",")
+			a.Raw(",")
 		}
 		first = false
-		a.raw(strconv.Quote(name) + ":")
+		a.Raw(strconv.Quote(name) + ":")
 		if isLongText(f) {
-			a.text(fv.String())
+			a.Text(fv.String())
 		} else {
 			a.whole(fv.Interface())
 		}
@@ -241,9 +241,9 @@ func empty(v reflect.Value, opts string) bool {
 
 const hexDigits = "0123456789abcdef"
 
-// text writes s as a JSON string, escaped as encoding/json escapes it
+// Text writes s as a JSON string, escaped as encoding/json escapes it
 // (without HTML escaping), into buf, which goes out each time it fills.
-func (a *answer) text(s string) {
+func (a *Answer) Text(s string) {
 	buf := &a.buf
 	buf.WriteByte('"')
 	start := 0

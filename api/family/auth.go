@@ -1,4 +1,4 @@
-package api
+package family
 
 import (
 	"crypto/subtle"
@@ -16,38 +16,38 @@ import (
 // who a request comes from. Every secret is compared in constant time.
 
 var (
-	errNoCredentials = tempmail.Errorf(tempmail.Unauthorized, "Authentication credentials were not provided.")
-	errBadToken      = tempmail.Errorf(tempmail.Unauthorized, "Invalid token.")
+	ErrNoCredentials = tempmail.Errorf(tempmail.Unauthorized, "Authentication credentials were not provided.")
+	ErrBadToken      = tempmail.Errorf(tempmail.Unauthorized, "Invalid token.")
 )
 
-// checkToken verifies the API token (`Authorization: Token <API_TOKEN>`,
+// CheckToken verifies the API token (`Authorization: Token <API_TOKEN>`,
 // or Bearer), compared in constant time by authenticate, or a key with the
 // admin scope, which may do what the token does.
-func (s *Server) checkToken(r *http.Request) error {
-	return s.checkAdmin(r)
+func (s *Kit) CheckToken(r *http.Request) error {
+	return s.CheckAdmin(r)
 }
 
-// requireToken guards endpoints that always need the API token.
-func (s *Server) requireToken(next http.Handler) http.Handler {
+// RequireToken guards endpoints that always need the API token.
+func (s *Kit) RequireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := s.checkToken(r); err != nil {
-			writeError(w, r, s.log, err)
+		if err := s.CheckToken(r); err != nil {
+			WriteError(w, r, s.Log, err)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// optionalToken guards every other family A endpoint when --require-token
+// OptionalToken guards every other family A endpoint when --require-token
 // is set: the API token, or any tenant's key (whose scopes and tenant then
 // decide what it may do and see: keys.go).
-func (s *Server) optionalToken(next http.Handler) http.Handler {
-	if !s.cfg.RequireToken {
+func (s *Kit) OptionalToken(next http.Handler) http.Handler {
+	if !s.Config.RequireToken {
 		return next
 	}
-	guarded := s.requireToken(next)
+	guarded := s.RequireToken(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if credentialFrom(r).key != nil {
+		if CredentialFrom(r).Key != nil {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -58,21 +58,21 @@ func (s *Server) optionalToken(next http.Handler) http.Handler {
 var (
 	errReadKeyMissing = tempmail.Errorf(tempmail.Unauthorized, "read key required")
 	errReadKeyWrong   = tempmail.Errorf(tempmail.Forbidden, "invalid read key")
-	errNoMessages     = tempmail.Errorf(tempmail.NotFound, "No messages")
-	errNoCode         = tempmail.Errorf(tempmail.NotFound, "No code found")
+	ErrNoMessages     = tempmail.Errorf(tempmail.NotFound, "No messages")
+	ErrNoCode         = tempmail.Errorf(tempmail.NotFound, "No code found")
 )
 
-// checkReadKey enforces --read-key on latest, otp, link and address/latest, in
+// CheckReadKey enforces --read-key on latest, otp, link and address/latest, in
 // constant time.
-func (s *Server) checkReadKey(r *http.Request) error {
-	if s.cfg.ReadKey == "" {
+func (s *Kit) CheckReadKey(r *http.Request) error {
+	if s.Config.ReadKey == "" {
 		return nil
 	}
 	key := r.Header.Get("X-Read-Key")
 	if key == "" {
 		return errReadKeyMissing
 	}
-	if subtle.ConstantTimeCompare([]byte(key), []byte(s.cfg.ReadKey)) != 1 {
+	if subtle.ConstantTimeCompare([]byte(key), []byte(s.Config.ReadKey)) != 1 {
 		return errReadKeyWrong
 	}
 	return nil

@@ -1,0 +1,267 @@
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"tempmail"
+	"tempmail/api/family"
+	"tempmail/command"
+	"tempmail/mail"
+	"tempmail/projections"
+	"tempmail/wire"
+)
+
+// Family C's held reads (API.md "Waiting for mail"): the latest message,
+// a one-time code, a link, and the latest by address, each found by a
+// Finder that family.Kit.AnswerHeld looks with once, and again on every
+// change of the inbox while the request may wait.
+
+// findOTPC answers GET /inboxes/{token}/otp.
+func (s *Server) findOTPC(w http.ResponseWriter, r *http.Request) {
+	q, ok := s.ReadParams(w, r)
+	if !ok {
+		return
+	}
+	re, err := family.PatternParam(r, family.DefaultOTPPattern)
+	if err != nil {
+		family.WriteError(w, r, s.Log, err)
+		return
+	}
+	in, err := s.tokenInboxOf(r)
+	if err != nil {
+		family.WriteError(w, r, s.Log, err)
+		return
+	}
+	s.AnswerHeld(w, r, in.ID, q.Wait, family.ErrNoCode, s.findOTP(in.ID, re, q))
+}
+
+// findLinkC answers GET /inboxes/{token}/link.
+func (s *Server) findLinkC(w http.ResponseWriter, r *http.Request) {
+	q, ok := s.ReadParams(w, r)
+	if !ok {
+		return
+	}
+	re, err := family.PatternParam(r, "")
+	if err != nil {
+		family.WriteError(w, r, s.Log, err)
+		return
+	}
+	in, err := s.tokenInboxOf(r)
+	if err != nil {
+		family.WriteError(w, r, s.Log, err)
+		return
+	}
+	s.AnswerHeld(w, r, in.ID, q.Wait, family.ErrNoLink, s.findLink(in.ID, re, q))
+}
+
+// latestC answers GET /inboxes/{token}/latest.
+func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
+	q, ok := s.ReadParams(w, r)
+	if !ok {
+		return
+	}
+	in, err := s.tokenInboxOf(r)
+	if err != nil {
+		family.WriteError(w, r, s.Log, err)
+		return
+	}
+	s.AnswerHeld(w, r, in.ID, q.Wait, family.ErrNoMessages, s.latestOf(in.ID, in.Token, q))
+}
+
+// addressLatestC answers GET /address/latest?address=..., the latest
+// message of an inbox known by its address (mayReadByAddress).
+func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
+	q, ok := s.ReadParams(w, r)
+	if !ok {
+		return
+	}
+	raw := r.URL.Query().Get("address")
+	if strings.TrimSpace(raw) == "" {
+		family.WriteError(w, r, s.Log, tempmail.Errorf(tempmail.Invalid, "address is required"))
+		return
+	}
+	addr, err := tempmail.NormalizeAddress(raw)
+	var in *projections.Inbox
+	if err == nil {
+		in, err = family.CredentialIn(r.Context()).Visible(family.LiveInbox(s.Views.InboxByAddress(r.Context(), addr)))
+	}
+	if err == nil && !s.mayReadByAddress(r, in) {
+		err = family.ErrNotFound
+	}
+	if err != nil {
+		family.WriteError(w, r, s.Log, family.AsNotFound(family.AsNotFoundInvalid(err), "Inbox not found"))
+		return
+	}
+	s.AnswerHeld(w, r, in.ID, q.Wait, family.ErrNoMessages, s.latestOf(in.ID, "", q))
+}
+
+// mayReadByAddress says whether r may read in by its address alone. An
+// inbox of a catch-all domain was made by mail to an address anyone may
+// guess (signup-42@), and a tenant's inbox is its team's, whose address
+// its team gives out to the sites it signs up on: either is read by
+// address only with the API token or its own, in `Authorization: Token
+// <token>`, or with a key of the tenant it belongs to. Without any of
+// them it is answered as no inbox at all (404, and never held): not 401,
+// which would say that it exists. Other inboxes' addresses are given out
+// by whoever made them, and answer anyone (with the read key, when there
+// is one): keyless clients' inboxes, the anonymous tenant's among them.
+func (s *Server) mayReadByAddress(r *http.Request, in *projections.Inbox) bool {
+	team := in.TenantID != "" && in.TenantID != command.AnonymousTenant
+	if _, domain := tempmail.SplitAddress(in.Address); !team && !s.CatchAllNamed(r.Context(), domain) {
+		return true
+	}
+	c := family.CredentialFrom(r)
+	if c.IsAdmin() || c.Key != nil && in.TenantID != "" && in.TenantID == c.Key.TenantID {
+		return true // the admin, or a key of the tenant it belongs to
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Token ")
+	if !ok {
+		return false
+	}
+	tok = strings.TrimSpace(tok)
+	api := subtle.ConstantTimeCompare([]byte(tok), []byte(s.Config.APIToken)) == 1 && s.Config.APIToken != ""
+	own := subtle.ConstantTimeCompare([]byte(tok), []byte(in.Token)) == 1 && in.Token != ""
+	return api || own
+}
+
+// findOTP finds the newest message newer than q.after, passing q's filter,
+// whose subject or text matches re, trying the subject first. The code is
+// the first capture group if the pattern has one, else the whole match.
+func (s *Server) findOTP(inboxID string, re *regexp.Regexp, q family.WaitRequest) family.Finder {
+	code := func(text string) (string, bool) {
+		codes := family.CodesIn(re, text, 1)
+		if len(codes) == 0 {
+			return "", false
+		}
+		return codes[0], true
+	}
+	var sc family.Scan
+	return func(ctx context.Context) (any, bool, error) {
+		in, err := family.LiveInbox(s.Views.Inbox(ctx, inboxID))
+		if err != nil {
+			return nil, false, family.AsNotFound(err, "Inbox not found")
+		}
+		var out *otpC
+		err = sc.NewestFirst(ctx, s.Views, in, q.After, func(sum *projections.Summary) (bool, error) {
+			if !q.Filter.Match(sum, in.Address) {
+				return false, nil
+			}
+			otp, ok := code(sum.Subject)
+			if !ok {
+				m, err := s.Views.MessageIn(ctx, in, sum.ID)
+				if tempmail.KindOf(err) == tempmail.NotFound {
+					return false, nil
+				}
+				if err != nil {
+					return false, err
+				}
+				if otp, ok = code(m.Text); !ok {
+					return false, nil
+				}
+			}
+			out = &otpC{Code: otp, MessageID: sum.ID, Subject: sum.Subject, From: sum.From, ReceivedAt: wire.At(sum.ReceivedAt)}
+			return true, nil
+		})
+		if err != nil || out == nil {
+			return nil, false, err
+		}
+		return *out, true, nil
+	}
+}
+
+// findLink finds the newest message newer than q.after, passing q's
+// filter, that has a link whose URL matches re (any link when re is nil),
+// and answers that message's first such link. A held request looks again
+// at every change of the inbox; messages do not change, so each later look
+// reads only the messages that arrived since the one before.
+func (s *Server) findLink(inboxID string, re *regexp.Regexp, q family.WaitRequest) family.Finder {
+	after := q.After
+	return func(ctx context.Context) (any, bool, error) {
+		in, err := family.LiveInbox(s.Views.Inbox(ctx, inboxID))
+		if err != nil {
+			return nil, false, family.AsNotFound(err, "Inbox not found")
+		}
+		newest := ""
+	pages:
+		for offset := 0; offset < family.LinkSearch; offset += family.LinkPage {
+			l, err := s.Views.List(ctx, in, projections.Query{Offset: offset, Limit: family.LinkPage, Filter: q.Filter})
+			if err != nil {
+				return nil, false, err
+			}
+			for _, sum := range l.Items {
+				if after != "" && sum.ID <= after {
+					break pages // newest first: the rest are older still
+				}
+				newest = max(newest, sum.ID)
+				m, err := s.Views.MessageIn(ctx, in, sum.ID)
+				if tempmail.KindOf(err) == tempmail.NotFound {
+					continue // deleted a moment ago
+				}
+				if err != nil {
+					return nil, false, err
+				}
+				for _, link := range family.StoredLinks(m) {
+					if re == nil || re.MatchString(link.URL) {
+						return linkC{Link: link.URL, LinkASCII: mail.ASCII(link.URL), Text: link.Text, MessageID: sum.ID, Subject: sum.Subject,
+							From: sum.From, ReceivedAt: wire.At(sum.ReceivedAt)}, true, nil
+					}
+				}
+			}
+			if len(l.Items) < family.LinkPage {
+				break
+			}
+		}
+		after = max(after, newest)
+		return nil, false, nil
+	}
+}
+
+// latestOf finds the newest message of an inbox newer than q.after that
+// passes q's filter. It reads the inbox afresh, so a held request sees
+// expiry and new mail alike. token, when the caller holds it, gives the
+// attachments their download URLs (an address and the read key do not
+// reveal the token).
+func (s *Server) latestOf(inboxID, token string, q family.WaitRequest) family.Finder {
+	var sc family.Scan
+	return func(ctx context.Context) (any, bool, error) {
+		in, err := family.LiveInbox(s.Views.Inbox(ctx, inboxID))
+		if err != nil {
+			return nil, false, family.AsNotFound(err, "Inbox not found")
+		}
+		var latest string
+		if q.Filter.Empty() {
+			s, err := s.Views.Latest(ctx, in)
+			if err != nil {
+				return nil, false, err
+			}
+			if s != nil {
+				latest = s.ID
+			}
+		} else {
+			err := sc.NewestFirst(ctx, s.Views, in, q.After, func(m *projections.Summary) (bool, error) {
+				if q.Filter.Match(m, in.Address) {
+					latest = m.ID
+				}
+				return latest != "", nil
+			})
+			if err != nil {
+				return nil, false, err
+			}
+		}
+		if latest == "" || (q.After != "" && latest <= q.After) {
+			return nil, false, nil
+		}
+		m, err := s.Views.MessageIn(ctx, in, latest)
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			return nil, false, nil // deleted a moment ago; the next change tells
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return toMessageC(m, token), true, nil
+	}
+}
