@@ -146,7 +146,7 @@ func (s *Server) mailosaurLimits(w http.ResponseWriter, r *http.Request) {
 	var out mailosaurLimits
 	if err == nil {
 		err = func() error {
-			t, err := s.keyTenant(r)
+			t, err := s.KeyTenant(r)
 			if err != nil {
 				return err
 			}

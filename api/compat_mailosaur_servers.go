@@ -118,7 +118,7 @@ func (s *Server) mailosaurServerDomain(r *http.Request, id string) (projections.
 func (s *Server) mailosaurServerInboxes(r *http.Request, d projections.Domain, max int) ([]*projections.Inbox, error) {
 	now := time.Now()
 	var out []*projections.Inbox
-	err := s.tenantInboxes(r.Context(), d.TenantID, func(ti projections.TenantInbox) (bool, error) {
+	err := s.TenantInboxes(r.Context(), d.TenantID, func(ti projections.TenantInbox) (bool, error) {
 		if !ti.Live(now) || !strings.HasSuffix(ti.Address, "@"+d.Name) {
 			return true, nil
 		}

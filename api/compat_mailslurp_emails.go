@@ -80,7 +80,7 @@ func (s *Server) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
 			return nil, false, family.AsNotFound(err, "Inbox not found")
 		}
 		var list []projections.Summary
-		err = s.oldestFirst(ctx, in, func(m *projections.Summary) bool {
+		err = s.OldestFirst(ctx, in, func(m *projections.Summary) bool {
 			if q.passes(m) {
 				list = append(list, *m)
 			}

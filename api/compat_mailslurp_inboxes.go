@@ -169,7 +169,7 @@ func (s *Server) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
 	}
 	now := time.Now()
 	page := []mailslurpInboxDto{}
-	err = s.tenantInboxes(r.Context(), t.ID, func(ti projections.TenantInbox) (bool, error) {
+	err = s.TenantInboxes(r.Context(), t.ID, func(ti projections.TenantInbox) (bool, error) {
 		if !ti.Live(now) {
 			return true, nil
 		}

@@ -141,7 +141,7 @@ func (s *Server) nthMailSlurp(inboxID string, index int, q mailslurpWhich) famil
 			return s.foundMessage(ctx, in, l.Items[0].ID)
 		}
 		var id string
-		err = s.oldestFirst(ctx, in, func(m *projections.Summary) bool {
+		err = s.OldestFirst(ctx, in, func(m *projections.Summary) bool {
 			if q.passes(m) {
 				if index == 0 {
 					id = m.ID
@@ -156,23 +156,6 @@ func (s *Server) nthMailSlurp(inboxID string, index int, q mailslurpWhich) famil
 		}
 		return s.foundMessage(ctx, in, id)
 	}
-}
-
-// oldestFirst calls visit for in's messages, joined, oldest first, until
-// it says it found what it looks for. It reads the whole list (the
-// per-inbox cap bounds it): the waits that count from the oldest look
-// again, whole, at each change of the inbox.
-func (s *Server) oldestFirst(ctx context.Context, in *projections.Inbox, visit func(*projections.Summary) bool) error {
-	list, err := s.Views.Messages(ctx, in)
-	if err != nil {
-		return err
-	}
-	for i := len(list) - 1; i >= 0; i-- {
-		if visit(&list[i]) {
-			return nil
-		}
-	}
-	return nil
 }
 
 // mailslurpMatchOption is one of MatchOptions' matches: field should
@@ -274,7 +257,7 @@ func (s *Server) matchingMailSlurp(inboxID string, opts []mailslurpMatchOption, 
 			return nil, false, family.AsNotFound(err, "Inbox not found")
 		}
 		var id string
-		err = s.oldestFirst(ctx, in, func(m *projections.Summary) bool {
+		err = s.OldestFirst(ctx, in, func(m *projections.Summary) bool {
 			if q.passes(m) && matches(opts, m, in.Address) {
 				id = m.ID
 			}
@@ -322,7 +305,7 @@ func (s *Server) mailslurpWaitForMany(w http.ResponseWriter, r *http.Request, op
 			return nil, false, family.AsNotFound(err, "Inbox not found")
 		}
 		var list []projections.Summary
-		err = s.oldestFirst(ctx, in, func(m *projections.Summary) bool {
+		err = s.OldestFirst(ctx, in, func(m *projections.Summary) bool {
 			if q.which.passes(m) && matches(opts, m, in.Address) {
 				list = append(list, *m)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"tempmail/api/compat/mailtm"
 	"tempmail/api/family"
 )
 
@@ -38,7 +39,7 @@ func (s *Server) registerDoors() []family.Door {
 		{Name: "C", Paths: []string{"/inboxes", "/address/"}, Body: plain, NotFound: "Not found"},
 		family.CompatDoor("mailosaur", writeMailosaurError, s.mailosaurCredential, s.mailosaurRoutes),
 		family.CompatDoor("mailslurp", writeMailSlurpError, s.mailslurpCredential, s.mailslurpRoutes),
-		family.CompatDoor("mailtm", writeMailTMError, s.mailtmCredential, s.mailtmRoutes),
+		mailtm.New(s.Kit, s.passwordCost).Door(),
 	}
 }
 

@@ -47,7 +47,7 @@ type Deps struct {
 	// Config.CreateRatePerClient.
 	Creates *fairshare.Limiter
 	// PasswordCost is the bcrypt cost of mail.tm accounts' passwords
-	// (compat_mailtm_accounts.go); 0: bcrypt's default. Tests lower it.
+	// (package compat/mailtm); 0: bcrypt's default. Tests lower it.
 	PasswordCost int
 }
 
@@ -62,9 +62,8 @@ type Server struct {
 	probe   func(ctx context.Context) []string
 	advise  func(ctx context.Context) []string
 	version string
-	// passwords hashes and checks mail.tm accounts' passwords
-	// (compat_mailtm_accounts.go).
-	passwords passwords
+	// passwordCost is the bcrypt cost of mail.tm accounts' passwords.
+	passwordCost int
 
 	// doors are the families, each with its paths and its errors' shape
 	// (errors.go).
@@ -86,7 +85,7 @@ func New(d Deps) *Server {
 		Creates: d.Creates, Logins: fairshare.New(d.Config.LoginRatePerClient), Downloads: family.NewDownloads(d.Config.MaxMessageBytes),
 		Commands: d.Commands, Names: tempmail.NewNames(d.Config.ReservedNames)}
 	s := &Server{Kit: k, metrics: d.Metrics, probe: d.Probe, advise: d.Advise, version: d.Version,
-		passwords: newPasswords(d.PasswordCost)}
+		passwordCost: d.PasswordCost}
 	s.doors = s.registerDoors()
 	if d.Commands != nil && d.Commands.Names != nil {
 		s.Names = d.Commands.Names

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,55 +17,6 @@ import (
 // page at a time, newest first, and no request looks at more than the
 // newest tenantScanMax inboxes, however many the tenant has; the count
 // is the tenant's entry's (projections.Tenant.Live).
-
-// tenantScanMax bounds the inboxes of a tenant one request looks at:
-// deeper pages and filters over more are refused, or say so.
-const tenantScanMax = 10_000
-
-// tenantInboxes calls visit with a tenant's inboxes, newest first, until
-// it returns false or an error, or tenantScanMax were visited.
-func (s *Server) tenantInboxes(ctx context.Context, tenant string, visit func(projections.TenantInbox) (bool, error)) error {
-	n := 0
-	var failed error
-	err := s.Views.TenantInboxes(ctx, tenant, func(in projections.TenantInbox) bool {
-		n++
-		more, err := visit(in)
-		failed = err
-		return more && err == nil && n < tenantScanMax
-	})
-	if failed != nil {
-		return failed
-	}
-	return err
-}
-
-// keyTenant returns the tenant asked about: the admin's ?tenant=<id>,
-// else the tenant of the request's key; a request without either has none
-// to ask about.
-func (s *Server) keyTenant(r *http.Request) (*projections.Tenant, error) {
-	c := family.CredentialFrom(r)
-	if id := r.URL.Query().Get("tenant"); id != "" {
-		if !c.IsAdmin() {
-			return nil, tempmail.Errorf(tempmail.Forbidden, "tenant= is the admin's: a key asks about its own tenant")
-		}
-		if !family.ValidID(id) {
-			return nil, family.AsNotFound(family.ErrNotFound, family.NotFoundA)
-		}
-		t, err := s.Views.Tenant(r.Context(), strings.ToLower(id))
-		return t, family.AsNotFound(err, family.NotFoundA)
-	}
-	if c.Key == nil {
-		if c.Admin {
-			return nil, tempmail.Errorf(tempmail.Invalid, "this is a tenant's: ask with one of its keys, or give tenant=<id>")
-		}
-		return nil, family.ErrNoCredentials
-	}
-	t, err := s.Views.Tenant(r.Context(), c.Key.TenantID)
-	if tempmail.KindOf(err) == tempmail.NotFound {
-		return nil, family.ErrBadKey // deleted while the request came
-	}
-	return t, err
-}
 
 // inboxesA answers GET /api/inboxes/: with email=, the admin's lookup
 // by address (inboxesByAddressA); without, the key's tenant's inboxes (or
@@ -87,7 +37,7 @@ func (s *Server) inboxesA(w http.ResponseWriter, r *http.Request) {
 // paged as every family A list is, filtered by address (a part of it,
 // in any case) and created_after.
 func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
-	t, err := s.keyTenant(r)
+	t, err := s.KeyTenant(r)
 	var q projections.Query
 	if err == nil {
 		q, err = family.ListQuery(r)
@@ -97,9 +47,9 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		address, after, err = inboxFilters(r)
 	}
-	if err == nil && q.Offset+q.Limit > tenantScanMax {
+	if err == nil && q.Offset+q.Limit > family.TenantScanMax {
 		err = tempmail.Errorf(tempmail.Invalid, "a tenant's inboxes are listed %d deep at most (offset plus limit): narrow the list with created_after",
-			tenantScanMax)
+			family.TenantScanMax)
 	}
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -109,7 +59,7 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 	filtered := address != "" || !after.IsZero()
 	matched := 0 // beyond the offset, counted for X-Total-Count when filtered
 	page := []inboxA{}
-	err = s.tenantInboxes(r.Context(), t.ID, func(ti projections.TenantInbox) (bool, error) {
+	err = s.TenantInboxes(r.Context(), t.ID, func(ti projections.TenantInbox) (bool, error) {
 		if !ti.CreatedAt.After(after) {
 			return false, nil // newest first: the rest are older still
 		}
@@ -141,7 +91,7 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 	}
 	total := t.Live
 	if filtered {
-		total = int64(matched) // among the newest tenantScanMax
+		total = int64(matched) // among the newest family.TenantScanMax
 	}
 	w.Header().Set("X-Total-Count", strconv.FormatInt(total, 10))
 	family.WritePage(w, len(page), func(i int) any { return page[i] })
@@ -181,7 +131,7 @@ type usageOf struct {
 // (its entry), its mail today and stored and its inboxes' subscriptions
 // (projections.Usage).
 func (s *Server) usageA(w http.ResponseWriter, r *http.Request) {
-	t, err := s.keyTenant(r)
+	t, err := s.KeyTenant(r)
 	var use projections.Usage
 	now := time.Now()
 	if err == nil {

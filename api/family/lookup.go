@@ -137,3 +137,20 @@ func (s *Kit) RawBytes(ctx context.Context, m *projections.Message) ([]byte, err
 	}
 	return b, nil
 }
+
+// OldestFirst calls visit for in's messages, joined, oldest first, until
+// it says it found what it looks for. It reads the whole list (the
+// per-inbox cap bounds it): the waits that count from the oldest look
+// again, whole, at each change of the inbox.
+func (s *Kit) OldestFirst(ctx context.Context, in *projections.Inbox, visit func(*projections.Summary) bool) error {
+	list, err := s.Views.Messages(ctx, in)
+	if err != nil {
+		return err
+	}
+	for i := len(list) - 1; i >= 0; i-- {
+		if visit(&list[i]) {
+			return nil
+		}
+	}
+	return nil
+}

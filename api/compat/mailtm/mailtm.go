@@ -1,4 +1,4 @@
-package api
+package mailtm
 
 import (
 	"crypto/subtle"
@@ -16,27 +16,7 @@ import (
 	"tempmail/projections"
 )
 
-// The MailTM family (compat.go; API.md "Coming from Mailosaur, MailSlurp
-// or mail.tm"): the mail.tm API under /compat/mailtm/, for its clients
-// pointed there by their base URL. An account is an inbox (family C's
-// names, domains and lifetime) with a password, stored as a slow salted
-// hash (compat_mailtm_accounts.go); its messages are the inbox's
-// (compat_mailtm_messages.go), and their changes are pushed as mail.tm's
-// Mercure hub pushes them (compat_mailtm_events.go); the shapes are in
-// dto_mailtm.go.
-//
-// The token POST /token gives is the inbox's own token, opaque to
-// clients as mail.tm's JWT is: every node finds it in the views (no
-// secret to share between nodes, none to rotate), and it ends with its
-// inbox, which a signed token would outlive. A tenant's key (Bearer
-// tm_...) and the API token work here too: they make accounts for their
-// tenant and reach its accounts and messages by id, as on the other
-// families; another tenant's are not found.
-//
-// Answers are JSON-LD (application/ld+json, hydra collections), the
-// original's default, or plain JSON (objects without @-members,
-// collections as arrays) for a client whose Accept asks for
-// application/json first.
+// The family's routes, who its requests come from, and its errors.
 
 // mailtmPrefix is where the family lives; the IRIs it gives (@id,
 // downloadUrl) begin with it, so that they resolve against the server.
@@ -46,7 +26,25 @@ const mailtmPrefix = family.CompatPrefix + "mailtm"
 // on mail.tm.
 const mailtmPageSize = 30
 
-func (s *Server) mailtmRoutes(r chi.Router) {
+// API is the family, over the Kit every family is given.
+type API struct {
+	*family.Kit
+	// passwords hashes and checks accounts' passwords (accounts.go).
+	passwords passwords
+}
+
+// New returns the family; passwordCost is the bcrypt cost of accounts'
+// passwords (0: bcrypt's default; tests lower it).
+func New(k *family.Kit, passwordCost int) *API {
+	return &API{Kit: k, passwords: newPasswords(passwordCost)}
+}
+
+// Door registers the family with the server (family.CompatDoor).
+func (s *API) Door() family.Door {
+	return family.CompatDoor("mailtm", writeMailTMError, s.mailtmCredential, s.mailtmRoutes)
+}
+
+func (s *API) mailtmRoutes(r chi.Router) {
 	r.Use(mailtmNegotiate)
 	r.Get("/domains", s.mailtmDomains)
 	r.Get("/domains/{id}", s.mailtmDomain)
@@ -62,13 +60,13 @@ func (s *Server) mailtmRoutes(r chi.Router) {
 	r.Get("/messages/{id}/download", s.mailtmDownload)
 	r.Get("/messages/{id}/attachment/{attachment}", s.mailtmAttachment)
 	r.Get("/sources/{id}", s.mailtmSource)
-	r.Get("/.well-known/mercure", s.mailtmEvents) // compat_mailtm_events.go
+	r.Get("/.well-known/mercure", s.mailtmEvents) // events.go
 }
 
 // mailtmCredential is who a request of the family comes from: a tenant's
 // key or the API token in Bearer; anything else in Bearer is an
 // account's token, which the handlers resolve (mailtmCallerOf).
-func (s *Server) mailtmCredential(r *http.Request) (family.Credential, error) {
+func (s *API) mailtmCredential(r *http.Request) (family.Credential, error) {
 	secret, ok := mailtmBearer(r)
 	switch {
 	case !ok:
@@ -109,7 +107,7 @@ type mailtmCaller struct {
 // mailtmCallerOf resolves r's caller: a key or the API token as
 // authenticate found it, or else the account whose token Bearer holds;
 // none is 401.
-func (s *Server) mailtmCallerOf(r *http.Request) (mailtmCaller, error) {
+func (s *API) mailtmCallerOf(r *http.Request) (mailtmCaller, error) {
 	c := family.CredentialFrom(r)
 	if c.Admin || c.Key != nil {
 		return mailtmCaller{c: c}, nil
@@ -157,7 +155,7 @@ func (m mailtmCaller) may(write bool) error {
 // mailtmSelf is the account the request's own token names, for the paths
 // that have no id (GET /me, GET /messages): a key or the API token names
 // no account there.
-func (s *Server) mailtmSelf(r *http.Request) (*projections.Inbox, error) {
+func (s *API) mailtmSelf(r *http.Request) (*projections.Inbox, error) {
 	m, err := s.mailtmCallerOf(r)
 	if err != nil {
 		return nil, err

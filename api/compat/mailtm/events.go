@@ -1,4 +1,4 @@
-package api
+package mailtm
 
 import (
 	"net/http"
@@ -9,7 +9,7 @@ import (
 	"tempmail/projections"
 )
 
-// The MailTM family's event source (compat_mailtm.go): mail.tm pushes an
+// The MailTM family's event source (mailtm.go): mail.tm pushes an
 // account's changes through a Mercure hub, at a URL of its own, which
 // clients subscribe to with ?topic=/accounts/{id} and the account's token
 // in Bearer. Here the hub is /compat/mailtm/.well-known/mercure, and its
@@ -24,7 +24,7 @@ func renderMailTM(in *projections.Inbox, m *projections.Summary) any {
 	return toMailTMSummary(in, m, true)
 }
 
-func (s *Server) mailtmEvents(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmEvents(w http.ResponseWriter, r *http.Request) {
 	m, err := s.mailtmCallerOf(r)
 	if err == nil {
 		err = m.may(false)

@@ -1,4 +1,4 @@
-package api
+package mailtm
 
 import (
 	"net/http"
@@ -12,7 +12,7 @@ import (
 	"tempmail/projections"
 )
 
-// The MailTM family's messages and their sources (compat_mailtm.go): an
+// The MailTM family's messages and their sources (mailtm.go): an
 // account's own, by its token; a tenant's key or the API token reach
 // them by id (but list no account's: GET /messages is the account's).
 
@@ -68,7 +68,7 @@ func writeMailTMCollection(w http.ResponseWriter, on bool, typ, path string, tot
 
 // mailtmMessages lists the account's messages, newest first, a page of
 // mailtmPageSize at a time.
-func (s *Server) mailtmMessages(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmMessages(w http.ResponseWriter, r *http.Request) {
 	in, err := s.mailtmSelf(r)
 	page := 1
 	if err == nil {
@@ -89,7 +89,7 @@ func (s *Server) mailtmMessages(w http.ResponseWriter, r *http.Request) {
 
 // mailtmMessageOf resolves {id} to a message the caller may reach (write:
 // as mailtmCaller.may), and its account; on failure it has answered.
-func (s *Server) mailtmMessageOf(w http.ResponseWriter, r *http.Request, write bool) (*projections.Message, *projections.Inbox, bool) {
+func (s *API) mailtmMessageOf(w http.ResponseWriter, r *http.Request, write bool) (*projections.Message, *projections.Inbox, bool) {
 	m, err := s.mailtmCallerOf(r)
 	if err == nil {
 		err = m.may(write)
@@ -109,7 +109,7 @@ func (s *Server) mailtmMessageOf(w http.ResponseWriter, r *http.Request, write b
 	return msg, in, true
 }
 
-func (s *Server) mailtmMessage(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmMessage(w http.ResponseWriter, r *http.Request) {
 	m, in, ok := s.mailtmMessageOf(w, r, false)
 	if !ok {
 		return
@@ -120,7 +120,7 @@ func (s *Server) mailtmMessage(w http.ResponseWriter, r *http.Request) {
 // mailtmMarkSeen is PATCH /messages/{id} {"seen": true}: a message once
 // seen stays seen here (this server keeps no unread mark), so seen false
 // is refused for a message already seen.
-func (s *Server) mailtmMarkSeen(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmMarkSeen(w http.ResponseWriter, r *http.Request) {
 	m, in, ok := s.mailtmMessageOf(w, r, false)
 	if !ok {
 		return
@@ -147,7 +147,7 @@ func (s *Server) mailtmMarkSeen(w http.ResponseWriter, r *http.Request) {
 	family.WriteJSON(w, http.StatusOK, toMailTMMessage(in, m, jsonLD(w)))
 }
 
-func (s *Server) mailtmDeleteMessage(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmDeleteMessage(w http.ResponseWriter, r *http.Request) {
 	m, _, ok := s.mailtmMessageOf(w, r, true)
 	if !ok {
 		return
@@ -160,7 +160,7 @@ func (s *Server) mailtmDeleteMessage(w http.ResponseWriter, r *http.Request) {
 }
 
 // mailtmDownload is a message's downloadUrl: its source, as a file.
-func (s *Server) mailtmDownload(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmDownload(w http.ResponseWriter, r *http.Request) {
 	m, _, ok := s.mailtmMessageOf(w, r, false)
 	if !ok {
 		return
@@ -170,7 +170,7 @@ func (s *Server) mailtmDownload(w http.ResponseWriter, r *http.Request) {
 
 // mailtmAttachment is an attachment's downloadUrl: ATTACH and its place
 // among the message's attachments, from 1.
-func (s *Server) mailtmAttachment(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmAttachment(w http.ResponseWriter, r *http.Request) {
 	m, _, ok := s.mailtmMessageOf(w, r, false)
 	if !ok {
 		return
@@ -186,7 +186,7 @@ func (s *Server) mailtmAttachment(w http.ResponseWriter, r *http.Request) {
 
 // mailtmSource is GET /sources/{id}: a message's source in JSON, for the
 // clients that read it so; downloadUrl gives it as a file.
-func (s *Server) mailtmSource(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmSource(w http.ResponseWriter, r *http.Request) {
 	m, _, ok := s.mailtmMessageOf(w, r, false)
 	if !ok {
 		return

@@ -1,4 +1,4 @@
-package api
+package mailtm
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"tempmail/wire"
 )
 
-// The MailTM family's shapes (compat_mailtm.go), with mail.tm's field
+// The MailTM family's shapes (mailtm.go), with mail.tm's field
 // names. In JSON-LD each object carries its IRI (@id) and type (@type),
 // and a top-level one its @context; in plain JSON those are left out.
 

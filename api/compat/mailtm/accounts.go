@@ -1,4 +1,4 @@
-package api
+package mailtm
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 	"tempmail/projections"
 )
 
-// The MailTM family's domains, accounts and tokens (compat_mailtm.go).
+// The MailTM family's domains, accounts and tokens (mailtm.go).
 //
 // A password is kept as bcrypt's hash of its SHA-256 (bcrypt reads 72
 // bytes at most; the digest, in base64, is 44 and keeps every byte of a
@@ -116,7 +116,7 @@ func (p passwords) match(ctx context.Context, hash, password string) (bool, erro
 }
 
 // mailtmDomains lists the domains accounts may be made on: all on page 1.
-func (s *Server) mailtmDomains(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmDomains(w http.ResponseWriter, r *http.Request) {
 	page, err := mailtmPage(r)
 	var list []projections.Domain
 	if err == nil {
@@ -138,7 +138,7 @@ func (s *Server) mailtmDomains(w http.ResponseWriter, r *http.Request) {
 	writeMailTMCollection(w, on, "Domain", "/domains", total, page, len(out), func(i int) any { return out[i] })
 }
 
-func (s *Server) mailtmDomain(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmDomain(w http.ResponseWriter, r *http.Request) {
 	id, err := strconv.Atoi(chi.URLParam(r, "id"))
 	var d projections.Domain
 	if err != nil || id < 1 || len(chi.URLParam(r, "id")) > 9 {
@@ -184,7 +184,7 @@ func (b mailtmCredentials) read() (address, password string, problems []mailtmVi
 	return address, password, problems
 }
 
-func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 	if c := family.CredentialFrom(r); c.Key != nil {
 		if err := (mailtmCaller{c: c}).may(true); err != nil {
 			family.WriteError(w, r, s.Log, err)
@@ -241,11 +241,11 @@ func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 
 // mailtmQuota is the most an account may hold: as many messages as an
 // inbox keeps, each of the largest size taken; 0 when either is unbounded.
-func (s *Server) mailtmQuota() int64 {
+func (s *API) mailtmQuota() int64 {
 	return s.Config.MaxMessageBytes * int64(s.Config.MaxMessagesPerInbox)
 }
 
-func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmToken(w http.ResponseWriter, r *http.Request) {
 	var body mailtmCredentials
 	if err := family.DecodeBody(r, &body); err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -280,7 +280,7 @@ func (s *Server) mailtmToken(w http.ResponseWriter, r *http.Request) {
 	family.WriteJSON(w, http.StatusOK, mailtmToken{ID: in.ID, Token: in.Token})
 }
 
-func (s *Server) mailtmMe(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmMe(w http.ResponseWriter, r *http.Request) {
 	in, err := s.mailtmSelf(r)
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -292,7 +292,7 @@ func (s *Server) mailtmMe(w http.ResponseWriter, r *http.Request) {
 // mailtmAccountOf resolves {id} to an account the caller may reach, with
 // write telling what it asks (mailtmCaller.may); on failure it has
 // answered.
-func (s *Server) mailtmAccountOf(w http.ResponseWriter, r *http.Request, write bool) (*projections.Inbox, bool) {
+func (s *API) mailtmAccountOf(w http.ResponseWriter, r *http.Request, write bool) (*projections.Inbox, bool) {
 	m, err := s.mailtmCallerOf(r)
 	if err == nil {
 		err = m.may(write)
@@ -311,7 +311,7 @@ func (s *Server) mailtmAccountOf(w http.ResponseWriter, r *http.Request, write b
 	return in, true
 }
 
-func (s *Server) mailtmGetAccount(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmGetAccount(w http.ResponseWriter, r *http.Request) {
 	in, ok := s.mailtmAccountOf(w, r, false)
 	if !ok {
 		return
@@ -319,7 +319,7 @@ func (s *Server) mailtmGetAccount(w http.ResponseWriter, r *http.Request) {
 	family.WriteJSON(w, http.StatusOK, toMailTMAccount(in, s.mailtmQuota(), jsonLD(w)))
 }
 
-func (s *Server) mailtmDeleteAccount(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailtmDeleteAccount(w http.ResponseWriter, r *http.Request) {
 	in, ok := s.mailtmAccountOf(w, r, true)
 	if !ok {
 		return
