@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"tempmail/api/compat/mailosaur"
+	"tempmail/api/compat/mailslurp"
 	"tempmail/api/compat/mailtm"
 	"tempmail/api/family"
 )
@@ -37,8 +39,8 @@ func (s *Server) registerDoors() []family.Door {
 				family.WriteJSON(w, status, map[string]any{"success": false, "error": msg})
 			}},
 		{Name: "C", Paths: []string{"/inboxes", "/address/"}, Body: plain, NotFound: "Not found"},
-		family.CompatDoor("mailosaur", writeMailosaurError, s.mailosaurCredential, s.mailosaurRoutes),
-		family.CompatDoor("mailslurp", writeMailSlurpError, s.mailslurpCredential, s.mailslurpRoutes),
+		mailosaur.New(s.Kit).Door(),
+		mailslurp.New(s.Kit).Door(),
 		mailtm.New(s.Kit, s.passwordCost).Door(),
 	}
 }

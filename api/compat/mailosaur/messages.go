@@ -1,4 +1,4 @@
-package api
+package mailosaur
 
 import (
 	"cmp"
@@ -15,7 +15,7 @@ import (
 	"tempmail/projections"
 )
 
-// Mailosaur messages (compat_mailosaur.go): a server's messages are those
+// Mailosaur messages (mailosaur.go): a server's messages are those
 // of the inboxes on its domain, listed and searched newest first across
 // them, read, and deleted one by one or all at once. The SDK waits for a
 // message by searching again after the delays X-Ms-Delay gives, so a
@@ -51,7 +51,7 @@ type mailosaurListing struct {
 
 // mailosaurListParams reads server, page, itemsPerPage, receivedAfter and
 // dir.
-func (s *Server) mailosaurListParams(r *http.Request) (mailosaurListing, error) {
+func (s *API) mailosaurListParams(r *http.Request) (mailosaurListing, error) {
 	q := r.URL.Query()
 	out := mailosaurListing{perPage: mailosaurDefaultItems}
 	var err error
@@ -110,7 +110,7 @@ type mailosaurFound struct {
 // mailosaurSearched are the inboxes a search looks in: the one inbox a
 // search for ALL of its criteria names by its address on the server, or
 // the server's inboxes.
-func (s *Server) mailosaurSearched(r *http.Request, l mailosaurListing, crit mailosaurCriteria, all bool) ([]*projections.Inbox, error) {
+func (s *API) mailosaurSearched(r *http.Request, l mailosaurListing, crit mailosaurCriteria, all bool) ([]*projections.Inbox, error) {
 	_, domain := tempmail.SplitAddress(crit.SentTo)
 	if !all || !strings.EqualFold(domain, l.server.Name) {
 		return s.mailosaurServerInboxes(r, l.server, mailosaurMaxInboxes)
@@ -132,7 +132,7 @@ func (s *Server) mailosaurSearched(r *http.Request, l mailosaurListing, crit mai
 // newest mailosaurPerInbox of each of its newest mailosaurMaxInboxes
 // inboxes. A search for one address on the server (sentTo, matching all)
 // looks at its inbox alone.
-func (s *Server) mailosaurFind(r *http.Request, l mailosaurListing, crit mailosaurCriteria, all bool) ([]mailosaurFound, error) {
+func (s *API) mailosaurFind(r *http.Request, l mailosaurListing, crit mailosaurCriteria, all bool) ([]mailosaurFound, error) {
 	ctx := r.Context()
 	inboxes, err := s.mailosaurSearched(r, l, crit, all)
 	if err != nil {
@@ -211,7 +211,7 @@ func containsFold(s, sub string) bool {
 }
 
 // mailosaurPage answers the page l asks of found.
-func (s *Server) mailosaurPage(w http.ResponseWriter, l mailosaurListing, found []mailosaurFound) {
+func (s *API) mailosaurPage(w http.ResponseWriter, l mailosaurListing, found []mailosaurFound) {
 	out := mailosaurSummaries{Items: []mailosaurSummary{}}
 	for i := l.page * l.perPage; i < len(found) && len(out.Items) < l.perPage; i++ {
 		out.Items = append(out.Items, s.mailosaurSummaryOut(&found[i].sum, found[i].in.Address))
@@ -220,7 +220,7 @@ func (s *Server) mailosaurPage(w http.ResponseWriter, l mailosaurListing, found 
 	family.WriteJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) mailosaurMessages(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailosaurMessages(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, false)
 	var l mailosaurListing
 	if err == nil {
@@ -237,7 +237,7 @@ func (s *Server) mailosaurMessages(w http.ResponseWriter, r *http.Request) {
 	s.mailosaurPage(w, l, found)
 }
 
-func (s *Server) mailosaurSearch(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailosaurSearch(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, false)
 	var l mailosaurListing
 	if err == nil {
@@ -264,7 +264,7 @@ func (s *Server) mailosaurSearch(w http.ResponseWriter, r *http.Request) {
 
 // mailosaurDeleteMessages deletes all of a server's messages: its
 // inboxes, which the next mail to their addresses makes again.
-func (s *Server) mailosaurDeleteMessages(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailosaurDeleteMessages(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, true)
 	var d projections.Domain
 	if err == nil {
@@ -287,12 +287,12 @@ func (s *Server) mailosaurDeleteMessages(w http.ResponseWriter, r *http.Request)
 
 // mailosaurLookup finds the message of the path's {id}: one of the key's
 // tenant's inboxes (MessageByID shows no other).
-func (s *Server) mailosaurLookup(r *http.Request) (*projections.Message, error) {
+func (s *API) mailosaurLookup(r *http.Request) (*projections.Message, error) {
 	m, _, err := s.MessageByID(r.Context(), chi.URLParam(r, "id"))
 	return m, family.AsNotFound(err, "message not found")
 }
 
-func (s *Server) mailosaurMessage(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailosaurMessage(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, false)
 	var m *projections.Message
 	if err == nil {
@@ -305,7 +305,7 @@ func (s *Server) mailosaurMessage(w http.ResponseWriter, r *http.Request) {
 	family.WriteJSON(w, http.StatusOK, s.mailosaurMessageOut(m))
 }
 
-func (s *Server) mailosaurDeleteMessage(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailosaurDeleteMessage(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, true)
 	var m *projections.Message
 	if err == nil {

@@ -1,4 +1,4 @@
-package api
+package mailosaur
 
 import (
 	"crypto/rand"
@@ -17,7 +17,7 @@ import (
 	"tempmail/projections"
 )
 
-// Mailosaur servers (compat_mailosaur.go): each is a private catch-all
+// Mailosaur servers (mailosaur.go): each is a private catch-all
 // domain of the key's tenant, <id>.<first --domains domain>, added with
 // its name as the domain's label. Its id is the domain's first label,
 // 8 characters, as the SDK's messages.get insists; generateEmailAddress
@@ -53,11 +53,11 @@ type mailosaurServerBody struct {
 }
 
 // mailosaurDomainSuffix is what follows a server's id in its domain.
-func (s *Server) mailosaurDomainSuffix() string { return "." + s.Config.Domains[0] }
+func (s *API) mailosaurDomainSuffix() string { return "." + s.Config.Domains[0] }
 
 // mailosaurServerID is d's server id, or "" when d is no server of
 // tenant: one of its catch-all domains named <id>.<first domain>.
-func (s *Server) mailosaurServerID(d projections.Domain, tenant string) string {
+func (s *API) mailosaurServerID(d projections.Domain, tenant string) string {
 	id, ok := strings.CutSuffix(d.Name, s.mailosaurDomainSuffix())
 	if !ok || !d.Active || !d.CatchAll || tenant == "" || d.TenantID != tenant || !validServerID(id) {
 		return ""
@@ -74,7 +74,7 @@ func validServerID(id string) bool {
 
 // mailosaurServerDomains are the key's tenant's servers, in the order
 // they were made.
-func (s *Server) mailosaurServerDomains(r *http.Request) ([]projections.Domain, error) {
+func (s *API) mailosaurServerDomains(r *http.Request) ([]projections.Domain, error) {
 	owner := family.CredentialFrom(r).Owner()
 	if owner == "" {
 		return nil, nil
@@ -96,7 +96,7 @@ var errServerNotFound = tempmail.Errorf(tempmail.NotFound, "server not found")
 
 // mailosaurServerDomain is the key's tenant's server of id: another
 // tenant's is not found, as one that does not exist.
-func (s *Server) mailosaurServerDomain(r *http.Request, id string) (projections.Domain, error) {
+func (s *API) mailosaurServerDomain(r *http.Request, id string) (projections.Domain, error) {
 	id = strings.ToLower(id)
 	if !validServerID(id) {
 		return projections.Domain{}, errServerNotFound
@@ -115,7 +115,7 @@ func (s *Server) mailosaurServerDomain(r *http.Request, id string) (projections.
 // mailosaurServerInboxes are the live inboxes on server domain d, newest
 // first, at most max of them (0: all), among the newest of its tenant's
 // inboxes (tenantScanMax).
-func (s *Server) mailosaurServerInboxes(r *http.Request, d projections.Domain, max int) ([]*projections.Inbox, error) {
+func (s *API) mailosaurServerInboxes(r *http.Request, d projections.Domain, max int) ([]*projections.Inbox, error) {
 	now := time.Now()
 	var out []*projections.Inbox
 	err := s.TenantInboxes(r.Context(), d.TenantID, func(ti projections.TenantInbox) (bool, error) {
@@ -137,7 +137,7 @@ func (s *Server) mailosaurServerInboxes(r *http.Request, d projections.Domain, m
 
 // mailosaurServerOut is d as the SDK reads a server: with the messages of
 // its inboxes counted.
-func (s *Server) mailosaurServerOut(r *http.Request, d projections.Domain) (mailosaurServer, error) {
+func (s *API) mailosaurServerOut(r *http.Request, d projections.Domain) (mailosaurServer, error) {
 	out := mailosaurServer{ID: strings.TrimSuffix(d.Name, s.mailosaurDomainSuffix()), Name: d.Label, Users: []string{}}
 	inboxes, err := s.mailosaurServerInboxes(r, d, mailosaurMaxInboxes)
 	for _, in := range inboxes {
@@ -146,7 +146,7 @@ func (s *Server) mailosaurServerOut(r *http.Request, d projections.Domain) (mail
 	return out, err
 }
 
-func (s *Server) mailosaurServers(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailosaurServers(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, false)
 	var list []projections.Domain
 	if err == nil {
@@ -186,7 +186,7 @@ func newServerID() string {
 	return strings.ToLower(rand.Text()[:mailosaurIDLen]) // base32: A-Z and 2-7
 }
 
-func (s *Server) mailosaurCreateServer(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailosaurCreateServer(w http.ResponseWriter, r *http.Request) {
 	var body mailosaurServerBody
 	err := mailosaurMay(r, true)
 	if err == nil {
@@ -217,7 +217,7 @@ func (s *Server) mailosaurCreateServer(w http.ResponseWriter, r *http.Request) {
 	s.answerServer(w, r, d, err)
 }
 
-func (s *Server) mailosaurServer(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailosaurServer(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, false)
 	var d projections.Domain
 	if err == nil {
@@ -228,7 +228,7 @@ func (s *Server) mailosaurServer(w http.ResponseWriter, r *http.Request) {
 
 // answerServer answers with server d, or with err when there is one: the
 // end of every handler that answers with a server.
-func (s *Server) answerServer(w http.ResponseWriter, r *http.Request, d projections.Domain, err error) {
+func (s *API) answerServer(w http.ResponseWriter, r *http.Request, d projections.Domain, err error) {
 	var out mailosaurServer
 	if err == nil {
 		out, err = s.mailosaurServerOut(r, d)
@@ -241,7 +241,7 @@ func (s *Server) answerServer(w http.ResponseWriter, r *http.Request, d projecti
 }
 
 // mailosaurUpdateServer renames a server: its name is all that changes.
-func (s *Server) mailosaurUpdateServer(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailosaurUpdateServer(w http.ResponseWriter, r *http.Request) {
 	var body mailosaurServerBody
 	err := mailosaurMay(r, true)
 	var d projections.Domain
@@ -264,7 +264,7 @@ func (s *Server) mailosaurUpdateServer(w http.ResponseWriter, r *http.Request) {
 
 // mailosaurDeleteServer removes the server's domain (mail to it is
 // refused from then on), then its inboxes and their mail.
-func (s *Server) mailosaurDeleteServer(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailosaurDeleteServer(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, true)
 	var d projections.Domain
 	if err == nil {
@@ -285,7 +285,7 @@ func (s *Server) mailosaurDeleteServer(w http.ResponseWriter, r *http.Request) {
 
 // mailosaurEndInboxes deletes every live inbox on server domain d; one
 // that ended meanwhile is skipped.
-func (s *Server) mailosaurEndInboxes(r *http.Request, d projections.Domain) error {
+func (s *API) mailosaurEndInboxes(r *http.Request, d projections.Domain) error {
 	inboxes, err := s.mailosaurServerInboxes(r, d, 0)
 	if err != nil {
 		return err

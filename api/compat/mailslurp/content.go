@@ -1,4 +1,4 @@
-package api
+package mailslurp
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 	"tempmail/mail"
 )
 
-// What the MailSlurp family's SDK finds in an email (compat_mailslurp.go):
+// What the MailSlurp family's SDK finds in an email (mailslurp.go):
 // codes (with CodesIn, search.go), content matching a pattern, text lines,
 // links, attachments.
 
@@ -86,7 +86,7 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 // mailslurpEmailCodes finds codes in an email (POST
 // /emails/{emailId}/codes): with each pattern, in its subject, then its
 // text (CodesIn, as .../otp/ finds them).
-func (s *Server) mailslurpEmailCodes(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpEmailCodes(w http.ResponseWriter, r *http.Request) {
 	var opts mailslurpCodeOptions
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err == nil {
@@ -130,7 +130,7 @@ func (s *Server) mailslurpEmailCodes(w http.ResponseWriter, r *http.Request) {
 // mailslurpContentMatch matches a pattern against an email's text (its
 // HTML when the text has no match): POST /emails/{emailId}/contentMatch.
 // matches is the whole match, then its groups; [] for none.
-func (s *Server) mailslurpContentMatch(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpContentMatch(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Pattern string `json:"pattern"`
 	}
@@ -158,7 +158,7 @@ func (s *Server) mailslurpContentMatch(w http.ResponseWriter, r *http.Request) {
 
 // mailslurpTextLines is an email's text by lines, blank lines left out:
 // GET /emails/{emailId}/textLines.
-func (s *Server) mailslurpTextLines(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpTextLines(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -174,7 +174,7 @@ func (s *Server) mailslurpTextLines(w http.ResponseWriter, r *http.Request) {
 }
 
 // mailslurpLinks is an email's links: GET /emails/{emailId}/links.
-func (s *Server) mailslurpLinks(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpLinks(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -190,7 +190,7 @@ func (s *Server) mailslurpLinks(w http.ResponseWriter, r *http.Request) {
 
 // mailslurpAttachments is what an email's attachments are: GET
 // /emails/{emailId}/attachments.
-func (s *Server) mailslurpAttachments(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpAttachments(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -205,7 +205,7 @@ func (s *Server) mailslurpAttachments(w http.ResponseWriter, r *http.Request) {
 
 // mailslurpDownloadAttachment answers an attachment's bytes: GET
 // /emails/{emailId}/attachments/{attachmentId}.
-func (s *Server) mailslurpDownloadAttachment(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpDownloadAttachment(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)

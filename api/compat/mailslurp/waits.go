@@ -1,4 +1,4 @@
-package api
+package mailslurp
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"tempmail/projections"
 )
 
-// The MailSlurp family's waits (compat_mailslurp.go): waitForLatestEmail,
+// The MailSlurp family's waits (mailslurp.go): waitForLatestEmail,
 // waitForNthEmail, waitForMatchingFirstEmail, waitForEmailCount and
 // waitForMatchingEmails. A wait is a held request (hold, waiting.go), for
 // at most the client's timeout and mailslurpMaxWait; nothing found is 408,
@@ -23,7 +23,7 @@ import (
 
 // mailslurpWait reads what every wait is asked: the inbox, the timeout
 // and which messages count. On failure it has answered.
-func (s *Server) mailslurpWait(w http.ResponseWriter, r *http.Request) (*projections.Inbox, mailslurpWaitRequest, bool) {
+func (s *API) mailslurpWait(w http.ResponseWriter, r *http.Request) (*projections.Inbox, mailslurpWaitRequest, bool) {
 	var q mailslurpWaitRequest
 	err := mailslurpMay(r, false)
 	if err == nil {
@@ -54,7 +54,7 @@ func timedOutMsg(in *projections.Inbox, what string, q mailslurpWaitRequest) str
 		q.wait.Milliseconds())
 }
 
-func (s *Server) mailslurpWaitForLatest(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpWaitForLatest(w http.ResponseWriter, r *http.Request) {
 	in, q, ok := s.mailslurpWait(w, r)
 	if !ok {
 		return
@@ -64,7 +64,7 @@ func (s *Server) mailslurpWaitForLatest(w http.ResponseWriter, r *http.Request) 
 }
 
 // latestMailSlurp finds the newest message q looks for.
-func (s *Server) latestMailSlurp(inboxID string, q mailslurpWhich) family.Finder {
+func (s *API) latestMailSlurp(inboxID string, q mailslurpWhich) family.Finder {
 	var sc family.Scan
 	return func(ctx context.Context) (any, bool, error) {
 		in, err := family.LiveInbox(s.Views.Inbox(ctx, inboxID))
@@ -95,7 +95,7 @@ func (s *Server) latestMailSlurp(inboxID string, q mailslurpWhich) family.Finder
 
 // foundMessage reads the message a finder found; one deleted a moment
 // ago is none (the next change tells).
-func (s *Server) foundMessage(ctx context.Context, in *projections.Inbox, id string) (any, bool, error) {
+func (s *API) foundMessage(ctx context.Context, in *projections.Inbox, id string) (any, bool, error) {
 	m, err := s.Views.MessageIn(ctx, in, id)
 	if tempmail.KindOf(err) == tempmail.NotFound {
 		return nil, false, nil
@@ -106,7 +106,7 @@ func (s *Server) foundMessage(ctx context.Context, in *projections.Inbox, id str
 	return m, true, nil
 }
 
-func (s *Server) mailslurpWaitForNth(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpWaitForNth(w http.ResponseWriter, r *http.Request) {
 	in, q, ok := s.mailslurpWait(w, r)
 	if !ok {
 		return
@@ -123,7 +123,7 @@ func (s *Server) mailslurpWaitForNth(w http.ResponseWriter, r *http.Request) {
 
 // nthMailSlurp finds the index-th message (from 0, oldest first) of those
 // q looks for.
-func (s *Server) nthMailSlurp(inboxID string, index int, q mailslurpWhich) family.Finder {
+func (s *API) nthMailSlurp(inboxID string, index int, q mailslurpWhich) family.Finder {
 	return func(ctx context.Context) (any, bool, error) {
 		in, err := family.LiveInbox(s.Views.Inbox(ctx, inboxID))
 		if err != nil {
@@ -235,7 +235,7 @@ func matches(opts []mailslurpMatchOption, m *projections.Summary, address string
 	return true
 }
 
-func (s *Server) mailslurpWaitForMatchingFirst(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpWaitForMatchingFirst(w http.ResponseWriter, r *http.Request) {
 	in, q, ok := s.mailslurpWait(w, r)
 	if !ok {
 		return
@@ -250,7 +250,7 @@ func (s *Server) mailslurpWaitForMatchingFirst(w http.ResponseWriter, r *http.Re
 }
 
 // matchingMailSlurp finds the oldest message q looks for that passes opts.
-func (s *Server) matchingMailSlurp(inboxID string, opts []mailslurpMatchOption, q mailslurpWhich) family.Finder {
+func (s *API) matchingMailSlurp(inboxID string, opts []mailslurpMatchOption, q mailslurpWhich) family.Finder {
 	return func(ctx context.Context) (any, bool, error) {
 		in, err := family.LiveInbox(s.Views.Inbox(ctx, inboxID))
 		if err != nil {
@@ -270,11 +270,11 @@ func (s *Server) matchingMailSlurp(inboxID string, opts []mailslurpMatchOption, 
 	}
 }
 
-func (s *Server) mailslurpWaitForCount(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpWaitForCount(w http.ResponseWriter, r *http.Request) {
 	s.mailslurpWaitForMany(w, r, nil)
 }
 
-func (s *Server) mailslurpWaitForMatching(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpWaitForMatching(w http.ResponseWriter, r *http.Request) {
 	opts, err := readMatchOptions(r)
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -286,7 +286,7 @@ func (s *Server) mailslurpWaitForMatching(w http.ResponseWriter, r *http.Request
 // mailslurpWaitForMany answers waitForEmailCount and waitForMatchingEmails:
 // the oldest count messages q looks for that pass opts (none: every one),
 // once there are that many, as previews; none is marked read.
-func (s *Server) mailslurpWaitForMany(w http.ResponseWriter, r *http.Request, opts []mailslurpMatchOption) {
+func (s *API) mailslurpWaitForMany(w http.ResponseWriter, r *http.Request, opts []mailslurpMatchOption) {
 	in, q, ok := s.mailslurpWait(w, r)
 	if !ok {
 		return

@@ -1,4 +1,4 @@
-package api
+package mailosaur
 
 import (
 	"regexp"
@@ -14,7 +14,7 @@ import (
 	"tempmail/wire"
 )
 
-// The Mailosaur family's shapes (compat_mailosaur.go): messages as the
+// The Mailosaur family's shapes (mailosaur.go): messages as the
 // SDK's models read them (MessageSummary, Message, MessageContent, Link,
 // Code, Attachment, Metadata). A message is always an email; spam
 // analysis and the rest of Mailosaur's analyses are absent.
@@ -103,7 +103,7 @@ func mailosaurAddresses(list []string) []mailosaurAddress {
 
 // serverOf is the server id of an inbox's address: its domain's first
 // label when the domain is <id>.<first domain>, else "".
-func (s *Server) serverOf(address string) string {
+func (s *API) serverOf(address string) string {
 	_, domain := tempmail.SplitAddress(address)
 	if id, ok := strings.CutSuffix(domain, s.mailosaurDomainSuffix()); ok && validServerID(id) {
 		return id
@@ -111,14 +111,14 @@ func (s *Server) serverOf(address string) string {
 	return ""
 }
 
-func (s *Server) mailosaurSummaryOut(sum *projections.Summary, address string) mailosaurSummary {
+func (s *API) mailosaurSummaryOut(sum *projections.Summary, address string) mailosaurSummary {
 	head := mailosaurHead{ID: sum.ID, Type: "Email", Server: s.serverOf(address),
 		From: []mailosaurAddress{{Name: sum.FromName, Email: sum.From}}, To: mailosaurAddresses(sum.To),
 		Cc: mailosaurAddresses(sum.Cc), Bcc: []mailosaurAddress{}, Received: wire.At(sum.ReceivedAt), Subject: sum.Subject}
 	return mailosaurSummary{mailosaurHead: head, Summary: sum.Preview, Attachments: len(sum.Attachments)}
 }
 
-func (s *Server) mailosaurMessageOut(m *projections.Message) mailosaurMessage {
+func (s *API) mailosaurMessageOut(m *projections.Message) mailosaurMessage {
 	head := mailosaurHead{ID: m.ID, Type: "Email", Server: s.serverOf(m.Address),
 		From: []mailosaurAddress{{Name: m.FromName, Email: m.From}}, To: mailosaurAddresses(m.To),
 		Cc: mailosaurAddresses(m.Cc), Bcc: []mailosaurAddress{}, Received: wire.At(m.ReceivedAt), Subject: m.Subject}

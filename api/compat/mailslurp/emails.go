@@ -1,4 +1,4 @@
-package api
+package mailslurp
 
 import (
 	"context"
@@ -14,15 +14,15 @@ import (
 	"tempmail/projections"
 )
 
-// The MailSlurp family's emails (compat_mailslurp.go): an inbox's emails,
+// The MailSlurp family's emails (mailslurp.go): an inbox's emails,
 // an email whole, deleted. An email answered whole is marked read, as
 // MailSlurp does; what the SDK finds in one is in
-// compat_mailslurp_content.go, the waits in compat_mailslurp_waits.go.
+// content.go, the waits in waits.go.
 
 // answerEmail marks a found message read and answers it whole; a HEAD,
 // which answers with GET's headers alone, changes nothing (RFC 9110 §9.3.2:
 // safe).
-func (s *Server) answerEmail(w http.ResponseWriter, r *http.Request, in *projections.Inbox, m *projections.Message) {
+func (s *API) answerEmail(w http.ResponseWriter, r *http.Request, in *projections.Inbox, m *projections.Message) {
 	if !m.IsRead && r.Method != http.MethodHead {
 		read, err := s.Commands.MarkRead(r.Context(), m)
 		switch {
@@ -40,7 +40,7 @@ func (s *Server) answerEmail(w http.ResponseWriter, r *http.Request, in *project
 // /inboxes/{inboxId}/emails), oldest first unless sort=DESC, at most
 // limit or size (default 100, at most 200). With minCount, the request is
 // held until the inbox holds that many, for at most retryTimeout.
-func (s *Server) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
 	in, err := s.mailslurpInboxOf(r, false)
 	var q mailslurpWhich
 	if err == nil {
@@ -103,7 +103,7 @@ func (s *Server) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
 }
 
 // mailslurpEmailOf finds the email of the path's {emailId}, and its inbox.
-func (s *Server) mailslurpEmailOf(r *http.Request, write bool) (*projections.Message, *projections.Inbox, error) {
+func (s *API) mailslurpEmailOf(r *http.Request, write bool) (*projections.Message, *projections.Inbox, error) {
 	if err := mailslurpMay(r, write); err != nil {
 		return nil, nil, err
 	}
@@ -112,7 +112,7 @@ func (s *Server) mailslurpEmailOf(r *http.Request, write bool) (*projections.Mes
 	return m, in, family.AsNotFound(err, "Email not found: "+tempmail.Excerpt(id, 64))
 }
 
-func (s *Server) mailslurpGetEmail(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpGetEmail(w http.ResponseWriter, r *http.Request) {
 	m, in, err := s.mailslurpEmailOf(r, false)
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -121,7 +121,7 @@ func (s *Server) mailslurpGetEmail(w http.ResponseWriter, r *http.Request) {
 	s.answerEmail(w, r, in, m)
 }
 
-func (s *Server) mailslurpDeleteEmail(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpDeleteEmail(w http.ResponseWriter, r *http.Request) {
 	m, _, err := s.mailslurpEmailOf(r, true)
 	if err == nil {
 		err = family.AsNotFound(s.Commands.DeleteMessage(r.Context(), m), "Email not found")

@@ -1,4 +1,4 @@
-package api
+package mailslurp
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 	"tempmail/projections"
 )
 
-// The MailSlurp family's inboxes (compat_mailslurp.go): made with the
+// The MailSlurp family's inboxes (mailslurp.go): made with the
 // options of createInbox (query parameters) or createInboxWithOptions
 // (a JSON body), listed, looked at, emptied and deleted. An inbox lives
 // --token-inbox-ttl unless expiresIn or expiresAt say otherwise, within
@@ -34,7 +34,7 @@ type mailslurpInboxOptions struct {
 // maxAddressLen bounds an address asked for: local part and domain.
 const maxAddressLen = 64 + 1 + 253
 
-func (s *Server) mailslurpCreateInbox(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpCreateInbox(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	opts := mailslurpInboxOptions{EmailAddress: q.Get("emailAddress"), DomainName: q.Get("domainName"),
 		ExpiresAt: q.Get("expiresAt")}
@@ -44,7 +44,7 @@ func (s *Server) mailslurpCreateInbox(w http.ResponseWriter, r *http.Request) {
 	s.mailslurpCreate(w, r, opts)
 }
 
-func (s *Server) mailslurpCreateInboxWithOptions(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpCreateInboxWithOptions(w http.ResponseWriter, r *http.Request) {
 	var opts mailslurpInboxOptions
 	if err := family.DecodeBody(r, &opts); err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -53,13 +53,13 @@ func (s *Server) mailslurpCreateInboxWithOptions(w http.ResponseWriter, r *http.
 	s.mailslurpCreate(w, r, opts)
 }
 
-func (s *Server) mailslurpCreateInboxWithDefaults(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpCreateInboxWithDefaults(w http.ResponseWriter, r *http.Request) {
 	s.mailslurpCreate(w, r, mailslurpInboxOptions{})
 }
 
 // mailslurpCreate makes an inbox as opts ask, for the key's tenant
 // (InboxOwner), and answers 201 with it.
-func (s *Server) mailslurpCreate(w http.ResponseWriter, r *http.Request, opts mailslurpInboxOptions) {
+func (s *API) mailslurpCreate(w http.ResponseWriter, r *http.Request, opts mailslurpInboxOptions) {
 	err := mailslurpMay(r, true)
 	var owner string
 	if err == nil {
@@ -88,7 +88,7 @@ func (s *Server) mailslurpCreate(w http.ResponseWriter, r *http.Request, opts ma
 }
 
 // mailslurpTTL is the lifetime opts ask for, within the server's bounds.
-func (s *Server) mailslurpTTL(opts mailslurpInboxOptions) (time.Duration, error) {
+func (s *API) mailslurpTTL(opts mailslurpInboxOptions) (time.Duration, error) {
 	ttl := min(max(s.Config.TokenInboxTTL, s.Config.MinInboxTTL), s.Config.MaxInboxTTL)
 	switch {
 	case len(opts.ExpiresIn) > 0 && string(opts.ExpiresIn) != "null":
@@ -116,7 +116,7 @@ func (s *Server) mailslurpTTL(opts mailslurpInboxOptions) (time.Duration, error)
 // mailslurpAddress is the local part (empty: a random one) and the domain
 // of the inbox opts ask for: emailAddress whole, or a random name on
 // domainName, or on the default domain.
-func (s *Server) mailslurpAddress(r *http.Request, opts mailslurpInboxOptions) (string, projections.Domain, error) {
+func (s *API) mailslurpAddress(r *http.Request, opts mailslurpInboxOptions) (string, projections.Domain, error) {
 	domain := opts.DomainName
 	var local string
 	if opts.EmailAddress != "" {
@@ -146,7 +146,7 @@ func (s *Server) mailslurpAddress(r *http.Request, opts mailslurpInboxOptions) (
 
 // mailslurpInboxes lists the key's tenant's live inboxes, newest first, at
 // most size (default 100, at most 200): GET /inboxes.
-func (s *Server) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
 	err := mailslurpMay(r, false)
 	var size int
 	if err == nil {
@@ -191,14 +191,14 @@ func (s *Server) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
 }
 
 // mailslurpInboxOf finds the inbox of the path's {inboxId}.
-func (s *Server) mailslurpInboxOf(r *http.Request, write bool) (*projections.Inbox, error) {
+func (s *API) mailslurpInboxOf(r *http.Request, write bool) (*projections.Inbox, error) {
 	if err := mailslurpMay(r, write); err != nil {
 		return nil, err
 	}
 	return s.mailslurpInbox(r, chi.URLParam(r, "inboxId"))
 }
 
-func (s *Server) mailslurpGetInbox(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpGetInbox(w http.ResponseWriter, r *http.Request) {
 	in, err := s.mailslurpInboxOf(r, false)
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -207,7 +207,7 @@ func (s *Server) mailslurpGetInbox(w http.ResponseWriter, r *http.Request) {
 	family.WriteJSON(w, http.StatusOK, toMailSlurpInbox(in))
 }
 
-func (s *Server) mailslurpDeleteInbox(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpDeleteInbox(w http.ResponseWriter, r *http.Request) {
 	in, err := s.mailslurpInboxOf(r, true)
 	if err == nil {
 		err = family.AsNotFound(s.Commands.DeleteInbox(r.Context(), in), "Inbox not found")
@@ -222,7 +222,7 @@ func (s *Server) mailslurpDeleteInbox(w http.ResponseWriter, r *http.Request) {
 // mailslurpEmptyInbox deletes every email of an inbox, one after another
 // (the per-inbox cap bounds them), and keeps the inbox: emptyInbox (the
 // inbox in ?inboxId=) and deleteAllInboxEmails (in the path).
-func (s *Server) mailslurpEmptyInbox(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpEmptyInbox(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "inboxId")
 	if id == "" {
 		id = r.URL.Query().Get("inboxId")

@@ -1,4 +1,4 @@
-package api
+package mailslurp
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 	"tempmail/wire"
 )
 
-// The MailSlurp family's shapes (compat_mailslurp.go), as the
+// The MailSlurp family's shapes (mailslurp.go), as the
 // `mailslurp-client` SDK reads them: camelCase, times in ISO 8601, and
 // null for what tempmail does not keep (an inbox's name, tags,
 // description; a message's BCC is always empty).

@@ -1,4 +1,4 @@
-package api
+package mailslurp
 
 import (
 	"crypto/subtle"
@@ -15,21 +15,18 @@ import (
 	"tempmail/projections"
 )
 
-// The MailSlurp family (compat.go; API.md "Coming from Mailosaur,
-// MailSlurp or mail.tm"): what the `mailslurp-client` SDK calls for the
-// part of MailSlurp a test suite uses, under /compat/mailslurp/, which is
-// the SDK's basePath. Its inboxes are made (compat_mailslurp_inboxes.go),
-// its mail waited for (compat_mailslurp_waits.go), listed and read
-// (compat_mailslurp_emails.go), its codes, links and attachments found
-// (compat_mailslurp_content.go), in the shapes of dto_mailslurp.go.
-// Every other path the SDK knows answers 501, naming the endpoint.
-//
-// A client authenticates with `x-api-key`: a tenant's key, or the API
-// token (the operator's, as the admin). A key sees its tenant's inboxes
-// alone; reading takes the read or inboxes scope, making and deleting the
-// inboxes scope.
+// API is the family, over the Kit every family is given.
+type API struct{ *family.Kit }
 
-func (s *Server) mailslurpRoutes(r chi.Router) {
+// New returns the family.
+func New(k *family.Kit) *API { return &API{Kit: k} }
+
+// Door registers the family with the server (family.CompatDoor).
+func (s *API) Door() family.Door {
+	return family.CompatDoor("mailslurp", writeMailSlurpError, s.mailslurpCredential, s.mailslurpRoutes)
+}
+
+func (s *API) mailslurpRoutes(r chi.Router) {
 	id := "{inboxId:" + family.UUIDPattern + "}"
 	r.With(s.LimitCreates).Post("/inboxes", s.mailslurpCreateInbox)
 	r.With(s.LimitCreates).Post("/inboxes/withOptions", s.mailslurpCreateInboxWithOptions)
@@ -70,7 +67,7 @@ var errMailSlurpNoKey = tempmail.Errorf(tempmail.Unauthorized,
 
 // mailslurpCredential is who a request of the family comes from: the key
 // in x-api-key (none is 401, as an unknown one is).
-func (s *Server) mailslurpCredential(r *http.Request) (family.Credential, error) {
+func (s *API) mailslurpCredential(r *http.Request) (family.Credential, error) {
 	key := strings.TrimSpace(r.Header.Get("x-api-key"))
 	switch {
 	case key == "":
@@ -116,7 +113,7 @@ const maxUnsupportedPath = 200
 // the endpoint as the SDK names it (the path under the base path). The
 // family's own status, like the 408 of a wait that found nothing: no
 // error kind of the service's is either.
-func (s *Server) mailslurpUnsupported(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailslurpUnsupported(w http.ResponseWriter, r *http.Request) {
 	p := strings.TrimPrefix(r.URL.Path, family.CompatPrefix+"mailslurp")
 	if p == "" {
 		p = "/"
@@ -211,7 +208,7 @@ func (q mailslurpWhich) passes(m *projections.Summary) bool {
 
 // mailslurpInbox finds the inbox a query parameter or the path names, as
 // the request may see it; NotFound otherwise, worded for the family.
-func (s *Server) mailslurpInbox(r *http.Request, id string) (*projections.Inbox, error) {
+func (s *API) mailslurpInbox(r *http.Request, id string) (*projections.Inbox, error) {
 	if id == "" {
 		return nil, tempmail.Errorf(tempmail.Invalid, "inboxId is required")
 	}
@@ -224,7 +221,7 @@ func (s *Server) mailslurpInbox(r *http.Request, id string) (*projections.Inbox,
 // (hold, as every family's held requests), counted against --max-waiters
 // and the client's share. found writes the answer; nothing found is 408
 // with msg, as MailSlurp answers a wait that timed out.
-func (s *Server) mailslurpHeld(w http.ResponseWriter, r *http.Request, inboxID string, wait time.Duration, msg string,
+func (s *API) mailslurpHeld(w http.ResponseWriter, r *http.Request, inboxID string, wait time.Duration, msg string,
 	find family.Finder, found func(v any)) {
 	if wait > 0 {
 		release, err := s.Waiters.Acquire(r, s.ClientOf(r))

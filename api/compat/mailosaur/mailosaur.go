@@ -1,4 +1,4 @@
-package api
+package mailosaur
 
 import (
 	"net/http"
@@ -13,17 +13,18 @@ import (
 	"tempmail/command"
 )
 
-// The Mailosaur family (compat.go; API.md "Coming from Mailosaur"): what
-// the `mailosaur` SDK and `cypress-mailosaur` call, under
-// /compat/mailosaur/. A Mailosaur server is a private catch-all domain of
-// the key's tenant, <id>.<first --domains domain> with an 8-character id,
-// its name the domain's label (compat_mailosaur_servers.go); its messages
-// are the mail of the inboxes its first mails made there, searched, read
-// and deleted in compat_mailosaur_messages.go, shaped as the SDK's models
-// in compat_mailosaur_dto.go. The SDK authenticates with HTTP Basic, the
-// key as the user name.
+// API is the family, over the Kit every family is given.
+type API struct{ *family.Kit }
 
-func (s *Server) mailosaurRoutes(r chi.Router) {
+// New returns the family.
+func New(k *family.Kit) *API { return &API{Kit: k} }
+
+// Door registers the family with the server (family.CompatDoor).
+func (s *API) Door() family.Door {
+	return family.CompatDoor("mailosaur", writeMailosaurError, s.mailosaurCredential, s.mailosaurRoutes)
+}
+
+func (s *API) mailosaurRoutes(r chi.Router) {
 	r.Get("/api/servers", s.mailosaurServers)
 	r.With(s.LimitCreates).Post("/api/servers", s.mailosaurCreateServer)
 	r.Get("/api/servers/{serverID}", s.mailosaurServer)
@@ -46,7 +47,7 @@ var errMailosaurAuth = tempmail.Errorf(tempmail.Unauthorized,
 // Basic with a tenant's key as the user name (the password is not
 // looked at; the SDK sends none). Nothing else is taken, the API token
 // included: a server belongs to a tenant.
-func (s *Server) mailosaurCredential(r *http.Request) (family.Credential, error) {
+func (s *API) mailosaurCredential(r *http.Request) (family.Credential, error) {
 	if len(r.Header.Get("Authorization")) > family.MaxCredentialBytes {
 		return family.Credential{}, errMailosaurAuth
 	}
@@ -120,7 +121,7 @@ func writeMailosaurError(w http.ResponseWriter, status int, msg string) {
 }
 
 // mailosaurFail answers err in the family's shape.
-func (s *Server) mailosaurFail(w http.ResponseWriter, r *http.Request, err error) {
+func (s *API) mailosaurFail(w http.ResponseWriter, r *http.Request, err error) {
 	family.WriteError(w, r, s.Log, err)
 }
 
@@ -141,7 +142,7 @@ type mailosaurLimits struct {
 // mailosaurLimits answers GET api/usage/limits from the tenant's quota:
 // its servers against mailosaurMaxServers, its mail today against its
 // messages a day; it has no users or SMS.
-func (s *Server) mailosaurLimits(w http.ResponseWriter, r *http.Request) {
+func (s *API) mailosaurLimits(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, false)
 	var out mailosaurLimits
 	if err == nil {
