@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"tempmail/api/family"
+	"tempmail/api/mcphttp"
 	"tempmail/command"
 	"tempmail/web"
 )
@@ -130,7 +131,7 @@ func (s *Server) routes() chi.Router {
 
 	// The MCP tools for AI agents (mcp.go).
 	if s.Config.MCP {
-		r.Post("/mcp", s.mcpHandler().ServeHTTP)
+		r.Post("/mcp", mcphttp.Handler(s.Kit, s.version, s).ServeHTTP)
 	}
 	return r
 }

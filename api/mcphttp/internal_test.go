@@ -1,4 +1,4 @@
-package api
+package mcphttp
 
 import (
 	"net/http"
@@ -21,13 +21,12 @@ func TestInProcessCallsCarryTheCaller(t *testing.T) {
 		seen <- r
 		family.WriteJSON(w, http.StatusOK, map[string]string{"otp": "123456"})
 	})
-	srv := &Server{router: router}
 	caller := httptest.NewRequest("POST", "/mcp", nil)
 	caller.RemoteAddr = "192.0.2.7:4242"
 	caller.Header.Set("X-Forwarded-For", "198.51.100.1, 203.0.113.9")
 	caller.Header.Set("X-Read-Key", "k")
 	caller.Header.Set("Authorization", "Token secret")
-	client := &http.Client{Transport: inProcess{s: srv, caller: caller}}
+	client := &http.Client{Transport: inProcess{s: router, caller: caller}}
 	resp, err := client.Get(inProcessBase + "/inboxes/T/otp?wait=3")
 	if err != nil {
 		t.Fatal(err)

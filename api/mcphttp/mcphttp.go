@@ -1,4 +1,4 @@
-package api
+package mcphttp
 
 import (
 	"bytes"
@@ -21,18 +21,6 @@ import (
 	"tempmail/mcpserver"
 )
 
-// The MCP tools at /mcp (package mcpserver) call this server's own API, in
-// process: each call is a request through s's router, with every check,
-// limit and metric of an HTTP request. It carries the address of the MCP
-// request's caller (and its X-Forwarded-For and X-Read-Key), so that a
-// tool's wait holds a --max-waiters place and counts against its caller's
-// limits exactly as the same wait over HTTP does; and the caller's
-// Authorization when it names a tenant's key or the API token, so that
-// the tools act for the key's tenant, with its scopes (API.md "Tenants
-// and keys"). A key that is unknown, revoked or expired is refused (401)
-// before any tool runs; any other Authorization (a proxy's in front)
-// is not the service's and is not passed on.
-
 // inProcessBase names no host: requests never leave the process.
 const inProcessBase = "http://tempmail.in-process"
 
@@ -40,11 +28,22 @@ const inProcessBase = "http://tempmail.in-process"
 // more than any JSON answer of the API (a message's detail is a few MiB).
 const maxInProcessAnswer = 16 << 20
 
-func (s *Server) mcpHandler() http.Handler {
-	h := mcpserver.NewTools(s.version).Handler(func(r *http.Request) *client.Client {
+// endpoint is /mcp, over the Kit every family is given.
+type endpoint struct {
+	*family.Kit
+	// serve is the server's own router, which every tool's call of the
+	// API goes through.
+	serve http.Handler
+}
+
+// Handler serves /mcp: mcpserver's tools, named version to clients, each
+// of whose calls of the API serve serves in process.
+func Handler(k *family.Kit, version string, serve http.Handler) http.Handler {
+	s := &endpoint{Kit: k, serve: serve}
+	h := mcpserver.NewTools(version).Handler(func(r *http.Request) *client.Client {
 		c := family.CredentialIn(r.Context())
 		forward := c.Admin || c.Key != nil
-		return &client.Client{Server: inProcessBase, HTTP: &http.Client{Transport: inProcess{s: s, caller: r, authorized: forward}}}
+		return &client.Client{Server: inProcessBase, HTTP: &http.Client{Transport: inProcess{s: s.serve, caller: r, authorized: forward}}}
 	})
 	names := s.ownNames()
 	rate := fairshare.New(s.Config.MCPRatePerClient)
@@ -83,7 +82,7 @@ func (s *Server) mcpHandler() http.Handler {
 // be one of the service's own names, and an Origin, when a browser sends
 // one, the service's own origin or one of --cors-origins. Agents' hosts
 // send no Origin.
-func (s *Server) mcpAllowed(r *http.Request, names map[string]bool) error {
+func (s *endpoint) mcpAllowed(r *http.Request, names map[string]bool) error {
 	host := hostOnly(r.Host)
 	if _, err := netip.ParseAddr(host); err != nil && !names[host] {
 		return tempmail.Errorf(tempmail.Forbidden, "/mcp answers only under this service's own names; Host %q is not one (--hostname, --domains, --cors-origins, the listen address and localhost are)", tempmail.Truncate(r.Host, 100))
@@ -103,7 +102,7 @@ func (s *Server) mcpAllowed(r *http.Request, names map[string]bool) error {
 // --cors-origins, its listen address, and localhost. An address (a Host
 // that is an IP literal) is always allowed: no name was resolved, so no
 // name can have been rebound.
-func (s *Server) ownNames() map[string]bool {
+func (s *endpoint) ownNames() map[string]bool {
 	names := map[string]bool{"localhost": true}
 	add := func(n string) {
 		if n = strings.ToLower(strings.TrimSuffix(n, ".")); n != "" {
@@ -139,7 +138,7 @@ func hostOnly(hostport string) string {
 // inProcess is an http.RoundTripper that serves a request with s's router,
 // as if caller had sent it.
 type inProcess struct {
-	s          *Server
+	s          http.Handler // the server's router
 	caller     *http.Request
 	authorized bool // the caller's Authorization names a key or the API token
 }
@@ -182,7 +181,7 @@ func (t inProcess) RoundTrip(out *http.Request) (*http.Response, error) {
 		}
 	}
 	rec := &recorder{header: http.Header{}}
-	t.s.router.ServeHTTP(rec, in)
+	t.s.ServeHTTP(rec, in)
 	if rec.overflow {
 		return nil, errors.New("the answer is too large")
 	}
