@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"tempmail/api/family"
+	"tempmail/api/mailboxapi"
 	"tempmail/wire"
 )
 
 // BenchmarkAnswer compares the streaming encoder with encoding/json on the
 // answer of GET /inboxes/<token>/latest/ for a small message.
 func BenchmarkAnswer(b *testing.B) {
-	m := messageC{ID: "01a207a0-bd30-70af-97c8-e0f271807b10", From: "shop@example.com", To: "io178cxmi7@tempmail.test",
+	m := wire.Message{ID: "01a207a0-bd30-70af-97c8-e0f271807b10", From: "shop@example.com", To: "io178cxmi7@tempmail.test",
 		Cc: []string{}, Subject: "Your sign-up code", Text: "Welcome! Your code is 482913.\n", ReceivedAt: wire.At(time.Now()),
-		Size: 425, Headers: map[string]string{"From": "shop@example.com", "Subject": "Your sign-up code"}, Attachments: []attachmentC{}}
+		Size: 425, Headers: map[string]string{"From": "shop@example.com", "Subject": "Your sign-up code"}, Attachments: []wire.Attachment{}}
 	b.Run("streamed", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -38,11 +39,11 @@ func BenchmarkAnswer(b *testing.B) {
 // BenchmarkPage compares a page of 10 whole messages (family B's list of
 // 4 KiB messages) written item by item with one encoded whole.
 func BenchmarkPage(b *testing.B) {
-	items := make([]messageB, 10)
+	items := make([]mailboxapi.Message, 10)
 	for i := range items {
-		items[i] = messageB{Filename: "01a207a1-0ee2-7a8c-a261-a8367a28bae7.eml", From: "shop@example.com", To: "bench@tempmail.test",
+		items[i] = mailboxapi.Message{Filename: "01a207a1-0ee2-7a8c-a261-a8367a28bae7.eml", From: "shop@example.com", To: "bench@tempmail.test",
 			Subject: "read-1", Date: wire.At(time.Now()), Size: 4200, Headers: map[string]string{"From": "Bench <bench@example.com>", "Subject": "read-1"},
-			Body: strings.Repeat("The quick brown fox jumps over the lazy dog. 0123456789012345678901234567\r\n", 55), Attachments: []attachmentB{}}
+			Body: strings.Repeat("The quick brown fox jumps over the lazy dog. 0123456789012345678901234567\r\n", 55), Attachments: []mailboxapi.Attachment{}}
 	}
 	b.Run("streamed", func(b *testing.B) {
 		b.ReportAllocs()
@@ -67,8 +68,8 @@ func BenchmarkPage(b *testing.B) {
 			enc := json.NewEncoder(rec)
 			enc.SetEscapeHTML(false)
 			_ = enc.Encode(struct {
-				Emails []messageB `json:"emails"`
-				Total  int        `json:"total"`
+				Emails []mailboxapi.Message `json:"emails"`
+				Total  int                  `json:"total"`
 			}{items, 10})
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tempmail/api/family"
+	"tempmail/api/mailboxapi"
 	"tempmail/wire"
 )
 
@@ -30,20 +31,20 @@ func TestAnswersEncodeAsEncodingJSONDoes(t *testing.T) {
 	}
 	when := wire.At(time.Date(2026, 11, 23, 8, 58, 18, 415393000, time.UTC))
 	values := map[string]any{
-		"message C": messageC{ID: "x", From: strange(20), Cc: []string{}, Subject: strange(30), Text: strange(50000),
+		"message C": wire.Message{ID: "x", From: strange(20), Cc: []string{}, Subject: strange(30), Text: strange(50000),
 			HTML: strange(50000), ReceivedAt: when, Headers: map[string]string{"B": strange(10), "A": "<&>"},
-			Attachments: []attachmentC{{Filename: strange(8), URL: "/x"}, {Filename: "y"}}},
-		"message C, short": messageC{ID: "x", Text: strange(500), HTML: "<p>", Headers: map[string]string{}},
-		"message B, empty": messageB{Headers: map[string]string{}, Attachments: []attachmentB{}},
-		"message B":        messageB{Body: strange(70000), Headers: map[string]string{"X": strange(9)}, Attachments: []attachmentB{}},
+			Attachments: []wire.Attachment{{Filename: strange(8), URL: "/x"}, {Filename: "y"}}},
+		"message C, short": wire.Message{ID: "x", Text: strange(500), HTML: "<p>", Headers: map[string]string{}},
+		"message B, empty": mailboxapi.Message{Headers: map[string]string{}, Attachments: []mailboxapi.Attachment{}},
+		"message B":        mailboxapi.Message{Body: strange(70000), Headers: map[string]string{"X": strange(9)}, Attachments: []mailboxapi.Attachment{}},
 		"email A":          emailA{ID: "i", To: []string{"a@b"}, Cc: []string{}, BodyHTML: strange(70000), Attachments: []attachmentA{}},
-		"pointer":          &messageC{Text: "t", HTML: strange(70000)},
-		"list of messages": []messageB{{Body: "one", Headers: map[string]string{}}, {BodyHTML: strange(50)}},
-		"nil list":         []messageB(nil),
-		"embedded":         tokenInboxDetail{Inbox: tokenInbox{Token: "T", Address: "a@b", CreatedAt: when}, Count: 3},
+		"pointer":          &wire.Message{Text: "t", HTML: strange(70000)},
+		"list of messages": []mailboxapi.Message{{Body: "one", Headers: map[string]string{}}, {BodyHTML: strange(50)}},
+		"nil list":         []mailboxapi.Message(nil),
+		"embedded":         wire.InboxDetail{Inbox: wire.Inbox{Token: "T", Address: "a@b", CreatedAt: when}, Count: 3},
 		"omitempty":        inboxA{ID: "i", Email: "e"},
 		"omitempty set":    inboxA{ID: "i", EmailCount: new(int)},
-		"subscription":     subscription{ID: "s", Events: []string{"message.received"}},
+		"subscription":     family.Subscription{ID: "s", Events: []string{"message.received"}},
 		"summaries":        []wire.EmailSummaryA{{ID: "1", Preview: strange(40)}},
 		"map":              map[string]any{"success": false, "error": strange(20)},
 		"string":           strange(64),

@@ -1,50 +1,47 @@
 // Package api serves tempmail over HTTP: the three API families of API.md
 // (A, the inbox API under /api/; B, the mailbox API under /api/mailstore/
-// and /api/create-temp-email/; C, the token API at the root), MCP at /mcp,
-// the page, and the operational endpoints. Handlers read views through the
-// projections Reader (which joins in what a message says, from its sealed
-// content), with two exceptions: a large message's raw source streams from
-// the event store's object store (lookup.go), and a webhook's delivery
-// attempts and state come from package webhooks, which keeps them. They
-// change state only through package command, which publishes an event and
-// waits until the views have applied it before the handler answers
-// (read-your-writes).
+// and /api/create-temp-email/; C, the token API at the root), the
+// compatible families under /compat/<name>/, MCP at /mcp, the page, and
+// the operational endpoints. It assembles them: each family is given one
+// family.Kit (the service's parts, and the bounds every request shares)
+// and registered as a family.Door (its paths, its errors' shape, and, for
+// a compatible family, its credential and routes); the server finds a
+// request's door once, from its path, and every error is written in its
+// family's shape (family.WriteError), which no handler names.
+//
+// Handlers read views through the projections Reader (which joins in what
+// a message says, from its sealed content), with two exceptions: a large
+// message's raw source streams from the event store's object store
+// (family/lookup.go), and a webhook's delivery attempts and state come
+// from package webhooks, which keeps them. They change state only through
+// package command, which publishes an event and waits until the views
+// have applied it before the handler answers (read-your-writes).
 //
 // # Where things are
 //
-// The code is laid out by resource, each serving every family that has it;
-// a family's own JSON shapes are in dto_a.go, dto_b.go and dto_c.go (dto.go
-// holds what they share, package wire what outbound webhooks share too):
+// The families, each a package over the Kit, side by side:
+//
+//   - family: the Kit, Door and WriteError, credentials, lookups, answers,
+//     held requests, event streams, downloads: what every family shares;
+//   - mailboxapi: family B; inbound: the inbound webhook (family A's
+//     path); compat/mailosaur, compat/mailslurp, compat/mailtm: the
+//     compatible families; mcphttp: /mcp, whose tools call the API in
+//     process through the server's router.
+//
+// Here, the assembly and families A and C, laid out by resource:
 //
 //   - server.go: the Server and what it is given (Deps); routes.go: every
-//     route, and what every request goes through;
-//   - domains.go (the list, the admin's additions, private domains),
-//     inboxes.go, messages.go, content.go (raw sources, attachments, the
-//     HTML body): the resources;
-//   - waiting.go (held requests), search.go (codes and links), streams.go
-//     (event streams): the two read paths below;
-//   - webhooks.go: outbound webhook subscriptions; inbound.go: the inbound
-//     webhook, whose request inbound_read.go reads (a raw message, or JSON
-//     that it builds one from) before command delivers it;
-//   - auth.go: the API token and the read key; keys.go: who a request
-//     comes from (the API token, or a tenant's API key, refused on every
-//     path when unknown, revoked or expired: whether it was revoked, or
-//     its tenant deleted, asked of the log itself, through package
-//     command, so that no end waits for the views); tenants.go: the admin's
-//     endpoints for tenants and their keys; usage.go: what a key sees of
-//     its tenant (its inboxes, its usage); ops.go: /livez and /readyz;
-//     mcp.go: the MCP tools; page.go: the page's configuration; openapi.go:
-//     the document; creates.go: who may make an inbox, whose it is, and
-//     how many a client may make (and log in, for mail.tm);
-//   - compat.go: the compatible families under /compat/<name>/, each in
-//     files of its own: compat_mailosaur.go (routes, HTTP Basic, errors),
-//     compat_mailosaur_servers.go, compat_mailosaur_messages.go and
-//     compat_mailosaur_dto.go; compat_mailslurp.go, compat_mailslurp_inboxes.go,
-//     compat_mailslurp_emails.go, compat_mailslurp_waits.go,
-//     compat_mailslurp_content.go and dto_mailslurp.go; compat_mailtm.go,
-//     compat_mailtm_accounts.go (accounts, passwords, tokens),
-//     compat_mailtm_messages.go, compat_mailtm_events.go (its Mercure
-//     stream) and dto_mailtm.go.
+//     route, and what every request goes through (who it comes from,
+//     bounded bodies, 404 and 405 in its family's shape); families.go: the
+//     doors; observe.go, cors.go: metrics, the access log, preflights;
+//   - domains.go, inboxes.go, messages.go, content.go (raw sources,
+//     attachments, the HTML body), webhooks.go (outbound subscriptions),
+//     held.go (family C's held reads), streams_families.go: families A
+//     and C's resources, in the shapes of dto_a.go and dto_c.go;
+//   - tenants.go: the admin's endpoints for tenants and their keys;
+//     usage.go: what a key sees of its tenant (its inboxes, its usage);
+//   - ops.go: /livez and /readyz; page.go: the page's configuration;
+//     openapi.go: the document.
 //
 // # Reading while mail arrives
 //
@@ -52,16 +49,16 @@
 // views and wakes, through the projections Hub, whoever waits on the
 // written inbox's topic (projections/doc.go). Two paths wait there:
 //
-// A held request (wait=, waiting.go): latest, otp, link and
-// /address/latest/ look once (hold calls its finder); if nothing is found
+// A held request (wait=, family/waiting.go): latest, otp, link and
+// /address/latest/ look once (family.Kit.Hold calls its Finder); if nothing is found
 // and the request may wait, it subscribes to the inbox's topic and looks
 // again on each wake, until it finds, its wait ends, the service stops or
 // the client goes. A look reads the inbox's entry afresh (so expiry is
-// seen), then scans its newest messages a chunk at a time (search.go),
+// seen), then scans its newest messages a chunk at a time (family/search.go),
 // remembering how far it looked in vain, so that each wake costs what is
 // new, not what the inbox holds.
 //
-// An event stream (streams.go): it subscribes to the same topic and, on
+// An event stream (family/streams.go): it subscribes to the same topic and, on
 // each wake, reads the inbox's entry and asks the views for what changed
 // after its last event's id (projections.Reader.Changes: new messages from
 // the top of the list, reads and deletions from the entry's marks),
@@ -72,26 +69,24 @@
 // missed, from the views, and nothing twice. A stream ends with its inbox,
 // after --max-stream-age, or when the service stops.
 //
-// Both count against --max-waiters and the client's share (waiters.go),
+// Both count against --max-waiters and the client's share (family/waiters.go),
 // and neither holds more than its connection and the entry it last read.
 //
 // # Bounds
 //
 // Every request costs bounded memory whatever the messages hold: answers
 // are encoded as they are written, a list page item by item and within a
-// byte budget (answer.go), and attachment downloads share a bounded room
-// (downloads.go). Each client (clients.go) has a share of the requests held
-// open (waiters.go) and of creations (creates.go, package fairshare);
+// byte budget (family/answer.go), and attachment downloads share a
+// bounded room (family/downloads.go). Each client (family/clients.go) has
+// a share of the requests held open (family/waiters.go) and of creations
+// (family/creates.go, package fairshare);
 // beyond it, 429. Every value from outside (path, query, header, body) is
-// checked for length and alphabet before it reaches NATS (lookup.go,
-// json.go).
+// checked for length and alphabet before it reaches NATS
+// (family/lookup.go, family/json.go).
 //
-// Error kinds become statuses and each family's body shape in one place,
-// errors.go: each family is registered there (registerDoors) with the
-// paths it serves and how its errors look, and a compatible family with
-// how its clients say who they are and its routes; a request's family is
-// found once, from its path, as it comes in, and every error of the
-// request is written in its shape (WriteError), which no handler names.
+// Error kinds become statuses in one place, family/errors.go, and each
+// family's body shape in its door; the doors are registered in
+// families.go (registerDoors).
 // Every request is counted, timed and (with --access-log) logged by its
 // route pattern, never its path, which may hold a token (observe.go);
 // with --cors-origins, browsers' preflights are answered (cors.go).

@@ -11,6 +11,8 @@ import (
 	"tempmail/api/compat/mailslurp"
 	"tempmail/api/compat/mailtm"
 	"tempmail/api/family"
+	"tempmail/api/mailboxapi"
+	"tempmail/api/tokenapi"
 )
 
 // The families the server serves, registered as doors (family.Door), and
@@ -34,11 +36,8 @@ func (s *Server) registerDoors() []family.Door {
 				}
 				plain(w, status, msg, false)
 			}},
-		{Name: "B", Paths: []string{"/api/mailstore/", "/api/create-temp-email"}, NotFound: "Not found",
-			Body: func(w http.ResponseWriter, status int, msg string, _ bool) {
-				family.WriteJSON(w, status, map[string]any{"success": false, "error": msg})
-			}},
-		{Name: "C", Paths: []string{"/inboxes", "/address/"}, Body: plain, NotFound: "Not found"},
+		mailboxapi.Door(),
+		tokenapi.Door(),
 		mailosaur.New(s.Kit).Door(),
 		mailslurp.New(s.Kit).Door(),
 		mailtm.New(s.Kit, s.passwordCost).Door(),

@@ -11,7 +11,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"tempmail/api/family"
+	"tempmail/api/inbound"
+	"tempmail/api/mailboxapi"
 	"tempmail/api/mcphttp"
+	"tempmail/api/tokenapi"
 	"tempmail/command"
 	"tempmail/web"
 )
@@ -51,7 +54,7 @@ func (s *Server) routes() chi.Router {
 	r.Get("/openapi.json", s.openAPI)
 
 	// Family A: the inbox API.
-	r.With(s.RequireToken).Post("/api/webhook/email", s.inboundA)
+	r.With(s.RequireToken).Post("/api/webhook/email", inbound.New(s.Kit).Receive)
 	// The admin's lookup by address, or a key's tenant's inboxes (usage.go).
 	r.Get("/api/inboxes", s.inboxesA)
 	r.Get("/api/usage", s.usageA)
@@ -96,35 +99,10 @@ func (s *Server) routes() chi.Router {
 	})
 
 	// Family B: the mailbox API.
-	r.With(s.LimitCreates).Post("/api/create-temp-email", s.createTempEmailB)
-	r.Get("/api/mailstore/mailbox/{username}", s.mailboxListB)
-	r.Get("/api/mailstore/mailbox/{username}/{filename}", s.getMessageB)
-	r.Post("/api/mailstore/mailbox/{username}/{filename}", s.markReadB)
-	r.Delete("/api/mailstore/mailbox/{username}/{filename}/delete", s.deleteMessageB)
+	mailboxapi.New(s.Kit).Routes(r)
 
-	// Family C: the token API, and what the token alone authorizes
-	// (tokenInboxOf, inboxes.go).
-	r.With(s.LimitCreates).Post("/inboxes", s.createTokenInbox)
-	r.Get("/inboxes/{token}", s.getTokenInbox)
-	r.Delete("/inboxes/{token}", s.deleteTokenInbox)
-	r.Get("/inboxes/{token}/messages", s.tokenMessages)
-	r.Get("/inboxes/{token}/events", s.eventsC)
-	r.Get("/inboxes/{token}/messages/{id}", s.tokenMessage)
-	r.Delete("/inboxes/{token}/messages/{id}", s.deleteMessageC)
-	r.Post("/inboxes/{token}/messages/{id}/read", s.markReadC)
-	r.Get("/inboxes/{token}/messages/{id}/raw", s.rawC)
-	r.Get("/inboxes/{token}/messages/{id}/body.html", s.bodyHTML)
-	r.Get("/inboxes/{token}/messages/{id}/attachments/{n}", s.downloadAttachmentC)
-	r.With(s.LimitCreates).Post("/inboxes/{token}/webhooks", s.createSubscriptionC)
-	r.Get("/inboxes/{token}/webhooks", s.listSubscriptionsC)
-	r.Get("/inboxes/{token}/webhooks/{webhook}", s.getSubscriptionC)
-	r.Delete("/inboxes/{token}/webhooks/{webhook}", s.deleteSubscriptionC)
-	r.Get("/inboxes/{token}/webhooks/{webhook}/deliveries", s.deliveriesC)
-	r.Post("/inboxes/{token}/webhooks/{webhook}/rotate-secret", s.rotateSecretC)
-	r.Get("/inboxes/{token}/latest", s.latestC)
-	r.Get("/inboxes/{token}/otp", s.findOTPC)
-	r.Get("/inboxes/{token}/link", s.findLinkC)
-	r.Get("/address/latest", s.addressLatestC)
+	// Family C: the token API (package tokenapi).
+	tokenapi.New(s.Kit).Routes(r)
 
 	// The families for other services' clients (compat.go).
 	s.compatRoutes(r)
@@ -143,7 +121,7 @@ func (s *Server) boundBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		limit := int64(family.MaxBodyBytes)
 		if strings.HasPrefix(r.URL.Path, "/api/webhook/") {
-			limit = maxInboundBytes(s.Config.MaxMessageBytes)
+			limit = inbound.MaxRequestBytes(s.Config.MaxMessageBytes)
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)

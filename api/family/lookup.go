@@ -3,13 +3,16 @@ package family
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"tempmail"
+	"tempmail/command"
 	"tempmail/projections"
 )
 
@@ -153,4 +156,33 @@ func (s *Kit) OldestFirst(ctx context.Context, in *projections.Inbox, visit func
 		}
 	}
 	return nil
+}
+
+// MayReadByAddress says whether r may read in by its address alone. An
+// inbox of a catch-all domain was made by mail to an address anyone may
+// guess (signup-42@), and a tenant's inbox is its team's, whose address
+// its team gives out to the sites it signs up on: either is read by
+// address only with the API token or its own, in `Authorization: Token
+// <token>`, or with a key of the tenant it belongs to. Without any of
+// them it is answered as no inbox at all (404, and never held): not 401,
+// which would say that it exists. Other inboxes' addresses are given out
+// by whoever made them, and answer anyone (with the read key, when there
+// is one): keyless clients' inboxes, the anonymous tenant's among them.
+func (s *Kit) MayReadByAddress(r *http.Request, in *projections.Inbox) bool {
+	team := in.TenantID != "" && in.TenantID != command.AnonymousTenant
+	if _, domain := tempmail.SplitAddress(in.Address); !team && !s.CatchAllNamed(r.Context(), domain) {
+		return true
+	}
+	c := CredentialFrom(r)
+	if c.IsAdmin() || c.Key != nil && in.TenantID != "" && in.TenantID == c.Key.TenantID {
+		return true // the admin, or a key of the tenant it belongs to
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Token ")
+	if !ok {
+		return false
+	}
+	tok = strings.TrimSpace(tok)
+	api := subtle.ConstantTimeCompare([]byte(tok), []byte(s.Config.APIToken)) == 1 && s.Config.APIToken != ""
+	own := subtle.ConstantTimeCompare([]byte(tok), []byte(in.Token)) == 1 && in.Token != ""
+	return api || own
 }

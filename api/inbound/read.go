@@ -1,4 +1,4 @@
-package api
+package inbound
 
 import (
 	"bytes"
@@ -60,7 +60,7 @@ func readInbound(r *http.Request, maxMessage int64, hostname string) (inboundMes
 		}
 		return inboundMessage{To: to, Raw: raw}, checkRaw(raw)
 	case "application/json":
-		body, err := readLimited(r.Body, maxInboundBytes(maxMessage))
+		body, err := readLimited(r.Body, MaxRequestBytes(maxMessage))
 		if err != nil {
 			return inboundMessage{}, err
 		}
@@ -188,7 +188,7 @@ func decodeBase64(s string) ([]byte, error) {
 
 // maxInboundBytes is the largest webhook request body: a message of up to
 // maxMessage bytes, which base64 and JSON framing make up to a third larger.
-func maxInboundBytes(maxMessage int64) int64 { return maxMessage*4/3 + 64<<10 }
+func MaxRequestBytes(maxMessage int64) int64 { return maxMessage*4/3 + 64<<10 }
 
 func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))

@@ -1,4 +1,4 @@
-package api
+package tokenapi
 
 import (
 	"html"
@@ -13,54 +13,20 @@ import (
 
 	"tempmail"
 	"tempmail/api/family"
-	"tempmail/mail"
 )
 
 // What a message holds beyond its fields: the raw source and attachments
 // (bounded by downloads.go), and family C's HTML body, served so that it
 // can neither run nor fetch anything (a sandbox and a content policy).
 
-func (s *Server) rawEmailA(w http.ResponseWriter, r *http.Request) {
-	if m, ok := s.lookupEmailA(w, r); ok {
-		s.ServeRaw(w, r, m, false)
-	}
-}
-
-// downloadAttachmentA serves an attachment's bytes. Its id is the message id
-// and its position, so no index is needed to find it.
-func (s *Server) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
-	id := strings.ToLower(chi.URLParam(r, "id"))
-	msgID := ""
-	if len(id) > 37 && id[36] == '-' {
-		msgID = id[:36]
-	}
-	m, _, err := s.MessageByID(r.Context(), msgID)
-	var att *mail.Attachment
-	if err == nil {
-		for i := range m.Attachments {
-			if m.Attachments[i].ID == id {
-				att = &m.Attachments[i]
-			}
-		}
-		if att == nil {
-			err = family.ErrNotFound
-		}
-	}
-	if err != nil {
-		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
-		return
-	}
-	s.ServeAttachment(w, r, m, att)
-}
-
-func (s *Server) rawC(w http.ResponseWriter, r *http.Request) {
+func (s *API) rawC(w http.ResponseWriter, r *http.Request) {
 	if _, m, ok := s.tokenMessageOf(w, r); ok {
 		s.ServeRaw(w, r, m, r.URL.Query().Get("download") == "1")
 	}
 }
 
 // attachmentC serves attachment n (from 1) of a message.
-func (s *Server) downloadAttachmentC(w http.ResponseWriter, r *http.Request) {
+func (s *API) downloadAttachmentC(w http.ResponseWriter, r *http.Request) {
 	_, m, ok := s.tokenMessageOf(w, r)
 	if !ok {
 		return
@@ -156,7 +122,7 @@ func leadsToTheWeb(attrs []nethtml.Attribute) bool {
 	return false
 }
 
-func (s *Server) bodyHTML(w http.ResponseWriter, r *http.Request) {
+func (s *API) bodyHTML(w http.ResponseWriter, r *http.Request) {
 	_, m, ok := s.tokenMessageOf(w, r)
 	if !ok {
 		return

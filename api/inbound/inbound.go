@@ -1,4 +1,4 @@
-package api
+package inbound
 
 import (
 	"errors"
@@ -10,10 +10,11 @@ import (
 	"tempmail/command"
 )
 
-// The inbound webhook (API.md "The inbound webhook"): a message handed over
-// HTTP by another MTA or a provider. Its request is read here
-// (inbound_read.go) and the message delivered through command's one path,
-// as SMTP's are.
+// API is the inbound webhook, over the Kit every family is given.
+type API struct{ *family.Kit }
+
+// New returns the inbound webhook.
+func New(k *family.Kit) *API { return &API{Kit: k} }
 
 type inboundResult struct {
 	Success   bool   `json:"success"`
@@ -21,9 +22,9 @@ type inboundResult struct {
 	EmailID   string `json:"email_id"`
 }
 
-// inboundA delivers one message handed over by another MTA or a provider
+// Receive delivers one message handed over by another MTA or a provider
 // (the inbound webhook, POST /api/webhook/email/).
-func (s *Server) inboundA(w http.ResponseWriter, r *http.Request) {
+func (s *API) Receive(w http.ResponseWriter, r *http.Request) {
 	msg, err := readInbound(r, s.Config.MaxMessageBytes, s.Commands.Mail.Hostname)
 	if err != nil {
 		// Counted with SMTP's refusals, as the deliveries are.

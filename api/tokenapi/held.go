@@ -1,15 +1,13 @@
-package api
+package tokenapi
 
 import (
 	"context"
-	"crypto/subtle"
 	"net/http"
 	"regexp"
 	"strings"
 
 	"tempmail"
 	"tempmail/api/family"
-	"tempmail/command"
 	"tempmail/mail"
 	"tempmail/projections"
 	"tempmail/wire"
@@ -21,7 +19,7 @@ import (
 // change of the inbox while the request may wait.
 
 // findOTPC answers GET /inboxes/{token}/otp.
-func (s *Server) findOTPC(w http.ResponseWriter, r *http.Request) {
+func (s *API) findOTPC(w http.ResponseWriter, r *http.Request) {
 	q, ok := s.ReadParams(w, r)
 	if !ok {
 		return
@@ -40,7 +38,7 @@ func (s *Server) findOTPC(w http.ResponseWriter, r *http.Request) {
 }
 
 // findLinkC answers GET /inboxes/{token}/link.
-func (s *Server) findLinkC(w http.ResponseWriter, r *http.Request) {
+func (s *API) findLinkC(w http.ResponseWriter, r *http.Request) {
 	q, ok := s.ReadParams(w, r)
 	if !ok {
 		return
@@ -59,7 +57,7 @@ func (s *Server) findLinkC(w http.ResponseWriter, r *http.Request) {
 }
 
 // latestC answers GET /inboxes/{token}/latest.
-func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
+func (s *API) latestC(w http.ResponseWriter, r *http.Request) {
 	q, ok := s.ReadParams(w, r)
 	if !ok {
 		return
@@ -73,8 +71,8 @@ func (s *Server) latestC(w http.ResponseWriter, r *http.Request) {
 }
 
 // addressLatestC answers GET /address/latest?address=..., the latest
-// message of an inbox known by its address (mayReadByAddress).
-func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
+// message of an inbox known by its address (family.Kit.MayReadByAddress).
+func (s *API) addressLatestC(w http.ResponseWriter, r *http.Request) {
 	q, ok := s.ReadParams(w, r)
 	if !ok {
 		return
@@ -89,7 +87,7 @@ func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		in, err = family.CredentialIn(r.Context()).Visible(family.LiveInbox(s.Views.InboxByAddress(r.Context(), addr)))
 	}
-	if err == nil && !s.mayReadByAddress(r, in) {
+	if err == nil && !s.MayReadByAddress(r, in) {
 		err = family.ErrNotFound
 	}
 	if err != nil {
@@ -99,39 +97,10 @@ func (s *Server) addressLatestC(w http.ResponseWriter, r *http.Request) {
 	s.AnswerHeld(w, r, in.ID, q.Wait, family.ErrNoMessages, s.latestOf(in.ID, "", q))
 }
 
-// mayReadByAddress says whether r may read in by its address alone. An
-// inbox of a catch-all domain was made by mail to an address anyone may
-// guess (signup-42@), and a tenant's inbox is its team's, whose address
-// its team gives out to the sites it signs up on: either is read by
-// address only with the API token or its own, in `Authorization: Token
-// <token>`, or with a key of the tenant it belongs to. Without any of
-// them it is answered as no inbox at all (404, and never held): not 401,
-// which would say that it exists. Other inboxes' addresses are given out
-// by whoever made them, and answer anyone (with the read key, when there
-// is one): keyless clients' inboxes, the anonymous tenant's among them.
-func (s *Server) mayReadByAddress(r *http.Request, in *projections.Inbox) bool {
-	team := in.TenantID != "" && in.TenantID != command.AnonymousTenant
-	if _, domain := tempmail.SplitAddress(in.Address); !team && !s.CatchAllNamed(r.Context(), domain) {
-		return true
-	}
-	c := family.CredentialFrom(r)
-	if c.IsAdmin() || c.Key != nil && in.TenantID != "" && in.TenantID == c.Key.TenantID {
-		return true // the admin, or a key of the tenant it belongs to
-	}
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Token ")
-	if !ok {
-		return false
-	}
-	tok = strings.TrimSpace(tok)
-	api := subtle.ConstantTimeCompare([]byte(tok), []byte(s.Config.APIToken)) == 1 && s.Config.APIToken != ""
-	own := subtle.ConstantTimeCompare([]byte(tok), []byte(in.Token)) == 1 && in.Token != ""
-	return api || own
-}
-
 // findOTP finds the newest message newer than q.after, passing q's filter,
 // whose subject or text matches re, trying the subject first. The code is
 // the first capture group if the pattern has one, else the whole match.
-func (s *Server) findOTP(inboxID string, re *regexp.Regexp, q family.WaitRequest) family.Finder {
+func (s *API) findOTP(inboxID string, re *regexp.Regexp, q family.WaitRequest) family.Finder {
 	code := func(text string) (string, bool) {
 		codes := family.CodesIn(re, text, 1)
 		if len(codes) == 0 {
@@ -178,7 +147,7 @@ func (s *Server) findOTP(inboxID string, re *regexp.Regexp, q family.WaitRequest
 // and answers that message's first such link. A held request looks again
 // at every change of the inbox; messages do not change, so each later look
 // reads only the messages that arrived since the one before.
-func (s *Server) findLink(inboxID string, re *regexp.Regexp, q family.WaitRequest) family.Finder {
+func (s *API) findLink(inboxID string, re *regexp.Regexp, q family.WaitRequest) family.Finder {
 	after := q.After
 	return func(ctx context.Context) (any, bool, error) {
 		in, err := family.LiveInbox(s.Views.Inbox(ctx, inboxID))
@@ -225,7 +194,7 @@ func (s *Server) findLink(inboxID string, re *regexp.Regexp, q family.WaitReques
 // expiry and new mail alike. token, when the caller holds it, gives the
 // attachments their download URLs (an address and the read key do not
 // reveal the token).
-func (s *Server) latestOf(inboxID, token string, q family.WaitRequest) family.Finder {
+func (s *API) latestOf(inboxID, token string, q family.WaitRequest) family.Finder {
 	var sc family.Scan
 	return func(ctx context.Context) (any, bool, error) {
 		in, err := family.LiveInbox(s.Views.Inbox(ctx, inboxID))

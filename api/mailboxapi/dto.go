@@ -1,4 +1,4 @@
-package api
+package mailboxapi
 
 import (
 	"tempmail/api/family"
@@ -10,7 +10,8 @@ import (
 // Family B's shapes (API.md "Family B"): mailboxes by username and
 // messages by file name.
 
-type tempEmailB struct {
+// TempEmail is the answer to POST /api/create-temp-email/.
+type TempEmail struct {
 	Success   bool      `json:"success"`
 	Email     string    `json:"email"`
 	InboxID   string    `json:"inbox_id"`
@@ -18,13 +19,16 @@ type tempEmailB struct {
 	Token     string    `json:"token"`
 }
 
-type attachmentB struct {
+// Attachment is one of a message's attachments.
+type Attachment struct {
 	Filename    string `json:"filename"`
 	ContentType string `json:"content_type"`
 	Size        int64  `json:"size"`
 }
 
-type messageB struct {
+// Message is a message, whole, as GET /api/mailstore/mailbox/{username}/
+// lists it and GET .../{filename} answers it.
+type Message struct {
 	Filename    string            `json:"filename"`
 	From        string            `json:"from"`
 	FromName    string            `json:"from_name"`
@@ -36,22 +40,22 @@ type messageB struct {
 	Body        string            `json:"body" answer:"long"`
 	BodyHTML    string            `json:"body_html" answer:"long"`
 	IsRead      bool              `json:"is_read"`
-	Attachments []attachmentB     `json:"attachments"`
+	Attachments []Attachment      `json:"attachments"`
 	// Authentication is null for a message that was not checked.
 	Authentication *mail.Auth `json:"authentication"`
 }
 
-func (m messageB) LongTextLen() int { return len(m.Body) + len(m.BodyHTML) }
+func (m Message) LongTextLen() int { return len(m.Body) + len(m.BodyHTML) }
 
-func toMessageB(m *projections.Message) messageB {
-	out := messageB{Filename: m.ID + ".eml", From: m.From, FromName: m.FromName, To: m.Address,
+func toMessage(m *projections.Message) Message {
+	out := Message{Filename: m.ID + ".eml", From: m.From, FromName: m.FromName, To: m.Address,
 		Subject: m.Subject, Date: wire.At(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: m.Text,
-		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []attachmentB{}, Authentication: family.Authentication(m.Auth)}
+		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []Attachment{}, Authentication: family.Authentication(m.Auth)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
 	}
 	for _, a := range m.Attachments {
-		out.Attachments = append(out.Attachments, attachmentB{a.Filename, a.ContentType, a.Size})
+		out.Attachments = append(out.Attachments, Attachment{a.Filename, a.ContentType, a.Size})
 	}
 	return out
 }
