@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tempmail/api/family"
+	"tempmail/api/inboxapi"
 	"tempmail/api/mailboxapi"
 	"tempmail/wire"
 )
@@ -37,13 +38,13 @@ func TestAnswersEncodeAsEncodingJSONDoes(t *testing.T) {
 		"message C, short": wire.Message{ID: "x", Text: strange(500), HTML: "<p>", Headers: map[string]string{}},
 		"message B, empty": mailboxapi.Message{Headers: map[string]string{}, Attachments: []mailboxapi.Attachment{}},
 		"message B":        mailboxapi.Message{Body: strange(70000), Headers: map[string]string{"X": strange(9)}, Attachments: []mailboxapi.Attachment{}},
-		"email A":          emailA{ID: "i", To: []string{"a@b"}, Cc: []string{}, BodyHTML: strange(70000), Attachments: []attachmentA{}},
+		"email A":          inboxapi.Email{ID: "i", To: []string{"a@b"}, Cc: []string{}, BodyHTML: strange(70000), Attachments: []inboxapi.Attachment{}},
 		"pointer":          &wire.Message{Text: "t", HTML: strange(70000)},
 		"list of messages": []mailboxapi.Message{{Body: "one", Headers: map[string]string{}}, {BodyHTML: strange(50)}},
 		"nil list":         []mailboxapi.Message(nil),
 		"embedded":         wire.InboxDetail{Inbox: wire.Inbox{Token: "T", Address: "a@b", CreatedAt: when}, Count: 3},
-		"omitempty":        inboxA{ID: "i", Email: "e"},
-		"omitempty set":    inboxA{ID: "i", EmailCount: new(int)},
+		"omitempty":        inboxapi.Inbox{ID: "i", Email: "e"},
+		"omitempty set":    inboxapi.Inbox{ID: "i", EmailCount: new(int)},
 		"subscription":     family.Subscription{ID: "s", Events: []string{"message.received"}},
 		"summaries":        []wire.EmailSummaryA{{ID: "1", Preview: strange(40)}},
 		"map":              map[string]any{"success": false, "error": strange(20)},

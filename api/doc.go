@@ -22,24 +22,22 @@
 // The families, each a package over the Kit, side by side:
 //
 //   - family: the Kit, Door and WriteError, credentials, lookups, answers,
-//     held requests, event streams, downloads: what every family shares;
-//   - mailboxapi: family B; inbound: the inbound webhook (family A's
-//     path); compat/mailosaur, compat/mailslurp, compat/mailtm: the
-//     compatible families; mcphttp: /mcp, whose tools call the API in
-//     process through the server's router.
+//     held requests, event streams, downloads, outbound subscriptions:
+//     what every family shares;
+//   - inboxapi: family A; mailboxapi: family B; tokenapi: family C;
+//     admin: tenants, their keys, and domains added at run time (family
+//     A's paths); inbound: the inbound webhook (family A's path);
+//     compat/mailosaur, compat/mailslurp, compat/mailtm: the compatible
+//     families; mcphttp: /mcp, whose tools call the API in process
+//     through the server's router.
 //
-// Here, the assembly and families A and C, laid out by resource:
+// Here, the assembly:
 //
 //   - server.go: the Server and what it is given (Deps); routes.go: every
-//     route, and what every request goes through (who it comes from,
-//     bounded bodies, 404 and 405 in its family's shape); families.go: the
-//     doors; observe.go, cors.go: metrics, the access log, preflights;
-//   - domains.go, inboxes.go, messages.go, content.go (raw sources,
-//     attachments, the HTML body), webhooks.go (outbound subscriptions),
-//     held.go (family C's held reads), streams_families.go: families A
-//     and C's resources, in the shapes of dto_a.go and dto_c.go;
-//   - tenants.go: the admin's endpoints for tenants and their keys;
-//     usage.go: what a key sees of its tenant (its inboxes, its usage);
+//     family's routes mounted, and what every request goes through (who it
+//     comes from, bounded bodies, 404 and 405 in its family's shape);
+//     families.go: the doors; observe.go, cors.go: metrics, the access
+//     log, preflights;
 //   - ops.go: /livez and /readyz; page.go: the page's configuration;
 //     openapi.go: the document.
 //

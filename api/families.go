@@ -11,6 +11,7 @@ import (
 	"tempmail/api/compat/mailslurp"
 	"tempmail/api/compat/mailtm"
 	"tempmail/api/family"
+	"tempmail/api/inboxapi"
 	"tempmail/api/mailboxapi"
 	"tempmail/api/tokenapi"
 )
@@ -28,14 +29,7 @@ func (s *Server) registerDoors() []family.Door {
 	return []family.Door{
 		// First: the door of every path no other door has (DoorFor).
 		{Paths: []string{"/"}, Body: plain, NotFound: "Not found"},
-		{Name: "A", Paths: []string{"/api/"}, NotFound: family.NotFoundA, Challenge: "Token",
-			Body: func(w http.ResponseWriter, status int, msg string, detail bool) {
-				if detail || status == http.StatusMethodNotAllowed {
-					family.WriteJSON(w, status, map[string]string{"detail": msg})
-					return
-				}
-				plain(w, status, msg, false)
-			}},
+		inboxapi.Door(),
 		mailboxapi.Door(),
 		tokenapi.Door(),
 		mailosaur.New(s.Kit).Door(),

@@ -10,8 +10,10 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"tempmail/api/admin"
 	"tempmail/api/family"
 	"tempmail/api/inbound"
+	"tempmail/api/inboxapi"
 	"tempmail/api/mailboxapi"
 	"tempmail/api/mcphttp"
 	"tempmail/api/tokenapi"
@@ -55,48 +57,9 @@ func (s *Server) routes() chi.Router {
 
 	// Family A: the inbox API.
 	r.With(s.RequireToken).Post("/api/webhook/email", inbound.New(s.Kit).Receive)
-	// The admin's lookup by address, or a key's tenant's inboxes (usage.go).
-	r.Get("/api/inboxes", s.inboxesA)
-	r.Get("/api/usage", s.usageA)
-	r.Group(func(r chi.Router) {
-		// Outbound webhook subscriptions: always the operator's token.
-		r.Use(s.RequireToken)
-		r.With(s.LimitCreates).Post("/api/webhooks", s.createSubscriptionA)
-		r.Get("/api/webhooks", s.listSubscriptionsA)
-		r.Get("/api/webhooks/{webhook}", s.getSubscriptionA)
-		r.Delete("/api/webhooks/{webhook}", s.deleteSubscriptionA)
-		r.Get("/api/webhooks/{webhook}/deliveries", s.deliveriesA)
-		r.Post("/api/webhooks/{webhook}/rotate-secret", s.rotateSecretA)
-	})
-	r.Group(func(r chi.Router) {
-		// Tenants and their keys: the admin's (tenants.go).
-		r.Use(s.RequireAdmin)
-		r.Post("/api/tenants", s.createTenantA)
-		r.Get("/api/tenants", s.listTenantsA)
-		r.Get("/api/tenants/{tenant:"+family.UUIDPattern+"}", s.getTenantA)
-		r.Patch("/api/tenants/{tenant:"+family.UUIDPattern+"}", s.changeTenantA)
-		r.Delete("/api/tenants/{tenant:"+family.UUIDPattern+"}", s.deleteTenantA)
-		r.Post("/api/tenants/{tenant:"+family.UUIDPattern+"}/keys", s.createKeyA)
-		r.Get("/api/tenants/{tenant:"+family.UUIDPattern+"}/keys", s.listKeysA)
-		r.Delete("/api/keys/{key:"+family.UUIDPattern+"}", s.revokeKeyA)
-		r.Post("/api/domains", s.addDomainA) // domains.go
-	})
-	r.Group(func(r chi.Router) {
-		r.Use(s.OptionalToken)
-		r.Get("/api/domains", s.domainsA)
-		r.With(s.LimitCreates).Post("/api/inboxes/create_inbox", s.createInboxA)
-		// An inbox id is a UUID: the pattern keeps GET and DELETE off
-		// create_inbox beside it, which is served with POST alone (405).
-		r.Get("/api/inboxes/{id:"+family.UUIDPattern+"}", s.getInboxA)
-		r.Delete("/api/inboxes/{id:"+family.UUIDPattern+"}", s.deleteInboxA)
-		r.Get("/api/inboxes/{id}/emails", s.inboxEmailsA)
-		r.Get("/api/inboxes/{id}/events", s.eventsA)
-		r.Get("/api/emails/{id}", s.getEmailA)
-		r.Delete("/api/emails/{id}", s.deleteEmailA)
-		r.Post("/api/emails/{id}/mark_as_read", s.markReadA)
-		r.Get("/api/emails/{id}/raw", s.rawEmailA)
-		r.Get("/api/attachments/{id}/download", s.downloadAttachmentA)
-	})
+	inboxapi.New(s.Kit).Routes(r)
+	// The admin's: tenants, their keys, and domains (package admin).
+	admin.New(s.Kit).Routes(r)
 
 	// Family B: the mailbox API.
 	mailboxapi.New(s.Kit).Routes(r)

@@ -1,4 +1,4 @@
-package api
+package inboxapi
 
 import (
 	"net/http"
@@ -21,7 +21,7 @@ import (
 // inboxesA answers GET /api/inboxes/: with email=, the admin's lookup
 // by address (inboxesByAddressA); without, the key's tenant's inboxes (or
 // the admin's tenant=).
-func (s *Server) inboxesA(w http.ResponseWriter, r *http.Request) {
+func (s *API) inboxesA(w http.ResponseWriter, r *http.Request) {
 	if q := r.URL.Query(); q.Has("email") || family.CredentialFrom(r).Key == nil && !q.Has("tenant") {
 		if err := s.CheckToken(r); err != nil {
 			family.WriteError(w, r, s.Log, err)
@@ -36,7 +36,7 @@ func (s *Server) inboxesA(w http.ResponseWriter, r *http.Request) {
 // tenantInboxesA lists the key's tenant's live inboxes, newest first,
 // paged as every family A list is, filtered by address (a part of it,
 // in any case) and created_after.
-func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
+func (s *API) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 	t, err := s.KeyTenant(r)
 	var q projections.Query
 	if err == nil {
@@ -58,7 +58,7 @@ func (s *Server) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
 	filtered := address != "" || !after.IsZero()
 	matched := 0 // beyond the offset, counted for X-Total-Count when filtered
-	page := []inboxA{}
+	page := []Inbox{}
 	err = s.TenantInboxes(r.Context(), t.ID, func(ti projections.TenantInbox) (bool, error) {
 		if !ti.CreatedAt.After(after) {
 			return false, nil // newest first: the rest are older still
@@ -130,7 +130,7 @@ type usageOf struct {
 // usageA answers GET /api/usage/ for the key's tenant: its live inboxes
 // (its entry), its mail today and stored and its inboxes' subscriptions
 // (projections.Usage).
-func (s *Server) usageA(w http.ResponseWriter, r *http.Request) {
+func (s *API) usageA(w http.ResponseWriter, r *http.Request) {
 	t, err := s.KeyTenant(r)
 	var use projections.Usage
 	now := time.Now()

@@ -1,12 +1,13 @@
-package api
+package inboxapi
 
 import (
 	"net/http"
+
 	"tempmail/api/family"
 	"tempmail/projections"
 )
 
-func (s *Server) rotateSecretA(w http.ResponseWriter, r *http.Request) {
+func (s *API) rotateSecretA(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
 	err := family.DecodeBody(r, &body)
 	var h *projections.Webhook
@@ -22,7 +23,7 @@ func (s *Server) rotateSecretA(w http.ResponseWriter, r *http.Request) {
 	s.AnswerSubscription(w, r, http.StatusOK, h, secret, err)
 }
 
-func (s *Server) createSubscriptionA(w http.ResponseWriter, r *http.Request) {
+func (s *API) createSubscriptionA(w http.ResponseWriter, r *http.Request) {
 	var req family.SubscribeRequest
 	err := family.DecodeBody(r, &req)
 	var in *projections.Inbox
@@ -38,7 +39,7 @@ func (s *Server) createSubscriptionA(w http.ResponseWriter, r *http.Request) {
 	s.AnswerSubscription(w, r, http.StatusCreated, h, family.SecretOf(h), err)
 }
 
-func (s *Server) listSubscriptionsA(w http.ResponseWriter, r *http.Request) {
+func (s *API) listSubscriptionsA(w http.ResponseWriter, r *http.Request) {
 	var list []projections.Webhook
 	var err error
 	if id := r.URL.Query().Get("inbox_id"); id != "" {
@@ -61,12 +62,12 @@ func (s *Server) listSubscriptionsA(w http.ResponseWriter, r *http.Request) {
 	family.WriteJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) getSubscriptionA(w http.ResponseWriter, r *http.Request) {
+func (s *API) getSubscriptionA(w http.ResponseWriter, r *http.Request) {
 	h, err := s.WebhookByID(r)
 	s.AnswerSubscription(w, r, http.StatusOK, h, "", family.AsNotFound(err, family.NotFoundA))
 }
 
-func (s *Server) deleteSubscriptionA(w http.ResponseWriter, r *http.Request) {
+func (s *API) deleteSubscriptionA(w http.ResponseWriter, r *http.Request) {
 	h, err := s.WebhookByID(r)
 	if err == nil {
 		err = s.Commands.Unsubscribe(r.Context(), h)
@@ -78,7 +79,7 @@ func (s *Server) deleteSubscriptionA(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) deliveriesA(w http.ResponseWriter, r *http.Request) {
+func (s *API) deliveriesA(w http.ResponseWriter, r *http.Request) {
 	h, err := s.WebhookByID(r)
 	s.AnswerDeliveries(w, r, h, family.AsNotFound(err, family.NotFoundA))
 }

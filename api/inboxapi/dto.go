@@ -1,4 +1,4 @@
-package api
+package inboxapi
 
 import (
 	"tempmail"
@@ -12,14 +12,15 @@ import (
 // of the Django temp-mail service it follows. Its email summary is in
 // package wire: outbound webhooks carry it too.
 
-// inboxByAddressA is an inbox as the operator's lookup by address answers
+// InboxByAddress is an inbox as the operator's lookup by address answers
 // it: its family A fields and the token the other families read it by.
-type inboxByAddressA struct {
-	inboxA
+type InboxByAddress struct {
+	Inbox
 	Token string `json:"token"`
 }
 
-type inboxA struct {
+// Inbox is an inbox as the family shows it.
+type Inbox struct {
 	ID          string    `json:"id"`
 	Email       string    `json:"email"`
 	ExpiresAt   wire.Time `json:"expires_at"`
@@ -30,9 +31,9 @@ type inboxA struct {
 	EmailCount  *int      `json:"email_count,omitempty"`
 }
 
-func toInboxA(in *projections.Inbox) inboxA {
+func toInboxA(in *projections.Inbox) Inbox {
 	_, domain := tempmail.SplitAddress(in.Address)
-	out := inboxA{ID: in.ID, Email: in.Address, ExpiresAt: wire.At(in.ExpiresAt), CreatedAt: wire.At(in.CreatedAt),
+	out := Inbox{ID: in.ID, Email: in.Address, ExpiresAt: wire.At(in.ExpiresAt), CreatedAt: wire.At(in.CreatedAt),
 		Domain: domain, AccessToken: in.Token}
 	if in.TTL > 0 {
 		out.TTL = &in.TTL
@@ -40,42 +41,44 @@ func toInboxA(in *projections.Inbox) inboxA {
 	return out
 }
 
-type attachmentA struct {
+// Attachment is one of an email's attachments.
+type Attachment struct {
 	ID          string `json:"id"`
 	Filename    string `json:"filename"`
 	ContentType string `json:"content_type"`
 	FileSize    int64  `json:"file_size"`
 }
 
-type emailA struct {
-	ID          string        `json:"id"`
-	InboxID     string        `json:"inbox_id"`
-	MessageID   string        `json:"message_id"`
-	FromEmail   string        `json:"from_email"`
-	FromName    string        `json:"from_name"`
-	To          []string      `json:"to"`
-	Cc          []string      `json:"cc"`
-	Subject     string        `json:"subject"`
-	BodyText    string        `json:"body_text" answer:"long"`
-	BodyHTML    string        `json:"body_html" answer:"long"`
-	ReceivedAt  wire.Time     `json:"received_at"`
-	IsRead      bool          `json:"is_read"`
-	Size        int64         `json:"size"`
-	Attachments []attachmentA `json:"attachments"`
+// Email is an email, whole, as GET /api/emails/{id}/ answers it.
+type Email struct {
+	ID          string       `json:"id"`
+	InboxID     string       `json:"inbox_id"`
+	MessageID   string       `json:"message_id"`
+	FromEmail   string       `json:"from_email"`
+	FromName    string       `json:"from_name"`
+	To          []string     `json:"to"`
+	Cc          []string     `json:"cc"`
+	Subject     string       `json:"subject"`
+	BodyText    string       `json:"body_text" answer:"long"`
+	BodyHTML    string       `json:"body_html" answer:"long"`
+	ReceivedAt  wire.Time    `json:"received_at"`
+	IsRead      bool         `json:"is_read"`
+	Size        int64        `json:"size"`
+	Attachments []Attachment `json:"attachments"`
 	// Authentication is null for a message that was not checked.
 	Authentication *mail.Auth           `json:"authentication"`
 	Links          []family.MessageLink `json:"links"`
 }
 
-func (m emailA) LongTextLen() int { return len(m.BodyText) + len(m.BodyHTML) }
+func (m Email) LongTextLen() int { return len(m.BodyText) + len(m.BodyHTML) }
 
-func toEmailA(m *projections.Message) emailA {
-	out := emailA{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
+func toEmailA(m *projections.Message) Email {
+	out := Email{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
 		FromName: m.FromName, To: family.OrEmpty(m.To), Cc: family.OrEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
 		BodyHTML: m.HTML, ReceivedAt: wire.At(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
-		Attachments: []attachmentA{}, Authentication: family.Authentication(m.Auth), Links: family.LinksOf(m)}
+		Attachments: []Attachment{}, Authentication: family.Authentication(m.Auth), Links: family.LinksOf(m)}
 	for _, a := range m.Attachments {
-		out.Attachments = append(out.Attachments, attachmentA{a.ID, a.Filename, a.ContentType, a.Size})
+		out.Attachments = append(out.Attachments, Attachment{a.ID, a.Filename, a.ContentType, a.Size})
 	}
 	return out
 }

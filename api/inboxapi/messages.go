@@ -1,4 +1,4 @@
-package api
+package inboxapi
 
 import (
 	"net/http"
@@ -13,7 +13,7 @@ import (
 // marked read and deleted. What a message holds beyond its summary, the raw
 // source, attachments and the HTML body, is in content.go.
 
-func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
+func (s *API) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 	in, ok := s.lookupInboxA(w, r)
 	if !ok {
 		return
@@ -26,7 +26,7 @@ func (s *Server) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 }
 
 // lookupEmailA finds the email the path's {id} names, or answers 404.
-func (s *Server) lookupEmailA(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
+func (s *API) lookupEmailA(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
 	m, _, err := s.MessageByID(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
@@ -35,13 +35,13 @@ func (s *Server) lookupEmailA(w http.ResponseWriter, r *http.Request) (*projecti
 	return m, true
 }
 
-func (s *Server) getEmailA(w http.ResponseWriter, r *http.Request) {
+func (s *API) getEmailA(w http.ResponseWriter, r *http.Request) {
 	if m, ok := s.lookupEmailA(w, r); ok {
 		family.WriteJSON(w, http.StatusOK, toEmailA(m))
 	}
 }
 
-func (s *Server) markReadA(w http.ResponseWriter, r *http.Request) {
+func (s *API) markReadA(w http.ResponseWriter, r *http.Request) {
 	var body struct{}
 	if err := family.DecodeBody(r, &body); err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -59,7 +59,7 @@ func (s *Server) markReadA(w http.ResponseWriter, r *http.Request) {
 	family.WriteJSON(w, http.StatusOK, toEmailA(m))
 }
 
-func (s *Server) deleteEmailA(w http.ResponseWriter, r *http.Request) {
+func (s *API) deleteEmailA(w http.ResponseWriter, r *http.Request) {
 	m, ok := s.lookupEmailA(w, r)
 	if !ok {
 		return

@@ -1,4 +1,4 @@
-package api
+package inboxapi
 
 import (
 	"net/http"
@@ -7,12 +7,12 @@ import (
 	"tempmail/projections"
 )
 
-// Domains: family A's list, the admin's addition of a domain at runtime,
-// and the choice of a domain for a new inbox. A domain with a tenant is
-// private: the tenant's keys see it and make inboxes there; to everyone
-// else (the admin aside, who sees it listed) it is as if it did not exist.
+// Domains: family A's list. A domain with a tenant is private: the
+// tenant's keys see it and make inboxes there; to everyone else (the admin
+// aside, who sees it listed) it is as if it did not exist.
 
-type domainA struct {
+// Domain is a domain as GET /api/domains/ lists it.
+type Domain struct {
 	ID       int    `json:"id"`
 	Name     string `json:"name"`
 	IsActive bool   `json:"is_active"`
@@ -22,19 +22,20 @@ type domainA struct {
 	TenantID string `json:"tenant_id,omitempty"`
 }
 
-func (s *Server) domainOutA(d projections.Domain) domainA {
-	return domainA{d.ID, d.Name, d.Active, s.CatchAll(d), d.TenantID}
+// DomainOf is d as the family shows it.
+func (s *API) DomainOf(d projections.Domain) Domain {
+	return Domain{d.ID, d.Name, d.Active, s.CatchAll(d), d.TenantID}
 }
 
-func (s *Server) domainsA(w http.ResponseWriter, r *http.Request) {
+func (s *API) domainsA(w http.ResponseWriter, r *http.Request) {
 	list, err := s.DomainsFor(r)
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	out := []domainA{}
+	out := []Domain{}
 	for _, d := range list {
-		out = append(out, s.domainOutA(d))
+		out = append(out, s.DomainOf(d))
 	}
 	family.WriteJSON(w, http.StatusOK, out)
 }

@@ -1,4 +1,4 @@
-package api
+package admin
 
 import (
 	"encoding/json"
@@ -62,7 +62,7 @@ func tenantOutOf(t *projections.Tenant, domains []projections.Domain) tenantOut 
 }
 
 // tenantOut is t as answers show it, with its private domains (one read).
-func (s *Server) tenantOut(r *http.Request, t *projections.Tenant) (tenantOut, error) {
+func (s *API) tenantOut(r *http.Request, t *projections.Tenant) (tenantOut, error) {
 	domains, err := s.Views.TenantDomains(r.Context(), t.ID, true)
 	return tenantOutOf(t, domains), err
 }
@@ -189,7 +189,7 @@ func (req *tenantRequest) spec(now command.TenantSpec, creating bool) (command.T
 	return now, err
 }
 
-func (s *Server) createTenantA(w http.ResponseWriter, r *http.Request) {
+func (s *API) createTenantA(w http.ResponseWriter, r *http.Request) {
 	var req tenantRequest
 	err := family.DecodeBody(r, &req)
 	var spec command.TenantSpec
@@ -208,7 +208,7 @@ func (s *Server) createTenantA(w http.ResponseWriter, r *http.Request) {
 
 // listTenantsA lists the tenants, oldest first, paged as every family A
 // list is; name= keeps those of that name (names need not be unique).
-func (s *Server) listTenantsA(w http.ResponseWriter, r *http.Request) {
+func (s *API) listTenantsA(w http.ResponseWriter, r *http.Request) {
 	q, err := family.ListQuery(r)
 	name := r.URL.Query().Get("name")
 	if err == nil && len(name) > maxNameBytes {
@@ -261,7 +261,7 @@ func changeableTenantID(r *http.Request) (string, error) {
 	return id, err
 }
 
-func (s *Server) getTenantA(w http.ResponseWriter, r *http.Request) {
+func (s *API) getTenantA(w http.ResponseWriter, r *http.Request) {
 	id, err := tenantID(r)
 	var t *projections.Tenant
 	if err == nil {
@@ -270,7 +270,7 @@ func (s *Server) getTenantA(w http.ResponseWriter, r *http.Request) {
 	s.answerTenant(w, r, http.StatusOK, t, err)
 }
 
-func (s *Server) changeTenantA(w http.ResponseWriter, r *http.Request) {
+func (s *API) changeTenantA(w http.ResponseWriter, r *http.Request) {
 	var req tenantRequest
 	err := family.DecodeBody(r, &req)
 	var id string
@@ -290,7 +290,7 @@ func (s *Server) changeTenantA(w http.ResponseWriter, r *http.Request) {
 	s.answerTenant(w, r, http.StatusOK, t, err)
 }
 
-func (s *Server) deleteTenantA(w http.ResponseWriter, r *http.Request) {
+func (s *API) deleteTenantA(w http.ResponseWriter, r *http.Request) {
 	id, err := changeableTenantID(r)
 	if err == nil {
 		err = s.Commands.DeleteTenant(r.Context(), id)
@@ -302,7 +302,7 @@ func (s *Server) deleteTenantA(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func (s *Server) answerTenant(w http.ResponseWriter, r *http.Request, status int, t *projections.Tenant, err error) {
+func (s *API) answerTenant(w http.ResponseWriter, r *http.Request, status int, t *projections.Tenant, err error) {
 	var out tenantOut
 	if err == nil {
 		out, err = s.tenantOut(r, t)
@@ -345,7 +345,7 @@ func checkScopes(raw json.RawMessage) ([]string, error) {
 	return family.NamesOf(raw, "scopes", "scope", command.Scopes(), 16)
 }
 
-func (s *Server) createKeyA(w http.ResponseWriter, r *http.Request) {
+func (s *API) createKeyA(w http.ResponseWriter, r *http.Request) {
 	var req keyRequest
 	err := family.DecodeBody(r, &req)
 	var id string
@@ -370,7 +370,7 @@ func (s *Server) createKeyA(w http.ResponseWriter, r *http.Request) {
 	family.WriteJSON(w, http.StatusCreated, out)
 }
 
-func (s *Server) listKeysA(w http.ResponseWriter, r *http.Request) {
+func (s *API) listKeysA(w http.ResponseWriter, r *http.Request) {
 	id, err := tenantID(r)
 	var t *projections.Tenant
 	if err == nil {
@@ -387,7 +387,7 @@ func (s *Server) listKeysA(w http.ResponseWriter, r *http.Request) {
 	family.WriteJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) revokeKeyA(w http.ResponseWriter, r *http.Request) {
+func (s *API) revokeKeyA(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "key")
 	err := error(family.ErrNotFound)
 	if family.ValidID(id) {

@@ -1,4 +1,4 @@
-package api
+package inboxapi
 
 import (
 	"net/http"
@@ -12,7 +12,7 @@ import (
 func renderA(_ *projections.Inbox, m *projections.Summary) any { return summaryA(m) }
 
 // eventsA answers GET /api/inboxes/{id}/events.
-func (s *Server) eventsA(w http.ResponseWriter, r *http.Request) {
+func (s *API) eventsA(w http.ResponseWriter, r *http.Request) {
 	if in, ok := s.lookupInboxA(w, r); ok {
 		s.Stream(w, r, in, renderA)
 	}

@@ -1,9 +1,11 @@
-package api
+package admin
 
 import (
 	"net/http"
 	"strings"
+
 	"tempmail/api/family"
+	"tempmail/api/inboxapi"
 	"tempmail/command"
 	"tempmail/projections"
 )
@@ -18,11 +20,11 @@ type domainRequest struct {
 // domainAdded is the answer to POST /api/domains/: the domain, and the MX
 // record to publish for it.
 type domainAdded struct {
-	domainA
+	inboxapi.Domain
 	MX string `json:"mx"`
 }
 
-func (s *Server) addDomainA(w http.ResponseWriter, r *http.Request) {
+func (s *API) addDomainA(w http.ResponseWriter, r *http.Request) {
 	var req domainRequest
 	err := family.DecodeBody(r, &req)
 	var spec command.DomainSpec
@@ -47,5 +49,5 @@ func (s *Server) addDomainA(w http.ResponseWriter, r *http.Request) {
 		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
 		return
 	}
-	family.WriteJSON(w, http.StatusCreated, domainAdded{s.domainOutA(d), s.MXHost()})
+	family.WriteJSON(w, http.StatusCreated, domainAdded{inboxapi.New(s.Kit).DomainOf(d), s.MXHost()})
 }

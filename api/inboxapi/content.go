@@ -1,15 +1,16 @@
-package api
+package inboxapi
 
 import (
 	"net/http"
 	"strings"
-	"tempmail/api/family"
-	"tempmail/mail"
 
 	"github.com/go-chi/chi/v5"
+
+	"tempmail/api/family"
+	"tempmail/mail"
 )
 
-func (s *Server) rawEmailA(w http.ResponseWriter, r *http.Request) {
+func (s *API) rawEmailA(w http.ResponseWriter, r *http.Request) {
 	if m, ok := s.lookupEmailA(w, r); ok {
 		s.ServeRaw(w, r, m, false)
 	}
@@ -17,7 +18,7 @@ func (s *Server) rawEmailA(w http.ResponseWriter, r *http.Request) {
 
 // downloadAttachmentA serves an attachment's bytes. Its id is the message id
 // and its position, so no index is needed to find it.
-func (s *Server) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
+func (s *API) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
 	id := strings.ToLower(chi.URLParam(r, "id"))
 	msgID := ""
 	if len(id) > 37 && id[36] == '-' {

@@ -1,4 +1,4 @@
-package api
+package inboxapi
 
 import (
 	"encoding/json"
@@ -27,7 +27,7 @@ import (
 // finds the inboxes a catch-all domain made for mail (nobody was given
 // their id or token), so it always takes the API token. An address has
 // at most one live inbox; the answer is an array so that none is [].
-func (s *Server) inboxesByAddressA(w http.ResponseWriter, r *http.Request) {
+func (s *API) inboxesByAddressA(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	email := q.Get("email")
 	if !q.Has("email") || email == "" {
@@ -39,7 +39,7 @@ func (s *Server) inboxesByAddressA(w http.ResponseWriter, r *http.Request) {
 		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	out := []inboxByAddressA{}
+	out := []InboxByAddress{}
 	in, err := s.Views.InboxByAddress(r.Context(), addr)
 	switch {
 	case tempmail.KindOf(err) == tempmail.NotFound:
@@ -49,13 +49,13 @@ func (s *Server) inboxesByAddressA(w http.ResponseWriter, r *http.Request) {
 	case in.Live(time.Now()):
 		a := toInboxA(in)
 		a.EmailCount = &in.Count
-		out = append(out, inboxByAddressA{inboxA: a, Token: in.Token})
+		out = append(out, InboxByAddress{Inbox: a, Token: in.Token})
 	}
 	w.Header().Set("X-Total-Count", strconv.Itoa(len(out))) // as a tenant's list of inboxes says it (usage.go)
 	family.WriteJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
+func (s *API) createInboxA(w http.ResponseWriter, r *http.Request) {
 	owner, err := s.InboxOwner(r)
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -109,7 +109,7 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 }
 
 // lookupInboxA finds the inbox the path's {id} names, or answers 404.
-func (s *Server) lookupInboxA(w http.ResponseWriter, r *http.Request) (*projections.Inbox, bool) {
+func (s *API) lookupInboxA(w http.ResponseWriter, r *http.Request) (*projections.Inbox, bool) {
 	in, err := s.InboxByID(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
@@ -118,7 +118,7 @@ func (s *Server) lookupInboxA(w http.ResponseWriter, r *http.Request) (*projecti
 	return in, true
 }
 
-func (s *Server) getInboxA(w http.ResponseWriter, r *http.Request) {
+func (s *API) getInboxA(w http.ResponseWriter, r *http.Request) {
 	in, ok := s.lookupInboxA(w, r)
 	if !ok {
 		return
@@ -128,7 +128,7 @@ func (s *Server) getInboxA(w http.ResponseWriter, r *http.Request) {
 	family.WriteJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) deleteInboxA(w http.ResponseWriter, r *http.Request) {
+func (s *API) deleteInboxA(w http.ResponseWriter, r *http.Request) {
 	in, ok := s.lookupInboxA(w, r)
 	if !ok {
 		return
