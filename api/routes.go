@@ -178,7 +178,7 @@ func (s *Server) served(r *http.Request) bool {
 	if method == http.MethodHead {
 		method = http.MethodGet // served wherever GET is (routes.go)
 	}
-	return family.FamilyOf(r) != "" && s.router.Match(chi.NewRouteContext(), method, routePath(r))
+	return family.DoorOf(r).Name != "" && s.router.Match(chi.NewRouteContext(), method, routePath(r))
 }
 
 // mayCall checks that a key's scopes cover what r asks: the admin scope
@@ -188,21 +188,18 @@ func (s *Server) served(r *http.Request) bool {
 // subscriptions to every inbox, the inbound webhook) check for the admin
 // scope themselves.
 func mayCall(c family.Credential, r *http.Request) error {
-	if c.IsAdmin() || family.DoorOf(r).Credential != nil {
-		return nil // the compatible families check scopes in their handlers
-	}
-	p := routePath(r)
-	switch {
-	case family.FamilyOf(r) == "" || strings.HasPrefix(p, "/api/tenants") || strings.HasPrefix(p, "/api/keys") ||
-		strings.HasPrefix(p, "/api/webhook"):
+	d := family.DoorOf(r)
+	if c.IsAdmin() || d.Scope == nil {
 		return nil
-	case strings.HasPrefix(p, "/inboxes/") && strings.Contains(p, "/webhooks"):
-		return c.Need(command.ScopeWebhooks)
-	case r.Method == http.MethodDelete || r.Method == http.MethodPost && (p == "/inboxes" ||
-		p == "/api/inboxes/create_inbox" || p == "/api/create-temp-email"):
+	}
+	switch need := d.Scope(r.Method, routePath(r)); {
+	case need == "":
+		return nil
+	case need == command.ScopeRead && c.Key.Has(command.ScopeRead):
+		return nil
+	case need == command.ScopeRead:
 		return c.Need(command.ScopeInboxes)
-	case c.Key.Has(command.ScopeRead):
-		return nil
+	default:
+		return c.Need(need)
 	}
-	return c.Need(command.ScopeInboxes)
 }

@@ -31,6 +31,16 @@ type Door struct {
 	NotFound string
 	// Challenge, when set, is the WWW-Authenticate of the family's 401s.
 	Challenge string
+	// KeyInToken says a tenant's key is taken in the family's own scheme,
+	// `Authorization: Token <key>`, as well as in Bearer.
+	KeyInToken bool
+	// Scope names the scope a tenant's key needs for a request to path
+	// (its route's, without a trailing slash) with method: "" when the
+	// handlers check who may call (the API token's endpoints), ScopeRead
+	// when reading, which the inboxes scope allows too. Nil: none is
+	// checked as the request comes in (the operational paths; the
+	// compatible families, whose handlers check scopes).
+	Scope func(method, path string) string
 	// A compatible family (compat.go) also says who its requests come
 	// from its own way (credential), and has routes of its own.
 	Credential func(*http.Request) (Credential, error)
@@ -66,9 +76,6 @@ func DoorOf(r *http.Request) *Door {
 		WriteJSON(w, status, map[string]string{"error": msg})
 	}, NotFound: "Not found"}
 }
-
-// FamilyOf is the family a request belongs to.
-func FamilyOf(r *http.Request) string { return DoorOf(r).Name }
 
 // NotFoundFor is what the request's family says of what it does not have.
 func NotFoundFor(r *http.Request) string { return DoorOf(r).NotFound }

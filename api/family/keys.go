@@ -88,7 +88,7 @@ func (s *Kit) CredentialOf(r *http.Request) (Credential, error) {
 	if !bearer && !token {
 		return Credential{}, nil
 	}
-	if strings.HasPrefix(secret, command.KeyPrefix) && (bearer || FamilyOf(r) == "A") {
+	if strings.HasPrefix(secret, command.KeyPrefix) && (bearer || DoorOf(r).KeyInToken) {
 		k, err := s.KeyOf(r.Context(), secret)
 		return Credential{Key: k}, err
 	}

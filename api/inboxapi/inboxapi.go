@@ -2,10 +2,12 @@ package inboxapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"tempmail/api/family"
+	"tempmail/command"
 )
 
 // API is family A, over the Kit every family is given.
@@ -19,7 +21,8 @@ func New(k *family.Kit) *API { return &API{Kit: k} }
 // errors are family A's too), and its errors' shape: {"detail": ...} for
 // 401, 404, 405 and 415, {"error": ...} otherwise.
 func Door() family.Door {
-	return family.Door{Name: "A", Paths: []string{"/api/"}, NotFound: family.NotFoundA, Challenge: "Token",
+	return family.Door{Name: "A", Paths: []string{"/api/"}, NotFound: family.NotFoundA, Challenge: "Token", KeyInToken: true,
+		Scope: scope,
 		Body: func(w http.ResponseWriter, status int, msg string, detail bool) {
 			if detail || status == http.StatusMethodNotAllowed {
 				family.WriteJSON(w, status, map[string]string{"detail": msg})
@@ -27,6 +30,20 @@ func Door() family.Door {
 			}
 			family.WriteJSON(w, status, map[string]string{"error": msg})
 		}}
+}
+
+// scope is the scope a key needs on the family's paths (family.Door):
+// none on the API token's (tenants and keys, which are the admin's, and
+// webhooks, inbound and outbound), inboxes to make or end an inbox or
+// a message, read (or inboxes) for the rest.
+func scope(method, path string) string {
+	switch {
+	case strings.HasPrefix(path, "/api/tenants") || strings.HasPrefix(path, "/api/keys") || strings.HasPrefix(path, "/api/webhook"):
+		return ""
+	case method == http.MethodDelete || method == http.MethodPost && path == "/api/inboxes/create_inbox":
+		return command.ScopeInboxes
+	}
+	return command.ScopeRead
 }
 
 // Routes registers the family's routes with the server's router.

@@ -2,10 +2,12 @@ package tokenapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"tempmail/api/family"
+	"tempmail/command"
 )
 
 // API is family C, over the Kit every family is given.
@@ -18,9 +20,23 @@ func New(k *family.Kit) *API { return &API{Kit: k} }
 // shape, {"error": ...}.
 func Door() family.Door {
 	return family.Door{Name: "C", Paths: []string{"/inboxes", "/address/"}, NotFound: "Not found",
+		Scope: scope,
 		Body: func(w http.ResponseWriter, status int, msg string, _ bool) {
 			family.WriteJSON(w, status, map[string]string{"error": msg})
 		}}
+}
+
+// scope is the scope a key needs on the family's paths (family.Door):
+// webhooks for an inbox's subscriptions, inboxes to make or end an inbox
+// or a message, read (or inboxes) for the rest.
+func scope(method, path string) string {
+	switch {
+	case strings.HasPrefix(path, "/inboxes/") && strings.Contains(path, "/webhooks"):
+		return command.ScopeWebhooks
+	case method == http.MethodDelete || method == http.MethodPost && path == "/inboxes":
+		return command.ScopeInboxes
+	}
+	return command.ScopeRead
 }
 
 // Routes registers the family's routes with the server's router: what
