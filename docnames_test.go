@@ -398,6 +398,9 @@ func (tr *tree) check(p *pkg, g *ast.CommentGroup) []problem {
 				}
 			}
 			for _, m := range selector.FindAllStringSubmatch(line, -1) {
+				if m[2] == "md" || m[2] == "go" {
+					continue // a file, checked above: API.md, not type API's md
+				}
 				if p.types[m[1]] != nil {
 					if why := tr.checkSymbol(p, m[1], m[2]); why != "" {
 						out = append(out, problem{n, "names " + m[1] + "." + m[2] + ", " + why})

@@ -11,7 +11,7 @@ import (
 	"tempmail/service/servicetest"
 )
 
-// The Mailosaur family (compat_mailosaur.go): what its SDK calls, its
+// The Mailosaur family (package api/compat/mailosaur): what its SDK calls, its
 // shapes, errors and bounds, and that one tenant's key never reaches
 // another's servers or mail. cmd/tempmail's compat_mailosaur_test.go
 // drives the same with the published SDK.

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The MailSlurp family (compat_mailslurp.go) as its SDK calls it; the
+// The MailSlurp family (package api/compat/mailslurp) as its SDK calls it; the
 // SDK itself drives it in cmd/tempmail/compat_mailslurp_test.go.
 
 const mailslurp = "/compat/mailslurp"

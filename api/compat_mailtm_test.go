@@ -11,7 +11,7 @@ import (
 	"tempmail/config"
 )
 
-// The mail.tm family (compat_mailtm.go): accounts, tokens and messages in
+// The mail.tm family (package api/compat/mailtm): accounts, tokens and messages in
 // the original's shapes, JSON-LD or JSON as Accept asks; its errors;
 // bounds; and isolation between accounts and between tenants.
 

@@ -67,10 +67,10 @@ func (s *Server) routes() chi.Router {
 	// Family C: the token API (package tokenapi).
 	tokenapi.New(s.Kit).Routes(r)
 
-	// The families for other services' clients (compat.go).
+	// The families for other services' clients (api/family/compat.go).
 	s.compatRoutes(r)
 
-	// The MCP tools for AI agents (mcp.go).
+	// The MCP tools for AI agents (package api/mcphttp).
 	if s.Config.MCP {
 		r.Post("/mcp", mcphttp.Handler(s.Kit, s.version, s).ServeHTTP)
 	}

@@ -116,7 +116,7 @@ type InboxCreated struct {
 	// without a key (anonymous), as every inbox of version 1 was.
 	TenantID string `json:"tenant_id,omitempty"`
 	// PasswordHash is the slow salted hash of the password a mail.tm
-	// account was made with (api's compat_mailtm_accounts.go makes and
+	// account was made with (api/compat/mailtm/accounts.go makes and
 	// checks it), never the password; empty for every other inbox, as
 	// for every inbox of versions 1 and 2.
 	PasswordHash string `json:"password_hash,omitempty"`

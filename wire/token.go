@@ -4,7 +4,7 @@ package wire
 // codes and links, as the service writes them and the Go client
 // (package client) and the MCP tools read them. Fields tagged
 // answer:"long" are a message's bodies, which the service writes piece by
-// piece when they are long (api's answer.go); LongTextLen says how long
+// piece when they are long (api/family/answer.go); LongTextLen says how long
 // they are together. The jsonschema tags describe a field to the MCP
 // tools' clients, whose results show it too.
 

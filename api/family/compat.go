@@ -10,7 +10,7 @@ import (
 // mail.tm"): front doors for the clients of other services, each under
 // /compat/<name>/ and switched by --compat, over the same inboxes, views
 // and commands as families A, B and C. Each is one file per service
-// (compat_mailosaur.go, compat_mailslurp.go, compat_mailtm.go), with its
+// (packages api/compat/mailosaur, api/compat/mailslurp, api/compat/mailtm), with its
 // routes, how its clients authenticate, and its error shape; the tenants'
 // keys are what they authenticate with.
 

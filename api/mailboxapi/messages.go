@@ -26,7 +26,7 @@ func (s *API) mailboxListB(w http.ResponseWriter, r *http.Request) {
 	}
 	// Family B's shape has whole messages in its list: each is read, written
 	// and let go in turn (one more read each, whatever the mailbox holds),
-	// and the page ends early past its budget (answer.go). Until the first
+	// and the page ends early past its budget (api/family/answer.go). Until the first
 	// is read the answer can still be an error.
 	i := 0
 	// next reads the page's next message that is still there; nil at the end.

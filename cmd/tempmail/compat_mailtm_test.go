@@ -15,7 +15,7 @@ import (
 	"tempmail/service/servicetest"
 )
 
-// The mail.tm family (api/compat_mailtm.go) as a published mail.tm
+// The mail.tm family (package api/compat/mailtm) as a published mail.tm
 // client sees it: mailjs (@cemalgnlts/mailjs), at the exact version of
 // testdata/compat-mailtm/package.json, unchanged, pointed at the server
 // by the fields its constructor sets for mail.tm's hosts.

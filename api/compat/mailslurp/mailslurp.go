@@ -55,7 +55,7 @@ func (s *API) mailslurpRoutes(r chi.Router) {
 	r.Get(email+"/attachments/{attachmentId}", s.mailslurpDownloadAttachment)
 
 	// Everything else: 501, after the key is checked like any other. Not
-	// OPTIONS, which the router answers for every served path (routes.go).
+	// OPTIONS, which the router answers for every served path (api/routes.go).
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 		r.MethodFunc(m, "/*", s.mailslurpUnsupported)
 	}

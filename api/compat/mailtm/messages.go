@@ -16,7 +16,7 @@ import (
 // account's own, by its token; a tenant's key or the API token reach
 // them by id (but list no account's: GET /messages is the account's).
 
-// maxMailTMPage bounds ?page=: as far as lists page at all (list.go).
+// maxMailTMPage bounds ?page=: as far as lists page at all (api/family/list.go).
 const maxMailTMPage = family.MaxOffset / mailtmPageSize
 
 // mailtmPage reads ?page= (from 1; absent: 1).
