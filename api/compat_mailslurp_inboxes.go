@@ -76,7 +76,7 @@ func (s *Server) mailslurpCreate(w http.ResponseWriter, r *http.Request, opts ma
 	var in *projections.Inbox
 	if err == nil {
 		// Family A's kind: an inbox with a lifetime.
-		in, err = s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyA, Local: local, Random: 10,
+		in, err = s.commands.CreateInbox(r.Context(), command.Spec{Retention: events.RetainWithInbox, Local: local, Random: 10,
 			Domain: dom, TTL: ttl, Tenant: owner})
 	}
 	if err != nil {

@@ -225,7 +225,7 @@ func (s *Server) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Domain: dom,
+	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Retention: events.RetainWithInbox, Local: name, Domain: dom,
 		TTL: s.cfg.TokenInboxTTL, Tenant: owner, PasswordHash: hash})
 	if errors.Is(err, command.ErrTaken) {
 		writeMailTMViolations(w, mailtmViolation{"address", "This value is already used."})

@@ -100,7 +100,7 @@ func (s *Server) createInboxA(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, asNotFound(err, "Domain not found or inactive"))
 		return
 	}
-	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyA, Random: 10, Domain: dom,
+	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Random: 10, Domain: dom,
 		TTL: time.Duration(ttl) * time.Second, Tenant: owner})
 	if err != nil {
 		writeError(w, r, s.log, err)
@@ -164,7 +164,7 @@ func (s *Server) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, asInvalid(err, "No domains available"))
 		return
 	}
-	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyB, Local: name, Random: 12, Domain: dom,
+	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Retention: events.RetainMessages, Local: name, Random: 12, Domain: dom,
 		Tenant: owner})
 	if err != nil {
 		writeError(w, r, s.log, err)
@@ -270,7 +270,7 @@ func (s *Server) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Random: 10,
+	in, err := s.commands.CreateInbox(r.Context(), command.Spec{Local: name, Random: 10,
 		Domain: dom, TTL: s.cfg.TokenInboxTTL, Tenant: owner})
 	if err != nil {
 		writeError(w, r, s.log, err)

@@ -26,7 +26,7 @@ func TestOneOfRacingClaimsOfAnAddressWins(t *testing.T) {
 	d := domain(t, svc, "tempmail.test")
 	made := make([]*projections.Inbox, 20)
 	errs := race(20, func(ctx context.Context, i int) (err error) {
-		made[i], err = svc.Commands.CreateInbox(ctx, command.Spec{Family: events.FamilyA, Local: "wanted", Domain: d, TTL: time.Hour})
+		made[i], err = svc.Commands.CreateInbox(ctx, command.Spec{Local: "wanted", Domain: d, TTL: time.Hour})
 		return err
 	})
 	var winner *projections.Inbox
@@ -43,7 +43,7 @@ func TestOneOfRacingClaimsOfAnAddressWins(t *testing.T) {
 	if winner == nil {
 		t.Fatal("no claim won")
 	}
-	if winner.Address != "wanted@tempmail.test" || winner.Family != events.FamilyA || winner.DomainID != d.ID ||
+	if winner.Address != "wanted@tempmail.test" || winner.Retention != events.RetainWithInbox || winner.DomainID != d.ID ||
 		winner.ExpiresAt.Sub(winner.CreatedAt) != time.Hour || !winner.Live(time.Now()) {
 		t.Errorf("the inbox made: %+v", winner)
 	}
@@ -112,7 +112,7 @@ func TestRandomNamesAreNeverTwiceNorReserved(t *testing.T) {
 		d := domain(t, svc, "tempmail.test")
 		made := make([]*projections.Inbox, 40)
 		errs := race(40, func(ctx context.Context, i int) (err error) {
-			made[i], err = svc.Commands.CreateInbox(ctx, command.Spec{Family: events.FamilyC, Random: 1, Domain: d})
+			made[i], err = svc.Commands.CreateInbox(ctx, command.Spec{Random: 1, Domain: d})
 			return err
 		})
 		owner := map[string]string{}
@@ -145,7 +145,7 @@ func TestRandomNamesAreNeverTwiceNorReserved(t *testing.T) {
 			reserved = append(reserved, string(c))
 		}
 		svc := start(t, func(c *config.Config) { c.ReservedNames = reserved })
-		spec := command.Spec{Family: events.FamilyC, Random: 1, Domain: domain(t, svc, "tempmail.test")}
+		spec := command.Spec{Random: 1, Domain: domain(t, svc, "tempmail.test")}
 		// Each try draws five names; most are reserved, and are drawn again.
 		var in *projections.Inbox
 		for tries := 0; in == nil; tries++ {
@@ -186,7 +186,7 @@ func TestNewThingsNeedRoomOnDiskWhileDeletionsGoOn(t *testing.T) {
 	cfg.MinFreeDisk = 1 << 60 // more than any disk has
 	svc = servicetest.Start(t, cfg)
 	before := logEnd(t, svc)
-	if _, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Family: events.FamilyC, Random: 10,
+	if _, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Random: 10,
 		Domain: domain(t, svc, "tempmail.test")}); tempmail.KindOf(err) != tempmail.Full {
 		t.Errorf("a new inbox on a full disk: %v, want Full", err)
 	}

@@ -18,7 +18,7 @@ const fullPage = 32
 func fullInbox() *Inbox {
 	now := time.Now().UTC()
 	in := &Inbox{Meta: view.Meta{Seq: 1234567}, ID: "414bc58d-55c3-49ae-8b7a-bad3cf0ef9f9", Address: "abcdefghij@tempmail.test",
-		Token: "ABCDEFGHIJKLMNOPQRSTUVWXYZ", Family: events.FamilyC, DomainID: 1, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
+		Token: "ABCDEFGHIJKLMNOPQRSTUVWXYZ", Retention: events.RetainMessages, DomainID: 1, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
 		TTL: 3600, LifecycleSeq: 123456, Count: 1000, NextPage: 31, Forgotten: 99,
 		Webhooks: []WebhookRef{{ID: "hook", Events: []string{events.HookMessageReceived, events.HookInboxDeleted}, Seq: 7, Claimed: true}}}
 	for i := range fullPage {
