@@ -2,6 +2,7 @@ package command_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -219,5 +220,42 @@ func TestNewThingsNeedRoomOnDiskWhileDeletionsGoOn(t *testing.T) {
 	}
 	if _, err := svc.Views.Inbox(t.Context(), in.ID); tempmail.KindOf(err) != tempmail.NotFound {
 		t.Errorf("the inbox deleted on a full disk is still there: %v", err)
+	}
+}
+
+// TestAnInboxIsRecordedWithItsRetentionNotItsFamily: the InboxCreated a
+// creation stores in the log says what becomes of the inbox's messages
+// ("retention", left out for the default) and not through which API the
+// inbox was made ("family"); the views show the same retention.
+func TestAnInboxIsRecordedWithItsRetentionNotItsFamily(t *testing.T) {
+	t.Parallel()
+	svc := start(t)
+	d := domain(t, svc, "tempmail.test")
+	for local, want := range map[string]events.Retention{"kept-a-while": events.RetainMessages, "kept-with-it": events.RetainWithInbox} {
+		in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Retention: want, Local: local, Domain: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Retention != want {
+			t.Errorf("%s: the views show retention %q, want %q", local, in.Retention, want)
+		}
+		m, err := svc.Store.Stream().GetMsg(t.Context(), in.LifecycleSeq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored struct {
+			Type string                     `json:"type"`
+			Data map[string]json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(m.Data, &stored); err != nil || stored.Type != string(events.TypeInboxCreated) {
+			t.Fatalf("%s: event %d is %s (%v)", local, in.LifecycleSeq, m.Data, err)
+		}
+		if _, ok := stored.Data["family"]; ok {
+			t.Errorf("%s: stored with a family: %s", local, m.Data)
+		}
+		got, ok := stored.Data["retention"]
+		if want == events.RetainMessages && string(got) != `"messages"` || want == events.RetainWithInbox && ok {
+			t.Errorf("%s: stored retention %s, want %q: %s", local, got, want, m.Data)
+		}
 	}
 }
