@@ -7,7 +7,6 @@ import (
 
 	"tempmail/command"
 	"tempmail/config"
-	"tempmail/events"
 	"tempmail/projections"
 	"tempmail/service"
 	"tempmail/service/servicetest"
@@ -43,7 +42,7 @@ func domain(t *testing.T, svc *service.Service, name string) projections.Domain 
 // first domain.
 func newInbox(t *testing.T, svc *service.Service, local string) *projections.Inbox {
 	t.Helper()
-	in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Family: events.FamilyC, Local: local, Random: 10,
+	in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Local: local, Random: 10,
 		Domain: domain(t, svc, svc.Config.Domains[0])})
 	if err != nil {
 		t.Fatalf("create inbox %q: %v", local, err)

@@ -50,7 +50,8 @@ type Mail struct {
 	// Timeout bounds storing one message; 0 means 15s. When it passes, the
 	// sender is told to retry.
 	Timeout time.Duration
-	// Retention is how long family B inboxes keep a message. 0: forever.
+	// Retention is how long an inbox that retains its messages
+	// (events.RetainMessages) keeps each one. 0: for ever.
 	Retention time.Duration
 	// PlusAddressing delivers local+tag@domain to local@domain's inbox.
 	PlusAddressing bool

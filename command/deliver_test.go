@@ -343,7 +343,7 @@ func TestFamilyBMessagesAreKeptForTheRetention(t *testing.T) {
 	t.Parallel()
 	svc := servicetest.StartWith(t, servicetest.Config(t), service.Options{Mail: func(m *command.Mail) { m.Retention = time.Second }})
 	d := domain(t, svc, "tempmail.test")
-	mailbox, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Family: events.FamilyB, Local: "keeper", Domain: d})
+	mailbox, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Retention: events.RetainMessages, Local: "keeper", Domain: d})
 	if err != nil {
 		t.Fatal(err)
 	}

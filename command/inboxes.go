@@ -13,13 +13,17 @@ import (
 	"tempmail/projections"
 )
 
-// Spec is what a family asks of a new inbox.
+// Spec is what a family asks of a new inbox. It says what the inbox is
+// (how long it lives, what becomes of its messages), not which API asks:
+// once made, an inbox is the same through every API.
 type Spec struct {
-	Family events.Family
-	Local  string // wanted local part, checked already; empty: random
-	Random int    // length of a random local part
-	Domain projections.Domain
-	TTL    time.Duration // 0: never expires
+	// Retention is what becomes of its messages; the zero value, that they
+	// live as long as the inbox.
+	Retention events.Retention
+	Local     string // wanted local part, checked already; empty: random
+	Random    int    // length of a random local part
+	Domain    projections.Domain
+	TTL       time.Duration // 0: never expires
 	// Tenant is the tenant whose key asks for the inbox; empty: none.
 	Tenant string
 	// PasswordHash is a mail.tm account's hashed password; empty: none.
@@ -68,7 +72,7 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 		}
 		now := time.Now().UTC()
 		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: rand.Text(),
-			Family: spec.Family, DomainID: spec.Domain.ID, CreatedAt: now, TenantID: spec.Tenant,
+			Retention: spec.Retention, DomainID: spec.Domain.ID, CreatedAt: now, TenantID: spec.Tenant,
 			PasswordHash: spec.PasswordHash}
 		if spec.TTL > 0 {
 			ev.ExpiresAt, ev.TTL = now.Add(spec.TTL), int64(spec.TTL/time.Second)

@@ -2,6 +2,7 @@ package command_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -26,7 +27,7 @@ func TestOneOfRacingClaimsOfAnAddressWins(t *testing.T) {
 	d := domain(t, svc, "tempmail.test")
 	made := make([]*projections.Inbox, 20)
 	errs := race(20, func(ctx context.Context, i int) (err error) {
-		made[i], err = svc.Commands.CreateInbox(ctx, command.Spec{Family: events.FamilyA, Local: "wanted", Domain: d, TTL: time.Hour})
+		made[i], err = svc.Commands.CreateInbox(ctx, command.Spec{Local: "wanted", Domain: d, TTL: time.Hour})
 		return err
 	})
 	var winner *projections.Inbox
@@ -43,7 +44,7 @@ func TestOneOfRacingClaimsOfAnAddressWins(t *testing.T) {
 	if winner == nil {
 		t.Fatal("no claim won")
 	}
-	if winner.Address != "wanted@tempmail.test" || winner.Family != events.FamilyA || winner.DomainID != d.ID ||
+	if winner.Address != "wanted@tempmail.test" || winner.Retention != events.RetainWithInbox || winner.DomainID != d.ID ||
 		winner.ExpiresAt.Sub(winner.CreatedAt) != time.Hour || !winner.Live(time.Now()) {
 		t.Errorf("the inbox made: %+v", winner)
 	}
@@ -112,7 +113,7 @@ func TestRandomNamesAreNeverTwiceNorReserved(t *testing.T) {
 		d := domain(t, svc, "tempmail.test")
 		made := make([]*projections.Inbox, 40)
 		errs := race(40, func(ctx context.Context, i int) (err error) {
-			made[i], err = svc.Commands.CreateInbox(ctx, command.Spec{Family: events.FamilyC, Random: 1, Domain: d})
+			made[i], err = svc.Commands.CreateInbox(ctx, command.Spec{Random: 1, Domain: d})
 			return err
 		})
 		owner := map[string]string{}
@@ -145,7 +146,7 @@ func TestRandomNamesAreNeverTwiceNorReserved(t *testing.T) {
 			reserved = append(reserved, string(c))
 		}
 		svc := start(t, func(c *config.Config) { c.ReservedNames = reserved })
-		spec := command.Spec{Family: events.FamilyC, Random: 1, Domain: domain(t, svc, "tempmail.test")}
+		spec := command.Spec{Random: 1, Domain: domain(t, svc, "tempmail.test")}
 		// Each try draws five names; most are reserved, and are drawn again.
 		var in *projections.Inbox
 		for tries := 0; in == nil; tries++ {
@@ -186,7 +187,7 @@ func TestNewThingsNeedRoomOnDiskWhileDeletionsGoOn(t *testing.T) {
 	cfg.MinFreeDisk = 1 << 60 // more than any disk has
 	svc = servicetest.Start(t, cfg)
 	before := logEnd(t, svc)
-	if _, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Family: events.FamilyC, Random: 10,
+	if _, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Random: 10,
 		Domain: domain(t, svc, "tempmail.test")}); tempmail.KindOf(err) != tempmail.Full {
 		t.Errorf("a new inbox on a full disk: %v, want Full", err)
 	}
@@ -219,5 +220,42 @@ func TestNewThingsNeedRoomOnDiskWhileDeletionsGoOn(t *testing.T) {
 	}
 	if _, err := svc.Views.Inbox(t.Context(), in.ID); tempmail.KindOf(err) != tempmail.NotFound {
 		t.Errorf("the inbox deleted on a full disk is still there: %v", err)
+	}
+}
+
+// TestAnInboxIsRecordedWithItsRetentionNotItsFamily: the InboxCreated a
+// creation stores in the log says what becomes of the inbox's messages
+// ("retention", left out for the default) and not through which API the
+// inbox was made ("family"); the views show the same retention.
+func TestAnInboxIsRecordedWithItsRetentionNotItsFamily(t *testing.T) {
+	t.Parallel()
+	svc := start(t)
+	d := domain(t, svc, "tempmail.test")
+	for local, want := range map[string]events.Retention{"kept-a-while": events.RetainMessages, "kept-with-it": events.RetainWithInbox} {
+		in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Retention: want, Local: local, Domain: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Retention != want {
+			t.Errorf("%s: the views show retention %q, want %q", local, in.Retention, want)
+		}
+		m, err := svc.Store.Stream().GetMsg(t.Context(), in.LifecycleSeq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored struct {
+			Type string                     `json:"type"`
+			Data map[string]json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(m.Data, &stored); err != nil || stored.Type != string(events.TypeInboxCreated) {
+			t.Fatalf("%s: event %d is %s (%v)", local, in.LifecycleSeq, m.Data, err)
+		}
+		if _, ok := stored.Data["family"]; ok {
+			t.Errorf("%s: stored with a family: %s", local, m.Data)
+		}
+		got, ok := stored.Data["retention"]
+		if want == events.RetainMessages && string(got) != `"messages"` || want == events.RetainWithInbox && ok {
+			t.Errorf("%s: stored retention %s, want %q: %s", local, got, want, m.Data)
+		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"tempmail"
-	"tempmail/events"
 	"tempmail/fairshare"
 	"tempmail/projections"
 )
@@ -154,7 +153,7 @@ func (c *Commands) Accept(ctx context.Context, addr string, client netip.Addr) (
 	}
 	// A private domain's catch-all inboxes are its tenant's, and count
 	// in its quota.
-	in, err = c.CreateInbox(ctx, Spec{Family: events.FamilyA, Local: local,
+	in, err = c.CreateInbox(ctx, Spec{Local: local,
 		Domain: dom, TTL: CatchAllTTL, Tenant: dom.TenantID})
 	if errors.Is(err, ErrTaken) {
 		// Another message to the same address made it first.

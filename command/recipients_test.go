@@ -104,7 +104,7 @@ func TestAcceptTakesMailForLiveInboxesOnly(t *testing.T) {
 func TestAnExpiredInboxTakesNoMail(t *testing.T) {
 	t.Parallel()
 	svc := start(t)
-	in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Family: events.FamilyA, Local: "brief",
+	in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Local: "brief",
 		Domain: domain(t, svc, "tempmail.test"), TTL: time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestCatchAllMakesAnInboxForTheFirstMail(t *testing.T) {
 	if made == nil {
 		t.FailNow()
 	}
-	if made.Address != "signup-7@catch.test" || made.Family != events.FamilyA || made.DomainID != domain(t, svc, "catch.test").ID ||
+	if made.Address != "signup-7@catch.test" || made.Retention != events.RetainWithInbox || made.DomainID != domain(t, svc, "catch.test").ID ||
 		made.ExpiresAt.Sub(made.CreatedAt) != command.CatchAllTTL || !made.Live(time.Now()) {
 		t.Errorf("the inbox made by mail: %+v", made)
 	}

@@ -56,7 +56,7 @@ func TestATenantsKeysAndInboxesEndWithIt(t *testing.T) {
 
 	var owned []string
 	for range 3 {
-		in, err := c.CreateInbox(ctx, command.Spec{Family: events.FamilyA, Random: 10,
+		in, err := c.CreateInbox(ctx, command.Spec{Random: 10,
 			Domain: domain(t, svc, svc.Config.Domains[0]), Tenant: tn.ID})
 		if err != nil {
 			t.Fatal(err)

@@ -27,7 +27,7 @@ type Copy struct {
 	Mail         MailReceived // with its Content, Raw the whole message
 	LifecycleSeq uint64       // the last event on the recipient inbox's lifecycle subject
 	DedupeID     string       // same bytes to the same inbox: same id
-	RetainUntil  time.Time    // when set, the copy is deleted then (family B retention)
+	RetainUntil  time.Time    // when set, the copy is deleted then (RetainMessages)
 	// Claim, when set, claims the copy against its tenant's quota
 	// (MailClaimed, claims.go): stored just before it, in the same batch.
 	Claim *Claim

@@ -90,28 +90,42 @@ type DomainDeactivated struct {
 	Name string `json:"name"`
 }
 
-// Family says through which API an inbox was made. It decides its lifetime
-// rules; every family can read every inbox.
-type Family string
+// Retention is what becomes of an inbox's messages as they age. How long
+// the inbox itself lives is said apart (InboxCreated.ExpiresAt).
+type Retention string
 
 const (
-	FamilyA Family = "A" // inbox API: lifetime from ttl
-	FamilyB Family = "B" // mailbox API: never expires, messages retained
-	FamilyC Family = "C" // token API: lifetime from --token-inbox-ttl
+	// RetainWithInbox, the zero value: a message lives as long as its
+	// inbox, unless a user deletes it or a newer one evicts it
+	// (--max-messages-per-inbox). The inbox and token APIs' inboxes.
+	RetainWithInbox Retention = ""
+	// RetainMessages: each message is kept for the service's
+	// --message-retention from its arrival, then deleted; the inbox stays.
+	// The mailbox API's inboxes, which never expire.
+	RetainMessages Retention = "messages"
 )
 
 // InboxCreated claims an address for a new inbox. It is published on the
 // address's lifecycle subject with the expected last sequence of that subject,
 // so two claims of one address cannot both succeed.
+//
+// It says what the inbox is, never through which API it was made: its
+// lifetime (ExpiresAt, TTL) and what becomes of its messages (Retention)
+// are each a field of their own. Events written before Retention existed
+// said it with a letter, "family": "B" for the mailbox API, whose messages
+// are retained; UnmarshalJSON reads that letter as Retention, and no
+// event is written with it any more.
 type InboxCreated struct {
 	InboxID   string    `json:"inbox_id"`
 	Address   string    `json:"address"`
 	Token     string    `json:"token"`
-	Family    Family    `json:"family"`
 	DomainID  int       `json:"domain_id"`
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at,omitzero"` // zero: never
-	TTL       int64     `json:"ttl,omitempty"`       // seconds, as asked through family A
+	TTL       int64     `json:"ttl,omitempty"`       // seconds, as asked through the inbox API
+	// Retention is what becomes of its messages; left out for the
+	// default (RetainWithInbox).
+	Retention Retention `json:"retention,omitempty"`
 	// TenantID is the tenant whose key made the inbox; empty: made
 	// without a key (anonymous), as every inbox of version 1 was.
 	TenantID string `json:"tenant_id,omitempty"`
@@ -120,6 +134,29 @@ type InboxCreated struct {
 	// checks it), never the password; empty for every other inbox, as
 	// for every inbox of versions 1 and 2.
 	PasswordHash string `json:"password_hash,omitempty"`
+}
+
+// UnmarshalJSON reads an InboxCreated of any version, mapping the letter
+// of those written before Retention ("family") to it. The letter is read
+// here and dropped, rather than kept as a field beside Retention, so that
+// nothing decoded has two fields that say one thing, and no code can come
+// to branch on the API an inbox was made through again: "B" (the
+// mailbox API) meant that each message is kept for --message-retention;
+// "A" and "C" meant the default.
+func (ev *InboxCreated) UnmarshalJSON(b []byte) error {
+	type plain InboxCreated // the fields, without this method
+	var v struct {
+		plain
+		Family string `json:"family"` // versions 1 to 3
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*ev = InboxCreated(v.plain)
+	if v.Family == "B" && ev.Retention == RetainWithInbox {
+		ev.Retention = RetainMessages
+	}
+	return nil
 }
 
 // InboxDeleted ends an inbox at a user's request.
@@ -200,7 +237,7 @@ type Deleted struct {
 
 // Reasons a message is deleted other than a user's request.
 const (
-	ReasonRetention = "retention" // older than --message-retention (family B)
+	ReasonRetention = "retention" // older than --message-retention (RetainMessages)
 	ReasonCap       = "cap"       // evicted by a newer one beyond --max-messages-per-inbox
 )
 
@@ -336,7 +373,12 @@ func Decode(b []byte) (Payload, time.Time, error) {
 // upgraded); one of a tenant, as version 2, which such a binary refuses
 // rather than take the inbox for anonymous; one with a password (a
 // mail.tm account), as version 3, which a binary of version 2 refuses
-// rather than take the account for one anyone may log in to.
+// rather than take the account for one anyone may log in to; one whose
+// messages are retained, as version 4, which a binary of version 3
+// refuses (it sets the event aside, to try again once upgraded) rather
+// than take the inbox for one whose messages are kept as long as it
+// lives, which for a mailbox is for ever. Versions 1 to 3 said so with
+// "family": "B", which no version 4 event has.
 func writtenVersion(p Payload) int {
 	var ev *InboxCreated
 	switch e := p.(type) {
@@ -349,6 +391,8 @@ func writtenVersion(p Payload) int {
 		return v
 	}
 	switch {
+	case ev.Retention != RetainWithInbox:
+		return 4
 	case ev.PasswordHash != "":
 		return 3
 	case ev.TenantID != "":
@@ -359,7 +403,7 @@ func writtenVersion(p Payload) int {
 
 // readable reports an older version of t that this build still reads.
 func readable(t Type, v int) bool {
-	return t == TypeInboxCreated && (v == 1 || v == 2)
+	return t == TypeInboxCreated && v >= 1 && v <= 3
 }
 
 // schema is what this build knows of events of type t: the version it
@@ -374,10 +418,11 @@ func schema(t Type) (version int, p Payload) {
 	case TypeDomainDeactivated:
 		return 1, &DomainDeactivated{}
 	case TypeInboxCreated:
-		// 1 had no tenant_id, 2 no password_hash: both still read
-		// (readable), and written for an inbox without them
-		// (writtenVersion).
-		return 3, &InboxCreated{}
+		// 1 had no tenant_id, 2 no password_hash, 3 no retention (its
+		// "family" said it, InboxCreated.UnmarshalJSON): all still read
+		// (readable), and written for an inbox without what came after
+		// them (writtenVersion).
+		return 4, &InboxCreated{}
 	case TypeInboxDeleted:
 		return 1, &InboxDeleted{}
 	case TypeInboxExpired:

@@ -28,7 +28,7 @@ func ctxT(t *testing.T) context.Context {
 
 func inbox(addr string) events.InboxCreated {
 	return events.InboxCreated{InboxID: "id-" + addr, Address: addr, Token: "tok-" + addr,
-		Family: events.FamilyC, CreatedAt: time.Now().UTC()}
+		CreatedAt: time.Now().UTC()}
 }
 
 func TestConcurrentClaimsOfOneAddressExactlyOneWins(t *testing.T) {

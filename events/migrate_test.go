@@ -29,7 +29,7 @@ func TestALogOfFormat3IsBroughtTo4(t *testing.T) {
 	last := seq.Seq
 	claim := func(addr string, expires time.Time) (events.InboxCreated, uint64, uint64) {
 		t.Helper()
-		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: uuid.NewString(), Family: events.FamilyA,
+		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: uuid.NewString(),
 			DomainID: 1, CreatedAt: time.Now().UTC(), ExpiresAt: expires, TenantID: "t1"}
 		// As format 3 recorded them: the claim and the inbox, no removal.
 		c, err := s.AppendTenantEvent(ctx, events.TenantInboxAdded{TenantID: "t1", InboxID: ev.InboxID, Address: addr,
@@ -39,7 +39,7 @@ func TestALogOfFormat3IsBroughtTo4(t *testing.T) {
 		}
 		last = c.Seq
 		a, err := s.CreateInbox(ctx, events.InboxCreated{InboxID: ev.InboxID, Address: addr, Token: ev.Token,
-			Family: ev.Family, DomainID: 1, CreatedAt: ev.CreatedAt, TenantID: "t1"}, 0)
+			DomainID: 1, CreatedAt: ev.CreatedAt, TenantID: "t1"}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

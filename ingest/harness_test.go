@@ -18,7 +18,6 @@ import (
 	"tempmail/broker/natstest"
 	"tempmail/command"
 	"tempmail/config"
-	"tempmail/events"
 	"tempmail/eventually"
 	"tempmail/projections"
 	"tempmail/service"
@@ -52,7 +51,7 @@ func inbox(t *testing.T, svc *service.Service, addr string) *projections.Inbox {
 	if err != nil {
 		t.Fatalf("create %s: the service has no domain %s: %v", addr, domain, err)
 	}
-	in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Family: events.FamilyC, Local: local, Domain: *d})
+	in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Local: local, Domain: *d})
 	if err != nil {
 		t.Fatalf("create %s: %v", addr, err)
 	}

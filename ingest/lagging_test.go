@@ -33,7 +33,7 @@ func TestARecipientTheViewsLagBehindIsDeferredNotRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := svc.Store.CreateInbox(t.Context(), events.InboxCreated{InboxID: uuid.NewString(), Address: addr,
-		Token: uuid.NewString(), Family: events.FamilyC, DomainID: d.ID, CreatedAt: time.Now().UTC()}, 0); err != nil {
+		Token: uuid.NewString(), DomainID: d.ID, CreatedAt: time.Now().UTC()}, 0); err != nil {
 		t.Fatal(err)
 	}
 	c := dial(t, svc.SMTPAddr())

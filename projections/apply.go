@@ -113,7 +113,7 @@ func (t *tx) inboxCreated(ev *events.InboxCreated) error {
 		return err
 	}
 	if !t.Applied(is) {
-		*in = Inbox{Meta: in.Meta, ID: ev.InboxID, Address: ev.Address, Token: ev.Token, Family: ev.Family,
+		*in = Inbox{Meta: in.Meta, ID: ev.InboxID, Address: ev.Address, Token: ev.Token, Retention: ev.Retention,
 			DomainID: ev.DomainID, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: ev.TTL, LifecycleSeq: t.Seq,
 			TenantID: ev.TenantID, PasswordHash: ev.PasswordHash}
 		t.Save(is)

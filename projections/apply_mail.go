@@ -184,7 +184,7 @@ func (t *tx) gone(in *Inbox, s *Summary, reason string) error {
 	}
 	t.mark(in, Mark{Seq: t.Seq, Kind: ChangeDeleted, ID: s.ID, ContentSeq: s.ContentSeq})
 	f := events.ForgetMessage{ID: s.ID, InboxID: in.ID, Address: in.Address, Key: s.Key, RawObject: s.RawObject,
-		Seqs: []uint64{s.ContentSeq}, Retained: in.Family == events.FamilyB}
+		Seqs: []uint64{s.ContentSeq}, Retained: in.Retention == events.RetainMessages}
 	if s.ReadSeq != 0 {
 		f.Seqs = append(f.Seqs, s.ReadSeq)
 	}

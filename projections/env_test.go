@@ -78,7 +78,7 @@ type inboxRef struct {
 func createInbox(t *testing.T, s *events.Store, addr string, lifecycleSeq uint64) inboxRef {
 	t.Helper()
 	ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: "tok" + uuid.NewString(),
-		Family: events.FamilyC, DomainID: 1, CreatedAt: time.Unix(1700000000, 0).UTC()}
+		DomainID: 1, CreatedAt: time.Unix(1700000000, 0).UTC()}
 	ack, err := s.CreateInbox(ctxT(t), ev, lifecycleSeq)
 	if err != nil {
 		t.Fatalf("create inbox %s: %v", addr, err)
@@ -180,7 +180,7 @@ func populateTenants(t *testing.T, s *events.Store, inboxes map[string]inboxRef)
 		tenantEvent(events.KeyCreated{KeyID: "key-" + name, TenantID: "tenant-" + name, Name: "ci", Scopes: []string{"inboxes"},
 			Hash: strings.Repeat(name[:1], 64), CreatedAt: at})
 		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: "owned-" + name + "@one.test", Token: "tok" + uuid.NewString(),
-			Family: events.FamilyA, DomainID: 1, CreatedAt: at, TenantID: "tenant-" + name}
+			DomainID: 1, CreatedAt: at, TenantID: "tenant-" + name}
 		acks, err := s.CreateTenantInbox(ctx, ev, 0, seqs[ev.TenantID])
 		if err != nil {
 			t.Fatal(err)
@@ -193,7 +193,7 @@ func populateTenants(t *testing.T, s *events.Store, inboxes map[string]inboxRef)
 	tenantEvent(events.KeyRevoked{KeyID: "key-revoked", TenantID: "tenant-kept"})
 	tenantEvent(events.TenantChanged{TenantID: "tenant-kept", Name: "kept", Quota: events.Quota{Inboxes: 20}})
 	ev := events.InboxCreated{InboxID: uuid.NewString(), Address: "owned-ended@two.test", Token: "tok" + uuid.NewString(),
-		Family: events.FamilyA, DomainID: 2, CreatedAt: at, TenantID: "tenant-kept"}
+		DomainID: 2, CreatedAt: at, TenantID: "tenant-kept"}
 	acks, err := s.CreateTenantInbox(ctx, ev, 0, seqs[ev.TenantID])
 	if err != nil {
 		t.Fatal(err)

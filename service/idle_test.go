@@ -121,7 +121,7 @@ func TestIdleCostDoesNotGrowWithInboxes(t *testing.T) {
 				now := time.Now().UTC()
 				addr := "idle" + strconv.Itoa(w) + "x" + strconv.Itoa(i) + "@tempmail.test"
 				_, err := svc.Store.CreateInbox(ctx, events.InboxCreated{InboxID: uuid.NewString(), Address: addr,
-					Token: uuid.NewString(), Family: events.FamilyC, DomainID: 1, CreatedAt: now,
+					Token: uuid.NewString(), DomainID: 1, CreatedAt: now,
 					ExpiresAt: now.Add(24 * time.Hour)}, 0)
 				if err != nil {
 					t.Error(err)

@@ -90,8 +90,8 @@ func unpack(t *testing.T, name, dir string) {
 // by the previous release is served by this one: its views are rebuilt
 // from the log at the first start (the log itself is read as it is, old
 // subjects and all), every live inbox and message reads as before, what
-// expired while the service was stopped is gone, and old and new
-// messages are deleted alike.
+// expired while the service was stopped is gone, old and new messages
+// are deleted alike, and each inbox's messages are retained as before.
 func TestUpgradeFromTheStoreOfThePreviousRelease(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
@@ -107,6 +107,7 @@ func TestUpgradeFromTheStoreOfThePreviousRelease(t *testing.T) {
 	cfg := servicetest.Config(t)
 	cfg.DataDir, cfg.Domains = filepath.Join(root, "data"), []string{"tempmail.test", "other.test"}
 	cfg.APIToken = ""
+	cfg.MessageRetention = 2 * time.Second // for the new mail of retainedAsBefore
 	svc := servicetest.Start(t, cfg)
 	base := servicetest.URL(svc)
 	if svc.Views.Generation() != 2 || svc.Config.APIToken != fx.APIToken {
@@ -191,4 +192,7 @@ func TestUpgradeFromTheStoreOfThePreviousRelease(t *testing.T) {
 	if n := len(servicetest.Messages(t, base, fx.C1.Token)); n != len(fx.C1Messages)-1 {
 		t.Errorf("%d messages after a restart, want %d", n, len(fx.C1Messages)-1)
 	}
+	// The family B mailbox, recorded with its letter, still retains its
+	// messages; the family C and A inboxes keep theirs.
+	retainedAsBefore(t, svc, "keeper@tempmail.test", fx.C1.Address, fx.A1.Email)
 }

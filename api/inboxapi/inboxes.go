@@ -12,7 +12,6 @@ import (
 	"tempmail"
 	"tempmail/api/family"
 	"tempmail/command"
-	"tempmail/events"
 	"tempmail/projections"
 )
 
@@ -99,7 +98,7 @@ func (s *API) createInboxA(w http.ResponseWriter, r *http.Request) {
 		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Domain not found or inactive"))
 		return
 	}
-	in, err := s.Commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyA, Random: 10, Domain: dom,
+	in, err := s.Commands.CreateInbox(r.Context(), command.Spec{Random: 10, Domain: dom,
 		TTL: time.Duration(ttl) * time.Second, Tenant: owner})
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)

@@ -11,7 +11,6 @@ import (
 	"tempmail"
 	"tempmail/api/family"
 	"tempmail/command"
-	"tempmail/events"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -62,7 +61,7 @@ func (s *API) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	in, err := s.Commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Random: 10,
+	in, err := s.Commands.CreateInbox(r.Context(), command.Spec{Local: name, Random: 10,
 		Domain: dom, TTL: s.Config.TokenInboxTTL, Tenant: owner})
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)

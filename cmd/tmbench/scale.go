@@ -310,7 +310,7 @@ func generateTenant(n int) (dir, key string, took time.Duration, err error) {
 	// would take an hour here).
 	for i := range n {
 		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: fmt.Sprintf("big%d@tempmail.test", i),
-			Token: uuid.NewString(), Family: events.FamilyA, DomainID: 1, CreatedAt: time.Now().UTC(), TenantID: tenant}
+			Token: uuid.NewString(), DomainID: 1, CreatedAt: time.Now().UTC(), TenantID: tenant}
 		msgs, err := store.TenantInboxEvents(ev)
 		if err != nil {
 			return "", "", 0, err

@@ -21,8 +21,11 @@ const (
 	// BinaryMark begins an entry stored in binary.
 	BinaryMark = 0xB3
 	// binaryVersion 2 (views format 4) keeps claims: a summary's, a
-	// subscription's, what an inbox of a tenant holds claimed.
-	binaryVersion = 2
+	// subscription's, what an inbox of a tenant holds claimed; 3 (views
+	// format 5) an inbox's retention where 2 had the letter of the API it
+	// was made through, so that an entry of 2 is refused rather than its
+	// letter read as a retention.
+	binaryVersion = 3
 )
 
 // Encode is rec's stored form.
@@ -72,7 +75,7 @@ func readMeta(rd *reader, m *view.Meta) {
 func appendInbox(w []byte, in *Inbox) []byte {
 	w = append(w, BinaryMark, binaryVersion)
 	w = appendMeta(w, &in.Meta)
-	for _, s := range []string{in.ID, in.Address, in.Token, string(in.Family)} {
+	for _, s := range []string{in.ID, in.Address, in.Token, string(in.Retention)} {
 		w = appendString(w, s)
 	}
 	w = binary.AppendVarint(w, int64(in.DomainID))
@@ -127,7 +130,7 @@ func appendInbox(w []byte, in *Inbox) []byte {
 func readInbox(rd *reader, in *Inbox) {
 	*in = Inbox{}
 	readMeta(rd, &in.Meta)
-	in.ID, in.Address, in.Token, in.Family = rd.string(), rd.string(), rd.string(), events.Family(rd.string())
+	in.ID, in.Address, in.Token, in.Retention = rd.string(), rd.string(), rd.string(), events.Retention(rd.string())
 	in.DomainID = int(rd.varint())
 	in.CreatedAt, in.ExpiresAt = rd.time(), rd.time()
 	in.TTL = rd.varint()

@@ -16,14 +16,15 @@ import (
 // lately (for event streams), and its subscriptions.
 type Inbox struct {
 	view.Meta
-	ID        string        `json:"id"`
-	Address   string        `json:"address"`
-	Token     string        `json:"token"`
-	Family    events.Family `json:"family"`
-	DomainID  int           `json:"domain_id"`
-	CreatedAt time.Time     `json:"created_at"`
-	ExpiresAt time.Time     `json:"expires_at,omitzero"`
-	TTL       int64         `json:"ttl,omitempty"`
+	ID        string    `json:"id"`
+	Address   string    `json:"address"`
+	Token     string    `json:"token"`
+	DomainID  int       `json:"domain_id"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	TTL       int64     `json:"ttl,omitempty"`
+	// Retention is what becomes of its messages (events.InboxCreated).
+	Retention events.Retention `json:"retention,omitempty"`
 	// LifecycleSeq is the last event on the address's lifecycle subject:
 	// what deliveries and deletion expect to be unchanged.
 	LifecycleSeq uint64 `json:"lifecycle_seq"`

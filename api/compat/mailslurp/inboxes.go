@@ -11,7 +11,6 @@ import (
 	"tempmail"
 	"tempmail/api/family"
 	"tempmail/command"
-	"tempmail/events"
 	"tempmail/projections"
 )
 
@@ -77,7 +76,7 @@ func (s *API) mailslurpCreate(w http.ResponseWriter, r *http.Request, opts mails
 	var in *projections.Inbox
 	if err == nil {
 		// Family A's kind: an inbox with a lifetime.
-		in, err = s.Commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyA, Local: local, Random: 10,
+		in, err = s.Commands.CreateInbox(r.Context(), command.Spec{Local: local, Random: 10,
 			Domain: dom, TTL: ttl, Tenant: owner})
 	}
 	if err != nil {

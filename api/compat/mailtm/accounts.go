@@ -20,7 +20,6 @@ import (
 	"tempmail"
 	"tempmail/api/family"
 	"tempmail/command"
-	"tempmail/events"
 	"tempmail/projections"
 )
 
@@ -226,7 +225,7 @@ func (s *API) mailtmCreateAccount(w http.ResponseWriter, r *http.Request) {
 		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	in, err := s.Commands.CreateInbox(r.Context(), command.Spec{Family: events.FamilyC, Local: name, Domain: dom,
+	in, err := s.Commands.CreateInbox(r.Context(), command.Spec{Local: name, Domain: dom,
 		TTL: s.Config.TokenInboxTTL, Tenant: owner, PasswordHash: hash})
 	if errors.Is(err, command.ErrTaken) {
 		writeMailTMViolations(w, mailtmViolation{"address", "This value is already used."})
