@@ -10,7 +10,7 @@ data=$root/data
 trap 'kill $pid 2>/dev/null || true; rm -rf "$dir" "$root"' EXIT
 http=127.0.0.1:18431 smtp=127.0.0.1:18432 token=fixture-api-token-0123456789
 "$bin" serve --data-dir "$data" --http-addr $http --smtp-addr $smtp --domains fixture.test \
-	--api-token $token --token-inbox-ttl 876000h --max-inbox-ttl 876000h --auth-checks=false >"$dir/log" 2>&1 &
+	--api-token $token --token-inbox-ttl 876000h --max-inbox-ttl 876000h --message-retention 876000h --auth-checks=false >"$dir/log" 2>&1 &
 pid=$!
 until curl -sf http://$http/readyz >/dev/null; do sleep 0.2; done
 
