@@ -52,7 +52,7 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 		// time (CreateTenantInbox): each round of a race has one winner.
 		tries = 60
 	}
-	err = again(ctx, tries, func(int) (bool, error) {
+	err = again(ctx, tries, func(attempt int) (bool, error) {
 		local := spec.Local
 		if local == "" {
 			local = randomName(spec.Random)
@@ -61,7 +61,14 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 			}
 		}
 		addr := local + "@" + spec.Domain.Name
+		// The cached entry first; past the cache once a claim lost, or
+		// when the cache says a wanted name is taken: this process's cache
+		// can lag the views a moment (its watcher brings their writes),
+		// and a name freed a moment ago is free.
 		a, err := c.Views.Address(ctx, addr)
+		if err == nil && (attempt > 0 || a.Live && spec.Local != "") {
+			a, err = c.Views.LatestAddress(ctx, addr)
+		}
 		switch {
 		case err != nil:
 			return false, err

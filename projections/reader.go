@@ -78,8 +78,25 @@ func (r *Reader) InboxByAddress(ctx context.Context, addr string) (*Inbox, error
 // Address returns what the views know of an address; a zero Address (not
 // live, lifecycle sequence 0) when it never had an inbox.
 func (r *Reader) Address(ctx context.Context, addr string) (*Address, error) {
+	return r.address(ctx, addr, false)
+}
+
+// LatestAddress is Address past this process's cache: what the bucket
+// holds now, for a claim that the cached entry says it lost.
+func (r *Reader) LatestAddress(ctx context.Context, addr string) (*Address, error) {
+	return r.address(ctx, addr, true)
+}
+
+// address reads what the views know of an address, past the cache when
+// latest.
+func (r *Reader) address(ctx context.Context, addr string, latest bool) (*Address, error) {
 	var a Address
-	err := r.get(ctx, addressKey(addr), &a, "address")
+	var err error
+	if latest {
+		_, err = r.getLatest(ctx, addressKey(addr), &a, "address")
+	} else {
+		err = r.get(ctx, addressKey(addr), &a, "address")
+	}
 	if tempmail.KindOf(err) == tempmail.NotFound {
 		return &Address{}, nil
 	}
