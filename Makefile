@@ -31,20 +31,20 @@ run: build
 # tenfold). The rule: tests that run the service in their own process keep
 # it, the page's browser tests (web) too (Chromium is a process of its
 # own, and the detector costs them little). Long scenarios skip (go test
-# -short: servicetest.Long).
+# -short: servicetest.Long, backendtest.Long).
 test: fmt-check vet
 	$(GO) test -race -short -count=1 -timeout 10m $$($(GO) list ./... | grep -v '^tempmail/cmd/tempmail$$')
 	$(GO) test -short -count=1 -timeout 10m ./cmd/tempmail
 
-# The long scenarios (servicetest.Long), without the race detector: a
-# three-node cluster losing a node and losing power, and upgraded one node
-# at a time over views it must rebuild, a hundred thousand
-# idle inboxes, a 25 MiB message, a thousand messages in one inbox. CI
-# runs it after make test, one package at a time (-p 1): a cluster's
-# restarted node must become ready within a minute, which a hundred
-# thousand inboxes being made beside it on two cores can starve. Every test
-# that calls servicetest.Long is named
-# here (a test of cmd/tempmail checks it).
+# The long scenarios (servicetest.Long, backendtest.Long), without the
+# race detector: a three-node cluster losing a node and losing power, and
+# upgraded one node at a time over views it must rebuild, a hundred
+# thousand idle inboxes, a 25 MiB message, a thousand messages in one
+# inbox. CI runs it after make test, one package at a time (-p 1): a
+# cluster's restarted node must become ready within a minute, which a
+# hundred thousand inboxes being made beside it on two cores can starve.
+# Every test that calls servicetest.Long or backendtest.Long is named here
+# (a test of cmd/tempmail checks it).
 LONG_TESTS := TestClusterLosesNoMailWhenANodeDies|TestAStalledNodeHandsItsPartitionsOver|TestServerChurnLeavesEverythingWorking|TestClusterStartAndStopLogNoError|TestClusterUpgradeRebuildsTheViewsOneNodeAtATime|TestPowerCutOfAClusterLosesNoAcknowledgedMail|TestIdleCostDoesNotGrowWithInboxes|TestIngestMemoryIsBoundedFor25MiBMessage|TestMessage1001EvictsMessage1Everywhere|TestTenantsHoldOnEveryNodeOfACluster|TestClusterUnderFaults
 test-long:
 	$(GO) test -p 1 -count=1 -timeout 45m -v -run '^($(LONG_TESTS))$$' ./...

@@ -5,42 +5,45 @@ import (
 	"sync"
 	"testing"
 
+	"tempmail/backend"
+	"tempmail/backend/backendtest"
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/projections"
-	"tempmail/service"
-	"tempmail/service/servicetest"
 )
 
-// The commands are tried on a running service, built as `tempmail serve`
-// builds it, through the Commands it holds; what they did is read back
-// from its views, at once: a command returns once its change is applied.
+// The commands are tried on a running back end, built as `tempmail serve`
+// builds it under its HTTP side (backendtest), through the Commands it
+// holds; what they did is read back from its views, at once: a command
+// returns once its change is applied.
 
-// start runs a service whose webhooks may target loopback, with cfg's
-// other fields as servicetest's, refined by each of with.
-func start(t *testing.T, with ...func(*config.Config)) *service.Service {
+// start runs a back end whose webhooks may target loopback, with cfg's
+// other fields as backendtest's, refined by each of with.
+func start(t *testing.T, with ...func(*config.Config)) *backend.Backend {
 	t.Helper()
-	cfg := servicetest.Config(t)
+	return startWith(t, backend.Options{}, with...)
+}
+
+// startWith is start with options beyond the configuration.
+func startWith(t *testing.T, opts backend.Options, with ...func(*config.Config)) *backend.Backend {
+	t.Helper()
+	cfg := backendtest.Config(t)
 	cfg.WebhookAllowPrivate = true
 	for _, w := range with {
 		w(&cfg)
 	}
-	return servicetest.Start(t, cfg)
+	return backendtest.StartWith(t, cfg, opts)
 }
 
 // domain returns the active domain of svc named name.
-func domain(t *testing.T, svc *service.Service, name string) projections.Domain {
+func domain(t *testing.T, svc *backend.Backend, name string) projections.Domain {
 	t.Helper()
-	d, err := svc.Views.DomainByName(t.Context(), name)
-	if err != nil {
-		t.Fatalf("domain %s: %v", name, err)
-	}
-	return *d
+	return backendtest.Domain(t, svc, name)
 }
 
 // newInbox makes a family C inbox named local (random if empty) on the
 // first domain.
-func newInbox(t *testing.T, svc *service.Service, local string) *projections.Inbox {
+func newInbox(t *testing.T, svc *backend.Backend, local string) *projections.Inbox {
 	t.Helper()
 	in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Local: local, Random: 10,
 		Domain: domain(t, svc, svc.Config.Domains[0])})
@@ -52,7 +55,7 @@ func newInbox(t *testing.T, svc *service.Service, local string) *projections.Inb
 
 // latest returns the newest message of in, with what it says, as the
 // views show it now.
-func latest(t *testing.T, svc *service.Service, in *projections.Inbox) *projections.Message {
+func latest(t *testing.T, svc *backend.Backend, in *projections.Inbox) *projections.Message {
 	t.Helper()
 	in, err := svc.Views.Inbox(t.Context(), in.ID) // as it is now
 	if err != nil {
@@ -72,7 +75,7 @@ func latest(t *testing.T, svc *service.Service, in *projections.Inbox) *projecti
 // logEnd is the sequence of the newest message svc's event log took. It
 // only grows (what leaves the log leaves its sequence behind): a command
 // that leaves it be recorded nothing.
-func logEnd(t *testing.T, svc *service.Service) uint64 {
+func logEnd(t *testing.T, svc *backend.Backend) uint64 {
 	t.Helper()
 	seq, err := svc.Store.LastSeq(t.Context())
 	if err != nil {

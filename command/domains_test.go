@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"tempmail"
+	"tempmail/backend"
 	"tempmail/command"
-	"tempmail/service"
 )
 
 // publicDomains returns svc's public domains as the views show them, each
 // as it shows itself, in id order.
-func publicDomains(t *testing.T, svc *service.Service) []shownDomain {
+func publicDomains(t *testing.T, svc *backend.Backend) []shownDomain {
 	t.Helper()
 	list, err := svc.Views.PublicDomains(t.Context(), true)
 	if err != nil {

@@ -10,23 +10,23 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/backend"
+	"tempmail/backend/backendtest"
 	"tempmail/command"
 	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
-	"tempmail/service"
-	"tempmail/service/servicetest"
 )
 
 // handOver delivers msg as the inbound webhook does, from 192.0.2.9, and
 // waits until the views have applied every copy stored, as the webhook
 // does before its 201.
-func handOver(t *testing.T, svc *service.Service, c *command.Commands, msg string, to ...string) (command.Delivered, error) {
+func handOver(t *testing.T, svc *backend.Backend, c *command.Commands, msg string, to ...string) (command.Delivered, error) {
 	t.Helper()
 	res, err := c.DeliverHandedOver(t.Context(), "192.0.2.9", to, []byte(msg))
 	if err == nil {
 		for _, ack := range res.Acks {
-			servicetest.Applied(t, svc, ack)
+			backendtest.Applied(t, svc, ack)
 		}
 	}
 	return res, err
@@ -99,9 +99,9 @@ func TestAuthenticationOfTheInboundWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The checks have a resolver of their own, which no flag gives.
-	cfg := servicetest.Config(t)
+	cfg := backendtest.Config(t)
 	named(&cfg)
-	svc := servicetest.StartWith(t, cfg, service.Options{Mail: func(m *command.Mail) {
+	svc := backendtest.StartWith(t, cfg, backend.Options{Mail: func(m *command.Mail) {
 		m.Auth = &mailauth.Verifier{DNS: res, Timeout: 5 * time.Second}
 	}})
 	in := newInbox(t, svc, "hook")

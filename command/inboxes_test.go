@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/backend/backendtest"
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/events"
 	"tempmail/projections"
-	"tempmail/service/servicetest"
 )
 
 // TestOneOfRacingClaimsOfAnAddressWins: twenty claims of one name at once
@@ -173,19 +173,19 @@ func TestRandomNamesAreNeverTwiceNorReserved(t *testing.T) {
 func TestNewThingsNeedRoomOnDiskWhileDeletionsGoOn(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
-	cfg := servicetest.ConfigIn(dir)
+	cfg := backendtest.ConfigIn(dir)
 	cfg.WebhookAllowPrivate = true
-	svc := servicetest.Start(t, cfg)
+	svc := backendtest.Start(t, cfg)
 	in := newInbox(t, svc, "kept")
-	servicetest.Deliver(t, svc, in.Token, "before")
+	backendtest.Deliver(t, svc, in.Token, "before")
 	hook, err := svc.Commands.Subscribe(t.Context(), command.Subscription{URL: "http://127.0.0.1:9/hook", Events: []string{events.HookMessageReceived}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	servicetest.Stop(svc)
+	backendtest.Stop(svc)
 
 	cfg.MinFreeDisk = 1 << 60 // more than any disk has
-	svc = servicetest.Start(t, cfg)
+	svc = backendtest.Start(t, cfg)
 	before := logEnd(t, svc)
 	if _, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Random: 10,
 		Domain: domain(t, svc, "tempmail.test")}); tempmail.KindOf(err) != tempmail.Full {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"tempmail"
-	"tempmail/service/servicetest"
+	"tempmail/backend/backendtest"
 )
 
 // TestMarkReadIsSeenAtOnceAndRecordedOnce: a message marked read reads as
@@ -16,7 +16,7 @@ func TestMarkReadIsSeenAtOnceAndRecordedOnce(t *testing.T) {
 	t.Parallel()
 	svc := start(t)
 	in := newInbox(t, svc, "")
-	servicetest.Deliver(t, svc, in.Token, "to read")
+	backendtest.Deliver(t, svc, in.Token, "to read")
 	unread := latest(t, svc, in)
 	if unread.IsRead {
 		t.Fatal("a new message is read")
@@ -60,9 +60,9 @@ func TestDeleteMessageIsSeenAtOnceAndRecordedOnce(t *testing.T) {
 	t.Parallel()
 	svc := start(t)
 	in := newInbox(t, svc, "")
-	servicetest.Deliver(t, svc, in.Token, "kept")
+	backendtest.Deliver(t, svc, in.Token, "kept")
 	kept := latest(t, svc, in)
-	servicetest.Deliver(t, svc, in.Token, "deleted")
+	backendtest.Deliver(t, svc, in.Token, "deleted")
 	doomed := latest(t, svc, in)
 
 	if err := svc.Commands.DeleteMessage(t.Context(), doomed); err != nil {

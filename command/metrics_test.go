@@ -7,10 +7,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"tempmail"
+	"tempmail/backend/backendtest"
 	"tempmail/broker"
 	"tempmail/command"
 	"tempmail/projections"
-	"tempmail/service/servicetest"
 )
 
 // counted is the value of the counter name (with reason, when not empty)
@@ -85,7 +85,7 @@ func TestMetricsCountCopiesStoredAndRefusals(t *testing.T) {
 	}
 	want(rejected, command.RejectDiskFull, 1)
 
-	servicetest.Stop(svc)
+	backendtest.Stop(svc)
 	if res, err := deliverWith(t, svc, &c, "client.example", []*projections.Inbox{a}, message(a.Address, "no store", "hi")); tempmail.KindOf(err) != tempmail.Unavailable {
 		t.Errorf("with the service stopped: %+v %v, want Unavailable", res, err)
 	}

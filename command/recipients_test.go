@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/backend"
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/events"
 	"tempmail/eventually"
 	"tempmail/projections"
-	"tempmail/service"
 )
 
 // operator is the client the inbound webhook accepts for: the operator's
@@ -23,7 +23,7 @@ var operator = netip.Addr{}
 
 // acceptAs asks svc's Accept for addr from client, and checks its answer:
 // want nil and an inbox, or want's error and kind and no inbox.
-func acceptAs(t *testing.T, svc *service.Service, client netip.Addr, addr string, want error) *projections.Inbox {
+func acceptAs(t *testing.T, svc *backend.Backend, client netip.Addr, addr string, want error) *projections.Inbox {
 	t.Helper()
 	in, err := svc.Commands.Accept(t.Context(), addr, client)
 	switch {
@@ -36,7 +36,7 @@ func acceptAs(t *testing.T, svc *service.Service, client netip.Addr, addr string
 }
 
 // noInboxAt checks that the views show no live inbox at addr.
-func noInboxAt(t *testing.T, svc *service.Service, addr string) {
+func noInboxAt(t *testing.T, svc *backend.Backend, addr string) {
 	t.Helper()
 	if in, err := svc.Views.InboxByAddress(t.Context(), addr); tempmail.KindOf(err) != tempmail.NotFound {
 		t.Errorf("the views show %+v (%v) at %s, want none", in, err, addr)
@@ -128,7 +128,7 @@ func TestAnExpiredInboxTakesNoMail(t *testing.T) {
 // catchAll runs a service serving tempmail.test and catch.test, mail to
 // any address of catch.test being taken, whose clients may each make
 // creates inboxes an hour (0: no limit).
-func catchAll(t *testing.T, creates int) *service.Service {
+func catchAll(t *testing.T, creates int) *backend.Backend {
 	t.Helper()
 	return start(t, func(c *config.Config) {
 		c.Domains = []string{"tempmail.test", "catch.test"}

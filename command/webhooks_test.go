@@ -9,17 +9,17 @@ import (
 	"testing"
 
 	"tempmail"
+	"tempmail/backend"
+	"tempmail/backend/backendtest"
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/events"
 	"tempmail/eventually"
 	"tempmail/projections"
-	"tempmail/service"
-	"tempmail/service/servicetest"
 )
 
 // inboxWebhooks returns the subscriptions to in as the views show them now.
-func inboxWebhooks(t *testing.T, svc *service.Service, in *projections.Inbox) []projections.Webhook {
+func inboxWebhooks(t *testing.T, svc *backend.Backend, in *projections.Inbox) []projections.Webhook {
 	t.Helper()
 	in, err := svc.Views.Inbox(t.Context(), in.ID)
 	if err != nil {
@@ -146,7 +146,7 @@ func TestUnsubscribeEndsTheSubscriptionAndItsLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := newInbox(t, svc, "")
-	servicetest.Deliver(t, svc, in.Token, "logged")
+	backendtest.Deliver(t, svc, in.Token, "logged")
 	eventually.True(t, "the delivery in the log", func() bool {
 		log, err := svc.Hooks.Attempts(t.Context(), h.ID)
 		return err == nil && len(log) == 1

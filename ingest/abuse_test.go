@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"tempmail/backend/backendtest"
 	"tempmail/eventually"
-	"tempmail/service/servicetest"
 )
 
 // TestSIZEReservesNothing: 20 clients announce 26 MB messages (SIZE=),
@@ -19,7 +19,7 @@ func TestSIZEReservesNothing(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.MaxMessageBytes = 26_000_000
 	cfg.SMTPMaxConnsPerIP = 0
-	svc := servicetest.Start(t, cfg)
+	svc := backendtest.Start(t, cfg)
 	inbox(t, svc, "probe@tempmail.test")
 	runtime.GC()
 	base := heapBytes()
@@ -45,7 +45,7 @@ func TestConnectionsInAllAreCapped(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
 	cfg.SMTPMaxConns, cfg.SMTPMaxConnsPerIP = 3, 0
-	svc := servicetest.Start(t, cfg)
+	svc := backendtest.Start(t, cfg)
 	var open []*conn
 	for range 3 {
 		open = append(open, dial(t, svc.SMTPAddr()))
@@ -73,7 +73,7 @@ func TestInflightBytesAreCapped(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
 	cfg.SMTPMaxInflightBytes, cfg.SMTPMaxConnsPerIP = 1<<20, 0
-	svc := servicetest.Start(t, cfg)
+	svc := backendtest.Start(t, cfg)
 	in := inbox(t, svc, "busy@tempmail.test")
 	// One session holds the budget: it has sent 600 KiB and not yet ended
 	// its data (its buffer, doubling, holds 1 MiB).

@@ -9,19 +9,19 @@ import (
 
 	"github.com/google/uuid"
 
+	"tempmail/backend"
+	"tempmail/backend/backendtest"
 	"tempmail/command"
 	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
-	"tempmail/service"
-	"tempmail/service/servicetest"
 )
 
 // authWorld is a service whose deliverer checks SPF, DKIM and DMARC
 // against a DNS server in the process, which serves the records of the
 // sending domains; the test's SMTP client connects from 127.0.0.1.
 type authWorld struct {
-	svc *service.Service
+	svc *backend.Backend
 	dns *authtest.DNS
 	key *authtest.Key // sender.test's
 }
@@ -46,7 +46,7 @@ func newAuthWorld(t *testing.T, timeout time.Duration) *authWorld {
 		t.Fatal(err)
 	}
 	// The checks have a resolver of their own, which no flag gives.
-	w.svc = servicetest.StartWith(t, testConfig(t), service.Options{Mail: func(m *command.Mail) {
+	w.svc = backendtest.StartWith(t, testConfig(t), backend.Options{Mail: func(m *command.Mail) {
 		m.Auth = &mailauth.Verifier{DNS: res, Timeout: timeout}
 	}})
 	return w
@@ -60,7 +60,7 @@ func fromSender(from, to, subject string) string {
 
 // sendAs has a real SMTP conversation with svc and returns how long the
 // 250 after DATA took.
-func sendAs(t *testing.T, svc *service.Service, helo, mailFrom, to, data string) time.Duration {
+func sendAs(t *testing.T, svc *backend.Backend, helo, mailFrom, to, data string) time.Duration {
 	t.Helper()
 	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO "+helo)
@@ -153,12 +153,12 @@ func TestAuthenticationResultsClaimingUsAreRemoved(t *testing.T) {
 	for _, checks := range []bool{true, false} {
 		t.Run(fmt.Sprintf("checks %v", checks), func(t *testing.T) {
 			t.Parallel()
-			var svc *service.Service
+			var svc *backend.Backend
 			ours := 0
 			if checks {
 				svc, ours = newAuthWorld(t, 5*time.Second).svc, 1
 			} else {
-				svc = servicetest.Start(t, testConfig(t))
+				svc = backendtest.Start(t, testConfig(t))
 			}
 			in := inbox(t, svc, "forged@tempmail.test")
 			sendAs(t, svc, "mx.sender.test", "bounce@sender.test", in.Address, sent)

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/backend/backendtest"
 	"tempmail/config"
 	"tempmail/projections"
-	"tempmail/service/servicetest"
 )
 
 // TestBytesPerClientBoundTheCopies: what one client makes the service
@@ -31,7 +31,7 @@ func TestBytesPerClientBoundTheCopies(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.SMTPBytesPerClient = config.ByteRate{Bytes: 3 << 20, Per: time.Hour}
 	cfg.SMTPMaxConnsPerIP = 0
-	svc := servicetest.Start(t, cfg)
+	svc := backendtest.Start(t, cfg)
 	var boxes []*projections.Inbox
 	for i := range 10 {
 		boxes = append(boxes, inbox(t, svc, fmt.Sprintf("copy%d@tempmail.test", i)))

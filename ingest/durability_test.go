@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/backend"
+	"tempmail/backend/backendtest"
 	"tempmail/command"
-	"tempmail/service"
-	"tempmail/service/servicetest"
 )
 
 // TestUnavailableEventStoreAnswers451AndStoresNothing: NATS goes away
@@ -21,7 +21,7 @@ import (
 func TestUnavailableEventStoreAnswers451AndStoresNothing(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
-	svc := servicetest.StartWith(t, cfg, service.Options{Mail: func(m *command.Mail) { m.Timeout = 2 * time.Second }})
+	svc := backendtest.StartWith(t, cfg, backend.Options{Mail: func(m *command.Mail) { m.Timeout = 2 * time.Second }})
 	inbox(t, svc, "down@tempmail.test")
 	small := msg("s@example.com", "down@tempmail.test", "never stored", "small")
 	large := msg("s@example.com", "down@tempmail.test", "never stored either", strings.Repeat("0123456789abcdef\r\n", 10000))
@@ -44,8 +44,8 @@ func TestUnavailableEventStoreAnswers451AndStoresNothing(t *testing.T) {
 
 	// Nothing of either message is in the stream or the object store, as
 	// a service started anew on the data directory finds them.
-	servicetest.Stop(svc)
-	store := servicetest.Start(t, cfg).Store
+	backendtest.Stop(svc)
+	store := backendtest.Start(t, cfg).Store
 	ctx := t.Context()
 	last, err := store.LastSeq(ctx)
 	if err != nil {
@@ -70,10 +70,10 @@ func TestUnavailableEventStoreAnswers451AndStoresNothing(t *testing.T) {
 // heap use bounded by a small multiple of its size. Not parallel: it
 // measures the process's heap, which other tests' services would grow.
 func TestIngestMemoryIsBoundedFor25MiBMessage(t *testing.T) {
-	servicetest.Long(t) // 25 MiB through SMTP
+	backendtest.Long(t) // 25 MiB through SMTP
 	cfg := testConfig(t)
 	cfg.MaxMessageBytes = 26 << 20
-	svc := servicetest.Start(t, cfg)
+	svc := backendtest.Start(t, cfg)
 	in := inbox(t, svc, "huge@tempmail.test")
 
 	// The message: headers, a text part, and a base64 attachment whose body

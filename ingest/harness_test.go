@@ -15,53 +15,45 @@ import (
 
 	"github.com/google/uuid"
 
+	"tempmail/backend"
+	"tempmail/backend/backendtest"
 	"tempmail/broker/natstest"
-	"tempmail/command"
 	"tempmail/config"
 	"tempmail/eventually"
 	"tempmail/projections"
-	"tempmail/service"
-	"tempmail/service/servicetest"
 )
 
-// The tests of ingest run the whole service (servicetest), as `tempmail
-// serve` assembles it, and talk to its SMTP listener; they make inboxes
-// through its commands, as the API does, and read what was stored through
-// its views. What a test changes of ingest is a configuration field (the
-// SMTP limits, the largest message) or, for what no flag sets (a
-// command.Mail's Timeout, its sender checks), service.Options.Mail.
+// The tests of ingest run the back end (backendtest), as `tempmail serve`
+// assembles it under its HTTP side, and talk to its SMTP listener; they
+// make inboxes through its commands, as the API does, and read what was
+// stored through its views, and what it counted through its metrics. What
+// a test changes of ingest is a configuration field (the SMTP limits, the
+// largest message) or, for what no flag sets (a command.Mail's Timeout,
+// its sender checks), backend.Options.Mail.
 
 // hostname is the service's host name in the tests: their greeting,
 // Received and Authentication-Results fields name it.
 const hostname = "mx.tempmail.test"
 
-// testConfig is servicetest's configuration with the tests' host name.
+// testConfig is backendtest's configuration with the tests' host name.
 func testConfig(t *testing.T) config.Config {
-	cfg := servicetest.Config(t)
+	cfg := backendtest.Config(t)
 	cfg.Hostname = hostname
 	return cfg
 }
 
-// inbox creates a live family C inbox for addr through the service's
-// commands, as the API does; it is in the views when inbox returns.
-func inbox(t *testing.T, svc *service.Service, addr string) *projections.Inbox {
+// inbox creates a live family C inbox for addr through the back end's
+// commands, as the API does (backendtest.CreateInbox); it is in the views
+// when inbox returns.
+func inbox(t *testing.T, svc *backend.Backend, addr string) *projections.Inbox {
 	t.Helper()
-	local, domain, _ := strings.Cut(addr, "@")
-	d, err := svc.Views.DomainByName(t.Context(), domain)
-	if err != nil {
-		t.Fatalf("create %s: the service has no domain %s: %v", addr, domain, err)
-	}
-	in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Local: local, Domain: *d})
-	if err != nil {
-		t.Fatalf("create %s: %v", addr, err)
-	}
-	return in
+	return backendtest.CreateInbox(t, svc, addr)
 }
 
 // messages waits until an inbox lists n messages (the views apply them
 // just after the 250) and returns them whole, newest first. It fails the
 // test if the inbox holds more.
-func messages(t *testing.T, svc *service.Service, inboxID string, n int) []*projections.Message {
+func messages(t *testing.T, svc *backend.Backend, inboxID string, n int) []*projections.Message {
 	t.Helper()
 	var in *projections.Inbox
 	eventually.Nil(t, fmt.Sprintf("%d messages in inbox %s", n, inboxID), func() (err error) {
@@ -92,7 +84,7 @@ func messages(t *testing.T, svc *service.Service, inboxID string, n int) []*proj
 }
 
 // raw returns a stored message's bytes as the API serves them.
-func raw(t *testing.T, svc *service.Service, m *projections.Message) []byte {
+func raw(t *testing.T, svc *backend.Backend, m *projections.Message) []byte {
 	t.Helper()
 	if m.RawObject == "" {
 		return m.Raw
@@ -110,12 +102,12 @@ func raw(t *testing.T, svc *service.Service, m *projections.Message) []byte {
 }
 
 // smtpConnections reads the gauge of open SMTP connections from the
-// service's /metrics, as an operator's scraper does.
-func smtpConnections(t *testing.T, svc *service.Service) int {
+// metrics, which an operator's scraper reads on /metrics.
+func smtpConnections(t *testing.T, svc *backend.Backend) int {
 	t.Helper()
-	n, ok := servicetest.Metric(servicetest.Scrape(t, servicetest.URL(svc)), "tempmail_smtp_connections")
+	n, ok := backendtest.Metric(t, svc, "tempmail_smtp_connections")
 	if !ok {
-		t.Fatal("/metrics has no tempmail_smtp_connections")
+		t.Fatal("the metrics have no tempmail_smtp_connections")
 	}
 	return int(n)
 }

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"tempmail/backend/backendtest"
 	"tempmail/events"
 	"tempmail/eventually"
-	"tempmail/service/servicetest"
 )
 
 // A recipient whose inbox the log holds but the views do not show yet
@@ -21,7 +21,7 @@ import (
 // refused at once.
 func TestARecipientTheViewsLagBehindIsDeferredNotRefused(t *testing.T) {
 	t.Parallel()
-	svc := servicetest.Start(t, testConfig(t))
+	svc := backendtest.Start(t, testConfig(t))
 	addr := "late@tempmail.test"
 	part := svc.Store.PartitionOfAddress(addr)
 	consumer := "views-g" + strconv.Itoa(svc.Views.Generation()) + "-" + part

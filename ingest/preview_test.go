@@ -3,7 +3,7 @@ package ingest_test
 import (
 	"testing"
 
-	"tempmail/service/servicetest"
+	"tempmail/backend/backendtest"
 )
 
 // TestPreviewsArePlainSentences: what a list shows of a message (the
@@ -14,7 +14,7 @@ import (
 // its sender wrote it.
 func TestPreviewsArePlainSentences(t *testing.T) {
 	t.Parallel()
-	svc := servicetest.Start(t, testConfig(t))
+	svc := backendtest.Start(t, testConfig(t))
 	in := inbox(t, svc, "box@tempmail.test")
 	const html = "<html><head><title>Shop mail</title><style>h1 { color: red }</style></head><body>\r\n" +
 		"<h1>Welcome</h1>\r\n<p>Your code is <b>904512</b>.</p>\r\n" +
@@ -31,7 +31,7 @@ func TestPreviewsArePlainSentences(t *testing.T) {
 	}
 	for _, c := range cases {
 		raw := "From: shop@example.com\r\nTo: box@tempmail.test\r\nSubject: " + c.subject + "\r\n" + c.body
-		servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, raw)
+		backendtest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, raw)
 	}
 	messages(t, svc, in.ID, len(cases))
 	in, err := svc.Views.Inbox(t.Context(), in.ID)

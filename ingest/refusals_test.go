@@ -9,10 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	"tempmail/backend"
+	"tempmail/backend/backendtest"
 	"tempmail/config"
 	"tempmail/logs"
-	"tempmail/service"
-	"tempmail/service/servicetest"
 )
 
 // logBuffer collects the service's log lines from all its goroutines.
@@ -46,10 +46,10 @@ func (l *logBuffer) lines(words ...string) []string {
 
 // startLogged starts the service with cfg, its log (text, info and above)
 // written to the buffer returned.
-func startLogged(t *testing.T, cfg config.Config) (*service.Service, *logBuffer) {
+func startLogged(t *testing.T, cfg config.Config) (*backend.Backend, *logBuffer) {
 	t.Helper()
 	out := &logBuffer{}
-	return servicetest.StartWith(t, cfg, service.Options{Logger: logs.New(out, "text", slog.LevelInfo)}), out
+	return backendtest.StartWith(t, cfg, backend.Options{Logger: logs.New(out, "text", slog.LevelInfo)}), out
 }
 
 // hangUp says QUIT and waits for the server to close the connection: it
@@ -62,10 +62,11 @@ func (c *conn) hangUp() {
 	}
 }
 
-// rejected reads tempmail_messages_rejected_total{reason} from /metrics.
-func rejected(t *testing.T, svc *service.Service, reason string) int {
+// rejected reads tempmail_messages_rejected_total{reason} from the
+// metrics (what /metrics shows).
+func rejected(t *testing.T, svc *backend.Backend, reason string) int {
 	t.Helper()
-	n, _ := servicetest.Metric(servicetest.Scrape(t, servicetest.URL(svc)), "tempmail_messages_rejected_total", `reason="`+reason+`"`)
+	n, _ := backendtest.Metric(t, svc, "tempmail_messages_rejected_total", `reason="`+reason+`"`)
 	return int(n)
 }
 

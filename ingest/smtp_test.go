@@ -9,16 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/backend/backendtest"
 	"tempmail/eventually"
 	"tempmail/mail/mailtest"
-	"tempmail/service/servicetest"
 )
 
 func TestMultipartMessageIsParsedAndStored(t *testing.T) {
 	t.Parallel()
-	svc := servicetest.Start(t, testConfig(t))
+	svc := backendtest.Start(t, testConfig(t))
 	in := inbox(t, svc, "box@tempmail.test")
-	servicetest.Send(t, svc.SMTPAddr(), "bounce@example.com", "Box@TempMail.test", mailtest.Multipart)
+	backendtest.Send(t, svc.SMTPAddr(), "bounce@example.com", "Box@TempMail.test", mailtest.Multipart)
 	m := messages(t, svc, in.ID, 1)[0]
 	check := func(what, got, want string) {
 		t.Helper()
@@ -59,14 +59,14 @@ func TestMultipartMessageIsParsedAndStored(t *testing.T) {
 
 func TestMalformedMessagesAreAcceptedOverSMTP(t *testing.T) {
 	t.Parallel()
-	svc := servicetest.Start(t, testConfig(t))
+	svc := backendtest.Start(t, testConfig(t))
 	in := inbox(t, svc, "junk@tempmail.test")
 	n := 0
 	for name, raw := range mailtest.Malformed() {
 		if strings.Contains(raw, "\n.") || raw == "" {
 			continue // dot-stuffing is the client's job; net/smtp does it, but keep the seeds literal
 		}
-		if err := servicetest.TrySend(svc.SMTPAddr(), "s@example.com", in.Address, raw); err != nil {
+		if err := backendtest.TrySend(svc.SMTPAddr(), "s@example.com", in.Address, raw); err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
@@ -82,7 +82,7 @@ func TestMalformedMessagesAreAcceptedOverSMTP(t *testing.T) {
 
 func TestSMTPUTF8AddressAnd8BitBody(t *testing.T) {
 	t.Parallel()
-	svc := servicetest.Start(t, testConfig(t))
+	svc := backendtest.Start(t, testConfig(t))
 	in := inbox(t, svc, "δοκιμή@tempmail.test")
 	c := dial(t, svc.SMTPAddr())
 	ehlo := c.cmd(250, "EHLO client.example")
@@ -107,7 +107,7 @@ func TestSMTPUTF8AddressAnd8BitBody(t *testing.T) {
 
 func TestRecipientPolicy(t *testing.T) {
 	t.Parallel()
-	svc := servicetest.Start(t, testConfig(t))
+	svc := backendtest.Start(t, testConfig(t))
 	a, b := inbox(t, svc, "a@tempmail.test"), inbox(t, svc, "b@tempmail.test")
 	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
@@ -139,7 +139,7 @@ func TestRecipientPolicy(t *testing.T) {
 
 func TestAtMost100Recipients(t *testing.T) {
 	t.Parallel()
-	svc := servicetest.Start(t, testConfig(t))
+	svc := backendtest.Start(t, testConfig(t))
 	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
 	c.cmd(250, "MAIL FROM:<s@example.com>")
@@ -169,7 +169,7 @@ func TestOversizedMessagesAreRefused(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
 	cfg.MaxMessageBytes = 64 << 10
-	svc := servicetest.Start(t, cfg)
+	svc := backendtest.Start(t, cfg)
 	in := inbox(t, svc, "big@tempmail.test")
 	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
@@ -198,7 +198,7 @@ func TestSTARTTLS(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
 	pool := withTLS(t, &cfg)
-	svc := servicetest.Start(t, cfg)
+	svc := backendtest.Start(t, cfg)
 	in := inbox(t, svc, "tls@tempmail.test")
 	cl, err := smtp.Dial(svc.SMTPAddr())
 	if err != nil {
@@ -228,7 +228,7 @@ func TestReceivedNamesTheProtocol(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
 	pool := withTLS(t, &cfg)
-	svc := servicetest.Start(t, cfg)
+	svc := backendtest.Start(t, cfg)
 	for _, c := range []struct {
 		want  string
 		tls   bool
@@ -287,7 +287,7 @@ func send(t *testing.T, cl *smtp.Client, from, to, body string) {
 
 func TestPipelinedCommands(t *testing.T) {
 	t.Parallel()
-	svc := servicetest.Start(t, testConfig(t))
+	svc := backendtest.Start(t, testConfig(t))
 	a, b := inbox(t, svc, "p1@tempmail.test"), inbox(t, svc, "p2@tempmail.test")
 	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
@@ -316,7 +316,7 @@ func TestPipelinedCommands(t *testing.T) {
 
 func TestBDAT(t *testing.T) {
 	t.Parallel()
-	svc := servicetest.Start(t, testConfig(t))
+	svc := backendtest.Start(t, testConfig(t))
 	in := inbox(t, svc, "chunks@tempmail.test")
 	c := dial(t, svc.SMTPAddr())
 	c.cmd(250, "EHLO client.example")
@@ -340,13 +340,13 @@ func TestBDAT(t *testing.T) {
 
 func TestRetriedTransactionIsStoredOnce(t *testing.T) {
 	t.Parallel()
-	svc := servicetest.Start(t, testConfig(t))
+	svc := backendtest.Start(t, testConfig(t))
 	in := inbox(t, svc, "retry@tempmail.test")
 	body := msg("s@example.com", "retry@tempmail.test", "once", "same bytes")
 	for range 3 {
-		servicetest.Send(t, svc.SMTPAddr(), "s@example.com", "retry@tempmail.test", body)
+		backendtest.Send(t, svc.SMTPAddr(), "s@example.com", "retry@tempmail.test", body)
 	}
-	servicetest.Send(t, svc.SMTPAddr(), "s@example.com", "retry@tempmail.test", body+"different")
+	backendtest.Send(t, svc.SMTPAddr(), "s@example.com", "retry@tempmail.test", body+"different")
 	if got := messages(t, svc, in.ID, 2); got[1].Subject != "once" {
 		t.Errorf("got %+v", got)
 	}
@@ -356,7 +356,7 @@ func TestPerIPLimits(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
 	cfg.SMTPMaxConnsPerIP, cfg.SMTPRatePerIP = 2, 3
-	svc := servicetest.Start(t, cfg)
+	svc := backendtest.Start(t, cfg)
 	inbox(t, svc, "rate@tempmail.test")
 	c1, c2 := dial(t, svc.SMTPAddr()), dial(t, svc.SMTPAddr())
 	third, err := net.Dial("tcp", svc.SMTPAddr())

@@ -34,8 +34,8 @@ func (s *Service) probe(ctx context.Context) []string {
 		failing = append(failing, s.quorum.check(ctx, s)...)
 	}
 	failing = append(failing, s.Views.Failing()...)
-	if low, free := s.disk.Low(); low {
-		failing = append(failing, fmt.Sprintf("disk: %d MiB free, less than --min-free-disk %d MiB: new mail and inboxes are refused until room is made", free>>20, s.disk.Min()>>20))
+	if low, free := s.Disk.Low(); low {
+		failing = append(failing, fmt.Sprintf("disk: %d MiB free, less than --min-free-disk %d MiB: new mail and inboxes are refused until room is made", free>>20, s.Disk.Min()>>20))
 	}
 	if s.SMTP != nil {
 		select {
@@ -102,29 +102,4 @@ func (s *Service) advise(ctx context.Context) []string {
 		return nil // the probe tells what fails
 	}
 	return notes
-}
-
-// watchDisk says in the log when the disk gets too full for new mail and
-// inboxes, and when room returns (the refusals themselves look at the disk
-// each time).
-func (s *Service) watchDisk() {
-	t := time.NewTicker(5 * time.Second)
-	defer t.Stop()
-	was := false
-	for {
-		select {
-		case <-s.stopping:
-			return
-		case <-t.C:
-		}
-		low, free := s.disk.Low()
-		switch {
-		case low && !was:
-			s.log.Warn("disk nearly full: new mail and inboxes are refused until room is made; deletions go on",
-				"free_mib", free>>20, "min_free_disk_mib", s.disk.Min()>>20, "data_dir", s.Config.DataDir)
-		case !low && was:
-			s.log.Info("disk has room again: new mail and inboxes are taken", "free_mib", free>>20)
-		}
-		was = low
-	}
 }

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"testing"
 
+	"tempmail/backend/backendtest"
 	"tempmail/config"
 	"tempmail/eventually"
-	"tempmail/service/servicetest"
 	"tempmail/webhooks"
 )
 
@@ -37,18 +37,17 @@ func longAttempts(o *webhooks.Options) { o.AttemptTimeout = 2 * eventually.Timeo
 func TestALaneMakesFourAttemptsAtOnce(t *testing.T) {
 	t.Parallel()
 	svc := start(t, longAttempts)
-	base := servicetest.URL(svc)
 	answer, release := holding()
 	defer release()
 	slow, other := newReceiver(t, answer), newReceiver(t, nil)
-	busy, quiet := servicetest.CreateInbox(t, base), servicetest.CreateInbox(t, base)
-	subscribe(t, svc, slow.URL, &busy)
-	subscribe(t, svc, other.URL, &quiet)
+	busy, quiet := backendtest.CreateInbox(t, svc, ""), backendtest.CreateInbox(t, svc, "")
+	subscribe(t, svc, slow.URL, busy)
+	subscribe(t, svc, other.URL, quiet)
 	const n = 12
 	for i := range n {
-		servicetest.Deliver(t, svc, busy.Token, fmt.Sprintf("m%d", i))
+		backendtest.Deliver(t, svc, busy.Token, fmt.Sprintf("m%d", i))
 	}
-	servicetest.Deliver(t, svc, quiet.Token, "after the twelve")
+	backendtest.Deliver(t, svc, quiet.Token, "after the twelve")
 	// Jobs are taken in the order they were made: the other lane's, made
 	// last, is taken after every one of the slow lane's.
 	other.take(t, 1)
@@ -85,14 +84,14 @@ func TestAFullLanePutsJobsOff(t *testing.T) {
 	answer, release := holding()
 	defer release()
 	rc := newReceiver(t, answer)
-	in := servicetest.CreateInbox(t, servicetest.URL(svc))
-	h := subscribe(t, svc, rc.URL, &in)
+	in := backendtest.CreateInbox(t, svc, "")
+	h := subscribe(t, svc, rc.URL, in)
 	const senders, each, laneMax = 8, 10, 64
 	var wg sync.WaitGroup
 	for s := range senders {
 		wg.Go(func() {
 			for i := range each {
-				if err := servicetest.Mail(svc.SMTPAddr(), in.Address, fmt.Sprintf("m%d-%d", s, i), "x"); err != nil {
+				if err := backendtest.Mail(svc.SMTPAddr(), in.Address, fmt.Sprintf("m%d-%d", s, i), "x"); err != nil {
 					t.Errorf("send: %v", err)
 				}
 			}

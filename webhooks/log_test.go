@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"tempmail/backend/backendtest"
 	"tempmail/eventually"
-	"tempmail/service/servicetest"
 )
 
 // TestTheLogKeepsTheNewestFiftyAttempts: of 55 deliveries, made one after
@@ -20,12 +20,12 @@ func TestTheLogKeepsTheNewestFiftyAttempts(t *testing.T) {
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write([]byte("taken \xff"))
 	})
-	in := servicetest.CreateInbox(t, servicetest.URL(svc))
-	h := subscribe(t, svc, rc.URL, &in)
+	in := backendtest.CreateInbox(t, svc, "")
+	h := subscribe(t, svc, rc.URL, in)
 	const n, kept = 55, 50
 	var ids []string // newest first
 	for i := range n {
-		servicetest.Deliver(t, svc, in.Token, fmt.Sprintf("m%d", i))
+		backendtest.Deliver(t, svc, in.Token, fmt.Sprintf("m%d", i))
 		id := rc.take(t, 1)[0].id()
 		ids = append([]string{id}, ids...)
 		eventually.True(t, "the attempt logged", func() bool {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/backend/backendtest"
 	"tempmail/projections"
-	"tempmail/service/servicetest"
 )
 
 // TestADeliveryEnqueuedAgainIsMadeOnce: the outbox takes a delivery again
@@ -54,9 +54,9 @@ func TestADeliveryEnqueuedAgainIsMadeOnce(t *testing.T) {
 // one cut short was no failure.
 func TestAnAttemptCutByAStopIsMadeAgainAfterARestart(t *testing.T) {
 	t.Parallel()
-	cfg := servicetest.ConfigIn(filepath.Join(t.TempDir(), "data"))
+	cfg := backendtest.ConfigIn(filepath.Join(t.TempDir(), "data"))
 	cfg.WebhookAllowPrivate = true
-	svc := servicetest.Start(t, cfg)
+	svc := backendtest.Start(t, cfg)
 	rc := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n == 1 {
 			<-r.Context().Done() // until the sender goes
@@ -64,13 +64,13 @@ func TestAnAttemptCutByAStopIsMadeAgainAfterARestart(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	in := servicetest.CreateInbox(t, servicetest.URL(svc))
-	h := subscribe(t, svc, rc.URL, &in)
-	servicetest.Deliver(t, svc, in.Token, "cut short")
+	in := backendtest.CreateInbox(t, svc, "")
+	h := subscribe(t, svc, rc.URL, in)
+	backendtest.Deliver(t, svc, in.Token, "cut short")
 	cut := rc.take(t, 1)[0]
-	servicetest.Stop(svc)
+	backendtest.Stop(svc)
 
-	svc = servicetest.Start(t, cfg)
+	svc = backendtest.Start(t, cfg)
 	again := rc.take(t, 1)[0]
 	if again.id() != cut.id() || again.event.Data["subject"] != "cut short" {
 		t.Errorf("after the restart: %s %s, want %s", again.id(), again.body, cut.id())

@@ -15,17 +15,17 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/backend"
+	"tempmail/backend/backendtest"
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/eventually"
 	"tempmail/projections"
-	"tempmail/service"
-	"tempmail/service/servicetest"
 	"tempmail/webhooks"
 )
 
-// The deliverer is tried as it runs in `tempmail serve`: a service built
-// by servicetest, events made by its commands and by mail, and real HTTP
+// The deliverer is tried as it runs in `tempmail serve`: a back end built
+// by backendtest, events made by its commands and by mail, and real HTTP
 // receivers on loopback. What a receiver gets, the delivery log
 // (Webhooks.Attempts, Webhooks.State) and the metrics are what is looked
 // at. api's tests try the same through the HTTP API, end to end: every
@@ -34,17 +34,17 @@ import (
 // beside a fast one, redirects and TLS, subscription caps; these try what
 // is the deliverer's own.
 
-// start runs a service whose webhooks may target loopback, with cfg's
-// other fields as servicetest's, refined by each of with; refine, when not
+// start runs a back end whose webhooks may target loopback, with cfg's
+// other fields as backendtest's, refined by each of with; refine, when not
 // nil, refines the deliverer's options.
-func start(t *testing.T, refine func(*webhooks.Options), with ...func(*config.Config)) *service.Service {
+func start(t *testing.T, refine func(*webhooks.Options), with ...func(*config.Config)) *backend.Backend {
 	t.Helper()
-	cfg := servicetest.Config(t)
+	cfg := backendtest.Config(t)
 	cfg.WebhookAllowPrivate = true
 	for _, w := range with {
 		w(&cfg)
 	}
-	return servicetest.StartWith(t, cfg, service.Options{Webhooks: refine})
+	return backendtest.StartWith(t, cfg, backend.Options{Webhooks: refine})
 }
 
 // schedule sets the retry schedule.
@@ -54,14 +54,14 @@ func schedule(waits ...time.Duration) func(*config.Config) {
 
 // subscribe makes a subscription of svc to url for kinds (message.received
 // when none), to every inbox or, when in is not nil, to in.
-func subscribe(t *testing.T, svc *service.Service, url string, in *servicetest.Inbox, kinds ...string) *projections.Webhook {
+func subscribe(t *testing.T, svc *backend.Backend, url string, in *projections.Inbox, kinds ...string) *projections.Webhook {
 	t.Helper()
 	if len(kinds) == 0 {
 		kinds = []string{"message.received"}
 	}
 	sub := command.Subscription{URL: url, Events: kinds}
 	if in != nil {
-		inbox, err := svc.Views.InboxByToken(t.Context(), in.Token)
+		inbox, err := svc.Views.InboxByToken(t.Context(), in.Token) // as it is now
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,20 +185,21 @@ func verify(secret string, h hit) error {
 	return fmt.Errorf("no signature in %q verifies", h.header.Get("webhook-signature"))
 }
 
-// outcome is how many attempts the metrics count with outcome.
-func outcome(t *testing.T, svc *service.Service, outcome string) float64 {
+// outcome is how many attempts the metrics (what /metrics shows) count
+// with outcome.
+func outcome(t *testing.T, svc *backend.Backend, outcome string) float64 {
 	t.Helper()
-	n, _ := servicetest.Metric(servicetest.Scrape(t, servicetest.URL(svc)), "tempmail_webhook_deliveries_total", `outcome="`+outcome+`"`)
+	n, _ := backendtest.Metric(t, svc, "tempmail_webhook_deliveries_total", `outcome="`+outcome+`"`)
 	return n
 }
 
 // settled waits until svc's outbox holds no delivery, due, under way or
 // scheduled for a retry: after it, nothing more is to come of what
 // happened before.
-func settled(t *testing.T, svc *service.Service) {
+func settled(t *testing.T, svc *backend.Backend) {
 	t.Helper()
 	eventually.Nil(t, "no delivery pending", func() error {
-		n, ok := servicetest.Metric(servicetest.Scrape(t, servicetest.URL(svc)), "tempmail_webhook_pending_deliveries")
+		n, ok := backendtest.Metric(t, svc, "tempmail_webhook_pending_deliveries")
 		if !ok || n != 0 {
 			return fmt.Errorf("%v pending", n)
 		}
@@ -207,7 +208,7 @@ func settled(t *testing.T, svc *service.Service) {
 }
 
 // attempts reads a subscription's delivery log, newest first.
-func attempts(t *testing.T, svc *service.Service, webhook string) []webhooks.Attempt {
+func attempts(t *testing.T, svc *backend.Backend, webhook string) []webhooks.Attempt {
 	t.Helper()
 	log, err := svc.Hooks.Attempts(t.Context(), webhook)
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/backend/backendtest"
 	"tempmail/eventually"
-	"tempmail/service/servicetest"
 	"tempmail/webhooks"
 )
 
@@ -28,9 +28,9 @@ func TestRetriesFollowTheScheduleNotRetryAfter(t *testing.T) {
 		w.Header().Set("Retry-After", "3600")
 		w.WriteHeader(statuses[min(n, 3)-1])
 	})
-	in := servicetest.CreateInbox(t, servicetest.URL(svc))
-	h := subscribe(t, svc, rc.URL, &in)
-	servicetest.Deliver(t, svc, in.Token, "refused")
+	in := backendtest.CreateInbox(t, svc, "")
+	h := subscribe(t, svc, rc.URL, in)
+	backendtest.Deliver(t, svc, in.Token, "refused")
 	hits := rc.take(t, 3)
 	var log []webhooks.Attempt
 	eventually.True(t, "the delivery given up", func() bool {
@@ -87,9 +87,9 @@ func TestARetryForAnEndedSubscriptionIsDropped(t *testing.T) {
 	t.Parallel()
 	svc := start(t, nil, schedule(time.Second))
 	rc := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) })
-	in := servicetest.CreateInbox(t, servicetest.URL(svc))
-	h := subscribe(t, svc, rc.URL, &in)
-	servicetest.Deliver(t, svc, in.Token, "refused")
+	in := backendtest.CreateInbox(t, svc, "")
+	h := subscribe(t, svc, rc.URL, in)
+	backendtest.Deliver(t, svc, in.Token, "refused")
 	rc.take(t, 1)
 	eventually.True(t, "the retry scheduled", func() bool {
 		log := attempts(t, svc, h.ID)
@@ -121,8 +121,8 @@ func TestAnInboxsEndReachesItsOwnSubscriptionRetriedToo(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	in := servicetest.CreateInbox(t, servicetest.URL(svc))
-	h := subscribe(t, svc, rc.URL, &in, "inbox.deleted")
+	in := backendtest.CreateInbox(t, svc, "")
+	h := subscribe(t, svc, rc.URL, in, "inbox.deleted")
 	inbox, err := svc.Views.InboxByToken(t.Context(), in.Token)
 	if err != nil {
 		t.Fatal(err)

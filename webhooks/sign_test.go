@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/service/servicetest"
+	"tempmail/backend/backendtest"
 	"tempmail/webhooks"
 )
 
@@ -50,9 +50,9 @@ func TestARetryIsSignedWithTheSecretInForce(t *testing.T) {
 			w.WriteHeader(http.StatusInternalServerError)
 		}
 	})
-	in := servicetest.CreateInbox(t, servicetest.URL(svc))
-	h := subscribe(t, svc, rc.URL, &in)
-	servicetest.Deliver(t, svc, in.Token, "signed")
+	in := backendtest.CreateInbox(t, svc, "")
+	h := subscribe(t, svc, rc.URL, in)
+	backendtest.Deliver(t, svc, in.Token, "signed")
 	first := rc.take(t, 1)[0]
 	if err := verify(h.Secret, first); err != nil {
 		t.Errorf("the first attempt: %v", err)

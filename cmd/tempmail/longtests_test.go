@@ -14,9 +14,10 @@ import (
 )
 
 // TestLongScenariosAreTheMakefiles: every test that calls servicetest.Long
-// (skipped by make test) is named in the Makefile's LONG_TESTS (run by make
-// test-long, which CI runs), and every name there is such a test: a long
-// scenario that no target runs would never run at all.
+// or backendtest.Long (skipped by make test) is named in the Makefile's
+// LONG_TESTS (run by make test-long, which CI runs), and every name there
+// is such a test: a long scenario that no target runs would never run at
+// all.
 func TestLongScenariosAreTheMakefiles(t *testing.T) {
 	t.Parallel()
 	mk, err := os.ReadFile("../../Makefile")
@@ -45,7 +46,7 @@ func TestLongScenariosAreTheMakefiles(t *testing.T) {
 			}
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
 				if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Long" {
-					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "servicetest" {
+					if x, ok := sel.X.(*ast.Ident); ok && (x.Name == "servicetest" || x.Name == "backendtest") {
 						long = append(long, fn.Name.Name)
 					}
 				}
@@ -59,12 +60,12 @@ func TestLongScenariosAreTheMakefiles(t *testing.T) {
 	}
 	for _, name := range long {
 		if !slices.Contains(listed, name) {
-			t.Errorf("%s calls servicetest.Long but is not in the Makefile's LONG_TESTS: no target would run it", name)
+			t.Errorf("%s calls servicetest.Long or backendtest.Long but is not in the Makefile's LONG_TESTS: no target would run it", name)
 		}
 	}
 	for _, name := range listed {
 		if !slices.Contains(long, name) {
-			t.Errorf("the Makefile's LONG_TESTS names %s, which is no test calling servicetest.Long", name)
+			t.Errorf("the Makefile's LONG_TESTS names %s, which is no test calling servicetest.Long or backendtest.Long", name)
 		}
 	}
 }

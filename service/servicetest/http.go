@@ -7,17 +7,14 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/smtp"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
+	"tempmail/backend/backendtest"
 	"tempmail/events"
-	"tempmail/mail"
 	"tempmail/service"
 )
 
@@ -104,49 +101,31 @@ func Messages(t testing.TB, base, token string) []Summary {
 }
 
 // Deliver stores a small message for the inbox token names through the
-// event store, as ingest does, and waits until the views have applied it.
+// event store, as ingest does, and waits until the views have applied it
+// (backendtest.Deliver).
 func Deliver(t testing.TB, svc *service.Service, token, subject string) events.Ack {
 	t.Helper()
-	ctx := t.Context()
-	in, err := svc.Views.InboxByToken(ctx, token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := uuid.Must(uuid.NewV7()).String()
-	acks, err := svc.Store.AppendMail(ctx, []events.Copy{{Mail: events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address,
-		ReceivedAt: time.Now().UTC(), Size: 10, Content: mail.Message{Raw: []byte("Subject: " + subject + "\r\n\r\n."),
-			From: "a@example.com", Subject: subject}}, LifecycleSeq: in.LifecycleSeq, DedupeID: id}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	Applied(t, svc, acks[0])
-	return acks[0]
+	return backendtest.Deliver(t, svc.Backend, token, subject)
 }
 
 // Send delivers raw, a whole message, to to through the SMTP server at
 // addr with from as the envelope's sender, as any mail server would; a
 // refusal fails the test. It is how a test that needs mail delivered
 // sends it (tests of the SMTP conversation itself speak it). Lines of raw
-// may end in LF: they go as CRLF.
+// may end in LF: they go as CRLF. It is backendtest.Send.
 func Send(t testing.TB, addr, from, to, raw string) {
 	t.Helper()
-	if err := TrySend(addr, from, to, raw); err != nil {
-		t.Fatalf("SMTP from %s to %s: %v", from, to, err)
-	}
+	backendtest.Send(t, addr, from, to, raw)
 }
 
 // TrySend is Send that returns the server's refusal instead of failing
 // the test: for a test that expects one, or that sends from a goroutine
 // of its own, or until a server is back.
-func TrySend(addr, from, to, raw string) error {
-	return smtp.SendMail(addr, nil, from, []string{to}, []byte(raw))
-}
+func TrySend(addr, from, to, raw string) error { return backendtest.TrySend(addr, from, to, raw) }
 
 // Mail sends (TrySend) a plain message from s@example.com to to through
 // the SMTP server at addr.
-func Mail(addr, to, subject, body string) error {
-	return TrySend(addr, "s@example.com", to, "From: s@example.com\r\nTo: "+to+"\r\nSubject: "+subject+"\r\n\r\n"+body+"\r\n")
-}
+func Mail(addr, to, subject, body string) error { return backendtest.Mail(addr, to, subject, body) }
 
 // Scrape returns what /metrics of the service at base shows.
 func Scrape(t testing.TB, base string) string {

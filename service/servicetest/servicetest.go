@@ -1,14 +1,12 @@
 package servicetest
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"tempmail/backend/backendtest"
 	"tempmail/broker/natstest"
 	"tempmail/config"
 	"tempmail/events"
@@ -63,7 +61,7 @@ func Try(t testing.TB, cfg config.Config, opts service.Options) (*service.Servic
 		opts.Version = "test"
 	}
 	if opts.Logger == nil {
-		opts.Logger = logOnFailure(t)
+		opts.Logger = backendtest.LogOnFailure(t)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -90,11 +88,7 @@ func URL(svc *service.Service) string { return "http://" + svc.HTTPAddr() }
 // after it, every family reads what the event did.
 func Applied(t testing.TB, svc *service.Service, ack events.Ack) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := svc.Views.WaitApplied(ctx, ack); err != nil {
-		t.Fatalf("wait for event %d to be applied: %v", ack.Seq, err)
-	}
+	backendtest.Applied(t, svc.Backend, ack)
 }
 
 // ExternalNATS runs a JetStream server on loopback, as an operator's NATS
@@ -118,48 +112,8 @@ func SecureNATS(t testing.TB) *natstest.SecureServer {
 // inboxes, a 25 MiB message): `make test` (go test -short) skips it, and
 // `make test-long`, which CI runs too, runs it without the race detector.
 // The test's name must be in the Makefile's LONG_TESTS, which a test of
-// cmd/tempmail checks.
+// cmd/tempmail checks. It is backendtest.Long.
 func Long(t testing.TB) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("a long scenario: make test-long runs it")
-	}
-}
-
-// logOnFailure is a logger whose lines the test prints only if it fails:
-// what the service said is what a flake seen once in CI is diagnosed by.
-// It keeps the last maxLog bytes.
-func logOnFailure(t testing.TB) *slog.Logger {
-	w := &tailBuffer{}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("the service's log (its last %d bytes at most):\n%s", maxLog, w.String())
-		}
-	})
-	return slog.New(slog.NewTextHandler(w, nil))
-}
-
-// maxLog bounds what logOnFailure keeps of one service's log.
-const maxLog = 64 << 10
-
-// tailBuffer keeps the last maxLog bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Write(p)
-	if over := b.buf.Len() - maxLog; over > 0 {
-		b.buf.Next(over)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	backendtest.Long(t)
 }

@@ -1,4 +1,4 @@
-package service
+package backend
 
 import (
 	"context"
@@ -20,65 +20,65 @@ import (
 
 // holdsStore says the data directory holds the store: the embedded NATS,
 // alone or as a cluster node. With an external NATS the store is not ours.
-func (s *Service) holdsStore() bool { return s.Config.NATSURL == "" }
+func (b *Backend) holdsStore() bool { return b.Config.NATSURL == "" }
 
 // checkRecord reads the data directory's record and refuses a store that
 // lost streams it had; nil without a record (a new data directory).
-func (s *Service) checkRecord(ctx context.Context) (*storeRecord, error) {
-	rec, err := readRecord(s.Config.DataDir)
+func (b *Backend) checkRecord(ctx context.Context) (*storeRecord, error) {
+	rec, err := readRecord(b.Config.DataDir)
 	if err != nil || rec == nil {
 		return nil, err
 	}
 	var missing []string
-	err = broker.Settle(ctx, s.log, "look up the store's streams", func(ctx context.Context) (err error) {
-		missing, err = rec.Missing(ctx, s.Config.DataDir, s.Node.JS)
+	err = broker.Settle(ctx, b.log, "look up the store's streams", func(ctx context.Context) (err error) {
+		missing, err = rec.Missing(ctx, b.Config.DataDir, b.Node.JS)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	if len(missing) > 0 {
-		return nil, &ErrStoreLost{Dir: s.Config.DataDir, Missing: missing}
+		return nil, &ErrStoreLost{Dir: b.Config.DataDir, Missing: missing}
 	}
 	return rec, nil
 }
 
 // reportLoss says how many events the log lost since the record was
 // written (a torn tail the server cut off at start).
-func (s *Service) reportLoss(ctx context.Context, rec *storeRecord) error {
+func (b *Backend) reportLoss(ctx context.Context, rec *storeRecord) error {
 	if rec == nil {
 		return nil
 	}
-	last, err := s.Store.LastSeq(ctx)
+	last, err := b.Store.LastSeq(ctx)
 	if err != nil {
 		return err
 	}
 	if last < rec.LastSeq {
-		s.log.Error("the event log is shorter than when it was last recorded: events were lost (a power cut or OS crash without --sync always, or a damaged disk)",
+		b.log.Error("the event log is shorter than when it was last recorded: events were lost (a power cut or OS crash without --sync always, or a damaged disk)",
 			"lost_events", rec.LastSeq-last, "recorded_last_seq", rec.LastSeq, "recorded_at", rec.Written.Format(time.RFC3339), "last_seq", last)
 	}
 	return nil
 }
 
 // record writes the data directory's record of what the store holds now.
-func (s *Service) record(ctx context.Context) {
-	if !s.holdsStore() || s.Store == nil {
+func (b *Backend) record(ctx context.Context) {
+	if !b.holdsStore() || b.Store == nil {
 		return
 	}
-	err := broker.Settle(ctx, s.log, "record the store", func(ctx context.Context) error {
-		return writeRecord(ctx, s.Config.DataDir, s.Node.JS, s.Store, projections.Derived)
+	err := broker.Settle(ctx, b.log, "record the store", func(ctx context.Context) error {
+		return writeRecord(ctx, b.Config.DataDir, b.Node.JS, b.Store, projections.Derived)
 	})
 	if err != nil {
-		s.log.Warn("could not record what the store holds; a start that finds streams missing will not know they were there", "err", err)
+		b.log.Warn("could not record what the store holds; a start that finds streams missing will not know they were there", "err", err)
 	}
 }
 
 // openCurrentViews opens the views and checks they are not past the log:
 // views that applied events the log lost (ErrLost), as views of an earlier
 // layout (ErrOutdated), must be built again.
-func (s *Service) openCurrentViews(ctx context.Context, js jetstream.JetStream, opts projections.Options) error {
-	err := broker.Settle(ctx, s.log, "open the views", func(ctx context.Context) (err error) {
-		s.Views, err = projections.Open(ctx, js, s.Store, opts)
+func (b *Backend) openCurrentViews(ctx context.Context, js jetstream.JetStream, opts projections.Options) error {
+	err := broker.Settle(ctx, b.log, "open the views", func(ctx context.Context) (err error) {
+		b.Views, err = projections.Open(ctx, js, b.Store, opts)
 		return err
 	})
 	if err != nil {
@@ -90,9 +90,9 @@ func (s *Service) openCurrentViews(ctx context.Context, js jetstream.JetStream, 
 	// count as ahead.
 	var ahead uint64
 	var since time.Time
-	if err := broker.Settle(ctx, s.log, "check the views", func(ctx context.Context) (err error) {
-		ahead, err = s.Views.Ahead(ctx)
-		if err == nil && ahead > 0 && s.Config.ClusterName != "" {
+	if err := broker.Settle(ctx, b.log, "check the views", func(ctx context.Context) (err error) {
+		ahead, err = b.Views.Ahead(ctx)
+		if err == nil && ahead > 0 && b.Config.ClusterName != "" {
 			if since.IsZero() {
 				since = time.Now()
 			}
@@ -105,7 +105,7 @@ func (s *Service) openCurrentViews(ctx context.Context, js jetstream.JetStream, 
 		return err
 	}
 	if ahead > 0 {
-		s.log.Error("the event log lost events the views had applied (a power cut or OS crash without --sync always, or a damaged disk)", "lost_events_at_least", ahead)
+		b.log.Error("the event log lost events the views had applied (a power cut or OS crash without --sync always, or a damaged disk)", "lost_events_at_least", ahead)
 		return fmt.Errorf("%w: they applied %d events past the log's end", projections.ErrLost, ahead)
 	}
 	return nil
