@@ -65,9 +65,9 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 		// when the cache says a wanted name is taken: this process's cache
 		// can lag the views a moment (its watcher brings their writes),
 		// and a name freed a moment ago is free.
-		a, err := c.Views.Address(ctx, addr)
-		if err == nil && (attempt > 0 || a.Live && spec.Local != "") {
-			a, err = c.Views.LatestAddress(ctx, addr)
+		a, err := c.Views.Address(ctx, addr, attempt > 0)
+		if err == nil && a.Live && spec.Local != "" && attempt == 0 {
+			a, err = c.Views.Address(ctx, addr, true)
 		}
 		switch {
 		case err != nil:

@@ -65,7 +65,7 @@ func (r *Reader) InboxByToken(ctx context.Context, token string) (*Inbox, error)
 
 // InboxByAddress returns the inbox that holds a (normalised) address now.
 func (r *Reader) InboxByAddress(ctx context.Context, addr string) (*Inbox, error) {
-	a, err := r.Address(ctx, addr)
+	a, err := r.Address(ctx, addr, false)
 	if err != nil {
 		return nil, err
 	}
@@ -76,20 +76,9 @@ func (r *Reader) InboxByAddress(ctx context.Context, addr string) (*Inbox, error
 }
 
 // Address returns what the views know of an address; a zero Address (not
-// live, lifecycle sequence 0) when it never had an inbox.
-func (r *Reader) Address(ctx context.Context, addr string) (*Address, error) {
-	return r.address(ctx, addr, false)
-}
-
-// LatestAddress is Address past this process's cache: what the bucket
-// holds now, for a claim that the cached entry says it lost.
-func (r *Reader) LatestAddress(ctx context.Context, addr string) (*Address, error) {
-	return r.address(ctx, addr, true)
-}
-
-// address reads what the views know of an address, past the cache when
-// latest.
-func (r *Reader) address(ctx context.Context, addr string, latest bool) (*Address, error) {
+// live, lifecycle sequence 0) when it never had an inbox. latest reads
+// past this process's cache, for a claim the cached entry says it lost.
+func (r *Reader) Address(ctx context.Context, addr string, latest bool) (*Address, error) {
 	var a Address
 	var err error
 	if latest {
@@ -99,8 +88,7 @@ func (r *Reader) address(ctx context.Context, addr string, latest bool) (*Addres
 	}
 	if tempmail.KindOf(err) == tempmail.NotFound {
 		return &Address{}, nil
-	}
-	if err != nil {
+	} else if err != nil {
 		return nil, err
 	}
 	return &a, nil
