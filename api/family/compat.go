@@ -9,10 +9,10 @@ import (
 // The compatible families (API.md "Coming from Mailosaur, MailSlurp or
 // mail.tm"): front doors for the clients of other services, each under
 // /compat/<name>/ and switched by --compat, over the same inboxes, views
-// and commands as families A, B and C. Each is one file per service
-// (packages api/compat/mailosaur, api/compat/mailslurp, api/compat/mailtm), with its
-// routes, how its clients authenticate, and its error shape; the tenants'
-// keys are what they authenticate with.
+// and commands as families A, B and C. Each is a package of its own
+// (api/compat/mailosaur, api/compat/mailslurp, api/compat/mailtm), with
+// its routes, how its clients authenticate, and its error shape; the
+// tenants' keys are what they authenticate with.
 
 // CompatPrefix is where the compatible families live: /compat/<name>/.
 const CompatPrefix = "/compat/"

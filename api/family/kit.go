@@ -14,7 +14,8 @@ import (
 )
 
 // Kit is what every family's handlers are given: the service's parts, and
-// the bounds every request shares. Its fields are set once by New.
+// the bounds every request shares. Its fields are set once by api.New, and
+// every family shares the one Kit.
 type Kit struct {
 	Config  config.Config
 	Store   *events.Store
@@ -22,7 +23,7 @@ type Kit struct {
 	Hooks   *webhooks.Webhooks
 	Log     *slog.Logger
 	Waiters Waiters
-	// Commands change what the service holds; names says which names an
+	// Commands change what the service holds; Names says which names an
 	// inbox may have.
 	Commands *command.Commands
 	Names    *tempmail.Names
@@ -31,7 +32,8 @@ type Kit struct {
 	Creates, Logins *fairshare.Limiter
 	// Downloads bounds the memory attachment downloads hold (downloads.go).
 	Downloads Downloads
-	// DefaultKeepAlive is how often an idle event stream sends a comment.
+	// KeepAlive is how often an idle event stream sends a comment
+	// (DefaultKeepAlive unless a test says otherwise).
 	KeepAlive time.Duration
 	Closing   chan struct{} // closed when the server begins to stop
 }
