@@ -244,10 +244,11 @@ func claimed(p Payload) string {
 }
 
 // purgeTenant takes a deleted tenant's events out of the log: its
-// subject. Its inboxes' removals still scheduled stay, to take them out of
-// its list as they expire, should the deletion not end them first.
-func (s *Store) purgeTenant(ctx context.Context, tenantID string) error {
-	return s.purgeSubject(ctx, tenantSubject(tenantID))
+// subject, up to through (Forget). Its inboxes' removals still scheduled
+// stay, to take them out of its list as they expire, should the deletion
+// not end them first.
+func (s *Store) purgeTenant(ctx context.Context, tenantID string, through uint64) error {
+	return s.purgeSubjectThrough(ctx, tenantSubject(tenantID), through)
 }
 
 // publishClaim stores claim (deduplicated by id; "": none) just before m,

@@ -243,7 +243,7 @@ func TestPurgeOfAnEndingThatEndedNothingErasesTheInboxAndKeepsANewerClaim(t *tes
 	}
 
 	f := events.Forget{Inboxes: []events.ForgetInbox{{ID: old.InboxID, Address: old.Address, Seq: ended.Seq}}}
-	if err := s.Forget(ctx, f, nil); err != nil {
+	if err := s.Forget(ctx, f, events.ForgetAll, nil); err != nil {
 		t.Fatalf("purge: %v", err)
 	}
 	for _, ref := range refs {
@@ -294,7 +294,46 @@ func TestForgettingWhatIsGoneAlreadyIsDone(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Once deleted, and one never written.
-	if err := s.Forget(ctx, events.Forget{Seqs: []uint64{created.Seq, created.Seq + 1000}}, nil); err != nil {
+	if err := s.Forget(ctx, events.Forget{Seqs: []uint64{created.Seq, created.Seq + 1000}}, events.ForgetAll, nil); err != nil {
 		t.Errorf("forgetting events gone already: %v", err)
+	}
+}
+
+// Forgetting a deleted tenant takes its subject out of the log only as far
+// as the views that let it go have applied it: an event stored there since
+// (its inbox's removal, as the deletion ends its inboxes) stays, to be
+// applied, and is forgotten in its turn.
+func TestForgettingATenantKeepsWhatItsSubjectGotPastTheViews(t *testing.T) {
+	t.Parallel()
+	s := eventstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	ctx := ctxT(t)
+	created, err := s.AppendTenantEvent(ctx, events.TenantCreated{TenantID: "t1", Name: "t"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleted, err := s.EndTenant(ctx, events.TenantDeleted{TenantID: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	later, err := s.AppendTenantEvent(ctx, events.TenantInboxRemoved{TenantID: "t1", InboxID: "i1"}, deleted.Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Forget(ctx, events.Forget{Tenants: []string{"t1"}}, deleted.Seq, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, seq := range []uint64{created.Seq, deleted.Seq} {
+		if _, err := s.Stream().GetMsg(ctx, seq); err == nil {
+			t.Errorf("the tenant's event %d, which the views applied, is still in the log", seq)
+		}
+	}
+	if _, err := s.Stream().GetMsg(ctx, later.Seq); err != nil {
+		t.Errorf("the event %d stored after what the views applied left the log: %v", later.Seq, err)
+	}
+	if err := s.Forget(ctx, events.Forget{Seqs: []uint64{later.Seq}}, later.Seq, nil); err != nil {
+		t.Fatal(err)
+	}
+	if refused, err := s.KeyRefused(ctx, strings.Repeat("k", 64), "t1"); err != nil || !refused {
+		t.Errorf("a key of the tenant, its subject forgotten: refused %v, %v", refused, err)
 	}
 }

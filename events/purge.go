@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -83,11 +84,22 @@ func (f *Forget) Add(g Forget) {
 // twice. progress, if not nil, is called as it goes, for long work (an
 // inbox of a thousand messages).
 //
+// through is the checkpoint of the partition whose views let f go
+// (ForgetAll: no bound). The subjects f purges are that partition's, and
+// lose their events up to through only: one stored there since has not
+// reached the views yet, and leaves once they apply it (moot by then).
+// Purged, it would never reach them, and the partition's checkpoint would
+// stay short of its sequence: whoever waits for it (a command's
+// read-your-writes, CaughtUp) would wait until some later event of the
+// partition came. So it went with a deleted tenant's subject, which gets
+// its inboxes' removals from its list as the deletion ends them, while
+// the sys worker applies the deletion.
+//
 // Nothing waits for a grace period: the stream still recognises a retried
 // delivery of a forgotten message by its Nats-Msg-Id for the dedupe
 // window, the views by its print for the inbox's life, and every reader
 // goes through the views, which no longer show it.
-func (s *Store) Forget(ctx context.Context, f Forget, progress func()) error {
+func (s *Store) Forget(ctx context.Context, f Forget, through uint64, progress func()) error {
 	if f.Empty() {
 		return nil
 	}
@@ -109,6 +121,7 @@ func (s *Store) Forget(ctx context.Context, f Forget, progress func()) error {
 			return err
 		}
 		if m.Retained {
+			// Schedules are no partition's events: nothing waits for them.
 			part := s.PartitionOfAddress(m.Address)
 			if err := s.purgeSubject(ctx, scheduleSubject(part, m.Address, m.InboxID, m.ID)); err != nil {
 				return err
@@ -120,7 +133,7 @@ func (s *Store) Forget(ctx context.Context, f Forget, progress func()) error {
 		return err
 	}
 	for _, in := range f.Inboxes {
-		if err := s.purgeInbox(ctx, in, progress); err != nil {
+		if err := s.purgeInbox(ctx, in, through, progress); err != nil {
 			return err
 		}
 	}
@@ -133,7 +146,7 @@ func (s *Store) Forget(ctx context.Context, f Forget, progress func()) error {
 		}
 	}
 	for _, id := range f.Tenants {
-		if err := s.purgeTenant(ctx, id); err != nil {
+		if err := s.purgeTenant(ctx, id, through); err != nil {
 			return err
 		}
 	}
@@ -161,17 +174,20 @@ func (s *Store) deleteSeqs(ctx context.Context, seqs []uint64) error {
 // end at in.Seq (a newer inbox on the address keeps its own); or, unless
 // it ended there, only its own before in.Seq. Subjects of a log written
 // before format 3 (one per message and per subscription) go too.
-func (s *Store) purgeInbox(ctx context.Context, in ForgetInbox, progress func()) error {
+func (s *Store) purgeInbox(ctx context.Context, in ForgetInbox, through uint64, progress func()) error {
 	part := s.PartitionOfAddress(in.Address)
 	messages := messagesSubject(part, in.Address, in.ID)
-	if err := s.eraseInboxMessages(ctx, messages, progress); err != nil {
+	if err := s.eraseInboxMessages(ctx, messages, through, progress); err != nil {
 		return err
 	}
 	hooks := hooksOf(part, in.Address, in.ID)
-	for _, subject := range []string{messages, messages + ".>", hooks, hooks + ".>", schedulesOf(part, in.Address, in.ID) + ".>"} {
-		if err := s.purgeSubject(ctx, subject); err != nil {
+	for _, subject := range []string{messages, messages + ".>", hooks, hooks + ".>"} {
+		if err := s.purgeSubjectThrough(ctx, subject, through); err != nil {
 			return err
 		}
+	}
+	if err := s.purgeSubject(ctx, schedulesOf(part, in.Address, in.ID)+".>"); err != nil {
+		return err
 	}
 	lifecycle := inboxSubject(part, in.Address)
 	if !in.Ended {
@@ -186,8 +202,8 @@ func (s *Store) purgeInbox(ctx context.Context, in ForgetInbox, progress func())
 
 // eraseInboxMessages erases the key of every message whose MailReceived
 // is on the inbox's message subject (or, in a log of format 2, below it),
-// and lets its tenant's claim of it leave the log.
-func (s *Store) eraseInboxMessages(ctx context.Context, messages string, progress func()) error {
+// up to through (Forget), and lets its tenant's claim of it leave the log.
+func (s *Store) eraseInboxMessages(ctx context.Context, messages string, through uint64, progress func()) error {
 	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(messages+".>"))
 	if err != nil {
 		return unavailable(err)
@@ -205,6 +221,9 @@ func (s *Store) eraseInboxMessages(ctx context.Context, messages string, progres
 			}
 			if err != nil {
 				return unavailable(err)
+			}
+			if m.Sequence > through {
+				break // not applied yet: the views let it go when they apply it
 			}
 			next = m.Sequence + 1
 			head, _, _ := bytes.Cut(m.Data, []byte("\n"))
@@ -285,6 +304,23 @@ func (s *Store) eraseContent(ctx context.Context, key uint64, messageID, object 
 		return nil
 	}
 	if err := s.raw.Delete(ctx, object); err != nil && !errors.Is(err, jetstream.ErrObjectNotFound) {
+		s.CountError("purge")
+		return unavailable(err)
+	}
+	return nil
+}
+
+// ForgetAll is Forget's bound for forgetting what no partition's views
+// are to apply any more of: everything the subjects hold.
+const ForgetAll = math.MaxUint64
+
+// purgeSubjectThrough takes a subject's events up to through out of the
+// log (through ForgetAll: all of them).
+func (s *Store) purgeSubjectThrough(ctx context.Context, subject string, through uint64) error {
+	if through == ForgetAll {
+		return s.purgeSubject(ctx, subject)
+	}
+	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject(subject), jetstream.WithPurgeSequence(through+1)); err != nil {
 		s.CountError("purge")
 		return unavailable(err)
 	}

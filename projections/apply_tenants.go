@@ -13,9 +13,10 @@ import (
 // have applied everything the subject holds (command reads the subject's
 // last event from the log). What an event no longer needs the log to keep
 // leaves it: a revoked key's creation, a tenant changed again, a claim of
-// what is gone, a deleted tenant's whole subject; an event that is moot
-// once applied, but for being the subject's last, when the next comes
-// (Tenant.Moot).
+// what is gone, a deleted tenant's whole subject (what the views applied
+// of it with the deletion, and what comes after as it is applied, moot:
+// liveTenant); an event that is moot once applied, but for being the
+// subject's last, when the next comes (Tenant.Moot).
 
 func (t *tx) tenantCreated(ev *events.TenantCreated) error {
 	tn, ts, err := load[Tenant](t, tenantKey(ev.TenantID))
@@ -43,7 +44,10 @@ func (t *tx) tenantChanged(ev *events.TenantChanged) error {
 
 // tenantDeleted ends a tenant: its keys' entries first, so that none is
 // taken once the deletion is applied; its inboxes end by their own events,
-// each removed from its list as it does. Its subject leaves the log.
+// each removed from its list as it does. Its subject leaves the log, as
+// far as the views have applied it: those removals, which the deletion
+// writes there as it ends the inboxes, may come after, and leave as they
+// are applied (moot: liveTenant, tenantInboxRemoved).
 func (t *tx) tenantDeleted(ev *events.TenantDeleted) error {
 	tn, ts, ok, err := t.liveTenant(ev.TenantID)
 	if !ok {

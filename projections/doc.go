@@ -50,7 +50,9 @@
 // a batch applied again (after a crash, or by two workers during a
 // hand-over) changes nothing it already did. Once the checkpoint says the
 // views reflect a deletion, the log forgets what it deleted
-// (events.Store.Forget): keys erased, events deleted by sequence.
+// (events.Store.Forget): keys erased, events deleted by sequence, subjects
+// purged as far as the checkpoint (an event stored there since is still
+// to be applied).
 //
 // The read paths (reader.go, list.go, changes.go): every read is a small,
 // constant number of gets: an inbox by token is two, a message of a known

@@ -46,6 +46,9 @@ type Options struct {
 	// Rules shape what events do to the views: the same for the live
 	// views and a rebuild, so that both come out the same.
 	Rules Rules
+	// wrap, when set, stands between the engine and the views: a test's
+	// way to act while a worker applies an event.
+	wrap func(engine.Views) engine.Views
 }
 
 // Rules are what applying events needs beyond the events themselves.
@@ -71,7 +74,11 @@ type Views struct {
 // the workers; Start does.
 func Open(ctx context.Context, js jetstream.JetStream, store *events.Store, opts Options) (*Views, error) {
 	vs := &views{rules: opts.Rules, outbox: opts.Outbox, inboxLive: store.InboxLive}
-	e, err := engine.Open(ctx, js, store, vs, opts.engine())
+	var ev engine.Views = vs
+	if opts.wrap != nil {
+		ev = opts.wrap(vs)
+	}
+	e, err := engine.Open(ctx, js, store, ev, opts.engine())
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,8 @@
 // stored, the checkpoint (a checkpoint stored past a failed write would
 // have the batch taken for applied). Once the checkpoint says the views
 // reflect a deletion, the log forgets what it deleted
-// (events.Store.Forget), and the batch is acknowledged.
+// (events.Store.Forget), never past the checkpoint, and the batch is
+// acknowledged.
 //
 // An event that cannot be applied, the same way each time, is set aside
 // and its partition goes on (aside.go). Earlier events that no worker

@@ -277,7 +277,7 @@ func forgetNow(ctx context.Context, store *events.Store, pending map[string]*Pen
 		if f.Len() < MaxPendingForget {
 			continue
 		}
-		if err := store.Forget(ctx, f, nil); err != nil {
+		if err := store.Forget(ctx, f, p.UpTo, nil); err != nil {
 			return fmt.Errorf("replay: forget what the views let go: %w", err)
 		}
 		delete(pending, part)

@@ -526,7 +526,10 @@ const purgeTimeout = 2 * time.Minute
 // every event they concern, retrying until it is done or the worker stops.
 // An inbox's thousand messages can take a while (much longer where erasing
 // rewrites a block), so the erasure has its own time, and tells the server
-// it is still at it.
+// it is still at it. The subjects it purges lose only what the checkpoint
+// covers (events.Store.Forget): an event stored on one since is still to
+// come to this worker, which could never apply it, nor checkpoint its
+// sequence, once it was gone.
 func (v *Engine) forget(ctx context.Context, p *partition, last jetstream.Msg) {
 	if p.pending.Forget.Empty() || p.seq < p.pending.UpTo {
 		return
@@ -541,7 +544,7 @@ func (v *Engine) forget(ctx context.Context, p *partition, last jetstream.Msg) {
 		// would leave the events in the log for good.
 		err := v.store.Flush(fctx, "KV_"+BucketName(v.gen))
 		if err == nil {
-			err = v.store.Forget(fctx, p.pending.Forget, inProgress(last))
+			err = v.store.Forget(fctx, p.pending.Forget, p.seq, inProgress(last))
 		}
 		if err == nil {
 			err = v.store.Flush(fctx, events.StreamName)
