@@ -27,6 +27,7 @@ func Build(head []byte, contracts ...Contract) ([]byte, error) {
 		byType:     map[reflect.Type]string{},
 		built:      map[string]*Schema{},
 		inProgress: map[string]bool{},
+		told:       map[string]bool{},
 	}
 	var ops []Operation
 	for _, c := range contracts {
@@ -132,9 +133,6 @@ type builder struct {
 
 func (b *builder) fail(format string, args ...any) {
 	err := fmt.Errorf(format, args...)
-	if b.told == nil {
-		b.told = map[string]bool{}
-	}
 	if !b.told[err.Error()] {
 		b.told[err.Error()] = true
 		b.errs = append(b.errs, err)

@@ -84,7 +84,7 @@ func ArrayOf(items *Schema) *Schema { return &Schema{Type: "array", Items: items
 // encoding/json writes it: a struct is an object of its fields (embedded
 // structs flattened), required unless tagged omitempty or omitzero, and a
 // pointer field that is not omitted may be null. A field whose type is
-// another component's (Of) refers to it. Fields then describe each field
+// another component's (its Of, when it extends none) refers to it. Fields then describe each field
 // further, by its JSON name ("spf.domain" for a field of an object within
 // one; an array's items take its name): the keywords a field's Schema sets
 // are added to the reflected ones, but for Ref, Type, Const, Enum, OneOf,
