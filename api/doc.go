@@ -39,7 +39,8 @@
 //     families.go: the doors; observe.go, cors.go: metrics, the access
 //     log, preflights;
 //   - ops.go: /livez and /readyz; page.go: the page's configuration;
-//     openapi.go: the document.
+//     openapi.go: the document, served; contract.go, schemas.go: what
+//     the document is made from.
 //
 // # Reading while mail arrives
 //
@@ -90,10 +91,16 @@
 // with --cors-origins, browsers' preflights are answered (cors.go).
 //
 // openapi.json is the OpenAPI 3.1 document of every endpoint, served at
-// /openapi.json. It lives here, beside the routes and handlers it
-// describes, so that a change to one and the other is one diff, and the
-// package's tests hold them to each other: every route is documented, and
-// every answer and outbound webhook delivery a test receives must
+// /openapi.json. It is made from Go, so that a change to a handler's
+// shapes and to the document is one change: each family declares its
+// operations beside its routes (contract.go) and describes its shapes
+// beside their types (schemas.go), whose schemas are reflected from the
+// types the handlers encode (package openapi); contract.go here puts
+// them together with openapi-head.json (the info, servers and tags), and
+// go generate ./api/ writes the document, which is checked in and
+// embedded. The package's tests hold the document and the code to each
+// other: it is what the declarations make, every route is documented,
+// and every answer and outbound webhook delivery a test receives must
 // validate. redocly.yaml says how redocly's recommended rules, which the
 // tests run too, apply to it.
 package api

@@ -7,14 +7,18 @@ import (
 )
 
 // openAPIDocument is the OpenAPI 3.1 document of every endpoint routes
-// serves (API.md "Browsers"). It is written by hand, beside the handlers it
-// describes, and embedded as it is: there is no build step, and what is
+// serves (API.md "Browsers"). It is made from Go (BuildOpenAPI): each
+// family declares its operations beside its routes (contract.go) and the
+// schemas of its bodies beside their types (schemas.go), reflected from
+// the types its handlers encode; go generate ./api/ writes it to
+// openapi.json, which is checked in and embedded as it is, so that what is
 // served is what is reviewed. A string, not a []byte, so that nothing can
-// change it. The api tests hold it and the code to each other: every
-// route has an operation and every operation a route (openapi_test.go),
-// and every answer a test receives must validate against it
-// (contract_test.go).
+// change it. The api tests hold it and the code to each other: it is what
+// the declarations make (openapi_gen_test.go), every route has an
+// operation and every operation a route (openapi_test.go), and every
+// answer a test receives must validate against it (contract_test.go).
 //
+//go:generate go run ./internal/genopenapi openapi.json
 //go:embed openapi.json
 var openAPIDocument string
 

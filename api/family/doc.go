@@ -27,5 +27,9 @@
 //     room downloads share;
 //   - clients.go, creates.go, requests.go: who the client is, its share
 //     of creations and logins, and what the access log and metrics are
-//     told of a request.
+//     told of a request;
+//   - contract.go, schemas.go: the parts of the OpenAPI document the
+//     families share (credentials, common parameters and answers,
+//     timestamps, authentication results, links, event streams, outbound
+//     webhooks).
 package family

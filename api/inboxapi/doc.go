@@ -3,5 +3,6 @@
 // (messages.go), raw sources and attachments (content.go), event streams
 // (streams.go), outbound webhook subscriptions (webhooks.go), and what a
 // tenant's key sees of its tenant (usage.go), in the shapes of dto.go.
-// inboxapi.go has its door and routes.
+// inboxapi.go has its door and routes; contract.go its part of the
+// OpenAPI document, and schemas.go what the document says of its shapes.
 package inboxapi

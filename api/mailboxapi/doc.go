@@ -5,4 +5,6 @@
 // message's file name, under /api/mailstore/. mailboxapi.go has its door
 // and routes; mailboxes.go makes and finds mailboxes; messages.go lists,
 // reads, marks and deletes their messages, in the shapes of dto.go.
+// contract.go is its part of the OpenAPI document, and schemas.go what the
+// document says of its shapes.
 package mailboxapi

@@ -9,5 +9,5 @@
 // tenant, with its scopes (API.md "Tenants and keys"). A key that is
 // unknown, revoked or expired is refused (401) before any tool runs; any
 // other Authorization (a proxy's in front) is not the service's and is not
-// passed on.
+// passed on. contract.go is its operation in the OpenAPI document.
 package mcphttp

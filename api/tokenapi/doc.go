@@ -6,5 +6,7 @@
 // address. tokenapi.go has its door and routes; inboxes.go, messages.go,
 // content.go and webhooks.go the resources; held.go the held reads;
 // streams.go its event stream; dto.go its shapes, which package wire
-// declares once for the client and MCP too.
+// declares once for the client and MCP too. contract.go is its part of
+// the OpenAPI document, and schemas.go what the document says of its
+// shapes.
 package tokenapi

@@ -6,5 +6,7 @@
 // its name the domain's label (servers.go); its messages are the mail of
 // the inboxes its first mails made there, searched, read and deleted in
 // messages.go, shaped as the SDK's models in dto.go. The SDK authenticates
-// with HTTP Basic, the key as the user name.
+// with HTTP Basic, the key as the user name. contract.go is its part of
+// the OpenAPI document, and schemas.go what the document says of its
+// shapes.
 package mailosaur

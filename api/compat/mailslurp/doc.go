@@ -11,4 +11,7 @@
 // (the operator's, as the admin). A key sees its tenant's inboxes alone;
 // reading takes the read or inboxes scope, making and deleting the inboxes
 // scope.
+//
+// contract.go is its part of the OpenAPI document, and schemas.go what the
+// document says of its shapes.
 package mailslurp

@@ -19,4 +19,7 @@
 // Answers are JSON-LD (application/ld+json, hydra collections), the
 // original's default, or plain JSON (objects without @-members, collections
 // as arrays) for a client whose Accept asks for application/json first.
+//
+// contract.go is its part of the OpenAPI document, and schemas.go what the
+// document says of its shapes.
 package mailtm

@@ -1,0 +1,249 @@
+package admin
+
+import (
+	"tempmail/api/openapi"
+)
+
+// Contract is the admin's part of the OpenAPI document (api/openapi.json):
+// the operations Routes serves, and the shapes of their bodies
+// (schemas.go); their errors are family A's (package inboxapi).
+func Contract() openapi.Contract {
+	return openapi.Contract{
+		Operations: []openapi.Operation{{
+			Method: "POST", Path: "/api/domains/",
+			ID:      "addDomain",
+			Tags:    []string{"Tenants"},
+			Summary: "Add a domain at runtime",
+			Description: "The admin's: adds a domain without a restart (`--domains` still seeds them). Every node " +
+				"takes mail for it once this returns. With `tenant_id` the domain is private: only that " +
+				"tenant's keys make inboxes there and see it listed; to anyone else it is as if it did not " +
+				"exist. With `catch_all` the first mail to an address makes its inbox. Publish the " +
+				"answer's `mx` as the domain's MX record.",
+			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Body:     &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("DomainRequest"))},
+			Responses: map[string]openapi.Response{
+				"201": {
+					Description: "The domain, and the MX record to publish.",
+					Content:     openapi.JSON(openapi.Ref("DomainAdded")),
+				},
+				"400": {Ref: "BadRequestA"},
+				"401": {Ref: "UnauthorizedA"},
+				"403": {Ref: "ForbiddenA"},
+				"404": {Ref: "NotFoundA"},
+				"409": {Ref: "ConflictDomain"},
+				"413": {Ref: "PayloadTooLargeA"},
+				"415": {Ref: "UnsupportedMediaTypeA"},
+				"500": {Ref: "InternalErrorA"},
+				"503": {Ref: "UnavailableA"},
+			},
+		}, {
+			Method: "GET", Path: "/api/tenants/",
+			ID:      "listTenants",
+			Tags:    []string{"Tenants"},
+			Summary: "List the tenants",
+			Description: "Every tenant, oldest first, paged (`X-Total-Count` holds the total); `name` keeps those " +
+				"of that name (names need not be unique). The anonymous tenant (id " +
+				"00000000-0000-0000-0000-000000000000) is among them while `--anonymous-quota` is set.",
+			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Params: []openapi.Param{{Ref: "Limit"}, {Ref: "Offset"}, {
+				Name:        "name",
+				In:          "query",
+				Description: "Only the tenants of this name.",
+				Schema:      &openapi.Schema{Type: "string", MaxLength: openapi.N(64)},
+			}},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "A page of the tenants.",
+					Headers: map[string]openapi.Header{
+						"X-Total-Count": {Ref: "X-Total-Count"},
+					},
+					Content: openapi.JSON(openapi.ArrayOf(openapi.Ref("Tenant"))),
+				},
+				"400": {Ref: "BadRequestA"},
+				"401": {Ref: "UnauthorizedA"},
+				"403": {Ref: "ForbiddenA"},
+				"500": {Ref: "InternalErrorA"},
+				"503": {Ref: "UnavailableA"},
+			},
+		}, {
+			Method: "POST", Path: "/api/tenants/",
+			ID:       "createTenant",
+			Tags:     []string{"Tenants"},
+			Summary:  "Make a tenant",
+			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Body: &openapi.Body{
+				Required: true,
+				Content: openapi.JSON(&openapi.Schema{
+					Description: "A new tenant: it needs a name, which a PATCH (the same fields) does not.",
+					Required:    []string{"name"},
+					AllOf: []openapi.Schema{
+						{Ref: "TenantRequest"},
+					},
+				}),
+			},
+			Responses: map[string]openapi.Response{
+				"201": {Description: "The tenant.", Content: openapi.JSON(openapi.Ref("Tenant"))},
+				"400": {Ref: "BadRequestA"},
+				"401": {Ref: "UnauthorizedA"},
+				"403": {Ref: "ForbiddenA"},
+				"409": {Ref: "ConflictTenantDomain"},
+				"413": {Ref: "PayloadTooLargeA"},
+				"415": {Ref: "UnsupportedMediaTypeA"},
+				"500": {Ref: "InternalErrorA"},
+				"503": {Ref: "UnavailableA"},
+			},
+		}, {
+			Method: "GET", Path: "/api/tenants/{tenant}/",
+			ID:       "getTenant",
+			Tags:     []string{"Tenants"},
+			Summary:  "Get a tenant",
+			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Params:   []openapi.Param{{Ref: "TenantID"}},
+			Responses: map[string]openapi.Response{
+				"200": {Description: "The tenant.", Content: openapi.JSON(openapi.Ref("Tenant"))},
+				"401": {Ref: "UnauthorizedA"},
+				"403": {Ref: "ForbiddenA"},
+				"404": {Ref: "NotFoundA"},
+				"500": {Ref: "InternalErrorA"},
+				"503": {Ref: "UnavailableA"},
+			},
+		}, {
+			Method: "PATCH", Path: "/api/tenants/{tenant}/",
+			ID:          "changeTenant",
+			Tags:        []string{"Tenants"},
+			Summary:     "Change a tenant's name or quota",
+			Description: "Fields left out stay as they are.",
+			Security:    []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Params:      []openapi.Param{{Ref: "TenantID"}},
+			Body:        &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("TenantRequest"))},
+			Responses: map[string]openapi.Response{
+				"200": {Description: "The tenant as it now is.", Content: openapi.JSON(openapi.Ref("Tenant"))},
+				"400": {Ref: "BadRequestA"},
+				"401": {Ref: "UnauthorizedA"},
+				"403": {Ref: "ForbiddenA"},
+				"404": {Ref: "NotFoundA"},
+				"409": {Ref: "ConflictAnonymous"},
+				"413": {Ref: "PayloadTooLargeA"},
+				"415": {Ref: "UnsupportedMediaTypeA"},
+				"500": {Ref: "InternalErrorA"},
+				"503": {Ref: "UnavailableA"},
+			},
+		}, {
+			Method: "DELETE", Path: "/api/tenants/{tenant}/",
+			ID:      "deleteTenant",
+			Tags:    []string{"Tenants"},
+			Summary: "Delete a tenant",
+			Description: "Its keys are refused once this answers, its inboxes are ended with their mail, and its " +
+				"private domains are deactivated. A deletion that got no answer may be sent again: it " +
+				"finishes what was left (204), and is 404 once nothing is.",
+			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Params:   []openapi.Param{{Ref: "TenantID"}},
+			Responses: map[string]openapi.Response{
+				"204": {Description: "Deleted."},
+				"401": {Ref: "UnauthorizedA"},
+				"403": {Ref: "ForbiddenA"},
+				"404": {Ref: "NotFoundA"},
+				"409": {Ref: "ConflictAnonymous"},
+				"500": {Ref: "InternalErrorA"},
+				"503": {Ref: "UnavailableA"},
+			},
+		}, {
+			Method: "POST", Path: "/api/tenants/{tenant}/keys/",
+			ID:      "createKey",
+			Tags:    []string{"Tenants"},
+			Summary: "Make a key of a tenant",
+			Description: "The answer holds the key, `tm_` and 32 base32 characters, the only time it is shown: " +
+				"tempmail keeps its SHA-256 hash.",
+			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Params:   []openapi.Param{{Ref: "TenantID"}},
+			Body:     &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("KeyRequest"))},
+			Responses: map[string]openapi.Response{
+				"201": {
+					Description: "The key, with the key itself.",
+					Content:     openapi.JSON(openapi.Ref("KeyWithSecret")),
+				},
+				"400": {Ref: "BadRequestA"},
+				"401": {Ref: "UnauthorizedA"},
+				"403": {Ref: "ForbiddenA"},
+				"404": {Ref: "NotFoundA"},
+				"409": {Ref: "ConflictKeys"},
+				"413": {Ref: "PayloadTooLargeA"},
+				"415": {Ref: "UnsupportedMediaTypeA"},
+				"500": {Ref: "InternalErrorA"},
+				"503": {Ref: "UnavailableA"},
+			},
+		}, {
+			Method: "GET", Path: "/api/tenants/{tenant}/keys/",
+			ID:          "listKeys",
+			Tags:        []string{"Tenants"},
+			Summary:     "List a tenant's live keys",
+			Description: "Oldest first; never the keys themselves.",
+			Security:    []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Params:      []openapi.Param{{Ref: "TenantID"}},
+			Responses: map[string]openapi.Response{
+				"200": {Description: "The keys.", Content: openapi.JSON(openapi.ArrayOf(openapi.Ref("Key")))},
+				"401": {Ref: "UnauthorizedA"},
+				"403": {Ref: "ForbiddenA"},
+				"404": {Ref: "NotFoundA"},
+				"500": {Ref: "InternalErrorA"},
+				"503": {Ref: "UnavailableA"},
+			},
+		}, {
+			Method: "DELETE", Path: "/api/keys/{key}/",
+			ID:          "revokeKey",
+			Tags:        []string{"Tenants"},
+			Summary:     "Revoke a key",
+			Description: "Once this answers, the key is refused (401) on every node.",
+			Security:    []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Params:      []openapi.Param{{Ref: "KeyID"}},
+			Responses: map[string]openapi.Response{
+				"204": {Description: "Revoked."},
+				"401": {Ref: "UnauthorizedA"},
+				"403": {Ref: "ForbiddenA"},
+				"404": {Ref: "NotFoundA"},
+				"409": {Ref: "ConflictKeys"},
+				"500": {Ref: "InternalErrorA"},
+				"503": {Ref: "UnavailableA"},
+			},
+		},
+		},
+		Parameters: map[string]openapi.Param{
+			"TenantID": {
+				Name:        "tenant",
+				In:          "path",
+				Required:    true,
+				Description: "The tenant's id. An unknown or malformed id is answered 404.",
+				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
+			},
+			"KeyID": {
+				Name:        "key",
+				In:          "path",
+				Required:    true,
+				Description: "The key's id (not the key). An unknown, revoked or malformed id is answered 404.",
+				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
+			},
+		},
+		Responses: map[string]openapi.Response{
+			"ConflictAnonymous": {
+				Description: "The anonymous tenant (id 00000000-0000-0000-0000-000000000000), which `--anonymous-quota` " +
+					"alone sets: it cannot be changed, deleted, nor given keys or domains.",
+				Content: openapi.JSON(openapi.Ref("Error")),
+			},
+			"ConflictDomain": {
+				Description: "A domain of this name exists already. Or tenant_id names the anonymous tenant, which has no domains.",
+				Content:     openapi.JSON(openapi.Ref("Error")),
+			},
+			"ConflictKeys": {
+				Description: "The tenant has 100 live keys, the most it may have; or it changed meanwhile too many " +
+					"times. Or the tenant is the anonymous one, which --anonymous-quota alone sets and which " +
+					"has no keys.",
+				Content: openapi.JSON(openapi.Ref("Error")),
+			},
+			"ConflictTenantDomain": {
+				Description: "One of the domains it is to have exists already; nothing is made.",
+				Content:     openapi.JSON(openapi.Ref("Error")),
+			},
+		},
+		Schemas: schemas(),
+	}
+}

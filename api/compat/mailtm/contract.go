@@ -1,0 +1,502 @@
+package mailtm
+
+import (
+	"tempmail/api/openapi"
+)
+
+// Contract is the mail.tm family's part of the OpenAPI document
+// (api/openapi.json): the operations its routes serve under its prefix,
+// its credential, parameters and error answers, and the shapes of its
+// bodies (schemas.go).
+func Contract() openapi.Contract {
+	return openapi.Contract{
+		Operations: []openapi.Operation{{
+			Method: "GET", Path: "/compat/mailtm/domains",
+			ID:          "listDomainsMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "List the domains",
+			Description: "The active domains accounts may be made on (a key's tenant's private ones too), all on page 1.",
+			Security:    []openapi.Security{{}, {"apiKey"}, {"apiToken"}},
+			Params:      []openapi.Param{{Ref: "MailTMPage"}},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "The domains: a hydra collection in JSON-LD, an array in JSON.",
+					Content: map[string]openapi.MediaType{
+						"application/ld+json": {Schema: openapi.Ref("MailTMDomainCollection")},
+						"application/json":    {Schema: openapi.Ref("MailTMDomainList")},
+					},
+				},
+				"400": {Ref: "BadRequestMailTM"},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "GET", Path: "/compat/mailtm/domains/{id}",
+			ID:          "getDomainMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "Get a domain",
+			Description: "",
+			Security:    []openapi.Security{{}, {"apiKey"}, {"apiToken"}},
+			Params:      []openapi.Param{{Ref: "MailTMDomainID"}},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "The domain.",
+					Content: map[string]openapi.MediaType{
+						"application/ld+json": {Schema: openapi.Ref("MailTMDomain")},
+						"application/json":    {Schema: openapi.Ref("MailTMDomain")},
+					},
+				},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"404": {Ref: "NotFoundMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "POST", Path: "/compat/mailtm/accounts",
+			ID:      "createAccountMailTM",
+			Tags:    []string{"Compat: mail.tm"},
+			Summary: "Make an account",
+			Description: "An inbox with a password; a key's makes it its tenant's (`inboxes` scope). Counts against " +
+				"the client's creations (`--create-rate-per-client`), the tenant's quota and `--anonymous`.",
+			Security: []openapi.Security{{}, {"apiKey"}, {"apiToken"}},
+			Body:     &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("MailTMCredentials"))},
+			Responses: map[string]openapi.Response{
+				"201": {
+					Description: "The account.",
+					Content: map[string]openapi.MediaType{
+						"application/ld+json": {Schema: openapi.Ref("MailTMAccount")},
+						"application/json":    {Schema: openapi.Ref("MailTMAccount")},
+					},
+				},
+				"400": {Ref: "BadRequestMailTM"},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"403": {Ref: "ForbiddenMailTM"},
+				"413": {Ref: "PayloadTooLargeMailTM"},
+				"415": {Ref: "UnsupportedMailTM"},
+				"422": {Ref: "UnprocessableMailTM"},
+				"429": {Ref: "TooManyMailTM"},
+				"507": {Ref: "FullMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "POST", Path: "/compat/mailtm/token",
+			ID:          "tokenMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "Get an account's token",
+			Description: "The token of the account with this address and password.",
+			Security:    []openapi.Security{{}},
+			Body:        &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("MailTMCredentials"))},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "The account's id and token.",
+					Content: map[string]openapi.MediaType{
+						"application/ld+json": {Schema: openapi.Ref("MailTMToken")},
+						"application/json":    {Schema: openapi.Ref("MailTMToken")},
+					},
+				},
+				"400": {Ref: "BadRequestMailTM"},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"413": {Ref: "PayloadTooLargeMailTM"},
+				"415": {Ref: "UnsupportedMailTM"},
+				"422": {Ref: "UnprocessableMailTM"},
+				"429": {Ref: "TooManyMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "GET", Path: "/compat/mailtm/me",
+			ID:          "meMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "Get the token's account",
+			Description: "",
+			Security:    []openapi.Security{{"mailtmToken"}},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "The account.",
+					Content: map[string]openapi.MediaType{
+						"application/ld+json": {Schema: openapi.Ref("MailTMAccount")},
+						"application/json":    {Schema: openapi.Ref("MailTMAccount")},
+					},
+				},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "GET", Path: "/compat/mailtm/accounts/{id}",
+			ID:          "getAccountMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "Get an account",
+			Description: "The token's own account, or one of the key's tenant.",
+			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Params:      []openapi.Param{{Ref: "MailTMAccountID"}},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "The account.",
+					Content: map[string]openapi.MediaType{
+						"application/ld+json": {Schema: openapi.Ref("MailTMAccount")},
+						"application/json":    {Schema: openapi.Ref("MailTMAccount")},
+					},
+				},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"403": {Ref: "ForbiddenMailTM"},
+				"404": {Ref: "NotFoundMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "DELETE", Path: "/compat/mailtm/accounts/{id}",
+			ID:          "deleteAccountMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "Delete an account",
+			Description: "It ends with its messages.",
+			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Params:      []openapi.Param{{Ref: "MailTMAccountID"}},
+			Responses: map[string]openapi.Response{
+				"204": {Description: "Deleted."},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"403": {Ref: "ForbiddenMailTM"},
+				"404": {Ref: "NotFoundMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "GET", Path: "/compat/mailtm/messages",
+			ID:          "listMessagesMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "List the account's messages",
+			Description: "Newest first, 30 a page.",
+			Security:    []openapi.Security{{"mailtmToken"}},
+			Params:      []openapi.Param{{Ref: "MailTMPage"}},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "A page of messages: a hydra collection in JSON-LD, an array in JSON.",
+					Content: map[string]openapi.MediaType{
+						"application/ld+json": {Schema: openapi.Ref("MailTMMessageCollection")},
+						"application/json":    {Schema: openapi.Ref("MailTMMessageList")},
+					},
+				},
+				"400": {Ref: "BadRequestMailTM"},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "GET", Path: "/compat/mailtm/messages/{id}",
+			ID:          "getMessageMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "Get a message",
+			Description: "Reading does not mark it seen.",
+			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Params:      []openapi.Param{{Ref: "MailTMMessageID"}},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "The message.",
+					Content: map[string]openapi.MediaType{
+						"application/ld+json": {Schema: openapi.Ref("MailTMMessage")},
+						"application/json":    {Schema: openapi.Ref("MailTMMessage")},
+					},
+				},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"403": {Ref: "ForbiddenMailTM"},
+				"404": {Ref: "NotFoundMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "PATCH", Path: "/compat/mailtm/messages/{id}",
+			ID:          "markSeenMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "Mark a message seen",
+			Description: "`{\"seen\": true}` (as `application/merge-patch+json` or JSON).",
+			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Params:      []openapi.Param{{Ref: "MailTMMessageID"}},
+			Body: &openapi.Body{
+				Required: true,
+				Content: map[string]openapi.MediaType{
+					"application/json":             {Schema: openapi.Ref("MailTMSeen")},
+					"application/merge-patch+json": {Schema: openapi.Ref("MailTMSeen")},
+				},
+			},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "The message.",
+					Content: map[string]openapi.MediaType{
+						"application/ld+json": {Schema: openapi.Ref("MailTMMessage")},
+						"application/json":    {Schema: openapi.Ref("MailTMMessage")},
+					},
+				},
+				"400": {Ref: "BadRequestMailTM"},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"403": {Ref: "ForbiddenMailTM"},
+				"404": {Ref: "NotFoundMailTM"},
+				"413": {Ref: "PayloadTooLargeMailTM"},
+				"415": {Ref: "UnsupportedMailTM"},
+				"422": {Ref: "UnprocessableMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "DELETE", Path: "/compat/mailtm/messages/{id}",
+			ID:          "deleteMessageMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "Delete a message",
+			Description: "",
+			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Params:      []openapi.Param{{Ref: "MailTMMessageID"}},
+			Responses: map[string]openapi.Response{
+				"204": {Description: "Deleted."},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"403": {Ref: "ForbiddenMailTM"},
+				"404": {Ref: "NotFoundMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "GET", Path: "/compat/mailtm/messages/{id}/download",
+			ID:          "downloadMessageMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "Download a message's source",
+			Description: "A message's `downloadUrl`.",
+			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Params:      []openapi.Param{{Ref: "MailTMMessageID"}},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "The message exactly as received, as a file.",
+					Headers: map[string]openapi.Header{
+						"Content-Disposition": {Ref: "RawDisposition"},
+					},
+					Content: map[string]openapi.MediaType{
+						"message/rfc822": {Schema: openapi.Ref("RawMessage")},
+					},
+				},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"403": {Ref: "ForbiddenMailTM"},
+				"404": {Ref: "NotFoundMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "GET", Path: "/compat/mailtm/messages/{id}/attachment/{attachment}",
+			ID:          "downloadAttachmentMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "Download an attachment",
+			Description: "An attachment's `downloadUrl`.",
+			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Params: []openapi.Param{{Ref: "MailTMMessageID"}, {
+				Name:        "attachment",
+				In:          "path",
+				Required:    true,
+				Description: "The attachment's id (`ATTACH000001` for the first).",
+				Schema:      &openapi.Schema{Type: "string", Pattern: "^ATTACH[0-9]{6}$"},
+			}},
+			Responses: map[string]openapi.Response{
+				"200": {Ref: "Attachment"},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"403": {Ref: "ForbiddenMailTM"},
+				"404": {Ref: "NotFoundMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "GET", Path: "/compat/mailtm/sources/{id}",
+			ID:          "getSourceMailTM",
+			Tags:        []string{"Compat: mail.tm"},
+			Summary:     "Get a message's source",
+			Description: "The message as received, in JSON (`data`).",
+			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Params:      []openapi.Param{{Ref: "MailTMMessageID"}},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "The source.",
+					Content: map[string]openapi.MediaType{
+						"application/ld+json": {Schema: openapi.Ref("MailTMSource")},
+						"application/json":    {Schema: openapi.Ref("MailTMSource")},
+					},
+				},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"403": {Ref: "ForbiddenMailTM"},
+				"404": {Ref: "NotFoundMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		}, {
+			Method: "GET", Path: "/compat/mailtm/.well-known/mercure",
+			ID:      "eventsMailTM",
+			Tags:    []string{"Compat: mail.tm"},
+			Summary: "Follow an account's changes (mail.tm's Mercure hub)",
+			Description: "What mail.tm clients subscribe to for new mail (`?topic=/accounts/{id}`, the account's " +
+				"token in Bearer): the account's event stream (`EventStream`). A new message is a " +
+				"`message` event, which EventSource gives to `onmessage`, carrying the message as `GET " +
+				"/messages` lists it (JSON-LD).",
+			Security: []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Params: []openapi.Param{{
+				Name:        "topic",
+				In:          "query",
+				Required:    true,
+				Description: "`/accounts/{id}`: the account's.",
+				Schema:      &openapi.Schema{Type: "string", MaxLength: openapi.N(128)},
+			}, {Ref: "LastEventID"}},
+			Responses: map[string]openapi.Response{
+				"200": {
+					Description: "The inbox's event stream, open until the inbox ends, the client goes or the service stops.",
+					Headers: map[string]openapi.Header{
+						"Cache-Control": {Ref: "NoCache"},
+					},
+					Content: map[string]openapi.MediaType{
+						"text/event-stream": {
+							Schema: openapi.Ref("EventStream"),
+							Events: map[string]openapi.Schema{
+								"message": {Ref: "MailTMMessageSummary"},
+								"read":    {Ref: "StreamChange"},
+								"deleted": {Ref: "StreamChange"},
+								"expired": {Ref: "StreamEnd"},
+								"reset":   {Ref: "StreamReset"},
+							},
+						},
+					},
+				},
+				"400": {Ref: "BadRequestMailTM"},
+				"401": {Ref: "UnauthorizedMailTM"},
+				"403": {Ref: "ForbiddenMailTM"},
+				"404": {Ref: "NotFoundMailTM"},
+				"429": {Ref: "TooManyMailTM"},
+				"500": {Ref: "InternalErrorMailTM"},
+				"503": {Ref: "UnavailableMailTM"},
+			},
+		},
+		},
+		Parameters: map[string]openapi.Param{
+			"MailTMDomainID": {
+				Name:        "id",
+				In:          "path",
+				Required:    true,
+				Description: "A domain's id.",
+				Schema:      &openapi.Schema{Type: "string", Pattern: "^[0-9]{1,9}$"},
+			},
+			"MailTMAccountID": {
+				Name:        "id",
+				In:          "path",
+				Required:    true,
+				Description: "An account's id.",
+				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
+			},
+			"MailTMMessageID": {
+				Name:        "id",
+				In:          "path",
+				Required:    true,
+				Description: "A message's id.",
+				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
+			},
+			"MailTMPage": {
+				Name:        "page",
+				In:          "query",
+				Description: "The page, from 1 (30 messages a page).",
+				Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(1), Maximum: openapi.N(33333)},
+			},
+		},
+		Responses: map[string]openapi.Response{
+			"BadRequestMailTM": {
+				Description: "The request is malformed: its body is not JSON, `page` is not a whole number from 1, " +
+					"`topic` is not `/accounts/{id}`, or Last-Event-ID is not a stream's id.",
+				Content: map[string]openapi.MediaType{
+					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
+					"application/json":    {Schema: openapi.Ref("MailTMError")},
+				},
+			},
+			"UnauthorizedMailTM": {
+				Description: "No token (`JWT Token not found`), a token of no live account (`Invalid JWT Token`), wrong " +
+					"credentials (`Invalid credentials.`), a key on a path that is an account's, or an " +
+					"unknown, revoked or expired key; under `--anonymous off`, no key to make an account with.",
+				Content: map[string]openapi.MediaType{
+					"application/ld+json": {Schema: openapi.Ref("MailTMAuthError")},
+					"application/json":    {Schema: openapi.Ref("MailTMAuthError")},
+				},
+			},
+			"ForbiddenMailTM": {
+				Description: "The key's scopes do not cover this: making and deleting need `inboxes`, reading `read` or `inboxes`.",
+				Content: map[string]openapi.MediaType{
+					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
+					"application/json":    {Schema: openapi.Ref("MailTMError")},
+				},
+			},
+			"NotFoundMailTM": {
+				Description: "No such thing, or one of another account (or of another tenant, for a key): the same answer.",
+				Content: map[string]openapi.MediaType{
+					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
+					"application/json":    {Schema: openapi.Ref("MailTMError")},
+				},
+			},
+			"UnprocessableMailTM": {
+				Description: "The body's fields are wrong: `violations` says which and why (the address taken, its " +
+					"domain not one of `GET /domains`, a password outside 1 to 128 bytes...).",
+				Content: map[string]openapi.MediaType{
+					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
+					"application/json":    {Schema: openapi.Ref("MailTMError")},
+				},
+			},
+			"TooManyMailTM": {
+				Description: "The client used its share: of creations (`--create-rate-per-client`), of logins " +
+					"(`--login-rate-per-client`: `POST /token`), or of requests held open " +
+					"(`--max-waiters-per-client`: event streams). Try again after `Retry-After` seconds.",
+				Content: map[string]openapi.MediaType{
+					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
+					"application/json":    {Schema: openapi.Ref("MailTMError")},
+				},
+				Headers: map[string]openapi.Header{
+					"Retry-After": {Ref: "Retry-After"},
+				},
+			},
+			"PayloadTooLargeMailTM": {
+				Description: "The body is larger than 1 MiB.",
+				Content: map[string]openapi.MediaType{
+					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
+					"application/json":    {Schema: openapi.Ref("MailTMError")},
+				},
+			},
+			"UnsupportedMailTM": {
+				Description: "The body's Content-Type is not JSON (`application/json`, `application/merge-patch+json`, " +
+					"any `+json`).",
+				Content: map[string]openapi.MediaType{
+					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
+					"application/json":    {Schema: openapi.Ref("MailTMError")},
+				},
+			},
+			"FullMailTM": {
+				Description: "The tenant's quota of inboxes is used up, or the service's disk is nearly full.",
+				Content: map[string]openapi.MediaType{
+					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
+					"application/json":    {Schema: openapi.Ref("MailTMError")},
+				},
+			},
+			"InternalErrorMailTM": {
+				Description: "Something went wrong on the server; it is logged.",
+				Content: map[string]openapi.MediaType{
+					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
+					"application/json":    {Schema: openapi.Ref("MailTMError")},
+				},
+			},
+			"UnavailableMailTM": {
+				Description: "The service cannot answer now (its store is unreachable); try again after `Retry-After` seconds.",
+				Content: map[string]openapi.MediaType{
+					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
+					"application/json":    {Schema: openapi.Ref("MailTMError")},
+				},
+				Headers: map[string]openapi.Header{
+					"Retry-After": {Ref: "Retry-After"},
+				},
+			},
+		},
+		SecuritySchemes: map[string]openapi.SecurityScheme{
+			"mailtmToken": {
+				Type:   "http",
+				Scheme: "bearer",
+				Description: "mail.tm: an account's token, from `POST /compat/mailtm/token`, in `Authorization: Bearer " +
+					"<token>` (it is the account's inbox token; it ends with the account).",
+			},
+		},
+		Schemas: schemas(),
+	}
+}
