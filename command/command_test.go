@@ -9,6 +9,7 @@ import (
 	"tempmail/backend/backendtest"
 	"tempmail/command"
 	"tempmail/config"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -55,7 +56,7 @@ func newInbox(t *testing.T, svc *backend.Backend, local string) *projections.Inb
 
 // latest returns the newest message of in, with what it says, as the
 // views show it now.
-func latest(t *testing.T, svc *backend.Backend, in *projections.Inbox) *projections.Message {
+func latest(t *testing.T, svc *backend.Backend, in *projections.Inbox) *mailbox.Message {
 	t.Helper()
 	in, err := svc.Views.Inbox(t.Context(), in.ID) // as it is now
 	if err != nil {

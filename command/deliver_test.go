@@ -20,6 +20,7 @@ import (
 	"tempmail/events"
 	"tempmail/eventually"
 	"tempmail/mailauth"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -109,7 +110,7 @@ func listed(t *testing.T, svc *backend.Backend, in *projections.Inbox) []string 
 
 // read returns a stored message, with what it says, and its raw source as
 // the API serves it.
-func read(t *testing.T, svc *backend.Backend, id string) (*projections.Message, []byte) {
+func read(t *testing.T, svc *backend.Backend, id string) (*mailbox.Message, []byte) {
 	t.Helper()
 	m, _, err := svc.Views.Message(t.Context(), id)
 	if err != nil {

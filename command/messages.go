@@ -4,12 +4,12 @@ import (
 	"context"
 
 	"tempmail/events"
-	"tempmail/projections"
+	"tempmail/mailbox"
 )
 
 // MarkRead marks a message read and returns it as the views now show it;
 // one read already is returned as it is.
-func (c *Commands) MarkRead(ctx context.Context, m *projections.Message) (*projections.Message, error) {
+func (c *Commands) MarkRead(ctx context.Context, m *mailbox.Message) (*mailbox.Message, error) {
 	if m.IsRead {
 		return m, nil // idempotent, and nothing to record
 	}
@@ -28,7 +28,7 @@ func (c *Commands) MarkRead(ctx context.Context, m *projections.Message) (*proje
 
 // DeleteMessage deletes a message for good: what it said can no longer be
 // read once the views have let it go.
-func (c *Commands) DeleteMessage(ctx context.Context, m *projections.Message) error {
+func (c *Commands) DeleteMessage(ctx context.Context, m *mailbox.Message) error {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	ack, err := c.Store.AppendMessageEvent(ctx, m.Address, m.InboxID, m.ID, &events.Deleted{InboxID: m.InboxID, MessageID: m.ID})

@@ -8,6 +8,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -59,7 +60,7 @@ func mailQuota(q events.Quota) bool { return q.MessagesPerDay > 0 || q.StorageBy
 
 // fits says whether messages more of bytes in all fit t's mail quota on top
 // of u: refused (counted, ErrOverQuota) when they would pass it.
-func (c *Commands) fits(t *projections.Tenant, u projections.Usage, messages, bytes int64) error {
+func (c *Commands) fits(t *projections.Tenant, u mailbox.Usage, messages, bytes int64) error {
 	q := t.Quota
 	if q.MessagesPerDay > 0 && u.MessagesToday+messages > q.MessagesPerDay {
 		c.Metrics.refused(t.ID, "messages_per_day")

@@ -20,6 +20,7 @@ import (
 	"tempmail/broker/natstest"
 	"tempmail/config"
 	"tempmail/eventually"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -53,7 +54,7 @@ func inbox(t *testing.T, svc *backend.Backend, addr string) *projections.Inbox {
 // messages waits until an inbox lists n messages (the views apply them
 // just after the 250) and returns them whole, newest first. It fails the
 // test if the inbox holds more.
-func messages(t *testing.T, svc *backend.Backend, inboxID string, n int) []*projections.Message {
+func messages(t *testing.T, svc *backend.Backend, inboxID string, n int) []*mailbox.Message {
 	t.Helper()
 	var in *projections.Inbox
 	eventually.Nil(t, fmt.Sprintf("%d messages in inbox %s", n, inboxID), func() (err error) {
@@ -72,7 +73,7 @@ func messages(t *testing.T, svc *backend.Backend, inboxID string, n int) []*proj
 	if len(list) != n {
 		t.Fatalf("%s holds %d messages, want %d", in.Address, len(list), n)
 	}
-	var out []*projections.Message
+	var out []*mailbox.Message
 	for _, s := range list {
 		m, _, err := svc.Views.Message(t.Context(), s.ID)
 		if err != nil {
@@ -84,7 +85,7 @@ func messages(t *testing.T, svc *backend.Backend, inboxID string, n int) []*proj
 }
 
 // raw returns a stored message's bytes as the API serves them.
-func raw(t *testing.T, svc *backend.Backend, m *projections.Message) []byte {
+func raw(t *testing.T, svc *backend.Backend, m *mailbox.Message) []byte {
 	t.Helper()
 	if m.RawObject == "" {
 		return m.Raw

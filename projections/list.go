@@ -2,53 +2,17 @@ package projections
 
 import (
 	"context"
-	"strings"
 
 	"tempmail"
 	"tempmail/events"
 	"tempmail/mail"
+	"tempmail/mailbox"
 )
 
 // contents opens what messages say, which views do not hold
 // (events.Store.Content).
 type contents interface {
 	Content(ctx context.Context, ref events.ContentRef) (*mail.Message, error)
-}
-
-// Filter selects messages by what they say: each set field must occur,
-// ignoring case, in the sender (address or name), a recipient (To, Cc or
-// the inbox's own address) or the subject. The zero Filter selects all.
-type Filter struct {
-	From, To, Subject string
-}
-
-// Empty reports whether f selects every message.
-func (f Filter) Empty() bool { return f.From == "" && f.To == "" && f.Subject == "" }
-
-// Match reports whether a joined summary of a message to address passes f.
-func (f Filter) Match(s *Summary, address string) bool {
-	return (f.From == "" || containsFold(s.From, f.From) || containsFold(s.FromName, f.From)) &&
-		(f.Subject == "" || containsFold(s.Subject, f.Subject)) &&
-		(f.To == "" || containsFold(address, f.To) || anyContainsFold(s.To, f.To) || anyContainsFold(s.Cc, f.To))
-}
-
-func containsFold(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
-}
-
-func anyContainsFold(list []string, sub string) bool {
-	for _, s := range list {
-		if containsFold(s, sub) {
-			return true
-		}
-	}
-	return false
-}
-
-// Query asks for a page of an inbox's messages, newest first.
-type Query struct {
-	Offset, Limit int // Limit 0: all from Offset on
-	Filter        Filter
 }
 
 // Listing is a page of messages and how many the whole list holds.
@@ -63,7 +27,7 @@ type Listing struct {
 // what it returns: a bounded number of reads however large the inbox. A
 // filter reads the whole list, which the per-inbox cap bounds. Messages
 // deleted while the list is read are left out.
-func (r *Reader) List(ctx context.Context, in *Inbox, q Query) (Listing, error) {
+func (r *Reader) List(ctx context.Context, in *Inbox, q mailbox.Query) (Listing, error) {
 	if q.Filter.Empty() {
 		return r.listPage(ctx, in, q)
 	}
@@ -75,7 +39,7 @@ func (r *Reader) List(ctx context.Context, in *Inbox, q Query) (Listing, error) 
 		case err != nil:
 			return false, err
 		}
-		if q.Filter.Match(s, in.Address) {
+		if q.Filter.Match(&s.Head, in.Address) {
 			matched = append(matched, *s)
 		}
 		return true, nil
@@ -86,7 +50,7 @@ func (r *Reader) List(ctx context.Context, in *Inbox, q Query) (Listing, error) 
 	return Listing{Items: window(matched, q.Offset, q.Limit), Total: len(matched)}, nil
 }
 
-func (r *Reader) listPage(ctx context.Context, in *Inbox, q Query) (Listing, error) {
+func (r *Reader) listPage(ctx context.Context, in *Inbox, q mailbox.Query) (Listing, error) {
 	// The open page first, then the closed pages, skipping those the
 	// offset passes over whole.
 	skip := q.Offset
@@ -161,7 +125,7 @@ func (r *Reader) join(ctx context.Context, s *Summary) error {
 // Messages returns every message of an inbox, newest first, joined: one
 // get per list page, whose number the per-inbox cap bounds.
 func (r *Reader) Messages(ctx context.Context, in *Inbox) ([]Summary, error) {
-	l, err := r.List(ctx, in, Query{})
+	l, err := r.List(ctx, in, mailbox.Query{})
 	return l.Items, err
 }
 

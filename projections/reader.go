@@ -7,6 +7,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections/view"
 )
 
@@ -99,7 +100,7 @@ func (r *Reader) Address(ctx context.Context, addr string, latest bool) (*Addres
 // (events.InboxTag), whose entry leads to it. It is of kind NotFound when
 // no inbox holds it, also while its deletion is being applied (its key
 // already erased).
-func (r *Reader) Message(ctx context.Context, id string) (*Message, *Inbox, error) {
+func (r *Reader) Message(ctx context.Context, id string) (*mailbox.Message, *Inbox, error) {
 	var inboxes []string
 	var tag TagRef
 	err := r.get(ctx, tagKey(events.InboxTag(id)), &tag, "message")
@@ -138,7 +139,7 @@ func (r *Reader) Message(ctx context.Context, id string) (*Message, *Inbox, erro
 
 // MessageIn returns a message of in by its id, with what it says joined
 // in; of kind NotFound when in does not hold it.
-func (r *Reader) MessageIn(ctx context.Context, in *Inbox, id string) (*Message, error) {
+func (r *Reader) MessageIn(ctx context.Context, in *Inbox, id string) (*mailbox.Message, error) {
 	s, err := r.summary(ctx, in, id)
 	if err != nil {
 		return nil, err
@@ -147,7 +148,7 @@ func (r *Reader) MessageIn(ctx context.Context, in *Inbox, id string) (*Message,
 	if err != nil {
 		return nil, err
 	}
-	return &Message{ID: s.ID, InboxID: in.ID, Address: in.Address, IsRead: s.IsRead, ReadSeq: s.ReadSeq,
+	return &mailbox.Message{ID: s.ID, InboxID: in.ID, Address: in.Address, IsRead: s.IsRead, ReadSeq: s.ReadSeq,
 		ReceivedAt: s.ReceivedAt, Size: s.Size, ContentSeq: s.ContentSeq, Key: s.Key, RawObject: s.RawObject,
 		Message: *c}, nil
 }

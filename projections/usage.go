@@ -6,6 +6,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections/engine"
 )
 
@@ -98,18 +99,10 @@ func (t *tx) inboxGone(in *Inbox) error {
 	return nil
 }
 
-// Usage is a tenant's use: the messages its inboxes hold that came on the
-// UTC day of now, the bytes they hold, and the subscriptions to them.
-type Usage struct {
-	MessagesToday int64
-	StorageBytes  int64
-	Webhooks      int64
-}
-
 // Usage returns a tenant's usage at now, as its inboxes hold it: one get
 // per partition.
-func (r *Reader) Usage(ctx context.Context, tenantID string, now time.Time) (Usage, error) {
-	var u Usage
+func (r *Reader) Usage(ctx context.Context, tenantID string, now time.Time) (mailbox.Usage, error) {
+	var u mailbox.Usage
 	today := utcDay(now)
 	err := r.eachUsage(ctx, tenantID, func(p *TenantUsage) {
 		if p.Day == today {
@@ -127,9 +120,9 @@ func (r *Reader) Usage(ctx context.Context, tenantID string, now time.Time) (Usa
 // counted. A partition read before its latest release makes the count
 // higher, never lower: a claim checked against it may be refused early,
 // never let past the quota.
-func (r *Reader) Claimed(ctx context.Context, tn *Tenant, now time.Time) (Usage, error) {
+func (r *Reader) Claimed(ctx context.Context, tn *Tenant, now time.Time) (mailbox.Usage, error) {
 	today := utcDay(now)
-	u := Usage{MessagesToday: tn.Claimed.Today(today), StorageBytes: tn.Claimed.Bytes, Webhooks: tn.Claimed.Webhooks}
+	u := mailbox.Usage{MessagesToday: tn.Claimed.Today(today), StorageBytes: tn.Claimed.Bytes, Webhooks: tn.Claimed.Webhooks}
 	err := r.eachUsage(ctx, tn.ID, func(p *TenantUsage) {
 		u.MessagesToday += p.Unclaimed.Today(today) - p.Released.Today(today)
 		u.StorageBytes += p.Unclaimed.Bytes - p.Released.Bytes

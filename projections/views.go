@@ -2,32 +2,9 @@ package projections
 
 import (
 	"strconv"
-	"time"
 
 	"tempmail/events"
-	"tempmail/mail"
 )
-
-// Message is one message, as Reader.Message returns it: its summary's
-// place and state, its inbox, and what it says. It is never stored.
-type Message struct {
-	ID         string
-	InboxID    string
-	Address    string
-	IsRead     bool
-	ReadSeq    uint64
-	ReceivedAt time.Time
-	Size       int64
-	ContentSeq uint64
-	Key        uint64
-	RawObject  string
-	mail.Message
-}
-
-// ContentRef locates a message's sealed content.
-func (m *Message) ContentRef() events.ContentRef {
-	return events.ContentRef{MessageID: m.ID, Seq: m.ContentSeq, Key: m.Key}
-}
 
 const (
 	// A page closes when it holds this many summaries, which keeps each

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"tempmail/eventually"
-	"tempmail/projections"
+	"tempmail/mailbox"
 	"tempmail/service"
 	"tempmail/service/servicetest"
 )
@@ -389,7 +389,7 @@ func TestMessage1001EvictsMessage1Everywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldest, err := svc.Views.List(t.Context(), in, projections.Query{Offset: 999, Limit: 1})
+	oldest, err := svc.Views.List(t.Context(), in, mailbox.Query{Offset: 999, Limit: 1})
 	if err != nil || len(oldest.Items) != 1 {
 		t.Fatalf("oldest: %v %v", oldest, err)
 	}

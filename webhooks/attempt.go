@@ -19,6 +19,7 @@ import (
 	"tempmail/events"
 	"tempmail/logs"
 	"tempmail/mail"
+	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/retry"
 	"tempmail/wire"
@@ -398,7 +399,7 @@ const maxReason = 200
 
 // summaryA is a message as family A lists it, which message.received
 // webhooks carry.
-func summaryA(m *projections.Message) wire.EmailSummaryA {
+func summaryA(m *mailbox.Message) wire.EmailSummaryA {
 	return wire.EmailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
 		ReceivedAt: wire.At(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
 		HasAttachments: len(m.Attachments) > 0, Preview: m.Preview}

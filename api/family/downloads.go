@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"tempmail"
-	"tempmail/projections"
+	"tempmail/mailbox"
 )
 
 // Reading an attachment parses its whole message: the raw source and every
@@ -39,7 +39,7 @@ func NewDownloads(maxMessageBytes int64) Downloads {
 var errTooManyDownloads = tempmail.Errorf(tempmail.Unavailable, "too many large attachments are being read at once; try again shortly")
 
 // take holds room for parsing m, waiting up to d.wait for it.
-func (d *Downloads) take(ctx context.Context, m *projections.Message) (int64, error) {
+func (d *Downloads) take(ctx context.Context, m *mailbox.Message) (int64, error) {
 	n := min(d.budget, parseFactor*max(m.Size, 1))
 	ctx, cancel := context.WithTimeout(ctx, d.wait)
 	defer cancel()

@@ -2,7 +2,7 @@ package family
 
 import (
 	"tempmail/mail"
-	"tempmail/projections"
+	"tempmail/mailbox"
 	"tempmail/wire"
 )
 
@@ -39,7 +39,7 @@ type MessageLink = wire.Link
 // Content stored before links were kept has none (nil, not empty): they
 // are found in its bodies now, which costs what ingest would have spent,
 // once per read.
-func StoredLinks(m *projections.Message) []mail.Link {
+func StoredLinks(m *mailbox.Message) []mail.Link {
 	if m.Links == nil {
 		return mail.Extract(m.Text, m.HTML)
 	}
@@ -56,7 +56,7 @@ func StoredLinks(m *projections.Message) []mail.Link {
 }
 
 // LinksOf is a message's links for its details; never null.
-func LinksOf(m *projections.Message) []MessageLink {
+func LinksOf(m *mailbox.Message) []MessageLink {
 	list := StoredLinks(m)
 	out := make([]MessageLink, 0, len(list))
 	for _, l := range list {

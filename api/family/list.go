@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"tempmail"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -18,9 +19,9 @@ const (
 )
 
 // ListQuery reads limit, offset and the match filters of a list request.
-func ListQuery(r *http.Request) (projections.Query, error) {
+func ListQuery(r *http.Request) (mailbox.Query, error) {
 	q := r.URL.Query()
-	out := projections.Query{Limit: defaultLimit}
+	out := mailbox.Query{Limit: defaultLimit}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxLimit {
@@ -41,9 +42,9 @@ func ListQuery(r *http.Request) (projections.Query, error) {
 }
 
 // MatchFilter reads the from, to and subject filters of lists and waits.
-func MatchFilter(r *http.Request) (projections.Filter, error) {
+func MatchFilter(r *http.Request) (mailbox.Filter, error) {
 	q := r.URL.Query()
-	f := projections.Filter{From: q.Get("from"), To: q.Get("to"), Subject: q.Get("subject")}
+	f := mailbox.Filter{From: q.Get("from"), To: q.Get("to"), Subject: q.Get("subject")}
 	for name, v := range map[string]string{"from": f.From, "to": f.To, "subject": f.Subject} {
 		if len(v) > MaxFilterLen {
 			return f, tempmail.Errorf(tempmail.Invalid, "%s must be at most %d bytes", name, MaxFilterLen)

@@ -13,6 +13,7 @@ import (
 
 	"tempmail"
 	"tempmail/command"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -89,7 +90,7 @@ func (s *Kit) InboxByID(ctx context.Context, id string) (*projections.Inbox, err
 }
 
 // MessageByID returns a message whose inbox is live, and that inbox.
-func (s *Kit) MessageByID(ctx context.Context, id string) (*projections.Message, *projections.Inbox, error) {
+func (s *Kit) MessageByID(ctx context.Context, id string) (*mailbox.Message, *projections.Inbox, error) {
 	if !ValidID(id) {
 		return nil, nil, ErrNotFound
 	}
@@ -104,7 +105,7 @@ func (s *Kit) MessageByID(ctx context.Context, id string) (*projections.Message,
 }
 
 // MessageIn returns a message that belongs to inbox in.
-func (s *Kit) MessageIn(ctx context.Context, in *projections.Inbox, id string) (*projections.Message, error) {
+func (s *Kit) MessageIn(ctx context.Context, in *projections.Inbox, id string) (*mailbox.Message, error) {
 	if !ValidID(id) {
 		return nil, ErrNotFound
 	}
@@ -113,7 +114,7 @@ func (s *Kit) MessageIn(ctx context.Context, in *projections.Inbox, id string) (
 
 // OpenRaw returns the stored bytes of a message: from its content when
 // small, streamed from the object store when large.
-func (s *Kit) OpenRaw(ctx context.Context, m *projections.Message) (io.ReadCloser, error) {
+func (s *Kit) OpenRaw(ctx context.Context, m *mailbox.Message) (io.ReadCloser, error) {
 	if m.RawObject == "" {
 		return io.NopCloser(bytes.NewReader(m.Raw)), nil
 	}
@@ -128,7 +129,7 @@ func (s *Kit) OpenRaw(ctx context.Context, m *projections.Message) (io.ReadClose
 }
 
 // RawBytes reads a message's stored bytes whole.
-func (s *Kit) RawBytes(ctx context.Context, m *projections.Message) ([]byte, error) {
+func (s *Kit) RawBytes(ctx context.Context, m *mailbox.Message) ([]byte, error) {
 	rc, err := s.OpenRaw(ctx, m)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"tempmail"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -34,7 +35,7 @@ func (sc *Scan) NewestFirst(ctx context.Context, views *projections.Reader, in *
 	visit func(*projections.Summary) (found bool, err error)) error {
 	newest := ""
 	for offset := 0; ; offset += ScanChunk {
-		l, err := views.List(ctx, in, projections.Query{Offset: offset, Limit: ScanChunk})
+		l, err := views.List(ctx, in, mailbox.Query{Offset: offset, Limit: ScanChunk})
 		if err != nil {
 			return err
 		}

@@ -9,12 +9,12 @@ import (
 
 	"tempmail"
 	"tempmail/mail"
-	"tempmail/projections"
+	"tempmail/mailbox"
 )
 
 // ServeRaw answers with a message exactly as received; download makes the
 // browser save it as <id>.eml rather than show it.
-func (s *Kit) ServeRaw(w http.ResponseWriter, r *http.Request, m *projections.Message, download bool) {
+func (s *Kit) ServeRaw(w http.ResponseWriter, r *http.Request, m *mailbox.Message, download bool) {
 	rc, err := s.OpenRaw(r.Context(), m)
 	if err != nil {
 		WriteError(w, r, s.Log, AsNotFound(err, NotFoundFor(r)))
@@ -37,7 +37,7 @@ func (s *Kit) ServeRaw(w http.ResponseWriter, r *http.Request, m *projections.Me
 
 // ServeAttachment answers with the decoded bytes of one attachment.
 // It holds room in s.downloads meanwhile (downloads.go).
-func (s *Kit) ServeAttachment(w http.ResponseWriter, r *http.Request, m *projections.Message, att *mail.Attachment) {
+func (s *Kit) ServeAttachment(w http.ResponseWriter, r *http.Request, m *mailbox.Message, att *mail.Attachment) {
 	held, err := s.Downloads.take(r.Context(), m)
 	if err != nil {
 		WriteError(w, r, s.Log, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tempmail"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -20,7 +21,7 @@ import (
 type WaitRequest struct {
 	Wait   time.Duration
 	After  string
-	Filter projections.Filter
+	Filter mailbox.Filter
 }
 
 // ReadParams checks the read key and reads wait, after and the match

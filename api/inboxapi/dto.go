@@ -4,6 +4,7 @@ import (
 	"tempmail"
 	"tempmail/api/family"
 	"tempmail/mail"
+	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -72,7 +73,7 @@ type Email struct {
 
 func (m Email) LongTextLen() int { return len(m.BodyText) + len(m.BodyHTML) }
 
-func toEmailA(m *projections.Message) Email {
+func toEmailA(m *mailbox.Message) Email {
 	out := Email{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
 		FromName: m.FromName, To: family.OrEmpty(m.To), Cc: family.OrEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
 		BodyHTML: m.HTML, ReceivedAt: wire.At(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,

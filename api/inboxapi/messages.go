@@ -6,7 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail/api/family"
-	"tempmail/projections"
+	"tempmail/mailbox"
 )
 
 // Messages, in every family: listed (list.go pages and filters), read,
@@ -26,7 +26,7 @@ func (s *API) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 }
 
 // lookupEmailA finds the email the path's {id} names, or answers 404.
-func (s *API) lookupEmailA(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
+func (s *API) lookupEmailA(w http.ResponseWriter, r *http.Request) (*mailbox.Message, bool) {
 	m, _, err := s.MessageByID(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))

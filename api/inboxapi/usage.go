@@ -8,6 +8,7 @@ import (
 
 	"tempmail"
 	"tempmail/api/family"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -38,7 +39,7 @@ func (s *API) inboxesA(w http.ResponseWriter, r *http.Request) {
 // in any case) and created_after.
 func (s *API) tenantInboxesA(w http.ResponseWriter, r *http.Request) {
 	t, err := s.KeyTenant(r)
-	var q projections.Query
+	var q mailbox.Query
 	if err == nil {
 		q, err = family.ListQuery(r)
 	}
@@ -129,10 +130,10 @@ type usageOf struct {
 
 // usageA answers GET /api/usage/ for the key's tenant: its live inboxes
 // (its entry), its mail today and stored and its inboxes' subscriptions
-// (projections.Usage).
+// (mailbox.Usage).
 func (s *API) usageA(w http.ResponseWriter, r *http.Request) {
 	t, err := s.KeyTenant(r)
-	var use projections.Usage
+	var use mailbox.Usage
 	now := time.Now()
 	if err == nil {
 		use, err = s.Views.Usage(r.Context(), t.ID, now)

@@ -3,7 +3,7 @@ package mailboxapi
 import (
 	"tempmail/api/family"
 	"tempmail/mail"
-	"tempmail/projections"
+	"tempmail/mailbox"
 	"tempmail/wire"
 )
 
@@ -47,7 +47,7 @@ type Message struct {
 
 func (m Message) LongTextLen() int { return len(m.Body) + len(m.BodyHTML) }
 
-func toMessage(m *projections.Message) Message {
+func toMessage(m *mailbox.Message) Message {
 	out := Message{Filename: m.ID + ".eml", From: m.From, FromName: m.FromName, To: m.Address,
 		Subject: m.Subject, Date: wire.At(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: m.Text,
 		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []Attachment{}, Authentication: family.Authentication(m.Auth)}

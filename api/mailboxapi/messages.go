@@ -9,7 +9,7 @@ import (
 
 	"tempmail"
 	"tempmail/api/family"
-	"tempmail/projections"
+	"tempmail/mailbox"
 )
 
 // A mailbox's messages: listed, read by file name, marked read, deleted.
@@ -30,7 +30,7 @@ func (s *API) mailboxListB(w http.ResponseWriter, r *http.Request) {
 	// is read the answer can still be an error.
 	i := 0
 	// next reads the page's next message that is still there; nil at the end.
-	next := func() (*projections.Message, error) {
+	next := func() (*mailbox.Message, error) {
 		for i < len(l.Items) {
 			m, err := s.Views.MessageIn(r.Context(), in, l.Items[i].ID)
 			i++
@@ -65,13 +65,13 @@ func (s *API) mailboxListB(w http.ResponseWriter, r *http.Request) {
 }
 
 // lookupMessageB resolves {username}/{filename} to a message of that mailbox.
-func (s *API) lookupMessageB(w http.ResponseWriter, r *http.Request) (*projections.Message, bool) {
+func (s *API) lookupMessageB(w http.ResponseWriter, r *http.Request) (*mailbox.Message, bool) {
 	in, ok := s.mailboxB(w, r)
 	if !ok {
 		return nil, false
 	}
 	id, isEML := strings.CutSuffix(chi.URLParam(r, "filename"), ".eml")
-	var m *projections.Message
+	var m *mailbox.Message
 	var err error = family.ErrNotFound
 	if isEML {
 		m, err = s.MessageIn(r.Context(), in, id)

@@ -5,6 +5,7 @@ import (
 
 	"tempmail/api/family"
 	"tempmail/mail"
+	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -39,7 +40,7 @@ func attachmentsC(list []mail.Attachment) []attachmentC {
 
 // toMessageC is a message as family C shows it; token, when set, gives
 // each attachment the url that downloads it with the inbox's token.
-func toMessageC(m *projections.Message, token string) messageC {
+func toMessageC(m *mailbox.Message, token string) messageC {
 	out := messageC{ID: m.ID, From: m.From, FromName: m.FromName, To: m.Address, Cc: family.OrEmpty(m.Cc), Subject: m.Subject,
 		Text: m.Text, HTML: m.HTML, ReceivedAt: wire.At(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead,
 		Headers: m.Headers, Attachments: attachmentsC(m.Attachments), Authentication: family.Authentication(m.Auth), Links: family.LinksOf(m)}

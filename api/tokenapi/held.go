@@ -9,6 +9,7 @@ import (
 	"tempmail"
 	"tempmail/api/family"
 	"tempmail/mail"
+	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -116,7 +117,7 @@ func (s *API) findOTP(inboxID string, re *regexp.Regexp, q family.WaitRequest) f
 		}
 		var out *otpC
 		err = sc.NewestFirst(ctx, s.Views, in, q.After, func(sum *projections.Summary) (bool, error) {
-			if !q.Filter.Match(sum, in.Address) {
+			if !q.Filter.Match(&sum.Head, in.Address) {
 				return false, nil
 			}
 			otp, ok := code(sum.Subject)
@@ -157,7 +158,7 @@ func (s *API) findLink(inboxID string, re *regexp.Regexp, q family.WaitRequest) 
 		newest := ""
 	pages:
 		for offset := 0; offset < family.LinkSearch; offset += family.LinkPage {
-			l, err := s.Views.List(ctx, in, projections.Query{Offset: offset, Limit: family.LinkPage, Filter: q.Filter})
+			l, err := s.Views.List(ctx, in, mailbox.Query{Offset: offset, Limit: family.LinkPage, Filter: q.Filter})
 			if err != nil {
 				return nil, false, err
 			}
@@ -212,7 +213,7 @@ func (s *API) latestOf(inboxID, token string, q family.WaitRequest) family.Finde
 			}
 		} else {
 			err := sc.NewestFirst(ctx, s.Views, in, q.After, func(m *projections.Summary) (bool, error) {
-				if q.Filter.Match(m, in.Address) {
+				if q.Filter.Match(&m.Head, in.Address) {
 					latest = m.ID
 				}
 				return latest != "", nil

@@ -6,7 +6,7 @@ import (
 
 	"tempmail/api/family"
 	"tempmail/mail"
-	"tempmail/projections"
+	"tempmail/mailbox"
 )
 
 // TestLinksOfContentStoredBefore: content stored before links were kept
@@ -14,13 +14,13 @@ import (
 // read. Content with an empty list has none, and is not looked at again.
 func TestLinksOfContentStoredBefore(t *testing.T) {
 	t.Parallel()
-	old := &projections.Message{Message: mail.Message{Text: "see https://old.example/a.",
+	old := &mailbox.Message{Message: mail.Message{Text: "see https://old.example/a.",
 		HTML: `<a href="https://old.example/b">B</a>`}}
 	if got := family.LinksOf(old); len(got) != 2 || got[0] != (family.MessageLink{URL: "https://old.example/b", URLASCII: "https://old.example/b", Text: "B"}) ||
 		got[1] != (family.MessageLink{URL: "https://old.example/a", URLASCII: "https://old.example/a"}) {
 		t.Errorf("content without links: %v", got)
 	}
-	none := &projections.Message{Message: mail.Message{Text: old.Text, HTML: old.HTML, Links: []mail.Link{}}}
+	none := &mailbox.Message{Message: mail.Message{Text: old.Text, HTML: old.HTML, Links: []mail.Link{}}}
 	if got := family.LinksOf(none); got == nil || len(got) != 0 {
 		t.Errorf("content with no links: %#v", got)
 	}
@@ -31,7 +31,7 @@ func TestLinksOfContentStoredBefore(t *testing.T) {
 func TestLinksStoredBeforeEncodingAreEncodedWhenRead(t *testing.T) {
 	t.Parallel()
 	stored := []mail.Link{{URL: "https://ok.example/"}, {URL: "https://files.example/a\u202egpj.exe", Text: "invoice"}}
-	m := &projections.Message{Message: mail.Message{Links: stored}}
+	m := &mailbox.Message{Message: mail.Message{Links: stored}}
 	got := family.LinksOf(m)
 	want := family.MessageLink{URL: "https://files.example/a%E2%80%AEgpj.exe", URLASCII: "https://files.example/a%E2%80%AEgpj.exe", Text: "invoice"}
 	if len(got) != 2 || got[1] != want || got[0].URL != "https://ok.example/" {

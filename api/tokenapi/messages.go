@@ -6,6 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail/api/family"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -38,9 +39,9 @@ func (s *API) tokenMessage(w http.ResponseWriter, r *http.Request) {
 
 // tokenMessageOf resolves {token} and {id} to a message of that inbox. On
 // failure it has answered.
-func (s *API) tokenMessageOf(w http.ResponseWriter, r *http.Request) (*projections.Inbox, *projections.Message, bool) {
+func (s *API) tokenMessageOf(w http.ResponseWriter, r *http.Request) (*projections.Inbox, *mailbox.Message, bool) {
 	in, err := s.tokenInboxOf(r)
-	var m *projections.Message
+	var m *mailbox.Message
 	if err == nil {
 		m, err = s.MessageIn(r.Context(), in, chi.URLParam(r, "id"))
 		err = family.AsNotFound(err, "Message not found")

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"tempmail/events"
-	"tempmail/mail"
+	"tempmail/mailbox"
 	"tempmail/projections/view"
 )
 
@@ -159,14 +159,9 @@ type Summary struct {
 	// leaves the log with it; 0: no claim counted it.
 	ClaimSeq uint64 `json:"claim,omitempty"`
 
-	// Joined by Reader; never stored.
-	From        string            `json:"-"`
-	FromName    string            `json:"-"`
-	Subject     string            `json:"-"`
-	Preview     string            `json:"-"`
-	To          []string          `json:"-"`
-	Cc          []string          `json:"-"`
-	Attachments []mail.Attachment `json:"-"`
+	// Head is what it says, joined by Reader from its content; never
+	// stored.
+	mailbox.Head `json:"-"`
 }
 
 // ContentRef locates the summarised message's sealed content.

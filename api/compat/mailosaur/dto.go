@@ -10,6 +10,7 @@ import (
 	"tempmail"
 	"tempmail/api/family"
 	"tempmail/mail"
+	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -118,7 +119,7 @@ func (s *API) mailosaurSummaryOut(sum *projections.Summary, address string) mail
 	return mailosaurSummary{mailosaurHead: head, Summary: sum.Preview, Attachments: len(sum.Attachments)}
 }
 
-func (s *API) mailosaurMessageOut(m *projections.Message) mailosaurMessage {
+func (s *API) mailosaurMessageOut(m *mailbox.Message) mailosaurMessage {
 	head := mailosaurHead{ID: m.ID, Type: "Email", Server: s.serverOf(m.Address),
 		From: []mailosaurAddress{{Name: m.FromName, Email: m.From}}, To: mailosaurAddresses(m.To),
 		Cc: mailosaurAddresses(m.Cc), Bcc: []mailosaurAddress{}, Received: wire.At(m.ReceivedAt), Subject: m.Subject}

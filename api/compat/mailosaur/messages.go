@@ -12,6 +12,7 @@ import (
 
 	"tempmail"
 	"tempmail/api/family"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -153,7 +154,7 @@ func (s *API) mailosaurFind(r *http.Request, l mailosaurListing, crit mailosaurC
 	}
 	var out []mailosaurFound
 	for _, in := range inboxes {
-		list, err := s.Views.List(ctx, in, projections.Query{Limit: mailosaurPerInbox})
+		list, err := s.Views.List(ctx, in, mailbox.Query{Limit: mailosaurPerInbox})
 		if tempmail.KindOf(err) == tempmail.NotFound {
 			continue
 		}
@@ -287,14 +288,14 @@ func (s *API) mailosaurDeleteMessages(w http.ResponseWriter, r *http.Request) {
 
 // mailosaurLookup finds the message of the path's {id}: one of the key's
 // tenant's inboxes (MessageByID shows no other).
-func (s *API) mailosaurLookup(r *http.Request) (*projections.Message, error) {
+func (s *API) mailosaurLookup(r *http.Request) (*mailbox.Message, error) {
 	m, _, err := s.MessageByID(r.Context(), chi.URLParam(r, "id"))
 	return m, family.AsNotFound(err, "message not found")
 }
 
 func (s *API) mailosaurMessage(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, false)
-	var m *projections.Message
+	var m *mailbox.Message
 	if err == nil {
 		m, err = s.mailosaurLookup(r)
 	}
@@ -307,7 +308,7 @@ func (s *API) mailosaurMessage(w http.ResponseWriter, r *http.Request) {
 
 func (s *API) mailosaurDeleteMessage(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, true)
-	var m *projections.Message
+	var m *mailbox.Message
 	if err == nil {
 		m, err = s.mailosaurLookup(r)
 	}

@@ -6,6 +6,7 @@ import (
 	"tempmail"
 	"tempmail/api/family"
 	"tempmail/mail"
+	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -108,7 +109,7 @@ type mailslurpEmail struct {
 func (m mailslurpEmail) LongTextLen() int { return len(m.Body) }
 
 // bodyOf is a message's body as the family shows it, and whether it is HTML.
-func bodyOf(m *projections.Message) (string, bool) {
+func bodyOf(m *mailbox.Message) (string, bool) {
 	if m.HTML != "" {
 		return m.HTML, true
 	}
@@ -135,7 +136,7 @@ func attachmentIDs(list []mail.Attachment) []string {
 // mailslurpExcerpt is how long an excerpt of a body is.
 const mailslurpExcerpt = 200
 
-func toMailSlurpEmail(m *projections.Message, tenant string) mailslurpEmail {
+func toMailSlurpEmail(m *mailbox.Message, tenant string) mailslurpEmail {
 	body, isHTML := bodyOf(m)
 	out := mailslurpEmail{ID: m.ID, UserID: userOf(tenant), InboxID: m.InboxID, To: mailslurpTo(m.To, m.Address),
 		From: m.From, Sender: senderOf(m.From, m.FromName), Cc: family.OrEmpty(m.Cc), Bcc: []string{}, Headers: m.Headers,

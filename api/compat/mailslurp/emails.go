@@ -11,6 +11,7 @@ import (
 
 	"tempmail"
 	"tempmail/api/family"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -22,7 +23,7 @@ import (
 // answerEmail marks a found message read and answers it whole; a HEAD,
 // which answers with GET's headers alone, changes nothing (RFC 9110 §9.3.2:
 // safe).
-func (s *API) answerEmail(w http.ResponseWriter, r *http.Request, in *projections.Inbox, m *projections.Message) {
+func (s *API) answerEmail(w http.ResponseWriter, r *http.Request, in *projections.Inbox, m *mailbox.Message) {
 	if !m.IsRead && r.Method != http.MethodHead {
 		read, err := s.Commands.MarkRead(r.Context(), m)
 		switch {
@@ -103,7 +104,7 @@ func (s *API) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
 }
 
 // mailslurpEmailOf finds the email of the path's {emailId}, and its inbox.
-func (s *API) mailslurpEmailOf(r *http.Request, write bool) (*projections.Message, *projections.Inbox, error) {
+func (s *API) mailslurpEmailOf(r *http.Request, write bool) (*mailbox.Message, *projections.Inbox, error) {
 	if err := mailslurpMay(r, write); err != nil {
 		return nil, nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"tempmail"
 	"tempmail/api/family"
 	"tempmail/command"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -236,7 +237,7 @@ func (s *API) mailslurpEmptyInbox(w http.ResponseWriter, r *http.Request) {
 		list, err = s.Views.Messages(r.Context(), in)
 	}
 	for i := 0; err == nil && i < len(list); i++ {
-		var m *projections.Message
+		var m *mailbox.Message
 		m, err = s.Views.MessageIn(r.Context(), in, list[i].ID)
 		if err == nil {
 			err = s.Commands.DeleteMessage(r.Context(), m)

@@ -11,6 +11,7 @@ import (
 
 	"tempmail"
 	"tempmail/api/family"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -60,7 +61,7 @@ func (s *API) mailslurpWaitForLatest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mailslurpHeld(w, r, in.ID, q.wait, timedOutMsg(in, "no email arrived", q), s.latestMailSlurp(in.ID, q.which),
-		func(v any) { s.answerEmail(w, r, in, v.(*projections.Message)) })
+		func(v any) { s.answerEmail(w, r, in, v.(*mailbox.Message)) })
 }
 
 // latestMailSlurp finds the newest message q looks for.
@@ -118,7 +119,7 @@ func (s *API) mailslurpWaitForNth(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mailslurpHeld(w, r, in.ID, q.wait, timedOutMsg(in, fmt.Sprintf("no email at index %d", index), q),
 		s.nthMailSlurp(in.ID, index, q.which),
-		func(v any) { s.answerEmail(w, r, in, v.(*projections.Message)) })
+		func(v any) { s.answerEmail(w, r, in, v.(*mailbox.Message)) })
 }
 
 // nthMailSlurp finds the index-th message (from 0, oldest first) of those
@@ -134,7 +135,7 @@ func (s *API) nthMailSlurp(inboxID string, index int, q mailslurpWhich) family.F
 			if index >= in.Count {
 				return nil, false, nil
 			}
-			l, err := s.Views.List(ctx, in, projections.Query{Offset: in.Count - 1 - index, Limit: 1})
+			l, err := s.Views.List(ctx, in, mailbox.Query{Offset: in.Count - 1 - index, Limit: 1})
 			if err != nil || len(l.Items) == 0 {
 				return nil, false, err
 			}
@@ -246,7 +247,7 @@ func (s *API) mailslurpWaitForMatchingFirst(w http.ResponseWriter, r *http.Reque
 		return
 	}
 	s.mailslurpHeld(w, r, in.ID, q.wait, timedOutMsg(in, "no email matched", q), s.matchingMailSlurp(in.ID, opts, q.which),
-		func(v any) { s.answerEmail(w, r, in, v.(*projections.Message)) })
+		func(v any) { s.answerEmail(w, r, in, v.(*mailbox.Message)) })
 }
 
 // matchingMailSlurp finds the oldest message q looks for that passes opts.

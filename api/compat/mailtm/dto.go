@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"tempmail/api/family"
+	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -191,7 +192,7 @@ func (m mailtmMessageOut) LongTextLen() int {
 
 // toMailTMMessage is a message as mail.tm shows it whole; html is its
 // HTML body as one part (none: []), retention the inbox's expiry.
-func toMailTMMessage(in *projections.Inbox, m *projections.Message, on bool) mailtmMessageOut {
+func toMailTMMessage(in *projections.Inbox, m *mailbox.Message, on bool) mailtmMessageOut {
 	out := mailtmMessageOut{ld: ldOf(on, true, "Message", "/messages/"+m.ID), ID: m.ID, AccountID: in.ID,
 		MsgID: m.HeaderMessageID, From: mailtmAddress{Address: m.From, Name: m.FromName}, To: mailtmTo(m.To, in.Address),
 		Cc: family.OrEmpty(m.Cc), Bcc: []string{}, Subject: m.Subject, Seen: m.IsRead, Verifications: []string{},

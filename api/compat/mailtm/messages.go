@@ -9,6 +9,7 @@ import (
 
 	"tempmail"
 	"tempmail/api/family"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -76,7 +77,7 @@ func (s *API) mailtmMessages(w http.ResponseWriter, r *http.Request) {
 	}
 	var l projections.Listing
 	if err == nil {
-		l, err = s.Views.List(r.Context(), in, projections.Query{Offset: (page - 1) * mailtmPageSize, Limit: mailtmPageSize})
+		l, err = s.Views.List(r.Context(), in, mailbox.Query{Offset: (page - 1) * mailtmPageSize, Limit: mailtmPageSize})
 	}
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -89,12 +90,12 @@ func (s *API) mailtmMessages(w http.ResponseWriter, r *http.Request) {
 
 // mailtmMessageOf resolves {id} to a message the caller may reach (write:
 // as mailtmCaller.may), and its account; on failure it has answered.
-func (s *API) mailtmMessageOf(w http.ResponseWriter, r *http.Request, write bool) (*projections.Message, *projections.Inbox, bool) {
+func (s *API) mailtmMessageOf(w http.ResponseWriter, r *http.Request, write bool) (*mailbox.Message, *projections.Inbox, bool) {
 	m, err := s.mailtmCallerOf(r)
 	if err == nil {
 		err = m.may(write)
 	}
-	var msg *projections.Message
+	var msg *mailbox.Message
 	var in *projections.Inbox
 	if err == nil {
 		msg, in, err = s.MessageByID(r.Context(), chi.URLParam(r, "id"))
