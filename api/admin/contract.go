@@ -217,17 +217,12 @@ func Contract() openapi.Contract {
 // credential unknown (401) or without the right (403), a failure inside
 // (500), the event store out of reach (503).
 func answers(own map[string]openapi.Response) map[string]openapi.Response {
-	for status, r := range map[string]openapi.Response{
+	return openapi.WithAnswers(own, map[string]openapi.Response{
 		"401": {Ref: "UnauthorizedA"},
 		"403": {Ref: "ForbiddenA"},
 		"500": {Ref: "InternalErrorA"},
 		"503": {Ref: "UnavailableA"},
-	} {
-		if _, ok := own[status]; !ok {
-			own[status] = r
-		}
-	}
-	return own
+	})
 }
 
 // tokenOrKey is how every admin operation is asked: with the API token, or a

@@ -177,17 +177,12 @@ func Contract() openapi.Contract {
 // key unknown (401) or without the scope (403), a failure inside (500),
 // the event store out of reach (503).
 func answers(own map[string]openapi.Response) map[string]openapi.Response {
-	for status, r := range map[string]openapi.Response{
+	return openapi.WithAnswers(own, map[string]openapi.Response{
 		"401": {Ref: "UnauthorizedB"},
 		"403": {Ref: "ForbiddenB"},
 		"500": {Ref: "InternalErrorB"},
 		"503": {Ref: "UnavailableB"},
-	} {
-		if _, ok := own[status]; !ok {
-			own[status] = r
-		}
-	}
-	return own
+	})
 }
 
 // anyoneOrKey is how every operation of family B is asked: with no

@@ -574,15 +574,10 @@ func noneFound(err string) openapi.Response {
 // inside (500), the event store out of reach (503). The operations that
 // take the read key answer 401 and 403 their own way.
 func answers(own map[string]openapi.Response) map[string]openapi.Response {
-	for status, r := range map[string]openapi.Response{
+	return openapi.WithAnswers(own, map[string]openapi.Response{
 		"401": {Ref: "UnauthorizedC"},
 		"403": {Ref: "ForbiddenC"},
 		"500": {Ref: "InternalErrorC"},
 		"503": {Ref: "UnavailableC"},
-	} {
-		if _, ok := own[status]; !ok {
-			own[status] = r
-		}
-	}
-	return own
+	})
 }

@@ -306,17 +306,12 @@ func Contract() openapi.Contract {
 // live key (401) or one without the scope (403), a failure inside (500),
 // the event store out of reach (503).
 func answers(own map[string]openapi.Response) map[string]openapi.Response {
-	for status, r := range map[string]openapi.Response{
+	return openapi.WithAnswers(own, map[string]openapi.Response{
 		"401": {Ref: "MailosaurUnauthorized"},
 		"403": {Ref: "MailosaurForbidden"},
 		"500": {Ref: "MailosaurInternalError"},
 		"503": {Ref: "MailosaurUnavailable"},
-	} {
-		if _, ok := own[status]; !ok {
-			own[status] = r
-		}
-	}
-	return own
+	})
 }
 
 // basicAuth is how every operation of the family is asked: HTTP Basic,

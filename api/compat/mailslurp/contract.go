@@ -635,17 +635,12 @@ var (
 // itself: a key unknown (401) or without the scope (403), a failure
 // inside (500), the event store out of reach (503).
 func answers(own map[string]openapi.Response) map[string]openapi.Response {
-	for status, r := range map[string]openapi.Response{
+	return openapi.WithAnswers(own, map[string]openapi.Response{
 		"401": {Ref: "MailSlurpUnauthorized"},
 		"403": {Ref: "MailSlurpForbidden"},
 		"500": {Ref: "MailSlurpInternalError"},
 		"503": {Ref: "MailSlurpUnavailable"},
-	} {
-		if _, ok := own[status]; !ok {
-			own[status] = r
-		}
-	}
-	return own
+	})
 }
 
 // unsupported is the operation that answers, for one method, every path

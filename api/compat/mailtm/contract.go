@@ -412,14 +412,9 @@ func ldOrJSON(ld, plain string) map[string]openapi.MediaType {
 // itself: a credential unknown or expired (401), a failure inside (500),
 // the event store out of reach (503).
 func answers(own map[string]openapi.Response) map[string]openapi.Response {
-	for status, r := range map[string]openapi.Response{
+	return openapi.WithAnswers(own, map[string]openapi.Response{
 		"401": {Ref: "UnauthorizedMailTM"},
 		"500": {Ref: "InternalErrorMailTM"},
 		"503": {Ref: "UnavailableMailTM"},
-	} {
-		if _, ok := own[status]; !ok {
-			own[status] = r
-		}
-	}
-	return own
+	})
 }
