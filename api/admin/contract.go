@@ -19,23 +19,19 @@ func Contract() openapi.Contract {
 				"tenant's keys make inboxes there and see it listed; to anyone else it is as if it did not " +
 				"exist. With `catch_all` the first mail to an address makes its inbox. Publish the " +
 				"answer's `mx` as the domain's MX record.",
-			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Security: tokenOrKey,
 			Body:     &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("DomainRequest"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"201": {
 					Description: "The domain, and the MX record to publish.",
 					Content:     openapi.JSON(openapi.Ref("DomainAdded")),
 				},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
 				"409": {Ref: "ConflictDomain"},
 				"413": {Ref: "PayloadTooLargeA"},
 				"415": {Ref: "UnsupportedMediaTypeA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/tenants/",
 			ID:      "listTenants",
@@ -44,14 +40,14 @@ func Contract() openapi.Contract {
 			Description: "Every tenant, oldest first, paged (`X-Total-Count` holds the total); `name` keeps those " +
 				"of that name (names need not be unique). The anonymous tenant (id " +
 				"00000000-0000-0000-0000-000000000000) is among them while `--anonymous-quota` is set.",
-			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params: []openapi.Param{{Ref: "Limit"}, {Ref: "Offset"}, {
 				Name:        "name",
 				In:          "query",
 				Description: "Only the tenants of this name.",
 				Schema:      &openapi.Schema{Type: "string", MaxLength: openapi.N(64)},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "A page of the tenants.",
 					Headers: map[string]openapi.Header{
@@ -60,17 +56,13 @@ func Contract() openapi.Contract {
 					Content: openapi.JSON(openapi.ArrayOf(openapi.Ref("Tenant"))),
 				},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/api/tenants/",
 			ID:       "createTenant",
 			Tags:     []string{"Tenants"},
 			Summary:  "Make a tenant",
-			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Security: tokenOrKey,
 			Body: &openapi.Body{
 				Required: true,
 				Content: openapi.JSON(&openapi.Schema{
@@ -81,53 +73,41 @@ func Contract() openapi.Contract {
 					},
 				}),
 			},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"201": {Description: "The tenant.", Content: openapi.JSON(openapi.Ref("Tenant"))},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"409": {Ref: "ConflictTenantDomain"},
 				"413": {Ref: "PayloadTooLargeA"},
 				"415": {Ref: "UnsupportedMediaTypeA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/tenants/{tenant}/",
 			ID:       "getTenant",
 			Tags:     []string{"Tenants"},
 			Summary:  "Get a tenant",
-			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params:   []openapi.Param{{Ref: "TenantID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The tenant.", Content: openapi.JSON(openapi.Ref("Tenant"))},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "PATCH", Path: "/api/tenants/{tenant}/",
 			ID:          "changeTenant",
 			Tags:        []string{"Tenants"},
 			Summary:     "Change a tenant's name or quota",
 			Description: "Fields left out stay as they are.",
-			Security:    []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Security:    tokenOrKey,
 			Params:      []openapi.Param{{Ref: "TenantID"}},
 			Body:        &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("TenantRequest"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The tenant as it now is.", Content: openapi.JSON(openapi.Ref("Tenant"))},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
 				"409": {Ref: "ConflictAnonymous"},
 				"413": {Ref: "PayloadTooLargeA"},
 				"415": {Ref: "UnsupportedMediaTypeA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/api/tenants/{tenant}/",
 			ID:      "deleteTenant",
@@ -136,17 +116,13 @@ func Contract() openapi.Contract {
 			Description: "Its keys are refused once this answers, its inboxes are ended with their mail, and its " +
 				"private domains are deactivated. A deletion that got no answer may be sent again: it " +
 				"finishes what was left (204), and is 404 once nothing is.",
-			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params:   []openapi.Param{{Ref: "TenantID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
 				"409": {Ref: "ConflictAnonymous"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/api/tenants/{tenant}/keys/",
 			ID:      "createKey",
@@ -154,57 +130,45 @@ func Contract() openapi.Contract {
 			Summary: "Make a key of a tenant",
 			Description: "The answer holds the key, `tm_` and 32 base32 characters, the only time it is shown: " +
 				"tempmail keeps its SHA-256 hash.",
-			Security: []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params:   []openapi.Param{{Ref: "TenantID"}},
 			Body:     &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("KeyRequest"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"201": {
 					Description: "The key, with the key itself.",
 					Content:     openapi.JSON(openapi.Ref("KeyWithSecret")),
 				},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
 				"409": {Ref: "ConflictKeys"},
 				"413": {Ref: "PayloadTooLargeA"},
 				"415": {Ref: "UnsupportedMediaTypeA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/tenants/{tenant}/keys/",
 			ID:          "listKeys",
 			Tags:        []string{"Tenants"},
 			Summary:     "List a tenant's live keys",
 			Description: "Oldest first; never the keys themselves.",
-			Security:    []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Security:    tokenOrKey,
 			Params:      []openapi.Param{{Ref: "TenantID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The keys.", Content: openapi.JSON(openapi.ArrayOf(openapi.Ref("Key")))},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/api/keys/{key}/",
 			ID:          "revokeKey",
 			Tags:        []string{"Tenants"},
 			Summary:     "Revoke a key",
 			Description: "Once this answers, the key is refused (401) on every node.",
-			Security:    []openapi.Security{{"apiToken"}, {"apiKey"}},
+			Security:    tokenOrKey,
 			Params:      []openapi.Param{{Ref: "KeyID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Revoked."},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
 				"409": {Ref: "ConflictKeys"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		},
 		},
 		Parameters: map[string]openapi.Param{
@@ -247,3 +211,20 @@ func Contract() openapi.Contract {
 		Schemas: schemas(),
 	}
 }
+
+// answers returns an operation's own answers with the errors any operation
+// of family A may give, for the statuses it does not answer itself: a
+// credential unknown (401) or without the right (403), a failure inside
+// (500), the event store out of reach (503).
+func answers(own map[string]openapi.Response) map[string]openapi.Response {
+	return openapi.WithAnswers(own, map[string]openapi.Response{
+		"401": {Ref: "UnauthorizedA"},
+		"403": {Ref: "ForbiddenA"},
+		"500": {Ref: "InternalErrorA"},
+		"503": {Ref: "UnavailableA"},
+	})
+}
+
+// tokenOrKey is how every admin operation is asked: with the API token, or a
+// key with the scope it needs.
+var tokenOrKey = []openapi.Security{{"apiToken"}, {"apiKey"}}

@@ -18,17 +18,13 @@ func Contract() openapi.Contract {
 			Description: "The active domains by `id`. A domain keeps its `id` forever, also when the configuration " +
 				"is reordered. A private domain (added with a `tenant_id`) is listed to its tenant's keys " +
 				"and the admin alone.",
-			Security: []openapi.Security{{}, {"apiToken"}, {"apiKey"}},
-			Responses: map[string]openapi.Response{
+			Security: anyoneOrKey,
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The active domains.",
 					Content:     openapi.JSON(openapi.ArrayOf(openapi.Ref("Domain"))),
 				},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/inboxes/",
 			ID:      "findInboxesByAddress",
@@ -64,7 +60,7 @@ func Contract() openapi.Contract {
 				Description: "The admin's: the tenant to ask about, by id (a key asks about its own tenant: `403`).",
 				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "With `email`: the live inboxes with the address, none or one. Without: a page of the " +
 						"key's tenant's live inboxes.",
@@ -79,12 +75,8 @@ func Contract() openapi.Contract {
 					}),
 				},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/api/inboxes/create_inbox/",
 			ID:      "createInboxA",
@@ -92,13 +84,11 @@ func Contract() openapi.Contract {
 			Summary: "Create an inbox on a domain",
 			Description: "The local part is 10 random `[a-z0-9]`. `ttl` is whole seconds, default 3600, between " +
 				"`--min-inbox-ttl` (default 60) and `--max-inbox-ttl` (default 604800).",
-			Security: []openapi.Security{{}, {"apiToken"}, {"apiKey"}},
+			Security: anyoneOrKey,
 			Body:     &openapi.Body{Content: openapi.JSON(openapi.Ref("CreateInboxARequest"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"201": {Description: "The new inbox.", Content: openapi.JSON(openapi.Ref("InboxA"))},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {
 					Description: "`domain_id` names no active domain: `{\"error\": \"Domain not found or inactive\"}`.",
 					Content:     openapi.JSON(openapi.Ref("Error")),
@@ -106,44 +96,34 @@ func Contract() openapi.Contract {
 				"413": {Ref: "PayloadTooLargeA"},
 				"415": {Ref: "UnsupportedMediaTypeA"},
 				"429": {Ref: "TooManyA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
 				"507": {Ref: "FullA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/inboxes/{id}/",
 			ID:       "getInboxA",
 			Tags:     []string{"Family A"},
 			Summary:  "Get an inbox",
-			Security: []openapi.Security{{}, {"apiToken"}, {"apiKey"}},
+			Security: anyoneOrKey,
 			Params:   []openapi.Param{{Ref: "InboxID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The inbox and how many messages it holds.",
 					Content:     openapi.JSON(openapi.Ref("InboxADetail")),
 				},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/api/inboxes/{id}/",
 			ID:          "deleteInboxA",
 			Tags:        []string{"Family A"},
 			Summary:     "Delete an inbox and all its mail",
 			Description: "The inbox and all its mail are gone for good, raw sources and attachments included.",
-			Security:    []openapi.Security{{}, {"apiToken"}, {"apiKey"}},
+			Security:    anyoneOrKey,
 			Params:      []openapi.Param{{Ref: "InboxID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/inboxes/{id}/emails/",
 			ID:      "listEmailsA",
@@ -151,9 +131,9 @@ func Contract() openapi.Contract {
 			Summary: "List an inbox's emails, newest first",
 			Description: "One page of summaries; bodies are only in the detail. The filters are optional, ANDed, " +
 				"case-insensitive substrings.",
-			Security: []openapi.Security{{}, {"apiToken"}, {"apiKey"}},
+			Security: anyoneOrKey,
 			Params:   []openapi.Param{{Ref: "InboxID"}, {Ref: "Limit"}, {Ref: "Offset"}, {Ref: "FromFilter"}, {Ref: "ToFilter"}, {Ref: "SubjectFilter"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "A page of email summaries.",
 					Headers: map[string]openapi.Header{
@@ -162,21 +142,17 @@ func Contract() openapi.Contract {
 					Content: openapi.JSON(openapi.ArrayOf(openapi.Ref("EmailSummaryA"))),
 				},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/inboxes/{id}/events/",
 			ID:          "streamEventsA",
 			Tags:        []string{"Family A"},
 			Summary:     "Follow an inbox's changes (Server-Sent Events)",
 			Description: "See `EventStream`. `message` events carry family A's email summary (`EmailSummaryA`).",
-			Security:    []openapi.Security{{}, {"apiToken"}, {"apiKey"}},
+			Security:    anyoneOrKey,
 			Params:      []openapi.Param{{Ref: "InboxID"}, {Ref: "LastEventID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The inbox's event stream, open until the inbox ends, the client goes or the service stops.",
 					Headers: map[string]openapi.Header{
@@ -196,76 +172,60 @@ func Contract() openapi.Contract {
 					},
 				},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
 				"429": {Ref: "TooManyA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/emails/{id}/",
 			ID:          "getEmailA",
 			Tags:        []string{"Family A"},
 			Summary:     "Get an email",
 			Description: "Reading does not mark it read.",
-			Security:    []openapi.Security{{}, {"apiToken"}, {"apiKey"}},
+			Security:    anyoneOrKey,
 			Params:      []openapi.Param{{Ref: "EmailID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The email.", Content: openapi.JSON(openapi.Ref("EmailA"))},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/api/emails/{id}/",
 			ID:       "deleteEmailA",
 			Tags:     []string{"Family A"},
 			Summary:  "Delete an email",
-			Security: []openapi.Security{{}, {"apiToken"}, {"apiKey"}},
+			Security: anyoneOrKey,
 			Params:   []openapi.Param{{Ref: "EmailID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/api/emails/{id}/mark_as_read/",
 			ID:          "markEmailReadA",
 			Tags:        []string{"Family A"},
 			Summary:     "Mark an email read",
 			Description: "Idempotent.",
-			Security:    []openapi.Security{{}, {"apiToken"}, {"apiKey"}},
+			Security:    anyoneOrKey,
 			Params:      []openapi.Param{{Ref: "EmailID"}},
 			Body:        &openapi.Body{Content: openapi.JSON(openapi.Ref("EmptyRequest"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The email, with `is_read: true`.",
 					Content:     openapi.JSON(openapi.Ref("EmailA")),
 				},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
 				"413": {Ref: "PayloadTooLargeA"},
 				"415": {Ref: "UnsupportedMediaTypeA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/emails/{id}/raw/",
 			ID:          "getRawEmailA",
 			Tags:        []string{"Family A"},
 			Summary:     "Get an email's source",
 			Description: "The message exactly as received, with the service's own `Received:` header on top.",
-			Security:    []openapi.Security{{}, {"apiToken"}, {"apiKey"}},
+			Security:    anyoneOrKey,
 			Params:      []openapi.Param{{Ref: "EmailID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The raw message.",
 					Headers: map[string]openapi.Header{
@@ -275,43 +235,33 @@ func Contract() openapi.Contract {
 						"message/rfc822": {Schema: openapi.Ref("RawMessage")},
 					},
 				},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/attachments/{id}/download/",
 			ID:       "downloadAttachmentA",
 			Tags:     []string{"Family A"},
 			Summary:  "Download an attachment",
-			Security: []openapi.Security{{}, {"apiToken"}, {"apiKey"}},
+			Security: anyoneOrKey,
 			Params:   []openapi.Param{{Ref: "AttachmentID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Ref: "Attachment"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/api/webhooks/",
 			ID:          "createWebhookA",
 			Tags:        []string{"Webhooks"},
 			Summary:     "Subscribe to every inbox, or one",
 			Description: "Always needs the API token. With `inbox_id`, the subscription follows that inbox and ends with it.",
-			Security:    []openapi.Security{{"apiToken"}},
+			Security:    apiTokenOnly,
 			Body:        &openapi.Body{Required: false, Content: openapi.JSON(openapi.Ref("SubscribeRequestA"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"201": {
 					Description: "The subscription, with its signing secret.",
 					Content:     openapi.JSON(openapi.Ref("SubscriptionWithSecret")),
 				},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {
 					Description: "`Inbox not found or expired`: `inbox_id` names no live inbox.",
 					Content:     openapi.JSON(openapi.Ref("Error")),
@@ -320,76 +270,58 @@ func Contract() openapi.Contract {
 				"413": {Ref: "PayloadTooLargeA"},
 				"415": {Ref: "UnsupportedMediaTypeA"},
 				"429": {Ref: "TooManyA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
 				"507": {Ref: "FullA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/webhooks/",
 			ID:          "listWebhooksA",
 			Tags:        []string{"Webhooks"},
 			Summary:     "List subscriptions",
 			Description: "The subscriptions to every inbox; with `inbox_id`, those of that inbox instead.",
-			Security:    []openapi.Security{{"apiToken"}},
+			Security:    apiTokenOnly,
 			Params: []openapi.Param{{
 				Name:        "inbox_id",
 				In:          "query",
 				Description: "List this inbox's subscriptions.",
 				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "Oldest first.", Content: openapi.JSON(openapi.Ref("Subscriptions"))},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Description: "`Inbox not found or expired`.", Content: openapi.JSON(openapi.Ref("Error"))},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/webhooks/{webhook}/",
 			ID:       "getWebhookA",
 			Tags:     []string{"Webhooks"},
 			Summary:  "Get any subscription",
-			Security: []openapi.Security{{"apiToken"}},
+			Security: apiTokenOnly,
 			Params:   []openapi.Param{{Ref: "WebhookID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The subscription.", Content: openapi.JSON(openapi.Ref("Subscription"))},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/api/webhooks/{webhook}/",
 			ID:       "deleteWebhookA",
 			Tags:     []string{"Webhooks"},
 			Summary:  "End a subscription",
-			Security: []openapi.Security{{"apiToken"}},
+			Security: apiTokenOnly,
 			Params:   []openapi.Param{{Ref: "WebhookID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Ended; its pending deliveries are dropped and its delivery log forgotten."},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/webhooks/{webhook}/deliveries/",
 			ID:       "listDeliveriesA",
 			Tags:     []string{"Webhooks"},
 			Summary:  "Recent delivery attempts",
-			Security: []openapi.Security{{"apiToken"}},
+			Security: apiTokenOnly,
 			Params:   []openapi.Param{{Ref: "WebhookID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "Newest first.", Content: openapi.JSON(openapi.Ref("DeliveryAttempts"))},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/api/webhooks/{webhook}/rotate-secret/",
 			ID:      "rotateWebhookSecretA",
@@ -398,24 +330,20 @@ func Contract() openapi.Contract {
 			Description: "Any subscription, an inbox's included; always needs the API token. The new secret is in " +
 				"this answer and nowhere else later; the old one stops signing at once, and deliveries " +
 				"from now on (retries of earlier ones included) are signed with the new one.",
-			Security: []openapi.Security{{"apiToken"}},
+			Security: apiTokenOnly,
 			Params:   []openapi.Param{{Ref: "WebhookID"}},
 			Body:     &openapi.Body{Content: openapi.JSON(openapi.Ref("EmptyRequest"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The subscription, with its new signing secret.",
 					Content:     openapi.JSON(openapi.Ref("SubscriptionWithSecret")),
 				},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
 				"409": {Ref: "ConflictRotation"},
 				"413": {Ref: "PayloadTooLargeA"},
 				"415": {Ref: "UnsupportedMediaTypeA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/api/usage/",
 			ID:      "getUsage",
@@ -430,15 +358,11 @@ func Contract() openapi.Contract {
 				Description: "The admin's: the tenant to ask about, by id (a key asks about its own tenant: `403`).",
 				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The usage.", Content: openapi.JSON(openapi.Ref("Usage"))},
 				"400": {Ref: "BadRequestA"},
-				"401": {Ref: "UnauthorizedA"},
-				"403": {Ref: "ForbiddenA"},
 				"404": {Ref: "NotFoundA"},
-				"500": {Ref: "InternalErrorA"},
-				"503": {Ref: "UnavailableA"},
-			},
+			}),
 		},
 		},
 		Parameters: map[string]openapi.Param{
@@ -531,3 +455,24 @@ func Contract() openapi.Contract {
 		Schemas: schemas(),
 	}
 }
+
+// answers returns an operation's own answers with the errors any operation
+// of family A may give, for the statuses it does not answer itself: a
+// credential unknown (401) or without the right (403), a failure inside
+// (500), the event store out of reach (503).
+func answers(own map[string]openapi.Response) map[string]openapi.Response {
+	return openapi.WithAnswers(own, map[string]openapi.Response{
+		"401": {Ref: "UnauthorizedA"},
+		"403": {Ref: "ForbiddenA"},
+		"500": {Ref: "InternalErrorA"},
+		"503": {Ref: "UnavailableA"},
+	})
+}
+
+// anyoneOrKey is the security of most operations of family A: no
+// credential (unless --require-token), the API token, or a key.
+var anyoneOrKey = []openapi.Security{{}, {"apiToken"}, {"apiKey"}}
+
+// apiTokenOnly is the security of the webhook operations, which always
+// need the API token.
+var apiTokenOnly = []openapi.Security{{"apiToken"}}

@@ -193,3 +193,15 @@ type Contract struct {
 	Headers         map[string]Header
 	SecuritySchemes map[string]SecurityScheme
 }
+
+// WithAnswers returns own, an operation's answers by status, with each of
+// common's whose status own does not answer itself: the errors a family's
+// every operation may give, said once, never overriding an operation's own.
+func WithAnswers(own, common map[string]Response) map[string]Response {
+	for status, r := range common {
+		if _, ok := own[status]; !ok {
+			own[status] = r
+		}
+	}
+	return own
+}

@@ -17,66 +17,54 @@ func Contract() openapi.Contract {
 			Description: "A random name (10 `[a-z0-9]`) on the default (first configured) domain, or the `name` and " +
 				"`domain` asked for; names follow family B's rules. The inbox lives `--token-inbox-ttl` " +
 				"(default 24h).",
-			Security: []openapi.Security{{}, {"apiKey"}},
+			Security: tokenOrKey,
 			Body:     &openapi.Body{Content: openapi.JSON(openapi.Ref("CreateInboxCRequest"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"201": {
 					Description: "The new inbox; keep its token.",
 					Content:     openapi.JSON(openapi.Ref("InboxC")),
 				},
 				"400": {Ref: "BadRequestC"},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"409": {Ref: "ConflictC"},
 				"413": {Ref: "PayloadTooLargeC"},
 				"415": {Ref: "UnsupportedMediaTypeC"},
 				"429": {Ref: "TooManyC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
 				"507": {Ref: "FullC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/",
 			ID:       "getInboxC",
 			Tags:     []string{"Family C"},
 			Summary:  "Get an inbox",
-			Security: []openapi.Security{{}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params:   []openapi.Param{{Ref: "Token"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The inbox and how many messages it holds.",
 					Content:     openapi.JSON(openapi.Ref("InboxCDetail")),
 				},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/inboxes/{token}/",
 			ID:       "deleteInboxC",
 			Tags:     []string{"Family C"},
 			Summary:  "Delete an inbox and all its mail",
-			Security: []openapi.Security{{}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params:   []openapi.Param{{Ref: "Token"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/messages/",
 			ID:          "listMessagesC",
 			Tags:        []string{"Family C"},
 			Summary:     "List an inbox's messages, newest first",
 			Description: "One page of list elements: messages without `text`, `html`, `cc` and `headers`, with `preview`.",
-			Security:    []openapi.Security{{}, {"apiKey"}},
+			Security:    tokenOrKey,
 			Params:      []openapi.Param{{Ref: "Token"}, {Ref: "Limit"}, {Ref: "Offset"}, {Ref: "FromFilter"}, {Ref: "ToFilter"}, {Ref: "SubjectFilter"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "A page of messages.",
 					Headers: map[string]openapi.Header{
@@ -85,21 +73,17 @@ func Contract() openapi.Contract {
 					Content: openapi.JSON(openapi.ArrayOf(openapi.Ref("MessageSummaryC"))),
 				},
 				"400": {Ref: "BadRequestC"},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/events/",
 			ID:          "streamEventsC",
 			Tags:        []string{"Family C"},
 			Summary:     "Follow an inbox's changes (Server-Sent Events)",
 			Description: "See `EventStream`. `message` events carry family C's list element (`MessageSummaryC`).",
-			Security:    []openapi.Security{{}, {"apiKey"}},
+			Security:    tokenOrKey,
 			Params:      []openapi.Param{{Ref: "Token"}, {Ref: "LastEventID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The inbox's event stream, open until the inbox ends, the client goes or the service stops.",
 					Headers: map[string]openapi.Header{
@@ -119,81 +103,65 @@ func Contract() openapi.Contract {
 					},
 				},
 				"400": {Ref: "BadRequestC"},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
 				"429": {Ref: "TooManyC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/messages/{id}/",
 			ID:          "getMessageC",
 			Tags:        []string{"Family C"},
 			Summary:     "Get a message",
 			Description: "Reading does not mark it read. Each attachment carries the `url` that downloads it.",
-			Security:    []openapi.Security{{}, {"apiKey"}},
+			Security:    tokenOrKey,
 			Params:      []openapi.Param{{Ref: "Token"}, {Ref: "MessageID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The message.", Content: openapi.JSON(openapi.Ref("MessageC"))},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/inboxes/{token}/messages/{id}/",
 			ID:       "deleteMessageC",
 			Tags:     []string{"Family C"},
 			Summary:  "Delete a message",
-			Security: []openapi.Security{{}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params:   []openapi.Param{{Ref: "Token"}, {Ref: "MessageID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/inboxes/{token}/messages/{id}/read/",
 			ID:          "markMessageReadC",
 			Tags:        []string{"Family C"},
 			Summary:     "Mark a message read",
 			Description: "Idempotent.",
-			Security:    []openapi.Security{{}, {"apiKey"}},
+			Security:    tokenOrKey,
 			Params:      []openapi.Param{{Ref: "Token"}, {Ref: "MessageID"}},
 			Body:        &openapi.Body{Content: openapi.JSON(openapi.Ref("EmptyRequest"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The message, with `is_read: true`.",
 					Content:     openapi.JSON(openapi.Ref("MessageC")),
 				},
 				"400": {Ref: "BadRequestC"},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
 				"413": {Ref: "PayloadTooLargeC"},
 				"415": {Ref: "UnsupportedMediaTypeC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/messages/{id}/raw/",
 			ID:          "getRawMessageC",
 			Tags:        []string{"Family C"},
 			Summary:     "Get a message's source",
 			Description: "The message exactly as received, with the service's own `Received:` header on top.",
-			Security:    []openapi.Security{{}, {"apiKey"}},
+			Security:    tokenOrKey,
 			Params: []openapi.Param{{Ref: "Token"}, {Ref: "MessageID"}, {
 				Name:        "download",
 				In:          "query",
 				Description: "`1`: served as an attachment (`<id>.eml`), so that a browser saves it rather than shows it.",
 				Schema:      &openapi.Schema{Type: "string", Enum: []any{"1"}},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The raw message.",
 					Headers: map[string]openapi.Header{
@@ -203,12 +171,8 @@ func Contract() openapi.Contract {
 						"message/rfc822": {Schema: openapi.Ref("RawMessage")},
 					},
 				},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/messages/{id}/body.html",
 			ID:      "getMessageBodyHTML",
@@ -217,14 +181,14 @@ func Contract() openapi.Contract {
 			Description: "The HTML body (or the text body in a `<pre>`), less `<meta http-equiv=refresh>`, under a " +
 				"Content-Security-Policy that runs no script, submits no form and loads nothing from " +
 				"elsewhere unless `remote=1`; meant for a sandboxed `<iframe>` of the service's own origin.",
-			Security: []openapi.Security{{}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params: []openapi.Param{{Ref: "Token"}, {Ref: "MessageID"}, {
 				Name:        "remote",
 				In:          "query",
 				Description: "`1`: the policy lets remote images, styles and fonts load (tracking pixels too).",
 				Schema:      &openapi.Schema{Type: "string", Enum: []any{"1"}},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The body as an HTML document.",
 					Headers: map[string]openapi.Header{
@@ -237,18 +201,14 @@ func Contract() openapi.Contract {
 						"text/html": {Schema: &openapi.Schema{Type: "string"}},
 					},
 				},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/messages/{id}/attachments/{n}/",
 			ID:       "downloadAttachmentC",
 			Tags:     []string{"Family C"},
 			Summary:  "Download an attachment",
-			Security: []openapi.Security{{}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params: []openapi.Param{{Ref: "Token"}, {Ref: "MessageID"}, {
 				Name:        "n",
 				In:          "path",
@@ -256,109 +216,76 @@ func Contract() openapi.Contract {
 				Description: "The attachment's position in the message's `attachments`, from 1.",
 				Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(1)},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Ref: "Attachment"},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/inboxes/{token}/webhooks/",
 			ID:          "createWebhookC",
 			Tags:        []string{"Webhooks"},
 			Summary:     "Subscribe to this inbox",
 			Description: "The token is the credential. The subscription ends with the inbox.",
-			Security:    []openapi.Security{{}, {"apiKey"}},
+			Security:    tokenOrKey,
 			Params:      []openapi.Param{{Ref: "Token"}},
 			Body:        &openapi.Body{Required: false, Content: openapi.JSON(openapi.Ref("SubscribeRequestC"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"201": {
 					Description: "The subscription, with its signing secret.",
 					Content:     openapi.JSON(openapi.Ref("SubscriptionWithSecret")),
 				},
 				"400": {Ref: "BadRequestC"},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
 				"409": {Ref: "ConflictWebhooks"},
 				"413": {Ref: "PayloadTooLargeC"},
 				"415": {Ref: "UnsupportedMediaTypeC"},
 				"429": {Ref: "TooManyC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
 				"507": {Ref: "FullC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/webhooks/",
 			ID:       "listWebhooksC",
 			Tags:     []string{"Webhooks"},
 			Summary:  "This inbox's subscriptions",
-			Security: []openapi.Security{{}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params:   []openapi.Param{{Ref: "Token"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "Oldest first.", Content: openapi.JSON(openapi.Ref("Subscriptions"))},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
 				"404": {Ref: "NotFoundC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/webhooks/{webhook}/",
 			ID:       "getWebhookC",
 			Tags:     []string{"Webhooks"},
 			Summary:  "Get one of this inbox's subscriptions",
-			Security: []openapi.Security{{}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params:   []openapi.Param{{Ref: "Token"}, {Ref: "WebhookID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The subscription.", Content: openapi.JSON(openapi.Ref("Subscription"))},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
-				"404": {
-					Description: "`Inbox not found` or `Webhook not found`.",
-					Content:     openapi.JSON(openapi.Ref("Error")),
-				},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+				"404": webhookNotFound,
+			}),
 		}, {
 			Method: "DELETE", Path: "/inboxes/{token}/webhooks/{webhook}/",
 			ID:       "deleteWebhookC",
 			Tags:     []string{"Webhooks"},
 			Summary:  "End one of this inbox's subscriptions",
-			Security: []openapi.Security{{}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params:   []openapi.Param{{Ref: "Token"}, {Ref: "WebhookID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Ended."},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
-				"404": {
-					Description: "`Inbox not found` or `Webhook not found`.",
-					Content:     openapi.JSON(openapi.Ref("Error")),
-				},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+				"404": webhookNotFound,
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/webhooks/{webhook}/deliveries/",
 			ID:       "listDeliveriesC",
 			Tags:     []string{"Webhooks"},
 			Summary:  "Recent delivery attempts",
-			Security: []openapi.Security{{}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params:   []openapi.Param{{Ref: "Token"}, {Ref: "WebhookID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "Newest first.", Content: openapi.JSON(openapi.Ref("DeliveryAttempts"))},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
-				"404": {
-					Description: "`Inbox not found` or `Webhook not found`.",
-					Content:     openapi.JSON(openapi.Ref("Error")),
-				},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+				"404": webhookNotFound,
+			}),
 		}, {
 			Method: "POST", Path: "/inboxes/{token}/webhooks/{webhook}/rotate-secret/",
 			ID:      "rotateWebhookSecretC",
@@ -366,27 +293,20 @@ func Contract() openapi.Contract {
 			Summary: "Replace a subscription's signing secret",
 			Description: "One of the inbox's own subscriptions, with its token. The new secret is in this answer " +
 				"and nowhere else later; the old one stops signing at once.",
-			Security: []openapi.Security{{}, {"apiKey"}},
+			Security: tokenOrKey,
 			Params:   []openapi.Param{{Ref: "Token"}, {Ref: "WebhookID"}},
 			Body:     &openapi.Body{Content: openapi.JSON(openapi.Ref("EmptyRequest"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The subscription, with its new signing secret.",
 					Content:     openapi.JSON(openapi.Ref("SubscriptionWithSecret")),
 				},
 				"400": {Ref: "BadRequestC"},
-				"401": {Ref: "UnauthorizedC"},
-				"403": {Ref: "ForbiddenC"},
-				"404": {
-					Description: "`Inbox not found` or `Webhook not found`.",
-					Content:     openapi.JSON(openapi.Ref("Error")),
-				},
+				"404": webhookNotFound,
 				"409": {Ref: "ConflictRotation"},
 				"413": {Ref: "PayloadTooLargeC"},
 				"415": {Ref: "UnsupportedMediaTypeC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/latest/",
 			ID:      "getLatestMessage",
@@ -394,9 +314,9 @@ func Contract() openapi.Contract {
 			Summary: "Get the newest message",
 			Description: "The newest message (that passes the filters, newer than `after`). With `wait`, a request " +
 				"that finds none is held until one arrives or the time is up.",
-			Security: []openapi.Security{{}, {"readKey"}, {"apiKey"}},
-			Params:   []openapi.Param{{Ref: "Token"}, {Ref: "Wait"}, {Ref: "After"}, {Ref: "FromFilter"}, {Ref: "ToFilter"}, {Ref: "SubjectFilter"}},
-			Responses: map[string]openapi.Response{
+			Security: readKeyOrKey,
+			Params:   append([]openapi.Param{{Ref: "Token"}}, waiting...),
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The message (its attachments without `url`).",
 					Content:     openapi.JSON(openapi.Ref("MessageC")),
@@ -404,14 +324,9 @@ func Contract() openapi.Contract {
 				"400": {Ref: "BadRequestC"},
 				"401": {Ref: "ReadKeyRequired"},
 				"403": {Ref: "ReadKeyInvalid"},
-				"404": {
-					Description: "`{\"error\": \"No messages\"}` when none matches (within `wait`), or `{\"error\": \"Inbox not found\"}`.",
-					Content:     openapi.JSON(openapi.Ref("Error")),
-				},
+				"404": noneFound("No messages"),
 				"429": {Ref: "TooManyC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/otp/",
 			ID:      "getOTP",
@@ -422,9 +337,9 @@ func Contract() openapi.Contract {
 				"the subject is tried first. The code is the pattern's first capturing group if it has " +
 				"one, else the whole match. With `wait`, a request that finds none is held until one " +
 				"arrives or the time is up.",
-			Security: []openapi.Security{{}, {"readKey"}, {"apiKey"}},
-			Params:   []openapi.Param{{Ref: "Token"}, {Ref: "Pattern"}, {Ref: "Wait"}, {Ref: "After"}, {Ref: "FromFilter"}, {Ref: "ToFilter"}, {Ref: "SubjectFilter"}},
-			Responses: map[string]openapi.Response{
+			Security: readKeyOrKey,
+			Params:   append([]openapi.Param{{Ref: "Token"}, {Ref: "Pattern"}}, waiting...),
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The code and the message it was found in.",
 					Content:     openapi.JSON(openapi.Ref("OTP")),
@@ -432,14 +347,9 @@ func Contract() openapi.Contract {
 				"400": {Ref: "BadRequestC"},
 				"401": {Ref: "ReadKeyRequired"},
 				"403": {Ref: "ReadKeyInvalid"},
-				"404": {
-					Description: "`{\"error\": \"No code found\"}` when none matches (within `wait`), or `{\"error\": \"Inbox not found\"}`.",
-					Content:     openapi.JSON(openapi.Ref("Error")),
-				},
+				"404": noneFound("No code found"),
 				"429": {Ref: "TooManyC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/inboxes/{token}/link/",
 			ID:      "getLink",
@@ -450,9 +360,9 @@ func Contract() openapi.Contract {
 				"message's links are its HTML's `<a href>` in document order, entities decoded, then the " +
 				"URLs in its text part; http and https only. With `wait`, a request that finds none is " +
 				"held until one arrives or the time is up.",
-			Security: []openapi.Security{{}, {"readKey"}, {"apiKey"}},
-			Params:   []openapi.Param{{Ref: "Token"}, {Ref: "LinkPattern"}, {Ref: "Wait"}, {Ref: "After"}, {Ref: "FromFilter"}, {Ref: "ToFilter"}, {Ref: "SubjectFilter"}},
-			Responses: map[string]openapi.Response{
+			Security: readKeyOrKey,
+			Params:   append([]openapi.Param{{Ref: "Token"}, {Ref: "LinkPattern"}}, waiting...),
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The link and the message it was found in.",
 					Content:     openapi.JSON(openapi.Ref("LinkFound")),
@@ -460,13 +370,8 @@ func Contract() openapi.Contract {
 				"400": {Ref: "BadRequestC"},
 				"401": {Ref: "ReadKeyRequired"},
 				"403": {Ref: "ReadKeyInvalid"},
-				"404": {
-					Description: "`{\"error\": \"No link\"}` when none matches (within `wait`), or `{\"error\": \"Inbox not found\"}`.",
-					Content:     openapi.JSON(openapi.Ref("Error")),
-				},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+				"404": noneFound("No link"),
+			}),
 		}, {
 			Method: "GET", Path: "/address/latest/",
 			ID:      "getLatestByAddress",
@@ -478,14 +383,14 @@ func Contract() openapi.Contract {
 				"<its own token>`; without either it is answered `404 {\"error\": \"Inbox not found\"}` at " +
 				"once, whatever `wait` says, as an address no inbox has.",
 			Security: []openapi.Security{{}, {"readKey"}, {"apiToken"}, {"apiToken", "readKey"}, {"apiKey"}},
-			Params: []openapi.Param{{
+			Params: append([]openapi.Param{{
 				Name:        "address",
 				In:          "query",
 				Required:    true,
 				Description: "The inbox's full address; compared case-insensitively.",
 				Schema:      &openapi.Schema{Type: "string"},
-			}, {Ref: "Wait"}, {Ref: "After"}, {Ref: "FromFilter"}, {Ref: "ToFilter"}, {Ref: "SubjectFilter"}},
-			Responses: map[string]openapi.Response{
+			}}, waiting...),
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The message (its attachments without `url`).",
 					Content:     openapi.JSON(openapi.Ref("MessageC")),
@@ -500,9 +405,7 @@ func Contract() openapi.Contract {
 					Content: openapi.JSON(openapi.Ref("Error")),
 				},
 				"429": {Ref: "TooManyC"},
-				"500": {Ref: "InternalErrorC"},
-				"503": {Ref: "UnavailableC"},
-			},
+			}),
 		},
 		},
 		Parameters: map[string]openapi.Param{
@@ -635,4 +538,46 @@ func Contract() openapi.Contract {
 		},
 		Schemas: schemas(),
 	}
+}
+
+// Most operations of family C are asked with the inbox's token alone, or
+// with an API key besides; those that find the newest message, with the
+// read key instead when --read-key is set.
+var (
+	tokenOrKey   = []openapi.Security{{}, {"apiKey"}}
+	readKeyOrKey = []openapi.Security{{}, {"readKey"}, {"apiKey"}}
+)
+
+// waiting are the parameters of the operations that find the newest
+// message: how long to wait for one, newer than which, and the filters.
+var waiting = []openapi.Param{{Ref: "Wait"}, {Ref: "After"}, {Ref: "FromFilter"}, {Ref: "ToFilter"}, {Ref: "SubjectFilter"}}
+
+// webhookNotFound is the 404 of an operation on one of an inbox's
+// subscriptions: either may be unknown.
+var webhookNotFound = openapi.Response{
+	Description: "`Inbox not found` or `Webhook not found`.",
+	Content:     openapi.JSON(openapi.Ref("Error")),
+}
+
+// noneFound is the 404 of an operation that finds the newest message (or
+// what is in it): err when nothing matches, or an unknown inbox.
+func noneFound(err string) openapi.Response {
+	return openapi.Response{
+		Description: "`{\"error\": \"" + err + "\"}` when none matches (within `wait`), or `{\"error\": \"Inbox not found\"}`.",
+		Content:     openapi.JSON(openapi.Ref("Error")),
+	}
+}
+
+// answers returns an operation's own answers with the errors any
+// operation of family C may give, for the statuses it does not answer
+// itself: an API key unknown (401) or without the scope (403), a failure
+// inside (500), the event store out of reach (503). The operations that
+// take the read key answer 401 and 403 their own way.
+func answers(own map[string]openapi.Response) map[string]openapi.Response {
+	return openapi.WithAnswers(own, map[string]openapi.Response{
+		"401": {Ref: "UnauthorizedC"},
+		"403": {Ref: "ForbiddenC"},
+		"500": {Ref: "InternalErrorC"},
+		"503": {Ref: "UnavailableC"},
+	})
 }

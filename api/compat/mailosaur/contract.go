@@ -16,14 +16,10 @@ func Contract() openapi.Contract {
 			Tags:        []string{"Compat: Mailosaur"},
 			Summary:     "List the tenant's servers",
 			Description: "The key's tenant's servers, by name.",
-			Security:    []openapi.Security{{"mailosaurBasic"}},
-			Responses: map[string]openapi.Response{
+			Security:    basicAuth,
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The servers.", Content: openapi.JSON(openapi.Ref("MailosaurServerList"))},
-				"401": {Ref: "MailosaurUnauthorized"},
-				"403": {Ref: "MailosaurForbidden"},
-				"500": {Ref: "MailosaurInternalError"},
-				"503": {Ref: "MailosaurUnavailable"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/compat/mailosaur/api/servers",
 			ID:      "mailosaurCreateServer",
@@ -32,57 +28,45 @@ func Contract() openapi.Contract {
 			Description: "Adds the private catch-all domain `<id>.<first domain>` to the key's tenant, named " +
 				"`name`: mail to any address there makes the address's inbox, the tenant's, for an hour. " +
 				"Needs the `inboxes` scope; counts as a creation of the client's.",
-			Security: []openapi.Security{{"mailosaurBasic"}},
+			Security: basicAuth,
 			Body:     &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("MailosaurServerRequest"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The new server.", Content: openapi.JSON(openapi.Ref("MailosaurServer"))},
 				"400": {Ref: "MailosaurBadRequest"},
-				"401": {Ref: "MailosaurUnauthorized"},
-				"403": {Ref: "MailosaurForbidden"},
 				"409": {Ref: "MailosaurConflict"},
 				"413": {Ref: "MailosaurPayloadTooLarge"},
 				"415": {Ref: "MailosaurUnsupportedMediaType"},
 				"429": {Ref: "MailosaurTooMany"},
-				"500": {Ref: "MailosaurInternalError"},
-				"503": {Ref: "MailosaurUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailosaur/api/servers/{serverID}",
 			ID:          "mailosaurGetServer",
 			Tags:        []string{"Compat: Mailosaur"},
 			Summary:     "Get a server",
 			Description: "One of the tenant's servers.",
-			Security:    []openapi.Security{{"mailosaurBasic"}},
+			Security:    basicAuth,
 			Params:      []openapi.Param{{Ref: "MailosaurServerID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The server.", Content: openapi.JSON(openapi.Ref("MailosaurServer"))},
-				"401": {Ref: "MailosaurUnauthorized"},
-				"403": {Ref: "MailosaurForbidden"},
 				"404": {Ref: "MailosaurNotFound"},
-				"500": {Ref: "MailosaurInternalError"},
-				"503": {Ref: "MailosaurUnavailable"},
-			},
+			}),
 		}, {
 			Method: "PUT", Path: "/compat/mailosaur/api/servers/{serverID}",
 			ID:          "mailosaurUpdateServer",
 			Tags:        []string{"Compat: Mailosaur"},
 			Summary:     "Rename a server",
 			Description: "Its name is all that changes. Needs the `inboxes` scope.",
-			Security:    []openapi.Security{{"mailosaurBasic"}},
+			Security:    basicAuth,
 			Params:      []openapi.Param{{Ref: "MailosaurServerID"}},
 			Body:        &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("MailosaurServerRequest"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The server renamed.", Content: openapi.JSON(openapi.Ref("MailosaurServer"))},
 				"400": {Ref: "MailosaurBadRequest"},
-				"401": {Ref: "MailosaurUnauthorized"},
-				"403": {Ref: "MailosaurForbidden"},
 				"404": {Ref: "MailosaurNotFound"},
 				"409": {Ref: "MailosaurConflict"},
 				"413": {Ref: "MailosaurPayloadTooLarge"},
 				"415": {Ref: "MailosaurUnsupportedMediaType"},
-				"500": {Ref: "MailosaurInternalError"},
-				"503": {Ref: "MailosaurUnavailable"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/compat/mailosaur/api/servers/{serverID}",
 			ID:      "mailosaurDeleteServer",
@@ -90,26 +74,22 @@ func Contract() openapi.Contract {
 			Summary: "Delete a server",
 			Description: "Removes its domain (mail to it is refused from then on), then deletes its inboxes and " +
 				"their mail. Needs the `inboxes` scope.",
-			Security: []openapi.Security{{"mailosaurBasic"}},
+			Security: basicAuth,
 			Params:   []openapi.Param{{Ref: "MailosaurServerID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
-				"401": {Ref: "MailosaurUnauthorized"},
-				"403": {Ref: "MailosaurForbidden"},
 				"404": {Ref: "MailosaurNotFound"},
 				"409": {Ref: "MailosaurConflict"},
-				"500": {Ref: "MailosaurInternalError"},
-				"503": {Ref: "MailosaurUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailosaur/api/messages",
 			ID:          "mailosaurListMessages",
 			Tags:        []string{"Compat: Mailosaur"},
 			Summary:     "List a server's messages",
 			Description: "Newest first, across the newest 500 inboxes of the server, the newest 100 messages of each.",
-			Security:    []openapi.Security{{"mailosaurBasic"}},
+			Security:    basicAuth,
 			Params:      []openapi.Param{{Ref: "MailosaurServer"}, {Ref: "MailosaurPage"}, {Ref: "MailosaurItemsPerPage"}, {Ref: "MailosaurReceivedAfter"}, {Ref: "MailosaurDir"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "A page of messages.",
 					Content:     openapi.JSON(openapi.Ref("MailosaurMessageList")),
@@ -118,12 +98,8 @@ func Contract() openapi.Contract {
 					},
 				},
 				"400": {Ref: "MailosaurBadRequest"},
-				"401": {Ref: "MailosaurUnauthorized"},
-				"403": {Ref: "MailosaurForbidden"},
-				"500": {Ref: "MailosaurInternalError"},
-				"503": {Ref: "MailosaurUnavailable"},
 				"404": {Ref: "MailosaurNotFound"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/compat/mailosaur/api/messages",
 			ID:      "mailosaurDeleteAllMessages",
@@ -131,17 +107,13 @@ func Contract() openapi.Contract {
 			Summary: "Delete all of a server's messages",
 			Description: "Deletes the server's inboxes, which the next mail to their addresses makes again. Needs " +
 				"the `inboxes` scope.",
-			Security: []openapi.Security{{"mailosaurBasic"}},
+			Security: basicAuth,
 			Params:   []openapi.Param{{Ref: "MailosaurServer"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
 				"400": {Ref: "MailosaurBadRequest"},
-				"401": {Ref: "MailosaurUnauthorized"},
-				"403": {Ref: "MailosaurForbidden"},
-				"500": {Ref: "MailosaurInternalError"},
-				"503": {Ref: "MailosaurUnavailable"},
 				"404": {Ref: "MailosaurNotFound"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/compat/mailosaur/api/messages/search",
 			ID:      "mailosaurSearchMessages",
@@ -149,10 +121,10 @@ func Contract() openapi.Contract {
 			Summary: "Search a server's messages",
 			Description: "The messages the criteria select, as a list does. Answered at once: the SDK waits for a " +
 				"message by searching again after the delays of `X-Ms-Delay`.",
-			Security: []openapi.Security{{"mailosaurBasic"}},
+			Security: basicAuth,
 			Params:   []openapi.Param{{Ref: "MailosaurServer"}, {Ref: "MailosaurPage"}, {Ref: "MailosaurItemsPerPage"}, {Ref: "MailosaurReceivedAfter"}, {Ref: "MailosaurDir"}},
 			Body:     &openapi.Body{Required: false, Content: openapi.JSON(openapi.Ref("MailosaurSearchCriteria"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "A page of the messages found.",
 					Content:     openapi.JSON(openapi.Ref("MailosaurMessageList")),
@@ -161,14 +133,10 @@ func Contract() openapi.Contract {
 					},
 				},
 				"400": {Ref: "MailosaurBadRequest"},
-				"401": {Ref: "MailosaurUnauthorized"},
-				"403": {Ref: "MailosaurForbidden"},
-				"500": {Ref: "MailosaurInternalError"},
-				"503": {Ref: "MailosaurUnavailable"},
 				"404": {Ref: "MailosaurNotFound"},
 				"413": {Ref: "MailosaurPayloadTooLarge"},
 				"415": {Ref: "MailosaurUnsupportedMediaType"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailosaur/api/messages/{id}",
 			ID:      "mailosaurGetMessage",
@@ -176,47 +144,35 @@ func Contract() openapi.Contract {
 			Summary: "Get a message",
 			Description: "One message of the tenant's inboxes, whole: its bodies with their links and codes, " +
 				"attachments and headers.",
-			Security: []openapi.Security{{"mailosaurBasic"}},
+			Security: basicAuth,
 			Params:   []openapi.Param{{Ref: "MailosaurMessageID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The message.", Content: openapi.JSON(openapi.Ref("MailosaurMessage"))},
-				"401": {Ref: "MailosaurUnauthorized"},
-				"403": {Ref: "MailosaurForbidden"},
 				"404": {Ref: "MailosaurNotFound"},
-				"500": {Ref: "MailosaurInternalError"},
-				"503": {Ref: "MailosaurUnavailable"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/compat/mailosaur/api/messages/{id}",
 			ID:          "mailosaurDeleteMessage",
 			Tags:        []string{"Compat: Mailosaur"},
 			Summary:     "Delete a message",
 			Description: "Needs the `inboxes` scope.",
-			Security:    []openapi.Security{{"mailosaurBasic"}},
+			Security:    basicAuth,
 			Params:      []openapi.Param{{Ref: "MailosaurMessageID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
-				"401": {Ref: "MailosaurUnauthorized"},
-				"403": {Ref: "MailosaurForbidden"},
 				"404": {Ref: "MailosaurNotFound"},
 				"409": {Ref: "MailosaurConflict"},
-				"500": {Ref: "MailosaurInternalError"},
-				"503": {Ref: "MailosaurUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailosaur/api/usage/limits",
 			ID:          "mailosaurUsageLimits",
 			Tags:        []string{"Compat: Mailosaur"},
 			Summary:     "The tenant's usage limits",
 			Description: "Its servers and its mail today, from its quota.",
-			Security:    []openapi.Security{{"mailosaurBasic"}},
-			Responses: map[string]openapi.Response{
+			Security:    basicAuth,
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The limits.", Content: openapi.JSON(openapi.Ref("MailosaurUsageLimits"))},
-				"401": {Ref: "MailosaurUnauthorized"},
-				"403": {Ref: "MailosaurForbidden"},
-				"500": {Ref: "MailosaurInternalError"},
-				"503": {Ref: "MailosaurUnavailable"},
-			},
+			}),
 		},
 		},
 		Parameters: map[string]openapi.Param{
@@ -344,3 +300,20 @@ func Contract() openapi.Contract {
 		Schemas: schemas(),
 	}
 }
+
+// answers returns an operation's own answers with the errors any operation
+// of the family may give, for the statuses it does not answer itself: no
+// live key (401) or one without the scope (403), a failure inside (500),
+// the event store out of reach (503).
+func answers(own map[string]openapi.Response) map[string]openapi.Response {
+	return openapi.WithAnswers(own, map[string]openapi.Response{
+		"401": {Ref: "MailosaurUnauthorized"},
+		"403": {Ref: "MailosaurForbidden"},
+		"500": {Ref: "MailosaurInternalError"},
+		"503": {Ref: "MailosaurUnavailable"},
+	})
+}
+
+// basicAuth is how every operation of the family is asked: HTTP Basic,
+// a tenant's key as the user name.
+var basicAuth = []openapi.Security{{"mailosaurBasic"}}

@@ -19,7 +19,7 @@ func Contract() openapi.Contract {
 				"whole. It lives `--token-inbox-ttl` unless `expiresIn` or `expiresAt` say otherwise " +
 				"(within `--min-inbox-ttl` and `--max-inbox-ttl`); it is the key's tenant's, within its " +
 				"quota. The other options are taken and not kept.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
+			Security: apiKey,
 			Params: []openapi.Param{{
 				Name:        "emailAddress",
 				In:          "query",
@@ -41,19 +41,15 @@ func Contract() openapi.Contract {
 				Description: "When the inbox ends.",
 				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"201": {Description: "The inbox.", Content: openapi.JSON(openapi.Ref("MailSlurpInbox"))},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"409": {Ref: "MailSlurpConflict"},
 				"413": {Ref: "MailSlurpPayloadTooLarge"},
 				"415": {Ref: "MailSlurpUnsupportedMediaType"},
 				"429": {Ref: "MailSlurpTooMany"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
 				"507": {Ref: "MailSlurpFull"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/inboxes",
 			ID:      "mailslurpGetInboxes",
@@ -61,113 +57,76 @@ func Contract() openapi.Contract {
 			Summary: "List the tenant's inboxes",
 			Description: "getInboxes: the key's tenant's live inboxes, newest first, at most `size`. The API token " +
 				"owns none (400).",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "size",
-				In:          "query",
-				Description: "How many at most.",
-				Schema:      &openapi.Schema{Type: "integer", Default: 100, Minimum: openapi.N(1), Maximum: openapi.N(200)},
-			}},
-			Responses: map[string]openapi.Response{
+			Security: apiKey,
+			Params:   []openapi.Param{paramSize},
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The inboxes.",
 					Content:     openapi.JSON(openapi.ArrayOf(openapi.Ref("MailSlurpInbox"))),
 				},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/compat/mailslurp/inboxes/withOptions",
 			ID:          "mailslurpCreateInboxWithOptions",
 			Tags:        []string{"Compat: MailSlurp"},
 			Summary:     "Create an inbox with options",
 			Description: "createInboxWithOptions: as createInbox, its options in the body.",
-			Security:    []openapi.Security{{"mailslurpApiKey"}},
+			Security:    apiKey,
 			Body: &openapi.Body{
 				Description: "The options.",
 				Required:    false,
 				Content:     openapi.JSON(openapi.Ref("MailSlurpInboxOptions")),
 			},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"201": {Description: "The inbox.", Content: openapi.JSON(openapi.Ref("MailSlurpInbox"))},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"409": {Ref: "MailSlurpConflict"},
 				"413": {Ref: "MailSlurpPayloadTooLarge"},
 				"415": {Ref: "MailSlurpUnsupportedMediaType"},
 				"429": {Ref: "MailSlurpTooMany"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
 				"507": {Ref: "MailSlurpFull"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/compat/mailslurp/inboxes/withDefaults",
 			ID:          "mailslurpCreateInboxWithDefaults",
 			Tags:        []string{"Compat: MailSlurp"},
 			Summary:     "Create an inbox with the defaults",
 			Description: "createInboxWithDefaults: a random address on the default domain.",
-			Security:    []openapi.Security{{"mailslurpApiKey"}},
-			Responses: map[string]openapi.Response{
+			Security:    apiKey,
+			Responses: answers(map[string]openapi.Response{
 				"201": {Description: "The inbox.", Content: openapi.JSON(openapi.Ref("MailSlurpInbox"))},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"409": {Ref: "MailSlurpConflict"},
 				"413": {Ref: "MailSlurpPayloadTooLarge"},
 				"415": {Ref: "MailSlurpUnsupportedMediaType"},
 				"429": {Ref: "MailSlurpTooMany"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
 				"507": {Ref: "MailSlurpFull"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/inboxes/{inboxId}",
 			ID:          "mailslurpGetInbox",
 			Tags:        []string{"Compat: MailSlurp"},
 			Summary:     "Get an inbox",
 			Description: "getInbox.",
-			Security:    []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "inboxId",
-				In:          "path",
-				Required:    true,
-				Description: "The inbox's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}},
-			Responses: map[string]openapi.Response{
+			Security:    apiKey,
+			Params:      []openapi.Param{paramInboxID},
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The inbox.", Content: openapi.JSON(openapi.Ref("MailSlurpInbox"))},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/compat/mailslurp/inboxes/{inboxId}",
 			ID:          "mailslurpDeleteInbox",
 			Tags:        []string{"Compat: MailSlurp"},
 			Summary:     "Delete an inbox and all its mail",
 			Description: "deleteInbox.",
-			Security:    []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "inboxId",
-				In:          "path",
-				Required:    true,
-				Description: "The inbox's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}},
-			Responses: map[string]openapi.Response{
+			Security:    apiKey,
+			Params:      []openapi.Param{paramInboxID},
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/inboxes/{inboxId}/emails",
 			ID:      "mailslurpGetEmails",
@@ -176,19 +135,8 @@ func Contract() openapi.Contract {
 			Description: "getEmails: oldest first (`sort=DESC`: newest first), at most `limit` or `size`. With " +
 				"`minCount`, the request is held until the inbox holds that many, for at most " +
 				"`retryTimeout` (held to 60 s; then 408).",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "inboxId",
-				In:          "path",
-				Required:    true,
-				Description: "The inbox's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}, {
-				Name:        "size",
-				In:          "query",
-				Description: "How many at most.",
-				Schema:      &openapi.Schema{Type: "integer", Default: 100, Minimum: openapi.N(1), Maximum: openapi.N(200)},
-			}, {
+			Security: apiKey,
+			Params: []openapi.Param{paramInboxID, paramSize, {
 				Name:        "limit",
 				In:          "query",
 				Description: "How many at most (over `size`).",
@@ -208,36 +156,17 @@ func Contract() openapi.Contract {
 				In:          "query",
 				Description: "Milliseconds to wait for `minCount`, held to 60000 (the default).",
 				Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(0)},
-			}, {
-				Name:        "unreadOnly",
-				In:          "query",
-				Description: "Unread emails alone (an email answered whole is read).",
-				Schema:      &openapi.Schema{Type: "boolean", Default: false},
-			}, {
-				Name:        "since",
-				In:          "query",
-				Description: "Emails received at or after this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}, {
-				Name:        "before",
-				In:          "query",
-				Description: "Emails received before this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}},
-			Responses: map[string]openapi.Response{
+			}, paramUnreadOnly, paramSince, paramBefore},
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The emails.",
 					Content:     openapi.JSON(openapi.ArrayOf(openapi.Ref("MailSlurpEmailPreview"))),
 				},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
 				"408": {Ref: "MailSlurpTimeout"},
 				"429": {Ref: "MailSlurpTooMany"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/waitForLatestEmail",
 			ID:      "mailslurpWaitForLatestEmail",
@@ -246,58 +175,18 @@ func Contract() openapi.Contract {
 			Description: "waitForLatestEmail: the inbox's newest email (of those `unreadOnly`, `since` and `before` " +
 				"select), at once if there is one, else the first to arrive within `timeout`. A held " +
 				"request counts against `--max-waiters`.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "inboxId",
-				In:          "query",
-				Description: "The inbox to wait on.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-				Required:    true,
-			}, {
-				Name:        "timeout",
-				In:          "query",
-				Description: "Milliseconds to wait while nothing matches, held to 60000 (the default); then 408.",
-				Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(0)},
-			}, {
-				Name:        "unreadOnly",
-				In:          "query",
-				Description: "Unread emails alone (an email answered whole is read).",
-				Schema:      &openapi.Schema{Type: "boolean", Default: false},
-			}, {
-				Name:        "since",
-				In:          "query",
-				Description: "Emails received at or after this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}, {
-				Name:        "before",
-				In:          "query",
-				Description: "Emails received before this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}, {
-				Name:        "sort",
-				In:          "query",
-				Description: "Taken, not heeded.",
-				Schema:      &openapi.Schema{Type: "string", Enum: []any{"ASC", "DESC"}},
-			}, {
-				Name:        "delay",
-				In:          "query",
-				Description: "Taken, not heeded.",
-				Schema:      &openapi.Schema{Type: "integer"},
-			}},
-			Responses: map[string]openapi.Response{
+			Security: apiKey,
+			Params:   []openapi.Param{paramWaitInbox, paramTimeout, paramUnreadOnly, paramSince, paramBefore, paramSort, paramDelay},
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The email (now read).",
 					Content:     openapi.JSON(openapi.Ref("MailSlurpEmail")),
 				},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
 				"408": {Ref: "MailSlurpTimeout"},
 				"429": {Ref: "MailSlurpTooMany"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/waitForNthEmail",
 			ID:      "mailslurpWaitForNthEmail",
@@ -305,63 +194,23 @@ func Contract() openapi.Contract {
 			Summary: "Wait for the nth email",
 			Description: "waitForNthEmail: the `index`-th email (from 0, oldest first) of those selected, at once " +
 				"if the inbox holds it, else when it arrives within `timeout`.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "inboxId",
-				In:          "query",
-				Description: "The inbox to wait on.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-				Required:    true,
-			}, {
+			Security: apiKey,
+			Params: []openapi.Param{paramWaitInbox, {
 				Name:        "index",
 				In:          "query",
 				Description: "Which email, from 0, oldest first.",
 				Schema:      &openapi.Schema{Type: "integer", Default: 0, Minimum: openapi.N(0)},
-			}, {
-				Name:        "timeout",
-				In:          "query",
-				Description: "Milliseconds to wait while nothing matches, held to 60000 (the default); then 408.",
-				Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(0)},
-			}, {
-				Name:        "unreadOnly",
-				In:          "query",
-				Description: "Unread emails alone (an email answered whole is read).",
-				Schema:      &openapi.Schema{Type: "boolean", Default: false},
-			}, {
-				Name:        "since",
-				In:          "query",
-				Description: "Emails received at or after this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}, {
-				Name:        "before",
-				In:          "query",
-				Description: "Emails received before this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}, {
-				Name:        "sort",
-				In:          "query",
-				Description: "Taken, not heeded.",
-				Schema:      &openapi.Schema{Type: "string", Enum: []any{"ASC", "DESC"}},
-			}, {
-				Name:        "delay",
-				In:          "query",
-				Description: "Taken, not heeded.",
-				Schema:      &openapi.Schema{Type: "integer"},
-			}},
-			Responses: map[string]openapi.Response{
+			}, paramTimeout, paramUnreadOnly, paramSince, paramBefore, paramSort, paramDelay},
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The email (now read).",
 					Content:     openapi.JSON(openapi.Ref("MailSlurpEmail")),
 				},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
 				"408": {Ref: "MailSlurpTimeout"},
 				"429": {Ref: "MailSlurpTooMany"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/compat/mailslurp/waitForMatchingFirstEmail",
 			ID:      "mailslurpWaitForMatchingFirstEmail",
@@ -370,112 +219,52 @@ func Contract() openapi.Contract {
 			Description: "waitForMatchingFirstEmail: the oldest email of those selected that every match holds for " +
 				"(SUBJECT compared as it is, addresses in any case), at once or when it arrives within " +
 				"`timeout`.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "inboxId",
-				In:          "query",
-				Description: "The inbox to wait on.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-				Required:    true,
-			}, {
-				Name:        "timeout",
-				In:          "query",
-				Description: "Milliseconds to wait while nothing matches, held to 60000 (the default); then 408.",
-				Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(0)},
-			}, {
-				Name:        "unreadOnly",
-				In:          "query",
-				Description: "Unread emails alone (an email answered whole is read).",
-				Schema:      &openapi.Schema{Type: "boolean", Default: false},
-			}, {
-				Name:        "since",
-				In:          "query",
-				Description: "Emails received at or after this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}, {
-				Name:        "before",
-				In:          "query",
-				Description: "Emails received before this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}, {
-				Name:        "sort",
-				In:          "query",
-				Description: "Taken, not heeded.",
-				Schema:      &openapi.Schema{Type: "string", Enum: []any{"ASC", "DESC"}},
-			}, {
-				Name:        "delay",
-				In:          "query",
-				Description: "Taken, not heeded.",
-				Schema:      &openapi.Schema{Type: "integer"},
-			}},
+			Security: apiKey,
+			Params:   []openapi.Param{paramWaitInbox, paramTimeout, paramUnreadOnly, paramSince, paramBefore, paramSort, paramDelay},
 			Body: &openapi.Body{
 				Description: "What the email must match.",
 				Required:    true,
 				Content:     openapi.JSON(openapi.Ref("MailSlurpMatchOptions")),
 			},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The email (now read).",
 					Content:     openapi.JSON(openapi.Ref("MailSlurpEmail")),
 				},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
 				"408": {Ref: "MailSlurpTimeout"},
 				"413": {Ref: "MailSlurpPayloadTooLarge"},
 				"415": {Ref: "MailSlurpUnsupportedMediaType"},
 				"429": {Ref: "MailSlurpTooMany"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/emails/{emailId}",
 			ID:          "mailslurpGetEmail",
 			Tags:        []string{"Compat: MailSlurp"},
 			Summary:     "Get an email",
 			Description: "getEmail: the email whole; it is marked read.",
-			Security:    []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "emailId",
-				In:          "path",
-				Required:    true,
-				Description: "The email's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}},
-			Responses: map[string]openapi.Response{
+			Security:    apiKey,
+			Params:      []openapi.Param{paramEmailID},
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The email (now read).",
 					Content:     openapi.JSON(openapi.Ref("MailSlurpEmail")),
 				},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/compat/mailslurp/emails/{emailId}",
 			ID:          "mailslurpDeleteEmail",
 			Tags:        []string{"Compat: MailSlurp"},
 			Summary:     "Delete an email",
 			Description: "deleteEmail.",
-			Security:    []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "emailId",
-				In:          "path",
-				Required:    true,
-				Description: "The email's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}},
-			Responses: map[string]openapi.Response{
+			Security:    apiKey,
+			Params:      []openapi.Param{paramEmailID},
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/compat/mailslurp/emails/{emailId}/codes",
 			ID:      "mailslurpGetEmailCodes",
@@ -483,30 +272,20 @@ func Contract() openapi.Contract {
 			Summary: "Find codes in an email",
 			Description: "getEmailCodes: one-time codes, found with patterns in the subject, then the text (as " +
 				"`.../otp/` finds them).",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "emailId",
-				In:          "path",
-				Required:    true,
-				Description: "The email's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}},
+			Security: apiKey,
+			Params:   []openapi.Param{paramEmailID},
 			Body: &openapi.Body{
 				Description: "How to find them.",
 				Required:    false,
 				Content:     openapi.JSON(openapi.Ref("MailSlurpCodeOptions")),
 			},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "What was found.", Content: openapi.JSON(openapi.Ref("MailSlurpCodes"))},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
 				"413": {Ref: "MailSlurpPayloadTooLarge"},
 				"415": {Ref: "MailSlurpUnsupportedMediaType"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/compat/mailslurp/emails/{emailId}/contentMatch",
 			ID:      "mailslurpGetEmailContentMatch",
@@ -514,14 +293,8 @@ func Contract() openapi.Contract {
 			Summary: "Match a pattern in an email",
 			Description: "getEmailContentMatch: the pattern (RE2, at most 512 bytes) matched against the email's " +
 				"text, else its HTML.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "emailId",
-				In:          "path",
-				Required:    true,
-				Description: "The email's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}},
+			Security: apiKey,
+			Params:   []openapi.Param{paramEmailID},
 			Body: &openapi.Body{
 				Description: "The pattern.",
 				Required:    true,
@@ -533,17 +306,13 @@ func Contract() openapi.Contract {
 					},
 				}),
 			},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "What matched.", Content: openapi.JSON(openapi.Ref("MailSlurpContentMatch"))},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
 				"413": {Ref: "MailSlurpPayloadTooLarge"},
 				"415": {Ref: "MailSlurpUnsupportedMediaType"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/emails/{emailId}/textLines",
 			ID:      "mailslurpGetEmailTextLines",
@@ -551,14 +320,8 @@ func Contract() openapi.Contract {
 			Summary: "An email's text lines",
 			Description: "getEmailTextLines: the email's text by lines. `decodeHtmlEntities` and `lineSeparator` " +
 				"are taken, not heeded.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "emailId",
-				In:          "path",
-				Required:    true,
-				Description: "The email's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}, {
+			Security: apiKey,
+			Params: []openapi.Param{paramEmailID, {
 				Name:        "decodeHtmlEntities",
 				In:          "query",
 				Description: "Taken, not heeded.",
@@ -569,94 +332,60 @@ func Contract() openapi.Contract {
 				Description: "Taken, not heeded.",
 				Schema:      &openapi.Schema{Type: "string"},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The lines.", Content: openapi.JSON(openapi.Ref("MailSlurpTextLines"))},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/emails/{emailId}/links",
 			ID:          "mailslurpGetEmailLinks",
 			Tags:        []string{"Compat: MailSlurp"},
 			Summary:     "An email's links",
 			Description: "getEmailLinks: the email's http and https links. `selector` is taken, not heeded.",
-			Security:    []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "emailId",
-				In:          "path",
-				Required:    true,
-				Description: "The email's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}, {
+			Security:    apiKey,
+			Params: []openapi.Param{paramEmailID, {
 				Name:        "selector",
 				In:          "query",
 				Description: "Taken, not heeded.",
 				Schema:      &openapi.Schema{Type: "string"},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The links.", Content: openapi.JSON(openapi.Ref("MailSlurpLinks"))},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/emails/{emailId}/attachments",
 			ID:          "mailslurpGetEmailAttachments",
 			Tags:        []string{"Compat: MailSlurp"},
 			Summary:     "An email's attachments",
 			Description: "getEmailAttachments: what each attachment is.",
-			Security:    []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "emailId",
-				In:          "path",
-				Required:    true,
-				Description: "The email's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}},
-			Responses: map[string]openapi.Response{
+			Security:    apiKey,
+			Params:      []openapi.Param{paramEmailID},
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The attachments.",
 					Content:     openapi.JSON(openapi.ArrayOf(openapi.Ref("MailSlurpAttachment"))),
 				},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/emails/{emailId}/attachments/{attachmentId}",
 			ID:          "mailslurpDownloadAttachment",
 			Tags:        []string{"Compat: MailSlurp"},
 			Summary:     "Download an attachment",
 			Description: "downloadAttachment: the attachment's decoded bytes.",
-			Security:    []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "emailId",
-				In:          "path",
-				Required:    true,
-				Description: "The email's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}, {
+			Security:    apiKey,
+			Params: []openapi.Param{paramEmailID, {
 				Name:        "attachmentId",
 				In:          "path",
 				Required:    true,
 				Description: "The attachment's id, as the email lists it.",
 				Schema:      &openapi.Schema{Type: "string"},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Ref: "Attachment"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/waitForEmailCount",
 			ID:      "mailslurpWaitForEmailCount",
@@ -664,64 +393,18 @@ func Contract() openapi.Contract {
 			Summary: "Wait for a number of emails",
 			Description: "waitForEmailCount: the oldest `count` emails of those selected, at once if the inbox " +
 				"holds them, else when they have arrived within `timeout`.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "inboxId",
-				In:          "query",
-				Description: "The inbox to wait on.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-				Required:    true,
-			}, {
-				Name:        "count",
-				In:          "query",
-				Required:    true,
-				Description: "How many emails to wait for.",
-				Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(1), Maximum: openapi.N(200)},
-			}, {
-				Name:        "timeout",
-				In:          "query",
-				Description: "Milliseconds to wait while nothing matches, held to 60000 (the default); then 408.",
-				Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(0)},
-			}, {
-				Name:        "unreadOnly",
-				In:          "query",
-				Description: "Unread emails alone (an email answered whole is read).",
-				Schema:      &openapi.Schema{Type: "boolean", Default: false},
-			}, {
-				Name:        "since",
-				In:          "query",
-				Description: "Emails received at or after this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}, {
-				Name:        "before",
-				In:          "query",
-				Description: "Emails received before this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}, {
-				Name:        "sort",
-				In:          "query",
-				Description: "Taken, not heeded.",
-				Schema:      &openapi.Schema{Type: "string", Enum: []any{"ASC", "DESC"}},
-			}, {
-				Name:        "delay",
-				In:          "query",
-				Description: "Taken, not heeded.",
-				Schema:      &openapi.Schema{Type: "integer"},
-			}},
-			Responses: map[string]openapi.Response{
+			Security: apiKey,
+			Params:   []openapi.Param{paramWaitInbox, paramCount, paramTimeout, paramUnreadOnly, paramSince, paramBefore, paramSort, paramDelay},
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The oldest `count` emails of those selected (none is marked read).",
 					Content:     openapi.JSON(openapi.ArrayOf(openapi.Ref("MailSlurpEmailPreview"))),
 				},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
 				"408": {Ref: "MailSlurpTimeout"},
 				"429": {Ref: "MailSlurpTooMany"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/compat/mailslurp/waitForMatchingEmails",
 			ID:      "mailslurpWaitForMatchingEmails",
@@ -729,100 +412,44 @@ func Contract() openapi.Contract {
 			Summary: "Wait for a number of matching emails",
 			Description: "waitForMatchingEmails: the oldest `count` emails of those selected that every match holds " +
 				"for, at once or when they have arrived within `timeout`.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "inboxId",
-				In:          "query",
-				Description: "The inbox to wait on.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-				Required:    true,
-			}, {
-				Name:        "count",
-				In:          "query",
-				Required:    true,
-				Description: "How many emails to wait for.",
-				Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(1), Maximum: openapi.N(200)},
-			}, {
-				Name:        "timeout",
-				In:          "query",
-				Description: "Milliseconds to wait while nothing matches, held to 60000 (the default); then 408.",
-				Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(0)},
-			}, {
-				Name:        "unreadOnly",
-				In:          "query",
-				Description: "Unread emails alone (an email answered whole is read).",
-				Schema:      &openapi.Schema{Type: "boolean", Default: false},
-			}, {
-				Name:        "since",
-				In:          "query",
-				Description: "Emails received at or after this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}, {
-				Name:        "before",
-				In:          "query",
-				Description: "Emails received before this time alone.",
-				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
-			}, {
-				Name:        "sort",
-				In:          "query",
-				Description: "Taken, not heeded.",
-				Schema:      &openapi.Schema{Type: "string", Enum: []any{"ASC", "DESC"}},
-			}, {
-				Name:        "delay",
-				In:          "query",
-				Description: "Taken, not heeded.",
-				Schema:      &openapi.Schema{Type: "integer"},
-			}},
+			Security: apiKey,
+			Params:   []openapi.Param{paramWaitInbox, paramCount, paramTimeout, paramUnreadOnly, paramSince, paramBefore, paramSort, paramDelay},
 			Body: &openapi.Body{
 				Description: "What the email must match.",
 				Required:    true,
 				Content:     openapi.JSON(openapi.Ref("MailSlurpMatchOptions")),
 			},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The oldest `count` emails of those selected (none is marked read).",
 					Content:     openapi.JSON(openapi.ArrayOf(openapi.Ref("MailSlurpEmailPreview"))),
 				},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
 				"408": {Ref: "MailSlurpTimeout"},
 				"413": {Ref: "MailSlurpPayloadTooLarge"},
 				"415": {Ref: "MailSlurpUnsupportedMediaType"},
 				"429": {Ref: "MailSlurpTooMany"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/compat/mailslurp/inboxes/{inboxId}/deleteAllInboxEmails",
 			ID:          "mailslurpDeleteAllInboxEmails",
 			Tags:        []string{"Compat: MailSlurp"},
 			Summary:     "Delete every email of an inbox",
 			Description: "deleteAllInboxEmails: the inbox stays, empty.",
-			Security:    []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "inboxId",
-				In:          "path",
-				Required:    true,
-				Description: "The inbox's id.",
-				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
-			}},
-			Responses: map[string]openapi.Response{
+			Security:    apiKey,
+			Params:      []openapi.Param{paramInboxID},
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Emptied."},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/compat/mailslurp/emptyInbox",
 			ID:          "mailslurpEmptyInbox",
 			Tags:        []string{"Compat: MailSlurp"},
 			Summary:     "Delete every email of an inbox",
 			Description: "emptyInbox: the inbox stays, empty.",
-			Security:    []openapi.Security{{"mailslurpApiKey"}},
+			Security:    apiKey,
 			Params: []openapi.Param{{
 				Name:        "inboxId",
 				In:          "query",
@@ -830,111 +457,17 @@ func Contract() openapi.Contract {
 				Description: "The inbox to empty.",
 				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Emptied."},
 				"400": {Ref: "MailSlurpBadRequest"},
-				"401": {Ref: "MailSlurpUnauthorized"},
-				"403": {Ref: "MailSlurpForbidden"},
 				"404": {Ref: "MailSlurpNotFound"},
-				"500": {Ref: "MailSlurpInternalError"},
-				"503": {Ref: "MailSlurpUnavailable"},
-			},
-		}, {
-			Method: "GET", Path: "/compat/mailslurp/{endpoint}",
-			ID:      "mailslurpUnsupportedGet",
-			Tags:    []string{"Compat: MailSlurp"},
-			Summary: "Any other endpoint: not supported",
-			Description: "Every other path the SDK knows (aliases, sending, SMS, webhooks, domains, ...) answers " +
-				"501, naming the endpoint, once the key is checked.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "endpoint",
-				In:          "path",
-				Required:    true,
-				Description: "Any path under the prefix that no operation above serves, of one segment or more.",
-				Schema:      &openapi.Schema{Type: "string"},
-			}},
-			Responses: map[string]openapi.Response{
-				"401":     {Ref: "MailSlurpUnauthorized"},
-				"default": {Ref: "MailSlurpNotImplemented"},
-			},
-		}, {
-			Method: "POST", Path: "/compat/mailslurp/{endpoint}",
-			ID:      "mailslurpUnsupportedPost",
-			Tags:    []string{"Compat: MailSlurp"},
-			Summary: "Any other endpoint: not supported",
-			Description: "Every other path the SDK knows (aliases, sending, SMS, webhooks, domains, ...) answers " +
-				"501, naming the endpoint, once the key is checked.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "endpoint",
-				In:          "path",
-				Required:    true,
-				Description: "Any path under the prefix that no operation above serves, of one segment or more.",
-				Schema:      &openapi.Schema{Type: "string"},
-			}},
-			Responses: map[string]openapi.Response{
-				"401":     {Ref: "MailSlurpUnauthorized"},
-				"default": {Ref: "MailSlurpNotImplemented"},
-			},
-		}, {
-			Method: "PUT", Path: "/compat/mailslurp/{endpoint}",
-			ID:      "mailslurpUnsupportedPut",
-			Tags:    []string{"Compat: MailSlurp"},
-			Summary: "Any other endpoint: not supported",
-			Description: "Every other path the SDK knows (aliases, sending, SMS, webhooks, domains, ...) answers " +
-				"501, naming the endpoint, once the key is checked.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "endpoint",
-				In:          "path",
-				Required:    true,
-				Description: "Any path under the prefix that no operation above serves, of one segment or more.",
-				Schema:      &openapi.Schema{Type: "string"},
-			}},
-			Responses: map[string]openapi.Response{
-				"401":     {Ref: "MailSlurpUnauthorized"},
-				"default": {Ref: "MailSlurpNotImplemented"},
-			},
-		}, {
-			Method: "PATCH", Path: "/compat/mailslurp/{endpoint}",
-			ID:      "mailslurpUnsupportedPatch",
-			Tags:    []string{"Compat: MailSlurp"},
-			Summary: "Any other endpoint: not supported",
-			Description: "Every other path the SDK knows (aliases, sending, SMS, webhooks, domains, ...) answers " +
-				"501, naming the endpoint, once the key is checked.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "endpoint",
-				In:          "path",
-				Required:    true,
-				Description: "Any path under the prefix that no operation above serves, of one segment or more.",
-				Schema:      &openapi.Schema{Type: "string"},
-			}},
-			Responses: map[string]openapi.Response{
-				"401":     {Ref: "MailSlurpUnauthorized"},
-				"default": {Ref: "MailSlurpNotImplemented"},
-			},
-		}, {
-			Method: "DELETE", Path: "/compat/mailslurp/{endpoint}",
-			ID:      "mailslurpUnsupportedDelete",
-			Tags:    []string{"Compat: MailSlurp"},
-			Summary: "Any other endpoint: not supported",
-			Description: "Every other path the SDK knows (aliases, sending, SMS, webhooks, domains, ...) answers " +
-				"501, naming the endpoint, once the key is checked.",
-			Security: []openapi.Security{{"mailslurpApiKey"}},
-			Params: []openapi.Param{{
-				Name:        "endpoint",
-				In:          "path",
-				Required:    true,
-				Description: "Any path under the prefix that no operation above serves, of one segment or more.",
-				Schema:      &openapi.Schema{Type: "string"},
-			}},
-			Responses: map[string]openapi.Response{
-				"401":     {Ref: "MailSlurpUnauthorized"},
-				"default": {Ref: "MailSlurpNotImplemented"},
-			},
+			}),
 		},
+			unsupported("GET", "mailslurpUnsupportedGet"),
+			unsupported("POST", "mailslurpUnsupportedPost"),
+			unsupported("PUT", "mailslurpUnsupportedPut"),
+			unsupported("PATCH", "mailslurpUnsupportedPatch"),
+			unsupported("DELETE", "mailslurpUnsupportedDelete"),
 		},
 		Responses: map[string]openapi.Response{
 			"MailSlurpBadRequest": {
@@ -1011,5 +544,127 @@ func Contract() openapi.Contract {
 			},
 		},
 		Schemas: schemas(),
+	}
+}
+
+// apiKey is how every operation of the family is asked: with the tenant's
+// API key in the header the SDK sends.
+var apiKey = []openapi.Security{{"mailslurpApiKey"}}
+
+// The parameters several operations take, as the SDK names them.
+var (
+	paramInboxID = openapi.Param{
+		Name:        "inboxId",
+		In:          "path",
+		Required:    true,
+		Description: "The inbox's id.",
+		Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
+	}
+	paramEmailID = openapi.Param{
+		Name:        "emailId",
+		In:          "path",
+		Required:    true,
+		Description: "The email's id.",
+		Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
+	}
+	paramSize = openapi.Param{
+		Name:        "size",
+		In:          "query",
+		Description: "How many at most.",
+		Schema:      &openapi.Schema{Type: "integer", Default: 100, Minimum: openapi.N(1), Maximum: openapi.N(200)},
+	}
+)
+
+// The parameters of the operations that wait for emails: the inbox, how
+// long, which emails count, and those the SDK sends that change nothing.
+var (
+	paramWaitInbox = openapi.Param{
+		Name:        "inboxId",
+		In:          "query",
+		Description: "The inbox to wait on.",
+		Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
+		Required:    true,
+	}
+	paramCount = openapi.Param{
+		Name:        "count",
+		In:          "query",
+		Required:    true,
+		Description: "How many emails to wait for.",
+		Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(1), Maximum: openapi.N(200)},
+	}
+	paramTimeout = openapi.Param{
+		Name:        "timeout",
+		In:          "query",
+		Description: "Milliseconds to wait while nothing matches, held to 60000 (the default); then 408.",
+		Schema:      &openapi.Schema{Type: "integer", Minimum: openapi.N(0)},
+	}
+	paramUnreadOnly = openapi.Param{
+		Name:        "unreadOnly",
+		In:          "query",
+		Description: "Unread emails alone (an email answered whole is read).",
+		Schema:      &openapi.Schema{Type: "boolean", Default: false},
+	}
+	paramSince = openapi.Param{
+		Name:        "since",
+		In:          "query",
+		Description: "Emails received at or after this time alone.",
+		Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
+	}
+	paramBefore = openapi.Param{
+		Name:        "before",
+		In:          "query",
+		Description: "Emails received before this time alone.",
+		Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
+	}
+	paramSort = openapi.Param{
+		Name:        "sort",
+		In:          "query",
+		Description: "Taken, not heeded.",
+		Schema:      &openapi.Schema{Type: "string", Enum: []any{"ASC", "DESC"}},
+	}
+	paramDelay = openapi.Param{
+		Name:        "delay",
+		In:          "query",
+		Description: "Taken, not heeded.",
+		Schema:      &openapi.Schema{Type: "integer"},
+	}
+)
+
+// answers returns an operation's own answers with the errors any
+// operation of the family may give, for the statuses it does not answer
+// itself: a key unknown (401) or without the scope (403), a failure
+// inside (500), the event store out of reach (503).
+func answers(own map[string]openapi.Response) map[string]openapi.Response {
+	return openapi.WithAnswers(own, map[string]openapi.Response{
+		"401": {Ref: "MailSlurpUnauthorized"},
+		"403": {Ref: "MailSlurpForbidden"},
+		"500": {Ref: "MailSlurpInternalError"},
+		"503": {Ref: "MailSlurpUnavailable"},
+	})
+}
+
+// unsupported is the operation that answers, for one method, every path
+// under the prefix that no other serves: 501 naming the endpoint, once
+// the key is checked.
+func unsupported(method, id string) openapi.Operation {
+	return openapi.Operation{
+		Method: method, Path: "/compat/mailslurp/{endpoint}",
+		ID:      id,
+		Tags:    []string{"Compat: MailSlurp"},
+		Summary: "Any other endpoint: not supported",
+		Description: "Every other path the SDK knows (aliases, sending, SMS, webhooks, domains, ...) answers " +
+			"501, naming the endpoint, once the key is checked.",
+		Security: apiKey,
+		Params: []openapi.Param{{
+			Name:        "endpoint",
+			In:          "path",
+			Required:    true,
+			Description: "Any path under the prefix that no operation above serves, of one segment or more.",
+			Schema:      &openapi.Schema{Type: "string"},
+		}},
+		Responses: map[string]openapi.Response{
+			"401":     {Ref: "MailSlurpUnauthorized"},
+			"default": {Ref: "MailSlurpNotImplemented"},
+		},
 	}
 }

@@ -18,19 +18,13 @@ func Contract() openapi.Contract {
 			Description: "The active domains accounts may be made on (a key's tenant's private ones too), all on page 1.",
 			Security:    []openapi.Security{{}, {"apiKey"}, {"apiToken"}},
 			Params:      []openapi.Param{{Ref: "MailTMPage"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The domains: a hydra collection in JSON-LD, an array in JSON.",
-					Content: map[string]openapi.MediaType{
-						"application/ld+json": {Schema: openapi.Ref("MailTMDomainCollection")},
-						"application/json":    {Schema: openapi.Ref("MailTMDomainList")},
-					},
+					Content:     ldOrJSON("MailTMDomainCollection", "MailTMDomainList"),
 				},
 				"400": {Ref: "BadRequestMailTM"},
-				"401": {Ref: "UnauthorizedMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailtm/domains/{id}",
 			ID:          "getDomainMailTM",
@@ -39,19 +33,13 @@ func Contract() openapi.Contract {
 			Description: "",
 			Security:    []openapi.Security{{}, {"apiKey"}, {"apiToken"}},
 			Params:      []openapi.Param{{Ref: "MailTMDomainID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The domain.",
-					Content: map[string]openapi.MediaType{
-						"application/ld+json": {Schema: openapi.Ref("MailTMDomain")},
-						"application/json":    {Schema: openapi.Ref("MailTMDomain")},
-					},
+					Content:     ldOrJSON("MailTMDomain", "MailTMDomain"),
 				},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/compat/mailtm/accounts",
 			ID:      "createAccountMailTM",
@@ -61,25 +49,19 @@ func Contract() openapi.Contract {
 				"the client's creations (`--create-rate-per-client`), the tenant's quota and `--anonymous`.",
 			Security: []openapi.Security{{}, {"apiKey"}, {"apiToken"}},
 			Body:     &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("MailTMCredentials"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"201": {
 					Description: "The account.",
-					Content: map[string]openapi.MediaType{
-						"application/ld+json": {Schema: openapi.Ref("MailTMAccount")},
-						"application/json":    {Schema: openapi.Ref("MailTMAccount")},
-					},
+					Content:     ldOrJSON("MailTMAccount", "MailTMAccount"),
 				},
 				"400": {Ref: "BadRequestMailTM"},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"413": {Ref: "PayloadTooLargeMailTM"},
 				"415": {Ref: "UnsupportedMailTM"},
 				"422": {Ref: "UnprocessableMailTM"},
 				"429": {Ref: "TooManyMailTM"},
 				"507": {Ref: "FullMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "POST", Path: "/compat/mailtm/token",
 			ID:          "tokenMailTM",
@@ -88,23 +70,17 @@ func Contract() openapi.Contract {
 			Description: "The token of the account with this address and password.",
 			Security:    []openapi.Security{{}},
 			Body:        &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("MailTMCredentials"))},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The account's id and token.",
-					Content: map[string]openapi.MediaType{
-						"application/ld+json": {Schema: openapi.Ref("MailTMToken")},
-						"application/json":    {Schema: openapi.Ref("MailTMToken")},
-					},
+					Content:     ldOrJSON("MailTMToken", "MailTMToken"),
 				},
 				"400": {Ref: "BadRequestMailTM"},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"413": {Ref: "PayloadTooLargeMailTM"},
 				"415": {Ref: "UnsupportedMailTM"},
 				"422": {Ref: "UnprocessableMailTM"},
 				"429": {Ref: "TooManyMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailtm/me",
 			ID:          "meMailTM",
@@ -112,56 +88,41 @@ func Contract() openapi.Contract {
 			Summary:     "Get the token's account",
 			Description: "",
 			Security:    []openapi.Security{{"mailtmToken"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The account.",
-					Content: map[string]openapi.MediaType{
-						"application/ld+json": {Schema: openapi.Ref("MailTMAccount")},
-						"application/json":    {Schema: openapi.Ref("MailTMAccount")},
-					},
+					Content:     ldOrJSON("MailTMAccount", "MailTMAccount"),
 				},
-				"401": {Ref: "UnauthorizedMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailtm/accounts/{id}",
 			ID:          "getAccountMailTM",
 			Tags:        []string{"Compat: mail.tm"},
 			Summary:     "Get an account",
 			Description: "The token's own account, or one of the key's tenant.",
-			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Security:    accountOrKey,
 			Params:      []openapi.Param{{Ref: "MailTMAccountID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The account.",
-					Content: map[string]openapi.MediaType{
-						"application/ld+json": {Schema: openapi.Ref("MailTMAccount")},
-						"application/json":    {Schema: openapi.Ref("MailTMAccount")},
-					},
+					Content:     ldOrJSON("MailTMAccount", "MailTMAccount"),
 				},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/compat/mailtm/accounts/{id}",
 			ID:          "deleteAccountMailTM",
 			Tags:        []string{"Compat: mail.tm"},
 			Summary:     "Delete an account",
 			Description: "It ends with its messages.",
-			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Security:    accountOrKey,
 			Params:      []openapi.Param{{Ref: "MailTMAccountID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailtm/messages",
 			ID:          "listMessagesMailTM",
@@ -170,48 +131,36 @@ func Contract() openapi.Contract {
 			Description: "Newest first, 30 a page.",
 			Security:    []openapi.Security{{"mailtmToken"}},
 			Params:      []openapi.Param{{Ref: "MailTMPage"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "A page of messages: a hydra collection in JSON-LD, an array in JSON.",
-					Content: map[string]openapi.MediaType{
-						"application/ld+json": {Schema: openapi.Ref("MailTMMessageCollection")},
-						"application/json":    {Schema: openapi.Ref("MailTMMessageList")},
-					},
+					Content:     ldOrJSON("MailTMMessageCollection", "MailTMMessageList"),
 				},
 				"400": {Ref: "BadRequestMailTM"},
-				"401": {Ref: "UnauthorizedMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailtm/messages/{id}",
 			ID:          "getMessageMailTM",
 			Tags:        []string{"Compat: mail.tm"},
 			Summary:     "Get a message",
 			Description: "Reading does not mark it seen.",
-			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Security:    accountOrKey,
 			Params:      []openapi.Param{{Ref: "MailTMMessageID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The message.",
-					Content: map[string]openapi.MediaType{
-						"application/ld+json": {Schema: openapi.Ref("MailTMMessage")},
-						"application/json":    {Schema: openapi.Ref("MailTMMessage")},
-					},
+					Content:     ldOrJSON("MailTMMessage", "MailTMMessage"),
 				},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "PATCH", Path: "/compat/mailtm/messages/{id}",
 			ID:          "markSeenMailTM",
 			Tags:        []string{"Compat: mail.tm"},
 			Summary:     "Mark a message seen",
 			Description: "`{\"seen\": true}` (as `application/merge-patch+json` or JSON).",
-			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Security:    accountOrKey,
 			Params:      []openapi.Param{{Ref: "MailTMMessageID"}},
 			Body: &openapi.Body{
 				Required: true,
@@ -220,49 +169,40 @@ func Contract() openapi.Contract {
 					"application/merge-patch+json": {Schema: openapi.Ref("MailTMSeen")},
 				},
 			},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The message.",
-					Content: map[string]openapi.MediaType{
-						"application/ld+json": {Schema: openapi.Ref("MailTMMessage")},
-						"application/json":    {Schema: openapi.Ref("MailTMMessage")},
-					},
+					Content:     ldOrJSON("MailTMMessage", "MailTMMessage"),
 				},
 				"400": {Ref: "BadRequestMailTM"},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
 				"413": {Ref: "PayloadTooLargeMailTM"},
 				"415": {Ref: "UnsupportedMailTM"},
 				"422": {Ref: "UnprocessableMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "DELETE", Path: "/compat/mailtm/messages/{id}",
 			ID:          "deleteMessageMailTM",
 			Tags:        []string{"Compat: mail.tm"},
 			Summary:     "Delete a message",
 			Description: "",
-			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Security:    accountOrKey,
 			Params:      []openapi.Param{{Ref: "MailTMMessageID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailtm/messages/{id}/download",
 			ID:          "downloadMessageMailTM",
 			Tags:        []string{"Compat: mail.tm"},
 			Summary:     "Download a message's source",
 			Description: "A message's `downloadUrl`.",
-			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Security:    accountOrKey,
 			Params:      []openapi.Param{{Ref: "MailTMMessageID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The message exactly as received, as a file.",
 					Headers: map[string]openapi.Header{
@@ -272,19 +212,16 @@ func Contract() openapi.Contract {
 						"message/rfc822": {Schema: openapi.Ref("RawMessage")},
 					},
 				},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailtm/messages/{id}/attachment/{attachment}",
 			ID:          "downloadAttachmentMailTM",
 			Tags:        []string{"Compat: mail.tm"},
 			Summary:     "Download an attachment",
 			Description: "An attachment's `downloadUrl`.",
-			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Security:    accountOrKey,
 			Params: []openapi.Param{{Ref: "MailTMMessageID"}, {
 				Name:        "attachment",
 				In:          "path",
@@ -292,36 +229,27 @@ func Contract() openapi.Contract {
 				Description: "The attachment's id (`ATTACH000001` for the first).",
 				Schema:      &openapi.Schema{Type: "string", Pattern: "^ATTACH[0-9]{6}$"},
 			}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {Ref: "Attachment"},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailtm/sources/{id}",
 			ID:          "getSourceMailTM",
 			Tags:        []string{"Compat: mail.tm"},
 			Summary:     "Get a message's source",
 			Description: "The message as received, in JSON (`data`).",
-			Security:    []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Security:    accountOrKey,
 			Params:      []openapi.Param{{Ref: "MailTMMessageID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The source.",
-					Content: map[string]openapi.MediaType{
-						"application/ld+json": {Schema: openapi.Ref("MailTMSource")},
-						"application/json":    {Schema: openapi.Ref("MailTMSource")},
-					},
+					Content:     ldOrJSON("MailTMSource", "MailTMSource"),
 				},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		}, {
 			Method: "GET", Path: "/compat/mailtm/.well-known/mercure",
 			ID:      "eventsMailTM",
@@ -331,7 +259,7 @@ func Contract() openapi.Contract {
 				"token in Bearer): the account's event stream (`EventStream`). A new message is a " +
 				"`message` event, which EventSource gives to `onmessage`, carrying the message as `GET " +
 				"/messages` lists it (JSON-LD).",
-			Security: []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}},
+			Security: accountOrKey,
 			Params: []openapi.Param{{
 				Name:        "topic",
 				In:          "query",
@@ -339,7 +267,7 @@ func Contract() openapi.Contract {
 				Description: "`/accounts/{id}`: the account's.",
 				Schema:      &openapi.Schema{Type: "string", MaxLength: openapi.N(128)},
 			}, {Ref: "LastEventID"}},
-			Responses: map[string]openapi.Response{
+			Responses: answers(map[string]openapi.Response{
 				"200": {
 					Description: "The inbox's event stream, open until the inbox ends, the client goes or the service stops.",
 					Headers: map[string]openapi.Header{
@@ -359,13 +287,10 @@ func Contract() openapi.Contract {
 					},
 				},
 				"400": {Ref: "BadRequestMailTM"},
-				"401": {Ref: "UnauthorizedMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
 				"429": {Ref: "TooManyMailTM"},
-				"500": {Ref: "InternalErrorMailTM"},
-				"503": {Ref: "UnavailableMailTM"},
-			},
+			}),
 		},
 		},
 		Parameters: map[string]openapi.Param{
@@ -401,89 +326,56 @@ func Contract() openapi.Contract {
 			"BadRequestMailTM": {
 				Description: "The request is malformed: its body is not JSON, `page` is not a whole number from 1, " +
 					"`topic` is not `/accounts/{id}`, or Last-Event-ID is not a stream's id.",
-				Content: map[string]openapi.MediaType{
-					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
-					"application/json":    {Schema: openapi.Ref("MailTMError")},
-				},
+				Content: ldOrJSON("MailTMError", "MailTMError"),
 			},
 			"UnauthorizedMailTM": {
 				Description: "No token (`JWT Token not found`), a token of no live account (`Invalid JWT Token`), wrong " +
 					"credentials (`Invalid credentials.`), a key on a path that is an account's, or an " +
 					"unknown, revoked or expired key; under `--anonymous off`, no key to make an account with.",
-				Content: map[string]openapi.MediaType{
-					"application/ld+json": {Schema: openapi.Ref("MailTMAuthError")},
-					"application/json":    {Schema: openapi.Ref("MailTMAuthError")},
-				},
+				Content: ldOrJSON("MailTMAuthError", "MailTMAuthError"),
 			},
 			"ForbiddenMailTM": {
 				Description: "The key's scopes do not cover this: making and deleting need `inboxes`, reading `read` or `inboxes`.",
-				Content: map[string]openapi.MediaType{
-					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
-					"application/json":    {Schema: openapi.Ref("MailTMError")},
-				},
+				Content:     ldOrJSON("MailTMError", "MailTMError"),
 			},
 			"NotFoundMailTM": {
 				Description: "No such thing, or one of another account (or of another tenant, for a key): the same answer.",
-				Content: map[string]openapi.MediaType{
-					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
-					"application/json":    {Schema: openapi.Ref("MailTMError")},
-				},
+				Content:     ldOrJSON("MailTMError", "MailTMError"),
 			},
 			"UnprocessableMailTM": {
 				Description: "The body's fields are wrong: `violations` says which and why (the address taken, its " +
 					"domain not one of `GET /domains`, a password outside 1 to 128 bytes...).",
-				Content: map[string]openapi.MediaType{
-					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
-					"application/json":    {Schema: openapi.Ref("MailTMError")},
-				},
+				Content: ldOrJSON("MailTMError", "MailTMError"),
 			},
 			"TooManyMailTM": {
 				Description: "The client used its share: of creations (`--create-rate-per-client`), of logins " +
 					"(`--login-rate-per-client`: `POST /token`), or of requests held open " +
 					"(`--max-waiters-per-client`: event streams). Try again after `Retry-After` seconds.",
-				Content: map[string]openapi.MediaType{
-					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
-					"application/json":    {Schema: openapi.Ref("MailTMError")},
-				},
+				Content: ldOrJSON("MailTMError", "MailTMError"),
 				Headers: map[string]openapi.Header{
 					"Retry-After": {Ref: "Retry-After"},
 				},
 			},
 			"PayloadTooLargeMailTM": {
 				Description: "The body is larger than 1 MiB.",
-				Content: map[string]openapi.MediaType{
-					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
-					"application/json":    {Schema: openapi.Ref("MailTMError")},
-				},
+				Content:     ldOrJSON("MailTMError", "MailTMError"),
 			},
 			"UnsupportedMailTM": {
 				Description: "The body's Content-Type is not JSON (`application/json`, `application/merge-patch+json`, " +
 					"any `+json`).",
-				Content: map[string]openapi.MediaType{
-					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
-					"application/json":    {Schema: openapi.Ref("MailTMError")},
-				},
+				Content: ldOrJSON("MailTMError", "MailTMError"),
 			},
 			"FullMailTM": {
 				Description: "The tenant's quota of inboxes is used up, or the service's disk is nearly full.",
-				Content: map[string]openapi.MediaType{
-					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
-					"application/json":    {Schema: openapi.Ref("MailTMError")},
-				},
+				Content:     ldOrJSON("MailTMError", "MailTMError"),
 			},
 			"InternalErrorMailTM": {
 				Description: "Something went wrong on the server; it is logged.",
-				Content: map[string]openapi.MediaType{
-					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
-					"application/json":    {Schema: openapi.Ref("MailTMError")},
-				},
+				Content:     ldOrJSON("MailTMError", "MailTMError"),
 			},
 			"UnavailableMailTM": {
 				Description: "The service cannot answer now (its store is unreachable); try again after `Retry-After` seconds.",
-				Content: map[string]openapi.MediaType{
-					"application/ld+json": {Schema: openapi.Ref("MailTMError")},
-					"application/json":    {Schema: openapi.Ref("MailTMError")},
-				},
+				Content:     ldOrJSON("MailTMError", "MailTMError"),
 				Headers: map[string]openapi.Header{
 					"Retry-After": {Ref: "Retry-After"},
 				},
@@ -499,4 +391,30 @@ func Contract() openapi.Contract {
 		},
 		Schemas: schemas(),
 	}
+}
+
+// accountOrKey is how most operations are asked: with an account's token
+// (as mail.tm has it), or an API key or the API token besides.
+var accountOrKey = []openapi.Security{{"mailtmToken"}, {"apiKey"}, {"apiToken"}}
+
+// ldOrJSON is a body as mail.tm answers it, by the Accept header: the
+// component ld in JSON-LD, plain in JSON (for collections, a hydra
+// collection and a bare array).
+func ldOrJSON(ld, plain string) map[string]openapi.MediaType {
+	return map[string]openapi.MediaType{
+		"application/ld+json": {Schema: openapi.Ref(ld)},
+		"application/json":    {Schema: openapi.Ref(plain)},
+	}
+}
+
+// answers returns an operation's own answers with the errors any
+// operation of the family may give, for the statuses it does not answer
+// itself: a credential unknown or expired (401), a failure inside (500),
+// the event store out of reach (503).
+func answers(own map[string]openapi.Response) map[string]openapi.Response {
+	return openapi.WithAnswers(own, map[string]openapi.Response{
+		"401": {Ref: "UnauthorizedMailTM"},
+		"500": {Ref: "InternalErrorMailTM"},
+		"503": {Ref: "UnavailableMailTM"},
+	})
 }
