@@ -28,63 +28,66 @@
 //	x.<partition>        the events the partition set aside (engine/aside.go)
 //
 // No entry grows with what users do: each holds one thing, or a list
-// bounded by a cap (an inbox's newest messages, a tenant's keys, the
-// public domains) or a page of one.
+// bounded by a cap (an inbox's newest messages, a tenant's keys, the public
+// domains) or a page of one.
 //
 // A message costs one write: its summary goes into its inbox's open page,
 // in the inbox's own entry; a full page is written out once, closed. An
 // inbox and a closed page are stored in a compact binary form
-// (entry/codec.go), the rest as JSON. Nothing in a view says what a message says: readers
-// join that in from its sealed content (events.Store.Content).
+// (entry/codec.go), the rest as JSON. Nothing in a view says what a message
+// says: readers join that in from its sealed content
+// (events.Store.Content).
 //
-// The write path (engine/worker.go, engine/consumer.go): every process
-// runs a worker per partition, each partition's consumer pinned to one of
-// them at a time. A worker applies what is waiting in a batch, in memory
-// (engine/batch.go, and here apply*.go), hands the outbound webhooks it calls for to the outbox, then writes the
-// entries the batch changed, each once: first what the log is to forget,
-// then the entries, those a reader reaches first (inbox, address) after
-// what they lead to (views.Rank, schema.go), and only once those are stored, the checkpoint (a
-// checkpoint stored past a failed write would have the batch taken for
-// applied). Every entry records the sequence
-// of the last event applied to it and is written with compare-and-swap, so
-// a batch applied again (after a crash, or by two workers during a
-// hand-over) changes nothing it already did. Once the checkpoint says the
-// views reflect a deletion, the log forgets what it deleted
-// (events.Store.Forget): keys erased, events deleted by sequence, subjects
-// purged as far as the checkpoint (an event stored there since is still
-// to be applied).
+// The write path (engine/worker.go, engine/consumer.go): every process runs
+// a worker per partition, each partition's consumer pinned to one of them
+// at a time. A worker applies what is waiting in a batch, in memory
+// (engine/batch.go, and here apply*.go), hands the outbound webhooks it
+// calls for to the outbox, then writes the entries the batch changed, each
+// once: first what the log is to forget, then the entries, those a reader
+// reaches first (inbox, address) after what they lead to (views.Rank,
+// schema.go), and only once those are stored, the checkpoint (a checkpoint
+// stored past a failed write would have the batch taken for applied). Every
+// entry records the sequence of the last event applied to it and is written
+// with compare-and-swap, so a batch applied again (after a crash, or by two
+// workers during a hand-over) changes nothing it already did. Once the
+// checkpoint says the views reflect a deletion, the log forgets what it
+// deleted (events.Store.Forget): keys erased, events deleted by sequence,
+// subjects purged as far as the checkpoint (an event stored there since is
+// still to be applied).
 //
-// The read paths (reader.go, list.go, changes.go): every read is a small,
-// constant number of gets: an inbox by token is two, a message of a known
-// inbox is its entry plus at most one closed page, a list page is the
-// inbox plus the closed pages it covers. One watcher per process
-// (engine/watcher.go) sees every write to the views in order; it keeps
-// the read cache (view/cache.go) current and feeds the Hub (view/hub.go),
-// which wakes waiters by topic: an inbox's (its entry was written), a partition's (its checkpoint
-// moved). A command waits on its partition's topic for its own event
-// (WaitApplied, read-your-writes); a long-poll waits on its inbox's topic
-// and reads again; an event stream, on the same topic, reads the inbox's
-// entry and tells what changed since its last event (Changes): new
-// messages from the top of the list, reads and deletions from the Marks,
-// at a cost that grows with what changed, not with what the inbox holds.
+// The read paths (reader.go, list.go, changes.go) answer in the mailbox
+// model (package mailbox: a message read whole, filters) where what they
+// return is not an entry itself. Every read is a small, constant number of
+// gets: an inbox by token is two, a message of a known inbox is its entry
+// plus at most one closed page, a list page is the inbox plus the closed
+// pages it covers. One watcher per process (engine/watcher.go) sees every
+// write to the views in order; it keeps the read cache (view/cache.go)
+// current and feeds the Hub (view/hub.go), which wakes waiters by topic: an
+// inbox's (its entry was written), a partition's (its checkpoint moved). A
+// command waits on its partition's topic for its own event (WaitApplied,
+// read-your-writes); a long-poll waits on its inbox's topic and reads
+// again; an event stream, on the same topic, reads the inbox's entry and
+// tells what changed since its last event (Changes): new messages from the
+// top of the list, reads and deletions from the Marks, at a cost that grows
+// with what changed, not with what the inbox holds.
 //
-// An event that cannot be applied, the same way each time, is set aside
-// and its partition goes on (engine/aside.go). Earlier events that no worker
+// An event that cannot be applied, the same way each time, is set aside and
+// its partition goes on (engine/aside.go). Earlier events that no worker
 // applies while a worker holds newer ones (the one that held them stalled,
 // or the consumer lost them around leader changes) are read from the log
-// and applied by the worker that holds the newer (engine/gap.go); a consumer that
-// passed over a partition's last events is started again after the
-// checkpoint (engine/passed.go).
+// and applied by the worker that holds the newer (engine/gap.go); a
+// consumer that passed over a partition's last events is started again
+// after the checkpoint (engine/passed.go).
 //
 // Where things are: tenants.go holds the views of tenants and keys and
-// their reads, apply_tenants.go applies their events, tenantlist.go keeps
-// a tenant's list of inboxes, usage.go what its quota counts in each
+// their reads, apply_tenants.go applies their events, tenantlist.go keeps a
+// tenant's list of inboxes, usage.go what its quota counts in each
 // partition; domains.go holds the domains; webhooks.go the subscriptions
 // and the deliveries events call for; open.go opens a process's views and
 // rebuilds them; schema.go is what the engine needs of them.
 //
-// The package is tempmail's views; what they stand on is in three
-// packages beneath it, none of which imports it:
+// The package is tempmail's views; what they stand on is in three packages
+// beneath it, none of which imports it:
 //
 //   - projections/engine keeps views current from the log, whatever they
 //     hold: workers and their consumers, batches and the order of their
