@@ -171,3 +171,26 @@ func Contract() openapi.Contract {
 		Schemas: schemas(),
 	}
 }
+
+// EventStreamAnswer is the 200 of an inbox's event stream in every family
+// that has one (API.md "Push: Server-Sent Events"): the same events, each
+// family's message shape (message, a component's name) in its message
+// events.
+func EventStreamAnswer(message string) openapi.Response {
+	return openapi.Response{
+		Description: "The inbox's event stream, open until the inbox ends, the client goes or the service stops.",
+		Headers:     map[string]openapi.Header{"Cache-Control": {Ref: "NoCache"}},
+		Content: map[string]openapi.MediaType{
+			"text/event-stream": {
+				Schema: openapi.Ref("EventStream"),
+				Events: map[string]openapi.Schema{
+					"message": {Ref: message},
+					"read":    {Ref: "StreamChange"},
+					"deleted": {Ref: "StreamChange"},
+					"expired": {Ref: "StreamEnd"},
+					"reset":   {Ref: "StreamReset"},
+				},
+			},
+		},
+	}
+}

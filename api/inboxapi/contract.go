@@ -1,6 +1,7 @@
 package inboxapi
 
 import (
+	"tempmail/api/family"
 	"tempmail/api/openapi"
 )
 
@@ -153,24 +154,7 @@ func Contract() openapi.Contract {
 			Security:    anyoneOrKey,
 			Params:      []openapi.Param{{Ref: "InboxID"}, {Ref: "LastEventID"}},
 			Responses: answers(map[string]openapi.Response{
-				"200": {
-					Description: "The inbox's event stream, open until the inbox ends, the client goes or the service stops.",
-					Headers: map[string]openapi.Header{
-						"Cache-Control": {Ref: "NoCache"},
-					},
-					Content: map[string]openapi.MediaType{
-						"text/event-stream": {
-							Schema: openapi.Ref("EventStream"),
-							Events: map[string]openapi.Schema{
-								"message": {Ref: "EmailSummaryA"},
-								"read":    {Ref: "StreamChange"},
-								"deleted": {Ref: "StreamChange"},
-								"expired": {Ref: "StreamEnd"},
-								"reset":   {Ref: "StreamReset"},
-							},
-						},
-					},
-				},
+				"200": family.EventStreamAnswer("EmailSummaryA"),
 				"400": {Ref: "BadRequestA"},
 				"404": {Ref: "NotFoundA"},
 				"429": {Ref: "TooManyA"},

@@ -1,6 +1,7 @@
 package tokenapi
 
 import (
+	"tempmail/api/family"
 	"tempmail/api/openapi"
 )
 
@@ -84,24 +85,7 @@ func Contract() openapi.Contract {
 			Security:    tokenOrKey,
 			Params:      []openapi.Param{{Ref: "Token"}, {Ref: "LastEventID"}},
 			Responses: answers(map[string]openapi.Response{
-				"200": {
-					Description: "The inbox's event stream, open until the inbox ends, the client goes or the service stops.",
-					Headers: map[string]openapi.Header{
-						"Cache-Control": {Ref: "NoCache"},
-					},
-					Content: map[string]openapi.MediaType{
-						"text/event-stream": {
-							Schema: openapi.Ref("EventStream"),
-							Events: map[string]openapi.Schema{
-								"message": {Ref: "MessageSummaryC"},
-								"read":    {Ref: "StreamChange"},
-								"deleted": {Ref: "StreamChange"},
-								"expired": {Ref: "StreamEnd"},
-								"reset":   {Ref: "StreamReset"},
-							},
-						},
-					},
-				},
+				"200": family.EventStreamAnswer("MessageSummaryC"),
 				"400": {Ref: "BadRequestC"},
 				"404": {Ref: "NotFoundC"},
 				"429": {Ref: "TooManyC"},

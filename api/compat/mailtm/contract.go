@@ -1,6 +1,7 @@
 package mailtm
 
 import (
+	"tempmail/api/family"
 	"tempmail/api/openapi"
 )
 
@@ -268,24 +269,7 @@ func Contract() openapi.Contract {
 				Schema:      &openapi.Schema{Type: "string", MaxLength: openapi.N(128)},
 			}, {Ref: "LastEventID"}},
 			Responses: answers(map[string]openapi.Response{
-				"200": {
-					Description: "The inbox's event stream, open until the inbox ends, the client goes or the service stops.",
-					Headers: map[string]openapi.Header{
-						"Cache-Control": {Ref: "NoCache"},
-					},
-					Content: map[string]openapi.MediaType{
-						"text/event-stream": {
-							Schema: openapi.Ref("EventStream"),
-							Events: map[string]openapi.Schema{
-								"message": {Ref: "MailTMMessageSummary"},
-								"read":    {Ref: "StreamChange"},
-								"deleted": {Ref: "StreamChange"},
-								"expired": {Ref: "StreamEnd"},
-								"reset":   {Ref: "StreamReset"},
-							},
-						},
-					},
-				},
+				"200": family.EventStreamAnswer("MailTMMessageSummary"),
 				"400": {Ref: "BadRequestMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
