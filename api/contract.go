@@ -7,7 +7,6 @@ import (
 	"tempmail/api/compat/mailosaur"
 	"tempmail/api/compat/mailslurp"
 	"tempmail/api/compat/mailtm"
-	"tempmail/api/family"
 	"tempmail/api/inbound"
 	"tempmail/api/inboxapi"
 	"tempmail/api/mailboxapi"
@@ -29,7 +28,7 @@ func BuildOpenAPI() ([]byte, error) {
 	return openapi.Build(openAPIHead,
 		inboxapi.Contract(), inbound.Contract(), admin.Contract(), mailboxapi.Contract(), tokenapi.Contract(),
 		contract(), mcphttp.Contract(), mailosaur.Contract(), mailslurp.Contract(), mailtm.Contract(),
-		family.Contract())
+		sharedContract())
 }
 
 // contract is the assembly's own part of the document: the page, the

@@ -1,13 +1,13 @@
 // Package family is what every API family is built from: the Kit each
 // family's handlers are given (the service's parts, and the bounds every
-// request shares), how a family registers (a Door: the paths it serves,
-// how its errors look, and, for a compatible family, how its clients say
-// who they are and its routes), and the shared ways of answering.
+// request shares), how a family registers (a Door: the paths it serves, how
+// its errors look, and, for a compatible family, how its clients say who
+// they are and its routes), and the shared ways of answering.
 //
-// Package api assembles the families over one Kit, and serves them;
-// every family writes its errors in its own shape through WriteError,
-// which finds the request's Door from the request itself, so no handler
-// names its family.
+// Package api assembles the families over one Kit, and serves them; every
+// family writes its errors in its own shape through WriteError, which finds
+// the request's Door from the request itself, so no handler names its
+// family.
 //
 // # Where things are
 //
@@ -28,8 +28,7 @@
 //   - clients.go, creates.go, requests.go: who the client is, its share
 //     of creations and logins, and what the access log and metrics are
 //     told of a request;
-//   - contract.go, schemas.go: the parts of the OpenAPI document the
-//     families share (credentials, common parameters and answers,
-//     timestamps, authentication results, links, event streams, outbound
-//     webhooks).
+//   - contract.go: the event stream's answer, which the families that
+//     have one declare in their contracts (the parts of the OpenAPI
+//     document every family shares are package api's).
 package family

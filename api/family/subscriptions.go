@@ -130,8 +130,8 @@ func SecretOf(h *projections.Webhook) string {
 	return h.Secret
 }
 
-// attempt is one delivery attempt as GET .../deliveries/ lists it.
-type attempt struct {
+// Attempt is one delivery attempt as GET .../deliveries/ lists it.
+type Attempt struct {
 	EventID     string     `json:"webhook_event_id"` // its webhook-id header
 	EventType   string     `json:"event_type"`
 	Attempt     int        `json:"attempt"`
@@ -156,9 +156,9 @@ func (s *Kit) AnswerDeliveries(w http.ResponseWriter, r *http.Request, h *projec
 		WriteError(w, r, s.Log, err)
 		return
 	}
-	out := make([]attempt, 0, len(list))
+	out := make([]Attempt, 0, len(list))
 	for _, a := range list {
-		x := attempt{EventID: a.EventID, EventType: a.EventType, Attempt: a.Attempt, StatusCode: a.StatusCode,
+		x := Attempt{EventID: a.EventID, EventType: a.EventType, Attempt: a.Attempt, StatusCode: a.StatusCode,
 			Error: a.Error, DurationMS: a.DurationMS, At: wire.At(a.At), GaveUp: a.GaveUp}
 		if a.StatusCode >= 200 && a.StatusCode <= 299 {
 			// Only a receiver that took the delivery has its answer shown

@@ -1,16 +1,17 @@
-package family
+package api
 
 import (
+	"tempmail/api/family"
 	"tempmail/api/openapi"
 	"tempmail/wire"
 )
 
-// schemas are the shapes several families share, as the document names
-// them: timestamps, a message's authentication results and links, event
-// streams, and outbound webhooks (their subscriptions, the attempts and
-// what a delivery carries, which package webhooks writes), described where
-// reflection cannot tell (openapi.Component).
-func schemas() map[string]openapi.Component {
+// sharedSchemas are the shapes several families share, as the document
+// names them: timestamps, a message's authentication results and links,
+// event streams, and outbound webhooks (their subscriptions, the attempts
+// and what a delivery carries, which package webhooks writes), described
+// where reflection cannot tell (openapi.Component).
+func sharedSchemas() map[string]openapi.Component {
 	return map[string]openapi.Component{
 		"Timestamp": {
 			Of: wire.Time{},
@@ -94,7 +95,7 @@ func schemas() map[string]openapi.Component {
 			Enum: []any{"pass", "fail", "softfail", "neutral", "none", "temperror", "permerror", "policy"},
 		}},
 		"Link": {
-			Of: MessageLink{},
+			Of: family.MessageLink{},
 			Fields: map[string]openapi.Schema{
 				"url": {
 					Description: "An absolute http or https URL, entities decoded, as a browser would open it. Characters " +
@@ -117,7 +118,7 @@ func schemas() map[string]openapi.Component {
 			},
 		},
 		"Links": {
-			Of: []MessageLink(nil),
+			Of: []family.MessageLink(nil),
 			Schema: openapi.Schema{
 				Description: "The message's http and https links: the HTML's `<a href>` in document order, then the " +
 					"URLs in the text part not already listed; each URL once. At most 100 links, URLs of at " +
@@ -182,7 +183,7 @@ func schemas() map[string]openapi.Component {
 			MaxLength: openapi.N(2048),
 		}},
 		"Subscription": {
-			Of: Subscription{},
+			Of: family.Subscription{},
 			Fields: map[string]openapi.Schema{
 				"id":       {Format: "uuid"},
 				"events":   {Items: openapi.Ref("WebhookEventKind")},
@@ -200,7 +201,7 @@ func schemas() map[string]openapi.Component {
 			Schema: openapi.Schema{Description: "An outbound webhook subscription."},
 		},
 		"SubscriptionWithSecret": {
-			Of:      Subscription{},
+			Of:      family.Subscription{},
 			Extends: "Subscription",
 			Schema: openapi.Schema{
 				Description: "A subscription as the answer that makes it, or rotates its secret, shows it: with its " +
@@ -208,9 +209,9 @@ func schemas() map[string]openapi.Component {
 				Required: []string{"secret"},
 			},
 		},
-		"Subscriptions": {Of: []Subscription(nil)},
+		"Subscriptions": {Of: []family.Subscription(nil)},
 		"DeliveryAttempt": {
-			Of: attempt{},
+			Of: family.Attempt{},
 			Fields: map[string]openapi.Schema{
 				"webhook_event_id": {Description: "The delivery's `webhook-id` header, the same for all its attempts."},
 				"event_type":       {Ref: "WebhookEventKind"},
@@ -230,7 +231,7 @@ func schemas() map[string]openapi.Component {
 			Schema: openapi.Schema{Description: "One attempt at a delivery."},
 		},
 		"DeliveryAttempts": {
-			Of:     []attempt(nil),
+			Of:     []family.Attempt(nil),
 			Schema: openapi.Schema{Description: "The most recent attempts (at most 50, from the last week), newest first."},
 		},
 		"StreamReset": {Schema: openapi.Schema{
