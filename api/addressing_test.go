@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"tempmail/api/apitest"
 	"tempmail/config"
 )
 
@@ -15,26 +16,26 @@ import (
 // unknown, as any other.
 func TestPlusAddressesReachTheirInbox(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	token, address := h.tokenInbox()
+	h := apitest.New(t)
+	token, address := h.TokenInbox()
 	local, domain, _ := strings.Cut(address, "@")
 	tagged := local + "+signup42@" + domain
-	h.sendMail(tagged, "To: "+tagged+"\r\nSubject: welcome\r\n\r\nYour code is 424242.\r\n")
-	first := h.waitLatest(token, "")["id"].(string)
-	h.sendMail(address, "To: "+address+"\r\nSubject: plain\r\n\r\nno tag\r\n")
-	h.waitLatest(token, first)
-	r := h.do("GET", "/inboxes/"+token+"/messages/?to=%2Bsignup42", "")
+	h.SendMail(tagged, "To: "+tagged+"\r\nSubject: welcome\r\n\r\nYour code is 424242.\r\n")
+	first := h.WaitLatest(token, "")["id"].(string)
+	h.SendMail(address, "To: "+address+"\r\nSubject: plain\r\n\r\nno tag\r\n")
+	h.WaitLatest(token, first)
+	r := h.Do("GET", "/inboxes/"+token+"/messages/?to=%2Bsignup42", "")
 	if r.Status != 200 || r.Header.Get("X-Total-Count") != "1" || !strings.Contains(string(r.Body), `"subject":"welcome"`) {
 		t.Errorf("to=+signup42: %d %s %s", r.Status, r.Header.Get("X-Total-Count"), r.Body)
 	}
-	if r := h.do("GET", "/inboxes/"+token+"/otp/?to=%2Bsignup42", ""); !strings.Contains(string(r.Body), `"424242"`) {
+	if r := h.Do("GET", "/inboxes/"+token+"/otp/?to=%2Bsignup42", ""); !strings.Contains(string(r.Body), `"424242"`) {
 		t.Errorf("otp of the tagged message: %d %s", r.Status, r.Body)
 	}
 
-	off := newHarness(t, func(c *config.Config) { c.PlusAddressing = false })
-	_, address = off.tokenInbox()
+	off := apitest.New(t, func(c *config.Config) { c.PlusAddressing = false })
+	_, address = off.TokenInbox()
 	local, domain, _ = strings.Cut(address, "@")
-	c := off.smtpClient()
+	c := off.SMTPClient()
 	defer c.Close()
 	if err := c.Mail("s@example.com"); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"tempmail/api/apitest"
 	"tempmail/config"
 )
 
@@ -12,38 +13,38 @@ import (
 // token do; the page is told, so that it asks for a key.
 func TestAnonymousOffNeedsAKeyToMakeAnInbox(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) { c.AnonymousOff = true })
+	h := apitest.New(t, func(c *config.Config) { c.AnonymousOff = true })
 	const why = "an API key is needed to make an inbox on this server: send Authorization: Bearer <key>"
-	h.expect(h.do("POST", "/inboxes/", ``), http.StatusUnauthorized, `{"error":"`+why+`"}`)
-	h.expect(h.do("POST", "/api/create-temp-email/", `{}`, "Content-Type", "application/json"), http.StatusUnauthorized,
+	h.Expect(h.Do("POST", "/inboxes/", ``), http.StatusUnauthorized, `{"error":"`+why+`"}`)
+	h.Expect(h.Do("POST", "/api/create-temp-email/", `{}`, "Content-Type", "application/json"), http.StatusUnauthorized,
 		`{"success":false,"error":"`+why+`"}`)
-	h.expect(h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Content-Type", "application/json"),
+	h.Expect(h.Do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Content-Type", "application/json"),
 		http.StatusUnauthorized, `{"detail":"`+why+`"}`)
-	if v := h.do("GET", "/ui/config.json", "").JSON(t); v["anonymous"] != false {
+	if v := h.Do("GET", "/ui/config.json", "").JSON(t); v["anonymous"] != false {
 		t.Errorf("the page's configuration: %v", v)
 	}
 
-	key, _ := h.newKey(h.newTenant("team", ""), `["inboxes"]`)
-	if r := h.do("POST", "/inboxes/", ``, "Authorization", "Bearer "+key); r.Status != http.StatusCreated {
+	key, _ := h.NewKey(h.NewTenant("team", ""), `["inboxes"]`)
+	if r := h.Do("POST", "/inboxes/", ``, "Authorization", "Bearer "+key); r.Status != http.StatusCreated {
 		t.Errorf("with a key: %d %s", r.Status, r.Body)
 	}
-	if r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, append([]string{"Content-Type", "application/json"}, admin...)...); r.Status != http.StatusCreated {
+	if r := h.Do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, append([]string{"Content-Type", "application/json"}, admin...)...); r.Status != http.StatusCreated {
 		t.Errorf("with the API token: %d %s", r.Status, r.Body)
 	}
 	// What an inbox's token reads needs no key, as before.
-	r := h.do("POST", "/inboxes/", ``, "Authorization", "Bearer "+key)
+	r := h.Do("POST", "/inboxes/", ``, "Authorization", "Bearer "+key)
 	token, _ := r.JSON(t)["token"].(string)
-	h.expect(h.do("GET", "/inboxes/"+token+"/messages/", ""), http.StatusOK, "[]\n")
+	h.Expect(h.Do("GET", "/inboxes/"+token+"/messages/", ""), http.StatusOK, "[]\n")
 }
 
 // By default anyone makes inboxes, and the page says so.
 func TestAnonymousOnByDefault(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	if r := h.do("POST", "/inboxes/", ``); r.Status != http.StatusCreated {
+	h := apitest.New(t)
+	if r := h.Do("POST", "/inboxes/", ``); r.Status != http.StatusCreated {
 		t.Errorf("without a key: %d %s", r.Status, r.Body)
 	}
-	if v := h.do("GET", "/ui/config.json", "").JSON(t); v["anonymous"] != true {
+	if v := h.Do("GET", "/ui/config.json", "").JSON(t); v["anonymous"] != true {
 		t.Errorf("the page's configuration: %v", v)
 	}
 }
@@ -54,27 +55,27 @@ func TestAnonymousOnByDefault(t *testing.T) {
 // keys or domains.
 func TestKeylessClientsShareTheAnonymousQuota(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) { c.AnonymousQuota = &config.Quota{Inboxes: 3, MessagesPerDay: 5} })
-	h.tokenInbox()
-	h.expect(h.do("POST", "/api/create-temp-email/", `{}`, "Content-Type", "application/json"), http.StatusCreated, "")
-	r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Content-Type", "application/json")
+	h := apitest.New(t, func(c *config.Config) { c.AnonymousQuota = &config.Quota{Inboxes: 3, MessagesPerDay: 5} })
+	h.TokenInbox()
+	h.Expect(h.Do("POST", "/api/create-temp-email/", `{}`, "Content-Type", "application/json"), http.StatusCreated, "")
+	r := h.Do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Content-Type", "application/json")
 	if r.Status != http.StatusCreated {
 		t.Fatalf("the third: %d %s", r.Status, r.Body)
 	}
-	h.expect(h.do("POST", "/inboxes/", ``), http.StatusForbidden, `{"error":"quota exceeded: inboxes 3 of 3"}`)
-	key, _ := h.newKey(h.newTenant("team", ""), `["inboxes"]`)
-	if r := h.do("POST", "/inboxes/", ``, "Authorization", "Bearer "+key); r.Status != http.StatusCreated {
+	h.Expect(h.Do("POST", "/inboxes/", ``), http.StatusForbidden, `{"error":"quota exceeded: inboxes 3 of 3"}`)
+	key, _ := h.NewKey(h.NewTenant("team", ""), `["inboxes"]`)
+	if r := h.Do("POST", "/inboxes/", ``, "Authorization", "Bearer "+key); r.Status != http.StatusCreated {
 		t.Errorf("with a key: %d %s", r.Status, r.Body)
 	}
 
 	const anon = "/api/tenants/00000000-0000-0000-0000-000000000000/"
-	if v := h.do("GET", anon, "", admin...).JSON(t); v["name"] != "anonymous" || v["quota"].(map[string]any)["inboxes"] != 3.0 {
+	if v := h.Do("GET", anon, "", admin...).JSON(t); v["name"] != "anonymous" || v["quota"].(map[string]any)["inboxes"] != 3.0 {
 		t.Errorf("the anonymous tenant: %v", v)
 	}
 	const refused = `{"error":"the anonymous tenant is what clients without a key share: --anonymous-quota sets its quota, and it has no keys nor domains"}`
-	h.expect(h.do("PATCH", anon, `{"quota":{"inboxes":100}}`, admin...), http.StatusConflict, refused)
-	h.expect(h.do("DELETE", anon, ``, admin...), http.StatusConflict, refused)
-	h.expect(h.do("POST", anon+"keys/", `{"name":"k","scopes":["inboxes"]}`, admin...), http.StatusConflict, refused)
-	h.expect(h.do("POST", "/api/domains/", `{"name":"anon.test","tenant_id":"00000000-0000-0000-0000-000000000000"}`, admin...),
+	h.Expect(h.Do("PATCH", anon, `{"quota":{"inboxes":100}}`, admin...), http.StatusConflict, refused)
+	h.Expect(h.Do("DELETE", anon, ``, admin...), http.StatusConflict, refused)
+	h.Expect(h.Do("POST", anon+"keys/", `{"name":"k","scopes":["inboxes"]}`, admin...), http.StatusConflict, refused)
+	h.Expect(h.Do("POST", "/api/domains/", `{"name":"anon.test","tenant_id":"00000000-0000-0000-0000-000000000000"}`, admin...),
 		http.StatusConflict, refused)
 }

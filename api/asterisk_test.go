@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"tempmail/api/apitest"
 	"testing"
 )
 
@@ -14,9 +15,9 @@ import (
 // never by a panic that drops the connection.
 func TestAsteriskRequestsAreAnsweredNotPanickedOn(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := apitest.New(t)
 	for _, method := range []string{"GET", "OPTIONS", "DELETE"} {
-		conn, err := net.Dial("tcp", strings.TrimPrefix(h.url, "http://"))
+		conn, err := net.Dial("tcp", strings.TrimPrefix(h.URL, "http://"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/mail"
 	"tempmail/mailauth/authtest"
@@ -44,22 +45,22 @@ func TestAuthenticationInEveryFamilyAndWebhook(t *testing.T) {
 	dns.TXT("_dmarc.sender.test", "v=DMARC1; p=reject")
 	key := authtest.NewKey(t, "sender.test", "sel")
 	key.Publish(dns)
-	h := newHarness(t, authChecks(dns), allowPrivate)
-	rc := newReceiver(t, h.contract)
-	h.subscribe(`{"url":"` + rc.srv.URL + `","events":["message.received"]}`)
-	b := h.do("POST", "/api/create-temp-email/", `{"email_name":"checked"}`, "Content-Type", jsonCT)
-	h.expect(b, http.StatusCreated, "")
+	h := apitest.New(t, authChecks(dns), allowPrivate)
+	rc := newReceiver(t, h.Contract)
+	subscribe(h, `{"url":"`+rc.srv.URL+`","events":["message.received"]}`)
+	b := h.Do("POST", "/api/create-temp-email/", `{"email_name":"checked"}`, "Content-Type", apitest.JSONType)
+	h.Expect(b, http.StatusCreated, "")
 	token, addr := b.JSON(t)["token"].(string), b.JSON(t)["email"].(string)
 
-	h.sendMailFrom("bounce@sender.test", addr, key.Sign(t, "From: Shop <shop@sender.test>\r\nTo: "+addr+
+	h.SendMailFrom("bounce@sender.test", addr, key.Sign(t, "From: Shop <shop@sender.test>\r\nTo: "+addr+
 		"\r\nSubject: signed\r\nDate: Sat, 21 Nov 2026 19:00:00 +0000\r\nMessage-ID: <a1@sender.test>\r\n\r\nYour code is 424242.\r\n"))
-	id := h.waitLatest(token, "")["id"].(string)
+	id := h.WaitLatest(token, "")["id"].(string)
 	want := &mail.Auth{SPF: mail.SPF{Result: "pass", Domain: "sender.test"},
 		DKIM:  []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
 		DMARC: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
 	for _, path := range []string{"/api/emails/" + id + "/", "/api/mailstore/mailbox/checked/" + id + ".eml/",
 		"/inboxes/" + token + "/messages/" + id + "/", "/inboxes/" + token + "/latest/"} {
-		r := h.do("GET", path, "")
+		r := h.Do("GET", path, "")
 		if got := authOf(t, r.Body); r.Status != 200 || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %d %+v, want %+v", path, r.Status, got, want)
 		}
@@ -73,17 +74,17 @@ func TestAuthenticationInEveryFamilyAndWebhook(t *testing.T) {
 // made) shows authentication as null, in every family and the webhook.
 func TestAuthenticationIsNullWhenNotChecked(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, allowPrivate)
-	rc := newReceiver(t, h.contract)
-	h.subscribe(`{"url":"` + rc.srv.URL + `","events":["message.received"]}`)
-	b := h.do("POST", "/api/create-temp-email/", `{"email_name":"unchecked"}`, "Content-Type", jsonCT)
-	h.expect(b, http.StatusCreated, "")
+	h := apitest.New(t, allowPrivate)
+	rc := newReceiver(t, h.Contract)
+	subscribe(h, `{"url":"`+rc.srv.URL+`","events":["message.received"]}`)
+	b := h.Do("POST", "/api/create-temp-email/", `{"email_name":"unchecked"}`, "Content-Type", apitest.JSONType)
+	h.Expect(b, http.StatusCreated, "")
 	token, addr := b.JSON(t)["token"].(string), b.JSON(t)["email"].(string)
-	h.sendMail(addr, "From: shop@sender.test\r\nSubject: s\r\n\r\nbody\r\n")
-	id := h.waitLatest(token, "")["id"].(string)
+	h.SendMail(addr, "From: shop@sender.test\r\nSubject: s\r\n\r\nbody\r\n")
+	id := h.WaitLatest(token, "")["id"].(string)
 	for _, path := range []string{"/api/emails/" + id + "/", "/api/mailstore/mailbox/unchecked/" + id + ".eml/",
 		"/inboxes/" + token + "/messages/" + id + "/"} {
-		r := h.do("GET", path, "")
+		r := h.Do("GET", path, "")
 		var v map[string]json.RawMessage
 		if err := json.Unmarshal(r.Body, &v); err != nil || string(v["authentication"]) != "null" {
 			t.Errorf("%s: %s", path, r.Body)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"tempmail/api/apitest"
 	"testing"
 )
 
@@ -16,8 +17,8 @@ import (
 // server closed the connection for good.
 func TestLongAndStrangeInputsNeverReachNATS(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	token, address := h.tokenInbox()
+	h := apitest.New(t)
+	token, address := h.TokenInbox()
 	long := strings.Repeat("A", 5000)
 	huge := strings.Repeat("a", 64<<10)
 	dots := strings.Repeat("a.", 2000) + "a"
@@ -57,12 +58,12 @@ func TestLongAndStrangeInputsNeverReachNATS(t *testing.T) {
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s %.40s", c.method, c.path), func(t *testing.T) {
 				t.Parallel()
-				h := h.as(t)
+				h := h.As(t)
 				body := ""
 				if c.method == "POST" {
 					body = `{"email_name":"` + long + `"}`
 				}
-				r := h.do(c.method, c.path, body, "X-Read-Key", long, "Authorization", "Token "+long)
+				r := h.Do(c.method, c.path, body, "X-Read-Key", long, "Authorization", "Token "+long)
 				if r.Status != c.status {
 					t.Fatalf("status %d, want %d; body %.200s", r.Status, c.status, r.Body)
 				}
@@ -73,16 +74,16 @@ func TestLongAndStrangeInputsNeverReachNATS(t *testing.T) {
 		}
 	})
 	// The webhook's recipients reach the views too.
-	r := h.do("POST", "/api/webhook/email/?to="+long+"@tempmail.test&to="+huge, "Subject: x\r\n\r\nx\r\n",
-		"Authorization", "Token "+testToken, "Content-Type", "message/rfc822")
-	h.expect(r, http.StatusNotFound, `{"error":"Inbox not found or expired"}`)
+	r := h.Do("POST", "/api/webhook/email/?to="+long+"@tempmail.test&to="+huge, "Subject: x\r\n\r\nx\r\n",
+		"Authorization", "Token "+apitest.TestToken, "Content-Type", "message/rfc822")
+	h.Expect(r, http.StatusNotFound, `{"error":"Inbox not found or expired"}`)
 
 	// The connection to NATS is still there, and the service still serves.
-	if !h.svc.Node.Conn.IsConnected() {
-		t.Fatalf("the NATS connection is %v after the requests: %v", h.svc.Node.Conn.Status(), h.svc.Node.Conn.LastError())
+	if !h.Service.Node.Conn.IsConnected() {
+		t.Fatalf("the NATS connection is %v after the requests: %v", h.Service.Node.Conn.Status(), h.Service.Node.Conn.LastError())
 	}
-	h.sendMail(address, "Subject: still here\r\n\r\nhello\r\n")
-	if got := h.waitLatest(token, ""); got["subject"] != "still here" {
+	h.SendMail(address, "Subject: still here\r\n\r\nhello\r\n")
+	if got := h.WaitLatest(token, ""); got["subject"] != "still here" {
 		t.Errorf("latest after the requests: %v", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"testing"
 
+	"tempmail/api/apitest"
 	"tempmail/config"
 )
 
@@ -15,15 +16,15 @@ import (
 // even with wait; an inbox of another domain answers as before.
 func TestCatchAllInboxReadByAddressOnlyWithAToken(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) {
+	h := apitest.New(t, func(c *config.Config) {
 		c.Domains = []string{"tempmail.test", "catch.test"}
 		c.CatchAllDomains = []string{"catch.test"}
 	})
 	const addr = "signup-42@catch.test"
-	h.sendMail(addr, "From: shop@example.com\r\nSubject: Your code\r\n\r\nYour code is 482913.\r\n")
+	h.SendMail(addr, "From: shop@example.com\r\nSubject: Your code\r\n\r\nYour code is 482913.\r\n")
 	latest := "/address/latest/?address=" + url.QueryEscape(addr)
-	withAPIToken := h.do("GET", latest+"&wait=10", "", "Authorization", "Token "+testToken)
-	h.expect(withAPIToken, 200, "")
+	withAPIToken := h.Do("GET", latest+"&wait=10", "", "Authorization", "Token "+apitest.TestToken)
+	h.Expect(withAPIToken, 200, "")
 	m := withAPIToken.JSON(t)
 	if m["subject"] != "Your code" {
 		t.Fatalf("with the API token: %s", withAPIToken.Body)
@@ -31,31 +32,31 @@ func TestCatchAllInboxReadByAddressOnlyWithAToken(t *testing.T) {
 	var found []struct {
 		Token string `json:"token"`
 	}
-	if err := json.Unmarshal(h.do("GET", "/api/inboxes/?email="+url.QueryEscape(addr), "", "Authorization", "Token "+testToken).Body, &found); err != nil || len(found) != 1 {
+	if err := json.Unmarshal(h.Do("GET", "/api/inboxes/?email="+url.QueryEscape(addr), "", "Authorization", "Token "+apitest.TestToken).Body, &found); err != nil || len(found) != 1 {
 		t.Fatalf("lookup: %v %v", found, err)
 	}
 	own := found[0].Token
-	other, otherAddr := h.tokenInbox()
+	other, otherAddr := h.TokenInbox()
 
 	notFound := `{"error":"Inbox not found"}`
 	for _, headers := range map[string][]string{
 		"no credentials":          nil,
 		"a wrong token":           {"Authorization", "Token wrong"},
 		"another inbox's token":   {"Authorization", "Token " + other},
-		"the token in X-Read-Key": {"X-Read-Key", testToken},
+		"the token in X-Read-Key": {"X-Read-Key", apitest.TestToken},
 	} {
-		h.expect(h.do("GET", latest, "", headers...), 404, notFound)
+		h.Expect(h.Do("GET", latest, "", headers...), 404, notFound)
 		// Nothing newer than its message: a held request would wait, and
 		// then say "No messages". It is not held.
-		h.expect(h.do("GET", latest+"&wait=30&after="+m["id"].(string), "", headers...), 404, notFound)
+		h.Expect(h.Do("GET", latest+"&wait=30&after="+m["id"].(string), "", headers...), 404, notFound)
 	}
-	h.expect(h.do("GET", latest, "", "Authorization", "Token "+own), 200, "")
+	h.Expect(h.Do("GET", latest, "", "Authorization", "Token "+own), 200, "")
 	// The API token is the admin's credential in Bearer too, as everywhere.
-	h.expect(h.do("GET", latest, "", "Authorization", "Bearer "+testToken), 200, "")
-	h.expect(h.do("GET", latest+"&after="+m["id"].(string), "", "Authorization", "Token "+testToken), 404, `{"error":"No messages"}`)
+	h.Expect(h.Do("GET", latest, "", "Authorization", "Bearer "+apitest.TestToken), 200, "")
+	h.Expect(h.Do("GET", latest+"&after="+m["id"].(string), "", "Authorization", "Token "+apitest.TestToken), 404, `{"error":"No messages"}`)
 
 	// An inbox of a domain that is not catch-all: its address answers
 	// anyone, as before.
-	h.sendMail(otherAddr, "From: shop@example.com\r\nSubject: hello\r\n\r\nhi\r\n")
-	h.expect(h.do("GET", "/address/latest/?wait=10&address="+url.QueryEscape(otherAddr), ""), 200, "")
+	h.SendMail(otherAddr, "From: shop@example.com\r\nSubject: hello\r\n\r\nhi\r\n")
+	h.Expect(h.Do("GET", "/address/latest/?wait=10&address="+url.QueryEscape(otherAddr), ""), 200, "")
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"tempmail/api/apitest"
 	"tempmail/service/servicetest"
 )
 
@@ -19,7 +20,7 @@ import (
 // mailosaurAuth is HTTP Basic with key as the user name, as the SDK sends it.
 func mailosaurAuth(key string) []string {
 	return []string{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte(key+":")),
-		"Content-Type", jsonCT}
+		"Content-Type", apitest.JSONType}
 }
 
 const mo = "/compat/mailosaur/api"
@@ -35,27 +36,27 @@ func mailosaurMail(to, subject string) string {
 }
 
 // mailosaurServer makes a server named name with key and returns its id.
-func (h *harness) mailosaurServer(key, name string) string {
-	h.t.Helper()
-	r := h.do("POST", mo+"/servers", `{"name":"`+name+`"}`, mailosaurAuth(key)...)
+func mailosaurServer(h *apitest.Harness, key, name string) string {
+	h.T.Helper()
+	r := h.Do("POST", mo+"/servers", `{"name":"`+name+`"}`, mailosaurAuth(key)...)
 	if r.Status != http.StatusOK {
-		h.t.Fatalf("create server: %d %s", r.Status, r.Body)
+		h.T.Fatalf("create server: %d %s", r.Status, r.Body)
 	}
-	return r.JSON(h.t)["id"].(string)
+	return r.JSON(h.T)["id"].(string)
 }
 
 // mailosaurFind searches the server for the one message to address, as
 // the SDK's messages.get does first (mail sent by mailosaurDeliver is
 // there already, so one search finds it).
-func (h *harness) mailosaurFind(key, server, address string) map[string]any {
-	h.t.Helper()
-	r := h.do("POST", mo+"/messages/search?server="+server+"&itemsPerPage=1", `{"sentTo":"`+address+`"}`, mailosaurAuth(key)...)
+func mailosaurFind(h *apitest.Harness, key, server, address string) map[string]any {
+	h.T.Helper()
+	r := h.Do("POST", mo+"/messages/search?server="+server+"&itemsPerPage=1", `{"sentTo":"`+address+`"}`, mailosaurAuth(key)...)
 	if r.Status != http.StatusOK || r.Header.Get("X-Ms-Delay") == "" {
-		h.t.Fatalf("search: %d %s %v", r.Status, r.Body, r.Header)
+		h.T.Fatalf("search: %d %s %v", r.Status, r.Body, r.Header)
 	}
-	items := r.JSON(h.t)["items"].([]any)
+	items := r.JSON(h.T)["items"].([]any)
 	if len(items) != 1 {
-		h.t.Fatalf("search found %d messages: %s", len(items), r.Body)
+		h.T.Fatalf("search found %d messages: %s", len(items), r.Body)
 	}
 	return items[0].(map[string]any)
 }
@@ -63,47 +64,47 @@ func (h *harness) mailosaurFind(key, server, address string) map[string]any {
 // mailosaurDeliver sends raw to address, a new address on a catch-all
 // server (the first mail makes its inbox), and waits until the inbox
 // shows it: /address/latest/ held for the tenant's key.
-func (h *harness) mailosaurDeliver(key, address, raw string) {
-	h.t.Helper()
-	h.sendMail(address, raw)
-	r := h.do("GET", "/address/latest/?wait=10&address="+url.QueryEscape(address), "", "Authorization", "Bearer "+key)
+func mailosaurDeliver(h *apitest.Harness, key, address, raw string) {
+	h.T.Helper()
+	h.SendMail(address, raw)
+	r := h.Do("GET", "/address/latest/?wait=10&address="+url.QueryEscape(address), "", "Authorization", "Bearer "+key)
 	if r.Status != http.StatusOK {
-		h.t.Fatalf("mail to %s did not come: %d %s", address, r.Status, r.Body)
+		h.T.Fatalf("mail to %s did not come: %d %s", address, r.Status, r.Body)
 	}
 }
 
 func TestMailosaurServersAndMessages(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	tenant := h.newTenant("moteam", `{"messages_per_day":50}`)
-	key, _ := h.newKey(tenant, `["inboxes"]`)
+	h := apitest.New(t)
+	tenant := h.NewTenant("moteam", `{"messages_per_day":50}`)
+	key, _ := h.NewKey(tenant, `["inboxes"]`)
 	auth := mailosaurAuth(key)
 
-	id := h.mailosaurServer(key, "Checkout tests")
+	id := mailosaurServer(h, key, "Checkout tests")
 	if len(id) != 8 {
 		t.Fatalf("server id %q, want 8 characters", id)
 	}
-	h.expect(h.do("GET", mo+"/servers/"+id, "", auth...), 200, `{"id":"`+id+`","name":"Checkout tests","users":[],"messages":0}`)
-	h.expect(h.do("PUT", mo+"/servers/"+id, `{"id":"`+id+`","name":"Renamed","users":[],"messages":0}`, auth...), 200,
+	h.Expect(h.Do("GET", mo+"/servers/"+id, "", auth...), 200, `{"id":"`+id+`","name":"Checkout tests","users":[],"messages":0}`)
+	h.Expect(h.Do("PUT", mo+"/servers/"+id, `{"id":"`+id+`","name":"Renamed","users":[],"messages":0}`, auth...), 200,
 		`{"id":"`+id+`","name":"Renamed","users":[],"messages":0}`)
-	other := h.mailosaurServer(key, "Another")
-	h.expect(h.do("GET", mo+"/servers", "", auth...), 200,
+	other := mailosaurServer(h, key, "Another")
+	h.Expect(h.Do("GET", mo+"/servers", "", auth...), 200,
 		`{"items":[{"id":"`+other+`","name":"Another","users":[],"messages":0},{"id":"`+id+`","name":"Renamed","users":[],"messages":0}]}`)
 
 	// An address on the server: what generateEmailAddress makes with
 	// MAILOSAUR_SMTP_HOST set to the first domain.
 	address := "x7k2p@" + id + ".tempmail.test"
-	h.mailosaurDeliver(key, address, mailosaurMail(address, "Verify your account"))
-	h.mailosaurDeliver(key, "second@"+id+".tempmail.test", mailosaurMail("second@"+id+".tempmail.test", "Second"))
+	mailosaurDeliver(h, key, address, mailosaurMail(address, "Verify your account"))
+	mailosaurDeliver(h, key, "second@"+id+".tempmail.test", mailosaurMail("second@"+id+".tempmail.test", "Second"))
 
-	sum := h.mailosaurFind(key, id, strings.ToUpper(address))
+	sum := mailosaurFind(h, key, id, strings.ToUpper(address))
 	if sum["server"] != id || sum["subject"] != "Verify your account" || sum["type"] != "Email" ||
 		sum["from"].([]any)[0].(map[string]any)["email"] != "shop@example.com" {
 		t.Errorf("summary %v", sum)
 	}
 	msgID := sum["id"].(string)
-	r := h.do("GET", mo+"/messages/"+msgID, "", auth...)
-	h.expect(r, 200, "")
+	r := h.Do("GET", mo+"/messages/"+msgID, "", auth...)
+	h.Expect(r, 200, "")
 	var m struct {
 		Server string
 		HTML   struct {
@@ -143,70 +144,70 @@ func TestMailosaurServersAndMessages(t *testing.T) {
 		{`{"sentFrom":"shop@example.com"}`, 2},
 		{`{"sentFrom":"other@example.com"}`, 0},
 	} {
-		r := h.do("POST", mo+"/messages/search?server="+id, c.body, auth...)
+		r := h.Do("POST", mo+"/messages/search?server="+id, c.body, auth...)
 		if r.Status != 200 || len(r.JSON(t)["items"].([]any)) != c.n {
 			t.Errorf("search %s: %d %s, want %d items", c.body, r.Status, r.Body, c.n)
 		}
 	}
-	r = h.do("POST", mo+"/messages/search?server="+id+"&receivedAfter=2999-01-01T00:00:00.000Z", `{}`, auth...)
-	h.expect(r, 200, `{"items":[]}`)
-	r = h.do("GET", mo+"/messages?server="+id+"&page=1&itemsPerPage=1", "", auth...)
+	r = h.Do("POST", mo+"/messages/search?server="+id+"&receivedAfter=2999-01-01T00:00:00.000Z", `{}`, auth...)
+	h.Expect(r, 200, `{"items":[]}`)
+	r = h.Do("GET", mo+"/messages?server="+id+"&page=1&itemsPerPage=1", "", auth...)
 	if items := r.JSON(t)["items"].([]any); len(items) != 1 || items[0].(map[string]any)["id"] != msgID {
 		t.Errorf("page 1 of 1: %s", r.Body)
 	}
-	if r := h.do("GET", mo+"/servers/"+id, "", auth...); r.JSON(t)["messages"] != 2.0 {
+	if r := h.Do("GET", mo+"/servers/"+id, "", auth...); r.JSON(t)["messages"] != 2.0 {
 		t.Errorf("server %s, want 2 messages", r.Body)
 	}
-	h.expect(h.do("GET", mo+"/usage/limits", "", auth...), 200,
+	h.Expect(h.Do("GET", mo+"/usage/limits", "", auth...), 200,
 		`{"servers":{"limit":100,"current":2},"users":{"limit":0,"current":0},"email":{"limit":50,"current":2},"sms":{"limit":0,"current":0}}`)
 
-	h.expect(h.do("DELETE", mo+"/messages/"+msgID, "", auth...), 204, "")
-	h.expect(h.do("GET", mo+"/messages/"+msgID, "", auth...), 404, "")
-	h.expect(h.do("DELETE", mo+"/messages?server="+id, "", auth...), 204, "")
-	h.expect(h.do("GET", mo+"/messages?server="+id, "", auth...), 200, `{"items":[]}`)
+	h.Expect(h.Do("DELETE", mo+"/messages/"+msgID, "", auth...), 204, "")
+	h.Expect(h.Do("GET", mo+"/messages/"+msgID, "", auth...), 404, "")
+	h.Expect(h.Do("DELETE", mo+"/messages?server="+id, "", auth...), 204, "")
+	h.Expect(h.Do("GET", mo+"/messages?server="+id, "", auth...), 200, `{"items":[]}`)
 	// The address takes mail again after all was deleted.
-	h.mailosaurDeliver(key, address, mailosaurMail(address, "Again"))
-	if sum := h.mailosaurFind(key, id, address); sum["subject"] != "Again" {
+	mailosaurDeliver(h, key, address, mailosaurMail(address, "Again"))
+	if sum := mailosaurFind(h, key, id, address); sum["subject"] != "Again" {
 		t.Errorf("after delete all: %v", sum)
 	}
 
-	h.expect(h.do("DELETE", mo+"/servers/"+id, "", auth...), 204, "")
-	h.expect(h.do("GET", mo+"/servers/"+id, "", auth...), 404, "")
-	if err := servicetest.TrySend(h.svc.SMTPAddr(), "s@example.com", "new@"+id+".tempmail.test", mailosaurMail("x", "x")); err == nil ||
+	h.Expect(h.Do("DELETE", mo+"/servers/"+id, "", auth...), 204, "")
+	h.Expect(h.Do("GET", mo+"/servers/"+id, "", auth...), 404, "")
+	if err := servicetest.TrySend(h.Service.SMTPAddr(), "s@example.com", "new@"+id+".tempmail.test", mailosaurMail("x", "x")); err == nil ||
 		!strings.Contains(err.Error(), "550") {
 		t.Errorf("mail to a deleted server: %v, want 550", err)
 	}
-	h.expect(h.do("GET", mo+"/messages?server="+id, "", auth...), 404, "")
-	h.expect(h.do("GET", mo+"/servers", "", auth...), 200, `{"items":[{"id":"`+other+`","name":"Another","users":[],"messages":0}]}`)
+	h.Expect(h.Do("GET", mo+"/messages?server="+id, "", auth...), 404, "")
+	h.Expect(h.Do("GET", mo+"/servers", "", auth...), 200, `{"items":[{"id":"`+other+`","name":"Another","users":[],"messages":0}]}`)
 }
 
 func TestMailosaurErrorsAndBounds(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	tenant := h.newTenant("mobounds", "")
-	key, _ := h.newKey(tenant, `["inboxes"]`)
-	readKey, _ := h.newKey(tenant, `["read"]`)
+	h := apitest.New(t)
+	tenant := h.NewTenant("mobounds", "")
+	key, _ := h.NewKey(tenant, `["inboxes"]`)
+	readKey, _ := h.NewKey(tenant, `["read"]`)
 	auth := mailosaurAuth(key)
-	id := h.mailosaurServer(key, "Bounds")
+	id := mailosaurServer(h, key, "Bounds")
 
 	// Credentials: HTTP Basic with a live key, nothing else.
 	for _, headers := range [][]string{
 		nil,
 		{"Authorization", "Bearer " + key},
-		{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte(testToken+":"))},
+		{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte(apitest.TestToken+":"))},
 		{"Authorization", "Basic " + base64.StdEncoding.EncodeToString([]byte("tm_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA:"))},
 		{"Authorization", "Basic " + strings.Repeat("A", 400)},
 	} {
-		r := h.do("GET", mo+"/servers", "", headers...)
+		r := h.Do("GET", mo+"/servers", "", headers...)
 		if r.Status != 401 || r.Header.Get("WWW-Authenticate") == "" || r.JSON(t)["type"] != "AuthenticationError" {
 			t.Errorf("%v: %d %v %s", headers, r.Status, r.Header, r.Body)
 		}
 	}
 	// A read key reads, and changes nothing.
-	h.expect(h.do("GET", mo+"/servers", "", mailosaurAuth(readKey)...), 200, "")
-	h.expect(h.do("POST", mo+"/servers", `{"name":"x"}`, mailosaurAuth(readKey)...), 403, "")
-	h.expect(h.do("DELETE", mo+"/servers/"+id, "", mailosaurAuth(readKey)...), 403, "")
-	h.expect(h.do("DELETE", mo+"/messages?server="+id, "", mailosaurAuth(readKey)...), 403, "")
+	h.Expect(h.Do("GET", mo+"/servers", "", mailosaurAuth(readKey)...), 200, "")
+	h.Expect(h.Do("POST", mo+"/servers", `{"name":"x"}`, mailosaurAuth(readKey)...), 403, "")
+	h.Expect(h.Do("DELETE", mo+"/servers/"+id, "", mailosaurAuth(readKey)...), 403, "")
+	h.Expect(h.Do("DELETE", mo+"/messages?server="+id, "", mailosaurAuth(readKey)...), 403, "")
 
 	// A 400 names its field, as the SDK reports it: "(field) description".
 	for _, c := range []struct{ method, path, body, field string }{
@@ -226,7 +227,7 @@ func TestMailosaurErrorsAndBounds(t *testing.T) {
 		{"POST", "/messages/search?server=" + id, `{"subject":"` + strings.Repeat("s", 257) + `"}`, "subject"},
 		{"POST", "/messages/search?server=" + id, `{"subject":7}`, "request"},
 	} {
-		r := h.do(c.method, mo+c.path, c.body, auth...)
+		r := h.Do(c.method, mo+c.path, c.body, auth...)
 		var e struct {
 			Type   string
 			Errors []struct {
@@ -243,27 +244,27 @@ func TestMailosaurErrorsAndBounds(t *testing.T) {
 	// Ids that cannot be: 404 before anything is looked up.
 	for _, p := range []string{"/servers/ABCDEFGHIJ", "/servers/abc", "/servers/" + strings.Repeat("9", 300),
 		"/messages?server=zzzzzzzz", "/messages/not-a-uuid", "/messages/0190f0f0-0000-7000-8000-000000000000"} {
-		if r := h.do("GET", mo+p, "", auth...); r.Status != 404 || r.JSON(t)["type"] != "NotFoundError" {
+		if r := h.Do("GET", mo+p, "", auth...); r.Status != 404 || r.JSON(t)["type"] != "NotFoundError" {
 			t.Errorf("GET %s: %d %s", p, r.Status, r.Body)
 		}
 	}
-	h.expect(h.do("POST", mo+"/servers", "name=x", "Authorization", auth[1], "Content-Type", "text/plain"), 415, "")
+	h.Expect(h.Do("POST", mo+"/servers", "name=x", "Authorization", auth[1], "Content-Type", "text/plain"), 415, "")
 }
 
 // TestMailosaurIsolation: another tenant's key sees none of this
 // tenant's servers and mail, and finds them as if they did not exist.
 func TestMailosaurIsolation(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	key, _ := h.newKey(h.newTenant("mine", ""), `["inboxes"]`)
-	theirs, _ := h.newKey(h.newTenant("theirs", ""), `["inboxes"]`)
-	id := h.mailosaurServer(key, "Mine")
+	h := apitest.New(t)
+	key, _ := h.NewKey(h.NewTenant("mine", ""), `["inboxes"]`)
+	theirs, _ := h.NewKey(h.NewTenant("theirs", ""), `["inboxes"]`)
+	id := mailosaurServer(h, key, "Mine")
 	address := "a@" + id + ".tempmail.test"
-	h.mailosaurDeliver(key, address, mailosaurMail(address, "Private"))
-	msgID := h.mailosaurFind(key, id, address)["id"].(string)
+	mailosaurDeliver(h, key, address, mailosaurMail(address, "Private"))
+	msgID := mailosaurFind(h, key, id, address)["id"].(string)
 
 	them := mailosaurAuth(theirs)
-	h.expect(h.do("GET", mo+"/servers", "", them...), 200, `{"items":[]}`)
+	h.Expect(h.Do("GET", mo+"/servers", "", them...), 200, `{"items":[]}`)
 	for _, c := range []struct{ method, path, body string }{
 		{"GET", "/servers/" + id, ""},
 		{"PUT", "/servers/" + id, `{"name":"taken"}`},
@@ -274,26 +275,26 @@ func TestMailosaurIsolation(t *testing.T) {
 		{"GET", "/messages/" + msgID, ""},
 		{"DELETE", "/messages/" + msgID, ""},
 	} {
-		if r := h.do(c.method, mo+c.path, c.body, them...); r.Status != 404 {
+		if r := h.Do(c.method, mo+c.path, c.body, them...); r.Status != 404 {
 			t.Errorf("%s %s with another tenant's key: %d %s", c.method, c.path, r.Status, r.Body)
 		}
 	}
 	// All still there for its own tenant.
-	h.expect(h.do("GET", mo+"/messages/"+msgID, "", mailosaurAuth(key)...), 200, "")
-	h.expect(h.do("GET", mo+"/servers/"+id, "", mailosaurAuth(key)...), 200,
+	h.Expect(h.Do("GET", mo+"/messages/"+msgID, "", mailosaurAuth(key)...), 200, "")
+	h.Expect(h.Do("GET", mo+"/servers/"+id, "", mailosaurAuth(key)...), 200,
 		`{"id":"`+id+`","name":"Mine","users":[],"messages":1}`)
 }
 
 // mailosaurTour calls each operation of the family once, for
 // TestEveryOperationAnswersAsDocumented.
-func mailosaurTour(t *testing.T, h *harness) {
-	h = h.as(t)
-	key, _ := h.newKey(h.newTenant("mailosaur tour", ""), `["inboxes"]`)
+func mailosaurTour(t *testing.T, h *apitest.Harness) {
+	h = h.As(t)
+	key, _ := h.NewKey(h.NewTenant("mailosaur tour", ""), `["inboxes"]`)
 	auth := mailosaurAuth(key)
-	id := h.mailosaurServer(key, "Tour")
+	id := mailosaurServer(h, key, "Tour")
 	address := "t@" + id + ".tempmail.test"
-	h.mailosaurDeliver(key, address, mailosaurMail(address, "Tour"))
-	msgID := h.mailosaurFind(key, id, address)["id"].(string)
+	mailosaurDeliver(h, key, address, mailosaurMail(address, "Tour"))
+	msgID := mailosaurFind(h, key, id, address)["id"].(string)
 	for _, c := range []struct {
 		method, path, body string
 		status             int
@@ -309,7 +310,7 @@ func mailosaurTour(t *testing.T, h *harness) {
 		{"DELETE", "/servers/" + id, "", 204},
 		{"GET", "/servers/" + id, "", 404},
 	} {
-		if r := h.do(c.method, mo+c.path, c.body, auth...); r.Status != c.status {
+		if r := h.Do(c.method, mo+c.path, c.body, auth...); r.Status != c.status {
 			t.Errorf("%s %s: %d, want %d; %.200s", c.method, c.path, r.Status, c.status, r.Body)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"tempmail/api/apitest"
 	"testing"
 )
 
@@ -15,52 +16,52 @@ const mailslurp = "/compat/mailslurp"
 
 // mailslurpKey is the x-api-key header of key, with a JSON body.
 func mailslurpKey(key string) []string {
-	return []string{"x-api-key", key, "Content-Type", jsonCT}
+	return []string{"x-api-key", key, "Content-Type", apitest.JSONType}
 }
 
 // mailslurpInbox makes an inbox with key and returns its id and address.
-func (h *harness) mailslurpInbox(key, query string) (id, address string) {
-	h.t.Helper()
-	r := h.do("POST", mailslurp+"/inboxes"+query, "", mailslurpKey(key)...)
+func mailslurpInbox(h *apitest.Harness, key, query string) (id, address string) {
+	h.T.Helper()
+	r := h.Do("POST", mailslurp+"/inboxes"+query, "", mailslurpKey(key)...)
 	if r.Status != http.StatusCreated {
-		h.t.Fatalf("createInbox: %d %s", r.Status, r.Body)
+		h.T.Fatalf("createInbox: %d %s", r.Status, r.Body)
 	}
-	v := r.JSON(h.t)
+	v := r.JSON(h.T)
 	return v["id"].(string), v["emailAddress"].(string)
 }
 
 func TestMailSlurpInboxesAndMail(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	tenant := h.newTenant("slurp", "")
-	key, _ := h.newKey(tenant, `["inboxes"]`)
+	h := apitest.New(t)
+	tenant := h.NewTenant("slurp", "")
+	key, _ := h.NewKey(tenant, `["inboxes"]`)
 	as := mailslurpKey(key)
 
-	id, addr := h.mailslurpInbox(key, "?name=ignored&tags=a&tags=b&expiresIn=600000")
-	r := h.do("GET", mailslurp+"/inboxes/"+id, "", as...)
-	h.expect(r, http.StatusOK, "")
+	id, addr := mailslurpInbox(h, key, "?name=ignored&tags=a&tags=b&expiresIn=600000")
+	r := h.Do("GET", mailslurp+"/inboxes/"+id, "", as...)
+	h.Expect(r, http.StatusOK, "")
 	if v := r.JSON(t); v["emailAddress"] != addr || v["userId"] != tenant || !strings.HasSuffix(addr, "@tempmail.test") {
 		t.Errorf("getInbox: %s", r.Body)
 	}
-	r = h.do("POST", mailslurp+"/inboxes/withOptions", `{"emailAddress":"Chosen@Other.test","name":"x","tags":["t"]}`, as...)
-	h.expect(r, http.StatusCreated, "")
+	r = h.Do("POST", mailslurp+"/inboxes/withOptions", `{"emailAddress":"Chosen@Other.test","name":"x","tags":["t"]}`, as...)
+	h.Expect(r, http.StatusCreated, "")
 	if v := r.JSON(t); v["emailAddress"] != "chosen@other.test" || v["localPart"] != "chosen" || v["domain"] != "other.test" {
 		t.Errorf("createInboxWithOptions: %s", r.Body)
 	}
-	h.expect(h.do("POST", mailslurp+"/inboxes/withOptions", `{"emailAddress":"chosen@other.test"}`, as...), http.StatusConflict, "")
-	h.expect(h.do("POST", mailslurp+"/inboxes?domainName=nowhere.test", "", as...), http.StatusBadRequest, "")
-	h.expect(h.do("POST", mailslurp+"/inboxes?expiresIn=1", "", as...), http.StatusBadRequest, "")
-	h.expect(h.do("POST", mailslurp+"/inboxes?emailAddress="+strings.Repeat("a", 400)+"@tempmail.test", "", as...), http.StatusBadRequest, "")
-	r = h.do("GET", mailslurp+"/inboxes", "", as...)
+	h.Expect(h.Do("POST", mailslurp+"/inboxes/withOptions", `{"emailAddress":"chosen@other.test"}`, as...), http.StatusConflict, "")
+	h.Expect(h.Do("POST", mailslurp+"/inboxes?domainName=nowhere.test", "", as...), http.StatusBadRequest, "")
+	h.Expect(h.Do("POST", mailslurp+"/inboxes?expiresIn=1", "", as...), http.StatusBadRequest, "")
+	h.Expect(h.Do("POST", mailslurp+"/inboxes?emailAddress="+strings.Repeat("a", 400)+"@tempmail.test", "", as...), http.StatusBadRequest, "")
+	r = h.Do("GET", mailslurp+"/inboxes", "", as...)
 	var inboxes []map[string]any
 	if err := json.Unmarshal(r.Body, &inboxes); err != nil || len(inboxes) != 2 || inboxes[1]["id"] != id {
 		t.Errorf("getInboxes: %d %s", r.Status, r.Body)
 	}
 
 	// A wait held before the mail comes, answered when it does.
-	held := h.start("GET", mailslurp+"/waitForLatestEmail?inboxId="+id+"&timeout=30000&unreadOnly=true", "", as...)
-	h.waitHeld(1)
-	h.sendMail(addr, multipartMail(addr))
+	held := h.Start("GET", mailslurp+"/waitForLatestEmail?inboxId="+id+"&timeout=30000&unreadOnly=true", "", as...)
+	h.WaitHeld(1)
+	h.SendMail(addr, apitest.MultipartMail(addr))
 	got := <-held
 	if got.Status != http.StatusOK {
 		t.Fatalf("waitForLatestEmail: %d %s", got.Status, got.Body)
@@ -74,103 +75,103 @@ func TestMailSlurpInboxesAndMail(t *testing.T) {
 		t.Errorf("the email: %s", got.Body)
 	}
 	// Read now: unreadOnly finds nothing, and says so with 408.
-	r = h.do("GET", mailslurp+"/waitForLatestEmail?inboxId="+id+"&timeout=0&unreadOnly=true", "", as...)
-	h.expect(r, http.StatusRequestTimeout, "")
+	r = h.Do("GET", mailslurp+"/waitForLatestEmail?inboxId="+id+"&timeout=0&unreadOnly=true", "", as...)
+	h.Expect(r, http.StatusRequestTimeout, "")
 	if !strings.Contains(r.JSON(t)["message"].(string), "Failed to satisfy email query for inbox "+id) {
 		t.Errorf("408: %s", r.Body)
 	}
-	h.expect(h.do("GET", mailslurp+"/waitForLatestEmail?inboxId="+id+"&timeout=0", "", as...), http.StatusOK, "")
+	h.Expect(h.Do("GET", mailslurp+"/waitForLatestEmail?inboxId="+id+"&timeout=0", "", as...), http.StatusOK, "")
 
 	// A second email; the nth and the first matching.
-	h.sendMail(addr, "From: Shop <shop@example.com>\r\nTo: "+addr+"\r\nSubject: Your code\r\n\r\nYour code is 482913.\r\nVisit https://shop.example/v?t=1\r\n")
-	r = h.do("GET", mailslurp+"/waitForNthEmail?inboxId="+id+"&index=1&timeout=10000", "", as...)
-	h.expect(r, http.StatusOK, "")
+	h.SendMail(addr, "From: Shop <shop@example.com>\r\nTo: "+addr+"\r\nSubject: Your code\r\n\r\nYour code is 482913.\r\nVisit https://shop.example/v?t=1\r\n")
+	r = h.Do("GET", mailslurp+"/waitForNthEmail?inboxId="+id+"&index=1&timeout=10000", "", as...)
+	h.Expect(r, http.StatusOK, "")
 	second := r.JSON(t)["id"].(string)
 	if r.JSON(t)["subject"] != "Your code" || r.JSON(t)["isHTML"] != false {
 		t.Errorf("waitForNthEmail 1: %s", r.Body)
 	}
-	if r := h.do("GET", mailslurp+"/waitForNthEmail?inboxId="+id+"&index=0", "", as...); r.Status != http.StatusOK || r.JSON(t)["id"] != emailID {
+	if r := h.Do("GET", mailslurp+"/waitForNthEmail?inboxId="+id+"&index=0", "", as...); r.Status != http.StatusOK || r.JSON(t)["id"] != emailID {
 		t.Errorf("waitForNthEmail 0: %d %s", r.Status, r.Body)
 	}
-	r = h.do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id+"&timeout=1000",
+	r = h.Do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id+"&timeout=1000",
 		`{"matches":[{"field":"SUBJECT","should":"CONTAIN","value":"code"},{"field":"FROM","should":"EQUAL","value":"SHOP@example.com"}]}`, as...)
-	h.expect(r, http.StatusOK, "")
+	h.Expect(r, http.StatusOK, "")
 	if r.JSON(t)["id"] != second {
 		t.Errorf("waitForMatchingFirstEmail: %s", r.Body)
 	}
-	h.expect(h.do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id+"&timeout=0",
+	h.Expect(h.Do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id+"&timeout=0",
 		`{"matches":[{"field":"TO","should":"EQUAL","value":"someone@else.test"}]}`, as...), http.StatusRequestTimeout, "")
-	h.expect(h.do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id,
+	h.Expect(h.Do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id,
 		`{"matches":[{"field":"HEADERS","should":"CONTAIN","value":"x"}]}`, as...), http.StatusBadRequest, "")
-	h.expect(h.do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id,
+	h.Expect(h.Do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id,
 		`{"conditions":[{"condition":"HAS_ATTACHMENTS","value":"TRUE"}]}`, as...), http.StatusBadRequest, "")
 
 	// Counted waits: previews, oldest first.
-	r = h.do("GET", mailslurp+"/waitForEmailCount?inboxId="+id+"&count=2&timeout=5000", "", as...)
+	r = h.Do("GET", mailslurp+"/waitForEmailCount?inboxId="+id+"&count=2&timeout=5000", "", as...)
 	var many []map[string]any
 	if err := json.Unmarshal(r.Body, &many); err != nil || len(many) != 2 || many[0]["id"] != emailID || many[1]["id"] != second {
 		t.Errorf("waitForEmailCount: %d %s", r.Status, r.Body)
 	}
-	h.expect(h.do("GET", mailslurp+"/waitForEmailCount?inboxId="+id+"&count=3&timeout=0", "", as...), http.StatusRequestTimeout, "")
-	h.expect(h.do("GET", mailslurp+"/waitForEmailCount?inboxId="+id, "", as...), http.StatusBadRequest, "")
-	r = h.do("POST", mailslurp+"/waitForMatchingEmails?inboxId="+id+"&count=1&timeout=5000",
+	h.Expect(h.Do("GET", mailslurp+"/waitForEmailCount?inboxId="+id+"&count=3&timeout=0", "", as...), http.StatusRequestTimeout, "")
+	h.Expect(h.Do("GET", mailslurp+"/waitForEmailCount?inboxId="+id, "", as...), http.StatusBadRequest, "")
+	r = h.Do("POST", mailslurp+"/waitForMatchingEmails?inboxId="+id+"&count=1&timeout=5000",
 		`{"matches":[{"field":"FROM","should":"CONTAIN","value":"shop@"}]}`, as...)
 	if err := json.Unmarshal(r.Body, &many); err != nil || len(many) != 1 || many[0]["id"] != second {
 		t.Errorf("waitForMatchingEmails: %d %s", r.Status, r.Body)
 	}
 
 	// The inbox's emails, oldest first, and with minCount met.
-	r = h.do("GET", mailslurp+"/inboxes/"+id+"/emails?minCount=2&retryTimeout=5000", "", as...)
+	r = h.Do("GET", mailslurp+"/inboxes/"+id+"/emails?minCount=2&retryTimeout=5000", "", as...)
 	var list []map[string]any
 	if err := json.Unmarshal(r.Body, &list); err != nil || len(list) != 2 || list[0]["id"] != emailID || list[1]["id"] != second {
 		t.Errorf("getEmails: %d %s", r.Status, r.Body)
 	}
-	h.expect(h.do("GET", mailslurp+"/inboxes/"+id+"/emails?minCount=3&retryTimeout=0", "", as...), http.StatusRequestTimeout, "")
-	r = h.do("GET", mailslurp+"/inboxes/"+id+"/emails?sort=DESC&limit=1", "", as...)
+	h.Expect(h.Do("GET", mailslurp+"/inboxes/"+id+"/emails?minCount=3&retryTimeout=0", "", as...), http.StatusRequestTimeout, "")
+	r = h.Do("GET", mailslurp+"/inboxes/"+id+"/emails?sort=DESC&limit=1", "", as...)
 	if err := json.Unmarshal(r.Body, &list); err != nil || len(list) != 1 || list[0]["id"] != second {
 		t.Errorf("getEmails DESC: %d %s", r.Status, r.Body)
 	}
 
 	// What the SDK finds in an email.
 	e := mailslurp + "/emails/" + second
-	h.expect(h.do("POST", e+"/codes", "", as...), http.StatusOK,
+	h.Expect(h.Do("POST", e+"/codes", "", as...), http.StatusOK,
 		`{"found":true,"code":"482913","methodUsed":"PATTERN","candidates":[{"code":"482913","confidence":1,"method":"PATTERN","source":"TEXT"}],"warnings":[]}`)
-	h.expect(h.do("POST", e+"/codes", `{"customPatterns":["code is (\\d+)"],"method":"LLM"}`, as...), http.StatusOK,
+	h.Expect(h.Do("POST", e+"/codes", `{"customPatterns":["code is (\\d+)"],"method":"LLM"}`, as...), http.StatusOK,
 		`{"found":true,"code":"482913","methodUsed":"PATTERN","candidates":[{"code":"482913","confidence":1,"method":"PATTERN","source":"TEXT"}],"warnings":["method LLM is not supported here: PATTERN was used"]}`)
-	h.expect(h.do("POST", e+"/codes", `{"customPatterns":["("]}`, as...), http.StatusBadRequest, "")
-	h.expect(h.do("POST", e+"/contentMatch", `{"pattern":"code is ([0-9]{6})"}`, as...), http.StatusOK,
+	h.Expect(h.Do("POST", e+"/codes", `{"customPatterns":["("]}`, as...), http.StatusBadRequest, "")
+	h.Expect(h.Do("POST", e+"/contentMatch", `{"pattern":"code is ([0-9]{6})"}`, as...), http.StatusOK,
 		`{"pattern":"code is ([0-9]{6})","matches":["code is 482913","482913"]}`)
-	h.expect(h.do("POST", e+"/contentMatch", `{"pattern":"nothing"}`, as...), http.StatusOK, `{"pattern":"nothing","matches":[]}`)
-	h.expect(h.do("POST", e+"/contentMatch", `{}`, as...), http.StatusBadRequest, "")
-	h.expect(h.do("GET", e+"/textLines", "", as...), http.StatusOK, "")
-	if r := h.do("GET", e+"/textLines", "", as...).JSON(t); fmt.Sprint(r["lines"]) != "[Your code is 482913. Visit https://shop.example/v?t=1]" {
+	h.Expect(h.Do("POST", e+"/contentMatch", `{"pattern":"nothing"}`, as...), http.StatusOK, `{"pattern":"nothing","matches":[]}`)
+	h.Expect(h.Do("POST", e+"/contentMatch", `{}`, as...), http.StatusBadRequest, "")
+	h.Expect(h.Do("GET", e+"/textLines", "", as...), http.StatusOK, "")
+	if r := h.Do("GET", e+"/textLines", "", as...).JSON(t); fmt.Sprint(r["lines"]) != "[Your code is 482913. Visit https://shop.example/v?t=1]" {
 		t.Errorf("textLines: %v", r)
 	}
-	if r := h.do("GET", e+"/links", "", as...).JSON(t); fmt.Sprint(r["links"]) != "[https://shop.example/v?t=1]" {
+	if r := h.Do("GET", e+"/links", "", as...).JSON(t); fmt.Sprint(r["links"]) != "[https://shop.example/v?t=1]" {
 		t.Errorf("links: %v", r)
 	}
 	first := mailslurp + "/emails/" + emailID
-	r = h.do("GET", first+"/attachments", "", as...)
+	r = h.Do("GET", first+"/attachments", "", as...)
 	var atts []map[string]any
 	if err := json.Unmarshal(r.Body, &atts); err != nil || len(atts) != 1 || atts[0]["name"] != "report.pdf" {
 		t.Fatalf("attachments: %d %s", r.Status, r.Body)
 	}
-	r = h.do("GET", first+"/attachments/"+atts[0]["id"].(string), "", as...)
+	r = h.Do("GET", first+"/attachments/"+atts[0]["id"].(string), "", as...)
 	if r.Status != http.StatusOK || string(r.Body) != string(pdfBytes) {
 		t.Errorf("downloadAttachment: %d %q", r.Status, r.Body)
 	}
-	h.expect(h.do("GET", first+"/attachments/nothing", "", as...), http.StatusNotFound, "")
+	h.Expect(h.Do("GET", first+"/attachments/nothing", "", as...), http.StatusNotFound, "")
 
 	// Deleted: the email, the rest, then the inbox.
-	h.expect(h.do("DELETE", e, "", as...), http.StatusNoContent, "")
-	h.expect(h.do("GET", e, "", as...), http.StatusNotFound, "")
-	h.expect(h.do("DELETE", mailslurp+"/emptyInbox", "", as...), http.StatusBadRequest, "")
-	h.expect(h.do("DELETE", mailslurp+"/emptyInbox?inboxId="+id, "", as...), http.StatusNoContent, "")
-	h.expect(h.do("GET", mailslurp+"/inboxes/"+id+"/emails", "", as...), http.StatusOK, "[]")
-	h.expect(h.do("GET", mailslurp+"/inboxes/"+id, "", as...), http.StatusOK, "")
-	h.expect(h.do("DELETE", mailslurp+"/inboxes/"+id, "", as...), http.StatusNoContent, "")
-	h.expect(h.do("GET", mailslurp+"/inboxes/"+id, "", as...), http.StatusNotFound, "")
-	h.expect(h.do("GET", first, "", as...), http.StatusNotFound, "")
+	h.Expect(h.Do("DELETE", e, "", as...), http.StatusNoContent, "")
+	h.Expect(h.Do("GET", e, "", as...), http.StatusNotFound, "")
+	h.Expect(h.Do("DELETE", mailslurp+"/emptyInbox", "", as...), http.StatusBadRequest, "")
+	h.Expect(h.Do("DELETE", mailslurp+"/emptyInbox?inboxId="+id, "", as...), http.StatusNoContent, "")
+	h.Expect(h.Do("GET", mailslurp+"/inboxes/"+id+"/emails", "", as...), http.StatusOK, "[]")
+	h.Expect(h.Do("GET", mailslurp+"/inboxes/"+id, "", as...), http.StatusOK, "")
+	h.Expect(h.Do("DELETE", mailslurp+"/inboxes/"+id, "", as...), http.StatusNoContent, "")
+	h.Expect(h.Do("GET", mailslurp+"/inboxes/"+id, "", as...), http.StatusNotFound, "")
+	h.Expect(h.Do("GET", first, "", as...), http.StatusNotFound, "")
 }
 
 // A tenant's key never reaches another tenant's inboxes and mail through
@@ -179,15 +180,15 @@ func TestMailSlurpInboxesAndMail(t *testing.T) {
 // serve is 501, naming it. Every error in MailSlurp's shape.
 func TestMailSlurpKeysAndErrors(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	tenant := h.newTenant("owner", "")
-	key, _ := h.newKey(tenant, `["inboxes"]`)
-	reader, _ := h.newKey(tenant, `["read"]`)
-	other, _ := h.newKey(h.newTenant("other", ""), `["inboxes"]`)
-	id, addr := h.mailslurpInbox(key, "")
-	h.sendMail(addr, "Subject: mine\r\n\r\ncode 123456\r\n")
-	r := h.do("GET", mailslurp+"/waitForLatestEmail?inboxId="+id+"&timeout=10000", "", mailslurpKey(reader)...)
-	h.expect(r, http.StatusOK, "")
+	h := apitest.New(t)
+	tenant := h.NewTenant("owner", "")
+	key, _ := h.NewKey(tenant, `["inboxes"]`)
+	reader, _ := h.NewKey(tenant, `["read"]`)
+	other, _ := h.NewKey(h.NewTenant("other", ""), `["inboxes"]`)
+	id, addr := mailslurpInbox(h, key, "")
+	h.SendMail(addr, "Subject: mine\r\n\r\ncode 123456\r\n")
+	r := h.Do("GET", mailslurp+"/waitForLatestEmail?inboxId="+id+"&timeout=10000", "", mailslurpKey(reader)...)
+	h.Expect(r, http.StatusOK, "")
 	emailID := r.JSON(t)["id"].(string)
 
 	for _, c := range []struct{ method, path, body string }{
@@ -209,7 +210,7 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 	} {
 		t.Run("another tenant's "+c.method+" "+c.path, func(t *testing.T) {
 			t.Parallel()
-			r := h.as(t).do(c.method, mailslurp+c.path, c.body, mailslurpKey(other)...)
+			r := h.As(t).Do(c.method, mailslurp+c.path, c.body, mailslurpKey(other)...)
 			if v := r.JSON(t); r.Status != http.StatusNotFound || v["status"] != float64(404) || v["error"] != "Not Found" {
 				t.Errorf("with another tenant's key: %d %s, want 404", r.Status, r.Body)
 			}
@@ -217,31 +218,31 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 	}
 	t.Run("a read key", func(t *testing.T) {
 		t.Parallel()
-		h := h.as(t)
+		h := h.As(t)
 		as := mailslurpKey(reader)
 		for _, p := range []string{"/inboxes", "/inboxes/withOptions", "/inboxes/withDefaults"} {
-			h.expect(h.do("POST", mailslurp+p, "", as...), http.StatusForbidden, `{"status":403,"error":"Forbidden","message":"this key has no inboxes scope"}`)
+			h.Expect(h.Do("POST", mailslurp+p, "", as...), http.StatusForbidden, `{"status":403,"error":"Forbidden","message":"this key has no inboxes scope"}`)
 		}
-		h.expect(h.do("DELETE", mailslurp+"/emails/"+emailID, "", as...), http.StatusForbidden, "")
-		h.expect(h.do("DELETE", mailslurp+"/inboxes/"+id, "", as...), http.StatusForbidden, "")
-		h.expect(h.do("DELETE", mailslurp+"/emptyInbox?inboxId="+id, "", as...), http.StatusForbidden, "")
-		h.expect(h.do("GET", mailslurp+"/emails/"+emailID, "", as...), http.StatusOK, "")
-		h.expect(h.do("GET", mailslurp+"/inboxes", "", as...), http.StatusOK, "")
+		h.Expect(h.Do("DELETE", mailslurp+"/emails/"+emailID, "", as...), http.StatusForbidden, "")
+		h.Expect(h.Do("DELETE", mailslurp+"/inboxes/"+id, "", as...), http.StatusForbidden, "")
+		h.Expect(h.Do("DELETE", mailslurp+"/emptyInbox?inboxId="+id, "", as...), http.StatusForbidden, "")
+		h.Expect(h.Do("GET", mailslurp+"/emails/"+emailID, "", as...), http.StatusOK, "")
+		h.Expect(h.Do("GET", mailslurp+"/inboxes", "", as...), http.StatusOK, "")
 	})
 	t.Run("no key or a bad one", func(t *testing.T) {
 		t.Parallel()
-		h := h.as(t)
-		h.expect(h.do("GET", mailslurp+"/inboxes/"+id, ""), http.StatusUnauthorized, "")
-		h.expect(h.do("GET", mailslurp+"/emails/"+emailID, "", "x-api-key", "tm_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), http.StatusUnauthorized,
+		h := h.As(t)
+		h.Expect(h.Do("GET", mailslurp+"/inboxes/"+id, ""), http.StatusUnauthorized, "")
+		h.Expect(h.Do("GET", mailslurp+"/emails/"+emailID, "", "x-api-key", "tm_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), http.StatusUnauthorized,
 			`{"status":401,"error":"Unauthorized","message":"Invalid key: unknown, revoked or expired."}`)
-		h.expect(h.do("GET", mailslurp+"/aliases", "", "x-api-key", "wrong"), http.StatusUnauthorized, "")
-		h.expect(h.do("GET", mailslurp+"/inboxes/"+id, "", "Authorization", "Bearer "+key), http.StatusUnauthorized, "")
+		h.Expect(h.Do("GET", mailslurp+"/aliases", "", "x-api-key", "wrong"), http.StatusUnauthorized, "")
+		h.Expect(h.Do("GET", mailslurp+"/inboxes/"+id, "", "Authorization", "Bearer "+key), http.StatusUnauthorized, "")
 		// The API token is the admin's: it sees every inbox.
-		h.expect(h.do("GET", mailslurp+"/inboxes/"+id, "", "x-api-key", testToken), http.StatusOK, "")
+		h.Expect(h.Do("GET", mailslurp+"/inboxes/"+id, "", "x-api-key", apitest.TestToken), http.StatusOK, "")
 	})
 	t.Run("unsupported", func(t *testing.T) {
 		t.Parallel()
-		h := h.as(t)
+		h := h.As(t)
 		as := mailslurpKey(key)
 		for _, c := range []struct{ method, path, name string }{
 			{"POST", "/aliases", "POST /aliases"},
@@ -252,13 +253,13 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 			{"PUT", "/emails/" + emailID, "PUT /emails/" + emailID},
 			{"POST", "/emptyInbox?inboxId=" + id, "POST /emptyInbox"},
 		} {
-			h.expect(h.do(c.method, mailslurp+c.path, "{}", as...), http.StatusNotImplemented,
+			h.Expect(h.Do(c.method, mailslurp+c.path, "{}", as...), http.StatusNotImplemented,
 				`{"status":501,"error":"Not Implemented","message":"`+c.name+` is not supported by tempmail's MailSlurp family"}`)
 		}
 	})
 	t.Run("bounds", func(t *testing.T) {
 		t.Parallel()
-		h := h.as(t)
+		h := h.As(t)
 		as := mailslurpKey(key)
 		for _, p := range []string{
 			"/waitForLatestEmail?inboxId=" + id + "&timeout=-1",
@@ -269,28 +270,28 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 			"/inboxes/" + id + "/emails?size=0",
 			"/inboxes/" + id + "/emails?sort=UP",
 		} {
-			h.expect(h.do("GET", mailslurp+p, "", as...), http.StatusBadRequest, "")
+			h.Expect(h.Do("GET", mailslurp+p, "", as...), http.StatusBadRequest, "")
 		}
-		h.expect(h.do("GET", mailslurp+"/waitForLatestEmail?inboxId=nope&timeout=0", "", as...), http.StatusNotFound, "")
-		h.expect(h.do("GET", mailslurp+"/emails/0190f0f0-0000-7000-8000-000000000000", "", as...), http.StatusNotFound, "")
-		h.expect(h.do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id, `{"matches":[{"field":"SUBJECT","should":"CONTAIN","value":"`+
+		h.Expect(h.Do("GET", mailslurp+"/waitForLatestEmail?inboxId=nope&timeout=0", "", as...), http.StatusNotFound, "")
+		h.Expect(h.Do("GET", mailslurp+"/emails/0190f0f0-0000-7000-8000-000000000000", "", as...), http.StatusNotFound, "")
+		h.Expect(h.Do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id, `{"matches":[{"field":"SUBJECT","should":"CONTAIN","value":"`+
 			strings.Repeat("x", 300)+`"}]}`, as...), http.StatusBadRequest, "")
-		h.expect(h.do("POST", mailslurp+"/emails/"+emailID+"/contentMatch", `{"pattern":"`+strings.Repeat("a", 600)+`"}`, as...), http.StatusBadRequest, "")
-		h.expect(h.do("POST", mailslurp+"/emails/"+emailID+"/codes", `{"minLength":9,"maxLength":3}`, as...), http.StatusBadRequest, "")
-		h.expect(h.do("POST", mailslurp+"/emails/"+emailID+"/codes", `x`, "x-api-key", key, "Content-Type", "text/plain"),
+		h.Expect(h.Do("POST", mailslurp+"/emails/"+emailID+"/contentMatch", `{"pattern":"`+strings.Repeat("a", 600)+`"}`, as...), http.StatusBadRequest, "")
+		h.Expect(h.Do("POST", mailslurp+"/emails/"+emailID+"/codes", `{"minLength":9,"maxLength":3}`, as...), http.StatusBadRequest, "")
+		h.Expect(h.Do("POST", mailslurp+"/emails/"+emailID+"/codes", `x`, "x-api-key", key, "Content-Type", "text/plain"),
 			http.StatusUnsupportedMediaType, "")
 	})
 }
 
 // tourMailSlurp calls each of the family's operations once, for
 // TestEveryOperationAnswersAsDocumented (the harness checks each answer).
-func tourMailSlurp(t *testing.T, h *harness) {
-	key, _ := h.newKey(h.newTenant("slurp tour", ""), `["inboxes"]`)
+func tourMailSlurp(t *testing.T, h *apitest.Harness) {
+	key, _ := h.NewKey(h.NewTenant("slurp tour", ""), `["inboxes"]`)
 	as := mailslurpKey(key)
-	id, addr := h.mailslurpInbox(key, "")
-	h.sendMail(addr, multipartMail(addr))
-	r := h.do("GET", mailslurp+"/waitForLatestEmail?inboxId="+id+"&timeout=10000", "", as...)
-	h.expect(r, http.StatusOK, "")
+	id, addr := mailslurpInbox(h, key, "")
+	h.SendMail(addr, apitest.MultipartMail(addr))
+	r := h.Do("GET", mailslurp+"/waitForLatestEmail?inboxId="+id+"&timeout=10000", "", as...)
+	h.Expect(r, http.StatusOK, "")
 	e := "/emails/" + r.JSON(t)["id"].(string)
 	att := r.JSON(t)["attachments"].([]any)[0].(string)
 	for _, c := range []struct {
@@ -324,7 +325,7 @@ func tourMailSlurp(t *testing.T, h *harness) {
 		{"DELETE", "/inboxes/" + id, "", 204},
 	} {
 		t.Run("MailSlurp "+c.method+" "+c.path, func(t *testing.T) {
-			if r := h.as(t).do(c.method, mailslurp+c.path, c.body, as...); r.Status != c.status {
+			if r := h.As(t).Do(c.method, mailslurp+c.path, c.body, as...); r.Status != c.status {
 				t.Errorf("%d, want %d; %.200s", r.Status, c.status, r.Body)
 			}
 		})
@@ -335,9 +336,9 @@ func tourMailSlurp(t *testing.T, h *harness) {
 // method being served (the ones the family lacks with 501).
 func TestMailSlurpOptions(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := apitest.New(t)
 	for _, p := range []string{"/inboxes", "/aliases"} {
-		r := h.do("OPTIONS", mailslurp+p, "")
+		r := h.Do("OPTIONS", mailslurp+p, "")
 		if r.Status != http.StatusNoContent || r.Header.Get("Allow") != "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" {
 			t.Errorf("OPTIONS %s: %d %q", p, r.Status, r.Header.Get("Allow"))
 		}

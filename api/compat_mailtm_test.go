@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/api/apitest"
 	"tempmail/config"
 )
 
@@ -19,18 +20,18 @@ const mailtmBase = "/compat/mailtm"
 
 // mailtmAccount makes an account with headers (a key, or none) and logs in,
 // returning its id and token.
-func (h *harness) mailtmAccount(address, password string, headers ...string) (id, token string) {
-	h.t.Helper()
+func mailtmAccount(h *apitest.Harness, address, password string, headers ...string) (id, token string) {
+	h.T.Helper()
 	body := `{"address":"` + address + `","password":"` + password + `"}`
-	r := h.do("POST", mailtmBase+"/accounts", body, append([]string{"Content-Type", jsonCT}, headers...)...)
+	r := h.Do("POST", mailtmBase+"/accounts", body, append([]string{"Content-Type", apitest.JSONType}, headers...)...)
 	if r.Status != http.StatusCreated {
-		h.t.Fatalf("POST /accounts: %d %s", r.Status, r.Body)
+		h.T.Fatalf("POST /accounts: %d %s", r.Status, r.Body)
 	}
-	r = h.do("POST", mailtmBase+"/token", body, "Content-Type", jsonCT)
+	r = h.Do("POST", mailtmBase+"/token", body, "Content-Type", apitest.JSONType)
 	if r.Status != http.StatusOK {
-		h.t.Fatalf("POST /token: %d %s", r.Status, r.Body)
+		h.T.Fatalf("POST /token: %d %s", r.Status, r.Body)
 	}
-	v := r.JSON(h.t)
+	v := r.JSON(h.T)
 	return v["id"].(string), v["token"].(string)
 }
 
@@ -40,11 +41,11 @@ func asJSON(headers ...string) []string { return append(headers, "Accept", "appl
 
 func TestMailTMAccountTokenAndMessagesInBothFormats(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := apitest.New(t)
 
 	// Domains: a hydra collection by default, an array in JSON.
-	r := h.do("GET", mailtmBase+"/domains?page=1", "")
-	h.expect(r, http.StatusOK, "")
+	r := h.Do("GET", mailtmBase+"/domains?page=1", "")
+	h.Expect(r, http.StatusOK, "")
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/ld+json") {
 		t.Errorf("domains: content type %q, want JSON-LD by default", ct)
 	}
@@ -56,7 +57,7 @@ func TestMailTMAccountTokenAndMessagesInBothFormats(t *testing.T) {
 	if first["domain"] != "tempmail.test" || first["@id"] != mailtmBase+"/domains/1" || first["isActive"] != true {
 		t.Errorf("first domain: %v", first)
 	}
-	r = h.do("GET", mailtmBase+"/domains", "", "Accept", "application/json")
+	r = h.Do("GET", mailtmBase+"/domains", "", "Accept", "application/json")
 	var list []map[string]any
 	if err := json.Unmarshal(r.Body, &list); err != nil || len(list) != 2 || list[1]["domain"] != "other.test" || list[1]["@id"] != nil {
 		t.Errorf("domains in JSON: %s (%v)", r.Body, err)
@@ -64,31 +65,31 @@ func TestMailTMAccountTokenAndMessagesInBothFormats(t *testing.T) {
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		t.Errorf("domains: content type %q, want JSON", ct)
 	}
-	h.expect(h.do("GET", mailtmBase+"/domains/2", "", "Accept", "application/json"), http.StatusOK,
+	h.Expect(h.Do("GET", mailtmBase+"/domains/2", "", "Accept", "application/json"), http.StatusOK,
 		`{"id":"2","domain":"other.test","isActive":true,"isPrivate":false}`)
-	h.expect(h.do("GET", mailtmBase+"/domains/9", ""), http.StatusNotFound, "")
+	h.Expect(h.Do("GET", mailtmBase+"/domains/9", ""), http.StatusNotFound, "")
 
-	id, token := h.mailtmAccount("Alice@tempmail.test", "s3cret pass")
-	me := h.do("GET", mailtmBase+"/me", "", bearer(token)...)
-	h.expect(me, http.StatusOK, "")
+	id, token := mailtmAccount(h, "Alice@tempmail.test", "s3cret pass")
+	me := h.Do("GET", mailtmBase+"/me", "", bearer(token)...)
+	h.Expect(me, http.StatusOK, "")
 	if v := me.JSON(t); v["id"] != id || v["address"] != "alice@tempmail.test" || v["@context"] != "/contexts/Account" ||
 		v["@id"] != mailtmBase+"/accounts/"+id || v["@type"] != "Account" {
 		t.Errorf("GET /me: %s", me.Body)
 	}
-	if v := h.do("GET", mailtmBase+"/accounts/"+id, "", asJSON(bearer(token)...)...).JSON(t); v["@id"] != nil || v["id"] != id {
+	if v := h.Do("GET", mailtmBase+"/accounts/"+id, "", asJSON(bearer(token)...)...).JSON(t); v["@id"] != nil || v["id"] != id {
 		t.Errorf("GET /accounts/{id} in JSON: %v", v)
 	}
 
 	// Nothing yet; then a message, sent over SMTP.
-	r = h.do("GET", mailtmBase+"/messages", "", bearer(token)...)
-	h.expect(r, http.StatusOK, "")
+	r = h.Do("GET", mailtmBase+"/messages", "", bearer(token)...)
+	h.Expect(r, http.StatusOK, "")
 	if v := r.JSON(t); v["hydra:totalItems"] != 0.0 || len(v["hydra:member"].([]any)) != 0 {
 		t.Errorf("empty list: %s", r.Body)
 	}
-	h.sendMail("alice@tempmail.test", "From: Bob <bob@example.com>\r\nTo: alice@tempmail.test\r\nMessage-ID: <m1@example.com>\r\n"+
+	h.SendMail("alice@tempmail.test", "From: Bob <bob@example.com>\r\nTo: alice@tempmail.test\r\nMessage-ID: <m1@example.com>\r\n"+
 		"Subject: hello\r\nContent-Type: text/html\r\n\r\n<p>code 123456</p>\r\n")
-	h.waitLatest(token, "")
-	r = h.do("GET", mailtmBase+"/messages", "", bearer(token)...)
+	h.WaitLatest(token, "")
+	r = h.Do("GET", mailtmBase+"/messages", "", bearer(token)...)
 	items := r.JSON(t)["hydra:member"].([]any)
 	if len(items) != 1 {
 		t.Fatalf("after a message: %s", r.Body)
@@ -100,40 +101,40 @@ func TestMailTMAccountTokenAndMessagesInBothFormats(t *testing.T) {
 		sum["downloadUrl"] != mailtmBase+"/messages/"+msg+"/download" || !strings.Contains(sum["intro"].(string), "123456") {
 		t.Errorf("a message listed: %v", sum)
 	}
-	r = h.do("GET", mailtmBase+"/messages?page=1", "", asJSON(bearer(token)...)...)
+	r = h.Do("GET", mailtmBase+"/messages?page=1", "", asJSON(bearer(token)...)...)
 	var plain []map[string]any
 	if err := json.Unmarshal(r.Body, &plain); err != nil || len(plain) != 1 || plain[0]["id"] != msg || plain[0]["@id"] != nil {
 		t.Errorf("the list in JSON: %s", r.Body)
 	}
-	if v := h.do("GET", mailtmBase+"/messages?page=2", "", bearer(token)...).JSON(t); v["hydra:totalItems"] != 1.0 ||
+	if v := h.Do("GET", mailtmBase+"/messages?page=2", "", bearer(token)...).JSON(t); v["hydra:totalItems"] != 1.0 ||
 		len(v["hydra:member"].([]any)) != 0 {
 		t.Errorf("page 2: %v", v)
 	}
 
-	full := h.do("GET", mailtmBase+"/messages/"+msg, "", bearer(token)...).JSON(t)
+	full := h.Do("GET", mailtmBase+"/messages/"+msg, "", bearer(token)...).JSON(t)
 	if full["msgid"] != "<m1@example.com>" || !strings.Contains(full["html"].([]any)[0].(string), "123456") ||
 		full["seen"] != false || full["@context"] != "/contexts/Message" || full["retention"] != true {
 		t.Errorf("the message: %v", full)
 	}
-	r = h.do("PATCH", mailtmBase+"/messages/"+msg, `{"seen":true}`,
+	r = h.Do("PATCH", mailtmBase+"/messages/"+msg, `{"seen":true}`,
 		append(bearer(token), "Content-Type", "application/merge-patch+json")...)
 	if r.Status != http.StatusOK || r.JSON(t)["seen"] != true {
 		t.Errorf("PATCH seen: %d %s", r.Status, r.Body)
 	}
-	r = h.do("PATCH", mailtmBase+"/messages/"+msg, `{"seen":false}`, append(bearer(token), "Content-Type", jsonCT)...)
-	h.expect(r, http.StatusUnprocessableEntity, "")
-	src := h.do("GET", mailtmBase+"/sources/"+msg, "", bearer(token)...).JSON(t)
+	r = h.Do("PATCH", mailtmBase+"/messages/"+msg, `{"seen":false}`, append(bearer(token), "Content-Type", apitest.JSONType)...)
+	h.Expect(r, http.StatusUnprocessableEntity, "")
+	src := h.Do("GET", mailtmBase+"/sources/"+msg, "", bearer(token)...).JSON(t)
 	if !strings.Contains(src["data"].(string), "Subject: hello") || src["@type"] != "Source" {
 		t.Errorf("the source: %v", src)
 	}
-	r = h.do("GET", mailtmBase+"/messages/"+msg+"/download", "", bearer(token)...)
+	r = h.Do("GET", mailtmBase+"/messages/"+msg+"/download", "", bearer(token)...)
 	if r.Status != http.StatusOK || !strings.Contains(string(r.Body), "Subject: hello") {
 		t.Errorf("download: %d %.100s", r.Status, r.Body)
 	}
-	h.expect(h.do("DELETE", mailtmBase+"/messages/"+msg, "", bearer(token)...), http.StatusNoContent, "")
-	h.expect(h.do("GET", mailtmBase+"/messages/"+msg, "", bearer(token)...), http.StatusNotFound, "")
-	h.expect(h.do("DELETE", mailtmBase+"/accounts/"+id, "", bearer(token)...), http.StatusNoContent, "")
-	h.expect(h.do("GET", mailtmBase+"/me", "", bearer(token)...), http.StatusUnauthorized,
+	h.Expect(h.Do("DELETE", mailtmBase+"/messages/"+msg, "", bearer(token)...), http.StatusNoContent, "")
+	h.Expect(h.Do("GET", mailtmBase+"/messages/"+msg, "", bearer(token)...), http.StatusNotFound, "")
+	h.Expect(h.Do("DELETE", mailtmBase+"/accounts/"+id, "", bearer(token)...), http.StatusNoContent, "")
+	h.Expect(h.Do("GET", mailtmBase+"/me", "", bearer(token)...), http.StatusUnauthorized,
 		`{"code":401,"message":"Invalid JWT Token"}`)
 }
 
@@ -142,28 +143,28 @@ func TestMailTMAccountTokenAndMessagesInBothFormats(t *testing.T) {
 // bounded.
 func TestMailTMErrorsAndBounds(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.mailtmAccount("bob@tempmail.test", "right")
-	ct := []string{"Content-Type", jsonCT}
+	h := apitest.New(t)
+	mailtmAccount(h, "bob@tempmail.test", "right")
+	ct := []string{"Content-Type", apitest.JSONType}
 
-	h.expect(h.do("GET", mailtmBase+"/me", ""), http.StatusUnauthorized, `{"code":401,"message":"JWT Token not found"}`)
-	h.expect(h.do("GET", mailtmBase+"/messages", "", bearer("no-such-token")...), http.StatusUnauthorized,
+	h.Expect(h.Do("GET", mailtmBase+"/me", ""), http.StatusUnauthorized, `{"code":401,"message":"JWT Token not found"}`)
+	h.Expect(h.Do("GET", mailtmBase+"/messages", "", bearer("no-such-token")...), http.StatusUnauthorized,
 		`{"code":401,"message":"Invalid JWT Token"}`)
-	h.expect(h.do("GET", mailtmBase+"/messages", "", bearer(strings.Repeat("x", 300))...), http.StatusUnauthorized, "")
-	h.expect(h.do("POST", mailtmBase+"/token", `{"address":"bob@tempmail.test","password":"wrong"}`, ct...),
+	h.Expect(h.Do("GET", mailtmBase+"/messages", "", bearer(strings.Repeat("x", 300))...), http.StatusUnauthorized, "")
+	h.Expect(h.Do("POST", mailtmBase+"/token", `{"address":"bob@tempmail.test","password":"wrong"}`, ct...),
 		http.StatusUnauthorized, `{"code":401,"message":"Invalid credentials."}`)
-	h.expect(h.do("POST", mailtmBase+"/token", `{"address":"nobody@tempmail.test","password":"right"}`, ct...),
+	h.Expect(h.Do("POST", mailtmBase+"/token", `{"address":"nobody@tempmail.test","password":"right"}`, ct...),
 		http.StatusUnauthorized, "")
 
 	// An inbox of another family has no password: no login.
-	_, addr := h.tokenInbox()
-	h.expect(h.do("POST", mailtmBase+"/token", `{"address":"`+addr+`","password":"x"}`, ct...), http.StatusUnauthorized, "")
+	_, addr := h.TokenInbox()
+	h.Expect(h.Do("POST", mailtmBase+"/token", `{"address":"`+addr+`","password":"x"}`, ct...), http.StatusUnauthorized, "")
 
-	r := h.do("POST", mailtmBase+"/accounts", `{"address":"bob@tempmail.test","password":"again"}`, asJSON(ct...)...)
-	h.expect(r, http.StatusUnprocessableEntity, `{"type":"https://symfony.com/errors/validation","title":"An error occurred",`+
+	r := h.Do("POST", mailtmBase+"/accounts", `{"address":"bob@tempmail.test","password":"again"}`, asJSON(ct...)...)
+	h.Expect(r, http.StatusUnprocessableEntity, `{"type":"https://symfony.com/errors/validation","title":"An error occurred",`+
 		`"detail":"address: This value is already used.","status":422,`+
 		`"violations":[{"propertyPath":"address","message":"This value is already used."}]}`)
-	r = h.do("POST", mailtmBase+"/accounts", `{"address":"bob@tempmail.test","password":"again"}`, ct...)
+	r = h.Do("POST", mailtmBase+"/accounts", `{"address":"bob@tempmail.test","password":"again"}`, ct...)
 	if v := r.JSON(t); r.Status != 422 || v["@type"] != "ConstraintViolationList" || v["violations"] == nil {
 		t.Errorf("422 in JSON-LD: %d %s", r.Status, r.Body)
 	}
@@ -179,26 +180,26 @@ func TestMailTMErrorsAndBounds(t *testing.T) {
 		`{"address":"bad name!@tempmail.test","password":"p"}`,
 		`{"address":"x@elsewhere.test","password":"p"}`,
 	} {
-		if r := h.do("POST", mailtmBase+"/accounts", body, ct...); r.Status != http.StatusUnprocessableEntity ||
+		if r := h.Do("POST", mailtmBase+"/accounts", body, ct...); r.Status != http.StatusUnprocessableEntity ||
 			!strings.Contains(string(r.Body), "violations") {
 			t.Errorf("POST /accounts %.80s: %d %s", body, r.Status, r.Body)
 		}
 	}
-	h.expect(h.do("POST", mailtmBase+"/accounts", `{"address":`, ct...), http.StatusBadRequest, "")
-	h.expect(h.do("POST", mailtmBase+"/accounts", `{"address":"x@tempmail.test","password":"`+strings.Repeat("p", 128)+`"}`, ct...),
+	h.Expect(h.Do("POST", mailtmBase+"/accounts", `{"address":`, ct...), http.StatusBadRequest, "")
+	h.Expect(h.Do("POST", mailtmBase+"/accounts", `{"address":"x@tempmail.test","password":"`+strings.Repeat("p", 128)+`"}`, ct...),
 		http.StatusCreated, "")
-	_, token := h.mailtmAccount("carol@tempmail.test", "pw")
+	_, token := mailtmAccount(h, "carol@tempmail.test", "pw")
 	for _, page := range []string{"0", "-1", "x", "99999999", strconv.Itoa(1 << 40)} {
-		h.expect(h.do("GET", mailtmBase+"/messages?page="+page, "", bearer(token)...), http.StatusBadRequest, "")
+		h.Expect(h.Do("GET", mailtmBase+"/messages?page="+page, "", bearer(token)...), http.StatusBadRequest, "")
 	}
-	r = h.do("GET", mailtmBase+"/messages/not-an-id", "", bearer(token)...)
-	h.expect(r, http.StatusNotFound, "")
+	r = h.Do("GET", mailtmBase+"/messages/not-an-id", "", bearer(token)...)
+	h.Expect(r, http.StatusNotFound, "")
 	if v := r.JSON(t); v["@type"] != "hydra:Error" || v["hydra:description"] != "Not Found" {
 		t.Errorf("404 in JSON-LD: %s", r.Body)
 	}
-	h.expect(h.do("GET", mailtmBase+"/accounts/0190f0f0-0000-7000-8000-000000000000", "", asJSON(bearer(token)...)...),
+	h.Expect(h.Do("GET", mailtmBase+"/accounts/0190f0f0-0000-7000-8000-000000000000", "", asJSON(bearer(token)...)...),
 		http.StatusNotFound, `{"type":"https://tools.ietf.org/html/rfc2616#section-10","title":"An error occurred","detail":"Not Found","status":404}`)
-	h.expect(h.do("GET", mailtmBase+"/messages/x/attachment/ATTACH000001", "", bearer(token)...), http.StatusNotFound, "")
+	h.Expect(h.Do("GET", mailtmBase+"/messages/x/attachment/ATTACH000001", "", bearer(token)...), http.StatusNotFound, "")
 }
 
 // One account's token never reaches another's account or messages, nor a
@@ -207,26 +208,26 @@ func TestMailTMErrorsAndBounds(t *testing.T) {
 // cannot make or delete.
 func TestMailTMIsolation(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	keyA, _ := h.newKey(h.newTenant("a", ""), `["inboxes"]`)
-	keyB, _ := h.newKey(h.newTenant("b", ""), `["inboxes"]`)
-	readA, _ := h.newKey(h.newTenant("ra", ""), `["read"]`)
+	h := apitest.New(t)
+	keyA, _ := h.NewKey(h.NewTenant("a", ""), `["inboxes"]`)
+	keyB, _ := h.NewKey(h.NewTenant("b", ""), `["inboxes"]`)
+	readA, _ := h.NewKey(h.NewTenant("ra", ""), `["read"]`)
 
-	idA, tokA := h.mailtmAccount("ann@tempmail.test", "pw-a", bearer(keyA)...)
-	idB, tokB := h.mailtmAccount("ben@tempmail.test", "pw-b", bearer(keyB)...)
-	h.sendMail("ann@tempmail.test", "Subject: for ann\r\n\r\nsecret 424242\r\n")
-	h.waitLatest(tokA, "")
-	list := h.do("GET", mailtmBase+"/messages", "", bearer(tokA)...).JSON(t)["hydra:member"].([]any)
+	idA, tokA := mailtmAccount(h, "ann@tempmail.test", "pw-a", bearer(keyA)...)
+	idB, tokB := mailtmAccount(h, "ben@tempmail.test", "pw-b", bearer(keyB)...)
+	h.SendMail("ann@tempmail.test", "Subject: for ann\r\n\r\nsecret 424242\r\n")
+	h.WaitLatest(tokA, "")
+	list := h.Do("GET", mailtmBase+"/messages", "", bearer(tokA)...).JSON(t)["hydra:member"].([]any)
 	if len(list) != 1 {
 		t.Fatalf("ann's messages: %v", list)
 	}
 	msg := list[0].(map[string]any)["id"].(string)
 
 	// Ann's key reaches her account and message by id.
-	h.expect(h.do("GET", mailtmBase+"/accounts/"+idA, "", bearer(keyA)...), http.StatusOK, "")
-	h.expect(h.do("GET", mailtmBase+"/messages/"+msg, "", bearer(keyA)...), http.StatusOK, "")
+	h.Expect(h.Do("GET", mailtmBase+"/accounts/"+idA, "", bearer(keyA)...), http.StatusOK, "")
+	h.Expect(h.Do("GET", mailtmBase+"/messages/"+msg, "", bearer(keyA)...), http.StatusOK, "")
 	// A key names no account of its own.
-	h.expect(h.do("GET", mailtmBase+"/messages", "", bearer(keyA)...), http.StatusUnauthorized, "")
+	h.Expect(h.Do("GET", mailtmBase+"/messages", "", bearer(keyA)...), http.StatusUnauthorized, "")
 
 	for _, who := range []struct {
 		name string
@@ -241,46 +242,46 @@ func TestMailTMIsolation(t *testing.T) {
 			{"GET", "/sources/" + msg},
 			{"GET", "/messages/" + msg + "/download"},
 		} {
-			r := h.do(c.method, mailtmBase+c.path, `{"seen":true}`, append(who.auth, "Content-Type", jsonCT)...)
+			r := h.Do(c.method, mailtmBase+c.path, `{"seen":true}`, append(who.auth, "Content-Type", apitest.JSONType)...)
 			if r.Status != http.StatusNotFound {
 				t.Errorf("%s: %s %s: %d, want 404", who.name, c.method, c.path, r.Status)
 			}
 		}
 	}
 	// Ben's own list holds nothing of Ann's.
-	if v := h.do("GET", mailtmBase+"/messages", "", bearer(tokB)...).JSON(t); v["hydra:totalItems"] != 0.0 {
+	if v := h.Do("GET", mailtmBase+"/messages", "", bearer(tokB)...).JSON(t); v["hydra:totalItems"] != 0.0 {
 		t.Errorf("ben's list: %v", v)
 	}
 	_ = idB
 
 	// A read key neither makes accounts nor deletes.
-	h.expect(h.do("POST", mailtmBase+"/accounts", `{"address":"rita@tempmail.test","password":"p"}`,
-		append(bearer(readA), "Content-Type", jsonCT)...), http.StatusForbidden, "")
+	h.Expect(h.Do("POST", mailtmBase+"/accounts", `{"address":"rita@tempmail.test","password":"p"}`,
+		append(bearer(readA), "Content-Type", apitest.JSONType)...), http.StatusForbidden, "")
 	// An unknown key is refused.
-	h.expect(h.do("GET", mailtmBase+"/domains", "", bearer("tm_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")...), http.StatusUnauthorized, "")
+	h.Expect(h.Do("GET", mailtmBase+"/domains", "", bearer("tm_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")...), http.StatusUnauthorized, "")
 	// Ann's message is still there.
-	h.expect(h.do("GET", mailtmBase+"/messages/"+msg, "", bearer(tokA)...), http.StatusOK, "")
+	h.Expect(h.Do("GET", mailtmBase+"/messages/"+msg, "", bearer(tokA)...), http.StatusOK, "")
 }
 
 // Accounts are inboxes: --anonymous off refuses a keyless client's, and
 // the per-client creation limit answers 429 with Retry-After.
 func TestMailTMCreationLimits(t *testing.T) {
 	t.Parallel()
-	off := newHarness(t, func(c *config.Config) { c.AnonymousOff = true })
-	off.expect(off.do("POST", mailtmBase+"/accounts", `{"address":"x@tempmail.test","password":"p"}`, "Content-Type", jsonCT),
+	off := apitest.New(t, func(c *config.Config) { c.AnonymousOff = true })
+	off.Expect(off.Do("POST", mailtmBase+"/accounts", `{"address":"x@tempmail.test","password":"p"}`, "Content-Type", apitest.JSONType),
 		http.StatusUnauthorized, "")
 
-	h := newHarness(t, func(c *config.Config) { c.CreateRatePerClient = config.Rate{N: 1, Per: 3600e9} })
-	h.expect(h.do("POST", mailtmBase+"/accounts", `{"address":"one@tempmail.test","password":"p"}`, "Content-Type", jsonCT),
+	h := apitest.New(t, func(c *config.Config) { c.CreateRatePerClient = config.Rate{N: 1, Per: 3600e9} })
+	h.Expect(h.Do("POST", mailtmBase+"/accounts", `{"address":"one@tempmail.test","password":"p"}`, "Content-Type", apitest.JSONType),
 		http.StatusCreated, "")
-	r := h.do("POST", mailtmBase+"/accounts", `{"address":"two@tempmail.test","password":"p"}`, "Content-Type", jsonCT)
-	h.expect(r, http.StatusTooManyRequests, "")
+	r := h.Do("POST", mailtmBase+"/accounts", `{"address":"two@tempmail.test","password":"p"}`, "Content-Type", apitest.JSONType)
+	h.Expect(r, http.StatusTooManyRequests, "")
 	if r.Header.Get("Retry-After") == "" {
 		t.Errorf("429 without Retry-After")
 	}
 	// Logins have a share of their own: the client's creations are spent,
 	// and it may still log in.
-	h.expect(h.do("POST", mailtmBase+"/token", `{"address":"one@tempmail.test","password":"p"}`, "Content-Type", jsonCT),
+	h.Expect(h.Do("POST", mailtmBase+"/token", `{"address":"one@tempmail.test","password":"p"}`, "Content-Type", apitest.JSONType),
 		http.StatusOK, "")
 }
 
@@ -291,17 +292,17 @@ func TestMailTMCreationLimits(t *testing.T) {
 // minute's, so that none refills while the slow hashes run under -race.)
 func TestMailTMLoginsHaveTheirOwnLimit(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) {
+	h := apitest.New(t, func(c *config.Config) {
 		c.CreateRatePerClient = config.Rate{}
 		c.LoginRatePerClient = config.Rate{N: 10, Per: time.Hour}
 	})
-	h.expect(h.do("POST", mailtmBase+"/accounts", `{"address":"guess@tempmail.test","password":"right"}`, "Content-Type", jsonCT),
+	h.Expect(h.Do("POST", mailtmBase+"/accounts", `{"address":"guess@tempmail.test","password":"right"}`, "Content-Type", apitest.JSONType),
 		http.StatusCreated, "")
 	wrong := `{"address":"guess@tempmail.test","password":"wrong"}`
 	statuses := map[int]int{}
-	var refused response
+	var refused apitest.Response
 	for range 15 {
-		r := h.do("POST", mailtmBase+"/token", wrong, "Content-Type", jsonCT, "Accept", jsonCT)
+		r := h.Do("POST", mailtmBase+"/token", wrong, "Content-Type", apitest.JSONType, "Accept", apitest.JSONType)
 		statuses[r.Status]++
 		if r.Status == http.StatusTooManyRequests {
 			refused = r
@@ -326,7 +327,7 @@ func TestMailTMLoginsHaveTheirOwnLimit(t *testing.T) {
 	if refused.Header.Get("Retry-After") == "" {
 		t.Errorf("429 without Retry-After: %v", refused.Header)
 	}
-	h.expect(h.do("POST", mailtmBase+"/token", `{"address":"guess@tempmail.test","password":"right"}`, "Content-Type", jsonCT),
+	h.Expect(h.Do("POST", mailtmBase+"/token", `{"address":"guess@tempmail.test","password":"right"}`, "Content-Type", apitest.JSONType),
 		http.StatusTooManyRequests, "")
 }
 
@@ -334,7 +335,7 @@ func TestMailTMLoginsHaveTheirOwnLimit(t *testing.T) {
 // JSON-LD otherwise (the default, */*, ld+json first or higher).
 func TestMailTMNegotiatesTheFormat(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := apitest.New(t)
 	for accept, wantLD := range map[string]bool{
 		"":                                      true,
 		"*/*":                                   true,
@@ -346,7 +347,7 @@ func TestMailTMNegotiatesTheFormat(t *testing.T) {
 		"text/html":                              true,
 		strings.Repeat("application/json,", 100): true, // past the bound: the default
 	} {
-		r := h.do("GET", mailtmBase+"/domains/1", "", "Accept", accept)
+		r := h.Do("GET", mailtmBase+"/domains/1", "", "Accept", accept)
 		_, isLD := r.JSON(t)["@id"]
 		if isLD != wantLD || strings.HasPrefix(r.Header.Get("Content-Type"), "application/ld+json") != wantLD {
 			t.Errorf("Accept %.40q: %s %s, want JSON-LD %v", accept, r.Header.Get("Content-Type"), r.Body, wantLD)
@@ -356,15 +357,15 @@ func TestMailTMNegotiatesTheFormat(t *testing.T) {
 
 // mailtmTour calls every operation of the family once, for
 // TestEveryOperationAnswersAsDocumented.
-func (h *harness) mailtmTour() {
-	h.t.Helper()
-	id, token := h.mailtmAccount("tour-mailtm@tempmail.test", "pw")
-	events := h.openStream(mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(token)...)
-	h.sendMail("tour-mailtm@tempmail.test", multipartMail("tour-mailtm@tempmail.test"))
-	msg := h.waitLatest(token, "")["id"].(string)
-	events.next()
-	events.close()
-	auth := append(bearer(token), "Content-Type", jsonCT)
+func mailtmTour(h *apitest.Harness) {
+	h.T.Helper()
+	id, token := mailtmAccount(h, "tour-mailtm@tempmail.test", "pw")
+	events := h.OpenStream(mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(token)...)
+	h.SendMail("tour-mailtm@tempmail.test", apitest.MultipartMail("tour-mailtm@tempmail.test"))
+	msg := h.WaitLatest(token, "")["id"].(string)
+	events.Next()
+	events.Close()
+	auth := append(bearer(token), "Content-Type", apitest.JSONType)
 	for _, c := range []struct {
 		method, path, body string
 		status             int
@@ -389,8 +390,8 @@ func (h *harness) mailtmTour() {
 			if c.method == "DELETE" && accept == "application/json" {
 				continue
 			}
-			if r := h.do(c.method, mailtmBase+c.path, c.body, append(auth, "Accept", accept)...); r.Status != c.status {
-				h.t.Errorf("%s %s (%s): %d, want %d; %.200s", c.method, c.path, accept, r.Status, c.status, r.Body)
+			if r := h.Do(c.method, mailtmBase+c.path, c.body, append(auth, "Accept", accept)...); r.Status != c.status {
+				h.T.Errorf("%s %s (%s): %d, want %d; %.200s", c.method, c.path, accept, r.Status, c.status, r.Body)
 			}
 		}
 	}
@@ -400,18 +401,18 @@ func (h *harness) mailtmTour() {
 // the message as lists show it; another account's topic is 404.
 func TestMailTMEventsPushNewMail(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	id, token := h.mailtmAccount("eve@tempmail.test", "pw")
-	_, other := h.mailtmAccount("oscar@tempmail.test", "pw")
-	h.expect(h.do("GET", mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(other)...), http.StatusNotFound, "")
-	h.expect(h.do("GET", mailtmBase+"/.well-known/mercure?topic=/elsewhere", "", bearer(token)...), http.StatusBadRequest, "")
-	h.expect(h.do("GET", mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, ""), http.StatusUnauthorized, "")
+	h := apitest.New(t)
+	id, token := mailtmAccount(h, "eve@tempmail.test", "pw")
+	_, other := mailtmAccount(h, "oscar@tempmail.test", "pw")
+	h.Expect(h.Do("GET", mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(other)...), http.StatusNotFound, "")
+	h.Expect(h.Do("GET", mailtmBase+"/.well-known/mercure?topic=/elsewhere", "", bearer(token)...), http.StatusBadRequest, "")
+	h.Expect(h.Do("GET", mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, ""), http.StatusUnauthorized, "")
 
-	s := h.openStream(mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(token)...)
-	h.sendMail("eve@tempmail.test", "Subject: pushed\r\n\r\nhello\r\n")
-	ev := s.next()
+	s := h.OpenStream(mailtmBase+"/.well-known/mercure?topic=/accounts/"+id, "", bearer(token)...)
+	h.SendMail("eve@tempmail.test", "Subject: pushed\r\n\r\nhello\r\n")
+	ev := s.Next()
 	if ev.Name != "message" || ev.Data["subject"] != "pushed" || ev.Data["@type"] != "Message" || ev.Data["accountId"] != id {
 		t.Errorf("event %q %v", ev.Name, ev.Data)
 	}
-	s.close()
+	s.Close()
 }

@@ -5,18 +5,19 @@ import (
 	"strings"
 	"testing"
 
+	"tempmail/api/apitest"
 	"tempmail/config"
 )
 
 // preflight sends what a browser sends before a cross-origin request that
 // carries headers of its own.
-func (h *harness) preflight(path, origin, method string) response {
-	h.t.Helper()
-	return h.do("OPTIONS", path, "", "Origin", origin, "Access-Control-Request-Method", method,
+func preflight(h *apitest.Harness, path, origin, method string) apitest.Response {
+	h.T.Helper()
+	return h.Do("OPTIONS", path, "", "Origin", origin, "Access-Control-Request-Method", method,
 		"Access-Control-Request-Headers", "authorization,x-read-key")
 }
 
-func accessControl(r response) []string {
+func accessControl(r apitest.Response) []string {
 	var out []string
 	for k := range r.Header {
 		if strings.HasPrefix(k, "Access-Control-") {
@@ -29,8 +30,8 @@ func accessControl(r response) []string {
 func TestCORSAnswersPreflightsOfAllowedOriginsOnly(t *testing.T) {
 	t.Parallel()
 	const app = "https://app.example.com"
-	h := newHarness(t, func(c *config.Config) { c.CORSOrigins = []string{app, "http://localhost:3000"} })
-	token, _ := h.tokenInbox()
+	h := apitest.New(t, func(c *config.Config) { c.CORSOrigins = []string{app, "http://localhost:3000"} })
+	token, _ := h.TokenInbox()
 
 	for _, p := range []struct{ path, method string }{
 		{"/inboxes/", "POST"}, {"/inboxes", "POST"}, {"/inboxes/" + token + "/messages/", "GET"},
@@ -38,7 +39,7 @@ func TestCORSAnswersPreflightsOfAllowedOriginsOnly(t *testing.T) {
 	} {
 		t.Run(p.method+" "+p.path, func(t *testing.T) {
 			t.Parallel()
-			r := h.as(t).preflight(p.path, app, p.method)
+			r := preflight(h.As(t), p.path, app, p.method)
 			if r.Status != http.StatusNoContent {
 				t.Fatalf("preflight: %d %s", r.Status, r.Body)
 			}
@@ -60,32 +61,32 @@ func TestCORSAnswersPreflightsOfAllowedOriginsOnly(t *testing.T) {
 
 	// Another origin: the preflight is answered, with nothing that lets its
 	// page go on.
-	r := h.preflight("/inboxes/", "https://evil.example", "POST")
+	r := preflight(h, "/inboxes/", "https://evil.example", "POST")
 	if r.Status != http.StatusNoContent || len(accessControl(r)) != 0 {
 		t.Errorf("preflight from another origin: %d %v", r.Status, accessControl(r))
 	}
 	// An origin differing only in scheme or port is another origin.
 	for _, o := range []string{"http://app.example.com", "https://app.example.com:8443", "null"} {
-		if r := h.preflight("/inboxes/", o, "POST"); len(accessControl(r)) != 0 {
+		if r := preflight(h, "/inboxes/", o, "POST"); len(accessControl(r)) != 0 {
 			t.Errorf("preflight from %s: %v", o, accessControl(r))
 		}
 	}
 	// Unknown paths and methods a path does not serve are answered as ever.
-	h.expect(h.preflight("/nowhere/", app, "GET"), 404, "")
-	h.expect(h.preflight("/inboxes/", app, "PUT"), 405, "")
+	h.Expect(preflight(h, "/nowhere/", app, "GET"), 404, "")
+	h.Expect(preflight(h, "/inboxes/", app, "PUT"), 405, "")
 
 	// The request itself: readable by the allowed origin, with its count.
-	r = h.do("GET", "/inboxes/"+token+"/messages/", "", "Origin", app)
+	r = h.Do("GET", "/inboxes/"+token+"/messages/", "", "Origin", app)
 	if r.Status != 200 || r.Header.Get("Access-Control-Allow-Origin") != app ||
 		r.Header.Get("Access-Control-Expose-Headers") != "X-Total-Count" || r.Header.Get("X-Total-Count") != "0" {
 		t.Errorf("GET from %s: %d %v", app, r.Status, r.Header)
 	}
-	r = h.do("GET", "/inboxes/"+token+"/messages/", "", "Origin", "https://evil.example")
+	r = h.Do("GET", "/inboxes/"+token+"/messages/", "", "Origin", "https://evil.example")
 	if r.Status != 200 || len(accessControl(r)) != 0 || !strings.Contains(strings.Join(r.Header.Values("Vary"), ","), "Origin") {
 		t.Errorf("GET from another origin: %d %v", r.Status, r.Header)
 	}
 	// Errors are readable too, or a page could not tell 401 from a network failure.
-	r = h.do("GET", "/inboxes/nope/messages/", "", "Origin", "http://localhost:3000")
+	r = h.Do("GET", "/inboxes/nope/messages/", "", "Origin", "http://localhost:3000")
 	if r.Status != 404 || r.Header.Get("Access-Control-Allow-Origin") != "http://localhost:3000" {
 		t.Errorf("404 from an allowed origin: %d %v", r.Status, r.Header)
 	}
@@ -93,32 +94,32 @@ func TestCORSAnswersPreflightsOfAllowedOriginsOnly(t *testing.T) {
 
 func TestCORSWildcardAllowsEveryOrigin(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) { c.CORSOrigins = []string{"*"} })
-	r := h.preflight("/api/inboxes/create_inbox/", "https://anywhere.example", "POST")
+	h := apitest.New(t, func(c *config.Config) { c.CORSOrigins = []string{"*"} })
+	r := preflight(h, "/api/inboxes/create_inbox/", "https://anywhere.example", "POST")
 	if r.Status != 204 || r.Header.Get("Access-Control-Allow-Origin") != "*" ||
 		r.Header.Get("Access-Control-Allow-Headers") == "" {
 		t.Errorf("preflight: %d %v", r.Status, r.Header)
 	}
-	r = h.do("POST", "/inboxes/", "", "Origin", "http://127.0.0.1:5173")
+	r = h.Do("POST", "/inboxes/", "", "Origin", "http://127.0.0.1:5173")
 	if r.Status != 201 || r.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Errorf("POST: %d %v", r.Status, r.Header)
 	}
 	// Without an Origin (curl, servers), nothing changes.
-	if r := h.do("GET", "/api/domains/", ""); len(accessControl(r)) != 0 {
+	if r := h.Do("GET", "/api/domains/", ""); len(accessControl(r)) != 0 {
 		t.Errorf("request without Origin got %v", accessControl(r))
 	}
 }
 
 func TestWithoutCORSOriginsThereAreNoCORSHeaders(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := apitest.New(t)
 	// OPTIONS is answered as for any client (204 and Allow), with nothing
 	// that lets a page go on.
-	r := h.preflight("/inboxes/", "https://app.example.com", "POST")
+	r := preflight(h, "/inboxes/", "https://app.example.com", "POST")
 	if r.Status != 204 || len(accessControl(r)) != 0 {
 		t.Errorf("preflight: %d %v", r.Status, accessControl(r))
 	}
-	if r := h.do("GET", "/api/domains/", "", "Origin", "https://app.example.com"); len(accessControl(r)) != 0 || r.Header.Get("Vary") != "" {
+	if r := h.Do("GET", "/api/domains/", "", "Origin", "https://app.example.com"); len(accessControl(r)) != 0 || r.Header.Get("Vary") != "" {
 		t.Errorf("GET: %v", r.Header)
 	}
 }

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"tempmail/api/apitest"
 	"testing"
 	"time"
 )
@@ -12,28 +13,28 @@ import (
 // finished one leaves nothing held.
 func TestAttachmentDownloadsShareABoundedBudget(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	token, address := h.tokenInbox()
-	h.sendMail(address, multipartMail(address))
-	id := h.waitLatest(token, "")["id"].(string)
+	h := apitest.New(t)
+	token, address := h.TokenInbox()
+	h.SendMail(address, apitest.MultipartMail(address))
+	id := h.WaitLatest(token, "")["id"].(string)
 	path := "/inboxes/" + token + "/messages/" + id + "/attachments/1/"
 
-	free, ok := h.svc.API.FillDownloads(200 * time.Millisecond)
+	free, ok := h.Service.API.FillDownloads(200 * time.Millisecond)
 	if !ok {
 		t.Fatal("downloads hold room before any was asked for")
 	}
-	r := h.do("GET", path, "")
+	r := h.Do("GET", path, "")
 	if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
 		t.Errorf("with no room: %d %s", r.Status, r.Body)
 	}
-	h.expect(r, http.StatusServiceUnavailable, `{"error":"too many large attachments are being read at once; try again shortly"}`)
+	h.Expect(r, http.StatusServiceUnavailable, `{"error":"too many large attachments are being read at once; try again shortly"}`)
 	free()
 	for range 3 {
-		if r := h.do("GET", path, ""); r.Status != 200 || string(r.Body) != string(pdfBytes) {
+		if r := h.Do("GET", path, ""); r.Status != 200 || string(r.Body) != string(pdfBytes) {
 			t.Errorf("with room: %d %q", r.Status, r.Body)
 		}
 	}
-	if !h.svc.API.DownloadsIdle() {
+	if !h.Service.API.DownloadsIdle() {
 		t.Error("finished downloads still hold room")
 	}
 }

@@ -7,33 +7,9 @@ package api
 // part of the package's API.
 
 import (
-	"net/http"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"tempmail/api/family"
-)
-
-// OpenAPIDocument is the document the server serves, as it is embedded.
-var OpenAPIDocument = openAPIDocument
-
-// Router is the server's router: the contract check (contract_test.go)
-// asks it which route took a request, and which routes there are.
-func (s *Server) Router() chi.Routes { return s.router }
-
-// FamilyOf tells which family's error shape the answers to a request
-// have: FamilyA, FamilyB, FamilyC or FamilyOps.
-func FamilyOf(r *http.Request) string {
-	return family.DoorFor((&Server{}).registerDoors(), r.URL.Path).Name
-}
-
-// The names of the families FamilyOf tells.
-const (
-	FamilyA   = "A"
-	FamilyB   = "B"
-	FamilyC   = "C"
-	FamilyOps = ""
 )
 
 // The bounds tests hold the service to.

@@ -1,47 +1,28 @@
 package api_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
+	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
 	"tempmail/service/servicetest"
 )
 
-const jsonCT = "application/json"
-
-// isUUID reports whether id is a UUID in its canonical text form, as the
-// service's ids are.
-func isUUID(id string) bool {
-	u, err := uuid.Parse(id)
-	return err == nil && u.String() == id
-}
-
-// createInboxA makes a family A inbox on domain 1 and returns its JSON.
-func (h *harness) createInboxA(body string) map[string]any {
-	h.t.Helper()
-	r := h.do("POST", "/api/inboxes/create_inbox/", body, "Content-Type", jsonCT)
-	if r.Status != http.StatusCreated {
-		h.t.Fatalf("create_inbox %s: %d %s", body, r.Status, r.Body)
-	}
-	return r.JSON(h.t)
-}
-
 func TestDomainsA(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.expect(h.do("GET", "/api/domains/", ""), 200,
+	h := apitest.New(t)
+	h.Expect(h.Do("GET", "/api/domains/", ""), 200,
 		`[{"id":1,"name":"tempmail.test","is_active":true,"catch_all":false},{"id":2,"name":"other.test","is_active":true,"catch_all":false}]`)
-	h.expect(h.do("GET", "/api/domains", ""), 200, "") // without the slash too, no redirect
+	h.Expect(h.Do("GET", "/api/domains", ""), 200, "") // without the slash too, no redirect
 	// POST is the admin's (domains_test.go); other methods are not served.
-	r := h.do("PUT", "/api/domains/", "{}", "Content-Type", jsonCT)
-	h.expect(r, 405, `{"detail":"Method \"PUT\" not allowed."}`)
+	r := h.Do("PUT", "/api/domains/", "{}", "Content-Type", apitest.JSONType)
+	h.Expect(r, 405, `{"detail":"Method \"PUT\" not allowed."}`)
 	if r.Header.Get("Allow") != "GET, HEAD, POST, OPTIONS" {
 		t.Errorf("Allow %q", r.Header.Get("Allow"))
 	}
@@ -49,14 +30,14 @@ func TestDomainsA(t *testing.T) {
 
 func TestCreateInboxA(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	v := h.createInboxA(`{"domain_id": 2}`)
+	h := apitest.New(t)
+	v := h.CreateInboxA(`{"domain_id": 2}`)
 	email, _ := v["email"].(string)
 	local, domain, _ := strings.Cut(email, "@")
 	if len(local) != 10 || strings.Trim(local, "abcdefghijklmnopqrstuvwxyz0123456789") != "" || domain != "other.test" || v["domain"] != "other.test" {
 		t.Errorf("email %q domain %v", email, v["domain"])
 	}
-	if v["ttl"] != float64(3600) || !isUUID(v["id"].(string)) || v["access_token"] == "" {
+	if v["ttl"] != float64(3600) || !apitest.IsUUID(v["id"].(string)) || v["access_token"] == "" {
 		t.Errorf("inbox %v", v)
 	}
 	created, _ := time.Parse(time.RFC3339, v["created_at"].(string))
@@ -64,10 +45,10 @@ func TestCreateInboxA(t *testing.T) {
 	if expires.Sub(created) != time.Hour {
 		t.Errorf("expires_at - created_at = %v, want 1h", expires.Sub(created))
 	}
-	if v := h.createInboxA(`{"domain_id": 1, "ttl": 60}`); v["ttl"] != float64(60) {
+	if v := h.CreateInboxA(`{"domain_id": 1, "ttl": 60}`); v["ttl"] != float64(60) {
 		t.Errorf("ttl %v", v["ttl"])
 	}
-	h.createInboxA(`{"domain_id": 1, "ttl": 604800}`)
+	h.CreateInboxA(`{"domain_id": 1, "ttl": 604800}`)
 
 	for _, c := range []struct {
 		body   string
@@ -88,42 +69,42 @@ func TestCreateInboxA(t *testing.T) {
 	} {
 		t.Run("body "+c.body, func(t *testing.T) {
 			t.Parallel()
-			h := h.as(t)
-			h.expect(h.do("POST", "/api/inboxes/create_inbox/", c.body, "Content-Type", jsonCT), c.status, c.want)
+			h := h.As(t)
+			h.Expect(h.Do("POST", "/api/inboxes/create_inbox/", c.body, "Content-Type", apitest.JSONType), c.status, c.want)
 		})
 	}
-	if r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id": 1`, "Content-Type", jsonCT); r.Status != 400 || r.JSON(t)["error"] == nil {
+	if r := h.Do("POST", "/api/inboxes/create_inbox/", `{"domain_id": 1`, "Content-Type", apitest.JSONType); r.Status != 400 || r.JSON(t)["error"] == nil {
 		t.Errorf("malformed JSON: %d %s", r.Status, r.Body)
 	}
-	h.expect(h.do("POST", "/api/inboxes/create_inbox/", `domain_id=1`, "Content-Type", "application/x-www-form-urlencoded"),
+	h.Expect(h.Do("POST", "/api/inboxes/create_inbox/", `domain_id=1`, "Content-Type", "application/x-www-form-urlencoded"),
 		415, `{"detail":"Unsupported media type \"application/x-www-form-urlencoded\" in request."}`)
-	if r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1,"x":"`+strings.Repeat("a", 1<<20)+`"}`, "Content-Type", jsonCT); r.Status != 413 {
+	if r := h.Do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1,"x":"`+strings.Repeat("a", 1<<20)+`"}`, "Content-Type", apitest.JSONType); r.Status != 413 {
 		t.Errorf("oversized body: %d %s", r.Status, r.Body)
 	}
 }
 
 func TestInboxAndEmailsA(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	in := h.createInboxA(`{"domain_id": 1}`)
+	h := apitest.New(t)
+	in := h.CreateInboxA(`{"domain_id": 1}`)
 	id, addr, token := in["id"].(string), in["email"].(string), in["access_token"].(string)
 
-	got := h.do("GET", "/api/inboxes/"+id+"/", "").JSON(t)
+	got := h.Do("GET", "/api/inboxes/"+id+"/", "").JSON(t)
 	if got["email_count"] != float64(0) || got["email"] != addr || got["id"] != id {
 		t.Errorf("inbox detail %v", got)
 	}
-	h.expect(h.do("GET", "/api/inboxes/"+id+"/emails/", ""), 200, `[]`)
+	h.Expect(h.Do("GET", "/api/inboxes/"+id+"/emails/", ""), 200, `[]`)
 
-	h.sendMail(addr, "From: Ann Example <ann@example.com>\r\nTo: "+addr+"\r\nSubject: first\r\n\r\nhello one\r\n")
-	first := h.waitLatest(token, "")
-	h.sendMail(addr, multipartMail(addr))
-	second := h.waitLatest(token, first["id"].(string))
+	h.SendMail(addr, "From: Ann Example <ann@example.com>\r\nTo: "+addr+"\r\nSubject: first\r\n\r\nhello one\r\n")
+	first := h.WaitLatest(token, "")
+	h.SendMail(addr, apitest.MultipartMail(addr))
+	second := h.WaitLatest(token, first["id"].(string))
 
-	if got := h.do("GET", "/api/inboxes/"+id, "").JSON(t); got["email_count"] != float64(2) {
+	if got := h.Do("GET", "/api/inboxes/"+id, "").JSON(t); got["email_count"] != float64(2) {
 		t.Errorf("email_count %v", got["email_count"])
 	}
 	var list []map[string]any
-	_ = jsonUnmarshal(h.do("GET", "/api/inboxes/"+id+"/emails/", "").Body, &list)
+	_ = json.Unmarshal(h.Do("GET", "/api/inboxes/"+id+"/emails/", "").Body, &list)
 	if len(list) != 2 || list[0]["id"] != second["id"] || list[1]["id"] != first["id"] {
 		t.Fatalf("emails %v", list)
 	}
@@ -141,7 +122,7 @@ func TestInboxAndEmailsA(t *testing.T) {
 
 	// Email detail, mark as read (idempotent), raw, attachment, delete.
 	eid := second["id"].(string)
-	e := h.do("GET", "/api/emails/"+eid+"/", "").JSON(t)
+	e := h.Do("GET", "/api/emails/"+eid+"/", "").JSON(t)
 	if e["inbox_id"] != id || e["message_id"] != "<cross-1@example.com>" || e["body_text"] != "Grüße, code 739201" ||
 		e["body_html"] != "<p>Grüße, code <b>739201</b></p>" || e["is_read"] != false || fmt.Sprint(e["to"]) != "["+addr+"]" ||
 		fmt.Sprint(e["cc"]) != "[cc@example.org]" || e["subject"] != "Prüfung ✓" || e["from_name"] != "Jörg" {
@@ -153,84 +134,84 @@ func TestInboxAndEmailsA(t *testing.T) {
 		t.Fatalf("attachments %v", atts)
 	}
 	for range 2 {
-		if r := h.do("POST", "/api/emails/"+eid+"/mark_as_read/", "{}", "Content-Type", jsonCT); r.Status != 200 || r.JSON(t)["is_read"] != true {
+		if r := h.Do("POST", "/api/emails/"+eid+"/mark_as_read/", "{}", "Content-Type", apitest.JSONType); r.Status != 200 || r.JSON(t)["is_read"] != true {
 			t.Errorf("mark_as_read: %d %s", r.Status, r.Body)
 		}
 	}
-	if r := h.do("POST", "/api/emails/"+eid+"/mark_as_read", ""); r.Status != 200 {
+	if r := h.Do("POST", "/api/emails/"+eid+"/mark_as_read", ""); r.Status != 200 {
 		t.Errorf("mark_as_read without body: %d", r.Status)
 	}
-	if got := h.do("GET", "/api/emails/"+eid, "").JSON(t); got["is_read"] != true {
+	if got := h.Do("GET", "/api/emails/"+eid, "").JSON(t); got["is_read"] != true {
 		t.Error("read flag not visible right after mark_as_read")
 	}
-	raw := h.do("GET", "/api/emails/"+eid+"/raw/", "")
+	raw := h.Do("GET", "/api/emails/"+eid+"/raw/", "")
 	if raw.Status != 200 || raw.Header.Get("Content-Type") != "message/rfc822" ||
-		!strings.HasPrefix(string(raw.Body), "Received: from ") || !strings.HasSuffix(string(raw.Body), multipartMail(addr)) {
+		!strings.HasPrefix(string(raw.Body), "Received: from ") || !strings.HasSuffix(string(raw.Body), apitest.MultipartMail(addr)) {
 		t.Errorf("raw: %d %s %.200s", raw.Status, raw.Header.Get("Content-Type"), raw.Body)
 	}
-	dl := h.do("GET", "/api/attachments/"+att["id"].(string)+"/download/", "")
+	dl := h.Do("GET", "/api/attachments/"+att["id"].(string)+"/download/", "")
 	if dl.Status != 200 || string(dl.Body) != string(pdfBytes) || dl.Header.Get("Content-Type") != "application/pdf" ||
 		dl.Header.Get("Content-Disposition") != `attachment; filename="report.pdf"` {
 		t.Errorf("download: %d %q %v", dl.Status, dl.Body, dl.Header)
 	}
 
-	if r := h.do("DELETE", "/api/emails/"+eid+"/", ""); r.Status != 204 || len(r.Body) != 0 {
+	if r := h.Do("DELETE", "/api/emails/"+eid+"/", ""); r.Status != 204 || len(r.Body) != 0 {
 		t.Errorf("delete email: %d %s", r.Status, r.Body)
 	}
 	for _, p := range []string{"/api/emails/" + eid + "/", "/api/emails/" + eid + "/raw/", "/api/attachments/" + att["id"].(string) + "/download/"} {
-		h.expect(h.do("GET", p, ""), 404, `{"detail":"Not found."}`)
+		h.Expect(h.Do("GET", p, ""), 404, `{"detail":"Not found."}`)
 	}
-	h.expect(h.do("DELETE", "/api/emails/"+eid+"/", ""), 404, `{"detail":"Not found."}`)
-	if got := h.do("GET", "/api/inboxes/"+id, "").JSON(t); got["email_count"] != float64(1) {
+	h.Expect(h.Do("DELETE", "/api/emails/"+eid+"/", ""), 404, `{"detail":"Not found."}`)
+	if got := h.Do("GET", "/api/inboxes/"+id, "").JSON(t); got["email_count"] != float64(1) {
 		t.Errorf("email_count after delete %v", got["email_count"])
 	}
 
 	// Deleting the inbox takes everything with it.
-	if r := h.do("DELETE", "/api/inboxes/"+id+"/", ""); r.Status != 204 || len(r.Body) != 0 {
+	if r := h.Do("DELETE", "/api/inboxes/"+id+"/", ""); r.Status != 204 || len(r.Body) != 0 {
 		t.Errorf("delete inbox: %d %s", r.Status, r.Body)
 	}
 	for _, p := range []string{"/api/inboxes/" + id + "/", "/api/inboxes/" + id + "/emails/", "/api/emails/" + first["id"].(string) + "/"} {
-		h.expect(h.do("GET", p, ""), 404, `{"detail":"Not found."}`)
+		h.Expect(h.Do("GET", p, ""), 404, `{"detail":"Not found."}`)
 	}
-	h.expect(h.do("DELETE", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
-	h.expect(h.do("GET", "/inboxes/"+token+"/messages/", ""), 404, `{"error":"Inbox not found"}`)
+	h.Expect(h.Do("DELETE", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
+	h.Expect(h.Do("GET", "/inboxes/"+token+"/messages/", ""), 404, `{"error":"Inbox not found"}`)
 }
 
 func TestUnknownAndMalformedIDsA(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := apitest.New(t)
 	for _, id := range []string{"0190f0f0-0000-7000-8000-000000000000", "not-a-uuid", "..", "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
 		"0190F0F0-0000-7000-8000-00000000000Z", strings.Repeat("a", 300)} {
 		t.Run(fmt.Sprintf("%.40s", id), func(t *testing.T) {
 			t.Parallel()
-			h := h.as(t)
+			h := h.As(t)
 			for _, p := range []string{"/api/inboxes/%s/", "/api/inboxes/%s/emails/", "/api/emails/%s/", "/api/emails/%s/raw/", "/api/attachments/%s/download/"} {
-				h.expect(h.do("GET", fmt.Sprintf(p, id), ""), 404, `{"detail":"Not found."}`)
+				h.Expect(h.Do("GET", fmt.Sprintf(p, id), ""), 404, `{"detail":"Not found."}`)
 			}
-			h.expect(h.do("DELETE", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
-			h.expect(h.do("POST", "/api/emails/"+id+"/mark_as_read/", "{}", "Content-Type", jsonCT), 404, `{"detail":"Not found."}`)
+			h.Expect(h.Do("DELETE", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
+			h.Expect(h.Do("POST", "/api/emails/"+id+"/mark_as_read/", "{}", "Content-Type", apitest.JSONType), 404, `{"detail":"Not found."}`)
 		})
 	}
-	h.expect(h.do("GET", "/api/no/such/path/", ""), 404, `{"detail":"Not found."}`)
+	h.Expect(h.Do("GET", "/api/no/such/path/", ""), 404, `{"detail":"Not found."}`)
 }
 
 func TestExpiredInboxA(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) { c.MinInboxTTL = time.Second })
-	in := h.createInboxA(`{"domain_id": 1, "ttl": 1}`)
+	h := apitest.New(t, func(c *config.Config) { c.MinInboxTTL = time.Second })
+	in := h.CreateInboxA(`{"domain_id": 1, "ttl": 1}`)
 	id, addr := in["id"].(string), in["email"].(string)
 	// Taken while the inbox lives. A second is short on a busy machine:
 	// a refusal counts only if the inbox had not expired by then.
-	if err := servicetest.TrySend(h.svc.SMTPAddr(), "s@example.com", addr, "Subject: before\r\n\r\nin time\r\n"); err != nil &&
-		h.do("GET", "/api/inboxes/"+id+"/", "").Status != http.StatusNotFound {
+	if err := servicetest.TrySend(h.Service.SMTPAddr(), "s@example.com", addr, "Subject: before\r\n\r\nin time\r\n"); err != nil &&
+		h.Do("GET", "/api/inboxes/"+id+"/", "").Status != http.StatusNotFound {
 		t.Fatalf("SMTP to a live inbox: %v", err)
 	}
 	eventually.True(t, "the inbox gone at its expiry", func() bool {
-		return h.do("GET", "/api/inboxes/"+id+"/", "").Status == http.StatusNotFound
+		return h.Do("GET", "/api/inboxes/"+id+"/", "").Status == http.StatusNotFound
 	})
-	h.expect(h.do("GET", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
-	h.expect(h.do("GET", "/api/inboxes/"+id+"/emails/", ""), 404, `{"detail":"Not found."}`)
-	if err := servicetest.TrySend(h.svc.SMTPAddr(), "s@example.com", addr, "Subject: late\r\n\r\nx\r\n"); err == nil ||
+	h.Expect(h.Do("GET", "/api/inboxes/"+id+"/", ""), 404, `{"detail":"Not found."}`)
+	h.Expect(h.Do("GET", "/api/inboxes/"+id+"/emails/", ""), 404, `{"detail":"Not found."}`)
+	if err := servicetest.TrySend(h.Service.SMTPAddr(), "s@example.com", addr, "Subject: late\r\n\r\nx\r\n"); err == nil ||
 		!strings.Contains(err.Error(), "550") {
 		t.Errorf("SMTP to an expired inbox: %v, want 550", err)
 	}
@@ -238,7 +219,7 @@ func TestExpiredInboxA(t *testing.T) {
 
 func TestRequireTokenA(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) { c.RequireToken = true })
+	h := apitest.New(t, func(c *config.Config) { c.RequireToken = true })
 	paths := []struct{ method, path string }{
 		{"GET", "/api/domains/"}, {"POST", "/api/inboxes/create_inbox/"}, {"GET", "/api/inboxes/0190f0f0-0000-7000-8000-000000000000/"},
 		{"DELETE", "/api/inboxes/0190f0f0-0000-7000-8000-000000000000/"}, {"GET", "/api/emails/0190f0f0-0000-7000-8000-000000000000/"},
@@ -247,19 +228,19 @@ func TestRequireTokenA(t *testing.T) {
 	for _, p := range paths {
 		t.Run(p.method+" "+p.path, func(t *testing.T) {
 			t.Parallel()
-			h := h.as(t)
-			r := h.do(p.method, p.path, "")
-			h.expect(r, 401, `{"detail":"Authentication credentials were not provided."}`)
+			h := h.As(t)
+			r := h.Do(p.method, p.path, "")
+			h.Expect(r, 401, `{"detail":"Authentication credentials were not provided."}`)
 			if r.Header.Get("WWW-Authenticate") != "Token" {
 				t.Error("no WWW-Authenticate")
 			}
-			h.expect(h.do(p.method, p.path, "", "Authorization", "Token nope"), 401, `{"detail":"Invalid token."}`)
+			h.Expect(h.Do(p.method, p.path, "", "Authorization", "Token nope"), 401, `{"detail":"Invalid token."}`)
 		})
 	}
-	h.expect(h.do("GET", "/api/domains/", "", "Authorization", "Token "+testToken), 200, "")
-	r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Authorization", "Token "+testToken, "Content-Type", jsonCT)
-	h.expect(r, 201, "")
+	h.Expect(h.Do("GET", "/api/domains/", "", "Authorization", "Token "+apitest.TestToken), 200, "")
+	r := h.Do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Authorization", "Token "+apitest.TestToken, "Content-Type", apitest.JSONType)
+	h.Expect(r, 201, "")
 	// Families B and C need no token.
-	h.expect(h.do("POST", "/api/create-temp-email/", ""), 201, "")
-	h.expect(h.do("POST", "/inboxes/", ""), 201, "")
+	h.Expect(h.Do("POST", "/api/create-temp-email/", ""), 201, "")
+	h.Expect(h.Do("POST", "/inboxes/", ""), 201, "")
 }

@@ -1,34 +1,36 @@
 package api_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"tempmail/api/apitest"
 	"testing"
 )
 
 func TestCreateTempEmailB(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	r := h.do("POST", "/api/create-temp-email/", "")
+	h := apitest.New(t)
+	r := h.Do("POST", "/api/create-temp-email/", "")
 	v := r.JSON(t)
 	local, domain, _ := strings.Cut(v["email"].(string), "@")
-	if r.Status != 201 || v["success"] != true || len(local) != 12 || domain != "tempmail.test" || !isUUID(v["inbox_id"].(string)) ||
+	if r.Status != 201 || v["success"] != true || len(local) != 12 || domain != "tempmail.test" || !apitest.IsUUID(v["inbox_id"].(string)) ||
 		v["token"] == "" || !strings.Contains(v["created_at"].(string), ".") {
 		t.Errorf("random: %d %v", r.Status, v)
 	}
 	for _, body := range []string{`{}`, `{"email_name":""}`, `{"email_name":null}`} {
-		if r := h.do("POST", "/api/create-temp-email/", body, "Content-Type", jsonCT); r.Status != 201 {
+		if r := h.Do("POST", "/api/create-temp-email/", body, "Content-Type", apitest.JSONType); r.Status != 201 {
 			t.Errorf("%s: %d %s", body, r.Status, r.Body)
 		}
 	}
-	if v := h.do("POST", "/api/create-temp-email/", `{"email_name":"Mixed.Case-1_x"}`, "Content-Type", jsonCT).JSON(t); v["email"] != "mixed.case-1_x@tempmail.test" {
+	if v := h.Do("POST", "/api/create-temp-email/", `{"email_name":"Mixed.Case-1_x"}`, "Content-Type", apitest.JSONType).JSON(t); v["email"] != "mixed.case-1_x@tempmail.test" {
 		t.Errorf("chosen name: %v", v)
 	}
-	h.expect(h.do("POST", "/api/create-temp-email/", `{"email_name":"MIXED.case-1_X"}`, "Content-Type", jsonCT),
+	h.Expect(h.Do("POST", "/api/create-temp-email/", `{"email_name":"MIXED.case-1_X"}`, "Content-Type", apitest.JSONType),
 		409, `{"success":false,"error":"Email name already taken"}`)
 	// Taken by an inbox of another family on the same domain.
-	c := h.do("POST", "/inboxes/", "").JSON(t)
-	h.expect(h.do("POST", "/api/create-temp-email/", fmt.Sprintf(`{"email_name":%q}`, strings.Split(c["address"].(string), "@")[0]), "Content-Type", jsonCT),
+	c := h.Do("POST", "/inboxes/", "").JSON(t)
+	h.Expect(h.Do("POST", "/api/create-temp-email/", fmt.Sprintf(`{"email_name":%q}`, strings.Split(c["address"].(string), "@")[0]), "Content-Type", apitest.JSONType),
 		409, `{"success":false,"error":"Email name already taken"}`)
 
 	for _, c := range []struct{ name, why string }{
@@ -46,33 +48,33 @@ func TestCreateTempEmailB(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%.20s", c.name), func(t *testing.T) {
 			t.Parallel()
-			h := h.as(t)
-			h.expect(h.do("POST", "/api/create-temp-email/", `{"email_name":`+c.name+`}`, "Content-Type", jsonCT),
+			h := h.As(t)
+			h.Expect(h.Do("POST", "/api/create-temp-email/", `{"email_name":`+c.name+`}`, "Content-Type", apitest.JSONType),
 				400, fmt.Sprintf(`{"success":false,"error":%q}`, "Invalid email_name: "+c.why))
 		})
 	}
-	if r := h.do("POST", "/api/create-temp-email/", `{"email_name":"`+strings.Repeat("a", 64)+`"}`, "Content-Type", jsonCT); r.Status != 201 {
+	if r := h.Do("POST", "/api/create-temp-email/", `{"email_name":"`+strings.Repeat("a", 64)+`"}`, "Content-Type", apitest.JSONType); r.Status != 201 {
 		t.Errorf("64 characters: %d %s", r.Status, r.Body)
 	}
-	if r := h.do("POST", "/api/create-temp-email/", `{"email_name":`, "Content-Type", jsonCT); r.Status != 400 || r.JSON(t)["success"] != false {
+	if r := h.Do("POST", "/api/create-temp-email/", `{"email_name":`, "Content-Type", apitest.JSONType); r.Status != 400 || r.JSON(t)["success"] != false {
 		t.Errorf("malformed JSON: %d %s", r.Status, r.Body)
 	}
-	h.expect(h.do("POST", "/api/create-temp-email/", `email_name=x`, "Content-Type", "text/plain"), 415, "")
-	h.expect(h.do("GET", "/api/create-temp-email/", ""), 405, "")
+	h.Expect(h.Do("POST", "/api/create-temp-email/", `email_name=x`, "Content-Type", "text/plain"), 415, "")
+	h.Expect(h.Do("GET", "/api/create-temp-email/", ""), 405, "")
 }
 
 func TestConcurrentCreatesOfOneNameExactlyOneWins(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := apitest.New(t)
 	for round := range 3 {
 		name := fmt.Sprintf("race%d", round)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			h := h.as(t)
+			h := h.As(t)
 			const n = 12
-			var answers []<-chan response
+			var answers []<-chan apitest.Response
 			for range n {
-				answers = append(answers, h.start("POST", "/api/create-temp-email/", `{"email_name":"`+name+`"}`, "Content-Type", jsonCT))
+				answers = append(answers, h.Start("POST", "/api/create-temp-email/", `{"email_name":"`+name+`"}`, "Content-Type", apitest.JSONType))
 			}
 			won := 0
 			var codes []int
@@ -96,21 +98,21 @@ func TestConcurrentCreatesOfOneNameExactlyOneWins(t *testing.T) {
 
 func TestMailboxB(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.do("POST", "/api/create-temp-email/", `{"email_name":"box"}`, "Content-Type", jsonCT)
-	h.expect(h.do("GET", "/api/mailstore/mailbox/box/", ""), 200, `{"emails":[],"total":0}`)
-	h.expect(h.do("GET", "/api/mailstore/mailbox/nobody/", ""), 404, `{"success":false,"error":"Mailbox not found"}`)
-	h.expect(h.do("GET", "/api/mailstore/mailbox/box@tempmail.test/", ""), 404, `{"success":false,"error":"Mailbox not found"}`)
+	h := apitest.New(t)
+	h.Do("POST", "/api/create-temp-email/", `{"email_name":"box"}`, "Content-Type", apitest.JSONType)
+	h.Expect(h.Do("GET", "/api/mailstore/mailbox/box/", ""), 200, `{"emails":[],"total":0}`)
+	h.Expect(h.Do("GET", "/api/mailstore/mailbox/nobody/", ""), 404, `{"success":false,"error":"Mailbox not found"}`)
+	h.Expect(h.Do("GET", "/api/mailstore/mailbox/box@tempmail.test/", ""), 404, `{"success":false,"error":"Mailbox not found"}`)
 
 	for i := range 3 {
-		h.sendMail("box@tempmail.test", fmt.Sprintf("From: S <s@example.com>\r\nSubject: n%d\r\nX-Custom: v%d\r\n\r\nbody %d\r\n", i, i, i))
+		h.SendMail("box@tempmail.test", fmt.Sprintf("From: S <s@example.com>\r\nSubject: n%d\r\nX-Custom: v%d\r\n\r\nbody %d\r\n", i, i, i))
 	}
 	var list struct {
 		Emails []map[string]any `json:"emails"`
 		Total  int              `json:"total"`
 	}
 	for list.Total < 3 {
-		_ = jsonUnmarshal(h.do("GET", "/api/mailstore/mailbox/BOX/", "").Body, &list)
+		_ = json.Unmarshal(h.Do("GET", "/api/mailstore/mailbox/BOX/", "").Body, &list)
 	}
 	if len(list.Emails) != 3 || list.Emails[0]["subject"] != "n2" || list.Emails[2]["subject"] != "n0" {
 		t.Fatalf("mailbox %v", list)
@@ -121,38 +123,38 @@ func TestMailboxB(t *testing.T) {
 		m["headers"].(map[string]any)["X-Custom"] != "v2" || m["is_read"] != false || fmt.Sprint(m["attachments"]) != "[]" || !strings.HasSuffix(fn, ".eml") {
 		t.Errorf("message %v", m)
 	}
-	got := h.do("GET", "/api/mailstore/mailbox/box/"+fn+"/", "").JSON(t)
+	got := h.Do("GET", "/api/mailstore/mailbox/box/"+fn+"/", "").JSON(t)
 	if got["filename"] != fn || got["is_read"] != false {
 		t.Errorf("message get %v", got)
 	}
-	if r := h.do("POST", "/api/mailstore/mailbox/box/"+fn+"/", "{}", "Content-Type", jsonCT); r.Status != 200 || r.JSON(t)["is_read"] != true {
+	if r := h.Do("POST", "/api/mailstore/mailbox/box/"+fn+"/", "{}", "Content-Type", apitest.JSONType); r.Status != 200 || r.JSON(t)["is_read"] != true {
 		t.Errorf("mark read: %d %s", r.Status, r.Body)
 	}
-	if h.do("GET", "/api/mailstore/mailbox/box/"+fn, "").JSON(t)["is_read"] != true {
+	if h.Do("GET", "/api/mailstore/mailbox/box/"+fn, "").JSON(t)["is_read"] != true {
 		t.Error("read flag not visible")
 	}
-	h.expect(h.do("DELETE", "/api/mailstore/mailbox/box/"+fn+"/delete/", ""), 200, `{"success":true,"message":"Email deleted successfully"}`)
-	h.expect(h.do("GET", "/api/mailstore/mailbox/box/"+fn, ""), 404, `{"success":false,"error":"Email not found"}`)
-	h.expect(h.do("DELETE", "/api/mailstore/mailbox/box/"+fn+"/delete", ""), 404, `{"success":false,"error":"Email not found"}`)
-	if r := h.do("GET", "/api/mailstore/mailbox/box", "").JSON(t); r["total"] != float64(2) {
+	h.Expect(h.Do("DELETE", "/api/mailstore/mailbox/box/"+fn+"/delete/", ""), 200, `{"success":true,"message":"Email deleted successfully"}`)
+	h.Expect(h.Do("GET", "/api/mailstore/mailbox/box/"+fn, ""), 404, `{"success":false,"error":"Email not found"}`)
+	h.Expect(h.Do("DELETE", "/api/mailstore/mailbox/box/"+fn+"/delete", ""), 404, `{"success":false,"error":"Email not found"}`)
+	if r := h.Do("GET", "/api/mailstore/mailbox/box", "").JSON(t); r["total"] != float64(2) {
 		t.Errorf("total after delete %v", r["total"])
 	}
 
 	for _, bad := range []string{"nope.eml", strings.TrimSuffix(fn, ".eml"), "0190f0f0-0000-7000-8000-000000000000.eml", fn + ".eml", "..", "%2e%2e"} {
-		h.expect(h.do("GET", "/api/mailstore/mailbox/box/"+bad+"/", ""), 404, `{"success":false,"error":"Email not found"}`)
+		h.Expect(h.Do("GET", "/api/mailstore/mailbox/box/"+bad+"/", ""), 404, `{"success":false,"error":"Email not found"}`)
 	}
 	// Paths that climb out match no route at all: still a family B 404.
 	for _, bad := range []string{"../../../etc/passwd", "..%2f..%2fetc%2fpasswd", "../" + fn} {
-		if r := h.do("GET", "/api/mailstore/mailbox/box/"+bad+"/", ""); r.Status != 404 || r.JSON(t)["success"] != false {
+		if r := h.Do("GET", "/api/mailstore/mailbox/box/"+bad+"/", ""); r.Status != 404 || r.JSON(t)["success"] != false {
 			t.Errorf("%s: %d %s", bad, r.Status, r.Body)
 		}
 	}
 	// A message of another mailbox is not found through this one.
-	h.do("POST", "/api/create-temp-email/", `{"email_name":"other"}`, "Content-Type", jsonCT)
-	h.expect(h.do("GET", "/api/mailstore/mailbox/other/"+list.Emails[1]["filename"].(string), ""), 404, `{"success":false,"error":"Email not found"}`)
+	h.Do("POST", "/api/create-temp-email/", `{"email_name":"other"}`, "Content-Type", apitest.JSONType)
+	h.Expect(h.Do("GET", "/api/mailstore/mailbox/other/"+list.Emails[1]["filename"].(string), ""), 404, `{"success":false,"error":"Email not found"}`)
 	// Inboxes on other domains are not family B mailboxes.
-	a := h.createInboxA(`{"domain_id": 2}`)
+	a := h.CreateInboxA(`{"domain_id": 2}`)
 	user := strings.Split(a["email"].(string), "@")[0]
-	h.expect(h.do("GET", "/api/mailstore/mailbox/"+user, ""), 404, `{"success":false,"error":"Mailbox not found"}`)
-	h.expect(h.do("PUT", "/api/mailstore/mailbox/box", ""), 405, "")
+	h.Expect(h.Do("GET", "/api/mailstore/mailbox/"+user, ""), 404, `{"success":false,"error":"Mailbox not found"}`)
+	h.Expect(h.Do("PUT", "/api/mailstore/mailbox/box", ""), 405, "")
 }

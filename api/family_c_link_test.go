@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/api/apitest"
 	"tempmail/config"
 )
 
@@ -21,7 +22,7 @@ const linkMail = "From: Shop <shop@example.com>\r\nSubject: Confirm your address
 	"<a href=3D\"https://shop.example/verify?t=3Dabc&amp;u=3D1\">Confirm your=\r\n address</a>\r\n--b--\r\n"
 
 // jsonField is the compact JSON of one field of a JSON object.
-func jsonField(t *testing.T, body []byte, name string) []byte {
+func JSONField(t *testing.T, body []byte, name string) []byte {
 	t.Helper()
 	var v map[string]json.RawMessage
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -36,31 +37,31 @@ func jsonField(t *testing.T, body []byte, name string) []byte {
 
 func TestLinkC(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	token, addr := h.tokenInbox()
-	link := func(query string) response { return h.do("GET", "/inboxes/"+token+"/link/"+query, "") }
-	h.expect(link(""), 404, `{"error":"No link"}`)
-	h.expect(h.do("GET", "/inboxes/nope/link/", ""), 404, `{"error":"Inbox not found"}`)
+	h := apitest.New(t)
+	token, addr := h.TokenInbox()
+	link := func(query string) apitest.Response { return h.Do("GET", "/inboxes/"+token+"/link/"+query, "") }
+	h.Expect(link(""), 404, `{"error":"No link"}`)
+	h.Expect(h.Do("GET", "/inboxes/nope/link/", ""), 404, `{"error":"Inbox not found"}`)
 
-	h.sendMail(addr, linkMail)
-	m := h.waitLatest(token, "")
+	h.SendMail(addr, linkMail)
+	m := h.WaitLatest(token, "")
 	id := m["id"].(string)
-	h.sendMail(addr, "From: other@example.com\r\nSubject: no links\r\n\r\nnothing to click\r\n")
-	plain := h.waitLatest(token, id)["id"].(string)
+	h.SendMail(addr, "From: other@example.com\r\nSubject: no links\r\n\r\nnothing to click\r\n")
+	plain := h.WaitLatest(token, id)["id"].(string)
 
 	wantLinks := `[{"url":"https://shop.example/","url_ascii":"https://shop.example/","text":"Shop"},` +
 		`{"url":"https://shop.example/verify?t=abc&u=1","url_ascii":"https://shop.example/verify?t=abc&u=1","text":"Confirm your address"},` +
 		`{"url":"https://shop.example/unsub","url_ascii":"https://shop.example/unsub","text":""}]`
 	for _, path := range []string{"/inboxes/" + token + "/messages/" + id + "/", "/api/emails/" + id + "/"} {
-		r := h.do("GET", path, "")
-		h.expect(r, 200, "")
-		if got := string(jsonField(t, r.Body, "links")); got != wantLinks {
+		r := h.Do("GET", path, "")
+		h.Expect(r, 200, "")
+		if got := string(JSONField(t, r.Body, "links")); got != wantLinks {
 			t.Errorf("%s links %s, want %s", path, got, wantLinks)
 		}
 	}
 	for _, path := range []string{"/inboxes/" + token + "/messages/" + plain + "/", "/api/emails/" + plain + "/",
 		"/inboxes/" + token + "/latest/"} {
-		if got := string(jsonField(t, h.do("GET", path, "").Body, "links")); got != "[]" {
+		if got := string(JSONField(t, h.Do("GET", path, "").Body, "links")); got != "[]" {
 			t.Errorf("%s links %s, want []", path, got)
 		}
 	}
@@ -88,8 +89,8 @@ func TestLinkC(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			h := h.as(t)
-			h.expect(h.do("GET", "/inboxes/"+token+"/link/"+c.query, ""), c.status, c.want)
+			h := h.As(t)
+			h.Expect(h.Do("GET", "/inboxes/"+token+"/link/"+c.query, ""), c.status, c.want)
 		})
 	}
 }
@@ -99,24 +100,24 @@ func TestLinkC(t *testing.T) {
 // release it), and answered with the decoded URL when one lands.
 func TestLinkWaitAnswersWhenTheMailLands(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	token, addr := h.tokenInbox()
-	h.sendMail(addr, "Subject: welcome\r\nContent-Type: text/html\r\n\r\n<a href=\"https://shop.example/\">Shop</a>\r\n")
-	welcome := h.waitLatest(token, "")["id"].(string)
+	h := apitest.New(t)
+	token, addr := h.TokenInbox()
+	h.SendMail(addr, "Subject: welcome\r\nContent-Type: text/html\r\n\r\n<a href=\"https://shop.example/\">Shop</a>\r\n")
+	welcome := h.WaitLatest(token, "")["id"].(string)
 	start := time.Now()
-	done := h.start("GET", "/inboxes/"+token+"/link/?pattern=verify&wait=20", "")
-	h.waitHeld(1)
-	h.sendMail(addr, "Subject: another\r\n\r\nsee https://shop.example/news\r\n")
-	h.waitLatest(token, welcome)
+	done := h.Start("GET", "/inboxes/"+token+"/link/?pattern=verify&wait=20", "")
+	h.WaitHeld(1)
+	h.SendMail(addr, "Subject: another\r\n\r\nsee https://shop.example/news\r\n")
+	h.WaitLatest(token, welcome)
 	select {
 	case r := <-done:
 		t.Fatalf("answered before a matching link landed: %d %s", r.Status, r.Body)
 	default:
 	}
-	h.sendMail(addr, linkMail)
+	h.SendMail(addr, linkMail)
 	select {
 	case r := <-done:
-		h.expect(r, 200, "")
+		h.Expect(r, 200, "")
 		if v := r.JSON(t); v["link"] != "https://shop.example/verify?t=abc&u=1" || v["text"] != "Confirm your address" {
 			t.Errorf("answer %v", v)
 		}
@@ -131,11 +132,11 @@ func TestLinkWaitAnswersWhenTheMailLands(t *testing.T) {
 // TestReadKeyGuardsLink: with --read-key, link/ needs the key as otp does.
 func TestReadKeyGuardsLink(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) { c.ReadKey = "s3cret-key" })
-	token, _ := h.tokenInbox()
-	h.expect(h.do("GET", "/inboxes/"+token+"/link/", ""), 401, `{"error":"read key required"}`)
-	h.expect(h.do("GET", "/inboxes/"+token+"/link/", "", "X-Read-Key", "wrong"), 403, `{"error":"invalid read key"}`)
-	h.expect(h.do("GET", "/inboxes/"+token+"/link/", "", "X-Read-Key", "s3cret-key"), 404, `{"error":"No link"}`)
+	h := apitest.New(t, func(c *config.Config) { c.ReadKey = "s3cret-key" })
+	token, _ := h.TokenInbox()
+	h.Expect(h.Do("GET", "/inboxes/"+token+"/link/", ""), 401, `{"error":"read key required"}`)
+	h.Expect(h.Do("GET", "/inboxes/"+token+"/link/", "", "X-Read-Key", "wrong"), 403, `{"error":"invalid read key"}`)
+	h.Expect(h.Do("GET", "/inboxes/"+token+"/link/", "", "X-Read-Key", "s3cret-key"), 404, `{"error":"No link"}`)
 }
 
 // TestLinkLooksThroughTheNewest200: a look reads pages of the list until it
@@ -143,19 +144,19 @@ func TestReadKeyGuardsLink(t *testing.T) {
 // no further.
 func TestLinkLooksThroughTheNewest200(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	token, addr := h.tokenInbox()
-	h.sendMail(addr, linkMail)
-	first := h.waitLatest(token, "")["id"].(string)
-	h.fill(token, addr, 199) // the documented bound is 200
-	if v := h.do("GET", "/inboxes/"+token+"/link/?pattern=verify", "").JSON(t); v["message_id"] != first {
+	h := apitest.New(t)
+	token, addr := h.TokenInbox()
+	h.SendMail(addr, linkMail)
+	first := h.WaitLatest(token, "")["id"].(string)
+	h.Fill(token, addr, 199) // the documented bound is 200
+	if v := h.Do("GET", "/inboxes/"+token+"/link/?pattern=verify", "").JSON(t); v["message_id"] != first {
 		t.Errorf("the 200th newest message's link: %v", v)
 	}
-	last := h.waitLatest(token, "")["id"].(string)
-	h.sendMail(addr, "Subject: one more\r\n\r\nno links\r\n")
-	h.waitLatest(token, last)
-	h.expect(h.do("GET", "/inboxes/"+token+"/link/?pattern=verify", ""), 404, `{"error":"No link"}`)
-	if v := h.do("GET", "/inboxes/"+token+"/link/?pattern=verify&from=shop", "").JSON(t); v["message_id"] != first {
+	last := h.WaitLatest(token, "")["id"].(string)
+	h.SendMail(addr, "Subject: one more\r\n\r\nno links\r\n")
+	h.WaitLatest(token, last)
+	h.Expect(h.Do("GET", "/inboxes/"+token+"/link/?pattern=verify", ""), 404, `{"error":"No link"}`)
+	if v := h.Do("GET", "/inboxes/"+token+"/link/?pattern=verify&from=shop", "").JSON(t); v["message_id"] != first {
 		t.Errorf("the filters choose the 200: %v", v)
 	}
 }
@@ -167,20 +168,20 @@ func TestLinkLooksThroughTheNewest200(t *testing.T) {
 // Cyrillic а in аpple.example) shows as what it is.
 func TestLinksShowWhatTheyHide(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	token, addr := h.tokenInbox()
-	h.sendMail(addr, "From: it@example.com\r\nSubject: reset\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"+
+	h := apitest.New(t)
+	token, addr := h.TokenInbox()
+	h.SendMail(addr, "From: it@example.com\r\nSubject: reset\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"+
 		"<a href=\"https://\u0430pple.example/reset\">Reset</a> <a href=\"https://files.example/invoice\u202egpj.exe\">invoice</a> "+
 		"<a href=\"https://pay\u200b.example/\">pay</a>\r\n")
-	id := h.waitLatest(token, "")["id"].(string)
+	id := h.WaitLatest(token, "")["id"].(string)
 	want := `[{"url":"https://` + "\u0430" + `pple.example/reset","url_ascii":"https://xn--pple-43d.example/reset","text":"Reset"},` +
 		`{"url":"https://files.example/invoice%E2%80%AEgpj.exe","url_ascii":"https://files.example/invoice%E2%80%AEgpj.exe","text":"invoice"},` +
 		`{"url":"https://pay%E2%80%8B.example/","url_ascii":"https://pay.example/","text":"pay"}]`
-	if got := string(jsonField(t, h.do("GET", "/inboxes/"+token+"/messages/"+id+"/", "").Body, "links")); got != want {
+	if got := string(JSONField(t, h.Do("GET", "/inboxes/"+token+"/messages/"+id+"/", "").Body, "links")); got != want {
 		t.Errorf("links %s,\nwant %s", got, want)
 	}
-	r := h.do("GET", "/inboxes/"+token+"/link/?pattern=pple", "")
-	h.expect(r, 200, "")
+	r := h.Do("GET", "/inboxes/"+token+"/link/?pattern=pple", "")
+	h.Expect(r, 200, "")
 	if v := r.JSON(t); v["link"] != "https://\u0430pple.example/reset" || v["link_ascii"] != "https://xn--pple-43d.example/reset" {
 		t.Errorf("link %s", r.Body)
 	}

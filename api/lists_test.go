@@ -9,31 +9,10 @@ import (
 	"testing"
 
 	"tempmail/api"
+	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
 )
-
-// fill sends n messages to address, numbered 0..n-1 in their subjects
-// ("m007"), the even ones from even@example.com and the odd ones from
-// odd@example.com, every tenth to a Cc, and waits until all are listed.
-func (h *harness) fill(token, address string, n int) {
-	h.t.Helper()
-	for i := range n {
-		from := "odd@example.com"
-		if i%2 == 0 {
-			from = "even@example.com"
-		}
-		cc := ""
-		if i%10 == 0 {
-			cc = "Cc: Watcher <watcher@elsewhere.test>\r\n"
-		}
-		h.sendMailFrom(from, address, fmt.Sprintf("From: %s\r\nTo: %s\r\n%sSubject: m%03d\r\n\r\nbody %d\r\n", from, address, cc, i, i))
-	}
-	r := h.do("GET", "/inboxes/"+token+"/latest/?wait=30&subject="+fmt.Sprintf("m%03d", n-1), "")
-	if r.Status != 200 {
-		h.t.Fatalf("message %d not listed: %d %s", n-1, r.Status, r.Body)
-	}
-}
 
 func subjects(t *testing.T, body []byte, field string) []string {
 	t.Helper()
@@ -61,31 +40,31 @@ func want(from, to int) []string {
 // the total in X-Total-Count, family B keeps its total in the body.
 func TestListsArePaged(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) { c.SMTPRatePerIP = 0 })
-	r := h.do("POST", "/api/create-temp-email/", `{"email_name":"pager"}`)
+	h := apitest.New(t, func(c *config.Config) { c.SMTPRatePerIP = 0 })
+	r := h.Do("POST", "/api/create-temp-email/", `{"email_name":"pager"}`)
 	v := r.JSON(t)
 	token, address, inboxID := v["token"].(string), v["email"].(string), v["inbox_id"].(string)
-	h.fill(token, address, 75)
+	h.Fill(token, address, 75)
 
-	r = h.do("GET", "/inboxes/"+token+"/messages/", "")
+	r = h.Do("GET", "/inboxes/"+token+"/messages/", "")
 	if got := subjects(t, r.Body, "subject"); strings.Join(got, ",") != strings.Join(want(74, 25), ",") {
 		t.Errorf("C default page: %v", got)
 	}
 	if r.Header.Get("X-Total-Count") != "75" {
 		t.Errorf("C X-Total-Count %q, want 75", r.Header.Get("X-Total-Count"))
 	}
-	r = h.do("GET", "/inboxes/"+token+"/messages/?limit=10&offset=60", "")
+	r = h.Do("GET", "/inboxes/"+token+"/messages/?limit=10&offset=60", "")
 	if got := subjects(t, r.Body, "subject"); strings.Join(got, ",") != strings.Join(want(14, 5), ",") {
 		t.Errorf("C limit=10 offset=60: %v", got)
 	}
-	r = h.do("GET", "/api/inboxes/"+inboxID+"/emails/?limit=200", "")
+	r = h.Do("GET", "/api/inboxes/"+inboxID+"/emails/?limit=200", "")
 	if got := subjects(t, r.Body, "subject"); len(got) != 75 || got[0] != "m074" || got[74] != "m000" || r.Header.Get("X-Total-Count") != "75" {
 		t.Errorf("A limit=200: %d items, %q..., total %q", len(got), got[:1], r.Header.Get("X-Total-Count"))
 	}
-	r = h.do("GET", "/api/inboxes/"+inboxID+"/emails/?offset=75", "")
-	h.expect(r, 200, `[]`)
+	r = h.Do("GET", "/api/inboxes/"+inboxID+"/emails/?offset=75", "")
+	h.Expect(r, 200, `[]`)
 
-	r = h.do("GET", "/api/mailstore/mailbox/pager/?limit=5&offset=3", "")
+	r = h.Do("GET", "/api/mailstore/mailbox/pager/?limit=5&offset=3", "")
 	var b struct {
 		Emails []struct{ Subject, Body string }
 		Total  int
@@ -97,9 +76,9 @@ func TestListsArePaged(t *testing.T) {
 	for _, q := range []string{"limit=0", "limit=201", "limit=x", "limit=-1", "offset=-1", "offset=x", "offset=99999999999"} {
 		t.Run(q, func(t *testing.T) {
 			t.Parallel()
-			h := h.as(t)
+			h := h.As(t)
 			for _, path := range []string{"/inboxes/" + token + "/messages/?", "/api/inboxes/" + inboxID + "/emails/?", "/api/mailstore/mailbox/pager/?"} {
-				if r := h.do("GET", path+q, ""); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "must be a whole number") {
+				if r := h.Do("GET", path+q, ""); r.Status != http.StatusBadRequest || !strings.Contains(string(r.Body), "must be a whole number") {
 					t.Errorf("%s%s: %d %s", path, q, r.Status, r.Body)
 				}
 			}
@@ -112,9 +91,9 @@ func TestListsArePaged(t *testing.T) {
 // with wait, a request waits for the first message that matches.
 func TestMatchFilters(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) { c.SMTPRatePerIP = 0 })
-	token, address := h.tokenInbox()
-	h.fill(token, address, 20)
+	h := apitest.New(t, func(c *config.Config) { c.SMTPRatePerIP = 0 })
+	token, address := h.TokenInbox()
+	h.Fill(token, address, 20)
 
 	cases := []struct {
 		query string
@@ -131,48 +110,48 @@ func TestMatchFilters(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.query, func(t *testing.T) {
 				t.Parallel()
-				r := h.as(t).do("GET", "/inboxes/"+token+"/messages/?"+c.query, "")
+				r := h.As(t).Do("GET", "/inboxes/"+token+"/messages/?"+c.query, "")
 				if got := subjects(t, r.Body, "subject"); strings.Join(got, ",") != strings.Join(c.want, ",") || r.Header.Get("X-Total-Count") != fmt.Sprint(len(c.want)) {
 					t.Errorf("%v (total %s), want %v", got, r.Header.Get("X-Total-Count"), c.want)
 				}
 			})
 		}
 	})
-	r := h.do("GET", "/inboxes/"+token+"/messages/?from=odd&limit=2&offset=1", "")
+	r := h.Do("GET", "/inboxes/"+token+"/messages/?from=odd&limit=2&offset=1", "")
 	if got := subjects(t, r.Body, "subject"); strings.Join(got, ",") != "m017,m015" || r.Header.Get("X-Total-Count") != "10" {
 		t.Errorf("a filtered page: %v total %s", got, r.Header.Get("X-Total-Count"))
 	}
 
-	r = h.do("GET", "/inboxes/"+token+"/latest/?from=even", "")
+	r = h.Do("GET", "/inboxes/"+token+"/latest/?from=even", "")
 	if r.JSON(t)["subject"] != "m018" {
 		t.Errorf("latest from even: %s", r.Body)
 	}
-	r = h.do("GET", "/address/latest/?address="+address+"&subject=m00", "")
+	r = h.Do("GET", "/address/latest/?address="+address+"&subject=m00", "")
 	if r.JSON(t)["subject"] != "m009" {
 		t.Errorf("address/latest subject=m00: %s", r.Body)
 	}
-	r = h.do("GET", "/inboxes/"+token+"/otp/?pattern=body+(\\d%2B)&from=even&subject=m00", "")
+	r = h.Do("GET", "/inboxes/"+token+"/otp/?pattern=body+(\\d%2B)&from=even&subject=m00", "")
 	if v := r.JSON(t); v["otp"] != "8" || v["subject"] != "m008" {
 		t.Errorf("otp with filters: %s", r.Body)
 	}
-	h.expect(h.do("GET", "/inboxes/"+token+"/latest/?from=nobody", ""), 404, `{"error":"No messages"}`)
+	h.Expect(h.Do("GET", "/inboxes/"+token+"/latest/?from=nobody", ""), 404, `{"error":"No messages"}`)
 
 	// A wait for a match is answered by the first message that matches,
 	// not by the first that arrives.
-	done := h.start("GET", "/inboxes/"+token+"/latest/?wait=20&subject=welcome", "")
-	h.waitHeld(1)
-	h.sendMailFrom("x@example.com", address, "Subject: unrelated\r\n\r\nnot this one\r\n")
-	h.sendMailFrom("shop@example.com", address, "Subject: Welcome aboard\r\n\r\nthis one\r\n")
+	done := h.Start("GET", "/inboxes/"+token+"/latest/?wait=20&subject=welcome", "")
+	h.WaitHeld(1)
+	h.SendMailFrom("x@example.com", address, "Subject: unrelated\r\n\r\nnot this one\r\n")
+	h.SendMailFrom("shop@example.com", address, "Subject: Welcome aboard\r\n\r\nthis one\r\n")
 	if r := <-done; r.Status != 200 || r.JSON(t)["subject"] != "Welcome aboard" {
 		t.Errorf("wait for a match: %d %s", r.Status, r.Body)
 	}
 
 	long := strings.Repeat("a", 257)
 	for _, q := range []string{"from=" + long, "to=" + long, "subject=" + long} {
-		if r := h.do("GET", "/inboxes/"+token+"/messages/?"+q, ""); r.Status != 400 {
+		if r := h.Do("GET", "/inboxes/"+token+"/messages/?"+q, ""); r.Status != 400 {
 			t.Errorf("messages?%.20s...: %d %s", q, r.Status, r.Body)
 		}
-		if r := h.do("GET", "/inboxes/"+token+"/latest/?"+q, ""); r.Status != 400 {
+		if r := h.Do("GET", "/inboxes/"+token+"/latest/?"+q, ""); r.Status != 400 {
 			t.Errorf("latest?%.20s...: %d %s", q, r.Status, r.Body)
 		}
 	}
@@ -195,16 +174,16 @@ func bigBodies(to string, n int) string {
 // the next page (offset = what was received) brings the rest.
 func TestMailboxPagesEndPastTheirBudget(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	r := h.do("POST", "/api/create-temp-email/", `{"email_name":"big"}`, "Content-Type", jsonCT)
-	h.expect(r, 201, "")
+	h := apitest.New(t)
+	r := h.Do("POST", "/api/create-temp-email/", `{"email_name":"big"}`, "Content-Type", apitest.JSONType)
+	h.Expect(r, 201, "")
 	mailbox := r.JSON(t)["token"].(string)
 	const n = 4
 	for i := range n {
-		h.sendMail("big@tempmail.test", bigBodies("big@tempmail.test", i))
+		h.SendMail("big@tempmail.test", bigBodies("big@tempmail.test", i))
 	}
 	eventually.True(t, "the messages readable", func() bool {
-		return h.do("GET", "/inboxes/"+mailbox+"/", "").JSON(t)["count"] == float64(n)
+		return h.Do("GET", "/inboxes/"+mailbox+"/", "").JSON(t)["count"] == float64(n)
 	})
 	var page struct {
 		Emails []struct {
@@ -214,7 +193,7 @@ func TestMailboxPagesEndPastTheirBudget(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for offset := 0; offset < n; offset += len(page.Emails) {
-		r := h.do("GET", "/api/mailstore/mailbox/big/?limit=200&offset="+strconv.Itoa(offset), "")
+		r := h.Do("GET", "/api/mailstore/mailbox/big/?limit=200&offset="+strconv.Itoa(offset), "")
 		if err := json.Unmarshal(r.Body, &page); err != nil || r.Status != 200 {
 			t.Fatalf("offset %d: %d %v", offset, r.Status, err)
 		}
@@ -238,13 +217,13 @@ func TestMailboxPagesEndPastTheirBudget(t *testing.T) {
 		t.Errorf("%d messages seen over the pages, want %d", len(seen), n)
 	}
 	// The other families' lists and a message's detail carry the same text.
-	token := h.do("POST", "/inboxes/", "").JSON(t)["token"].(string)
-	h.sendMail(h.do("GET", "/inboxes/"+token+"/", "").JSON(t)["address"].(string), bigBodies("x", 9))
-	m := h.waitLatest(token, "")
+	token := h.Do("POST", "/inboxes/", "").JSON(t)["token"].(string)
+	h.SendMail(h.Do("GET", "/inboxes/"+token+"/", "").JSON(t)["address"].(string), bigBodies("x", 9))
+	m := h.WaitLatest(token, "")
 	if text, _ := m["text"].(string); len(text) < 250<<10 || m["html"] != text {
 		t.Errorf("detail: text of %d bytes", len(text))
 	}
-	if r := h.do("GET", fmt.Sprintf("/inboxes/%s/messages/?limit=200", token), ""); r.Status != http.StatusOK || r.Header.Get("X-Total-Count") != "1" {
+	if r := h.Do("GET", fmt.Sprintf("/inboxes/%s/messages/?limit=200", token), ""); r.Status != http.StatusOK || r.Header.Get("X-Total-Count") != "1" {
 		t.Errorf("family C list: %d %s", r.Status, r.Header.Get("X-Total-Count"))
 	}
 }

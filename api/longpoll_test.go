@@ -10,20 +10,21 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
 )
 
 // consumers counts the JetStream consumers on every stream.
-func (h *harness) consumers() int {
-	h.t.Helper()
+func consumers(h *apitest.Harness) int {
+	h.T.Helper()
 	n := 0
-	streams := h.svc.Node.JS.ListStreams(context.Background())
+	streams := h.Service.Node.JS.ListStreams(context.Background())
 	for info := range streams.Info() {
 		n += info.State.Consumers
 	}
 	if err := streams.Err(); err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	return n
 }
@@ -56,20 +57,20 @@ func heldHandlers() (held int, sleeping []string) {
 func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 	// All 200 come from one address, beyond its fair share: this is about
 	// what holding costs the server (fairshare_test.go is about shares).
-	h := newHarness(t, func(c *config.Config) { c.MaxWaitersPerClient = 0 })
-	token, addr := h.tokenInbox()
-	quiet, _ := h.tokenInbox() // see below
-	before := h.consumers()
+	h := apitest.New(t, func(c *config.Config) { c.MaxWaitersPerClient = 0 })
+	token, addr := h.TokenInbox()
+	quiet, _ := h.TokenInbox() // see below
+	before := consumers(h)
 	heldBefore, _ := heldHandlers()
 
 	const n = 200
-	client := h.clientVia(&http.Transport{MaxIdleConnsPerHost: n}, 0)
+	client := h.ClientVia(&http.Transport{MaxIdleConnsPerHost: n}, 0)
 	defer client.CloseIdleConnections()
 	results := make(chan string, n)
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			resp, err := client.Get(h.url + "/inboxes/" + token + "/latest/?wait=10")
+			resp, err := client.Get(h.URL + "/inboxes/" + token + "/latest/?wait=10")
 			if err != nil {
 				results <- err.Error()
 				return
@@ -79,12 +80,12 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 		})
 	}
 	eventually.Nil(t, fmt.Sprintf("%d requests held on the hub", n), func() error {
-		if w := h.svc.Views.Hub().Waiters(); w != n {
+		if w := h.Service.Views.Hub().Waiters(); w != n {
 			return fmt.Errorf("%d held", w)
 		}
 		return nil
 	})
-	if after := h.consumers(); after != before {
+	if after := consumers(h); after != before {
 		t.Errorf("holding %d requests changed the number of NATS consumers from %d to %d", n, before, after)
 	}
 	// While they are held, nothing asks NATS for anything on their behalf:
@@ -94,15 +95,15 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 	// with wait=1: the service's own clock ends it, not a guess of the
 	// test's, and it costs NATS only its own few reads.
 	varz := func() int64 {
-		v, err := h.svc.Node.Server().Varz(nil)
+		v, err := h.Service.Node.Server().Varz(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return v.InMsgs
 	}
-	h.svc.Views.DropCache()
+	h.Service.Views.DropCache()
 	in0, start := varz(), time.Now()
-	h.expect(h.do("GET", "/inboxes/"+quiet+"/latest/?wait=1", ""), http.StatusNotFound, `{"error":"No messages"}`)
+	h.Expect(h.Do("GET", "/inboxes/"+quiet+"/latest/?wait=1", ""), http.StatusNotFound, `{"error":"No messages"}`)
 	grew, took := varz()-in0, time.Since(start)
 	t.Logf("%d messages reached NATS in the %v another request was held", grew, took.Round(time.Millisecond))
 	if grew > 20 {
@@ -117,7 +118,7 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 	}
 
 	start = time.Now()
-	h.sendMail(addr, "Subject: wake up\r\n\r\ncode 424242\r\n")
+	h.SendMail(addr, "Subject: wake up\r\n\r\ncode 424242\r\n")
 	wg.Wait()
 	close(results)
 	ok := 0
@@ -132,7 +133,7 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 	if ok != n {
 		t.Errorf("%d of %d held requests got the message", ok, n)
 	}
-	if w := h.svc.Views.Hub().Waiters(); w != 0 {
+	if w := h.Service.Views.Hub().Waiters(); w != 0 {
 		t.Errorf("%d hub subscriptions left after the requests ended", w)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"tempmail/api/apitest"
 	"testing"
 	"time"
 
@@ -13,8 +14,8 @@ import (
 // mcpSessionWith connects to /mcp as mcpSession does, sending
 // Authorization: Bearer key with every request; it returns the error of
 // connecting, for a key that is refused.
-func (h *harness) mcpSessionWith(key string) (*mcp.ClientSession, error) {
-	h.t.Helper()
+func mcpSessionWith(h *apitest.Harness, key string) (*mcp.ClientSession, error) {
+	h.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	bearer := roundTripperFunc(func(r *http.Request) (*http.Response, error) {
@@ -23,9 +24,9 @@ func (h *harness) mcpSessionWith(key string) (*mcp.ClientSession, error) {
 		return http.DefaultTransport.RoundTrip(r)
 	})
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	s, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.url + "/mcp", HTTPClient: h.clientVia(bearer, 90*time.Second)}, nil)
+	s, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: h.URL + "/mcp", HTTPClient: h.ClientVia(bearer, 90*time.Second)}, nil)
 	if err == nil {
-		h.t.Cleanup(func() { s.Close() })
+		h.T.Cleanup(func() { s.Close() })
 	}
 	return s, err
 }
@@ -40,15 +41,15 @@ func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { r
 // revoked key is refused before any tool runs.
 func TestMCPActsForTheKeysTenant(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	tenantA := h.newTenant("a", "")
-	keyA, _ := h.newKey(tenantA, `["inboxes"]`)
-	readA, _ := h.newKey(tenantA, `["read"]`)
-	keyB, idB := h.newKey(h.newTenant("b", ""), `["inboxes"]`)
+	h := apitest.New(t)
+	tenantA := h.NewTenant("a", "")
+	keyA, _ := h.NewKey(tenantA, `["inboxes"]`)
+	readA, _ := h.NewKey(tenantA, `["read"]`)
+	keyB, idB := h.NewKey(h.NewTenant("b", ""), `["inboxes"]`)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	asA, err := h.mcpSessionWith(keyA)
+	asA, err := mcpSessionWith(h, keyA)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,17 +58,17 @@ func TestMCPActsForTheKeysTenant(t *testing.T) {
 		t.Fatalf("create_inbox with A's key: %s", e)
 	}
 	// The tenant's list has it: the inbox is A's.
-	r := h.do("GET", "/api/inboxes/", "", "Authorization", "Bearer "+keyA)
+	r := h.Do("GET", "/api/inboxes/", "", "Authorization", "Bearer "+keyA)
 	if r.Status != http.StatusOK || !strings.Contains(string(r.Body), inbox.Address) {
 		t.Errorf("A's inboxes: %d %s, want %s among them", r.Status, r.Body, inbox.Address)
 	}
-	h.sendMail(inbox.Address, "Subject: code\r\n\r\nYour code is 551234.\r\n")
+	h.SendMail(inbox.Address, "Subject: code\r\n\r\nYour code is 551234.\r\n")
 	var code struct{ Code string }
 	if e := call(t, ctx, asA, "get_code", map[string]any{"token": inbox.Token, "timeout_seconds": 20}, &code); e != "" || code.Code != "551234" {
 		t.Errorf("get_code with A's key: %q %+v", e, code)
 	}
 
-	asB, err := h.mcpSessionWith(keyB)
+	asB, err := mcpSessionWith(h, keyB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestMCPActsForTheKeysTenant(t *testing.T) {
 		t.Errorf("A's inbox after B's delete: %q %+v", e, list)
 	}
 
-	asRead, err := h.mcpSessionWith(readA)
+	asRead, err := mcpSessionWith(h, readA)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +98,8 @@ func TestMCPActsForTheKeysTenant(t *testing.T) {
 		t.Errorf("list_messages with A's read key: %q %+v", e, list)
 	}
 
-	h.expect(h.do("DELETE", "/api/keys/"+idB+"/", "", admin...), http.StatusNoContent, "")
-	if _, err := h.mcpSessionWith(keyB); err == nil || strings.Contains(err.Error(), keyB) {
+	h.Expect(h.Do("DELETE", "/api/keys/"+idB+"/", "", admin...), http.StatusNoContent, "")
+	if _, err := mcpSessionWith(h, keyB); err == nil || strings.Contains(err.Error(), keyB) {
 		t.Errorf("a revoked key: %v, want refused, without the key", err)
 	}
 	if _, err := asB.CallTool(ctx, &mcp.CallToolParams{Name: "create_inbox", Arguments: map[string]any{}}); err == nil ||

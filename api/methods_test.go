@@ -3,6 +3,7 @@ package api_test
 import (
 	"net/http"
 	"strings"
+	"tempmail/api/apitest"
 	"testing"
 )
 
@@ -12,12 +13,12 @@ import (
 // ends after its headers instead of holding the stream open.
 func TestHEADAnswersWhereverGETDoes(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	b := h.do("POST", "/api/create-temp-email/", `{"email_name":"heads"}`, "Content-Type", jsonCT)
-	h.expect(b, http.StatusCreated, "")
+	h := apitest.New(t)
+	b := h.Do("POST", "/api/create-temp-email/", `{"email_name":"heads"}`, "Content-Type", apitest.JSONType)
+	h.Expect(b, http.StatusCreated, "")
 	token, addr, inboxID := b.JSON(t)["token"].(string), b.JSON(t)["email"].(string), b.JSON(t)["inbox_id"].(string)
-	h.sendMail(addr, "From: a@example.com\r\nSubject: head\r\n\r\nbody\r\n")
-	id := h.waitLatest(token, "")["id"].(string)
+	h.SendMail(addr, "From: a@example.com\r\nSubject: head\r\n\r\nbody\r\n")
+	id := h.WaitLatest(token, "")["id"].(string)
 
 	for _, path := range []string{
 		"/", "/livez", "/readyz", "/healthz", "/openapi.json", "/ui/config.json",
@@ -28,8 +29,8 @@ func TestHEADAnswersWhereverGETDoes(t *testing.T) {
 	} {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
-			h := h.as(t)
-			get, head := h.do("GET", path, ""), h.do("HEAD", path, "")
+			h := h.As(t)
+			get, head := h.Do("GET", path, ""), h.Do("HEAD", path, "")
 			if head.Status != get.Status || len(head.Body) != 0 {
 				t.Errorf("HEAD: %d with %d bytes; GET: %d", head.Status, len(head.Body), get.Status)
 			}
@@ -43,7 +44,7 @@ func TestHEADAnswersWhereverGETDoes(t *testing.T) {
 	for _, path := range []string{"/inboxes/" + token + "/events/", "/api/inboxes/" + inboxID + "/events/"} {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
-			r := h.as(t).do("HEAD", path, "") // within the client's timeout, not after the stream's 30 minutes
+			r := h.As(t).Do("HEAD", path, "") // within the client's timeout, not after the stream's 30 minutes
 			if r.Status != 200 || r.Header.Get("Content-Type") != "text/event-stream" || len(r.Body) != 0 {
 				t.Errorf("HEAD of an event stream: %d %q, %d bytes", r.Status, r.Header.Get("Content-Type"), len(r.Body))
 			}
@@ -58,8 +59,8 @@ func TestHEADAnswersWhereverGETDoes(t *testing.T) {
 // inbox's id would, and GET there is 405, not an inbox that is not found.
 func TestAllowListsTheMethodsAPathServes(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	token, _ := h.tokenInbox()
+	h := apitest.New(t)
+	token, _ := h.TokenInbox()
 	const get, post = "GET, HEAD, OPTIONS", "POST, OPTIONS"
 	for _, c := range []struct{ path, allow, method string }{
 		{"/", get, "POST"},
@@ -83,8 +84,8 @@ func TestAllowListsTheMethodsAPathServes(t *testing.T) {
 	} {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {
 			t.Parallel()
-			h := h.as(t)
-			r := h.do(c.method, c.path, "")
+			h := h.As(t)
+			r := h.Do(c.method, c.path, "")
 			if r.Status != http.StatusMethodNotAllowed || r.Header.Get("Allow") != c.allow {
 				t.Errorf("%d, Allow %q; want 405, Allow %q", r.Status, r.Header.Get("Allow"), c.allow)
 			}
@@ -94,7 +95,7 @@ func TestAllowListsTheMethodsAPathServes(t *testing.T) {
 			if c.method != "HEAD" && !strings.Contains(string(r.Body), `not allowed.`) {
 				t.Errorf("body %s", r.Body)
 			}
-			r = h.do("OPTIONS", c.path, "")
+			r = h.Do("OPTIONS", c.path, "")
 			if r.Status != http.StatusNoContent || r.Header.Get("Allow") != c.allow || len(r.Body) != 0 {
 				t.Errorf("OPTIONS: %d, Allow %q, %d bytes; want 204, Allow %q", r.Status, r.Header.Get("Allow"), len(r.Body), c.allow)
 			}
@@ -102,7 +103,7 @@ func TestAllowListsTheMethodsAPathServes(t *testing.T) {
 	}
 	t.Run("OPTIONS of a path not served", func(t *testing.T) {
 		t.Parallel()
-		if r := h.as(t).do("OPTIONS", "/nowhere/", ""); r.Status != http.StatusNotFound || r.Header.Get("Allow") != "" {
+		if r := h.As(t).Do("OPTIONS", "/nowhere/", ""); r.Status != http.StatusNotFound || r.Header.Get("Allow") != "" {
 			t.Errorf("%d, Allow %q", r.Status, r.Header.Get("Allow"))
 		}
 	})

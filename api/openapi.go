@@ -16,11 +16,15 @@ import (
 // change it. The api tests hold it and the code to each other: it is what
 // the declarations make (openapi_gen_test.go), every route has an
 // operation and every operation a route (openapi_test.go), and every
-// answer a test receives must validate against it (contract_test.go).
+// answer a test receives must validate against it (api/apitest).
 //
 //go:generate go run ./internal/genopenapi openapi.json
 //go:embed openapi.json
 var openAPIDocument string
+
+// OpenAPIDocument is the document as it is served (api/apitest checks
+// every answer in the tests against it).
+func OpenAPIDocument() string { return openAPIDocument }
 
 // openAPI serves the document. Caches must revalidate it: it changes when
 // the service is upgraded.

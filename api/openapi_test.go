@@ -12,12 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi/datamodel"
 
 	"tempmail/api"
+	"tempmail/api/apitest"
 	"tempmail/config"
 )
 
@@ -27,7 +27,7 @@ import (
 // that hand edits keep one layout.
 func TestOpenAPIDocumentIsValid(t *testing.T) {
 	t.Parallel()
-	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(api.OpenAPIDocument),
+	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(api.OpenAPIDocument()),
 		&datamodel.DocumentConfiguration{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 		t.FailNow()
 	}
 	if ok, problems := v.ValidateDocument(); !ok {
-		for _, p := range describeProblems(problems) {
+		for _, p := range apitest.DescribeProblems(problems) {
 			t.Errorf("openapi.json is not valid OpenAPI 3.1: %s", p)
 		}
 	}
@@ -81,16 +81,16 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	}
 
 	var compact, indented bytes.Buffer
-	if err := json.Compact(&compact, []byte(api.OpenAPIDocument)); err != nil {
+	if err := json.Compact(&compact, []byte(api.OpenAPIDocument())); err != nil {
 		t.Fatal(err)
 	}
 	_ = json.Indent(&indented, compact.Bytes(), "", "  ")
 	indented.WriteByte('\n')
-	if indented.String() != api.OpenAPIDocument {
+	if indented.String() != api.OpenAPIDocument() {
 		t.Error("openapi.json is not indented as json.Indent(doc, \"\", \"  \") writes it (plus a final newline); " +
 			"reformat it, e.g. with jq --indent 2 . or python3 -m json.tool --indent 2 --no-ensure-ascii")
 	}
-	if src, err := os.ReadFile("openapi.json"); err != nil || string(src) != api.OpenAPIDocument {
+	if src, err := os.ReadFile("openapi.json"); err != nil || string(src) != api.OpenAPIDocument() {
 		t.Errorf("the embedded document is not openapi.json as it is now (%v)", err)
 	}
 }
@@ -101,46 +101,22 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 func TestOpenAPICoversEveryRoute(t *testing.T) {
 	t.Parallel()
 	srv := api.New(api.Deps{Config: config.Default(), Log: slog.New(slog.DiscardHandler)})
-	c := newContract(t, srv.Router())
-
-	served := map[string]bool{}
-	err := chi.Walk(srv.Router(), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
-		served[method+" "+routeKey(route)] = true
-		if _, ok := c.docPaths[routeKey(route)]; !ok && !undocumented(route) {
-			t.Errorf("%s %s is served and not in api/openapi.json", method, route)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for path, item := range c.model.Paths.PathItems.FromOldest() {
-		for method := range item.GetOperations().KeysFromOldest() {
-			if !served[strings.ToUpper(method)+" "+routeKey(path)] {
-				t.Errorf("api/openapi.json has %s %s, which the server does not serve", strings.ToUpper(method), path)
-			}
-		}
-	}
-	for _, r := range undocumentedRoutes {
-		if _, ok := c.docPaths[routeKey(r)]; ok {
-			t.Errorf("%s is documented now: take it off undocumentedRoutes", r)
-		}
-	}
+	apitest.CheckRoutes(t, srv.Router())
 }
 
 // TestOpenAPIServed: GET /openapi.json answers the embedded document as
 // JSON, without and with the trailing slash.
 func TestOpenAPIServed(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := apitest.New(t)
 	for _, p := range []string{"/openapi.json", "/openapi.json/"} {
-		r := h.do("GET", p, "")
+		r := h.Do("GET", p, "")
 		if r.Status != http.StatusOK || r.Header.Get("Content-Type") != "application/json; charset=utf-8" ||
-			string(r.Body) != api.OpenAPIDocument || r.Header.Get("X-Content-Type-Options") != "nosniff" {
+			string(r.Body) != api.OpenAPIDocument() || r.Header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("GET %s: %d %q, %d bytes", p, r.Status, r.Header.Get("Content-Type"), len(r.Body))
 		}
 	}
-	h.expect(h.do("POST", "/openapi.json", "{}"), http.StatusMethodNotAllowed, `{"error":"Method \"POST\" not allowed."}`)
+	h.Expect(h.Do("POST", "/openapi.json", "{}"), http.StatusMethodNotAllowed, `{"error":"Method \"POST\" not allowed."}`)
 }
 
 func sameKeys(a, b map[string]bool) bool {
@@ -171,47 +147,47 @@ func sortedKeys(m map[string]bool) []string {
 // operation added to the document needs a call here.
 func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	auth := []string{"Authorization", "Token " + testToken, "Content-Type", jsonCT}
+	h := apitest.New(t)
+	auth := []string{"Authorization", "Token " + apitest.TestToken, "Content-Type", apitest.JSONType}
 	none := "0190f0f0-0000-7000-8000-000000000000"
 
 	// One inbox, made through family B, read through all three.
-	b := h.do("POST", "/api/create-temp-email/", `{"email_name":"tour"}`, "Content-Type", jsonCT)
-	h.expect(b, http.StatusCreated, "")
+	b := h.Do("POST", "/api/create-temp-email/", `{"email_name":"tour"}`, "Content-Type", apitest.JSONType)
+	h.Expect(b, http.StatusCreated, "")
 	token, addr, inboxID := b.JSON(t)["token"].(string), b.JSON(t)["email"].(string), b.JSON(t)["inbox_id"].(string)
-	streamA := h.openStream("/api/inboxes/"+inboxID+"/events/", "")
-	streamC := h.openStream("/inboxes/"+token+"/events/", "")
-	h.sendMail(addr, multipartMail(addr))
-	first := h.waitLatest(token, "")["id"].(string)
+	streamA := h.OpenStream("/api/inboxes/"+inboxID+"/events/", "")
+	streamC := h.OpenStream("/inboxes/"+token+"/events/", "")
+	h.SendMail(addr, apitest.MultipartMail(addr))
+	first := h.WaitLatest(token, "")["id"].(string)
 	for _, subject := range []string{"second", "third 123456"} {
-		h.expect(h.do("POST", "/api/webhook/email/", `{"to":"`+addr+`","from":"a@example.com","subject":"`+subject+`","text":"x"}`, auth...),
+		h.Expect(h.Do("POST", "/api/webhook/email/", `{"to":"`+addr+`","from":"a@example.com","subject":"`+subject+`","text":"x"}`, auth...),
 			http.StatusCreated, "")
 	}
 	var ids []string
-	for _, m := range h.list(token) {
+	for _, m := range h.List(token) {
 		ids = append(ids, m["id"].(string))
 	}
 	if len(ids) != 3 || ids[2] != first {
 		t.Fatalf("the tour's inbox holds %v", ids)
 	}
 	for range 3 {
-		streamA.next()
-		streamC.next()
+		streamA.Next()
+		streamC.Next()
 	}
-	streamA.close()
-	streamC.close()
+	streamA.Close()
+	streamC.Close()
 
 	msgC := "/inboxes/" + token + "/messages/" + first + "/"
 	msgB := "/api/mailstore/mailbox/tour/" + first + ".eml/"
-	other := h.createInboxA(`{"domain_id":2,"ttl":600}`)["id"].(string)
+	other := h.CreateInboxA(`{"domain_id":2,"ttl":600}`)["id"].(string)
 	// Subscriptions to a public address (no delivery is due: no inbox
 	// expires during the tour).
-	global := h.subscribe(`{"url":"https://93.184.215.14/all","events":["inbox.expired"]}`)["id"].(string)
-	r := h.do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"https://93.184.215.14/one","events":["inbox.expired"]}`, "Content-Type", jsonCT)
-	h.expect(r, http.StatusCreated, "")
+	global := subscribe(h, `{"url":"https://93.184.215.14/all","events":["inbox.expired"]}`)["id"].(string)
+	r := h.Do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"https://93.184.215.14/one","events":["inbox.expired"]}`, "Content-Type", apitest.JSONType)
+	h.Expect(r, http.StatusCreated, "")
 	own := r.JSON(t)["id"].(string)
-	tenant := h.newTenant("tour", "")
-	tourKey, keyID := h.newKey(tenant, `["read"]`)
+	tenant := h.NewTenant("tour", "")
+	tourKey, keyID := h.NewKey(tenant, `["read"]`)
 	// One step after another, in order: a step may undo what one before
 	// it made (a deletion, a 404 after it).
 	for _, c := range []struct {
@@ -337,7 +313,7 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"GET", "/nothing", "", 404},
 	} {
 		t.Run(c.method+" "+c.path, func(t *testing.T) {
-			headers := []string{"Content-Type", jsonCT}
+			headers := []string{"Content-Type", apitest.JSONType}
 			if c.body == "x" {
 				headers = []string{"Content-Type", "text/plain"}
 			}
@@ -352,28 +328,28 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 			if strings.HasPrefix(c.path, "/api/usage") || strings.HasPrefix(c.path, "/api/inboxes/?limit") {
 				headers = []string{"Authorization", "Bearer " + tourKey}
 			}
-			if r := h.as(t).do(c.method, c.path, c.body, headers...); r.Status != c.status {
+			if r := h.As(t).Do(c.method, c.path, c.body, headers...); r.Status != c.status {
 				t.Errorf("%d, want %d; %.200s", r.Status, c.status, r.Body)
 			}
 		})
 	}
 	mailosaurTour(t, h)
 	// MCP (mcp_test.go goes further).
-	h.expect(h.do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Content-Type", jsonCT,
+	h.Expect(h.Do("POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Content-Type", apitest.JSONType,
 		"Accept", "application/json, text/event-stream"), http.StatusOK, "")
-	h.expect(h.do("POST", "/mcp", `[]`, "Content-Type", jsonCT, "Accept", "application/json, text/event-stream"), http.StatusBadRequest, "")
-	h.mailtmTour() // compat_mailtm_test.go
-	h.svc.API.SetReady(false)
-	h.expect(h.do("GET", "/readyz", ""), http.StatusServiceUnavailable, `{"status":"starting","failing":["starting up"]}`)
-	h.expect(h.do("GET", "/healthz", ""), http.StatusServiceUnavailable, "")
-	h.svc.API.SetReady(true)
+	h.Expect(h.Do("POST", "/mcp", `[]`, "Content-Type", apitest.JSONType, "Accept", "application/json, text/event-stream"), http.StatusBadRequest, "")
+	mailtmTour(h) // compat_mailtm_test.go
+	h.Service.API.SetReady(false)
+	h.Expect(h.Do("GET", "/readyz", ""), http.StatusServiceUnavailable, `{"status":"starting","failing":["starting up"]}`)
+	h.Expect(h.Do("GET", "/healthz", ""), http.StatusServiceUnavailable, "")
+	h.Service.API.SetReady(true)
 	tourMailSlurp(t, h) // compat_mailslurp_test.go
 
-	h.contract.mu.Lock()
-	defer h.contract.mu.Unlock()
-	for _, item := range h.contract.model.Paths.PathItems.FromOldest() {
+	h.Contract.Mu.Lock()
+	defer h.Contract.Mu.Unlock()
+	for _, item := range h.Contract.Model.Paths.PathItems.FromOldest() {
 		for _, op := range item.GetOperations().FromOldest() {
-			if !h.contract.seen[op.OperationId] {
+			if !h.Contract.Seen[op.OperationId] {
 				t.Errorf("operation %s was not called: add a call to this test", op.OperationId)
 			}
 		}

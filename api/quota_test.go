@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"tempmail/api/apitest"
 	"testing"
 )
 
@@ -13,19 +14,19 @@ import (
 // for one more.
 func TestRacingCreatesAtAQuotaLeaveTheQuota(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	tenant := h.newTenant("racers", `{"inboxes":10}`)
-	key, _ := h.newKey(tenant, `["inboxes"]`)
+	h := apitest.New(t)
+	tenant := h.NewTenant("racers", `{"inboxes":10}`)
+	key, _ := h.NewKey(tenant, `["inboxes"]`)
 	as := []string{"Authorization", "Bearer " + key, "Content-Type", "application/json"}
 	const n = 40
-	answers := make([]response, n)
+	answers := make([]apitest.Response, n)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range n {
 		wg.Go(func() {
 			<-start
 			// Not h.do: only the test's goroutine may stop the test.
-			answers[i] = <-h.start("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, as...)
+			answers[i] = <-h.Start("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, as...)
 		})
 	}
 	close(start)
@@ -46,21 +47,21 @@ func TestRacingCreatesAtAQuotaLeaveTheQuota(t *testing.T) {
 	}
 
 	// Beyond it, every family says so in its shape.
-	h.expect(h.do("POST", "/api/create-temp-email/", `{}`, as...), http.StatusForbidden,
+	h.Expect(h.Do("POST", "/api/create-temp-email/", `{}`, as...), http.StatusForbidden,
 		`{"success":false,"error":"quota exceeded: inboxes 10 of 10"}`)
-	h.expect(h.do("POST", "/inboxes/", ``, as...), http.StatusForbidden, `{"error":"quota exceeded: inboxes 10 of 10"}`)
+	h.Expect(h.Do("POST", "/inboxes/", ``, as...), http.StatusForbidden, `{"error":"quota exceeded: inboxes 10 of 10"}`)
 
-	h.expect(h.do("DELETE", "/api/inboxes/"+made[0]+"/", "", as...), http.StatusNoContent, "")
-	if r := h.do("POST", "/inboxes/", ``, as...); r.Status != http.StatusCreated {
+	h.Expect(h.Do("DELETE", "/api/inboxes/"+made[0]+"/", "", as...), http.StatusNoContent, "")
+	if r := h.Do("POST", "/inboxes/", ``, as...); r.Status != http.StatusCreated {
 		t.Errorf("after one deleted: %d %s", r.Status, r.Body)
 	}
-	h.expect(h.do("POST", "/inboxes/", ``, as...), http.StatusForbidden, `{"error":"quota exceeded: inboxes 10 of 10"}`)
+	h.Expect(h.Do("POST", "/inboxes/", ``, as...), http.StatusForbidden, `{"error":"quota exceeded: inboxes 10 of 10"}`)
 	// By tenant: 11 made, 33 refused (30 racing, 2 in families B and C,
 	// and the last).
-	if n := h.metric(`tempmail_tenant_inboxes_created_total{tenant="` + tenant + `"}`); n != 11 {
+	if n := h.Metric(`tempmail_tenant_inboxes_created_total{tenant="` + tenant + `"}`); n != 11 {
 		t.Errorf("inboxes created by the tenant: %v", n)
 	}
-	if n := h.metric(`tempmail_tenant_quota_refusals_total{quota="inboxes",tenant="` + tenant + `"}`); n != 33 {
+	if n := h.Metric(`tempmail_tenant_quota_refusals_total{quota="inboxes",tenant="` + tenant + `"}`); n != 33 {
 		t.Errorf("creations its quota refused: %v", n)
 	}
 }
@@ -69,25 +70,25 @@ func TestRacingCreatesAtAQuotaLeaveTheQuota(t *testing.T) {
 // filtered, and reads its tenant's usage.
 func TestAKeyListsItsTenantsInboxesAndUsage(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	tenant := h.newTenant("lister", `{"inboxes":5,"messages_per_day":100}`)
-	key, _ := h.newKey(tenant, `["inboxes"]`)
-	other, _ := h.newKey(h.newTenant("other", ""), `["inboxes"]`)
+	h := apitest.New(t)
+	tenant := h.NewTenant("lister", `{"inboxes":5,"messages_per_day":100}`)
+	key, _ := h.NewKey(tenant, `["inboxes"]`)
+	other, _ := h.NewKey(h.NewTenant("other", ""), `["inboxes"]`)
 	as := []string{"Authorization", "Bearer " + key, "Content-Type", "application/json"}
 	var made []string
 	for _, name := range []string{"first", "second", "third"} {
-		r := h.do("POST", "/inboxes/", `{"name":"`+name+`"}`, as...)
+		r := h.Do("POST", "/inboxes/", `{"name":"`+name+`"}`, as...)
 		if r.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", r.Status, r.Body)
 		}
 		made = append(made, r.JSON(t)["address"].(string))
 	}
-	if r := h.do("POST", "/inboxes/", `{"name":"not-mine"}`, "Authorization", "Bearer "+other); r.Status != http.StatusCreated {
+	if r := h.Do("POST", "/inboxes/", `{"name":"not-mine"}`, "Authorization", "Bearer "+other); r.Status != http.StatusCreated {
 		t.Fatalf("create another tenant's: %d %s", r.Status, r.Body)
 	}
-	h.tokenInbox() // and one of no tenant
+	h.TokenInbox() // and one of no tenant
 
-	r := h.do("GET", "/api/inboxes/?limit=2", "", as...)
+	r := h.Do("GET", "/api/inboxes/?limit=2", "", as...)
 	if r.Status != http.StatusOK || r.Header.Get("X-Total-Count") != "3" {
 		t.Fatalf("list: %d %s (total %q)", r.Status, r.Body, r.Header.Get("X-Total-Count"))
 	}
@@ -95,32 +96,32 @@ func TestAKeyListsItsTenantsInboxesAndUsage(t *testing.T) {
 	if err := json.Unmarshal(r.Body, &page); err != nil || len(page) != 2 || page[0]["email"] != made[2] || page[1]["email"] != made[1] {
 		t.Errorf("first page, newest first: %s", r.Body)
 	}
-	r = h.do("GET", "/api/inboxes/?offset=2", "", as...)
+	r = h.Do("GET", "/api/inboxes/?offset=2", "", as...)
 	if err := json.Unmarshal(r.Body, &page); err != nil || len(page) != 1 || page[0]["email"] != made[0] {
 		t.Errorf("second page: %s", r.Body)
 	}
-	r = h.do("GET", "/api/inboxes/?address=SEC", "", as...)
+	r = h.Do("GET", "/api/inboxes/?address=SEC", "", as...)
 	if err := json.Unmarshal(r.Body, &page); err != nil || len(page) != 1 || page[0]["email"] != made[1] {
 		t.Errorf("filtered by address: %s", r.Body)
 	}
-	h.expect(h.do("GET", "/api/inboxes/?created_after=yesterday", "", as...), http.StatusBadRequest, "")
-	h.expect(h.do("GET", "/api/usage/", "", as...), http.StatusOK,
+	h.Expect(h.Do("GET", "/api/inboxes/?created_after=yesterday", "", as...), http.StatusBadRequest, "")
+	h.Expect(h.Do("GET", "/api/usage/", "", as...), http.StatusOK,
 		`{"inboxes":{"current":3,"limit":5},"messages_today":{"current":0,"limit":100},"storage_bytes":{"current":0,"limit":0},"webhooks":{"current":0,"limit":0}}`)
-	h.expect(h.do("GET", "/api/usage/", ""), http.StatusUnauthorized, "")
-	h.expect(h.do("GET", "/api/usage/", "", admin...), http.StatusBadRequest, "")
+	h.Expect(h.Do("GET", "/api/usage/", ""), http.StatusUnauthorized, "")
+	h.Expect(h.Do("GET", "/api/usage/", "", admin...), http.StatusBadRequest, "")
 	// The admin asks about any tenant with tenant=; a key about its own.
-	h.expect(h.do("GET", "/api/usage/?tenant="+tenant, "", admin...), http.StatusOK,
+	h.Expect(h.Do("GET", "/api/usage/?tenant="+tenant, "", admin...), http.StatusOK,
 		`{"inboxes":{"current":3,"limit":5},"messages_today":{"current":0,"limit":100},"storage_bytes":{"current":0,"limit":0},"webhooks":{"current":0,"limit":0}}`)
-	r = h.do("GET", "/api/inboxes/?tenant="+tenant+"&limit=1", "", admin...)
+	r = h.Do("GET", "/api/inboxes/?tenant="+tenant+"&limit=1", "", admin...)
 	if err := json.Unmarshal(r.Body, &page); err != nil || len(page) != 1 || page[0]["email"] != made[2] || r.Header.Get("X-Total-Count") != "3" {
 		t.Errorf("the admin's list of its inboxes: %d %s", r.Status, r.Body)
 	}
-	h.expect(h.do("GET", "/api/usage/?tenant="+tenant, "", as...), http.StatusForbidden,
+	h.Expect(h.Do("GET", "/api/usage/?tenant="+tenant, "", as...), http.StatusForbidden,
 		`{"error":"tenant= is the admin's: a key asks about its own tenant"}`)
-	h.expect(h.do("GET", "/api/usage/?tenant=00000000-0000-4000-8000-000000000000", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
-	h.expect(h.do("GET", "/api/inboxes/?tenant=nope", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
+	h.Expect(h.Do("GET", "/api/usage/?tenant=00000000-0000-4000-8000-000000000000", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
+	h.Expect(h.Do("GET", "/api/inboxes/?tenant=nope", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
 	// The admin's lookup by address is the admin's still.
-	h.expect(h.do("GET", "/api/inboxes/?email="+made[0], "", as...), http.StatusForbidden, "")
+	h.Expect(h.Do("GET", "/api/inboxes/?email="+made[0], "", as...), http.StatusForbidden, "")
 }
 
 // The subscriptions to a tenant's inboxes, in all, stop at its
@@ -128,13 +129,13 @@ func TestAKeyListsItsTenantsInboxesAndUsage(t *testing.T) {
 // inbox ended, makes room again; the usage counts them.
 func TestSubscriptionsStopAtTheTenantsWebhookQuota(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, allowPrivate) // a target nothing listens on: no delivery is awaited
-	tenant := h.newTenant("hooked", `{"webhooks":2}`)
-	key, _ := h.newKey(tenant, `["inboxes","webhooks"]`)
+	h := apitest.New(t, allowPrivate) // a target nothing listens on: no delivery is awaited
+	tenant := h.NewTenant("hooked", `{"webhooks":2}`)
+	key, _ := h.NewKey(tenant, `["inboxes","webhooks"]`)
 	as := []string{"Authorization", "Bearer " + key, "Content-Type", "application/json"}
 	var inboxes, tokens []string
 	for range 2 {
-		r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, as...)
+		r := h.Do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, as...)
 		if r.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", r.Status, r.Body)
 		}
@@ -142,9 +143,9 @@ func TestSubscriptionsStopAtTheTenantsWebhookQuota(t *testing.T) {
 		tokens = append(tokens, r.JSON(t)["access_token"].(string))
 	}
 	// Family C's subscriptions of an inbox: the key's webhooks scope.
-	subscribe := func(inbox string) response {
+	subscribe := func(inbox string) apitest.Response {
 		token := tokens[slices.Index(inboxes, inbox)]
-		return h.do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"http://127.0.0.1:9/"}`, as...)
+		return h.Do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"http://127.0.0.1:9/"}`, as...)
 	}
 	var subs []string
 	for _, in := range []string{inboxes[0], inboxes[1]} {
@@ -154,17 +155,17 @@ func TestSubscriptionsStopAtTheTenantsWebhookQuota(t *testing.T) {
 		}
 		subs = append(subs, r.JSON(t)["id"].(string))
 	}
-	h.expect(subscribe(inboxes[0]), http.StatusForbidden, `{"error":"quota exceeded: webhooks 2 of 2"}`)
-	h.expect(h.do("GET", "/api/usage/", "", as...), http.StatusOK,
+	h.Expect(subscribe(inboxes[0]), http.StatusForbidden, `{"error":"quota exceeded: webhooks 2 of 2"}`)
+	h.Expect(h.Do("GET", "/api/usage/", "", as...), http.StatusOK,
 		`{"inboxes":{"current":2,"limit":0},"messages_today":{"current":0,"limit":0},"storage_bytes":{"current":0,"limit":0},"webhooks":{"current":2,"limit":2}}`)
 
-	h.expect(h.do("DELETE", "/inboxes/"+tokens[0]+"/webhooks/"+subs[0]+"/", "", as...), http.StatusNoContent, "")
+	h.Expect(h.Do("DELETE", "/inboxes/"+tokens[0]+"/webhooks/"+subs[0]+"/", "", as...), http.StatusNoContent, "")
 	if r := subscribe(inboxes[0]); r.Status != http.StatusCreated {
 		t.Fatalf("subscribe after one was deleted: %d %s", r.Status, r.Body)
 	}
-	h.expect(h.do("DELETE", "/api/inboxes/"+inboxes[1]+"/", "", as...), http.StatusNoContent, "")
+	h.Expect(h.Do("DELETE", "/api/inboxes/"+inboxes[1]+"/", "", as...), http.StatusNoContent, "")
 	if r := subscribe(inboxes[0]); r.Status != http.StatusCreated {
 		t.Fatalf("subscribe after an inbox with one ended: %d %s", r.Status, r.Body)
 	}
-	h.expect(subscribe(inboxes[0]), http.StatusForbidden, `{"error":"quota exceeded: webhooks 2 of 2"}`)
+	h.Expect(subscribe(inboxes[0]), http.StatusForbidden, `{"error":"quota exceeded: webhooks 2 of 2"}`)
 }

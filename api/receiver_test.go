@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
 )
@@ -25,7 +26,7 @@ type receiver struct {
 	t *testing.T
 	// contract checks every delivery against the OpenAPI document's
 	// webhooks.delivery, as the harness's client checks every answer.
-	contract *contract
+	contract *apitest.Contract
 	srv      *httptest.Server
 	got      chan delivered
 	mu       sync.Mutex
@@ -43,7 +44,7 @@ type delivered struct {
 	}
 }
 
-func newReceiver(t *testing.T, c *contract) *receiver {
+func newReceiver(t *testing.T, c *apitest.Contract) *receiver {
 	rc := &receiver{t: t, contract: c, got: make(chan delivered, 1000)}
 	rc.srv = httptest.NewServer(http.HandlerFunc(rc.serve))
 	t.Cleanup(rc.srv.Close)
@@ -54,7 +55,7 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	d := delivered{Header: r.Header.Clone(), Body: body}
 	_ = json.Unmarshal(body, &d.Event)
-	if problems := rc.contract.checkDelivery(r, body); len(problems) > 0 {
+	if problems := rc.contract.CheckDelivery(r, body); len(problems) > 0 {
 		rc.t.Errorf("a %s delivery that api/openapi.json does not allow: %s\n\t%s", d.Event.Type, body, strings.Join(problems, "\n\t"))
 	}
 	rc.got <- d
@@ -129,25 +130,25 @@ func verify(secret string, d delivered) error {
 }
 
 // subscribe makes a subscription to every inbox with the operator's token.
-func (h *harness) subscribe(body string) map[string]any {
-	h.t.Helper()
-	r := h.do("POST", "/api/webhooks/", body, "Content-Type", jsonCT, "Authorization", "Token "+testToken)
+func subscribe(h *apitest.Harness, body string) map[string]any {
+	h.T.Helper()
+	r := h.Do("POST", "/api/webhooks/", body, "Content-Type", apitest.JSONType, "Authorization", "Token "+apitest.TestToken)
 	if r.Status != http.StatusCreated {
-		h.t.Fatalf("POST /api/webhooks/ %s: %d %s", body, r.Status, r.Body)
+		h.T.Fatalf("POST /api/webhooks/ %s: %d %s", body, r.Status, r.Body)
 	}
-	return r.JSON(h.t)
+	return r.JSON(h.T)
 }
 
 // attempts reads a subscription's delivery log.
-func (h *harness) attempts(id string) []map[string]any {
-	h.t.Helper()
-	r := h.do("GET", "/api/webhooks/"+id+"/deliveries/", "", "Authorization", "Token "+testToken)
+func attempts(h *apitest.Harness, id string) []map[string]any {
+	h.T.Helper()
+	r := h.Do("GET", "/api/webhooks/"+id+"/deliveries/", "", "Authorization", "Token "+apitest.TestToken)
 	if r.Status != 200 {
-		h.t.Fatalf("deliveries: %d %s", r.Status, r.Body)
+		h.T.Fatalf("deliveries: %d %s", r.Status, r.Body)
 	}
 	var out []map[string]any
 	if err := json.Unmarshal(r.Body, &out); err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	return out
 }
@@ -157,10 +158,10 @@ func allowPrivate(c *config.Config) { c.WebhookAllowPrivate = true }
 // waitNoPendingDeliveries returns once the outbox holds no delivery, due,
 // under way or scheduled for a retry (tempmail_webhook_pending_deliveries):
 // after it, no attempt is to come of what happened before.
-func (h *harness) waitNoPendingDeliveries() {
-	h.t.Helper()
-	eventually.Nil(h.t, "no webhook delivery pending", func() error {
-		if n := h.metric("tempmail_webhook_pending_deliveries"); n != 0 {
+func waitNoPendingDeliveries(h *apitest.Harness) {
+	h.T.Helper()
+	eventually.Nil(h.T, "no webhook delivery pending", func() error {
+		if n := h.Metric("tempmail_webhook_pending_deliveries"); n != 0 {
 			return fmt.Errorf("%v pending", n)
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"tempmail/api/apitest"
 	"tempmail/config"
 )
 
@@ -13,22 +14,22 @@ import (
 // same 400 wherever a name can be chosen (family C's is the page's).
 func TestRoleNamesAreRefusedInEveryFamily(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, func(c *config.Config) { c.ReservedNames = []string{"billing"} })
+	h := apitest.New(t, func(c *config.Config) { c.ReservedNames = []string{"billing"} })
 	names := []string{"admin", "administrator", "webmaster", "hostmaster", "postmaster", "abuse", "noc",
 		"security", "usenet", "news", "www", "uucp", "ftp", "root", "mailer-daemon", "billing"}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			h := h.as(t)
-			h.expect(h.do("POST", "/api/create-temp-email/", fmt.Sprintf(`{"email_name":%q}`, name), "Content-Type", jsonCT),
+			h := h.As(t)
+			h.Expect(h.Do("POST", "/api/create-temp-email/", fmt.Sprintf(`{"email_name":%q}`, name), "Content-Type", apitest.JSONType),
 				400, fmt.Sprintf(`{"success":false,"error":"Invalid email_name: '%s' is reserved"}`, name))
 			for _, domain := range []string{"", "other.test"} {
-				h.expect(h.do("POST", "/inboxes/", fmt.Sprintf(`{"name":%q,"domain":%q}`, name, domain), "Content-Type", jsonCT),
+				h.Expect(h.Do("POST", "/inboxes/", fmt.Sprintf(`{"name":%q,"domain":%q}`, name, domain), "Content-Type", apitest.JSONType),
 					400, fmt.Sprintf(`{"error":"Invalid name: '%s' is reserved"}`, name))
 			}
 		})
 	}
 	// In any case, and only the whole name.
-	h.expect(h.do("POST", "/inboxes/", `{"name":"Administrator"}`, "Content-Type", jsonCT), 400, `{"error":"Invalid name: 'administrator' is reserved"}`)
-	h.expect(h.do("POST", "/inboxes/", `{"name":"admin.team"}`, "Content-Type", jsonCT), 201, "")
+	h.Expect(h.Do("POST", "/inboxes/", `{"name":"Administrator"}`, "Content-Type", apitest.JSONType), 400, `{"error":"Invalid name: 'administrator' is reserved"}`)
+	h.Expect(h.Do("POST", "/inboxes/", `{"name":"admin.team"}`, "Content-Type", apitest.JSONType), 201, "")
 }

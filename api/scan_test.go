@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"tempmail/api"
+	"tempmail/api/apitest"
 	"tempmail/eventually"
 )
 
@@ -17,34 +18,34 @@ import (
 // longer holds them all).
 func TestCodesAndFilteredLatestReadOnlyTheNewest(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	token, address := h.tokenInbox()
+	h := apitest.New(t)
+	token, address := h.TokenInbox()
 	text := strings.Repeat("Nothing to see here, no code at all.\r\n", 150<<10/40)
 	const n = 100
 	for i := range n {
-		h.sendMail(address, "Subject: newsletter "+strconv.Itoa(i)+"\r\n\r\n"+text)
+		h.SendMail(address, "Subject: newsletter "+strconv.Itoa(i)+"\r\n\r\n"+text)
 	}
-	h.sendMail(address, "Subject: your sign-in\r\n\r\nYour code is 482913.\r\n")
+	h.SendMail(address, "Subject: your sign-in\r\n\r\nYour code is 482913.\r\n")
 	eventually.True(t, "every message listed", func() bool {
-		return h.do("GET", "/inboxes/"+token+"/", "").JSON(t)["count"] == float64(n+1)
+		return h.Do("GET", "/inboxes/"+token+"/", "").JSON(t)["count"] == float64(n+1)
 	})
 	// requests is how many messages reach NATS while h reads path.
-	requests := func(h *harness, path string) uint64 {
-		h.t.Helper()
-		v, _ := h.svc.Node.Server().Varz(nil)
+	requests := func(h *apitest.Harness, path string) uint64 {
+		h.T.Helper()
+		v, _ := h.Service.Node.Server().Varz(nil)
 		before := v.InMsgs
-		r := h.do("GET", path, "")
+		r := h.Do("GET", path, "")
 		if r.Status != 200 {
-			h.t.Fatalf("%d %s", r.Status, r.Body)
+			h.T.Fatalf("%d %s", r.Status, r.Body)
 		}
-		v, _ = h.svc.Node.Server().Varz(nil)
+		v, _ = h.Service.Node.Server().Varz(nil)
 		return uint64(v.InMsgs - before)
 	}
 	// One at a time: each counts whatever reaches NATS meanwhile.
 	for _, path := range []string{"/inboxes/" + token + "/otp/", "/inboxes/" + token + "/latest/?subject=sign-in",
 		"/inboxes/" + token + "/otp/?subject=sign"} {
 		t.Run(path, func(t *testing.T) {
-			got := requests(h.as(t), path)
+			got := requests(h.As(t), path)
 			t.Logf("%d requests to NATS", got)
 			if got > 3*api.ScanChunk {
 				t.Errorf("%d requests to NATS for the newest of %d messages", got, n+1)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"tempmail/api/apitest"
 	"testing"
 )
 
@@ -13,14 +14,14 @@ import (
 // new secret alone.
 func TestWebhookSecretIsShownOnceAndRotated(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, allowPrivate)
-	rc := newReceiver(t, h.contract)
-	auth := []string{"Authorization", "Token " + testToken}
-	token, address := h.tokenInbox()
-	otherToken, _ := h.tokenInbox()
+	h := apitest.New(t, allowPrivate)
+	rc := newReceiver(t, h.Contract)
+	auth := []string{"Authorization", "Token " + apitest.TestToken}
+	token, address := h.TokenInbox()
+	otherToken, _ := h.TokenInbox()
 
-	created := h.subscribe(`{"url":"` + rc.srv.URL + `"}`)
-	r := h.do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"`+rc.srv.URL+`"}`, "Content-Type", jsonCT)
+	created := subscribe(h, `{"url":"`+rc.srv.URL+`"}`)
+	r := h.Do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"`+rc.srv.URL+`"}`, "Content-Type", apitest.JSONType)
 	if r.Status != http.StatusCreated {
 		t.Fatalf("inbox subscription: %d %s", r.Status, r.Body)
 	}
@@ -32,39 +33,39 @@ func TestWebhookSecretIsShownOnceAndRotated(t *testing.T) {
 	}
 	globalID, ownID := created["id"].(string), own["id"].(string)
 
-	noSecret := func(what string, r response) {
+	noSecret := func(what string, r apitest.Response) {
 		t.Helper()
 		if r.Status != 200 || strings.Contains(string(r.Body), "secret") || strings.Contains(string(r.Body), "whsec_") {
 			t.Errorf("%s shows a secret: %d %s", what, r.Status, r.Body)
 		}
 	}
-	noSecret("GET /api/webhooks/{id}", h.do("GET", "/api/webhooks/"+globalID+"/", "", auth...))
-	noSecret("GET /api/webhooks/{id} of an inbox", h.do("GET", "/api/webhooks/"+ownID+"/", "", auth...))
-	noSecret("GET /api/webhooks/", h.do("GET", "/api/webhooks/", "", auth...))
-	noSecret("GET /api/webhooks/?inbox_id=", h.do("GET", "/api/webhooks/?inbox_id="+own["inbox_id"].(string), "", auth...))
-	noSecret("GET /inboxes/<token>/webhooks/{id}", h.do("GET", "/inboxes/"+token+"/webhooks/"+ownID+"/", ""))
-	noSecret("GET /inboxes/<token>/webhooks/", h.do("GET", "/inboxes/"+token+"/webhooks/", ""))
+	noSecret("GET /api/webhooks/{id}", h.Do("GET", "/api/webhooks/"+globalID+"/", "", auth...))
+	noSecret("GET /api/webhooks/{id} of an inbox", h.Do("GET", "/api/webhooks/"+ownID+"/", "", auth...))
+	noSecret("GET /api/webhooks/", h.Do("GET", "/api/webhooks/", "", auth...))
+	noSecret("GET /api/webhooks/?inbox_id=", h.Do("GET", "/api/webhooks/?inbox_id="+own["inbox_id"].(string), "", auth...))
+	noSecret("GET /inboxes/<token>/webhooks/{id}", h.Do("GET", "/inboxes/"+token+"/webhooks/"+ownID+"/", ""))
+	noSecret("GET /inboxes/<token>/webhooks/", h.Do("GET", "/inboxes/"+token+"/webhooks/", ""))
 
 	rotate := func(path string, headers ...string) map[string]any {
 		t.Helper()
-		r := h.do("POST", path, "", headers...)
+		r := h.Do("POST", path, "", headers...)
 		if r.Status != 200 {
 			t.Fatalf("POST %s: %d %s", path, r.Status, r.Body)
 		}
 		return r.JSON(t)
 	}
 	rotatedGlobal := rotate("/api/webhooks/"+globalID+"/rotate-secret/", auth...)
-	rotatedOwn := rotate("/inboxes/"+token+"/webhooks/"+ownID+"/rotate-secret", "Content-Type", jsonCT)
+	rotatedOwn := rotate("/inboxes/"+token+"/webhooks/"+ownID+"/rotate-secret", "Content-Type", apitest.JSONType)
 	for _, c := range []struct{ before, after map[string]any }{{created, rotatedGlobal}, {own, rotatedOwn}} {
 		s, _ := c.after["secret"].(string)
 		if !strings.HasPrefix(s, "whsec_") || s == c.before["secret"] || c.after["id"] != c.before["id"] || c.after["url"] != c.before["url"] {
 			t.Errorf("rotated %v into %v", c.before, c.after)
 		}
 	}
-	noSecret("GET after a rotation", h.do("GET", "/api/webhooks/"+globalID+"/", "", auth...))
+	noSecret("GET after a rotation", h.Do("GET", "/api/webhooks/"+globalID+"/", "", auth...))
 
 	// Deliveries are signed with the new secrets, not the old.
-	h.sendMail(address, "Subject: after rotation\r\n\r\nx\r\n")
+	h.SendMail(address, "Subject: after rotation\r\n\r\nx\r\n")
 	for range 2 {
 		d := rc.nextOf("message.received")
 		newSecret, oldSecret := rotatedGlobal["secret"].(string), created["secret"].(string)
@@ -80,15 +81,15 @@ func TestWebhookSecretIsShownOnceAndRotated(t *testing.T) {
 	}
 
 	// Only the subscription's owner rotates it.
-	h.expect(h.do("POST", "/api/webhooks/"+globalID+"/rotate-secret/", ""), 401, "")
-	h.expect(h.do("POST", "/inboxes/"+otherToken+"/webhooks/"+ownID+"/rotate-secret/", ""), 404, `{"error":"Webhook not found"}`)
-	h.expect(h.do("POST", "/inboxes/"+token+"/webhooks/"+globalID+"/rotate-secret/", ""), 404, `{"error":"Webhook not found"}`)
-	h.expect(h.do("POST", "/api/webhooks/0190a1d8-1b7c-7b51-8a6e-2f1d10c5a1a1/rotate-secret/", "", auth...), 404, `{"detail":"Not found."}`)
-	h.expect(h.do("POST", "/api/webhooks/"+globalID+"/rotate-secret/", "x", append(auth, "Content-Type", "text/plain")...), 415, "")
-	h.expect(h.do("DELETE", "/api/webhooks/"+globalID+"/", "", auth...), 204, "")
-	h.expect(h.do("POST", "/api/webhooks/"+globalID+"/rotate-secret/", "", auth...), 404, `{"detail":"Not found."}`)
+	h.Expect(h.Do("POST", "/api/webhooks/"+globalID+"/rotate-secret/", ""), 401, "")
+	h.Expect(h.Do("POST", "/inboxes/"+otherToken+"/webhooks/"+ownID+"/rotate-secret/", ""), 404, `{"error":"Webhook not found"}`)
+	h.Expect(h.Do("POST", "/inboxes/"+token+"/webhooks/"+globalID+"/rotate-secret/", ""), 404, `{"error":"Webhook not found"}`)
+	h.Expect(h.Do("POST", "/api/webhooks/0190a1d8-1b7c-7b51-8a6e-2f1d10c5a1a1/rotate-secret/", "", auth...), 404, `{"detail":"Not found."}`)
+	h.Expect(h.Do("POST", "/api/webhooks/"+globalID+"/rotate-secret/", "x", append(auth, "Content-Type", "text/plain")...), 415, "")
+	h.Expect(h.Do("DELETE", "/api/webhooks/"+globalID+"/", "", auth...), 204, "")
+	h.Expect(h.Do("POST", "/api/webhooks/"+globalID+"/rotate-secret/", "", auth...), 404, `{"detail":"Not found."}`)
 	var list []map[string]any
-	_ = json.Unmarshal(h.do("GET", "/inboxes/"+token+"/webhooks/", "").Body, &list)
+	_ = json.Unmarshal(h.Do("GET", "/inboxes/"+token+"/webhooks/", "").Body, &list)
 	if len(list) != 1 {
 		t.Errorf("the inbox's subscriptions after all that: %v", list)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
 	"tempmail/projections"
@@ -26,22 +27,22 @@ import (
 // says, with family A's summary of a new message and no token.
 func TestWebhooksDeliverEveryKindSigned(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, allowPrivate)
-	all, own := newReceiver(t, h.contract), newReceiver(t, h.contract)
-	global := h.subscribe(`{"url":"` + all.srv.URL + `/hook","events":["message.received","message.read","message.deleted","inbox.deleted","inbox.expired"]}`)
+	h := apitest.New(t, allowPrivate)
+	all, own := newReceiver(t, h.Contract), newReceiver(t, h.Contract)
+	global := subscribe(h, `{"url":"`+all.srv.URL+`/hook","events":["message.received","message.read","message.deleted","inbox.deleted","inbox.expired"]}`)
 	if global["inbox_id"] != nil || global["failing"] != false || !strings.HasPrefix(global["secret"].(string), "whsec_") {
 		t.Errorf("created: %v", global)
 	}
-	token, address := h.tokenInbox()
-	r := h.do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"`+own.srv.URL+`","events":["message.received","inbox.deleted"]}`, "Content-Type", jsonCT)
+	token, address := h.TokenInbox()
+	r := h.Do("POST", "/inboxes/"+token+"/webhooks/", `{"url":"`+own.srv.URL+`","events":["message.received","inbox.deleted"]}`, "Content-Type", apitest.JSONType)
 	if r.Status != http.StatusCreated {
 		t.Fatalf("inbox subscription: %d %s", r.Status, r.Body)
 	}
 	mine := r.JSON(t)
-	inbox := h.do("GET", "/inboxes/"+token+"/", "").JSON(t)
+	inbox := h.Do("GET", "/inboxes/"+token+"/", "").JSON(t)
 	_ = inbox
 
-	h.sendMail(address, "From: Shop <shop@example.com>\r\nSubject: Your code\r\n\r\nYour code is 482913.\r\n")
+	h.SendMail(address, "From: Shop <shop@example.com>\r\nSubject: Your code\r\n\r\nYour code is 482913.\r\n")
 	for _, c := range []struct {
 		rc     *receiver
 		secret string
@@ -58,37 +59,37 @@ func TestWebhooksDeliverEveryKindSigned(t *testing.T) {
 		if _, err := time.Parse(time.RFC3339, d.Event.Timestamp); err != nil {
 			t.Errorf("timestamp %q", d.Event.Timestamp)
 		}
-		if strings.Contains(string(d.Body), token) || strings.Contains(string(d.Body), testToken) {
+		if strings.Contains(string(d.Body), token) || strings.Contains(string(d.Body), apitest.TestToken) {
 			t.Errorf("a delivery carries a token: %s", d.Body)
 		}
 		if d.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("content type %q", d.Header.Get("Content-Type"))
 		}
 	}
-	id := h.messageIDBySubject(token, "Your+code")
-	h.expect(h.do("POST", "/inboxes/"+token+"/messages/"+id+"/read/", "{}"), 200, "")
+	id := h.MessageIDBySubject(token, "Your+code")
+	h.Expect(h.Do("POST", "/inboxes/"+token+"/messages/"+id+"/read/", "{}"), 200, "")
 	if d := all.nextOf("message.read"); d.Event.Data["id"] != id || d.Event.Data["address"] != address {
 		t.Errorf("message.read: %s", d.Body)
 	}
-	h.expect(h.do("DELETE", "/inboxes/"+token+"/messages/"+id+"/", ""), 204, "")
+	h.Expect(h.Do("DELETE", "/inboxes/"+token+"/messages/"+id+"/", ""), 204, "")
 	if d := all.nextOf("message.deleted"); d.Event.Data["id"] != id {
 		t.Errorf("message.deleted: %s", d.Body)
 	}
 
 	// The inbox's end reaches its own subscription too, which then ends.
-	h.expect(h.do("DELETE", "/inboxes/"+token+"/", ""), 204, "")
+	h.Expect(h.Do("DELETE", "/inboxes/"+token+"/", ""), 204, "")
 	for _, rc := range []*receiver{all, own} {
 		if d := rc.nextOf("inbox.deleted"); d.Event.Data["address"] != address {
 			t.Errorf("inbox.deleted: %s", d.Body)
 		}
 	}
-	h.expect(h.do("GET", "/api/webhooks/"+mine["id"].(string)+"/", "", "Authorization", "Token "+testToken), 404, `{"detail":"Not found."}`)
+	h.Expect(h.Do("GET", "/api/webhooks/"+mine["id"].(string)+"/", "", "Authorization", "Token "+apitest.TestToken), 404, `{"detail":"Not found."}`)
 
 	// The attempt is recorded once its answer is in, a moment after the
 	// receiver saw it.
 	var log []map[string]any
 	eventually.Nil(t, "4 attempts in the log", func() error {
-		if log = h.attempts(global["id"].(string)); len(log) != 4 {
+		if log = attempts(h, global["id"].(string)); len(log) != 4 {
 			return fmt.Errorf("the log holds %d attempts: %v", len(log), log)
 		}
 		return nil
@@ -105,18 +106,18 @@ func TestWebhooksDeliverEveryKindSigned(t *testing.T) {
 // succeeds.
 func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, allowPrivate, func(c *config.Config) {
+	h := apitest.New(t, allowPrivate, func(c *config.Config) {
 		c.WebhookRetrySchedule = []time.Duration{time.Second, time.Second}
 	})
-	rc := newReceiver(t, h.contract)
+	rc := newReceiver(t, h.Contract)
 	rc.answerWith(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, strings.Repeat("busy ", 1000), http.StatusInternalServerError)
 	})
-	sub := h.subscribe(`{"url":"` + rc.srv.URL + `"}`)
+	sub := subscribe(h, `{"url":"`+rc.srv.URL+`"}`)
 	id := sub["id"].(string)
-	token, address := h.tokenInbox()
+	token, address := h.TokenInbox()
 	_ = token
-	h.sendMail(address, "Subject: retried\r\n\r\nx\r\n")
+	h.SendMail(address, "Subject: retried\r\n\r\nx\r\n")
 	first := rc.next()
 	var when []time.Time
 	when = append(when, time.Now())
@@ -135,7 +136,7 @@ func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
 	}
 	var log []map[string]any
 	eventually.True(t, "the delivery given up", func() bool {
-		log = h.attempts(id)
+		log = attempts(h, id)
 		return len(log) == 3 && log[0]["gave_up"] == true
 	})
 	for i, a := range log {
@@ -146,14 +147,14 @@ func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
 			t.Errorf("the log keeps %d bytes of a refusal's answer, want none: the log must not show what any server says", len(resp))
 		}
 	}
-	got := h.do("GET", "/api/webhooks/"+id+"/", "", "Authorization", "Token "+testToken).JSON(t)
+	got := h.Do("GET", "/api/webhooks/"+id+"/", "", "Authorization", "Token "+apitest.TestToken).JSON(t)
 	if got["failing"] != true || got["failing_since"] == nil {
 		t.Errorf("after giving up: %v", got)
 	}
 	// Nothing more is to come of it: once the outbox holds no delivery,
 	// no retry is scheduled, and a fourth attempt would have been made
 	// already.
-	h.waitNoPendingDeliveries()
+	waitNoPendingDeliveries(h)
 	select {
 	case d := <-rc.got:
 		t.Errorf("a fourth attempt: %s", d.Header.Get("webhook-id"))
@@ -162,12 +163,12 @@ func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
 
 	// A success clears it, and its answer's start is kept.
 	rc.answerWith(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, strings.Repeat("fine ", 1000)) })
-	h.sendMail(address, "Subject: fine now\r\n\r\nx\r\n")
+	h.SendMail(address, "Subject: fine now\r\n\r\nx\r\n")
 	rc.next()
 	eventually.True(t, "failing cleared", func() bool {
-		return h.do("GET", "/api/webhooks/"+id+"/", "", "Authorization", "Token "+testToken).JSON(t)["failing"] == false
+		return h.Do("GET", "/api/webhooks/"+id+"/", "", "Authorization", "Token "+apitest.TestToken).JSON(t)["failing"] == false
 	})
-	if resp := h.attempts(id)[0]["response"].(string); len(resp) != 1024 || !strings.HasPrefix(resp, "fine") {
+	if resp := attempts(h, id)[0]["response"].(string); len(resp) != 1024 || !strings.HasPrefix(resp, "fine") {
 		t.Errorf("the log keeps %d bytes of a success's answer, want 1 KiB", len(resp))
 	}
 }
@@ -176,7 +177,7 @@ func TestWebhookRetriesOnScheduleThenGivesUp(t *testing.T) {
 // connections are retried, and arrive once it is back.
 func TestWebhookReceiverDownThenUp(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, allowPrivate, func(c *config.Config) {
+	h := apitest.New(t, allowPrivate, func(c *config.Config) {
 		c.WebhookRetrySchedule = []time.Duration{time.Second, time.Second, time.Second, time.Second}
 	})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -185,14 +186,14 @@ func TestWebhookReceiverDownThenUp(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // down
-	sub := h.subscribe(`{"url":"http://` + addr + `/"}`)
-	_, address := h.tokenInbox()
-	h.sendMail(address, "Subject: while down\r\n\r\nx\r\n")
+	sub := subscribe(h, `{"url":"http://`+addr+`/"}`)
+	_, address := h.TokenInbox()
+	h.SendMail(address, "Subject: while down\r\n\r\nx\r\n")
 	eventually.True(t, "a refused attempt logged", func() bool {
-		log := h.attempts(sub["id"].(string))
+		log := attempts(h, sub["id"].(string))
 		return len(log) > 0 && log[0]["status_code"] == 0.0 && strings.Contains(log[0]["error"].(string), "refused")
 	})
-	rc := &receiver{t: t, contract: h.contract, got: make(chan delivered, 10)}
+	rc := &receiver{t: t, contract: h.Contract, got: make(chan delivered, 10)}
 	if l, err = net.Listen("tcp", addr); err != nil {
 		t.Fatal(err)
 	}
@@ -208,18 +209,18 @@ func TestWebhookReceiverDownThenUp(t *testing.T) {
 // given up on after the attempt's time, and the log says so.
 func TestWebhookAttemptsAreBoundedInTime(t *testing.T) {
 	t.Parallel()
-	h := newHarnessWith(t, service.Options{Webhooks: func(o *webhooks.Options) { o.AttemptTimeout = 300 * time.Millisecond }}, allowPrivate,
+	h := apitest.NewWith(t, service.Options{Webhooks: func(o *webhooks.Options) { o.AttemptTimeout = 300 * time.Millisecond }}, allowPrivate,
 		func(c *config.Config) { c.WebhookRetrySchedule = nil })
-	rc := newReceiver(t, h.contract)
+	rc := newReceiver(t, h.Contract)
 	rc.answerWith(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	sub := h.subscribe(`{"url":"` + rc.srv.URL + `"}`)
-	_, address := h.tokenInbox()
-	h.sendMail(address, "Subject: unanswered\r\n\r\nx\r\n")
+	sub := subscribe(h, `{"url":"`+rc.srv.URL+`"}`)
+	_, address := h.TokenInbox()
+	h.SendMail(address, "Subject: unanswered\r\n\r\nx\r\n")
 	eventually.True(t, "the attempt given up", func() bool {
-		log := h.attempts(sub["id"].(string))
+		log := attempts(h, sub["id"].(string))
 		return len(log) == 1 && log[0]["gave_up"] == true
 	})
-	a := h.attempts(sub["id"].(string))[0]
+	a := attempts(h, sub["id"].(string))[0]
 	if a["error"] != "no answer within 300ms" || a["status_code"] != 0.0 || a["duration_ms"].(float64) < 300 || a["duration_ms"].(float64) > 5000 {
 		t.Errorf("an unanswered attempt: %v", a)
 	}
@@ -234,8 +235,8 @@ func TestSlowReceiverDelaysNoOtherSubscription(t *testing.T) {
 	// machine can take to deliver the 30 messages to the fast one) would
 	// free its place in the lane for another, and the count of those held
 	// at once would not be the lane's.
-	h := newHarnessWith(t, service.Options{Webhooks: func(o *webhooks.Options) { o.AttemptTimeout = 5 * time.Minute }}, allowPrivate)
-	slow, fast := newReceiver(t, h.contract), newReceiver(t, h.contract)
+	h := apitest.NewWith(t, service.Options{Webhooks: func(o *webhooks.Options) { o.AttemptTimeout = 5 * time.Minute }}, allowPrivate)
+	slow, fast := newReceiver(t, h.Contract), newReceiver(t, h.Contract)
 	release := make(chan struct{})
 	slow.answerWith(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -243,12 +244,12 @@ func TestSlowReceiverDelaysNoOtherSubscription(t *testing.T) {
 		case <-r.Context().Done():
 		}
 	})
-	h.subscribe(`{"url":"` + slow.srv.URL + `"}`)
-	h.subscribe(`{"url":"` + fast.srv.URL + `"}`)
-	_, address := h.tokenInbox()
+	subscribe(h, `{"url":"`+slow.srv.URL+`"}`)
+	subscribe(h, `{"url":"`+fast.srv.URL+`"}`)
+	_, address := h.TokenInbox()
 	const n = 30
 	for i := range n {
-		h.sendMail(address, fmt.Sprintf("Subject: m%d\r\n\r\nx\r\n", i))
+		h.SendMail(address, fmt.Sprintf("Subject: m%d\r\n\r\nx\r\n", i))
 	}
 	seen := map[string]bool{}
 	for len(seen) < n {
@@ -271,12 +272,12 @@ func TestSlowReceiverDelaysNoOtherSubscription(t *testing.T) {
 // document by the receiver.
 func TestWebhookPayloadsOfEveryKind(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, allowPrivate, func(c *config.Config) {
+	h := apitest.New(t, allowPrivate, func(c *config.Config) {
 		c.WebhookRetrySchedule = []time.Duration{time.Second}
 		c.MinInboxTTL = time.Second
 		c.MaxMessagesPerInbox = 2
 	})
-	rc := newReceiver(t, h.contract)
+	rc := newReceiver(t, h.Contract)
 	deleted := make(chan struct{})
 	var first sync.Once
 	rc.answerWith(func(w http.ResponseWriter, r *http.Request) {
@@ -291,8 +292,8 @@ func TestWebhookPayloadsOfEveryKind(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	h.subscribe(`{"url":"` + rc.srv.URL + `","events":["message.received","message.deleted","inbox.expired"]}`)
-	token, address := h.tokenInbox()
+	subscribe(h, `{"url":"`+rc.srv.URL+`","events":["message.received","message.deleted","inbox.expired"]}`)
+	token, address := h.TokenInbox()
 	var pending []delivered
 	// await returns the first delivery, got before or after, that matches.
 	await := func(what string, match func(d delivered) bool) delivered {
@@ -320,14 +321,14 @@ func TestWebhookPayloadsOfEveryKind(t *testing.T) {
 		return func(d delivered) bool { return d.Event.Type == kind && d.Event.Data[key] == value }
 	}
 
-	h.sendMail(address, "From: Shop <shop@example.com>\r\nSubject: gone soon\r\n\r\nWhat it said.\r\n")
-	msg := h.waitLatest(token, "")
+	h.SendMail(address, "From: Shop <shop@example.com>\r\nSubject: gone soon\r\n\r\nWhat it said.\r\n")
+	msg := h.WaitLatest(token, "")
 	id := msg["id"].(string)
 	attempt := await("first attempt", is("message.received", "id", id))
 	if attempt.Event.Data["subject"] != "gone soon" {
 		t.Errorf("the first attempt: %s", attempt.Body)
 	}
-	h.expect(h.do("DELETE", "/inboxes/"+token+"/messages/"+id+"/", ""), 204, "")
+	h.Expect(h.Do("DELETE", "/inboxes/"+token+"/messages/"+id+"/", ""), 204, "")
 	close(deleted)
 	if d := await("the deletion", is("message.deleted", "id", id)); d.Event.Data["reason"] != "" {
 		t.Errorf("a person's deletion: %s", d.Body)
@@ -345,12 +346,12 @@ func TestWebhookPayloadsOfEveryKind(t *testing.T) {
 	// the eviction goes by the count the views show).
 	after := ""
 	for i := range 3 {
-		h.sendMail(address, fmt.Sprintf("Subject: m%d\r\n\r\nx\r\n", i))
-		after = h.waitLatest(token, after)["id"].(string)
+		h.SendMail(address, fmt.Sprintf("Subject: m%d\r\n\r\nx\r\n", i))
+		after = h.WaitLatest(token, after)["id"].(string)
 	}
 	await("an eviction", func(d delivered) bool { return d.Event.Type == "message.deleted" && d.Event.Data["reason"] == "cap" })
 
-	a := h.createInboxA(`{"domain_id":1,"ttl":1}`)
+	a := h.CreateInboxA(`{"domain_id":1,"ttl":1}`)
 	await("the expiry", is("inbox.expired", "inbox_id", a["id"].(string)))
 }
 
@@ -360,15 +361,15 @@ func TestWebhookPayloadsOfEveryKind(t *testing.T) {
 // subscriptions to every inbox, beyond theirs.
 func TestSubscriptionCapsHoldUnderRaces(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, allowPrivate, func(c *config.Config) { c.CreateRatePerClient = config.Rate{} })
-	token, _ := h.tokenInbox()
+	h := apitest.New(t, allowPrivate, func(c *config.Config) { c.CreateRatePerClient = config.Rate{} })
+	token, _ := h.TokenInbox()
 	race := func(n int, path string, headers ...string) (created, refused int) {
 		t.Helper()
 		clients := make([]*http.Client, n)
 		for i := range clients {
 			// A connection each, opened before the race starts.
-			clients[i] = h.clientVia(&http.Transport{}, 30*time.Second)
-			h.expect(h.doWith(clients[i], "GET", "/livez", ""), http.StatusOK, "")
+			clients[i] = h.ClientVia(&http.Transport{}, 30*time.Second)
+			h.Expect(h.DoWith(clients[i], "GET", "/livez", ""), http.StatusOK, "")
 		}
 		start := make(chan struct{})
 		codes := make(chan int, n)
@@ -376,7 +377,7 @@ func TestSubscriptionCapsHoldUnderRaces(t *testing.T) {
 		for i := range n {
 			wg.Go(func() {
 				<-start
-				r := h.doWith(clients[i], "POST", path, `{"url":"http://127.0.0.1:9/`+strconv.Itoa(i)+`"}`, headers...)
+				r := h.DoWith(clients[i], "POST", path, `{"url":"http://127.0.0.1:9/`+strconv.Itoa(i)+`"}`, headers...)
 				codes <- r.Status
 			})
 		}
@@ -396,16 +397,16 @@ func TestSubscriptionCapsHoldUnderRaces(t *testing.T) {
 		return created, refused
 	}
 	created, refused := race(40, "/inboxes/"+token+"/webhooks/")
-	r := h.do("GET", "/inboxes/"+token+"/webhooks/", "")
+	r := h.Do("GET", "/inboxes/"+token+"/webhooks/", "")
 	var list []any
 	_ = json.Unmarshal(r.Body, &list)
 	if created > projections.MaxInboxWebhooks || created+refused != 40 || len(list) != created {
 		t.Errorf("40 racing subscriptions to one inbox: %d created, %d refused, %d listed; want at most %d", created, refused, len(list), projections.MaxInboxWebhooks)
 	}
 	for range projections.MaxGlobalWebhooks - 20 {
-		h.subscribe(`{"url":"http://127.0.0.1:9/"}`)
+		subscribe(h, `{"url":"http://127.0.0.1:9/"}`)
 	}
-	created, refused = race(40, "/api/webhooks/", "Authorization", "Token "+testToken, "Content-Type", "application/json")
+	created, refused = race(40, "/api/webhooks/", "Authorization", "Token "+apitest.TestToken, "Content-Type", "application/json")
 	if created > 20 || created+refused != 40 {
 		t.Errorf("40 racing subscriptions to every inbox with 20 places left: %d created, %d refused", created, refused)
 	}

@@ -9,45 +9,19 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/api/apitest"
 	"tempmail/events"
 	"tempmail/service"
 	"tempmail/service/servicetest"
 )
 
 // admin is the API token, as the tenants' endpoints take it.
-var admin = []string{"Authorization", "Token " + testToken, "Content-Type", "application/json"}
-
-// newTenant makes a tenant named name with quota (JSON, "" for none) and
-// returns its id.
-func (h *harness) newTenant(name, quota string) string {
-	h.t.Helper()
-	body := `{"name":"` + name + `"}`
-	if quota != "" {
-		body = `{"name":"` + name + `","quota":` + quota + `}`
-	}
-	r := h.do("POST", "/api/tenants/", body, admin...)
-	if r.Status != http.StatusCreated {
-		h.t.Fatalf("create tenant: %d %s", r.Status, r.Body)
-	}
-	return r.JSON(h.t)["id"].(string)
-}
-
-// newKey makes a key of tenant with scopes (a JSON array) and returns the
-// key and its id.
-func (h *harness) newKey(tenant, scopes string) (key, id string) {
-	h.t.Helper()
-	r := h.do("POST", "/api/tenants/"+tenant+"/keys/", `{"name":"k","scopes":`+scopes+`}`, admin...)
-	if r.Status != http.StatusCreated {
-		h.t.Fatalf("create key: %d %s", r.Status, r.Body)
-	}
-	v := r.JSON(h.t)
-	return v["key"].(string), v["id"].(string)
-}
+var admin = apitest.Admin()
 
 func TestTheAdminManagesTenantsAndKeys(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	r := h.do("POST", "/api/tenants/", `{"name":"team one","quota":{"inboxes":10,"webhooks":2}}`, admin...)
+	h := apitest.New(t)
+	r := h.Do("POST", "/api/tenants/", `{"name":"team one","quota":{"inboxes":10,"webhooks":2}}`, admin...)
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
 	}
@@ -58,13 +32,13 @@ func TestTheAdminManagesTenantsAndKeys(t *testing.T) {
 		t.Errorf("created: %v", tn)
 	}
 	// Bearer takes the API token too.
-	r = h.do("PATCH", "/api/tenants/"+id+"/", `{"quota":{"inboxes":20}}`, "Authorization", "Bearer "+testToken)
+	r = h.Do("PATCH", "/api/tenants/"+id+"/", `{"quota":{"inboxes":20}}`, "Authorization", "Bearer "+apitest.TestToken)
 	if v := r.JSON(t); r.Status != http.StatusOK || v["name"] != "team one" || v["quota"].(map[string]any)["inboxes"] != 20.0 ||
 		v["quota"].(map[string]any)["webhooks"] != 2.0 {
 		t.Errorf("patched: %d %s", r.Status, r.Body)
 	}
 	expires := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-	r = h.do("POST", "/api/tenants/"+id+"/keys/", `{"name":"ci","scopes":["inboxes","read"],"expires_at":"`+expires+`"}`, admin...)
+	r = h.Do("POST", "/api/tenants/"+id+"/keys/", `{"name":"ci","scopes":["inboxes","read"],"expires_at":"`+expires+`"}`, admin...)
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create key: %d %s", r.Status, r.Body)
 	}
@@ -73,32 +47,32 @@ func TestTheAdminManagesTenantsAndKeys(t *testing.T) {
 	if !strings.HasPrefix(key, "tm_") || len(key) != 35 || k["tenant_id"] != id || k["expires_at"] == nil {
 		t.Errorf("key: %v", k)
 	}
-	r = h.do("GET", "/api/tenants/"+id+"/keys/", "", admin...)
+	r = h.Do("GET", "/api/tenants/"+id+"/keys/", "", admin...)
 	if r.Status != http.StatusOK || strings.Contains(string(r.Body), key) || !strings.Contains(string(r.Body), k["id"].(string)) {
 		t.Errorf("keys: %d %s", r.Status, r.Body)
 	}
 	// A key without the admin scope may not manage tenants; one with it may.
-	h.expect(h.do("GET", "/api/tenants/"+id+"/", "", "Authorization", "Bearer "+key), http.StatusForbidden, `{"error":"this key has no admin scope"}`)
-	adminKey, _ := h.newKey(id, `["admin"]`)
-	if r := h.do("GET", "/api/tenants/"+id+"/", "", "Authorization", "Token "+adminKey); r.Status != http.StatusOK {
+	h.Expect(h.Do("GET", "/api/tenants/"+id+"/", "", "Authorization", "Bearer "+key), http.StatusForbidden, `{"error":"this key has no admin scope"}`)
+	adminKey, _ := h.NewKey(id, `["admin"]`)
+	if r := h.Do("GET", "/api/tenants/"+id+"/", "", "Authorization", "Token "+adminKey); r.Status != http.StatusOK {
 		t.Errorf("with an admin key: %d %s", r.Status, r.Body)
 	}
 	// Revoked: refused at once, on any path.
-	h.expect(h.do("DELETE", "/api/keys/"+k["id"].(string)+"/", "", admin...), http.StatusNoContent, "")
-	h.expect(h.do("GET", "/api/domains/", "", "Authorization", "Bearer "+key), http.StatusUnauthorized,
+	h.Expect(h.Do("DELETE", "/api/keys/"+k["id"].(string)+"/", "", admin...), http.StatusNoContent, "")
+	h.Expect(h.Do("GET", "/api/domains/", "", "Authorization", "Bearer "+key), http.StatusUnauthorized,
 		`{"detail":"Invalid key: unknown, revoked or expired."}`)
-	h.expect(h.do("DELETE", "/api/keys/"+k["id"].(string)+"/", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
+	h.Expect(h.Do("DELETE", "/api/keys/"+k["id"].(string)+"/", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
 
-	h.expect(h.do("DELETE", "/api/tenants/"+id+"/", "", admin...), http.StatusNoContent, "")
-	h.expect(h.do("GET", "/api/tenants/"+id+"/", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
-	h.expect(h.do("GET", "/inboxes/x/", "", "Authorization", "Bearer "+adminKey), http.StatusUnauthorized,
+	h.Expect(h.Do("DELETE", "/api/tenants/"+id+"/", "", admin...), http.StatusNoContent, "")
+	h.Expect(h.Do("GET", "/api/tenants/"+id+"/", "", admin...), http.StatusNotFound, `{"detail":"Not found."}`)
+	h.Expect(h.Do("GET", "/inboxes/x/", "", "Authorization", "Bearer "+adminKey), http.StatusUnauthorized,
 		`{"error":"Invalid key: unknown, revoked or expired."}`)
 }
 
 func TestTenantsEndpointsRefuseHostileInputs(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	id := h.newTenant("target", "")
+	h := apitest.New(t)
+	id := h.NewTenant("target", "")
 	for _, c := range []struct {
 		name, method, path, body string
 		headers                  []string
@@ -141,7 +115,7 @@ func TestTenantsEndpointsRefuseHostileInputs(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			r := h.as(t).do(c.method, c.path, c.body, c.headers...)
+			r := h.As(t).Do(c.method, c.path, c.body, c.headers...)
 			if r.Status != c.status {
 				t.Errorf("%d %s, want %d", r.Status, r.Body, c.status)
 			}
@@ -154,36 +128,36 @@ func TestTenantsEndpointsRefuseHostileInputs(t *testing.T) {
 // revoked key stays refused.
 func TestARebuildKeepsTenantsKeysAndOwnership(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	tenantA := h.newTenant("a", `{"inboxes":7}`)
-	keyA, _ := h.newKey(tenantA, `["inboxes"]`)
-	keyB, _ := h.newKey(h.newTenant("b", ""), `["inboxes"]`)
-	revoked, revokedID := h.newKey(tenantA, `["read"]`)
-	h.expect(h.do("DELETE", "/api/keys/"+revokedID+"/", "", admin...), http.StatusNoContent, "")
-	r := h.do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Authorization", "Bearer "+keyA, "Content-Type", "application/json")
+	h := apitest.New(t)
+	tenantA := h.NewTenant("a", `{"inboxes":7}`)
+	keyA, _ := h.NewKey(tenantA, `["inboxes"]`)
+	keyB, _ := h.NewKey(h.NewTenant("b", ""), `["inboxes"]`)
+	revoked, revokedID := h.NewKey(tenantA, `["read"]`)
+	h.Expect(h.Do("DELETE", "/api/keys/"+revokedID+"/", "", admin...), http.StatusNoContent, "")
+	r := h.Do("POST", "/api/inboxes/create_inbox/", `{"domain_id":1}`, "Authorization", "Bearer "+keyA, "Content-Type", "application/json")
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
 	}
 	inbox := "/api/inboxes/" + r.JSON(t)["id"].(string) + "/"
 
-	cfg := h.svc.Config
-	servicetest.Stop(h.svc)
+	cfg := h.Service.Config
+	servicetest.Stop(h.Service)
 	if _, err := service.Rebuild(t.Context(), cfg, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
-	h.svc = servicetest.Start(t, cfg)
-	h.url = servicetest.URL(h.svc)
+	h.Service = servicetest.Start(t, cfg)
+	h.URL = servicetest.URL(h.Service)
 
-	if r := h.do("GET", inbox, "", "Authorization", "Bearer "+keyA); r.Status != http.StatusOK {
+	if r := h.Do("GET", inbox, "", "Authorization", "Bearer "+keyA); r.Status != http.StatusOK {
 		t.Errorf("its tenant's key after the rebuild: %d %s", r.Status, r.Body)
 	}
-	if r := h.do("GET", inbox, "", "Authorization", "Bearer "+keyB); r.Status != http.StatusNotFound {
+	if r := h.Do("GET", inbox, "", "Authorization", "Bearer "+keyB); r.Status != http.StatusNotFound {
 		t.Errorf("another tenant's key after the rebuild: %d %s", r.Status, r.Body)
 	}
-	if r := h.do("GET", inbox, "", "Authorization", "Bearer "+revoked); r.Status != http.StatusUnauthorized {
+	if r := h.Do("GET", inbox, "", "Authorization", "Bearer "+revoked); r.Status != http.StatusUnauthorized {
 		t.Errorf("a revoked key after the rebuild: %d %s", r.Status, r.Body)
 	}
-	r = h.do("GET", "/api/tenants/"+tenantA+"/", "", admin...)
+	r = h.Do("GET", "/api/tenants/"+tenantA+"/", "", admin...)
 	if r.Status != http.StatusOK || r.JSON(t)["quota"].(map[string]any)["inboxes"] != 7.0 {
 		t.Errorf("the tenant after the rebuild: %d %s", r.Status, r.Body)
 	}
@@ -193,9 +167,9 @@ func TestARebuildKeepsTenantsKeysAndOwnership(t *testing.T) {
 // made with domains has them, private, and loses them when deleted.
 func TestTheAdminListsTenantsAndGivesThemDomains(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	first := h.newTenant("first", "")
-	r := h.do("POST", "/api/tenants/", `{"name":"second","domains":["Mail.Second.test","xn--bcher-kva.test"]}`, admin...)
+	h := apitest.New(t)
+	first := h.NewTenant("first", "")
+	r := h.Do("POST", "/api/tenants/", `{"name":"second","domains":["Mail.Second.test","xn--bcher-kva.test"]}`, admin...)
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create with domains: %d %s", r.Status, r.Body)
 	}
@@ -203,9 +177,9 @@ func TestTheAdminListsTenantsAndGivesThemDomains(t *testing.T) {
 	if fmt.Sprint(second["domains"]) != "[mail.second.test xn--bcher-kva.test]" {
 		t.Errorf("its domains: %v", second["domains"])
 	}
-	third := h.newTenant("first", "") // names need not be unique
+	third := h.NewTenant("first", "") // names need not be unique
 
-	r = h.do("GET", "/api/tenants/", "", admin...)
+	r = h.Do("GET", "/api/tenants/", "", admin...)
 	var list []struct {
 		ID, Name string
 		Domains  []string
@@ -214,31 +188,31 @@ func TestTheAdminListsTenantsAndGivesThemDomains(t *testing.T) {
 		len(list) != 3 || list[0].ID != first || list[1].ID != second["id"] || list[2].ID != third || len(list[0].Domains) != 0 {
 		t.Fatalf("the list: %d %s %v", r.Status, r.Body, r.Header.Get("X-Total-Count"))
 	}
-	r = h.do("GET", "/api/tenants/?name=first&limit=1&offset=1", "", admin...)
+	r = h.Do("GET", "/api/tenants/?name=first&limit=1&offset=1", "", admin...)
 	if err := json.Unmarshal(r.Body, &list); err != nil || r.Header.Get("X-Total-Count") != "2" || len(list) != 1 || list[0].ID != third {
 		t.Errorf("by name, paged: %s %v", r.Body, r.Header.Get("X-Total-Count"))
 	}
 
 	// Its domain is its own: its key makes inboxes there, another's does not.
-	key, _ := h.newKey(second["id"].(string), `["inboxes"]`)
-	if r := h.do("POST", "/inboxes/", `{"domain":"mail.second.test"}`, "Authorization", "Bearer "+key); r.Status != http.StatusCreated {
+	key, _ := h.NewKey(second["id"].(string), `["inboxes"]`)
+	if r := h.Do("POST", "/inboxes/", `{"domain":"mail.second.test"}`, "Authorization", "Bearer "+key); r.Status != http.StatusCreated {
 		t.Errorf("on its domain: %d %s", r.Status, r.Body)
 	}
-	other, _ := h.newKey(first, `["inboxes"]`)
-	h.expect(h.do("POST", "/inboxes/", `{"domain":"mail.second.test"}`, "Authorization", "Bearer "+other), http.StatusBadRequest,
+	other, _ := h.NewKey(first, `["inboxes"]`)
+	h.Expect(h.Do("POST", "/inboxes/", `{"domain":"mail.second.test"}`, "Authorization", "Bearer "+other), http.StatusBadRequest,
 		`{"error":"Domain not found or inactive"}`)
 
 	// Deleted, the tenant takes its domains with it.
-	h.expect(h.do("DELETE", "/api/tenants/"+second["id"].(string)+"/", "", admin...), http.StatusNoContent, "")
-	if r := h.do("GET", "/api/domains/", "", admin...); strings.Contains(string(r.Body), "second.test") {
+	h.Expect(h.Do("DELETE", "/api/tenants/"+second["id"].(string)+"/", "", admin...), http.StatusNoContent, "")
+	if r := h.Do("GET", "/api/domains/", "", admin...); strings.Contains(string(r.Body), "second.test") {
 		t.Errorf("its domains after it was deleted: %s", r.Body)
 	}
-	r = h.do("GET", "/api/tenants/", "", admin...)
+	r = h.Do("GET", "/api/tenants/", "", admin...)
 	if err := json.Unmarshal(r.Body, &list); err != nil || len(list) != 2 || r.Header.Get("X-Total-Count") != "2" {
 		t.Errorf("the list after a deletion: %s", r.Body)
 	}
 	// The name is free again, for a domain of anyone's.
-	if r := h.do("POST", "/api/domains/", `{"name":"mail.second.test"}`, admin...); r.Status != http.StatusCreated {
+	if r := h.Do("POST", "/api/domains/", `{"name":"mail.second.test"}`, admin...); r.Status != http.StatusCreated {
 		t.Errorf("the name again: %d %s", r.Status, r.Body)
 	}
 }
@@ -249,14 +223,14 @@ func TestTheAdminListsTenantsAndGivesThemDomains(t *testing.T) {
 // again ends them, and then answers 404.
 func TestADeletionCutShortIsFinishedByAnother(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	r := h.do("POST", "/api/tenants/", `{"name":"cut short","domains":["mail.cut.test"]}`, admin...)
+	h := apitest.New(t)
+	r := h.Do("POST", "/api/tenants/", `{"name":"cut short","domains":["mail.cut.test"]}`, admin...)
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create tenant: %d %s", r.Status, r.Body)
 	}
 	id := r.JSON(t)["id"].(string)
-	key, _ := h.newKey(id, `["inboxes"]`)
-	r = h.do("POST", "/inboxes/", `{"domain":"mail.cut.test"}`, "Authorization", "Bearer "+key)
+	key, _ := h.NewKey(id, `["inboxes"]`)
+	r = h.Do("POST", "/inboxes/", `{"domain":"mail.cut.test"}`, "Authorization", "Bearer "+key)
 	if r.Status != http.StatusCreated {
 		t.Fatalf("an inbox with the tenant's key: %d %s", r.Status, r.Body)
 	}
@@ -265,33 +239,33 @@ func TestADeletionCutShortIsFinishedByAnother(t *testing.T) {
 	// The deletion's first event alone, as a process that stopped after it
 	// recorded it.
 	ctx := t.Context()
-	tn, err := h.svc.Views.Reader.Tenant(ctx, id)
+	tn, err := h.Service.Views.Reader.Tenant(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ack, err := h.svc.Store.AppendTenantEvent(ctx, events.TenantDeleted{TenantID: id}, tn.Seq)
+	ack, err := h.Service.Store.AppendTenantEvent(ctx, events.TenantDeleted{TenantID: id}, tn.Seq)
 	if err == nil {
-		err = h.svc.Views.Reader.WaitApplied(ctx, ack)
+		err = h.Service.Views.Reader.WaitApplied(ctx, ack)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.expect(h.do("GET", "/api/tenants/"+id+"/", "", admin...), http.StatusNotFound, "")
-	if r := h.do("GET", "/inboxes/"+token+"/", ""); r.Status != http.StatusOK {
+	h.Expect(h.Do("GET", "/api/tenants/"+id+"/", "", admin...), http.StatusNotFound, "")
+	if r := h.Do("GET", "/inboxes/"+token+"/", ""); r.Status != http.StatusOK {
 		t.Fatalf("the inbox the cut left: %d %s", r.Status, r.Body)
 	}
-	if r := h.do("GET", "/api/domains/?tenant="+id, "", admin...); !strings.Contains(string(r.Body), "mail.cut.test") {
+	if r := h.Do("GET", "/api/domains/?tenant="+id, "", admin...); !strings.Contains(string(r.Body), "mail.cut.test") {
 		t.Fatalf("the domain the cut left: %s", r.Body)
 	}
 
-	h.expect(h.do("DELETE", "/api/tenants/"+id+"/", "", admin...), http.StatusNoContent, "")
-	if r := h.do("GET", "/inboxes/"+token+"/", ""); r.Status != http.StatusNotFound {
+	h.Expect(h.Do("DELETE", "/api/tenants/"+id+"/", "", admin...), http.StatusNoContent, "")
+	if r := h.Do("GET", "/inboxes/"+token+"/", ""); r.Status != http.StatusNotFound {
 		t.Errorf("the inbox after the deletion was finished: %d %s", r.Status, r.Body)
 	}
-	if r := h.do("GET", "/api/domains/", "", admin...); strings.Contains(string(r.Body), "mail.cut.test") {
+	if r := h.Do("GET", "/api/domains/", "", admin...); strings.Contains(string(r.Body), "mail.cut.test") {
 		t.Errorf("the domain after the deletion was finished: %s", r.Body)
 	}
-	h.expect(h.do("DELETE", "/api/tenants/"+id+"/", "", admin...), http.StatusNotFound, "")
+	h.Expect(h.Do("DELETE", "/api/tenants/"+id+"/", "", admin...), http.StatusNotFound, "")
 	// A tenant that never was is not found either.
-	h.expect(h.do("DELETE", "/api/tenants/00000000-0000-4000-8000-000000000001/", "", admin...), http.StatusNotFound, "")
+	h.Expect(h.Do("DELETE", "/api/tenants/00000000-0000-4000-8000-000000000001/", "", admin...), http.StatusNotFound, "")
 }

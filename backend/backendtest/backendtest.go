@@ -142,3 +142,11 @@ func (b *tailBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// LogTail is a logger that keeps the last 64 KiB of what is written to it,
+// and what it kept: for a service shared by a package's tests, whose log
+// no one test owns.
+func LogTail() (*slog.Logger, func() string) {
+	w := &tailBuffer{}
+	return slog.New(slog.NewTextHandler(w, nil)), w.String
+}

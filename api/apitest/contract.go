@@ -1,4 +1,4 @@
-package api_test
+package apitest
 
 // The OpenAPI document (openapi.json) as the tests hold the service to it:
 // every answer a test receives over HTTP goes through contract.check, so a
@@ -40,6 +40,10 @@ import (
 	"github.com/pb33f/libopenapi/orderedmap"
 
 	"tempmail/api"
+	"tempmail/api/family"
+	"tempmail/api/inboxapi"
+	"tempmail/api/mailboxapi"
+	"tempmail/api/tokenapi"
 )
 
 // undocumentedRoutes are the routes that may be served without an
@@ -65,7 +69,7 @@ var strictIgnored = []string{"$.body.headers.*", "$.body.emails[*].headers.*"}
 // against is most of what checking costs, and the compiled schemas are
 // kept in its validators' caches.
 type document struct {
-	model *v3.Document
+	Model *v3.Document
 	raw   map[string]any // the document as JSON, for its x-events
 	// docPaths maps a route pattern, normalized by routeKey, to the
 	// document's path for it.
@@ -82,7 +86,7 @@ type document struct {
 
 // theDocument is the document, parsed when a test first needs it.
 var theDocument = sync.OnceValues(func() (*document, error) {
-	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(api.OpenAPIDocument),
+	doc, err := libopenapi.NewDocumentWithConfiguration([]byte(api.OpenAPIDocument()),
 		&datamodel.DocumentConfiguration{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err
@@ -91,7 +95,7 @@ var theDocument = sync.OnceValues(func() (*document, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &document{model: &model.Model, docPaths: map[string]string{},
+	d := &document{Model: &model.Model, docPaths: map[string]string{},
 		opts: []config.Option{config.WithFormatAssertions(), config.WithStrictMode(), config.WithStrictIgnorePaths(strictIgnored...),
 			// Headers every answer of a kind may carry, which the
 			// document describes in prose rather than per response.
@@ -104,38 +108,38 @@ var theDocument = sync.OnceValues(func() (*document, error) {
 	// Only the response validators: the whole validator compiles every
 	// schema of the document up front, which costs more than compiling
 	// the few the tests' answers need.
-	d.strict = responses.NewResponseBodyValidator(d.model, d.opts...)
-	d.lax = responses.NewResponseBodyValidator(d.model, config.WithFormatAssertions())
-	if err := json.Unmarshal([]byte(api.OpenAPIDocument), &d.raw); err != nil {
+	d.strict = responses.NewResponseBodyValidator(d.Model, d.opts...)
+	d.lax = responses.NewResponseBodyValidator(d.Model, config.WithFormatAssertions())
+	if err := json.Unmarshal([]byte(api.OpenAPIDocument()), &d.raw); err != nil {
 		return nil, err
 	}
-	for p := range d.model.Paths.PathItems.KeysFromOldest() {
+	for p := range d.Model.Paths.PathItems.KeysFromOldest() {
 		d.docPaths[routeKey(p)] = p
 	}
 	return d, nil
 })
 
-// contract checks HTTP answers against the document, for one server
+// Contract checks HTTP answers against the document, for one server
 // (router) and one test. It is safe for concurrent use.
-type contract struct {
+type Contract struct {
 	*document
 	router chi.Routes
 
-	mu       sync.Mutex      // guards seen and streamed
-	seen     map[string]bool // operationIds answered so far
+	Mu       sync.Mutex      // guards seen and streamed
+	Seen     map[string]bool // operationIds answered so far
 	streamed []string        // problems found in event streams, reported at cleanup
 }
 
-func newContract(t testing.TB, router chi.Routes) *contract {
+func newContract(t testing.TB, router chi.Routes) *Contract {
 	t.Helper()
 	doc, err := theDocument()
 	if err != nil {
 		t.Fatalf("openapi.json: %v", err)
 	}
-	c := &contract{document: doc, router: router, seen: map[string]bool{}}
+	c := &Contract{document: doc, router: router, Seen: map[string]bool{}}
 	t.Cleanup(func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
+		c.Mu.Lock()
+		defer c.Mu.Unlock()
 		for _, p := range c.streamed {
 			t.Error(p)
 		}
@@ -162,7 +166,7 @@ func undocumented(pattern string) bool {
 
 // transport wraps next so that every answer is checked as it arrives: a
 // whole body at once, an event stream event by event as it is read.
-func (c *contract) transport(t testing.TB, next http.RoundTripper) http.RoundTripper {
+func (c *Contract) transport(t testing.TB, next http.RoundTripper) http.RoundTripper {
 	return roundTripper(func(req *http.Request) (*http.Response, error) {
 		resp, err := next.RoundTrip(req)
 		if err != nil || isPreflight(req) {
@@ -188,7 +192,7 @@ func (c *contract) transport(t testing.TB, next http.RoundTripper) http.RoundTri
 }
 
 // isPreflight reports a browser's CORS preflight: the middleware answers
-// it for every path the router serves (cors.go), as part of HTTP rather
+// it for every path the router serves (api/cors.go), as part of HTTP rather
 // than as an operation of the API, so the document lists none.
 func isPreflight(req *http.Request) bool {
 	return req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") != ""
@@ -212,7 +216,7 @@ func reportContract(t testing.TB, req *http.Request, resp *http.Response, proble
 
 // route finds the route pattern the server matched for req, as chi does
 // after StripSlashes; "" when none did.
-func (c *contract) route(method string, req *http.Request) string {
+func (c *Contract) route(method string, req *http.Request) string {
 	p := req.URL.RawPath
 	if p == "" {
 		p = req.URL.Path
@@ -226,7 +230,7 @@ func (c *contract) route(method string, req *http.Request) string {
 // check returns what is wrong with an answer (nil when nothing). body is
 // the whole body, or nil for an event stream, whose events are checked as
 // they come.
-func (c *contract) check(req *http.Request, resp *http.Response, body []byte) []string {
+func (c *Contract) check(req *http.Request, resp *http.Response, body []byte) []string {
 	method := req.Method
 	if method == http.MethodHead {
 		method = http.MethodGet // HEAD is served wherever GET is, as GET without its body
@@ -242,7 +246,7 @@ func (c *contract) check(req *http.Request, resp *http.Response, body []byte) []
 		}
 		return []string{"the route " + pattern + " has no path in the document"}
 	}
-	item := c.model.Paths.PathItems.GetOrZero(docPath)
+	item := c.Model.Paths.PathItems.GetOrZero(docPath)
 	op := item.GetOperations().GetOrZero(strings.ToLower(method))
 	if op == nil {
 		return []string{fmt.Sprintf("the document has no %s operation for %s", method, docPath)}
@@ -259,13 +263,13 @@ func (c *contract) check(req *http.Request, resp *http.Response, body []byte) []
 	if body == nil {
 		copied.Body = http.NoBody
 	}
-	c.mu.Lock()
-	c.seen[op.OperationId] = true
-	c.mu.Unlock()
+	c.Mu.Lock()
+	c.Seen[op.OperationId] = true
+	c.Mu.Unlock()
 	c.validating.Lock()
 	_, errs := v.ValidateResponseBodyWithPathItem(req, &copied, item, docPath)
 	c.validating.Unlock()
-	problems := describeProblems(errs)
+	problems := DescribeProblems(errs)
 	if documented := op.Responses.Codes.GetOrZero(strconv.Itoa(resp.StatusCode)); documented != nil &&
 		orderedmap.Len(documented.Content) == 0 && len(body) > 0 {
 		problems = append(problems, fmt.Sprintf("the document says a %d has no body; it has %d bytes", resp.StatusCode, len(body)))
@@ -279,7 +283,7 @@ func (c *contract) check(req *http.Request, resp *http.Response, body []byte) []
 // that Allow and no body; any other path 404. Errors are in the shape of
 // the family whose prefix the path has (the document's info says so; its
 // operations list only what they answer themselves).
-func (c *contract) checkUnrouted(req *http.Request, resp *http.Response, body []byte) []string {
+func (c *Contract) checkUnrouted(req *http.Request, resp *http.Response, body []byte) []string {
 	var allow []string
 	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
 		if c.route(m, req) != "" {
@@ -319,21 +323,12 @@ func (c *contract) checkUnrouted(req *http.Request, resp *http.Response, body []
 		}
 		return problems
 	}
-	var name string
-	switch api.FamilyOf(req) {
-	case api.FamilyA:
-		name = "ErrorDetail"
-	case api.FamilyB:
-		name = "ErrorB"
-	case api.FamilyC, api.FamilyOps:
-		name = "Error"
-	}
-	return append(problems, c.checkAs(req, resp, body, name)...)
+	return append(problems, c.checkAs(req, resp, body, errorShape(req.URL.Path))...)
 }
 
 // checkHead checks the answer to a HEAD: a status the GET operation op
 // answers, with its headers and no body.
-func (c *contract) checkHead(req *http.Request, resp *http.Response, body []byte, op *v3.Operation, docPath string) []string {
+func (c *Contract) checkHead(req *http.Request, resp *http.Response, body []byte, op *v3.Operation, docPath string) []string {
 	var problems []string
 	if len(body) > 0 {
 		problems = append(problems, fmt.Sprintf("an answer to HEAD with %d bytes of body", len(body)))
@@ -359,12 +354,12 @@ func (c *contract) checkHead(req *http.Request, resp *http.Response, body []byte
 	// are not checked for GET either.
 	_, errs := responses.ValidateResponseHeaders(req, &copied, documented.Headers, "paths"+docPath+"/get", code,
 		config.WithFormatAssertions())
-	return append(problems, describeProblems(errs)...)
+	return append(problems, DescribeProblems(errs)...)
 }
 
 // checkAs checks an answer's body against components.schemas[name].
-func (c *contract) checkAs(req *http.Request, resp *http.Response, body []byte, name string) []string {
-	proxy := c.model.Components.Schemas.GetOrZero(name)
+func (c *Contract) checkAs(req *http.Request, resp *http.Response, body []byte, name string) []string {
+	proxy := c.Model.Components.Schemas.GetOrZero(name)
 	if proxy == nil {
 		return []string{"components.schemas has no " + name}
 	}
@@ -377,14 +372,14 @@ func (c *contract) checkAs(req *http.Request, resp *http.Response, body []byte, 
 	defer c.validating.Unlock()
 	_, errs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
 		Request: req, Response: &copied, Schema: proxy.Schema(), Version: 3.1, Options: c.opts})
-	return describeProblems(errs)
+	return DescribeProblems(errs)
 }
 
-// checkDelivery checks what an outbound webhook delivery POSTs against the
+// CheckDelivery checks what an outbound webhook delivery POSTs against the
 // document's webhooks.delivery: the headers it declares required, and the
 // body against its schema (Delivery, one shape per type).
-func (c *contract) checkDelivery(r *http.Request, body []byte) []string {
-	item := c.model.Webhooks.GetOrZero("delivery")
+func (c *Contract) CheckDelivery(r *http.Request, body []byte) []string {
+	item := c.Model.Webhooks.GetOrZero("delivery")
 	if item == nil || item.Post == nil || item.Post.RequestBody == nil {
 		return []string{"the document has no webhooks.delivery.post with a request body"}
 	}
@@ -404,11 +399,11 @@ func (c *contract) checkDelivery(r *http.Request, body []byte) []string {
 	defer c.validating.Unlock()
 	_, errs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
 		Request: r, Response: resp, Schema: media.Schema.Schema(), Version: 3.1, Options: c.opts})
-	return append(problems, describeProblems(errs)...)
+	return append(problems, DescribeProblems(errs)...)
 }
 
-// describeProblems turns the validator's errors into lines a reader can act on.
-func describeProblems(errs []*liberrors.ValidationError) []string {
+// DescribeProblems turns the validator's errors into lines a reader can act on.
+func DescribeProblems(errs []*liberrors.ValidationError) []string {
 	var out []string
 	for _, e := range errs {
 		line := e.Message
@@ -425,4 +420,54 @@ func describeProblems(errs []*liberrors.ValidationError) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// errorShape is the name of the document's schema of the errors a path
+// answers with: each family's door says which paths are its (the compatible
+// families' errors are checked by their operations alone, as every path
+// under /compat/ has one).
+func errorShape(path string) string {
+	doors := []family.Door{{Paths: []string{"/"}}, inboxapi.Door(), mailboxapi.Door(), tokenapi.Door(),
+		{Name: "compat", Paths: []string{family.CompatPrefix}}}
+	switch family.DoorFor(doors, path).Name {
+	case inboxapi.Door().Name:
+		return "ErrorDetail"
+	case mailboxapi.Door().Name:
+		return "ErrorB"
+	case "compat":
+		return ""
+	}
+	return "Error"
+}
+
+// CheckRoutes checks that every route of router is an operation of the
+// document, and every operation a route, but for the routes being built
+// elsewhere (undocumentedRoutes).
+func CheckRoutes(t *testing.T, router chi.Routes) {
+	t.Helper()
+	c := newContract(t, router)
+
+	served := map[string]bool{}
+	err := chi.Walk(router, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		served[method+" "+routeKey(route)] = true
+		if _, ok := c.docPaths[routeKey(route)]; !ok && !undocumented(route) {
+			t.Errorf("%s %s is served and not in api/openapi.json", method, route)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, item := range c.Model.Paths.PathItems.FromOldest() {
+		for method := range item.GetOperations().KeysFromOldest() {
+			if !served[strings.ToUpper(method)+" "+routeKey(path)] {
+				t.Errorf("api/openapi.json has %s %s, which the server does not serve", strings.ToUpper(method), path)
+			}
+		}
+	}
+	for _, r := range undocumentedRoutes {
+		if _, ok := c.docPaths[routeKey(r)]; ok {
+			t.Errorf("%s is documented now: take it off undocumentedRoutes", r)
+		}
+	}
 }

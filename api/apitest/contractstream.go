@@ -1,4 +1,4 @@
-package api_test
+package apitest
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 
 // eventSchemas returns the schema of each event's data of the event stream
 // at docPath: its media type's x-events.
-func (c *contract) eventSchemas(docPath string) (map[string]*base.Schema, error) {
+func (c *Contract) eventSchemas(docPath string) (map[string]*base.Schema, error) {
 	events, ok := digJSON(c.raw, "paths", docPath, "get", "responses", "200", "content", "text/event-stream", "x-events").(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("%s: the event stream's media type has no x-events", docPath)
@@ -24,7 +24,7 @@ func (c *contract) eventSchemas(docPath string) (map[string]*base.Schema, error)
 	out := map[string]*base.Schema{}
 	for name, v := range events {
 		ref, _ := digJSON(v, "$ref").(string)
-		proxy := c.model.Components.Schemas.GetOrZero(strings.TrimPrefix(ref, "#/components/schemas/"))
+		proxy := c.Model.Components.Schemas.GetOrZero(strings.TrimPrefix(ref, "#/components/schemas/"))
 		if proxy == nil {
 			return nil, fmt.Errorf("%s: x-events.%s: no schema %q", docPath, name, ref)
 		}
@@ -47,7 +47,7 @@ func digJSON(v any, keys ...string) any {
 // streamChecker checks an event stream's events as they are read: each is
 // a comment, the retry line, or an id, a documented event name and one
 // data line that validates against that event's schema.
-func (c *contract) streamChecker(req *http.Request, body io.ReadCloser) io.ReadCloser {
+func (c *Contract) streamChecker(req *http.Request, body io.ReadCloser) io.ReadCloser {
 	docPath := c.docPaths[routeKey(c.route(req.Method, req))]
 	schemas, err := c.eventSchemas(docPath)
 	sc := &streamCheck{ReadCloser: body, c: c, req: req, schemas: schemas}
@@ -59,7 +59,7 @@ func (c *contract) streamChecker(req *http.Request, body io.ReadCloser) io.ReadC
 
 type streamCheck struct {
 	io.ReadCloser
-	c       *contract
+	c       *Contract
 	req     *http.Request
 	schemas map[string]*base.Schema
 	pending []byte // the part of the stream after the last complete block
@@ -80,8 +80,8 @@ func (s *streamCheck) Read(p []byte) (int, error) {
 }
 
 func (s *streamCheck) problem(format string, args ...any) {
-	s.c.mu.Lock()
-	defer s.c.mu.Unlock()
+	s.c.Mu.Lock()
+	defer s.c.Mu.Unlock()
 	s.c.streamed = append(s.c.streamed, fmt.Sprintf("event stream %s, which api/openapi.json does not allow: ", s.req.URL.Path)+
 		fmt.Sprintf(format, args...))
 }
@@ -120,7 +120,7 @@ func (s *streamCheck) checkBlock(block string) {
 	_, errs := responses.ValidateResponseSchema(&responses.ValidateResponseSchemaInput{
 		Request: s.req, Response: resp, Schema: schema, Version: 3.1, Options: s.c.opts})
 	s.c.validating.Unlock()
-	if problems := describeProblems(errs); len(problems) > 0 {
+	if problems := DescribeProblems(errs); len(problems) > 0 {
 		s.problem("event %q: %s", block, strings.Join(problems, "; "))
 	}
 }
