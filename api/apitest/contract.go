@@ -69,7 +69,7 @@ var strictIgnored = []string{"$.body.headers.*", "$.body.emails[*].headers.*"}
 // against is most of what checking costs, and the compiled schemas are
 // kept in its validators' caches.
 type document struct {
-	Model *v3.Document
+	model *v3.Document
 	raw   map[string]any // the document as JSON, for its x-events
 	// docPaths maps a route pattern, normalized by routeKey, to the
 	// document's path for it.
@@ -95,7 +95,7 @@ var theDocument = sync.OnceValues(func() (*document, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &document{Model: &model.Model, docPaths: map[string]string{},
+	d := &document{model: &model.Model, docPaths: map[string]string{},
 		opts: []config.Option{config.WithFormatAssertions(), config.WithStrictMode(), config.WithStrictIgnorePaths(strictIgnored...),
 			// Headers every answer of a kind may carry, which the
 			// document describes in prose rather than per response.
@@ -108,12 +108,12 @@ var theDocument = sync.OnceValues(func() (*document, error) {
 	// Only the response validators: the whole validator compiles every
 	// schema of the document up front, which costs more than compiling
 	// the few the tests' answers need.
-	d.strict = responses.NewResponseBodyValidator(d.Model, d.opts...)
-	d.lax = responses.NewResponseBodyValidator(d.Model, config.WithFormatAssertions())
+	d.strict = responses.NewResponseBodyValidator(d.model, d.opts...)
+	d.lax = responses.NewResponseBodyValidator(d.model, config.WithFormatAssertions())
 	if err := json.Unmarshal([]byte(api.OpenAPIDocument()), &d.raw); err != nil {
 		return nil, err
 	}
-	for p := range d.Model.Paths.PathItems.KeysFromOldest() {
+	for p := range d.model.Paths.PathItems.KeysFromOldest() {
 		d.docPaths[routeKey(p)] = p
 	}
 	return d, nil
@@ -125,8 +125,8 @@ type Contract struct {
 	*document
 	router chi.Routes
 
-	Mu       sync.Mutex      // guards seen and streamed
-	Seen     map[string]bool // operationIds answered so far
+	mu       sync.Mutex      // guards seen and streamed
+	seen     map[string]bool // operationIds answered so far
 	streamed []string        // problems found in event streams, reported at cleanup
 }
 
@@ -136,10 +136,10 @@ func newContract(t testing.TB, router chi.Routes) *Contract {
 	if err != nil {
 		t.Fatalf("openapi.json: %v", err)
 	}
-	c := &Contract{document: doc, router: router, Seen: map[string]bool{}}
+	c := &Contract{document: doc, router: router, seen: map[string]bool{}}
 	t.Cleanup(func() {
-		c.Mu.Lock()
-		defer c.Mu.Unlock()
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		for _, p := range c.streamed {
 			t.Error(p)
 		}
@@ -246,7 +246,7 @@ func (c *Contract) check(req *http.Request, resp *http.Response, body []byte) []
 		}
 		return []string{"the route " + pattern + " has no path in the document"}
 	}
-	item := c.Model.Paths.PathItems.GetOrZero(docPath)
+	item := c.model.Paths.PathItems.GetOrZero(docPath)
 	op := item.GetOperations().GetOrZero(strings.ToLower(method))
 	if op == nil {
 		return []string{fmt.Sprintf("the document has no %s operation for %s", method, docPath)}
@@ -263,9 +263,9 @@ func (c *Contract) check(req *http.Request, resp *http.Response, body []byte) []
 	if body == nil {
 		copied.Body = http.NoBody
 	}
-	c.Mu.Lock()
-	c.Seen[op.OperationId] = true
-	c.Mu.Unlock()
+	c.mu.Lock()
+	c.seen[op.OperationId] = true
+	c.mu.Unlock()
 	c.validating.Lock()
 	_, errs := v.ValidateResponseBodyWithPathItem(req, &copied, item, docPath)
 	c.validating.Unlock()
@@ -359,7 +359,7 @@ func (c *Contract) checkHead(req *http.Request, resp *http.Response, body []byte
 
 // checkAs checks an answer's body against components.schemas[name].
 func (c *Contract) checkAs(req *http.Request, resp *http.Response, body []byte, name string) []string {
-	proxy := c.Model.Components.Schemas.GetOrZero(name)
+	proxy := c.model.Components.Schemas.GetOrZero(name)
 	if proxy == nil {
 		return []string{"components.schemas has no " + name}
 	}
@@ -379,7 +379,7 @@ func (c *Contract) checkAs(req *http.Request, resp *http.Response, body []byte, 
 // document's webhooks.delivery: the headers it declares required, and the
 // body against its schema (Delivery, one shape per type).
 func (c *Contract) CheckDelivery(r *http.Request, body []byte) []string {
-	item := c.Model.Webhooks.GetOrZero("delivery")
+	item := c.model.Webhooks.GetOrZero("delivery")
 	if item == nil || item.Post == nil || item.Post.RequestBody == nil {
 		return []string{"the document has no webhooks.delivery.post with a request body"}
 	}
@@ -458,7 +458,7 @@ func CheckRoutes(t *testing.T, router chi.Routes) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, item := range c.Model.Paths.PathItems.FromOldest() {
+	for path, item := range c.model.Paths.PathItems.FromOldest() {
 		for method := range item.GetOperations().KeysFromOldest() {
 			if !served[strings.ToUpper(method)+" "+routeKey(path)] {
 				t.Errorf("api/openapi.json has %s %s, which the server does not serve", strings.ToUpper(method), path)
@@ -470,4 +470,25 @@ func CheckRoutes(t *testing.T, router chi.Routes) {
 			t.Errorf("%s is documented now: take it off undocumentedRoutes", r)
 		}
 	}
+}
+
+// Unanswered is the operations of the document, of the paths under
+// accepts, that no answer the harness's client received was an answer of:
+// for a test that calls every operation of a family once.
+func (h *Harness) Unanswered(under func(path string) bool) []string {
+	c := h.Contract
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var missing []string
+	for path, item := range c.model.Paths.PathItems.FromOldest() {
+		if !under(path) {
+			continue
+		}
+		for _, op := range item.GetOperations().FromOldest() {
+			if !c.seen[op.OperationId] {
+				missing = append(missing, op.OperationId)
+			}
+		}
+	}
+	return missing
 }

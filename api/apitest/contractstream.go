@@ -24,7 +24,7 @@ func (c *Contract) eventSchemas(docPath string) (map[string]*base.Schema, error)
 	out := map[string]*base.Schema{}
 	for name, v := range events {
 		ref, _ := digJSON(v, "$ref").(string)
-		proxy := c.Model.Components.Schemas.GetOrZero(strings.TrimPrefix(ref, "#/components/schemas/"))
+		proxy := c.model.Components.Schemas.GetOrZero(strings.TrimPrefix(ref, "#/components/schemas/"))
 		if proxy == nil {
 			return nil, fmt.Errorf("%s: x-events.%s: no schema %q", docPath, name, ref)
 		}
@@ -80,8 +80,8 @@ func (s *streamCheck) Read(p []byte) (int, error) {
 }
 
 func (s *streamCheck) problem(format string, args ...any) {
-	s.c.Mu.Lock()
-	defer s.c.Mu.Unlock()
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
 	s.c.streamed = append(s.c.streamed, fmt.Sprintf("event stream %s, which api/openapi.json does not allow: ", s.req.URL.Path)+
 		fmt.Sprintf(format, args...))
 }

@@ -49,6 +49,9 @@ type Harness struct {
 	// is checked against the OpenAPI document (contract.go).
 	Client   *http.Client
 	Contract *Contract
+	// shared is set on a harness of a Shared service, whose metrics
+	// count what every test of the package does.
+	shared bool
 }
 
 // TestToken is family A's API token in tests.
@@ -256,6 +259,9 @@ func (h *Harness) ClientVia(rt http.RoundTripper, timeout time.Duration) *http.C
 // is published, not in its variables.
 func (h *Harness) Metric(name string) float64 {
 	h.T.Helper()
+	if h.shared {
+		h.T.Fatalf("metric %s: a shared service's metrics count what every test of the package does; start a service of its own (apitest.New)", name)
+	}
 	r := h.Do("GET", "/metrics", "")
 	if r.Status != http.StatusOK {
 		h.T.Fatalf("GET /metrics: %d %s", r.Status, r.Body)

@@ -1,4 +1,4 @@
-package api_test
+package mcphttp_test
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { r
 // revoked key is refused before any tool runs.
 func TestMCPActsForTheKeysTenant(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	tenantA := h.NewTenant("a", "")
 	keyA, _ := h.NewKey(tenantA, `["inboxes"]`)
 	readA, _ := h.NewKey(tenantA, `["read"]`)
@@ -98,7 +98,7 @@ func TestMCPActsForTheKeysTenant(t *testing.T) {
 		t.Errorf("list_messages with A's read key: %q %+v", e, list)
 	}
 
-	h.Expect(h.Do("DELETE", "/api/keys/"+idB+"/", "", admin...), http.StatusNoContent, "")
+	h.Expect(h.Do("DELETE", "/api/keys/"+idB+"/", "", apitest.Admin()...), http.StatusNoContent, "")
 	if _, err := mcpSessionWith(h, keyB); err == nil || strings.Contains(err.Error(), keyB) {
 		t.Errorf("a revoked key: %v, want refused, without the key", err)
 	}

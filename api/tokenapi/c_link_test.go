@@ -1,4 +1,4 @@
-package api_test
+package tokenapi_test
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func JSONField(t *testing.T, body []byte, name string) []byte {
 
 func TestLinkC(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, addr := h.TokenInbox()
 	link := func(query string) apitest.Response { return h.Do("GET", "/inboxes/"+token+"/link/"+query, "") }
 	h.Expect(link(""), 404, `{"error":"No link"}`)
@@ -100,7 +100,7 @@ func TestLinkC(t *testing.T) {
 // release it), and answered with the decoded URL when one lands.
 func TestLinkWaitAnswersWhenTheMailLands(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it counts the requests held open
 	token, addr := h.TokenInbox()
 	h.SendMail(addr, "Subject: welcome\r\nContent-Type: text/html\r\n\r\n<a href=\"https://shop.example/\">Shop</a>\r\n")
 	welcome := h.WaitLatest(token, "")["id"].(string)
@@ -144,7 +144,7 @@ func TestReadKeyGuardsLink(t *testing.T) {
 // no further.
 func TestLinkLooksThroughTheNewest200(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, addr := h.TokenInbox()
 	h.SendMail(addr, linkMail)
 	first := h.WaitLatest(token, "")["id"].(string)
@@ -168,7 +168,7 @@ func TestLinkLooksThroughTheNewest200(t *testing.T) {
 // Cyrillic а in аpple.example) shows as what it is.
 func TestLinksShowWhatTheyHide(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, addr := h.TokenInbox()
 	h.SendMail(addr, "From: it@example.com\r\nSubject: reset\r\nMIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n"+
 		"<a href=\"https://\u0430pple.example/reset\">Reset</a> <a href=\"https://files.example/invoice\u202egpj.exe\">invoice</a> "+

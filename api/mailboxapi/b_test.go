@@ -1,4 +1,4 @@
-package api_test
+package mailboxapi_test
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 
 func TestCreateTempEmailB(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	r := h.Do("POST", "/api/create-temp-email/", "")
 	v := r.JSON(t)
 	local, domain, _ := strings.Cut(v["email"].(string), "@")
@@ -65,7 +65,7 @@ func TestCreateTempEmailB(t *testing.T) {
 
 func TestConcurrentCreatesOfOneNameExactlyOneWins(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	for round := range 3 {
 		name := fmt.Sprintf("race%d", round)
 		t.Run(name, func(t *testing.T) {
@@ -98,7 +98,7 @@ func TestConcurrentCreatesOfOneNameExactlyOneWins(t *testing.T) {
 
 func TestMailboxB(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	h.Do("POST", "/api/create-temp-email/", `{"email_name":"box"}`, "Content-Type", apitest.JSONType)
 	h.Expect(h.Do("GET", "/api/mailstore/mailbox/box/", ""), 200, `{"emails":[],"total":0}`)
 	h.Expect(h.Do("GET", "/api/mailstore/mailbox/nobody/", ""), 404, `{"success":false,"error":"Mailbox not found"}`)

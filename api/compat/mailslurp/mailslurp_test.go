@@ -1,4 +1,4 @@
-package api_test
+package mailslurp_test
 
 import (
 	"encoding/json"
@@ -32,7 +32,7 @@ func mailslurpInbox(h *apitest.Harness, key, query string) (id, address string) 
 
 func TestMailSlurpInboxesAndMail(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it counts the requests held open
 	tenant := h.NewTenant("slurp", "")
 	key, _ := h.NewKey(tenant, `["inboxes"]`)
 	as := mailslurpKey(key)
@@ -157,7 +157,7 @@ func TestMailSlurpInboxesAndMail(t *testing.T) {
 		t.Fatalf("attachments: %d %s", r.Status, r.Body)
 	}
 	r = h.Do("GET", first+"/attachments/"+atts[0]["id"].(string), "", as...)
-	if r.Status != http.StatusOK || string(r.Body) != string(pdfBytes) {
+	if r.Status != http.StatusOK || string(r.Body) != string([]byte(apitest.PDF)) {
 		t.Errorf("downloadAttachment: %d %q", r.Status, r.Body)
 	}
 	h.Expect(h.Do("GET", first+"/attachments/nothing", "", as...), http.StatusNotFound, "")
@@ -180,7 +180,7 @@ func TestMailSlurpInboxesAndMail(t *testing.T) {
 // serve is 501, naming it. Every error in MailSlurp's shape.
 func TestMailSlurpKeysAndErrors(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	tenant := h.NewTenant("owner", "")
 	key, _ := h.NewKey(tenant, `["inboxes"]`)
 	reader, _ := h.NewKey(tenant, `["read"]`)
@@ -336,11 +336,22 @@ func tourMailSlurp(t *testing.T, h *apitest.Harness) {
 // method being served (the ones the family lacks with 501).
 func TestMailSlurpOptions(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	for _, p := range []string{"/inboxes", "/aliases"} {
 		r := h.Do("OPTIONS", mailslurp+p, "")
 		if r.Status != http.StatusNoContent || r.Header.Get("Allow") != "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS" {
 			t.Errorf("OPTIONS %s: %d %q", p, r.Status, r.Header.Get("Allow"))
 		}
+	}
+}
+
+// TestEveryOperationAnswersAsDocumented: each of the family's operations,
+// called once, answers as the OpenAPI document says.
+func TestEveryOperationAnswersAsDocumented(t *testing.T) {
+	t.Parallel()
+	h := shared.Harness(t)
+	tourMailSlurp(t, h)
+	for _, op := range h.Unanswered(func(path string) bool { return strings.HasPrefix(path, "/compat/mailslurp/") }) {
+		t.Errorf("operation %s was not called: add a call to the tour", op)
 	}
 }

@@ -1,4 +1,4 @@
-package api_test
+package mcphttp_test
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func call(t *testing.T, ctx context.Context, s *mcp.ClientSession, tool string, 
 // its schemas, and uses them on an inbox as an agent would.
 func TestMCPToolsOverHTTP(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it counts the requests held open
 	s := mcpSession(h)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -190,7 +190,7 @@ func TestMCPToolsOverHTTP(t *testing.T) {
 // (issue 30), and the text is the structured result's JSON.
 func TestMCPTextContentIsNotHTMLEscaped(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	s := mcpSession(h)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -244,7 +244,7 @@ func TestMCPWaitsHoldAPlace(t *testing.T) {
 // sessions (GET and DELETE are 405); off with --mcp=false.
 func TestMCPEndpointBounds(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	accept := []string{"Content-Type", apitest.JSONType, "Accept", "application/json, text/event-stream"}
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	if r := h.Do("POST", "/mcp", list, accept...); r.Status != 200 || !strings.Contains(string(r.Body), `"get_link"`) {

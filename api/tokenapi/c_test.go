@@ -1,4 +1,4 @@
-package api_test
+package tokenapi_test
 
 import (
 	"encoding/json"
@@ -18,7 +18,7 @@ import (
 
 func TestTokenInboxC(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, addr := h.TokenInbox()
 	h.Expect(h.Do("GET", "/inboxes/"+token+"/messages/", ""), 200, `[]`)
 	h.Expect(h.Do("GET", "/inboxes/"+token+"/latest/", ""), 404, `{"error":"No messages"}`)
@@ -152,7 +152,7 @@ func TestExpiredTokenInboxC(t *testing.T) {
 
 func TestWaitAnswersWhenTheMessageArrives(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it counts the requests held open
 	token, addr := h.TokenInbox()
 	// Without anything to wait for, wait=1 answers as without it after 1s.
 	start := time.Now()
@@ -189,7 +189,7 @@ func TestWaitAnswersWhenTheMessageArrives(t *testing.T) {
 // sender gets SMTP's 250").
 func TestMailIsReadableAtThe250(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	for i := range 20 {
 		token, address := h.TokenInbox()
 		h.SendMail(address, "Subject: at once "+strconv.Itoa(i)+"\r\n\r\nhello\r\n")

@@ -1,4 +1,4 @@
-package api_test
+package inboxapi_test
 
 import (
 	"encoding/json"
@@ -16,11 +16,11 @@ import (
 
 func TestDomainsA(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	h.Expect(h.Do("GET", "/api/domains/", ""), 200,
 		`[{"id":1,"name":"tempmail.test","is_active":true,"catch_all":false},{"id":2,"name":"other.test","is_active":true,"catch_all":false}]`)
 	h.Expect(h.Do("GET", "/api/domains", ""), 200, "") // without the slash too, no redirect
-	// POST is the admin's (domains_test.go); other methods are not served.
+	// POST is the admin's (api/domains_test.go); other methods are not served.
 	r := h.Do("PUT", "/api/domains/", "{}", "Content-Type", apitest.JSONType)
 	h.Expect(r, 405, `{"detail":"Method \"PUT\" not allowed."}`)
 	if r.Header.Get("Allow") != "GET, HEAD, POST, OPTIONS" {
@@ -30,7 +30,7 @@ func TestDomainsA(t *testing.T) {
 
 func TestCreateInboxA(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	v := h.CreateInboxA(`{"domain_id": 2}`)
 	email, _ := v["email"].(string)
 	local, domain, _ := strings.Cut(email, "@")
@@ -85,7 +85,7 @@ func TestCreateInboxA(t *testing.T) {
 
 func TestInboxAndEmailsA(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	in := h.CreateInboxA(`{"domain_id": 1}`)
 	id, addr, token := in["id"].(string), in["email"].(string), in["access_token"].(string)
 
@@ -130,7 +130,7 @@ func TestInboxAndEmailsA(t *testing.T) {
 	}
 	atts := e["attachments"].([]any)
 	att := atts[0].(map[string]any)
-	if len(atts) != 1 || att["filename"] != "report.pdf" || att["content_type"] != "application/pdf" || att["file_size"] != float64(len(pdfBytes)) {
+	if len(atts) != 1 || att["filename"] != "report.pdf" || att["content_type"] != "application/pdf" || att["file_size"] != float64(len([]byte(apitest.PDF))) {
 		t.Fatalf("attachments %v", atts)
 	}
 	for range 2 {
@@ -150,7 +150,7 @@ func TestInboxAndEmailsA(t *testing.T) {
 		t.Errorf("raw: %d %s %.200s", raw.Status, raw.Header.Get("Content-Type"), raw.Body)
 	}
 	dl := h.Do("GET", "/api/attachments/"+att["id"].(string)+"/download/", "")
-	if dl.Status != 200 || string(dl.Body) != string(pdfBytes) || dl.Header.Get("Content-Type") != "application/pdf" ||
+	if dl.Status != 200 || string(dl.Body) != string([]byte(apitest.PDF)) || dl.Header.Get("Content-Type") != "application/pdf" ||
 		dl.Header.Get("Content-Disposition") != `attachment; filename="report.pdf"` {
 		t.Errorf("download: %d %q %v", dl.Status, dl.Body, dl.Header)
 	}
@@ -179,7 +179,7 @@ func TestInboxAndEmailsA(t *testing.T) {
 
 func TestUnknownAndMalformedIDsA(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	for _, id := range []string{"0190f0f0-0000-7000-8000-000000000000", "not-a-uuid", "..", "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
 		"0190F0F0-0000-7000-8000-00000000000Z", strings.Repeat("a", 300)} {
 		t.Run(fmt.Sprintf("%.40s", id), func(t *testing.T) {
