@@ -16,7 +16,7 @@ import (
 // unknown, as any other.
 func TestPlusAddressesReachTheirInbox(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, address := h.TokenInbox()
 	local, domain, _ := strings.Cut(address, "@")
 	tagged := local + "+signup42@" + domain

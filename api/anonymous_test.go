@@ -40,7 +40,7 @@ func TestAnonymousOffNeedsAKeyToMakeAnInbox(t *testing.T) {
 // By default anyone makes inboxes, and the page says so.
 func TestAnonymousOnByDefault(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	if r := h.Do("POST", "/inboxes/", ``); r.Status != http.StatusCreated {
 		t.Errorf("without a key: %d %s", r.Status, r.Body)
 	}

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"tempmail/api/apitest"
 	"testing"
 )
 
@@ -15,7 +14,7 @@ import (
 // never by a panic that drops the connection.
 func TestAsteriskRequestsAreAnsweredNotPanickedOn(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	for _, method := range []string{"GET", "OPTIONS", "DELETE"} {
 		conn, err := net.Dial("tcp", strings.TrimPrefix(h.URL, "http://"))
 		if err != nil {

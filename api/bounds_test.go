@@ -17,7 +17,7 @@ import (
 // server closed the connection for good.
 func TestLongAndStrangeInputsNeverReachNATS(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it reaches into the service
 	token, address := h.TokenInbox()
 	long := strings.Repeat("A", 5000)
 	huge := strings.Repeat("a", 64<<10)

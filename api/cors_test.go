@@ -112,7 +112,7 @@ func TestCORSWildcardAllowsEveryOrigin(t *testing.T) {
 
 func TestWithoutCORSOriginsThereAreNoCORSHeaders(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	// OPTIONS is answered as for any client (204 and Allow), with nothing
 	// that lets a page go on.
 	r := preflight(h, "/inboxes/", "https://app.example.com", "POST")

@@ -12,7 +12,7 @@ var pdfBytes = []byte(apitest.PDF)
 // One message, sent over SMTP, read through all three families.
 func TestOneMessageThroughAllThreeFamilies(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	b := h.Do("POST", "/api/create-temp-email/", `{"email_name":"cross"}`, "Content-Type", apitest.JSONType).JSON(t)
 	addr, token, inboxID := b["email"].(string), b["token"].(string), b["inbox_id"].(string)
 	if addr != "cross@tempmail.test" {

@@ -13,7 +13,7 @@ import (
 // finished one leaves nothing held.
 func TestAttachmentDownloadsShareABoundedBudget(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it reaches into the service
 	token, address := h.TokenInbox()
 	h.SendMail(address, apitest.MultipartMail(address))
 	id := h.WaitLatest(token, "")["id"].(string)

@@ -16,7 +16,7 @@ import (
 // its Content-Type, as curl sends it with -X POST or an empty -d.
 func TestEmptyPostIsAnEmptyObject(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	for _, ct := range []string{"", "application/json", "application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x"} {
 		t.Run("Content-Type "+ct, func(t *testing.T) {
 			t.Parallel()
@@ -41,7 +41,7 @@ func TestEmptyPostIsAnEmptyObject(t *testing.T) {
 // in the family's shape, also when it comes without a length (chunked).
 func TestBodiesAreBoundedAsTheyAreRead(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	big := `{"email_name":"` + strings.Repeat("a", 1<<20) + `"}`
 	h.Expect(h.Do("POST", "/api/create-temp-email/", big, "Content-Type", "application/json"), http.StatusRequestEntityTooLarge, "")
 	req, _ := http.NewRequest("POST", h.URL+"/inboxes/", io.MultiReader(strings.NewReader(`{"x":"`), strings.NewReader(strings.Repeat("b", 2<<20))))
@@ -63,7 +63,7 @@ func TestBodiesAreBoundedAsTheyAreRead(t *testing.T) {
 // answered when its wait ends.
 func TestHeldRequestsOutliveTheServersTimeouts(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it reaches into the service
 	token, _ := h.TokenInbox()
 	// The service's own listener bounds requests by a minute; this server
 	// in front of the same API bounds them by half a second, so that a

@@ -19,7 +19,7 @@ import (
 // and the address stay what they were: capabilities.
 func TestAKeySeesItsTenantsInboxesAlone(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	keyA, _ := h.NewKey(h.NewTenant("a", ""), `["inboxes"]`)
 	keyB, _ := h.NewKey(h.NewTenant("b", ""), `["inboxes"]`)
 	asA := []string{"Authorization", "Bearer " + keyA, "Content-Type", "application/json"}
@@ -94,7 +94,7 @@ func TestAKeySeesItsTenantsInboxesAlone(t *testing.T) {
 // once expired.
 func TestKeyScopesRevocationAndExpiry(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	tenant := h.NewTenant("scoped", "")
 	readKey, readID := h.NewKey(tenant, `["read"]`)
 	asRead := []string{"Authorization", "Bearer " + readKey, "Content-Type", "application/json"}

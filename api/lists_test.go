@@ -174,7 +174,7 @@ func bigBodies(to string, n int) string {
 // the next page (offset = what was received) brings the rest.
 func TestMailboxPagesEndPastTheirBudget(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	r := h.Do("POST", "/api/create-temp-email/", `{"email_name":"big"}`, "Content-Type", apitest.JSONType)
 	h.Expect(r, 201, "")
 	mailbox := r.JSON(t)["token"].(string)

@@ -13,7 +13,7 @@ import (
 // ends after its headers instead of holding the stream open.
 func TestHEADAnswersWhereverGETDoes(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	b := h.Do("POST", "/api/create-temp-email/", `{"email_name":"heads"}`, "Content-Type", apitest.JSONType)
 	h.Expect(b, http.StatusCreated, "")
 	token, addr, inboxID := b.JSON(t)["token"].(string), b.JSON(t)["email"].(string), b.JSON(t)["inbox_id"].(string)
@@ -59,7 +59,7 @@ func TestHEADAnswersWhereverGETDoes(t *testing.T) {
 // inbox's id would, and GET there is 405, not an inbox that is not found.
 func TestAllowListsTheMethodsAPathServes(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, _ := h.TokenInbox()
 	const get, post = "GET, HEAD, OPTIONS", "POST, OPTIONS"
 	for _, c := range []struct{ path, allow, method string }{

@@ -14,7 +14,7 @@ import (
 // for one more.
 func TestRacingCreatesAtAQuotaLeaveTheQuota(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it reaches into the service
 	tenant := h.NewTenant("racers", `{"inboxes":10}`)
 	key, _ := h.NewKey(tenant, `["inboxes"]`)
 	as := []string{"Authorization", "Bearer " + key, "Content-Type", "application/json"}
@@ -70,7 +70,7 @@ func TestRacingCreatesAtAQuotaLeaveTheQuota(t *testing.T) {
 // filtered, and reads its tenant's usage.
 func TestAKeyListsItsTenantsInboxesAndUsage(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	tenant := h.NewTenant("lister", `{"inboxes":5,"messages_per_day":100}`)
 	key, _ := h.NewKey(tenant, `["inboxes"]`)
 	other, _ := h.NewKey(h.NewTenant("other", ""), `["inboxes"]`)

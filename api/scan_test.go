@@ -18,7 +18,7 @@ import (
 // longer holds them all).
 func TestCodesAndFilteredLatestReadOnlyTheNewest(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it reaches into the service
 	token, address := h.TokenInbox()
 	text := strings.Repeat("Nothing to see here, no code at all.\r\n", 150<<10/40)
 	const n = 100

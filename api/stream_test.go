@@ -16,7 +16,7 @@ import (
 // arriving over SMTP, reads and deletions, each with an id, in order.
 func TestEventStreamTellsEveryChange(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, address := h.TokenInbox()
 	s := h.OpenStream("/inboxes/"+token+"/events/", "")
 	h.SendMail(address, "Subject: first\r\n\r\nYour code is 123456\r\n")
@@ -60,7 +60,7 @@ func TestEventStreamTellsEveryChange(t *testing.T) {
 // message that came and went meanwhile it hears nothing.
 func TestEventStreamResumesFromLastEventID(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, address := h.TokenInbox()
 	s := h.OpenStream("/inboxes/"+token+"/events/", "")
 	h.SendMail(address, "Subject: seen a\r\n\r\nx\r\n")
@@ -111,7 +111,7 @@ func TestEventStreamResumesFromLastEventID(t *testing.T) {
 // nothing stale, and is sent what the inbox holds.
 func TestEventStreamTellsAClientAwayTooLongToReload(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, address := h.TokenInbox()
 	s := h.OpenStream("/inboxes/"+token+"/events/", "")
 	const n = 70
@@ -167,7 +167,7 @@ func TestEventStreamTellsAClientAwayTooLongToReload(t *testing.T) {
 // the stream goes on telling what happens, rather than nothing for good.
 func TestEventStreamResumedFromBeyondItsHeadResets(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, address := h.TokenInbox()
 	h.SendMail(address, "Subject: before\r\n\r\nx\r\n")
 	h.MessageIDBySubject(token, "before")

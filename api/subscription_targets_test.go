@@ -57,7 +57,7 @@ func TestWebhookTargetsTLSRedirectsAndPrivate(t *testing.T) {
 		t.Error("a request reached the receiver whose certificate is not trusted")
 	}
 
-	strict := apitest.New(t)
+	strict := shared.Harness(t)
 	for _, url := range []string{"http://127.0.0.1:9/", "http://localhost:8080/x", "http://10.1.2.3/", "http://[::1]/",
 		"http://169.254.169.254/latest/meta-data/", "http://0.0.0.0/", "http://192.168.1.1/", "https://[fe80::1]/"} {
 		t.Run(url, func(t *testing.T) {

@@ -20,7 +20,7 @@ var admin = apitest.Admin()
 
 func TestTheAdminManagesTenantsAndKeys(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	r := h.Do("POST", "/api/tenants/", `{"name":"team one","quota":{"inboxes":10,"webhooks":2}}`, admin...)
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
@@ -71,7 +71,7 @@ func TestTheAdminManagesTenantsAndKeys(t *testing.T) {
 
 func TestTenantsEndpointsRefuseHostileInputs(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	id := h.NewTenant("target", "")
 	for _, c := range []struct {
 		name, method, path, body string
@@ -128,7 +128,7 @@ func TestTenantsEndpointsRefuseHostileInputs(t *testing.T) {
 // revoked key stays refused.
 func TestARebuildKeepsTenantsKeysAndOwnership(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it reaches into the service
 	tenantA := h.NewTenant("a", `{"inboxes":7}`)
 	keyA, _ := h.NewKey(tenantA, `["inboxes"]`)
 	keyB, _ := h.NewKey(h.NewTenant("b", ""), `["inboxes"]`)
@@ -167,7 +167,7 @@ func TestARebuildKeepsTenantsKeysAndOwnership(t *testing.T) {
 // made with domains has them, private, and loses them when deleted.
 func TestTheAdminListsTenantsAndGivesThemDomains(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it lists every tenant
 	first := h.NewTenant("first", "")
 	r := h.Do("POST", "/api/tenants/", `{"name":"second","domains":["Mail.Second.test","xn--bcher-kva.test"]}`, admin...)
 	if r.Status != http.StatusCreated {
@@ -223,7 +223,7 @@ func TestTheAdminListsTenantsAndGivesThemDomains(t *testing.T) {
 // again ends them, and then answers 404.
 func TestADeletionCutShortIsFinishedByAnother(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := apitest.New(t) // its own: it reaches into the service
 	r := h.Do("POST", "/api/tenants/", `{"name":"cut short","domains":["mail.cut.test"]}`, admin...)
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create tenant: %d %s", r.Status, r.Body)

@@ -13,7 +13,7 @@ import (
 
 func TestWebhookRawForms(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, addr := h.TokenInbox()
 	raw := "From: Sender <s@example.com>\r\nSubject: raw hook\r\nMessage-ID: <raw-1@example.com>\r\n\r\nhello\r\n"
 	r := h.Do("POST", "/api/webhook/email/?to="+addr+"&to=nobody@tempmail.test", raw,
@@ -41,7 +41,7 @@ func TestWebhookRawForms(t *testing.T) {
 
 func TestWebhookJSONForms(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	token, addr := h.TokenInbox()
 	pdf := base64.StdEncoding.EncodeToString([]byte("%PDF-1.4 tiny"))
 	body := fmt.Sprintf(`{"to":[%q],"from":"Ann <ann@example.com>","subject":"Built ✓","text":"code 112233","html":"<b>112233</b>",
@@ -71,7 +71,7 @@ func TestWebhookJSONForms(t *testing.T) {
 
 func TestWebhookErrors(t *testing.T) {
 	t.Parallel()
-	h := apitest.New(t)
+	h := shared.Harness(t)
 	_, addr := h.TokenInbox()
 	auth := []string{"Authorization", "Token " + apitest.TestToken, "Content-Type", "application/json"}
 
