@@ -1,4 +1,5 @@
-# tempmail. `make run` starts the service; `make test` runs everything CI runs.
+# tempmail. `make run` starts the service; `make test` runs the tests a
+# change needs; CI runs those, make test-e2e and make test-long.
 GO ?= go
 BIN := bin/tempmail
 # The version the binary reports (tempmail version, /metrics, the start-up
@@ -6,7 +7,7 @@ BIN := bin/tempmail
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build run test test-long vet fmt-check clean bench bench-quick powerloss docs
+.PHONY: build run test test-race test-e2e test-long vet fmt-check clean bench bench-quick powerloss docs
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tempmail
@@ -25,15 +26,39 @@ install:
 run: build
 	./$(BIN) serve --data-dir ./data --http-addr 127.0.0.1:8080 --smtp-addr 127.0.0.1:2525 --domains tempmail.test
 
-# make test: every package with the race detector, but cmd/tempmail, whose
-# tests drive the binary as child processes and a FUSE filesystem (the race
-# detector would find nothing in a child, and slows the filesystem
-# tenfold). The rule: tests that run the service in their own process keep
-# it, the page's browser tests (web) too (Chromium is a process of its
-# own, and the detector costs them little). Long scenarios skip (go test
-# -short: servicetest.Long, backendtest.Long).
+# The tests come in layers (README.md, "Quick start"):
+#
+# make test: every package but the end-to-end ones: unit tests, each
+# family's handler tests on a service its package shares (api/apitest),
+# and the layers below the API against embedded NATS. Long scenarios skip
+# (go test -short: servicetest.Long, backendtest.Long). What a developer
+# runs after each change: about 1½ minutes warm on 2 cores. Four packages
+# at once, not GOMAXPROCS: their tests mostly wait (for a TTL to run out,
+# a retry a second away, a held request), and two at a time would wait in
+# turn.
+#
+# make test-race: the same tests under the race detector (about 3
+# minutes warm on 2 cores: the detector costs them four times the CPU).
+#
+# make test-e2e: the product as its users meet it: the binary driven as a
+# child process (cmd/tempmail: the README's and docs' commands, power
+# cuts, clients others wrote, from the npm registry) and the page in
+# Chromium (web, under the race detector: Chromium is a process of its
+# own, and the detector costs these tests little). cmd/tempmail runs
+# without it: it would find nothing in a child, and slows the FUSE
+# filesystem of the power cuts tenfold.
+#
+# CI runs them all: make test, test-race, test-e2e and test-long.
+E2E := tempmail/cmd/tempmail tempmail/web
+UNIT = $$($(GO) list ./... | grep -v -x -F $(foreach p,$(E2E),-e $(p)))
 test: fmt-check vet
-	$(GO) test -race -short -count=1 -timeout 10m $$($(GO) list ./... | grep -v '^tempmail/cmd/tempmail$$')
+	$(GO) test -p 4 -short -count=1 -timeout 10m $(UNIT)
+
+test-race:
+	$(GO) test -race -short -count=1 -timeout 10m $(UNIT)
+
+test-e2e:
+	$(GO) test -race -short -count=1 -timeout 10m ./web
 	$(GO) test -short -count=1 -timeout 10m ./cmd/tempmail
 
 # The long scenarios (servicetest.Long, backendtest.Long), without the
@@ -53,7 +78,7 @@ vet:
 	$(GO) vet ./...
 
 # The outputs of the examples in README.md's quick start and docs/API.md,
-# written again from what the service answers now (make test fails when
+# written again from what the service answers now (make test-e2e fails when
 # they differ; cmd/tempmail/docs_test.go says how they are compared).
 docs:
 	$(GO) test -count=1 -run 'APIDoc|Readme' ./cmd/tempmail -update

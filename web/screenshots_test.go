@@ -14,16 +14,16 @@ import (
 	"tempmail/service/servicetest"
 )
 
-// The screenshots in docs/img, made by the page itself with realistic
-// mail (browser_test.go has the helpers).
+// The screenshots in docs/img, made by the page itself with realistic mail
+// (browser_test.go has the helpers).
 
-// TestScreenshots writes the README's pictures of the page, with mail in it:
-// docs/img/page-light.png and page-dark.png at a desktop's width, and
+// TestScreenshots writes the README's pictures of the page, with mail in
+// it: docs/img/page-light.png and page-dark.png at a desktop's width, and
 // page-phone.png at a phone's. The message open is signed, from a domain
 // whose SPF and DMARC records an in-process DNS serves, so that its checks
 // pass, and it has a link. Then page-key-light.png and page-key-dark.png:
 // the page asking for an API key, on a server under --anonymous off. It
-// runs only when asked, so that make test leaves them alone:
+// runs only when asked, so that make test-e2e leaves them alone:
 //
 //	TEMPMAIL_SCREENSHOTS=1 go test -run TestScreenshots ./web
 func TestScreenshots(t *testing.T) {

@@ -18,9 +18,9 @@ const Partitions = 2
 
 // Config is the configuration tests of the back end start from: the
 // defaults, data in a fresh temporary directory, SMTP on a loopback port
-// the system picks, no HTTP listener (the back end has none), and no
-// sender checks (they would ask the network's DNS; tests of them bring
-// their own server through backend.Options.Mail).
+// the system picks, no HTTP listener (the back end has none), and no sender
+// checks (they would ask the network's DNS; tests of them bring their own
+// server through backend.Options.Mail).
 func Config(t testing.TB) config.Config { return ConfigIn(t.TempDir()) }
 
 // ConfigIn is Config with its data in dir.
@@ -51,8 +51,8 @@ func StartWith(t testing.TB, cfg config.Config, opts backend.Options) *backend.B
 }
 
 // Try starts the back end as StartWith does, and returns why it could not
-// rather than failing the test. A back end that started is stopped when
-// the test ends.
+// rather than failing the test. A back end that started is stopped when the
+// test ends.
 func Try(t testing.TB, cfg config.Config, opts backend.Options) (*backend.Backend, error) {
 	t.Helper()
 	if opts.Partitions == 0 {
@@ -74,8 +74,8 @@ func Try(t testing.TB, cfg config.Config, opts backend.Options) (*backend.Backen
 	return b, nil
 }
 
-// Stop shuts b down as `tempmail serve` does on SIGTERM; stopping it
-// again (as the test's cleanup does) is harmless.
+// Stop shuts b down as `tempmail serve` does on SIGTERM; stopping it again
+// (as the test's cleanup does) is harmless.
 func Stop(b *backend.Backend) {
 	ctx, cancel := context.WithTimeout(context.Background(), backend.ShutdownGrace)
 	defer cancel()
@@ -94,10 +94,11 @@ func Applied(t testing.TB, b *backend.Backend, ack events.Ack) {
 }
 
 // Long marks a long scenario (a cluster, power cuts, a hundred thousand
-// inboxes, a 25 MiB message): `make test` (go test -short) skips it, and
-// `make test-long`, which CI runs too, runs it without the race detector.
-// The test's name must be in the Makefile's LONG_TESTS, which a test of
-// cmd/tempmail checks (it looks for this and servicetest.Long).
+// inboxes, a 25 MiB message): `make test` and `make test-e2e` (go test
+// -short) skip it, and `make test-long`, which CI runs too, runs it without
+// the race detector. The test's name must be in the Makefile's LONG_TESTS,
+// which a test of cmd/tempmail checks (it looks for this and
+// servicetest.Long).
 func Long(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
@@ -106,8 +107,8 @@ func Long(t testing.TB) {
 }
 
 // LogOnFailure is a logger whose lines the test prints only if it fails:
-// what the service said is what a flake seen once in CI is diagnosed by.
-// It keeps the last maxLog bytes.
+// what the service said is what a flake seen once in CI is diagnosed by. It
+// keeps the last maxLog bytes.
 func LogOnFailure(t testing.TB) *slog.Logger {
 	w := &tailBuffer{}
 	t.Cleanup(func() {
@@ -144,8 +145,8 @@ func (b *tailBuffer) String() string {
 }
 
 // LogTail is a logger that keeps the last 64 KiB of what is written to it,
-// and what it kept: for a service shared by a package's tests, whose log
-// no one test owns.
+// and what it kept: for a service shared by a package's tests, whose log no
+// one test owns.
 func LogTail() (*slog.Logger, func() string) {
 	w := &tailBuffer{}
 	return slog.New(slog.NewTextHandler(w, nil)), w.String

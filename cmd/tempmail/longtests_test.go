@@ -14,10 +14,10 @@ import (
 )
 
 // TestLongScenariosAreTheMakefiles: every test that calls servicetest.Long
-// or backendtest.Long (skipped by make test) is named in the Makefile's
-// LONG_TESTS (run by make test-long, which CI runs), and every name there
-// is such a test: a long scenario that no target runs would never run at
-// all.
+// or backendtest.Long (skipped by make test and test-e2e) is named in the
+// Makefile's LONG_TESTS (run by make test-long, which CI runs), and every
+// name there is such a test: a long scenario that no target runs would
+// never run at all.
 func TestLongScenariosAreTheMakefiles(t *testing.T) {
 	t.Parallel()
 	mk, err := os.ReadFile("../../Makefile")

@@ -30,7 +30,7 @@ import (
 // power. Then the service starts again on what the disk kept, and every
 // message that got its 250 must be there: listed, readable, counted.
 //
-// `make test` cuts the power of a single node with package powercut (a
+// `make test-e2e` cuts the power of a single node with package powercut (a
 // filesystem of our own, on FUSE), on a new store and on an aged one, and
 // shows the harness sees loss: with --sync 2m, acknowledged mail is lost.
 // `make powerloss` does the same with LazyFS (TEMPMAIL_LAZYFS, its binary)
@@ -221,9 +221,9 @@ func powerCutArgs(token string) []string {
 }
 
 // TestPowerCutLosesNoAcknowledgedMail: with --sync always (the default),
-// every message that got its 250 before the power went is there after, on
-// a store seconds old and on one that has lived (a restart, mail before);
-// and every message an inbox counts can be read.
+// every message that got its 250 before the power went is there after, on a
+// store seconds old and on one that has lived (a restart, mail before); and
+// every message an inbox counts can be read.
 func TestPowerCutLosesNoAcknowledgedMail(t *testing.T) {
 	messages, cuts := 600, 1
 	if fullPowerLoss() {
@@ -252,8 +252,8 @@ func TestPowerCutLosesNoAcknowledgedMail(t *testing.T) {
 }
 
 // TestPowerCutHarnessSeesLoss: the same cut with --sync 2m (the embedded
-// server's own default, which earlier versions ran with) loses
-// acknowledged mail, and the harness says so: it is not blind to loss.
+// server's own default, which earlier versions ran with) loses acknowledged
+// mail, and the harness says so: it is not blind to loss.
 func TestPowerCutHarnessSeesLoss(t *testing.T) {
 	r := cutOnce(t, true, 300, []string{"--sync", "2m"})
 	if r.startErr != nil {
@@ -446,11 +446,11 @@ func stopChild(t *testing.T, cmd *exec.Cmd) {
 	}
 }
 
-// TestPowerCutOfAClusterLosesNoAcknowledgedMail: three nodes, each on a disk
-// of its own; mail goes to every node over four connections while first
-// one node loses power (and comes back), then all three at once. Every
-// message acknowledged before a cut is readable on every node after it.
-// It runs under make powerloss: three nodes on two cores, started four
+// TestPowerCutOfAClusterLosesNoAcknowledgedMail: three nodes, each on a
+// disk of its own; mail goes to every node over four connections while
+// first one node loses power (and comes back), then all three at once.
+// Every message acknowledged before a cut is readable on every node after
+// it. It runs under make powerloss: three nodes on two cores, started four
 // times, take minutes.
 func TestPowerCutOfAClusterLosesNoAcknowledgedMail(t *testing.T) {
 	servicetest.Long(t)
@@ -534,8 +534,8 @@ func TestPowerCutOfAClusterLosesNoAcknowledgedMail(t *testing.T) {
 	}
 }
 
-// startNodes starts cluster nodes at once (none is ready before the
-// cluster has a leader).
+// startNodes starts cluster nodes at once (none is ready before the cluster
+// has a leader).
 func startNodes(t *testing.T, nodes ...*clusterNode) {
 	t.Helper()
 	var wg sync.WaitGroup
@@ -552,8 +552,8 @@ func startNodes(t *testing.T, nodes ...*clusterNode) {
 }
 
 // TestServeRefusesALostStore: `tempmail serve` over a data directory whose
-// event stream was removed by hand exits non-zero, and says which
-// directory and how to recover.
+// event stream was removed by hand exits non-zero, and says which directory
+// and how to recover.
 func TestServeRefusesALostStore(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

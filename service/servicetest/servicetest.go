@@ -92,9 +92,9 @@ func Applied(t testing.TB, svc *service.Service, ack events.Ack) {
 }
 
 // ExternalNATS runs a JetStream server on loopback, as an operator's NATS
-// looks to --nats-url, and a proxy in front of it that can cut
-// connections, drop answers or send protocol errors (natstest.Proxy). Give
-// the service the proxy's URL. Both stop when the test ends.
+// looks to --nats-url, and a proxy in front of it that can cut connections,
+// drop answers or send protocol errors (natstest.Proxy). Give the service
+// the proxy's URL. Both stop when the test ends.
 func ExternalNATS(t testing.TB) *natstest.Proxy {
 	t.Helper()
 	_, url := natstest.StartServer(t, t.TempDir())
@@ -109,10 +109,10 @@ func SecureNATS(t testing.TB) *natstest.SecureServer {
 }
 
 // Long marks a long scenario (a cluster, power cuts, a hundred thousand
-// inboxes, a 25 MiB message): `make test` (go test -short) skips it, and
-// `make test-long`, which CI runs too, runs it without the race detector.
-// The test's name must be in the Makefile's LONG_TESTS, which a test of
-// cmd/tempmail checks. It is backendtest.Long.
+// inboxes, a 25 MiB message): `make test` and `make test-e2e` (go test
+// -short) skip it, and `make test-long`, which CI runs too, runs it without
+// the race detector. The test's name must be in the Makefile's LONG_TESTS,
+// which a test of cmd/tempmail checks. It is backendtest.Long.
 func Long(t testing.TB) {
 	t.Helper()
 	backendtest.Long(t)
