@@ -53,29 +53,9 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 		tries = 60
 	}
 	err = again(ctx, tries, func(attempt int) (bool, error) {
-		local := spec.Local
-		if local == "" {
-			local = randomName(spec.Random)
-			if c.Names.Reserved(local) {
-				return false, nil // an operator's reserved name of that length, drawn by chance
-			}
-		}
-		addr := local + "@" + spec.Domain.Name
-		// The cached entry first; past the cache once a claim lost, or
-		// when the cache says a wanted name is taken: this process's cache
-		// can lag the views a moment (its watcher brings their writes),
-		// and a name freed a moment ago is free.
-		a, err := c.Views.Address(ctx, addr, attempt > 0)
-		if err == nil && a.Live && spec.Local != "" && attempt == 0 {
-			a, err = c.Views.Address(ctx, addr, true)
-		}
-		switch {
-		case err != nil:
+		addr, lifecycleSeq, free, err := c.freeAddress(ctx, spec, attempt)
+		if !free || err != nil {
 			return false, err
-		case a.Live && spec.Local != "":
-			return false, ErrTaken
-		case a.Live:
-			return false, nil // a random name taken: another
 		}
 		now := time.Now().UTC()
 		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: rand.Text(),
@@ -84,33 +64,9 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 		if spec.TTL > 0 {
 			ev.ExpiresAt, ev.TTL = now.Add(spec.TTL), int64(spec.TTL/time.Second)
 		}
-		var acks []events.Ack
-		if spec.Tenant != "" {
-			release, err := c.Turns.take(ctx, spec.Tenant)
-			if err != nil {
-				return false, err
-			}
-			defer release() // until the views show it: the next turn counts it
-		}
-		if spec.Tenant == "" {
-			var ack events.Ack
-			ack, err = c.Store.CreateInbox(ctx, ev, a.LifecycleSeq)
-			acks = []events.Ack{ack}
-		} else {
-			acks, err = c.createTenantInbox(ctx, ev, a.LifecycleSeq)
-		}
-		if tempmail.KindOf(err) == tempmail.Conflict {
-			// Either taken, or our view of the address (or of the
-			// tenant) lags the log: look again once the views catch up.
-			return false, nil
-		}
-		if err != nil {
+		recorded, err := c.recordInbox(ctx, ev, lifecycleSeq)
+		if !recorded || err != nil {
 			return false, err
-		}
-		for _, ack := range acks {
-			if err := c.Views.WaitApplied(ctx, ack); err != nil {
-				return false, err
-			}
 		}
 		c.Metrics.created(spec.Tenant)
 		made, err = c.Views.Inbox(ctx, ev.InboxID)
@@ -123,6 +79,73 @@ func (c *Commands) CreateInbox(ctx context.Context, spec Spec) (*projections.Inb
 		return nil, tempmail.Errorf(tempmail.Unavailable, "could not find a free address; try again")
 	}
 	return made, err
+}
+
+// freeAddress picks the address of CreateInbox's attempt: spec's name, or
+// a random one, on spec's domain. It returns the address and its
+// lifecycle subject's last sequence when the address is free; free is
+// false when a random name is taken (draw another); a wanted name that is
+// taken is ErrTaken.
+func (c *Commands) freeAddress(ctx context.Context, spec Spec, attempt int) (addr string, lifecycleSeq uint64, free bool, err error) {
+	local := spec.Local
+	if local == "" {
+		local = randomName(spec.Random)
+		if c.Names.Reserved(local) {
+			return "", 0, false, nil // an operator's reserved name of that length, drawn by chance
+		}
+	}
+	addr = local + "@" + spec.Domain.Name
+	// The cached entry first; past the cache once a claim lost, or when
+	// the cache says a wanted name is taken: this process's cache can lag
+	// the views a moment (its watcher brings their writes), and a name
+	// freed a moment ago is free.
+	a, err := c.Views.Address(ctx, addr, attempt > 0)
+	if err == nil && a.Live && spec.Local != "" && attempt == 0 {
+		a, err = c.Views.Address(ctx, addr, true)
+	}
+	switch {
+	case err != nil:
+		return "", 0, false, err
+	case a.Live && spec.Local != "":
+		return "", 0, false, ErrTaken
+	case a.Live:
+		return "", 0, false, nil // a random name taken: another
+	}
+	return addr, a.LifecycleSeq, true, nil
+}
+
+// recordInbox appends ev, the claim of an address whose lifecycle subject
+// was last at lifecycleSeq (a tenant's inbox within its quota, one of the
+// tenant's creations at a time), and waits until the views have applied
+// it. recorded is false when the stream refused the claim: the address
+// taken meanwhile, or this process's view of it (or of the tenant)
+// behind the log; look again once the views catch up.
+func (c *Commands) recordInbox(ctx context.Context, ev events.InboxCreated, lifecycleSeq uint64) (recorded bool, err error) {
+	var acks []events.Ack
+	if ev.TenantID == "" {
+		var ack events.Ack
+		ack, err = c.Store.CreateInbox(ctx, ev, lifecycleSeq)
+		acks = []events.Ack{ack}
+	} else {
+		var release func()
+		if release, err = c.Turns.take(ctx, ev.TenantID); err != nil {
+			return false, err
+		}
+		defer release() // until the views show it: the next turn counts it
+		acks, err = c.createTenantInbox(ctx, ev, lifecycleSeq)
+	}
+	if tempmail.KindOf(err) == tempmail.Conflict {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, ack := range acks {
+		if err := c.Views.WaitApplied(ctx, ack); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // createTenantInbox records an inbox of a tenant, within its quota: the

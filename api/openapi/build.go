@@ -28,54 +28,13 @@ func Build(head []byte, contracts ...Contract) ([]byte, error) {
 		inProgress: map[string]bool{},
 		told:       map[string]bool{},
 	}
-	var ops []Operation
-	for _, c := range contracts {
-		ops = append(ops, c.Operations...)
-		for _, err := range []error{
-			declare(b.schemas, c.Schemas, "schema"),
-			declare(b.params, c.Parameters, "parameter"),
-			declare(b.responses, c.Responses, "response"),
-			declare(b.headers, c.Headers, "header"),
-			declare(b.security, c.SecuritySchemes, "security scheme"),
-		} {
-			if err != nil {
-				return nil, err
-			}
-		}
+	ops, err := b.declare(contracts)
+	if err != nil {
+		return nil, err
 	}
-	for _, name := range slices.Sorted(maps.Keys(b.schemas)) {
-		c := b.schemas[name]
-		if c.Of == nil || c.Extends != "" {
-			continue
-		}
-		t := reflect.TypeOf(c.Of)
-		if _, dup := b.byType[t]; dup {
-			b.byType[t] = "" // ambiguous: a field of this type must say which
-		} else {
-			b.byType[t] = name
-		}
-	}
-
-	doc := object{}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(head, &top); err != nil {
-		return nil, fmt.Errorf("the document's head: %w", err)
-	}
-	for _, k := range []string{"paths", "webhooks", "components"} {
-		if _, ok := top[k]; ok {
-			return nil, fmt.Errorf("the document's head has %s, which the contracts make", k)
-		}
-	}
-	order := []string{"openapi", "info", "jsonSchemaDialect", "servers", "tags"}
-	for _, k := range order {
-		if v, ok := top[k]; ok {
-			doc.set(k, v)
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(top)) {
-		if !slices.Contains(order, k) {
-			doc.set(k, top[k])
-		}
+	doc, err := headOf(head)
+	if err != nil {
+		return nil, err
 	}
 
 	paths, webhooks, err := b.operations(ops)
@@ -104,6 +63,69 @@ func Build(head []byte, contracts ...Contract) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// declare takes in what the contracts declare (their components by name,
+// each name once), maps each Go type a schema is made of to its name, and
+// returns every operation, in the contracts' order.
+func (b *builder) declare(contracts []Contract) ([]Operation, error) {
+	var ops []Operation
+	for _, c := range contracts {
+		ops = append(ops, c.Operations...)
+		for _, err := range []error{
+			declare(b.schemas, c.Schemas, "schema"),
+			declare(b.params, c.Parameters, "parameter"),
+			declare(b.responses, c.Responses, "response"),
+			declare(b.headers, c.Headers, "header"),
+			declare(b.security, c.SecuritySchemes, "security scheme"),
+		} {
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.schemas)) {
+		c := b.schemas[name]
+		if c.Of == nil || c.Extends != "" {
+			continue
+		}
+		t := reflect.TypeOf(c.Of)
+		if _, dup := b.byType[t]; dup {
+			b.byType[t] = "" // ambiguous: a field of this type must say which
+		} else {
+			b.byType[t] = name
+		}
+	}
+	return ops, nil
+}
+
+// headOf is the document's start: head's members in the order the
+// specification lists them (openapi, info, jsonSchemaDialect, servers,
+// tags), then any others by name. The head must leave paths, webhooks
+// and components to the contracts.
+func headOf(head []byte) (object, error) {
+	doc := object{}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(head, &top); err != nil {
+		return nil, fmt.Errorf("the document's head: %w", err)
+	}
+	for _, k := range []string{"paths", "webhooks", "components"} {
+		if _, ok := top[k]; ok {
+			return nil, fmt.Errorf("the document's head has %s, which the contracts make", k)
+		}
+	}
+	order := []string{"openapi", "info", "jsonSchemaDialect", "servers", "tags"}
+	for _, k := range order {
+		if v, ok := top[k]; ok {
+			doc.set(k, v)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		if !slices.Contains(order, k) {
+			doc.set(k, top[k])
+		}
+	}
+	return doc, nil
 }
 
 func declare[T any](all, some map[string]T, kind string) error {

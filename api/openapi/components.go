@@ -146,31 +146,18 @@ func (b *builder) make(name string, c Component) (Schema, error) {
 	return merge(s, own), nil
 }
 
-// schema is s as the document writes it.
+// schema is s as the document writes it: its keywords in the order the
+// document has them (a reference, the type, the value's constraints, then
+// the structure).
 func (b *builder) schema(s Schema) object {
-	o := object{}
 	var null bool
 	if s.Nullable {
-		switch {
-		case s.Type != "":
-			null = s.Type != "null"
-		case s.Ref != "":
-			if target, err := b.component(s.Ref); err == nil && !target.Nullable {
-				// oneOf the reference and null; the rest beside it.
-				ref := s
-				ref.Nullable = false
-				o.setString("description", s.Description)
-				o.set("oneOf", []any{object{{"$ref", "#/components/schemas/" + s.Ref}}, object{{"type", "null"}}})
-				ref.Ref, ref.Description = "", ""
-				for _, kv := range b.schema(ref) {
-					o.set(kv.k, kv.v)
-				}
-				return o
-			}
-		default:
-			b.fail("a nullable schema needs a type or a reference: %+v", s)
+		if o, ok := b.nullableRef(s); ok {
+			return o
 		}
+		null = s.Type != "" && s.Type != "null"
 	}
+	o := object{}
 	if s.Ref != "" {
 		if _, ok := b.schemas[s.Ref]; !ok {
 			b.fail("no schema %s", s.Ref)
@@ -187,6 +174,45 @@ func (b *builder) schema(s Schema) object {
 	} else {
 		o.setString("type", s.Type)
 	}
+	b.values(&o, s)
+	if !composite {
+		o.setString("description", s.Description)
+	}
+	b.structure(&o, s)
+	return o
+}
+
+// nullableRef is a nullable reference to a schema that is not nullable
+// itself, as the document writes it: oneOf the reference and null, the
+// rest beside it. ok is false for any other nullable schema, which
+// schema writes with its type.
+func (b *builder) nullableRef(s Schema) (o object, ok bool) {
+	switch {
+	case s.Type != "":
+		return nil, false
+	case s.Ref != "":
+		target, err := b.component(s.Ref)
+		if err != nil || target.Nullable {
+			return nil, false
+		}
+		ref := s
+		ref.Nullable = false
+		o.setString("description", s.Description)
+		o.set("oneOf", []any{object{{"$ref", "#/components/schemas/" + s.Ref}}, object{{"type", "null"}}})
+		ref.Ref, ref.Description = "", ""
+		for _, kv := range b.schema(ref) {
+			o.set(kv.k, kv.v)
+		}
+		return o, true
+	default:
+		b.fail("a nullable schema needs a type or a reference: %+v", s)
+		return nil, false
+	}
+}
+
+// values writes what s says of a value: its format, constants, examples,
+// pattern, bounds, content and items.
+func (b *builder) values(o *object, s Schema) {
 	o.setString("format", s.Format)
 	if s.Const != nil {
 		o.set("const", s.Const)
@@ -215,9 +241,12 @@ func (b *builder) schema(s Schema) object {
 	if s.Items != nil {
 		o.set("items", b.schema(*s.Items))
 	}
-	if !composite {
-		o.setString("description", s.Description)
-	}
+}
+
+// structure writes what s says of an object's shape: its required and
+// other properties, the schemas it combines, its discriminator and its
+// definitions.
+func (b *builder) structure(o *object, s Schema) {
 	if s.Required != nil {
 		o.set("required", s.Required)
 	}
@@ -246,18 +275,7 @@ func (b *builder) schema(s Schema) object {
 		}
 	}
 	if d := s.Discriminator; d != nil {
-		do := object{{"propertyName", d.PropertyName}}
-		if d.Mapping != nil {
-			m := object{}
-			for _, k := range slices.Sorted(maps.Keys(d.Mapping)) {
-				if _, ok := b.schemas[d.Mapping[k]]; !ok {
-					b.fail("no schema %s", d.Mapping[k])
-				}
-				m.set(k, "#/components/schemas/"+d.Mapping[k])
-			}
-			do.set("mapping", m)
-		}
-		o.set("discriminator", do)
+		o.set("discriminator", b.discriminator(d))
 	}
 	if s.Defs != nil {
 		defs := object{}
@@ -266,5 +284,20 @@ func (b *builder) schema(s Schema) object {
 		}
 		o.set("$defs", defs)
 	}
-	return o
+}
+
+// discriminator is d as the document writes it, its mapping sorted.
+func (b *builder) discriminator(d *Discriminator) object {
+	do := object{{"propertyName", d.PropertyName}}
+	if d.Mapping != nil {
+		m := object{}
+		for _, k := range slices.Sorted(maps.Keys(d.Mapping)) {
+			if _, ok := b.schemas[d.Mapping[k]]; !ok {
+				b.fail("no schema %s", d.Mapping[k])
+			}
+			m.set(k, "#/components/schemas/"+d.Mapping[k])
+		}
+		do.set("mapping", m)
+	}
+	return do
 }

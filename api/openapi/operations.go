@@ -48,25 +48,9 @@ func (b *builder) operations(ops []Operation) (paths, webhooks object, err error
 		}
 		it.ops[op.Method] = op
 
-		// The path's parameters are the path item's: every operation of
-		// the path gives the same, those its template names.
-		var inPath []Param
-		for _, p := range op.Params {
-			if b.paramIn(p) == "path" {
-				inPath = append(inPath, p)
-			}
-		}
-		if op.Webhook == "" {
-			var names, want []string
-			for _, p := range inPath {
-				names = append(names, b.paramName(p))
-			}
-			for _, m := range pathParam.FindAllStringSubmatch(op.Path, -1) {
-				want = append(want, m[1])
-			}
-			if !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(want))) {
-				return nil, nil, fmt.Errorf("%s: its path parameters are %v, its path names %v", where, names, want)
-			}
+		inPath, err := b.pathParams(op, where)
+		if err != nil {
+			return nil, nil, err
 		}
 		if !it.given {
 			it.params, it.given = inPath, true
@@ -94,6 +78,32 @@ func (b *builder) operations(ops []Operation) (paths, webhooks object, err error
 		}
 	}
 	return paths, webhooks, nil
+}
+
+// pathParams are op's parameters in its path: those its path's template
+// names, no more and no fewer (a webhook has none to name). They are the
+// path item's: every operation of the path gives the same.
+func (b *builder) pathParams(op Operation, where string) ([]Param, error) {
+	var inPath []Param
+	for _, p := range op.Params {
+		if b.paramIn(p) == "path" {
+			inPath = append(inPath, p)
+		}
+	}
+	if op.Webhook != "" {
+		return inPath, nil
+	}
+	var names, want []string
+	for _, p := range inPath {
+		names = append(names, b.paramName(p))
+	}
+	for _, m := range pathParam.FindAllStringSubmatch(op.Path, -1) {
+		want = append(want, m[1])
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(want))) {
+		return nil, fmt.Errorf("%s: its path parameters are %v, its path names %v", where, names, want)
+	}
+	return inPath, nil
 }
 
 func (b *builder) paramIn(p Param) string {
