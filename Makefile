@@ -29,7 +29,7 @@ run: build
 # The tests come in layers (README.md, "Quick start"):
 #
 # make test: every package but the end-to-end ones: unit tests, each
-# family's handler tests on a service its package shares (api/apitest),
+# family's handler tests on a service its package shares (service/apitest),
 # and the layers below the API against embedded NATS. Long scenarios skip
 # (go test -short: servicetest.Long, backendtest.Long). What a developer
 # runs after each change: about 1½ minutes warm on 2 cores. Four packages

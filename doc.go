@@ -29,7 +29,7 @@
 //	mail, mailauth, config, wire, fairshare, logs, retry, web (the page)
 //	tempmail                         error kinds, addresses
 //
-// Tests stand beside them: api/apitest runs the service for every family's
+// Tests stand beside them: service/apitest runs the service for every family's
 // handler tests, service/servicetest and backend/backendtest run it whole
 // or without HTTP, broker/natstest runs NATS.
 //

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // TestPlusAddressesReachTheirInbox: mail to local+tag@domain lands in

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"testing"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // Under --anonymous off, a client without a key makes no inbox in any

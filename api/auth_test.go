@@ -6,10 +6,10 @@ import (
 	"reflect"
 	"testing"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/mail"
 	"tempmail/mailauth/authtest"
+	"tempmail/service/apitest"
 )
 
 // authChecks turns the checks on, asking dns.

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"tempmail/api/apitest"
+	"tempmail/service/apitest"
 	"testing"
 )
 

@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"testing"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // An inbox a catch-all domain made is read by address only with the API

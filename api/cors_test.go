@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // preflight sends what a browser sends before a cross-origin request that

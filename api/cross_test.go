@@ -3,7 +3,7 @@ package api_test
 import (
 	"fmt"
 	"strings"
-	"tempmail/api/apitest"
+	"tempmail/service/apitest"
 	"testing"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
+	"tempmail/service/apitest"
 	"tempmail/service/servicetest"
 )
 

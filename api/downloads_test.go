@@ -2,7 +2,7 @@ package api_test
 
 import (
 	"net/http"
-	"tempmail/api/apitest"
+	"tempmail/service/apitest"
 	"testing"
 	"time"
 )

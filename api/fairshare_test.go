@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // TestFairSharesPerClient is issue 19's check, behind a trusted proxy:

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // TestEmptyPostIsAnEmptyObject: a POST with no body counts as {} whatever

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
+	"tempmail/service/apitest"
 	"tempmail/service/servicetest"
 )
 

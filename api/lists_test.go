@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"tempmail/api"
-	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
+	"tempmail/service/apitest"
 )
 
 func subjects(t *testing.T, body []byte, field string) []string {

@@ -3,7 +3,7 @@ package api_test
 import (
 	"net/http"
 	"strings"
-	"tempmail/api/apitest"
+	"tempmail/service/apitest"
 	"testing"
 )
 

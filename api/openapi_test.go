@@ -17,8 +17,8 @@ import (
 	"github.com/pb33f/libopenapi/datamodel"
 
 	"tempmail/api"
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // TestOpenAPIDocumentIsValid: the document is OpenAPI 3.1 by the

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"tempmail/api/apitest"
+	"tempmail/service/apitest"
 	"testing"
 )
 

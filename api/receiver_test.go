@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
+	"tempmail/service/apitest"
 )
 
 // receiver is a real loopback HTTP server that takes webhook deliveries

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // TestRoleNamesAreRefusedInEveryFamily: the names a certificate authority

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"tempmail/api"
-	"tempmail/api/apitest"
 	"tempmail/eventually"
+	"tempmail/service/apitest"
 )
 
 // TestCodesAndFilteredLatestReadOnlyTheNewest: otp and latest with a

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"tempmail/api/apitest"
+	"tempmail/service/apitest"
 	"testing"
 )
 

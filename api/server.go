@@ -110,6 +110,6 @@ func (s *Server) Stopping() {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
 
 // Router is the server's router: which route takes a request, and which
-// routes there are (api/apitest checks each answer against the route's
+// routes there are (service/apitest checks each answer against the route's
 // operation in the document).
 func (s *Server) Router() chi.Routes { return s.router }

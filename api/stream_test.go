@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // TestEventStreamTellsEveryChange: a client reading the stream sees mail

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"tempmail/api/apitest"
 	"tempmail/eventually"
 	"tempmail/service"
+	"tempmail/service/apitest"
 	"tempmail/webhooks"
 )
 

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
 	"tempmail/projections"
 	"tempmail/service"
+	"tempmail/service/apitest"
 	"tempmail/webhooks"
 )
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/api/apitest"
 	"tempmail/events"
 	"tempmail/service"
+	"tempmail/service/apitest"
 	"tempmail/service/servicetest"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 func TestWebhookRawForms(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
+	"tempmail/service/apitest"
 	"tempmail/service/servicetest"
 )
 

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"tempmail/api/apitest"
+	"tempmail/service/apitest"
 	"testing"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"tempmail/api/apitest"
+	"tempmail/service/apitest"
 	"testing"
 	"time"
 

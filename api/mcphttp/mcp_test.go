@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // mcpSession connects the SDK's own client to the harness's /mcp, through

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // linkMail is an HTML message whose links hide behind entities and

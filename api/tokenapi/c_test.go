@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
 	"tempmail/eventually"
+	"tempmail/service/apitest"
 	"tempmail/service/servicetest"
 )
 

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"tempmail/api/apitest"
+	"tempmail/service/apitest"
 )
 
 // shared is the service the package's tests share where they need nothing

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"tempmail/api/apitest"
+	"tempmail/service/apitest"
 	"tempmail/service/servicetest"
 )
 

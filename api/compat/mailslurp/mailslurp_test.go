@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"tempmail/api/apitest"
+	"tempmail/service/apitest"
 	"testing"
 )
 

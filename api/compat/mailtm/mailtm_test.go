@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/api/apitest"
 	"tempmail/config"
+	"tempmail/service/apitest"
 )
 
 // The mail.tm family (package api/compat/mailtm): accounts, tokens and messages in
