@@ -126,7 +126,7 @@ func TestExpiredTokenInboxC(t *testing.T) {
 	// lifetime ran out first (the 550 says the inbox is gone), the test
 	// tries again with a lifetime twice as long, rather than failing on
 	// the machine's speed.
-	for _, ttl := range []time.Duration{4 * time.Second, 8 * time.Second, 16 * time.Second} {
+	for _, ttl := range []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second} {
 		h := apitest.New(t, func(c *config.Config) { c.TokenInboxTTL = ttl })
 		token, addr := h.TokenInbox()
 		made := time.Now()
