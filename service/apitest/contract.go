@@ -1,7 +1,7 @@
 package apitest
 
 // The OpenAPI document (openapi.json) as the tests hold the service to it:
-// every answer a test receives over HTTP goes through contract.check, so a
+// every answer a test receives over HTTP goes through Contract.check, so a
 // change to a handler that the document does not follow, or the other way
 // round, fails the test that sees it.
 //

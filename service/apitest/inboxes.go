@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 )
 
+// JSONType is the Content-Type of a JSON body.
 const JSONType = "application/json"
 
 // IsUUID reports whether id is a UUID in its canonical text form, as the
@@ -54,6 +55,8 @@ func (h *Harness) NewKey(tenant, scopes string) (key, id string) {
 	return v["key"].(string), v["id"].(string)
 }
 
+// List is the messages of the family C inbox with token, as its list
+// shows them.
 func (h *Harness) List(token string) []map[string]any {
 	h.T.Helper()
 	r := h.Do("GET", "/inboxes/"+token+"/messages/", "")

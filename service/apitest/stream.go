@@ -17,6 +17,7 @@ type Stream struct {
 	events chan Event
 }
 
+// Event is one event of a stream, or a keep-alive comment (Comment).
 type Event struct {
 	ID, Name string
 	Data     map[string]any
@@ -112,6 +113,8 @@ func (s *Stream) Ended() bool {
 	}
 }
 
+// MessageIDBySubject is the id of the message with subject in the family
+// C inbox with token.
 func (h *Harness) MessageIDBySubject(token, subject string) string {
 	h.T.Helper()
 	r := h.Do("GET", "/inboxes/"+token+"/latest/?wait=10&subject="+subject, "")
