@@ -15,21 +15,21 @@ import (
 	"tempmail/service/servicetest"
 )
 
-// Shared is one service for the tests of a package that need nothing of
-// it but inboxes of their own: it starts when a test first asks for it,
-// and Run stops it when the package's tests are done. A test package
-// keeps one in a variable of its own and runs its tests through it:
+// Shared is one service for the tests of a package that need nothing of it
+// but inboxes of their own: it starts when a test first asks for it, and
+// Run stops it when the package's tests are done. A test package keeps one
+// in a variable of its own and runs its tests through it:
 //
 //	var shared apitest.Shared
 //
 //	func TestMain(m *testing.M) { os.Exit(shared.Run(m)) }
 //
-// A test on a shared service makes its own inboxes and reads only them:
-// it must not change what others see (the configuration, readiness, the
-// domains), and must not count what the whole service holds. One that
-// does starts a service of its own (New); the harness's Metric refuses
-// to read a shared service's. The shared service has no
-// limit on one client's creations and logins.
+// A test on a shared service makes its own inboxes and reads only them: it
+// must not change what others see (the configuration, readiness, the
+// domains), and must not count what the whole service holds. One that does
+// starts a service of its own (New); the harness's Metric refuses to read a
+// shared service's. The shared service has no limit on one client's
+// creations and logins.
 type Shared struct {
 	mu   sync.Mutex
 	ran  map[string]bool // the tests that had a harness on it
@@ -44,8 +44,8 @@ type Shared struct {
 // with New's configuration.
 //
 // A test that runs again in the same process (go test -count) gets a
-// service of its own instead: tests name their inboxes, and the names
-// its first run took are still taken on the shared one.
+// service of its own instead: tests name their inboxes, and the names its
+// first run took are still taken on the shared one.
 func (s *Shared) Harness(t *testing.T) *Harness {
 	t.Helper()
 	s.mu.Lock()
@@ -86,9 +86,9 @@ func (s *Shared) start() {
 	s.svc, s.err = service.Start(ctx, cfg, opts)
 }
 
-// Run runs the package's tests as Main does, then stops the shared
-// service, if one started, and removes its data; it returns m.Run's
-// code. When a test failed, the service's log is printed.
+// Run runs the package's tests as Main does, then stops the shared service,
+// if one started, and removes its data; it returns m.Run's code. When a
+// test failed, the service's log is printed.
 func (s *Shared) Run(m *testing.M) int {
 	setParallel()
 	code := m.Run()
