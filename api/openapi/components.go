@@ -159,10 +159,7 @@ func (b *builder) schema(s Schema) object {
 	}
 	o := object{}
 	if s.Ref != "" {
-		if _, ok := b.schemas[s.Ref]; !ok {
-			b.fail("no schema %s", s.Ref)
-		}
-		o.set("$ref", "#/components/schemas/"+s.Ref)
+		o.set("$ref", ref(b, b.schemas, "schema", s.Ref))
 	}
 	// An object's description heads it; a value's follows its type.
 	composite := s.Type == "object" || s.Properties != nil || s.AllOf != nil || s.OneOf != nil || s.AnyOf != nil
@@ -292,12 +289,19 @@ func (b *builder) discriminator(d *Discriminator) object {
 	if d.Mapping != nil {
 		m := object{}
 		for _, k := range slices.Sorted(maps.Keys(d.Mapping)) {
-			if _, ok := b.schemas[d.Mapping[k]]; !ok {
-				b.fail("no schema %s", d.Mapping[k])
-			}
-			m.set(k, "#/components/schemas/"+d.Mapping[k])
+			m.set(k, ref(b, b.schemas, "schema", d.Mapping[k]))
 		}
 		do.set("mapping", m)
 	}
 	return do
+}
+
+// ref is the pointer to the component name of all, which is of kind
+// (schema, parameter, response, header); a name not declared is an
+// error of the build.
+func ref[T any](b *builder, all map[string]T, kind, name string) string {
+	if _, ok := all[name]; !ok {
+		b.fail("no %s %s", kind, name)
+	}
+	return "#/components/" + kind + "s/" + name
 }

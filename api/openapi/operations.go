@@ -177,10 +177,7 @@ func (b *builder) operation(op Operation) object {
 func (b *builder) param(p Param) object {
 	o := object{}
 	if p.Ref != "" {
-		if _, ok := b.params[p.Ref]; !ok {
-			b.fail("no parameter %s", p.Ref)
-		}
-		o.set("$ref", "#/components/parameters/"+p.Ref)
+		o.set("$ref", ref(b, b.params, "parameter", p.Ref))
 		return o
 	}
 	o.set("name", p.Name)
@@ -205,10 +202,7 @@ func (b *builder) param(p Param) object {
 func (b *builder) response(r Response) object {
 	o := object{}
 	if r.Ref != "" {
-		if _, ok := b.responses[r.Ref]; !ok {
-			b.fail("no response %s", r.Ref)
-		}
-		o.set("$ref", "#/components/responses/"+r.Ref)
+		o.set("$ref", ref(b, b.responses, "response", r.Ref))
 		return o
 	}
 	o.set("description", r.Description)
@@ -228,10 +222,7 @@ func (b *builder) response(r Response) object {
 func (b *builder) header(h Header) object {
 	o := object{}
 	if h.Ref != "" {
-		if _, ok := b.headers[h.Ref]; !ok {
-			b.fail("no header %s", h.Ref)
-		}
-		o.set("$ref", "#/components/headers/"+h.Ref)
+		o.set("$ref", ref(b, b.headers, "header", h.Ref))
 		return o
 	}
 	o.setString("description", h.Description)
