@@ -154,27 +154,45 @@ func (s *Store) RevokeKey(ctx context.Context, ev KeyRevoked) ([]Ack, error) {
 }
 
 // EndTenant records a tenant's deletion, expecting nothing: it is final,
-// and its keys are refused from the moment it is stored (KeyRefused).
+// and its keys are refused from the moment it is stored (KeyRefused). Its
+// TenantDeleted, on the tenant's subject, and its TenantBarred, on its
+// own, are one atomic batch; the Ack is the TenantDeleted's, zero when an
+// earlier try stored them (within the dedupe window).
 func (s *Store) EndTenant(ctx context.Context, ev TenantDeleted) (Ack, error) {
-	m, err := eventMsg(tenantSubject(ev.TenantID), ev)
+	deleted, err := eventMsg(tenantSubject(ev.TenantID), ev)
 	if err != nil {
 		return Ack{}, err
 	}
-	return s.publish(ctx, withID(m, "tenant-deleted-"+ev.TenantID))
+	barred, err := eventMsg(tenantBarredSubject(ev.TenantID), TenantBarred{TenantID: ev.TenantID})
+	if err != nil {
+		return Ack{}, err
+	}
+	acks, err := s.publishBatch(ctx, []*nats.Msg{withID(deleted, "tenant-deleted-"+ev.TenantID),
+		withID(barred, "tenant-barred-"+ev.TenantID)})
+	switch {
+	case errors.Is(err, errBatchDuplicate):
+		return Ack{}, nil
+	case err != nil:
+		return Ack{}, err
+	}
+	return acks[0], nil
 }
 
 // KeyRefused reports whether the log refuses a key, whatever the views
 // say: its revocation is stored (its KeyBarred), or its tenant's deletion
-// (the tenant's last event is a TenantDeleted, or the tenant has no events
-// left: the log forgot it once deleted). Two reads of the log, from the
-// stream's leader when replicated.
+// (its TenantBarred; for a deletion stored before tenants were barred,
+// the tenant's last event is its TenantDeleted; or the tenant has no
+// events left: the log forgot it once deleted). Up to three reads of the
+// log, from the stream's leader when replicated.
 func (s *Store) KeyRefused(ctx context.Context, hash, tenantID string) (bool, error) {
-	_, err := s.stream.GetLastMsgForSubject(ctx, barredSubject(hash))
-	switch {
-	case err == nil:
-		return true, nil
-	case !errors.Is(err, jetstream.ErrMsgNotFound):
-		return false, unavailable(err)
+	for _, subj := range []string{barredSubject(hash), tenantBarredSubject(tenantID)} {
+		_, err := s.stream.GetLastMsgForSubject(ctx, subj)
+		switch {
+		case err == nil:
+			return true, nil
+		case !errors.Is(err, jetstream.ErrMsgNotFound):
+			return false, unavailable(err)
+		}
 	}
 	m, err := s.stream.GetLastMsgForSubject(ctx, tenantSubject(tenantID))
 	switch {
@@ -194,6 +212,11 @@ func firstLine(b []byte) []byte {
 // barredSubject holds the KeyBarred of one key, by its hash.
 func barredSubject(hash string) string {
 	return subjectRoot + "." + SysPartition + ".barred." + hash
+}
+
+// tenantBarredSubject holds the TenantBarred of one deleted tenant.
+func tenantBarredSubject(tenantID string) string {
+	return subjectRoot + "." + SysPartition + ".ended." + tenantID
 }
 
 // ForgetClaim is a claim to delete from its tenant's subject once what it

@@ -37,12 +37,14 @@ const (
 	TypeTenantInboxAdded   Type = "TenantInboxAdded"
 	TypeTenantInboxRemoved Type = "TenantInboxRemoved"
 	// What else a tenant's quota counts, claimed on its subject
-	// (claims.go), and a revoked key barred on a subject of its own.
+	// (claims.go), and a revoked key and a deleted tenant each barred on a
+	// subject of its own.
 	TypeMailClaimed         Type = "MailClaimed"
 	TypeWebhookClaimed      Type = "WebhookClaimed"
 	TypeTenantDomainAdded   Type = "TenantDomainAdded"
 	TypeTenantDomainRemoved Type = "TenantDomainRemoved"
 	TypeKeyBarred           Type = "KeyBarred"
+	TypeTenantBarred        Type = "TenantBarred"
 )
 
 // Payload is the body of one event.
@@ -463,6 +465,8 @@ func schema(t Type) (version int, p Payload) {
 		return 1, &TenantDomainRemoved{}
 	case TypeKeyBarred:
 		return 1, &KeyBarred{}
+	case TypeTenantBarred:
+		return 1, &TenantBarred{}
 	}
 	return 0, nil
 }

@@ -337,3 +337,37 @@ func TestForgettingATenantKeepsWhatItsSubjectGotPastTheViews(t *testing.T) {
 		t.Errorf("a key of the tenant, its subject forgotten: refused %v, %v", refused, err)
 	}
 }
+
+// TestADeletedTenantsKeysAreRefusedWhateverItsSubjectGetsAfter: the
+// removal of one of its inboxes, stored after the deletion (scheduled at
+// the inbox's expiry, or written as the deletion ends it), does not make
+// the log accept the tenant's keys again while the views lag; a retry of
+// the deletion is taken for the one stored.
+func TestADeletedTenantsKeysAreRefusedWhateverItsSubjectGetsAfter(t *testing.T) {
+	t.Parallel()
+	s := eventstest.OpenStore(t, natstest.StartNode(t, t.TempDir()))
+	ctx := ctxT(t)
+	hash := strings.Repeat("k", 64)
+	if _, err := s.AppendTenantEvent(ctx, events.TenantCreated{TenantID: "t1", Name: "t"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if refused, err := s.KeyRefused(ctx, hash, "t1"); err != nil || refused {
+		t.Fatalf("a live tenant's key: refused %v, %v", refused, err)
+	}
+	deleted, err := s.EndTenant(ctx, events.TenantDeleted{TenantID: "t1"})
+	if err != nil || deleted.Seq == 0 {
+		t.Fatalf("EndTenant: %+v, %v", deleted, err)
+	}
+	if again, err := s.EndTenant(ctx, events.TenantDeleted{TenantID: "t1"}); err != nil || again.Seq != 0 {
+		t.Errorf("a retry of the deletion: %+v, %v (want nothing stored again)", again, err)
+	}
+	if _, err := s.AppendTenantEvent(ctx, events.TenantInboxRemoved{TenantID: "t1", InboxID: "i1"}, deleted.Seq); err != nil {
+		t.Fatal(err)
+	}
+	if refused, err := s.KeyRefused(ctx, hash, "t1"); err != nil || !refused {
+		t.Errorf("a deleted tenant's key, a removal after its deletion: refused %v, %v", refused, err)
+	}
+	if refused, err := s.KeyRefused(ctx, hash, "t2"); err != nil || !refused {
+		t.Errorf("a key of a tenant the log does not know: refused %v, %v", refused, err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 //	ev.sys.webhooks                       subscriptions to every inbox (WebhookCreated, WebhookSecretRotated, WebhookDeleted)
 //	ev.sys.tenant.<tenantID>              one tenant, its keys and what its quota counts (TenantCreated, TenantChanged, TenantDeleted, KeyCreated, KeyRevoked, and the claims of claims.go)
 //	ev.sys.barred.<hash>                  a revoked key (KeyBarred), which authentication reads
+//	ev.sys.ended.<tenantID>               a deleted tenant (TenantBarred), which authentication reads
 //	ev.<part>.<addrKey>.inbox             inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
 //	ev.<part>.<addrKey>.m.<inboxID>       every message event of one inbox (MailReceived, MarkedRead, Deleted)
 //	ev.<part>.<addrKey>.w.<inboxID>       subscriptions to one inbox (the same)

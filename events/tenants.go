@@ -82,6 +82,18 @@ type KeyBarred struct {
 
 func (KeyBarred) EventType() Type { return TypeKeyBarred }
 
+// TenantBarred bars a deleted tenant's keys, on a subject of its own
+// (tenantBarredSubject), as KeyBarred bars one key: the tenant's own
+// subject cannot say it once the deletion is stored, for the removals of
+// its inboxes (scheduled at their expiry, or written as the deletion ends
+// them) come after it there. It is stored in one atomic batch with the
+// TenantDeleted, and leaves the log once the views have applied it.
+type TenantBarred struct {
+	TenantID string `json:"tenant_id"`
+}
+
+func (TenantBarred) EventType() Type { return TypeTenantBarred }
+
 // TenantInboxAdded counts a new inbox of a tenant against its quota. It is
 // stored in one atomic batch with the inbox's InboxCreated, expecting the
 // tenant's last event as the views show it: of racing creations at the

@@ -101,6 +101,8 @@ func (a *applier) Apply(et *engine.Tx, p events.Payload) error {
 		return t.tenantDomainAdded(ev)
 	case *events.TenantDomainRemoved:
 		return t.tenantDomainRemoved(ev)
+	case *events.TenantBarred:
+		return t.tenantBarred(ev)
 	case *events.KeyBarred:
 		return t.keyBarred(ev)
 	}

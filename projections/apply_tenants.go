@@ -146,6 +146,14 @@ func (t *tx) keyBarred(*events.KeyBarred) error {
 	return nil
 }
 
+// tenantBarred: the TenantBarred of a deletion the views apply (just
+// before it, in the same batch) bars the tenant's keys in the log until
+// then; once the views are written, it leaves the log.
+func (t *tx) tenantBarred(*events.TenantBarred) error {
+	t.Moot()
+	return nil
+}
+
 // tenantInboxAdded lists a claimed inbox and counts it.
 func (t *tx) tenantInboxAdded(ev *events.TenantInboxAdded) error {
 	tn, ts, ok, err := t.liveTenant(ev.TenantID)
