@@ -23,10 +23,11 @@
 //	command, ingest, webhooks        the one writer, SMTP, outbound webhooks
 //	projections                      the views: what each event does, and the Reader
 //	projections/engine, …/view, …/entry   the engine, the bucket, the stored entries
-//	mailbox                          the mailbox model handlers read: message, head, filter
 //	events, sealed, broker           the log, sealed contents and keys, NATS
 //	mcpserver, client                the MCP tools, on the Go client of family C
-//	mail, mailauth, config, wire, fairshare, logs, retry, web (the page)
+//	mail, mailauth, config, fairshare, logs, retry, web (the page)
+//	wire                             family C's shapes, which the client reads
+//	mailbox                          the model: content, message, head, filter, usage
 //	tempmail                         error kinds, addresses
 //
 // Tests stand beside them: service/apitest runs the service for every family's

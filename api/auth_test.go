@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"tempmail/config"
-	"tempmail/mail"
 	"tempmail/mailauth/authtest"
+	"tempmail/mailbox"
 	"tempmail/service/apitest"
 )
 
@@ -18,12 +18,12 @@ func authChecks(dns *authtest.DNS) func(*config.Config) {
 }
 
 // authOf reads the authentication object of a JSON answer.
-func authOf(t *testing.T, body []byte) *mail.Auth {
+func authOf(t *testing.T, body []byte) *mailbox.Auth {
 	t.Helper()
 	var v struct {
-		Authentication *mail.Auth `json:"authentication"`
+		Authentication *mailbox.Auth `json:"authentication"`
 		Data           struct {
-			Authentication *mail.Auth `json:"authentication"`
+			Authentication *mailbox.Auth `json:"authentication"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -55,9 +55,9 @@ func TestAuthenticationInEveryFamilyAndWebhook(t *testing.T) {
 	h.SendMailFrom("bounce@sender.test", addr, key.Sign(t, "From: Shop <shop@sender.test>\r\nTo: "+addr+
 		"\r\nSubject: signed\r\nDate: Sat, 21 Nov 2026 19:00:00 +0000\r\nMessage-ID: <a1@sender.test>\r\n\r\nYour code is 424242.\r\n"))
 	id := h.WaitLatest(token, "")["id"].(string)
-	want := &mail.Auth{SPF: mail.SPF{Result: "pass", Domain: "sender.test"},
-		DKIM:  []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
-		DMARC: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
+	want := &mailbox.Auth{SPF: mailbox.SPF{Result: "pass", Domain: "sender.test"},
+		DKIM:  []mailbox.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
+		DMARC: mailbox.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
 	for _, path := range []string{"/api/emails/" + id + "/", "/api/mailstore/mailbox/checked/" + id + ".eml/",
 		"/inboxes/" + token + "/messages/" + id + "/", "/inboxes/" + token + "/latest/"} {
 		r := h.Do("GET", path, "")

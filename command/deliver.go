@@ -12,6 +12,7 @@ import (
 	"tempmail"
 	"tempmail/events"
 	"tempmail/mail"
+	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/retry"
 )
@@ -24,7 +25,7 @@ const defaultDeliverTimeout = 15 * time.Second
 type Envelope struct {
 	MailFrom   string
 	Recipients []*projections.Inbox // live inboxes, each once
-	Auth       *mail.Auth           // what the checks said; nil: not checked
+	Auth       *mailbox.Auth        // what the checks said; nil: not checked
 }
 
 // Delivered says what was stored.
@@ -137,7 +138,7 @@ func (c *Commands) store(ctx context.Context, ds []events.Copy, size int) (acks 
 // incoming is a message being delivered, as each of its copies is made
 // from it.
 type incoming struct {
-	p      mail.Message
+	p      mailbox.Content
 	raw    []byte
 	env    Envelope
 	now    time.Time
@@ -219,9 +220,9 @@ func (c *Commands) LogAccepted(via, client string, res Delivered, size int, took
 		"size", size, "duplicate", res.Duplicate, "duration_ms", float64(took.Microseconds())/1000)
 }
 
-func mailReceived(in *projections.Inbox, p mail.Message, raw []byte, env Envelope, now time.Time, print events.Print) events.MailReceived {
+func mailReceived(in *projections.Inbox, p mailbox.Content, raw []byte, env Envelope, now time.Time, print events.Print) events.MailReceived {
 	id := events.NewMessageID(in.ID)
-	atts := make([]mail.Attachment, len(p.Attachments))
+	atts := make([]mailbox.Attachment, len(p.Attachments))
 	for i, a := range p.Attachments {
 		a.ID = mail.AttachmentID(id, i+1)
 		atts[i] = a

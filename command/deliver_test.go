@@ -119,7 +119,7 @@ func read(t *testing.T, svc *backend.Backend, id string) (*mailbox.Message, []by
 	if m.RawObject == "" {
 		return m, m.Raw
 	}
-	r, err := svc.Store.OpenRaw(t.Context(), m.ContentRef(), m.RawObject)
+	r, err := svc.Store.OpenRaw(t.Context(), events.RefOf(m), m.RawObject)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,9 @@ import (
 	"tempmail/backend"
 	"tempmail/backend/backendtest"
 	"tempmail/command"
-	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
+	"tempmail/mailbox"
 )
 
 // handOver delivers msg as the inbound webhook does, from 192.0.2.9, and
@@ -112,9 +112,9 @@ func TestAuthenticationOfTheInboundWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, raw := read(t, svc, got.MessageIDs[0])
-	want := mail.Auth{SPF: mail.SPF{Result: "none"},
-		DKIM:  []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
-		DMARC: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
+	want := mailbox.Auth{SPF: mailbox.SPF{Result: "none"},
+		DKIM:  []mailbox.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
+		DMARC: mailbox.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}}
 	if m.Auth == nil || !reflect.DeepEqual(*m.Auth, want) {
 		t.Errorf("stored %+v, want %+v", m.Auth, want)
 	}

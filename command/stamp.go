@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"tempmail"
-	"tempmail/mail"
 	"tempmail/mailauth"
+	"tempmail/mailbox"
 )
 
 // What the service puts on top of every message it keeps, whether SMTP or
@@ -32,7 +32,7 @@ func (c *Commands) HeaderRoom(received string) int {
 // It returns the message as kept (received, our Authentication-Results,
 // the client's bytes), the client's bytes as kept (what identifies a
 // retry), and the result; all in buf, nothing copied but the headers.
-func (c *Commands) Authenticate(ctx context.Context, buf []byte, off int, received string, in mailauth.Input) (raw, client []byte, res *mail.Auth) {
+func (c *Commands) Authenticate(ctx context.Context, buf []byte, off int, received string, in mailauth.Input) (raw, client []byte, res *mailbox.Auth) {
 	client = buf[off:]
 	var results string
 	if c.Mail.Auth != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"tempmail/mail"
+	"tempmail/mailbox"
 	"tempmail/sealed"
 )
 
@@ -22,14 +22,19 @@ type ContentRef struct {
 	Key       uint64
 }
 
+// RefOf says where the content of a message read whole is.
+func RefOf(m *mailbox.Message) ContentRef {
+	return ContentRef{MessageID: m.ID, Seq: m.ContentSeq, Key: m.Key}
+}
+
 // Content returns what a message says, opened from its sealed record. It
 // is of kind NotFound once the message is deleted (its key erased), and
 // kept decoded in a bounded cache: it never changes while it exists.
 // Callers must not change what it returns.
-func (s *Store) Content(ctx context.Context, ref ContentRef) (*mail.Message, error) {
+func (s *Store) Content(ctx context.Context, ref ContentRef) (*mailbox.Content, error) {
 	// Readers who ask at once share one opening (sealed.Cache.Open): one
 	// reader going away does not fail the others.
-	return s.contents.Open(ref.MessageID, func() (*mail.Message, error) {
+	return s.contents.Open(ref.MessageID, func() (*mailbox.Content, error) {
 		octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		return s.open(octx, ref)
@@ -37,7 +42,7 @@ func (s *Store) Content(ctx context.Context, ref ContentRef) (*mail.Message, err
 }
 
 // open reads and opens a message's content.
-func (s *Store) open(ctx context.Context, ref ContentRef) (*mail.Message, error) {
+func (s *Store) open(ctx context.Context, ref ContentRef) (*mailbox.Content, error) {
 	m, err := s.stream.GetMsg(ctx, ref.Seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, sealed.ErrErased

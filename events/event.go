@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"tempmail/mailbox"
 	"time"
-
-	"tempmail/mail"
 )
 
 // Type names an event. Each type has a schema version (schema); decoding an
@@ -201,7 +200,7 @@ type MailReceived struct {
 
 	// Content is what to seal, when delivering; it is never part of the
 	// event's JSON.
-	Content mail.Message `json:"-"`
+	Content mailbox.Content `json:"-"`
 	// Sealed is the content as stored after the JSON; Decode leaves it
 	// sealed.
 	Sealed []byte `json:"-"`

@@ -17,7 +17,7 @@ import (
 	"tempmail/broker/natstest"
 	"tempmail/events"
 	"tempmail/events/eventstest"
-	"tempmail/mail"
+	"tempmail/mailbox"
 )
 
 func ctxT(t *testing.T) context.Context {
@@ -102,7 +102,7 @@ func TestDeliveryIsDedupedAndRefusedAfterTheInboxEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := events.MailReceived{InboxID: ev.InboxID, MessageID: uuid.NewString(), Address: ev.Address, Content: mail.Message{Raw: []byte("x")}}
+	m := events.MailReceived{InboxID: ev.InboxID, MessageID: uuid.NewString(), Address: ev.Address, Content: mailbox.Content{Raw: []byte("x")}}
 	first, err := deliverOne(ctx, s, m, created.Seq, "same-bytes")
 	if err != nil || first.Duplicate {
 		t.Fatalf("first delivery: %+v, %v", first, err)
@@ -127,7 +127,7 @@ func TestDeliveryIsDedupedAndRefusedAfterTheInboxEnds(t *testing.T) {
 
 func TestEventsRoundTripAndUnknownVersionsAreRefused(t *testing.T) {
 	t.Parallel()
-	in := &events.MailReceived{InboxID: "i", MessageID: "m", Key: 7, Size: 3, Content: mail.Message{Subject: "héllo"},
+	in := &events.MailReceived{InboxID: "i", MessageID: "m", Key: 7, Size: 3, Content: mailbox.Content{Subject: "héllo"},
 		Sealed: []byte("sealed\nbytes\x00")}
 	b, err := events.Encode(in, time.Now())
 	if err != nil {
@@ -208,7 +208,7 @@ func TestPurgeOfAnEndingThatEndedNothingErasesTheInboxAndKeepsANewerClaim(t *tes
 	var refs []events.ContentRef
 	for i := range 3 {
 		m := events.MailReceived{InboxID: old.InboxID, MessageID: uuid.NewString(), Address: old.Address,
-			Content: mail.Message{Raw: []byte("Subject: secret " + string(rune('a'+i)) + "\r\n\r\nbody\r\n")}}
+			Content: mailbox.Content{Raw: []byte("Subject: secret " + string(rune('a'+i)) + "\r\n\r\nbody\r\n")}}
 		ack, err := deliverOne(ctx, s, m, created.Seq, m.MessageID)
 		if err != nil {
 			t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"tempmail/broker"
 	"tempmail/broker/natstest"
 	"tempmail/events"
-	"tempmail/mail"
+	"tempmail/mailbox"
 )
 
 // outcomeEnv is a store whose connection to NATS passes through a proxy
@@ -117,7 +117,7 @@ func (e *outcomeEnv) storedMail() map[string]*events.MailReceived {
 
 func delivery(in events.InboxCreated, lifecycleSeq uint64, body []byte, dedupe string) events.Copy {
 	return events.Copy{Mail: events.MailReceived{InboxID: in.InboxID, MessageID: uuid.NewString(), Address: in.Address,
-		ReceivedAt: time.Now().UTC(), Size: int64(len(body)), Content: mail.Message{Subject: "s", Raw: body}},
+		ReceivedAt: time.Now().UTC(), Size: int64(len(body)), Content: mailbox.Content{Subject: "s", Raw: body}},
 		LifecycleSeq: lifecycleSeq, DedupeID: dedupe}
 }
 

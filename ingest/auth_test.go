@@ -12,9 +12,9 @@ import (
 	"tempmail/backend"
 	"tempmail/backend/backendtest"
 	"tempmail/command"
-	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
+	"tempmail/mailbox"
 )
 
 // authWorld is a service whose deliverer checks SPF, DKIM and DMARC
@@ -81,25 +81,25 @@ func TestAuthenticationOnReceipt(t *testing.T) {
 	t.Parallel()
 	w := newAuthWorld(t, 5*time.Second)
 	signed := w.key.Sign(t, fromSender("Shop <shop@sender.test>", "x@tempmail.test", "signed"))
-	pass := mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}
-	spfPass := mail.SPF{Result: "pass", Domain: "sender.test"}
+	pass := mailbox.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}
+	spfPass := mailbox.SPF{Result: "pass", Domain: "sender.test"}
 	for _, c := range []struct {
 		name, mailFrom, data, header string
-		want                         mail.Auth
+		want                         mailbox.Auth
 	}{
 		{"signed", "bounce@sender.test", signed,
 			"spf=pass smtp.mailfrom=sender.test;\r\n\tdkim=pass header.d=sender.test header.s=sel;\r\n\tdmarc=pass header.from=sender.test",
-			mail.Auth{SPF: spfPass, DKIM: []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}}, DMARC: pass}},
+			mailbox.Auth{SPF: spfPass, DKIM: []mailbox.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}}, DMARC: pass}},
 		{"tampered body", "bounce@sender.test", strings.Replace(signed, "424242", "999999", 1),
 			"spf=pass smtp.mailfrom=sender.test;\r\n\tdkim=fail header.d=sender.test header.s=sel;\r\n\tdmarc=pass header.from=sender.test",
-			mail.Auth{SPF: spfPass, DKIM: []mail.DKIM{{Result: "fail", Domain: "sender.test", Selector: "sel"}}, DMARC: pass}},
+			mailbox.Auth{SPF: spfPass, DKIM: []mailbox.DKIM{{Result: "fail", Domain: "sender.test", Selector: "sel"}}, DMARC: pass}},
 		{"unsigned", "bounce@sender.test", fromSender("shop@sender.test", "x@tempmail.test", "unsigned"),
 			"spf=pass smtp.mailfrom=sender.test;\r\n\tdmarc=pass header.from=sender.test",
-			mail.Auth{SPF: spfPass, DKIM: []mail.DKIM{}, DMARC: pass}},
+			mailbox.Auth{SPF: spfPass, DKIM: []mailbox.DKIM{}, DMARC: pass}},
 		{"spoofed From", "ceo@spoofed.test", fromSender("CEO <ceo@spoofed.test>", "x@tempmail.test", "spoofed"),
 			"spf=fail smtp.mailfrom=spoofed.test;\r\n\tdmarc=fail header.from=spoofed.test",
-			mail.Auth{SPF: mail.SPF{Result: "fail", Domain: "spoofed.test"}, DKIM: []mail.DKIM{},
-				DMARC: mail.DMARC{Result: "fail", Domain: "spoofed.test", Policy: "quarantine"}}},
+			mailbox.Auth{SPF: mailbox.SPF{Result: "fail", Domain: "spoofed.test"}, DKIM: []mailbox.DKIM{},
+				DMARC: mailbox.DMARC{Result: "fail", Domain: "spoofed.test", Policy: "quarantine"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -197,7 +197,7 @@ func TestHostileDKIMKeyOverSMTP(t *testing.T) {
 	if m.Auth == nil || len(m.Auth.DKIM) != 5 {
 		t.Fatalf("stored %+v, want five DKIM results", m.Auth)
 	}
-	want := mail.DKIM{Result: "permerror", Domain: "evil.test", Selector: "huge", Reason: "key record longer than 4096 bytes"}
+	want := mailbox.DKIM{Result: "permerror", Domain: "evil.test", Selector: "huge", Reason: "key record longer than 4096 bytes"}
 	for _, d := range m.Auth.DKIM {
 		if d != want {
 			t.Errorf("stored %+v, want %+v", d, want)

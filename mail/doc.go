@@ -1,10 +1,8 @@
-// Package mail is the model of a received message, which every other
-// package takes from here: what it says (Message), its attachments, its
-// links and its authentication results (Auth). It is a leaf: it imports
-// nothing of tempmail's but the root package, so that ingest, events,
-// projections, api and webhooks all speak of one Message without
-// importing one another. How a Message is stored is package sealed's
-// business, not its JSON's here.
+// Package mail reads a received message into what the model says of it
+// (mailbox.Content: its words, attachments, links and headers). It
+// imports nothing of tempmail's but the root package and the model, so
+// that ingest parses and everyone else reads what it parsed. How content
+// is stored is package sealed's business.
 //
 // Parse reads a message's bytes with enmime into that bounded summary. It
 // never fails and never panics: what broken MIME, unknown charsets and
@@ -23,14 +21,14 @@
 // URLs, nothing with a backslash or control character that browsers and
 // parsers read differently. What cannot be seen in a URL (bidirectional
 // controls such as U+202E, zero-width and other invisible characters) is
-// percent-encoded, and ASCII gives a URL's host as a browser looks it up
+// percent-encoded, and mailbox.ASCII gives a URL's host as a browser looks it up
 // (punycode), to show beside its Unicode form. Its work is linear in the
 // size of the bodies: every step is counted (extractor.work), and the
 // tests bound the count per byte of input.
 //
-// Where things are: message.go holds the model; parse.go reads MIME
+// Where things are: parse.go reads MIME
 // (Parse, PartContent); preview.go says what lists show of a message
 // (Preview); links.go finds a message's links (Extract, Clean),
-// shown.go says how a link's URL is shown (EncodeInvisible, ASCII). Tests
+// shown.go says how a link's URL is shown (EncodeInvisible). Tests
 // share hostile and ordinary messages through package mailtest.
 package mail

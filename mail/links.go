@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"tempmail/mailbox"
 	"unicode"
 	"unicode/utf8"
 
@@ -31,8 +32,8 @@ const (
 // out in text, with empty text. A URL is listed once, at its first place,
 // with the first non-empty text found for it. The result is never nil, so
 // that a caller can tell "no links" from "never looked".
-func Extract(text, htm string) []Link {
-	e := extractor{out: []Link{}, at: map[string]int{}}
+func Extract(text, htm string) []mailbox.Link {
+	e := extractor{out: []mailbox.Link{}, at: map[string]int{}}
 	e.extract(text, htm)
 	return e.out
 }
@@ -43,7 +44,7 @@ func (e *extractor) extract(text, htm string) {
 }
 
 type extractor struct {
-	out   []Link
+	out   []mailbox.Link
 	at    map[string]int // URL -> its index in out
 	total int            // bytes of URLs and texts in out
 	// work counts the bytes each step looks at (a scan, a URL prepared
@@ -79,7 +80,7 @@ func (e *extractor) add(rawURL, text string) {
 		return
 	}
 	e.at[u] = len(e.out)
-	e.out = append(e.out, Link{URL: u, Text: text})
+	e.out = append(e.out, mailbox.Link{URL: u, Text: text})
 	e.total += len(u) + len(text)
 }
 

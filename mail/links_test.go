@@ -4,14 +4,25 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"tempmail/mailbox"
 	"testing"
 	"unicode/utf8"
 )
 
 // L is a link as the tables write it.
-type L = Link
+type L struct{ URL, Text string }
 
-func extract(text, htm string) []L { return Extract(text, htm) }
+func extract(text, htm string) []L {
+	links := Extract(text, htm)
+	if links == nil {
+		return nil // told apart from none: stored content without links is nil
+	}
+	out := make([]L, 0, len(links))
+	for _, l := range links {
+		out = append(out, L(l))
+	}
+	return out
+}
 
 func TestExtract(t *testing.T) {
 	t.Parallel()
@@ -216,28 +227,6 @@ func TestClean(t *testing.T) {
 	}
 }
 
-// The ASCII form of a link's URL: an internationalized host as a browser
-// looks it up (punycode), beside the Unicode form the URL keeps.
-func TestASCII(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"https://example.com/a?b#c":                      "https://example.com/a?b#c",
-		"HTTPS://Example.COM:8443/":                      "HTTPS://Example.COM:8443/",
-		"https://ex\u00e4mple.com/caf\u00e9":             "https://xn--exmple-cua.com/caf\u00e9",
-		"https://\u0430pple.com/login":                   "https://xn--pple-43d.com/login", // a Cyrillic а
-		"https://user:pw@b\u00fccher.de:8443/x?y=\u00e4": "https://user:pw@xn--bcher-kva.de:8443/x?y=\u00e4",
-		"https://b\u00fccher\u3002de/":                   "https://xn--bcher-kva.de/",
-		"https://exa%E2%80%8Bmple.com/":                  "https://example.com/", // the zero-width space is ignored: a browser goes to example.com
-		"https://%E2%80%AEelgoog.com/":                   "",                     // a bidi control: no valid host
-		"https://[2001:db8::1]:443/":                     "https://[2001:db8::1]:443/",
-		"https://a_b.ex\u00e4mple/":                      "https://a_b.xn--exmple-cua/",
-	} {
-		if got := ASCII(in); got != want {
-			t.Errorf("ASCII(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // A hostile body costs work in proportion to its bytes: each case counts
 // the bytes the extractor looks at (extractor.work) and bounds them by a
 // few per byte of input. Issue 29's body ("https://" and 262,000 ")")
@@ -256,7 +245,7 @@ func TestExtractWorkIsLinear(t *testing.T) {
 		"brackets in html":       {"", `<a href="https://` + strings.Repeat(")", 4000) + `">x</a>` + strings.Repeat("<a href=https://a/)>)</a>", n/25)},
 		"words before every URL": {strings.Repeat("xhttp://a ", n/10), ""},
 	} {
-		e := extractor{out: []Link{}, at: map[string]int{}}
+		e := extractor{out: []mailbox.Link{}, at: map[string]int{}}
 		e.extract(in[0], in[1])
 		if size := len(in[0]) + len(in[1]); e.work > 8*size+64 {
 			t.Errorf("%s: %d bytes looked at for %d bytes of input, want at most 8 per byte", name, e.work, size)
@@ -279,7 +268,7 @@ func FuzzExtract(f *testing.F) {
 		f.Add(seed[0], seed[1])
 	}
 	f.Fuzz(func(t *testing.T, text, htm string) {
-		e := extractor{out: []Link{}, at: map[string]int{}}
+		e := extractor{out: []mailbox.Link{}, at: map[string]int{}}
 		e.extract(text, htm)
 		if size := len(text) + len(htm); e.work > 8*size+64 {
 			t.Fatalf("%d bytes looked at for %d bytes of input", e.work, size)

@@ -7,6 +7,7 @@ import (
 	netmail "net/mail"
 	"strconv"
 	"strings"
+	"tempmail/mailbox"
 
 	"tempmail"
 
@@ -38,7 +39,7 @@ const (
 // could be read, and the raw bytes are kept regardless. Memory is bounded by a
 // small multiple of the message size; deep nesting is refused up front
 // (headers only) rather than recursed into.
-func Parse(raw []byte) (p Message) {
+func Parse(raw []byte) (p mailbox.Content) {
 	p.Headers = topHeaders(raw)
 	defer func() {
 		if r := recover(); r != nil {
@@ -105,7 +106,7 @@ func Parse(raw []byte) (p Message) {
 		if ct == "" {
 			ct = "application/octet-stream"
 		}
-		p.Attachments = append(p.Attachments, Attachment{Filename: tempmail.Truncate(name, 255),
+		p.Attachments = append(p.Attachments, mailbox.Attachment{Filename: tempmail.Truncate(name, 255),
 			ContentType: tempmail.Truncate(ct, 255), Size: int64(len(part.Content)), Part: part.PartID})
 	}
 	if p.Text == "" && p.HTML == "" && len(p.Attachments) == 0 {
@@ -119,8 +120,8 @@ func Parse(raw []byte) (p Message) {
 
 // headersOnly is the fallback for messages enmime cannot take: the top-level
 // headers, and the body as text.
-func headersOnly(raw []byte) Message {
-	p := Message{Headers: topHeaders(raw)}
+func headersOnly(raw []byte) mailbox.Content {
+	p := mailbox.Content{Headers: topHeaders(raw)}
 	msg, err := netmail.ReadMessage(headerBlockEnded(raw))
 	if err != nil {
 		p.Text = tempmail.Truncate(string(raw), maxBodyBytes)

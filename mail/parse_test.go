@@ -8,10 +8,11 @@ import (
 	"unicode/utf8"
 
 	"tempmail/mail/mailtest"
+	"tempmail/mailbox"
 )
 
 // checkBounded asserts what every parse result must satisfy, whatever the input.
-func checkBounded(t *testing.T, name string, p Message) {
+func checkBounded(t *testing.T, name string, p mailbox.Content) {
 	t.Helper()
 	for field, v := range map[string]string{"subject": p.Subject, "from": p.From, "from_name": p.FromName,
 		"text": p.Text, "html": p.HTML, "message-id": p.HeaderMessageID} {
@@ -44,22 +45,22 @@ func checkBounded(t *testing.T, name string, p Message) {
 
 func TestMalformedMessagesParseAsWellAsTheyCan(t *testing.T) {
 	t.Parallel()
-	want := map[string]func(Message) bool{
-		"broken boundary":      func(p Message) bool { return p.Subject == "broken boundary" },
-		"no boundary param":    func(p Message) bool { return strings.Contains(p.Text, "plain words") },
-		"unknown charset":      func(p Message) bool { return strings.Contains(p.Text, "nuqneH") },
-		"bad quoted-printable": func(p Message) bool { return strings.Contains(p.Text, "broken") },
-		"no headers":           func(p Message) bool { return strings.Contains(p.Text, "just a body") },
-		"very long line":       func(p Message) bool { return len(p.Text) >= 200000 },
-		"deep nesting":         func(p Message) bool { return p.Subject == "deep" },
-		"nested just under limit": func(p Message) bool {
+	want := map[string]func(mailbox.Content) bool{
+		"broken boundary":      func(p mailbox.Content) bool { return p.Subject == "broken boundary" },
+		"no boundary param":    func(p mailbox.Content) bool { return strings.Contains(p.Text, "plain words") },
+		"unknown charset":      func(p mailbox.Content) bool { return strings.Contains(p.Text, "nuqneH") },
+		"bad quoted-printable": func(p mailbox.Content) bool { return strings.Contains(p.Text, "broken") },
+		"no headers":           func(p mailbox.Content) bool { return strings.Contains(p.Text, "just a body") },
+		"very long line":       func(p mailbox.Content) bool { return len(p.Text) >= 200000 },
+		"deep nesting":         func(p mailbox.Content) bool { return p.Subject == "deep" },
+		"nested just under limit": func(p mailbox.Content) bool {
 			return p.Subject == "deep" && strings.Contains(p.Text, "bottom")
 		},
-		"header without colon": func(p Message) bool { return p.Subject == "ok" && strings.HasPrefix(p.Text, "this is not") },
-		"bad date":             func(p Message) bool { return p.Subject == "bad date" && p.Date.IsZero() },
-		"many attachments":     func(p Message) bool { return len(p.Attachments) == maxAttachments },
-		"bare LF":              func(p Message) bool { return p.Text == "line1\nline2\n" },
-		"html only": func(p Message) bool {
+		"header without colon": func(p mailbox.Content) bool { return p.Subject == "ok" && strings.HasPrefix(p.Text, "this is not") },
+		"bad date":             func(p mailbox.Content) bool { return p.Subject == "bad date" && p.Date.IsZero() },
+		"many attachments":     func(p mailbox.Content) bool { return len(p.Attachments) == maxAttachments },
+		"bare LF":              func(p mailbox.Content) bool { return p.Text == "line1\nline2\n" },
+		"html only": func(p mailbox.Content) bool {
 			return strings.Contains(p.Text, "135790") && strings.Contains(p.HTML, "<b>135790</b>")
 		},
 	}
@@ -133,16 +134,16 @@ func TestParseFindsLinks(t *testing.T) {
 		" <a href=3D\"javascript:steal()\">x</a></p>\r\n--b--\r\n"
 	for _, c := range []struct {
 		name, raw string
-		want      []Link
+		want      []mailbox.Link
 	}{
-		{"text and html", alternative, []Link{{URL: "https://shop.example/verify?t=abc&u=1", Text: "Verify your address"},
+		{"text and html", alternative, []mailbox.Link{{URL: "https://shop.example/verify?t=abc&u=1", Text: "Verify your address"},
 			{URL: "https://shop.example/help", Text: ""}}},
 		{"html only", "Subject: x\r\nContent-Type: text/html\r\n\r\n<a href=\"https://a.example/x?y=1&amp;z=2\">Go</a> " +
 			"<a href=\"https://b.example/\">https://b.example/</a>\r\n",
-			[]Link{{URL: "https://a.example/x?y=1&z=2", Text: "Go"}, {URL: "https://b.example/", Text: "https://b.example/"}}},
+			[]mailbox.Link{{URL: "https://a.example/x?y=1&z=2", Text: "Go"}, {URL: "https://b.example/", Text: "https://b.example/"}}},
 		{"headers only", "Subject: deep\r\n" + strings.Repeat("Content-Type: multipart/mixed; boundary=\"q\"\r\n", 13) +
-			"\r\nsee https://deep.example/\r\n", []Link{{URL: "https://deep.example/", Text: ""}}},
-		{"none", "Subject: x\r\n\r\nno links here\r\n", []Link{}},
+			"\r\nsee https://deep.example/\r\n", []mailbox.Link{{URL: "https://deep.example/", Text: ""}}},
+		{"none", "Subject: x\r\n\r\nno links here\r\n", []mailbox.Link{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

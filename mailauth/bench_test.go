@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
+	"tempmail/mailbox"
 )
 
 // BenchmarkVerify is the cost of checking one 4 KiB message, signed with
@@ -40,7 +40,7 @@ func BenchmarkVerify(b *testing.B) {
 		}
 		return r
 	}
-	check := func(b *testing.B, res *mail.Auth, dkim int) {
+	check := func(b *testing.B, res *mailbox.Auth, dkim int) {
 		if res.DMARC.Result != "pass" || len(res.DKIM) != dkim || dkim == 1 && res.DKIM[0].Result != "pass" {
 			b.Fatalf("%+v", res)
 		}

@@ -6,10 +6,9 @@ import (
 	"errors"
 	"io"
 	"sync/atomic"
+	"tempmail/mailbox"
 
 	"github.com/emersion/go-msgauth/dkim"
-
-	"tempmail/mail"
 )
 
 // How a message's DKIM signatures are checked, cheapest first, each step
@@ -37,11 +36,11 @@ const (
 // checkDKIM checks the message's first MaxSignatures DKIM signatures
 // within ctx: when ctx ends, the library reads no more of the message,
 // and what it had not concluded is temperror.
-func (v *Verifier) checkDKIM(ctx context.Context, msg []byte) (out []mail.DKIM) {
+func (v *Verifier) checkDKIM(ctx context.Context, msg []byte) (out []mailbox.DKIM) {
 	sigs := readSignatures(msg)
-	out = make([]mail.DKIM, len(sigs))
+	out = make([]mailbox.DKIM, len(sigs))
 	for i, s := range sigs {
-		out[i] = mail.DKIM{Result: PermError, Domain: cleanDomain(s.tags["d"]), Selector: cleanDomain(s.tags["s"])}
+		out[i] = mailbox.DKIM{Result: PermError, Domain: cleanDomain(s.tags["d"]), Selector: cleanDomain(s.tags["s"])}
 	}
 	if len(out) == 0 {
 		return out

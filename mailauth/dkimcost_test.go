@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
+	"tempmail/mailbox"
 )
 
 // A signature that cannot pass with any key accepted, or that would cost
@@ -39,35 +39,35 @@ func TestHostileSignaturesCostNoQuestion(t *testing.T) {
 	cases := []struct {
 		name    string
 		forgery authtest.Forgery
-		want    mail.DKIM // Domain and Selector as shown
+		want    mailbox.DKIM // Domain and Selector as shown
 	}{
 		{"b= one byte longer than a 4096-bit key's signature", authtest.Forgery{SigBytes: 513},
-			mail.DKIM{Result: "permerror", Reason: sigSize}},
+			mailbox.DKIM{Result: "permerror", Reason: sigSize}},
 		{"issue 29's b=, as long as a 380,000-bit key's", authtest.Forgery{SigBytes: 47_500},
-			mail.DKIM{Result: "permerror", Reason: sigSize}},
+			mailbox.DKIM{Result: "permerror", Reason: sigSize}},
 		{"b= shorter than an Ed25519 signature", authtest.Forgery{SigBytes: 63},
-			mail.DKIM{Result: "permerror", Reason: sigSize}},
+			mailbox.DKIM{Result: "permerror", Reason: sigSize}},
 		{"d= with a label of 64 octets", authtest.Forgery{Domain: label64 + ".test", SigBytes: 256},
-			mail.DKIM{Result: "permerror", Reason: badName}},
+			mailbox.DKIM{Result: "permerror", Reason: badName}},
 		{"d= longer than 253 octets", authtest.Forgery{Domain: strings.Repeat("a.", 127) + "test", SigBytes: 256},
-			mail.DKIM{Result: "permerror", Reason: badName}},
+			mailbox.DKIM{Result: "permerror", Reason: badName}},
 		{"s= with a label of 64 octets", authtest.Forgery{Selector: label64, SigBytes: 256},
-			mail.DKIM{Result: "permerror", Reason: badName}},
+			mailbox.DKIM{Result: "permerror", Reason: badName}},
 		{"s= with a character no name has", authtest.Forgery{Selector: "a!b", SigBytes: 256},
-			mail.DKIM{Result: "permerror", Reason: badName}},
+			mailbox.DKIM{Result: "permerror", Reason: badName}},
 		{"the key's name longer than 253 octets", authtest.Forgery{Domain: domain200, Selector: label64[:40], SigBytes: 256},
-			mail.DKIM{Result: "permerror", Reason: badName}},
+			mailbox.DKIM{Result: "permerror", Reason: badName}},
 		{"bh= of 10,000 characters", authtest.Forgery{SigBytes: 256, BodyHash: strings.Repeat("A", 10_000)},
-			mail.DKIM{Result: "permerror", Reason: "bh= not a SHA-256 hash"}},
+			mailbox.DKIM{Result: "permerror", Reason: "bh= not a SHA-256 hash"}},
 		{"h= of 65 names", authtest.Forgery{SigBytes: 256, Headers: "from" + strings.Repeat(":x", 64)},
-			mail.DKIM{Result: "permerror", Reason: "h= names more than 64 fields"}},
+			mailbox.DKIM{Result: "permerror", Reason: "h= names more than 64 fields"}},
 		{"a field longer than 16 KiB", authtest.Forgery{SigBytes: 256, Extra: "z=" + strings.Repeat("x", 17_000) + "; "},
-			mail.DKIM{Result: "permerror", Reason: "signature field longer than 16 KiB"}},
+			mailbox.DKIM{Result: "permerror", Reason: "signature field longer than 16 KiB"}},
 		{"l= of any size", authtest.Forgery{SigBytes: 256, Extra: "l=99999999999999999999; "},
-			mail.DKIM{Result: "policy", Reason: "l= leaves part of the body unsigned"}},
+			mailbox.DKIM{Result: "policy", Reason: "l= leaves part of the body unsigned"}},
 	}
 	msg := message("ceo@evil.test", "invoice", strings.Repeat("pay now\r\n", 1000))
-	verify := func(ctx context.Context, f authtest.Forgery) []mail.DKIM {
+	verify := func(ctx context.Context, f authtest.Forgery) []mailbox.DKIM {
 		return v.Verify(ctx, mailauth.Input{Message: []byte(f.On(t, msg, mailauth.MaxSignatures))}).DKIM
 	}
 	over, cancel := context.WithCancel(context.Background())
@@ -167,12 +167,12 @@ func TestRefusedKeyIsRemembered(t *testing.T) {
 	for _, c := range []struct {
 		selector string
 		cache    int // the resolver's CacheEntries
-		want     mail.DKIM
+		want     mailbox.DKIM
 		asked    int
 	}{
-		{"odd", -1, mail.DKIM{Result: "permerror", Reason: "key exponent neither 3 nor 65537"}, 1},
-		{"huge", 0, mail.DKIM{Result: "permerror", Reason: "key record longer than 4096 bytes"}, 2},
-		{"real", -1, mail.DKIM{Result: "fail"}, 3},
+		{"odd", -1, mailbox.DKIM{Result: "permerror", Reason: "key exponent neither 3 nor 65537"}, 1},
+		{"huge", 0, mailbox.DKIM{Result: "permerror", Reason: "key record longer than 4096 bytes"}, 2},
+		{"real", -1, mailbox.DKIM{Result: "fail"}, 3},
 	} {
 		v := &mailauth.Verifier{DNS: newResolver(t, dns, c.cache), Timeout: 5 * time.Second}
 		f := authtest.Forgery{Domain: "evil.test", Selector: c.selector, SigBytes: 256}

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
+	"tempmail/mailbox"
 )
 
 // The library is given the fields verification reads: a signature passes
@@ -20,16 +20,16 @@ func TestSignedFieldsAreBounded(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	forged := authtest.Forgery{Domain: "sender.test", Selector: "big", SigBytes: 256}
-	tooLarge := mail.DKIM{Result: "permerror", Domain: "sender.test", Selector: "big", Reason: "signed header fields too large to check"}
+	tooLarge := mailbox.DKIM{Result: "permerror", Domain: "sender.test", Selector: "big", Reason: "signed header fields too large to check"}
 	cases := []struct {
 		name string
 		msg  string
-		want mail.DKIM
+		want mailbox.DKIM
 	}{
 		{"20,000 unsigned fields", strings.Repeat("X-Junk: y\r\n", 20_000) + w.rsa.Sign(t, message("shop@sender.test", "s", "b")),
-			mail.DKIM{Result: "pass", Domain: "sender.test", Selector: "big"}},
+			mailbox.DKIM{Result: "pass", Domain: "sender.test", Selector: "big"}},
 		{"a Subject of 100 lines", w.rsa.Sign(t, message("shop@sender.test", "x"+strings.Repeat("\r\n y", 99), "b")),
-			mail.DKIM{Result: "pass", Domain: "sender.test", Selector: "big"}},
+			mailbox.DKIM{Result: "pass", Domain: "sender.test", Selector: "big"}},
 		{"a Subject of 10,000 lines", forged.On(t, message("shop@sender.test", "x"+strings.Repeat("\r\n y", 9_999), "b"), 1),
 			tooLarge},
 		{"300 fields of a name signed", withHeaders(forged, "from:x").On(t, strings.Repeat("X: y\r\n", 300)+message("shop@sender.test", "s", "b"), 1),
@@ -60,8 +60,8 @@ func TestSignatureThatSignsSignatures(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	msg := message("shop@sender.test", "s", "b")
-	pass := func(selector string) mail.DKIM {
-		return mail.DKIM{Result: "pass", Domain: "sender.test", Selector: selector}
+	pass := func(selector string) mailbox.DKIM {
+		return mailbox.DKIM{Result: "pass", Domain: "sender.test", Selector: selector}
 	}
 	five := msg // signed by turns by two keys, so that no two signatures are alike
 	for i := range mailauth.MaxSignatures {
@@ -71,14 +71,14 @@ func TestSignatureThatSignsSignatures(t *testing.T) {
 	cases := []struct {
 		name string
 		msg  string
-		want []mail.DKIM
+		want []mailbox.DKIM
 	}{
 		{"over one signature", w.rsa.SignFields(t, w.key.Sign(t, msg), "From", "DKIM-Signature"),
-			[]mail.DKIM{pass("big"), pass("sel")}},
+			[]mailbox.DKIM{pass("big"), pass("sel")}},
 		{"over five, the lowest not checked", w.rsa.SignFields(t, five, "From", "DKIM-Signature"),
-			[]mail.DKIM{pass("big"), pass("sel"), pass("big"), pass("sel"), pass("big")}},
+			[]mailbox.DKIM{pass("big"), pass("sel"), pass("big"), pass("sel"), pass("big")}},
 		{"over one refused", w.rsa.SignFields(t, tooLong, "From", "DKIM-Signature"),
-			[]mail.DKIM{{Result: "permerror", Domain: "sender.test", Selector: "big", Reason: "signs a DKIM-Signature not checked"},
+			[]mailbox.DKIM{{Result: "permerror", Domain: "sender.test", Selector: "big", Reason: "signs a DKIM-Signature not checked"},
 				{Result: "permerror", Domain: "sender.test", Selector: "sel", Reason: "b= longer or shorter than any accepted key's signature"}}},
 	}
 	for _, c := range cases {

@@ -52,5 +52,5 @@
 // It owns the verification and the header's text. It must not decide what
 // to do with mail that fails (tempmail takes it all and shows the result),
 // store anything, or know of SMTP sessions or the API: callers give it an
-// Input and take a mail.Auth.
+// Input and take a mailbox.Auth.
 package mailauth

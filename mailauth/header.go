@@ -3,11 +3,10 @@ package mailauth
 import (
 	"bytes"
 	"strings"
+	"tempmail/mailbox"
 
 	"github.com/emersion/go-msgauth/authres"
 	"golang.org/x/text/unicode/norm"
-
-	"tempmail/mail"
 )
 
 // MaxHeaderBytes bounds the Authentication-Results field Header builds
@@ -20,7 +19,7 @@ const MaxHeaderBytes = 4096
 // states res under authServID, folded, with its CRLF. Values from the
 // message are in it only when they are domain names, so nothing a sender
 // wrote can break the field.
-func Header(authServID string, res *mail.Auth) string {
+func Header(authServID string, res *mailbox.Auth) string {
 	spf := &authres.SPFResult{Value: word(res.SPF.Result)}
 	if d := cleanDomain(res.SPF.Domain); res.SPF.HELO {
 		spf.Helo = d
@@ -44,7 +43,7 @@ func Header(authServID string, res *mail.Auth) string {
 	return "Authentication-Results: " + authServID + ";\r\n\t" + strings.Join(parts, ";\r\n\t") + "\r\n"
 }
 
-// word is a result word of RFC 8601, or none for anything else: a mail.Auth
+// word is a result word of RFC 8601, or none for anything else: a mailbox.Auth
 // may come from anywhere, and the header must stay well formed.
 func word(s string) authres.ResultValue {
 	switch s {
@@ -56,7 +55,7 @@ func word(s string) authres.ResultValue {
 
 // reasonText is a result's reason as the header may carry it: printable
 // ASCII without quotes or backslashes, at most 100 bytes, or nothing. A
-// mail.Auth may come from anywhere, and the header must stay well formed.
+// mailbox.Auth may come from anywhere, and the header must stay well formed.
 func reasonText(s string) string {
 	if len(s) > 100 {
 		return ""

@@ -7,19 +7,19 @@ import (
 
 	"github.com/emersion/go-msgauth/authres"
 
-	"tempmail/mail"
 	"tempmail/mailauth"
+	"tempmail/mailbox"
 )
 
 // The header parses back, with the authserv-id and every result it was
 // given, each on a line of its own.
 func TestHeaderParsesBack(t *testing.T) {
 	t.Parallel()
-	res := &mail.Auth{
-		SPF: mail.SPF{Result: "pass", Domain: "sender.test"},
-		DKIM: []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"},
+	res := &mailbox.Auth{
+		SPF: mailbox.SPF{Result: "pass", Domain: "sender.test"},
+		DKIM: []mailbox.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"},
 			{Result: "fail", Domain: "other.test", Selector: "s2"}},
-		DMARC: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"},
+		DMARC: mailbox.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"},
 	}
 	h := mailauth.Header("mx.tempmail.test", res)
 	want := "Authentication-Results: mx.tempmail.test;\r\n\tspf=pass smtp.mailfrom=sender.test;\r\n" +
@@ -59,11 +59,11 @@ func TestHeaderOfHeloAndNone(t *testing.T) {
 func TestHeaderIsBoundedAndUnbreakable(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat(strings.Repeat("a", 63)+".", 3) + strings.Repeat("b", 61) // 253 bytes
-	res := &mail.Auth{SPF: mail.SPF{Result: "temperror", Domain: long},
-		DMARC: mail.DMARC{Result: "bogus\r\nX: y", Domain: long, Policy: "quarantine"}}
-	res.DKIM = append(res.DKIM, mail.DKIM{Result: "fail", Domain: "evil.test\r\nX-Injected: yes", Selector: "a;b=c"})
+	res := &mailbox.Auth{SPF: mailbox.SPF{Result: "temperror", Domain: long},
+		DMARC: mailbox.DMARC{Result: "bogus\r\nX: y", Domain: long, Policy: "quarantine"}}
+	res.DKIM = append(res.DKIM, mailbox.DKIM{Result: "fail", Domain: "evil.test\r\nX-Injected: yes", Selector: "a;b=c"})
 	for range mailauth.MaxSignatures + 5 {
-		res.DKIM = append(res.DKIM, mail.DKIM{Result: "permerror", Domain: long, Selector: long})
+		res.DKIM = append(res.DKIM, mailbox.DKIM{Result: "permerror", Domain: long, Selector: long})
 	}
 	h := mailauth.Header(long, res)
 	if len(h) > mailauth.MaxHeaderBytes {

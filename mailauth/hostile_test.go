@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
+	"tempmail/mailbox"
 )
 
 // A key no verifier should spend arithmetic on is permerror for every
@@ -56,7 +56,7 @@ func TestHostileDKIMKeysArePermErrors(t *testing.T) {
 				t.Fatalf("%d DKIM results, want %d: %+v", len(got.DKIM), mailauth.MaxSignatures, got.DKIM)
 			}
 			for _, d := range got.DKIM {
-				want := mail.DKIM{Result: c.result, Domain: "evil.test", Selector: c.selector, Reason: c.reason}
+				want := mailbox.DKIM{Result: c.result, Domain: "evil.test", Selector: c.selector, Reason: c.reason}
 				if d != want {
 					t.Errorf("got %+v, want %+v", d, want)
 				}
@@ -85,7 +85,7 @@ func TestDKIMBodyLengthIsPolicy(t *testing.T) {
 			t.Fatalf("the signer without l=: %+v, want pass", plain.DKIM)
 		}
 		got := w.verifier.Verify(context.Background(), mailauth.Input{Message: []byte(k.SignLength(t, msg, true))})
-		want := mail.DKIM{Result: "policy", Domain: "sender.test", Selector: k.Selector, Reason: "l= leaves part of the body unsigned"}
+		want := mailbox.DKIM{Result: "policy", Domain: "sender.test", Selector: k.Selector, Reason: "l= leaves part of the body unsigned"}
 		if len(got.DKIM) != 1 || got.DKIM[0] != want {
 			t.Errorf("with l=: %+v, want %+v", got.DKIM, want)
 		}
@@ -116,7 +116,7 @@ func TestDKIMOutOfTimeIsTemperror(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the session is over before the checks begin
 	got := w.verifier.Verify(ctx, mailauth.Input{Message: []byte(signed)})
-	want := mail.DKIM{Result: "temperror", Domain: "sender.test", Selector: "sel", Reason: "checks ran out of time"}
+	want := mailbox.DKIM{Result: "temperror", Domain: "sender.test", Selector: "sel", Reason: "checks ran out of time"}
 	if len(got.DKIM) != 1 || got.DKIM[0] != want {
 		t.Errorf("got %+v, want %+v", got.DKIM, want)
 	}

@@ -8,13 +8,12 @@ import (
 	netmail "net/mail"
 	"strings"
 	"sync"
+	"tempmail/mailbox"
 	"time"
 
 	"blitiri.com.ar/go/spf"
 	"github.com/emersion/go-msgauth/dmarc"
 	"golang.org/x/net/publicsuffix"
-
-	"tempmail/mail"
 )
 
 const (
@@ -58,17 +57,17 @@ type Input struct {
 // (temperror for DNS that did not answer in time, permerror for records
 // or signatures that cannot be read). It returns once nothing it started
 // still reads in.Message.
-func (v *Verifier) Verify(ctx context.Context, in Input) *mail.Auth {
+func (v *Verifier) Verify(ctx context.Context, in Input) *mailbox.Auth {
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(v.Timeout, DefaultTimeout))
 	defer cancel()
-	res := &mail.Auth{}
+	res := &mailbox.Auth{}
 	from := fromDomain(in.Message)
 	var pol policy
 	var wg sync.WaitGroup
 	// A library that panics on what a sender wrote must not end the
 	// process: that check is then permerror (checkDKIM sees to its own).
 	wg.Go(func() {
-		defer recoverAs(func() { res.SPF = mail.SPF{Result: PermError} })
+		defer recoverAs(func() { res.SPF = mailbox.SPF{Result: PermError} })
 		res.SPF = v.checkSPF(ctx, in)
 	})
 	wg.Go(func() { res.DKIM = v.checkDKIM(ctx, in.Message) })
@@ -91,13 +90,13 @@ func recoverAs(fallback func()) {
 // checkSPF checks the client's address against the MAIL FROM domain's
 // SPF record, or the HELO name's for a null sender (RFC 7208 section
 // 2.4).
-func (v *Verifier) checkSPF(ctx context.Context, in Input) mail.SPF {
+func (v *Verifier) checkSPF(ctx context.Context, in Input) mailbox.SPF {
 	if in.ClientIP == nil {
-		return mail.SPF{Result: None}
+		return mailbox.SPF{Result: None}
 	}
 	helo := strings.TrimSuffix(strings.TrimSpace(in.Helo), ".")
 	local, domain := splitAddress(in.MailFrom)
-	out := mail.SPF{Domain: cleanDomain(domain)}
+	out := mailbox.SPF{Domain: cleanDomain(domain)}
 	if in.MailFrom == "" {
 		local, out.Domain, out.HELO = "postmaster", cleanDomain(helo), true
 	}
@@ -158,8 +157,8 @@ func (v *Verifier) lookupDMARC(ctx context.Context, domain string) policy {
 // passes for a domain aligned with the From domain (RFC 7489 section 3.1).
 // When neither does and a check could not be made, it is temperror: the
 // message may yet be the domain's.
-func (p policy) evaluate(from string, s mail.SPF, sigs []mail.DKIM) mail.DMARC {
-	out := mail.DMARC{Domain: from, Result: p.result}
+func (p policy) evaluate(from string, s mailbox.SPF, sigs []mailbox.DKIM) mailbox.DMARC {
+	out := mailbox.DMARC{Domain: from, Result: p.result}
 	if p.rec == nil {
 		return out
 	}

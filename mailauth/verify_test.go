@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/mail"
 	"tempmail/mailauth"
 	"tempmail/mailauth/authtest"
+	"tempmail/mailbox"
 )
 
 // world is a small Internet for the checks: a DNS server with the records
@@ -62,8 +62,8 @@ func message(from, subject, body string) string {
 
 var (
 	loopback = net.ParseIP("127.0.0.1")
-	spfPass  = mail.SPF{Result: "pass", Domain: "sender.test"}
-	noDKIM   = []mail.DKIM{}
+	spfPass  = mailbox.SPF{Result: "pass", Domain: "sender.test"}
+	noDKIM   = []mailbox.DKIM{}
 )
 
 func TestVerify(t *testing.T) {
@@ -74,89 +74,89 @@ func TestVerify(t *testing.T) {
 	cases := []struct {
 		name  string
 		in    mailauth.Input
-		spf   mail.SPF
-		dkim  []mail.DKIM
-		dmarc mail.DMARC
+		spf   mailbox.SPF
+		dkim  []mailbox.DKIM
+		dmarc mailbox.DMARC
 	}{
 		{name: "signed by the sender's domain from its address",
 			in:    mailauth.Input{ClientIP: loopback, Helo: "mx.sender.test", MailFrom: "bounce@sender.test", Message: []byte(signed)},
 			spf:   spfPass,
-			dkim:  []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
-			dmarc: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}},
+			dkim:  []mailbox.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
+			dmarc: mailbox.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}},
 		{name: "tampered body: DKIM fails, SPF carries DMARC",
 			in: mailauth.Input{ClientIP: loopback, Helo: "mx.sender.test", MailFrom: "bounce@sender.test",
 				Message: []byte(strings.Replace(signed, "424242", "999999", 1))},
 			spf:   spfPass,
-			dkim:  []mail.DKIM{{Result: "fail", Domain: "sender.test", Selector: "sel"}},
-			dmarc: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}},
+			dkim:  []mailbox.DKIM{{Result: "fail", Domain: "sender.test", Selector: "sel"}},
+			dmarc: mailbox.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}},
 		{name: "unsigned",
 			in:    mailauth.Input{ClientIP: loopback, Helo: "mx.sender.test", MailFrom: "bounce@sender.test", Message: []byte(message("shop@sender.test", "s", "b"))},
 			spf:   spfPass,
 			dkim:  noDKIM,
-			dmarc: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}},
+			dmarc: mailbox.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}},
 		{name: "spoofed From of a domain whose SPF excludes the client",
 			in:    mailauth.Input{ClientIP: loopback, Helo: "mx.sender.test", MailFrom: "ceo@spoofed.test", Message: []byte(message("CEO <ceo@spoofed.test>", "wire", "pay"))},
-			spf:   mail.SPF{Result: "fail", Domain: "spoofed.test"},
+			spf:   mailbox.SPF{Result: "fail", Domain: "spoofed.test"},
 			dkim:  noDKIM,
-			dmarc: mail.DMARC{Result: "fail", Domain: "spoofed.test", Policy: "quarantine"}},
+			dmarc: mailbox.DMARC{Result: "fail", Domain: "spoofed.test", Policy: "quarantine"}},
 		{name: "spoofed From, the envelope the client's own",
 			in:    mailauth.Input{ClientIP: loopback, Helo: "mx.sender.test", MailFrom: "bounce@sender.test", Message: []byte(message("ceo@spoofed.test", "wire", "pay"))},
 			spf:   spfPass,
 			dkim:  noDKIM,
-			dmarc: mail.DMARC{Result: "fail", Domain: "spoofed.test", Policy: "quarantine"}},
+			dmarc: mailbox.DMARC{Result: "fail", Domain: "spoofed.test", Policy: "quarantine"}},
 		{name: "null sender: SPF of the HELO name",
 			in:    mailauth.Input{ClientIP: loopback, Helo: "mx.sender.test", Message: []byte(message("mailer-daemon@sender.test", "bounce", "b"))},
-			spf:   mail.SPF{Result: "pass", Domain: "mx.sender.test"},
+			spf:   mailbox.SPF{Result: "pass", Domain: "mx.sender.test"},
 			dkim:  noDKIM,
-			dmarc: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}},
+			dmarc: mailbox.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}},
 		{name: "null sender with an address literal for HELO",
 			in:    mailauth.Input{ClientIP: loopback, Helo: "[127.0.0.1]", Message: []byte(message("x@plain.test", "s", "b"))},
-			spf:   mail.SPF{Result: "none"},
+			spf:   mailbox.SPF{Result: "none"},
 			dkim:  noDKIM,
-			dmarc: mail.DMARC{Result: "none", Domain: "plain.test"}},
+			dmarc: mailbox.DMARC{Result: "none", Domain: "plain.test"}},
 		{name: "no SMTP client (the inbound webhook): DKIM alone",
 			in:    mailauth.Input{Message: []byte(signed)},
-			spf:   mail.SPF{Result: "none"},
-			dkim:  []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
-			dmarc: mail.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}},
+			spf:   mailbox.SPF{Result: "none"},
+			dkim:  []mailbox.DKIM{{Result: "pass", Domain: "sender.test", Selector: "sel"}},
+			dmarc: mailbox.DMARC{Result: "pass", Domain: "sender.test", Policy: "reject"}},
 		{name: "RSA key published in several strings, subdomain From aligned relaxed, its sp policy",
 			in:    mailauth.Input{Message: []byte(w.rsa.Sign(t, message("news@news.sender.test", "s", "b")))},
-			spf:   mail.SPF{Result: "none"},
-			dkim:  []mail.DKIM{{Result: "pass", Domain: "sender.test", Selector: "big"}},
-			dmarc: mail.DMARC{Result: "pass", Domain: "news.sender.test", Policy: "none"}},
+			spf:   mailbox.SPF{Result: "none"},
+			dkim:  []mailbox.DKIM{{Result: "pass", Domain: "sender.test", Selector: "big"}},
+			dmarc: mailbox.DMARC{Result: "pass", Domain: "news.sender.test", Policy: "none"}},
 		{name: "no DMARC record",
 			in:    mailauth.Input{ClientIP: loopback, Helo: "mx.sender.test", MailFrom: "a@plain.test", Message: []byte(message("a@plain.test", "s", "b"))},
-			spf:   mail.SPF{Result: "pass", Domain: "plain.test"},
+			spf:   mailbox.SPF{Result: "pass", Domain: "plain.test"},
 			dkim:  noDKIM,
-			dmarc: mail.DMARC{Result: "none", Domain: "plain.test"}},
+			dmarc: mailbox.DMARC{Result: "none", Domain: "plain.test"}},
 		{name: "a DMARC record that cannot be read",
 			in:    mailauth.Input{ClientIP: loopback, Helo: "mx.sender.test", MailFrom: "a@broken.test", Message: []byte(message("a@broken.test", "s", "b"))},
-			spf:   mail.SPF{Result: "pass", Domain: "broken.test"},
+			spf:   mailbox.SPF{Result: "pass", Domain: "broken.test"},
 			dkim:  noDKIM,
-			dmarc: mail.DMARC{Result: "permerror", Domain: "broken.test"}},
+			dmarc: mailbox.DMARC{Result: "permerror", Domain: "broken.test"}},
 		{name: "a domain that does not exist",
 			in:    mailauth.Input{ClientIP: loopback, Helo: "x", MailFrom: "a@nowhere.test", Message: []byte(message("a@nowhere.test", "s", "b"))},
-			spf:   mail.SPF{Result: "none", Domain: "nowhere.test"},
+			spf:   mailbox.SPF{Result: "none", Domain: "nowhere.test"},
 			dkim:  noDKIM,
-			dmarc: mail.DMARC{Result: "none", Domain: "nowhere.test"}},
+			dmarc: mailbox.DMARC{Result: "none", Domain: "nowhere.test"}},
 		{name: "DNS that does not answer is temperror",
 			in:    mailauth.Input{ClientIP: loopback, Helo: "x", MailFrom: "a@slow.test", Message: []byte(slowSigned)},
-			spf:   mail.SPF{Result: "temperror", Domain: "slow.test"},
-			dkim:  []mail.DKIM{{Result: "temperror", Domain: "slow.test", Selector: "sel"}},
-			dmarc: mail.DMARC{Result: "temperror", Domain: "slow.test"}},
+			spf:   mailbox.SPF{Result: "temperror", Domain: "slow.test"},
+			dkim:  []mailbox.DKIM{{Result: "temperror", Domain: "slow.test", Selector: "sel"}},
+			dmarc: mailbox.DMARC{Result: "temperror", Domain: "slow.test"}},
 		{name: "malformed signature and From",
 			in: mailauth.Input{ClientIP: loopback, Helo: "x", MailFrom: "not an address",
 				Message: []byte("DKIM-Signature: v=1; d=sender.test; s=sel; garbage\r\nFrom: nobody\r\n\r\nbody\r\n")},
-			spf: mail.SPF{Result: "none"},
-			dkim: []mail.DKIM{{Result: "permerror", Domain: "sender.test", Selector: "sel",
+			spf: mailbox.SPF{Result: "none"},
+			dkim: []mailbox.DKIM{{Result: "permerror", Domain: "sender.test", Selector: "sel",
 				Reason: "b= longer or shorter than any accepted key's signature"}},
-			dmarc: mail.DMARC{Result: "none"}},
+			dmarc: mailbox.DMARC{Result: "none"}},
 		{name: "hostile names are not looked up nor shown",
 			in: mailauth.Input{ClientIP: loopback, Helo: "x", MailFrom: "a@evil\r\n.test",
 				Message: []byte("DKIM-Signature: v=1; a=rsa-sha256; d=ev\"il; s=a..b; h=from; bh=x; b=y\r\nFrom: <a@bad_name!>\r\n\r\nbody\r\n")},
-			spf:   mail.SPF{Result: "none"},
-			dkim:  []mail.DKIM{{Result: "permerror", Reason: "d= or s= not a domain name"}},
-			dmarc: mail.DMARC{Result: "none"}},
+			spf:   mailbox.SPF{Result: "none"},
+			dkim:  []mailbox.DKIM{{Result: "permerror", Reason: "d= or s= not a domain name"}},
+			dmarc: mailbox.DMARC{Result: "none"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,11 +1,12 @@
-// Package mailbox is the mailbox model the families' handlers work with:
-// what a message is once read (Message, and Head, what a list shows of
-// it), which messages a filter selects (Filter, Query), and what a tenant
-// uses (Usage). These are values, never stored: the views
-// (package projections) keep their own entries and return these, and
-// each API family shapes them into its own JSON.
+// Package mailbox is the mailbox model every other package speaks of:
+// what a received message says (Content, with its Attachments, Links and
+// the checks' conclusions, Auth), what a message is once read (Message,
+// and Head, what a list shows of it), which messages a filter selects
+// (Filter, Query), and what a tenant uses (Usage). The views (package
+// projections) keep their own entries and return these, and each API
+// family shapes them into its own JSON.
 //
-// It stands above package mail (what a received message says) and
-// events (where its sealed content is in the log), and below everything
-// that reads mail: projections, command, webhooks and api.
+// It is a leaf of plain values: it imports nothing but the standard
+// library, so that the parser (package mail), the log, the views, the
+// families and the Go client's shapes (package wire) all stand on it.
 package mailbox

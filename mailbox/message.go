@@ -2,13 +2,12 @@ package mailbox
 
 import (
 	"time"
-
-	"tempmail/events"
-	"tempmail/mail"
 )
 
 // Message is one message, read whole: its place and state in its inbox,
-// and what it says.
+// and what it says. Its Links are as every family shows them: each URL
+// with its invisible characters percent-encoded, and found in its bodies
+// when its content was stored before links were kept; never nil.
 type Message struct {
 	ID         string
 	InboxID    string
@@ -24,12 +23,18 @@ type Message struct {
 	ContentSeq uint64
 	Key        uint64
 	RawObject  string
-	mail.Message
+	Content
 }
 
-// ContentRef locates a message's sealed content.
-func (m *Message) ContentRef() events.ContentRef {
-	return events.ContentRef{MessageID: m.ID, Seq: m.ContentSeq, Key: m.Key}
+// Summary is a message as a list shows it: its place and state in its
+// inbox, and its Head.
+type Summary struct {
+	ID         string
+	Address    string // its inbox's
+	ReceivedAt time.Time
+	Size       int64
+	IsRead     bool
+	Head
 }
 
 // Head is what a list shows of what a message says: read from its
@@ -41,5 +46,5 @@ type Head struct {
 	Preview     string
 	To          []string
 	Cc          []string
-	Attachments []mail.Attachment
+	Attachments []Attachment
 }

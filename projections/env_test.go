@@ -21,7 +21,7 @@ import (
 	"tempmail/broker/natstest"
 	"tempmail/events"
 	"tempmail/events/eventstest"
-	"tempmail/mail"
+	"tempmail/mailbox"
 	"tempmail/projections/engine"
 	"tempmail/projections/entry"
 	"tempmail/projections/view"
@@ -90,9 +90,9 @@ func deliver(t *testing.T, s *events.Store, in inboxRef, subject string) (string
 	t.Helper()
 	id := events.NewMessageID(in.id)
 	ev := events.MailReceived{InboxID: in.id, MessageID: id, Address: in.addr,
-		ReceivedAt: time.Unix(1700000100, 0).UTC(), Size: 100, Content: mail.Message{Raw: []byte("Subject: " + subject + "\r\n\r\nhi\r\n"),
+		ReceivedAt: time.Unix(1700000100, 0).UTC(), Size: 100, Content: mailbox.Content{Raw: []byte("Subject: " + subject + "\r\n\r\nhi\r\n"),
 			From: "sender@example.com", FromName: "Sender", Subject: subject, Text: "body of " + subject,
-			Attachments: []mail.Attachment{{ID: id + "-1", Filename: "a.txt", ContentType: "text/plain", Size: 3, Part: "2"}}}}
+			Attachments: []mailbox.Attachment{{ID: id + "-1", Filename: "a.txt", ContentType: "text/plain", Size: 3, Part: "2"}}}}
 	acks, err := s.AppendMail(ctxT(t), []events.Copy{{Mail: ev, LifecycleSeq: in.lifecycleSeq, DedupeID: "dedupe-" + id}})
 	if err != nil {
 		t.Fatalf("deliver to %s: %v", in.addr, err)

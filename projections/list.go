@@ -5,14 +5,13 @@ import (
 
 	"tempmail"
 	"tempmail/events"
-	"tempmail/mail"
 	"tempmail/mailbox"
 )
 
 // contents opens what messages say, which views do not hold
 // (events.Store.Content).
 type contents interface {
-	Content(ctx context.Context, ref events.ContentRef) (*mail.Message, error)
+	Content(ctx context.Context, ref events.ContentRef) (*mailbox.Content, error)
 }
 
 // Listing is a page of messages and how many the whole list holds.

@@ -7,6 +7,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/mail"
 	"tempmail/mailbox"
 	"tempmail/projections/view"
 )
@@ -148,9 +149,33 @@ func (r *Reader) MessageIn(ctx context.Context, in *Inbox, id string) (*mailbox.
 	if err != nil {
 		return nil, err
 	}
-	return &mailbox.Message{ID: s.ID, InboxID: in.ID, Address: in.Address, IsRead: s.IsRead, ReadSeq: s.ReadSeq,
+	m := &mailbox.Message{ID: s.ID, InboxID: in.ID, Address: in.Address, IsRead: s.IsRead, ReadSeq: s.ReadSeq,
 		ReceivedAt: s.ReceivedAt, Size: s.Size, ContentSeq: s.ContentSeq, Key: s.Key, RawObject: s.RawObject,
-		Message: *c}, nil
+		Content: *c}
+	m.Links = storedLinks(c)
+	return m, nil
+}
+
+// storedLinks are a message's links, each URL with its invisible
+// characters percent-encoded (mail.EncodeInvisible: ingest has done so
+// since issue 29; links kept before are encoded as they are read).
+// Content stored before links were kept has none (nil, not empty): they
+// are found in its bodies now, which costs what ingest would have spent,
+// once per read. c is shared with the cache: never changed.
+func storedLinks(c *mailbox.Content) []mailbox.Link {
+	if c.Links == nil {
+		return mail.Extract(c.Text, c.HTML)
+	}
+	out := c.Links
+	for i, l := range c.Links {
+		if u := mail.EncodeInvisible(l.URL); u != l.URL {
+			if &out[0] == &c.Links[0] {
+				out = append([]mailbox.Link(nil), c.Links...)
+			}
+			out[i].URL = u
+		}
+	}
+	return out
 }
 
 // summary finds a message's summary in in: its open page, or the closed

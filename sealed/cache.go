@@ -3,10 +3,9 @@ package sealed
 import (
 	"container/list"
 	"sync"
+	"tempmail/mailbox"
 
 	"golang.org/x/sync/singleflight"
-
-	"tempmail/mail"
 )
 
 // Cache keeps opened contents, least recently used out first, within a
@@ -23,7 +22,7 @@ type Cache struct {
 
 type cachedContent struct {
 	id   string
-	c    *mail.Message
+	c    *mailbox.Content
 	size int
 }
 
@@ -32,7 +31,7 @@ func NewCache(maxBytes int) *Cache {
 	return &Cache{maxBytes: maxBytes, order: list.New(), byID: map[string]*list.Element{}}
 }
 
-func contentSize(c *mail.Message) int {
+func contentSize(c *mailbox.Content) int {
 	n := 512 + len(c.Text) + len(c.HTML) + len(c.Raw) + len(c.Subject) + len(c.Preview)
 	for k, v := range c.Headers {
 		n += len(k) + len(v) + 32
@@ -50,7 +49,7 @@ func contentSize(c *mail.Message) int {
 // open returns, kept from then on. Callers must not change it. Many
 // readers of a message that just arrived (every event stream on its
 // inbox) ask for it at once: they share one open.
-func (cc *Cache) Open(id string, open func() (*mail.Message, error)) (*mail.Message, error) {
+func (cc *Cache) Open(id string, open func() (*mailbox.Content, error)) (*mailbox.Content, error) {
 	if c := cc.get(id); c != nil {
 		return c, nil
 	}
@@ -65,10 +64,10 @@ func (cc *Cache) Open(id string, open func() (*mail.Message, error)) (*mail.Mess
 	if err != nil {
 		return nil, err
 	}
-	return v.(*mail.Message), nil
+	return v.(*mailbox.Content), nil
 }
 
-func (cc *Cache) get(id string) *mail.Message {
+func (cc *Cache) get(id string) *mailbox.Content {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	e, ok := cc.byID[id]
@@ -79,7 +78,7 @@ func (cc *Cache) get(id string) *mail.Message {
 	return e.Value.(*cachedContent).c
 }
 
-func (cc *Cache) put(id string, c *mail.Message) {
+func (cc *Cache) put(id string, c *mailbox.Content) {
 	size := contentSize(c)
 	if size > cc.maxBytes/8 {
 		return // a few large messages would push out many small ones

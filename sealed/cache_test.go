@@ -3,9 +3,8 @@ package sealed
 import (
 	"errors"
 	"strings"
+	"tempmail/mailbox"
 	"testing"
-
-	"tempmail/mail"
 )
 
 // What an open returned is kept until the message is removed; a failed
@@ -14,9 +13,9 @@ func TestCacheKeepsWhatOpenedWithinItsBudget(t *testing.T) {
 	t.Parallel()
 	cc := NewCache(64 << 10)
 	opens := 0
-	open := func() (*mail.Message, error) {
+	open := func() (*mailbox.Content, error) {
 		opens++
-		return &mail.Message{Subject: "hi"}, nil
+		return &mailbox.Content{Subject: "hi"}, nil
 	}
 	first, err := cc.Open("m1", open)
 	if err != nil || first.Subject != "hi" {
@@ -30,12 +29,12 @@ func TestCacheKeepsWhatOpenedWithinItsBudget(t *testing.T) {
 		t.Errorf("removed, and still kept: %d opens", opens)
 	}
 	failed := errors.New("gone")
-	if _, err := cc.Open("m2", func() (*mail.Message, error) { return nil, failed }); !errors.Is(err, failed) || cc.get("m2") != nil {
+	if _, err := cc.Open("m2", func() (*mailbox.Content, error) { return nil, failed }); !errors.Is(err, failed) || cc.get("m2") != nil {
 		t.Errorf("a failed open: %v, kept %v", err, cc.get("m2") != nil)
 	}
 	for i := range 100 {
 		id := strings.Repeat("x", i+1)
-		if _, err := cc.Open(id, func() (*mail.Message, error) { return &mail.Message{Text: strings.Repeat("t", 4<<10)}, nil }); err != nil {
+		if _, err := cc.Open(id, func() (*mailbox.Content, error) { return &mailbox.Content{Text: strings.Repeat("t", 4<<10)}, nil }); err != nil {
 			t.Fatal(err)
 		}
 		if cc.bytes > cc.maxBytes {

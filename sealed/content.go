@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"tempmail/mail"
+	"tempmail/mailbox"
 )
 
 // contentRecord is the head of a message's content as it is sealed: this
@@ -29,7 +28,7 @@ type contentRecord struct {
 
 const contentV = 4
 
-func encodeContent(c mail.Message) ([]byte, error) {
+func encodeContent(c mailbox.Content) ([]byte, error) {
 	if c.Preview == "" {
 		c.Preview = previewOf(c)
 	}
@@ -43,20 +42,20 @@ func encodeContent(c mail.Message) ([]byte, error) {
 	return append(append(data, c.HTML...), c.Raw...), nil
 }
 
-func decodeContent(data []byte) (mail.Message, error) {
+func decodeContent(data []byte) (mailbox.Content, error) {
 	head, rest, found := bytes.Cut(data, []byte("\n"))
 	if !found {
-		return mail.Message{}, errors.New("content record without its bodies")
+		return mailbox.Content{}, errors.New("content record without its bodies")
 	}
 	var rec contentRecord
 	if err := json.Unmarshal(head, &rec); err != nil {
-		return mail.Message{}, err
+		return mailbox.Content{}, err
 	}
 	if rec.Version != contentV {
-		return mail.Message{}, fmt.Errorf("content version %d is not supported (this build reads version %d)", rec.Version, contentV)
+		return mailbox.Content{}, fmt.Errorf("content version %d is not supported (this build reads version %d)", rec.Version, contentV)
 	}
 	if rec.TextLen < 0 || rec.HTMLLen < 0 || rec.TextLen > len(rest) || rec.HTMLLen > len(rest)-rec.TextLen {
-		return mail.Message{}, fmt.Errorf("content record: bodies of %d and %d bytes in %d", rec.TextLen, rec.HTMLLen, len(rest))
+		return mailbox.Content{}, fmt.Errorf("content record: bodies of %d and %d bytes in %d", rec.TextLen, rec.HTMLLen, len(rest))
 	}
 	c := rec.message()
 	c.Text = string(rest[:rec.TextLen])
@@ -74,7 +73,7 @@ func decodeContent(data []byte) (mail.Message, error) {
 // record (encodeContent), compressed and encrypted (seal). Its raw source,
 // when it is too large to travel with its event, is sealed apart
 // (NewReader), and c.Raw is then nil.
-func Seal(key []byte, messageID string, c mail.Message) ([]byte, error) {
+func Seal(key []byte, messageID string, c mailbox.Content) ([]byte, error) {
 	plain, err := encodeContent(c)
 	if err != nil {
 		return nil, err
@@ -84,10 +83,10 @@ func Seal(key []byte, messageID string, c mail.Message) ([]byte, error) {
 
 // Open is what Seal sealed: the message's content, opened with key and
 // decoded.
-func Open(key []byte, messageID string, sealed []byte) (mail.Message, error) {
+func Open(key []byte, messageID string, sealed []byte) (mailbox.Content, error) {
 	plain, err := unseal(key, messageID, sealed)
 	if err != nil {
-		return mail.Message{}, err
+		return mailbox.Content{}, err
 	}
 	return decodeContent(plain)
 }

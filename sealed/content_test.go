@@ -3,21 +3,20 @@ package sealed
 import (
 	"bytes"
 	"reflect"
+	"tempmail/mailbox"
 	"testing"
 	"time"
-
-	"tempmail/mail"
 )
 
 func TestContentRecordKeepsEveryField(t *testing.T) {
 	t.Parallel()
-	c := mail.Message{Raw: []byte("Subject: x\r\n\r\nline\n\x00\xff\r\n"), MailFrom: "bounce@example.com",
+	c := mailbox.Content{Raw: []byte("Subject: x\r\n\r\nline\n\x00\xff\r\n"), MailFrom: "bounce@example.com",
 		From: "a@example.com", FromName: "Ä", To: []string{"b@tempmail.test"}, Subject: "x\ny",
 		Date: time.Unix(1700000000, 0).UTC(), Text: "text\nwith \"quotes\" and \\ and \xe2\x82", HTML: "<p>\n</p>", TextFromHTML: true,
-		Preview: "text with", Headers: map[string]string{"X-A": "1"}, Attachments: []mail.Attachment{{ID: "m-1", Filename: "a.txt", Size: 3}},
-		Auth: &mail.Auth{SPF: mail.SPF{Result: "pass", Domain: "example.com"},
-			DKIM:  []mail.DKIM{{Result: "fail", Domain: "example.com", Selector: "s"}},
-			DMARC: mail.DMARC{Result: "pass", Domain: "example.com", Policy: "reject"}}}
+		Preview: "text with", Headers: map[string]string{"X-A": "1"}, Attachments: []mailbox.Attachment{{ID: "m-1", Filename: "a.txt", Size: 3}},
+		Auth: &mailbox.Auth{SPF: mailbox.SPF{Result: "pass", Domain: "example.com"},
+			DKIM:  []mailbox.DKIM{{Result: "fail", Domain: "example.com", Selector: "s"}},
+			DMARC: mailbox.DMARC{Result: "pass", Domain: "example.com", Policy: "reject"}}}
 	data, err := encodeContent(c)
 	if err != nil {
 		t.Fatal(err)
@@ -43,23 +42,23 @@ func TestContentRecordKeepsEveryField(t *testing.T) {
 // TestContentRecordsWrittenEarlierReadTheSame: records as builds before
 // package mail wrote them (when the head was the JSON of the message model
 // and of the authentication results the API shows) read into the same
-// mail.Message, and the message is written again byte for byte as it was:
+// mailbox.Content, and the message is written again byte for byte as it was:
 // what is stored does not follow the model's or the API's names.
 func TestContentRecordsWrittenEarlierReadTheSame(t *testing.T) {
 	t.Parallel()
-	full := mail.Message{Raw: []byte("Subject: x\r\n\r\nhi\r\n"), MailFrom: "bounce@example.com",
+	full := mailbox.Content{Raw: []byte("Subject: x\r\n\r\nhi\r\n"), MailFrom: "bounce@example.com",
 		From: "a@example.com", FromName: "Ä", To: []string{"b@tempmail.test", "c@tempmail.test"}, Cc: []string{"d@example.org"},
 		Subject: "x\ny", Date: time.Unix(1700000000, 0).UTC(), HeaderMessageID: "<m-1@example.com>", Text: "text\n",
 		HTML: "<p>html</p>", TextFromHTML: true, Preview: "html", Headers: map[string]string{"X-A": "1", "Subject": "x y"},
-		Attachments: []mail.Attachment{{ID: "m-1", Filename: "a.txt", ContentType: "text/plain", Size: 3, Part: "2"}},
-		Auth: &mail.Auth{SPF: mail.SPF{Result: "pass", Domain: "example.com"},
-			DKIM:  []mail.DKIM{{Result: "fail", Domain: "example.com", Selector: "s", Reason: "key record longer than 4096 bytes"}},
-			DMARC: mail.DMARC{Result: "pass", Domain: "example.com", Policy: "reject"}},
-		Links: []mail.Link{{URL: "https://a.example/", Text: "A"}, {URL: "https://b.example/"}}}
+		Attachments: []mailbox.Attachment{{ID: "m-1", Filename: "a.txt", ContentType: "text/plain", Size: 3, Part: "2"}},
+		Auth: &mailbox.Auth{SPF: mailbox.SPF{Result: "pass", Domain: "example.com"},
+			DKIM:  []mailbox.DKIM{{Result: "fail", Domain: "example.com", Selector: "s", Reason: "key record longer than 4096 bytes"}},
+			DMARC: mailbox.DMARC{Result: "pass", Domain: "example.com", Policy: "reject"}},
+		Links: []mailbox.Link{{URL: "https://a.example/", Text: "A"}, {URL: "https://b.example/"}}}
 	for _, c := range []struct {
 		name   string
 		record string
-		want   mail.Message
+		want   mailbox.Content
 	}{
 		{"every field", "{\"v\":4,\"text_len\":5,\"html_len\":11,\"preview_rule\":2,\"mail_from\":\"bounce@example.com\"," +
 			"\"from\":\"a@example.com\",\"from_name\":\"Ä\",\"to\":[\"b@tempmail.test\",\"c@tempmail.test\"],\"cc\":[\"d@example.org\"]," +
@@ -74,8 +73,8 @@ func TestContentRecordsWrittenEarlierReadTheSame(t *testing.T) {
 		// keep what they were: null is not [].
 		{"empty lists", "{\"v\":4,\"preview_rule\":2,\"from\":\"x@example.com\",\"auth\":{\"spf\":{\"result\":\"\",\"domain\":\"\"}," +
 			"\"dkim\":null,\"dmarc\":{\"result\":\"\",\"domain\":\"\",\"policy\":\"\"}},\"links\":[]}\n",
-			mail.Message{From: "x@example.com", Links: []mail.Link{}, Auth: &mail.Auth{}}},
-		{"stored before links were kept", "{\"v\":4,\"preview_rule\":2,\"from\":\"\",\"links\":null}\n", mail.Message{}},
+			mailbox.Content{From: "x@example.com", Links: []mailbox.Link{}, Auth: &mailbox.Auth{}}},
+		{"stored before links were kept", "{\"v\":4,\"preview_rule\":2,\"from\":\"\",\"links\":null}\n", mailbox.Content{}},
 	} {
 		got, err := decodeContent([]byte(c.record))
 		if err != nil {
@@ -91,7 +90,7 @@ func TestContentRecordsWrittenEarlierReadTheSame(t *testing.T) {
 	}
 	// SPF's HELO serves the header written on receipt; it is not stored.
 	helo := full
-	helo.Auth = &mail.Auth{SPF: mail.SPF{Result: "pass", Domain: "mx.example.com", HELO: true}}
+	helo.Auth = &mailbox.Auth{SPF: mailbox.SPF{Result: "pass", Domain: "mx.example.com", HELO: true}}
 	if got, err := encodeContent(helo); err != nil || bytes.Contains(got, []byte("helo")) || bytes.Contains(got, []byte("HELO")) {
 		t.Errorf("HELO stored: %q (%v)", got, err)
 	}
@@ -102,7 +101,7 @@ func TestContentRecordsWrittenEarlierReadTheSame(t *testing.T) {
 func TestSealedContentOpensAsItWas(t *testing.T) {
 	t.Parallel()
 	key := randomKey()
-	c := mail.Message{From: "a@example.com", Subject: "your code", Text: "Your code is 904512.", Preview: "Your code is 904512.",
+	c := mailbox.Content{From: "a@example.com", Subject: "your code", Text: "Your code is 904512.", Preview: "Your code is 904512.",
 		Raw: []byte("Subject: your code\r\n\r\nYour code is 904512.\r\n")}
 	data, err := Seal(key, "m1", c)
 	if err != nil {

@@ -17,7 +17,7 @@
 // Where things are: seal.go seals and opens bytes (one piece, or a raw
 // source as a stream of frames); content.go lays out a content record and
 // seals it (Seal, Open), in the stored shapes of storedcontent.go, which do
-// not follow mail.Message's JSON; preview.go makes the previews of records
+// not follow mailbox.Content's JSON; preview.go makes the previews of records
 // stored earlier again; keys.go keeps the keys, in a single node's key file
 // (FileKeys) or in the KEYS stream of a cluster or an external NATS
 // (StreamKeys), and says when one is gone (ErrErased); cache.go keeps

@@ -6,10 +6,11 @@ import (
 	"github.com/inbucket/html2text"
 
 	"tempmail/mail"
+	"tempmail/mailbox"
 )
 
 // previewOf is the preview of c, as mail.Preview makes it.
-func previewOf(c mail.Message) string {
+func previewOf(c mailbox.Content) string {
 	if c.TextFromHTML {
 		return mail.Preview("", c.HTML)
 	}
@@ -33,7 +34,7 @@ const legacyRenderBytes = 8 << 10
 // upgradePreview makes the preview of content stored under an earlier
 // rule again: from its HTML when it has no text, or when its text is the
 // HTML's rendering (and then marks it so); else it stays as it was.
-func upgradePreview(c *mail.Message) {
+func upgradePreview(c *mailbox.Content) {
 	switch {
 	case c.HTML == "" || c.TextFromHTML:
 		return

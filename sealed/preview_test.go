@@ -8,6 +8,7 @@ import (
 	"github.com/inbucket/html2text"
 
 	"tempmail/mail"
+	"tempmail/mailbox"
 )
 
 // TestPreviewsStoredEarlierAreMadeAgain: content stored before its record
@@ -19,7 +20,7 @@ func TestPreviewsStoredEarlierAreMadeAgain(t *testing.T) {
 	t.Parallel()
 	// stored is a record as the encoder wrote it before previewRule: the
 	// preview of the text, whatever the text was.
-	stored := func(c mail.Message) []byte {
+	stored := func(c mailbox.Content) []byte {
 		if c.Preview == "" {
 			c.Preview = mail.Preview(c.Text, c.HTML)
 		}
@@ -40,21 +41,21 @@ func TestPreviewsStoredEarlierAreMadeAgain(t *testing.T) {
 	long := welcome + strings.Repeat("<p>More news from the shop, and more.</p>", 400)
 	for _, c := range []struct {
 		name       string
-		c          mail.Message
+		c          mailbox.Content
 		want       string
 		fromHTML   bool
 		wasAlready string
 	}{
-		{"html only", mail.Message{Text: rendered(welcome), HTML: welcome}, "Welcome Your code is 904512. Confirm it.", true,
+		{"html only", mailbox.Content{Text: rendered(welcome), HTML: welcome}, "Welcome Your code is 904512. Confirm it.", true,
 			"******* Welcome ******* Your code is *904512*. Confirm ( https://shop.example/confirm ) it."},
-		{"html only, longer than what is rendered to tell", mail.Message{Text: rendered(long), HTML: long},
+		{"html only, longer than what is rendered to tell", mailbox.Content{Text: rendered(long), HTML: long},
 			"Welcome Your code is 904512. Confirm it. More news from the shop, and more.", true, ""},
-		{"text and html", mail.Message{Text: "Hi *Jane*, your code is 123456.", HTML: "<p>Hi <b>Jane</b>, your code is <b>123456</b>.</p>"},
+		{"text and html", mailbox.Content{Text: "Hi *Jane*, your code is 123456.", HTML: "<p>Hi <b>Jane</b>, your code is <b>123456</b>.</p>"},
 			"Hi *Jane*, your code is 123456.", false, ""},
-		{"text", mail.Message{Text: "plain *words*"}, "plain *words*", false, ""},
+		{"text", mailbox.Content{Text: "plain *words*"}, "plain *words*", false, ""},
 		// HTML without a rendering, whose preview parted its words at
 		// every tag: its words, as Preview makes them now.
-		{"html without text", mail.Message{HTML: "<p>Code: <b>904512</b>.</p>", Preview: "Code: 904512 ."}, "Code: 904512.", false, "Code: 904512 ."},
+		{"html without text", mailbox.Content{HTML: "<p>Code: <b>904512</b>.</p>", Preview: "Code: 904512 ."}, "Code: 904512.", false, "Code: 904512 ."},
 	} {
 		data := stored(c.c)
 		if c.wasAlready != "" {

@@ -1,20 +1,19 @@
 package sealed
 
 import (
+	"tempmail/mailbox"
 	"time"
-
-	"tempmail/mail"
 )
 
 // A message's content is stored in this package's own shapes, not in
-// mail.Message's JSON: the model's JSON is the API's too (mail.Auth is
+// mailbox.Content's JSON: the model's JSON is the API's too (mailbox.Auth is
 // every family's "authentication" object), and a field renamed there must
 // not rename what earlier builds wrote. The names below are the ones
 // stored since content version 4 (contentV); changing one is a new
 // version, read beside the old.
 
 // storedContent is the head of a content record (contentRecord) less its
-// own fields: a mail.Message without its bodies. Raw, Text and HTML follow
+// own fields: a mailbox.Content without its bodies. Raw, Text and HTML follow
 // the head as they are (encodeContent), and have never been in its JSON.
 type storedContent struct {
 	MailFrom        string             `json:"mail_from,omitempty"`
@@ -48,7 +47,7 @@ type storedLink struct {
 	Text string `json:"text"`
 }
 
-// storedAuth is mail.Auth as stored. SPF's HELO is not: it serves only
+// storedAuth is mailbox.Auth as stored. SPF's HELO is not: it serves only
 // the Authentication-Results field written on receipt.
 type storedAuth struct {
 	SPF   storedSPF    `json:"spf"`
@@ -76,7 +75,7 @@ type storedDMARC struct {
 
 // storedOf is m as stored, less its bodies. Lists keep being nil or not,
 // as the JSON tells them apart.
-func storedOf(m *mail.Message) storedContent {
+func storedOf(m *mailbox.Content) storedContent {
 	s := storedContent{MailFrom: m.MailFrom, From: m.From, FromName: m.FromName, To: m.To, Cc: m.Cc,
 		Subject: m.Subject, Date: m.Date, HeaderMessageID: m.HeaderMessageID, TextFromHTML: m.TextFromHTML,
 		Preview: m.Preview, Headers: m.Headers}
@@ -105,31 +104,31 @@ func storedOf(m *mail.Message) storedContent {
 	return s
 }
 
-// message is what s says, as a mail.Message without its bodies.
-func (s *storedContent) message() mail.Message {
-	m := mail.Message{MailFrom: s.MailFrom, From: s.From, FromName: s.FromName, To: s.To, Cc: s.Cc,
+// message is what s says, as a mailbox.Content without its bodies.
+func (s *storedContent) message() mailbox.Content {
+	m := mailbox.Content{MailFrom: s.MailFrom, From: s.From, FromName: s.FromName, To: s.To, Cc: s.Cc,
 		Subject: s.Subject, Date: s.Date, HeaderMessageID: s.HeaderMessageID, TextFromHTML: s.TextFromHTML,
 		Preview: s.Preview, Headers: s.Headers}
 	if s.Attachments != nil {
-		m.Attachments = make([]mail.Attachment, len(s.Attachments))
+		m.Attachments = make([]mailbox.Attachment, len(s.Attachments))
 		for i, a := range s.Attachments {
-			m.Attachments[i] = mail.Attachment(a)
+			m.Attachments[i] = mailbox.Attachment(a)
 		}
 	}
 	if s.Auth != nil {
-		a := &mail.Auth{SPF: mail.SPF{Result: s.Auth.SPF.Result, Domain: s.Auth.SPF.Domain}, DMARC: mail.DMARC(s.Auth.DMARC)}
+		a := &mailbox.Auth{SPF: mailbox.SPF{Result: s.Auth.SPF.Result, Domain: s.Auth.SPF.Domain}, DMARC: mailbox.DMARC(s.Auth.DMARC)}
 		if s.Auth.DKIM != nil {
-			a.DKIM = make([]mail.DKIM, len(s.Auth.DKIM))
+			a.DKIM = make([]mailbox.DKIM, len(s.Auth.DKIM))
 			for i, d := range s.Auth.DKIM {
-				a.DKIM[i] = mail.DKIM(d)
+				a.DKIM[i] = mailbox.DKIM(d)
 			}
 		}
 		m.Auth = a
 	}
 	if s.Links != nil {
-		m.Links = make([]mail.Link, len(s.Links))
+		m.Links = make([]mailbox.Link, len(s.Links))
 		for i, l := range s.Links {
-			m.Links[i] = mail.Link(l)
+			m.Links[i] = mailbox.Link(l)
 		}
 	}
 	return m

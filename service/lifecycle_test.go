@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/events"
 	"tempmail/eventually"
 	"tempmail/mailbox"
 	"tempmail/service"
@@ -71,7 +72,7 @@ func sealKey(t *testing.T, svc *service.Service, id string) []byte {
 	if err != nil {
 		t.Fatalf("message %s: %v", id, err)
 	}
-	key, err := svc.Store.SealKey(t.Context(), m.ContentRef())
+	key, err := svc.Store.SealKey(t.Context(), events.RefOf(m))
 	if err != nil {
 		t.Fatalf("key of %s: %v", id, err)
 	}

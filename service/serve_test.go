@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/mail"
 	"tempmail/mailauth/authtest"
+	"tempmail/mailbox"
 	"tempmail/service/servicetest"
 )
 
@@ -153,8 +153,8 @@ func TestServiceChecksMailAsItsFlagsSay(t *testing.T) {
 	servicetest.Send(t, svc.SMTPAddr(), "bounce@sender.test", in.Address, msg)
 	code, body := servicetest.Call(t, "GET", base+"/inboxes/"+in.Token+"/latest/?wait=10", "")
 	var m struct {
-		ID             string     `json:"id"`
-		Authentication *mail.Auth `json:"authentication"`
+		ID             string        `json:"id"`
+		Authentication *mailbox.Auth `json:"authentication"`
 	}
 	if err := json.Unmarshal(body, &m); err != nil || code != 200 {
 		t.Fatalf("latest: %d %s", code, body)

@@ -18,7 +18,6 @@ import (
 	"tempmail"
 	"tempmail/events"
 	"tempmail/logs"
-	"tempmail/mail"
 	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/retry"
@@ -253,7 +252,7 @@ type receivedData struct {
 	wire.EmailSummaryA
 	// Authentication is what SPF, DKIM and DMARC said, as in the
 	// message's detail; null when not checked.
-	Authentication *mail.Auth `json:"authentication"`
+	Authentication *mailbox.Auth `json:"authentication"`
 }
 
 // goneData is a new message deleted before its delivery was made: where

@@ -5,7 +5,7 @@
 // and the MCP tools read; what a message's checks concluded (Auth), which
 // every family's message detail shows; and family A's email summary,
 // which family A lists and outbound message.received webhooks carry
-// (EmailSummaryA). It needs nothing but the standard library, as the Go
-// client does. Shapes one family alone writes stay with it (api's
+// (EmailSummaryA). It needs nothing but the standard library and the
+// model (package mailbox, plain values), as the Go client does. Shapes one family alone writes stay with it (api's
 // families, the webhook envelope).
 package wire

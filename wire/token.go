@@ -1,5 +1,11 @@
 package wire
 
+import (
+	"strconv"
+
+	"tempmail/mailbox"
+)
+
 // Family C's shapes (API.md "Family C"): inboxes by token, their messages,
 // codes and links, as the service writes them and the Go client
 // (package client) and the MCP tools read them. Fields tagged
@@ -66,6 +72,46 @@ type Message struct {
 	Links          []Link `json:"links"`
 }
 
+// SummaryOf is a message as family C lists it.
+func SummaryOf(m *mailbox.Summary) Summary {
+	return Summary{ID: m.ID, From: m.From, FromName: m.FromName, To: m.Address, Subject: m.Subject,
+		ReceivedAt: At(m.ReceivedAt), Size: m.Size, IsRead: m.IsRead, Attachments: attachmentsOf(m.Attachments),
+		Preview: m.Preview}
+}
+
+// MessageOf is a message as family C shows it; token, when set, gives
+// each attachment the url that downloads it with the inbox's token.
+func MessageOf(m *mailbox.Message, token string) Message {
+	out := Message{ID: m.ID, From: m.From, FromName: m.FromName, To: m.Address, Cc: orEmpty(m.Cc),
+		Subject: m.Subject, Text: m.Text, HTML: m.HTML, ReceivedAt: At(m.ReceivedAt), Size: m.Size,
+		IsRead: m.IsRead, Headers: m.Headers, Attachments: attachmentsOf(m.Attachments),
+		Authentication: AuthOf(m.Auth), Links: LinksOf(m.Links)}
+	if out.Headers == nil {
+		out.Headers = map[string]string{}
+	}
+	if token != "" {
+		for i := range out.Attachments {
+			out.Attachments[i].URL = "/inboxes/" + token + "/messages/" + m.ID + "/attachments/" + strconv.Itoa(i+1) + "/"
+		}
+	}
+	return out
+}
+
+func attachmentsOf(list []mailbox.Attachment) []Attachment {
+	out := make([]Attachment, 0, len(list))
+	for _, a := range list {
+		out = append(out, Attachment{Filename: a.Filename, ContentType: a.ContentType, Size: a.Size})
+	}
+	return out
+}
+
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
 // LongTextLen is how long the message's bodies are together.
 func (m Message) LongTextLen() int { return len(m.Text) + len(m.HTML) }
 
@@ -76,6 +122,16 @@ type Link struct {
 	// for an internationalized name); "" for a host no browser opens.
 	URLASCII string `json:"url_ascii" jsonschema:"the URL with its host as a browser looks it up (punycode for an internationalized name): where the link leads"`
 	Text     string `json:"text" jsonschema:"what the link says in the HTML; empty for a URL in the text"`
+}
+
+// LinksOf is a message's links as every family's details show them; never
+// null.
+func LinksOf(list []mailbox.Link) []Link {
+	out := make([]Link, 0, len(list))
+	for _, l := range list {
+		out = append(out, Link{URL: l.URL, URLASCII: mailbox.ASCII(l.URL), Text: l.Text})
+	}
+	return out
 }
 
 // Code is a one-time code and the message it was found in.

@@ -13,6 +13,7 @@ import (
 
 	"tempmail"
 	"tempmail/command"
+	"tempmail/events"
 	"tempmail/mailbox"
 	"tempmail/projections"
 )
@@ -118,7 +119,7 @@ func (s *Kit) OpenRaw(ctx context.Context, m *mailbox.Message) (io.ReadCloser, e
 	if m.RawObject == "" {
 		return io.NopCloser(bytes.NewReader(m.Raw)), nil
 	}
-	obj, err := s.Store.OpenRaw(ctx, m.ContentRef(), m.RawObject)
+	obj, err := s.Store.OpenRaw(ctx, events.RefOf(m), m.RawObject)
 	if tempmail.KindOf(err) == tempmail.NotFound {
 		return nil, ErrNotFound
 	}

@@ -37,7 +37,7 @@ func (s *Kit) ServeRaw(w http.ResponseWriter, r *http.Request, m *mailbox.Messag
 
 // ServeAttachment answers with the decoded bytes of one attachment.
 // It holds room in s.downloads meanwhile (downloads.go).
-func (s *Kit) ServeAttachment(w http.ResponseWriter, r *http.Request, m *mailbox.Message, att *mail.Attachment) {
+func (s *Kit) ServeAttachment(w http.ResponseWriter, r *http.Request, m *mailbox.Message, att *mailbox.Attachment) {
 	held, err := s.Downloads.take(r.Context(), m)
 	if err != nil {
 		WriteError(w, r, s.Log, err)

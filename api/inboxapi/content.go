@@ -7,7 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"tempmail/api/family"
-	"tempmail/mail"
+	"tempmail/mailbox"
 )
 
 func (s *API) rawEmailA(w http.ResponseWriter, r *http.Request) {
@@ -25,7 +25,7 @@ func (s *API) downloadAttachmentA(w http.ResponseWriter, r *http.Request) {
 		msgID = id[:36]
 	}
 	m, _, err := s.MessageByID(r.Context(), msgID)
-	var att *mail.Attachment
+	var att *mailbox.Attachment
 	if err == nil {
 		for i := range m.Attachments {
 			if m.Attachments[i].ID == id {

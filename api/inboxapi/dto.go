@@ -3,7 +3,6 @@ package inboxapi
 import (
 	"tempmail"
 	"tempmail/api/family"
-	"tempmail/mail"
 	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/wire"
@@ -67,7 +66,7 @@ type Email struct {
 	Size        int64        `json:"size"`
 	Attachments []Attachment `json:"attachments"`
 	// Authentication is null for a message that was not checked.
-	Authentication *mail.Auth           `json:"authentication"`
+	Authentication *mailbox.Auth        `json:"authentication"`
 	Links          []family.MessageLink `json:"links"`
 }
 
@@ -77,7 +76,7 @@ func toEmailA(m *mailbox.Message) Email {
 	out := Email{ID: m.ID, InboxID: m.InboxID, MessageID: m.HeaderMessageID, FromEmail: m.From,
 		FromName: m.FromName, To: family.OrEmpty(m.To), Cc: family.OrEmpty(m.Cc), Subject: m.Subject, BodyText: m.Text,
 		BodyHTML: m.HTML, ReceivedAt: wire.At(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
-		Attachments: []Attachment{}, Authentication: family.Authentication(m.Auth), Links: family.LinksOf(m)}
+		Attachments: []Attachment{}, Authentication: wire.AuthOf(m.Auth), Links: wire.LinksOf(m.Links)}
 	for _, a := range m.Attachments {
 		out.Attachments = append(out.Attachments, Attachment{a.ID, a.Filename, a.ContentType, a.Size})
 	}

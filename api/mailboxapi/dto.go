@@ -1,8 +1,6 @@
 package mailboxapi
 
 import (
-	"tempmail/api/family"
-	"tempmail/mail"
 	"tempmail/mailbox"
 	"tempmail/wire"
 )
@@ -42,7 +40,7 @@ type Message struct {
 	IsRead      bool              `json:"is_read"`
 	Attachments []Attachment      `json:"attachments"`
 	// Authentication is null for a message that was not checked.
-	Authentication *mail.Auth `json:"authentication"`
+	Authentication *mailbox.Auth `json:"authentication"`
 }
 
 func (m Message) LongTextLen() int { return len(m.Body) + len(m.BodyHTML) }
@@ -50,7 +48,7 @@ func (m Message) LongTextLen() int { return len(m.Body) + len(m.BodyHTML) }
 func toMessage(m *mailbox.Message) Message {
 	out := Message{Filename: m.ID + ".eml", From: m.From, FromName: m.FromName, To: m.Address,
 		Subject: m.Subject, Date: wire.At(m.ReceivedAt), Size: m.Size, Headers: m.Headers, Body: m.Text,
-		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []Attachment{}, Authentication: family.Authentication(m.Auth)}
+		BodyHTML: m.HTML, IsRead: m.IsRead, Attachments: []Attachment{}, Authentication: wire.AuthOf(m.Auth)}
 	if out.Headers == nil {
 		out.Headers = map[string]string{}
 	}

@@ -25,7 +25,7 @@ func (s *API) rawC(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// attachmentC serves attachment n (from 1) of a message.
+// wire.Attachment serves attachment n (from 1) of a message.
 func (s *API) downloadAttachmentC(w http.ResponseWriter, r *http.Request) {
 	_, m, ok := s.tokenMessageOf(w, r)
 	if !ok {

@@ -8,7 +8,6 @@ import (
 
 	"tempmail"
 	"tempmail/api/family"
-	"tempmail/mail"
 	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/wire"
@@ -115,7 +114,7 @@ func (s *API) findOTP(inboxID string, re *regexp.Regexp, q family.WaitRequest) f
 		if err != nil {
 			return nil, false, family.AsNotFound(err, "Inbox not found")
 		}
-		var out *otpC
+		var out *wire.Code
 		err = sc.NewestFirst(ctx, s.Views, in, q.After, func(sum *projections.Summary) (bool, error) {
 			if !q.Filter.Match(&sum.Head, in.Address) {
 				return false, nil
@@ -133,7 +132,7 @@ func (s *API) findOTP(inboxID string, re *regexp.Regexp, q family.WaitRequest) f
 					return false, nil
 				}
 			}
-			out = &otpC{Code: otp, MessageID: sum.ID, Subject: sum.Subject, From: sum.From, ReceivedAt: wire.At(sum.ReceivedAt)}
+			out = &wire.Code{Code: otp, MessageID: sum.ID, Subject: sum.Subject, From: sum.From, ReceivedAt: wire.At(sum.ReceivedAt)}
 			return true, nil
 		})
 		if err != nil || out == nil {
@@ -174,9 +173,9 @@ func (s *API) findLink(inboxID string, re *regexp.Regexp, q family.WaitRequest) 
 				if err != nil {
 					return nil, false, err
 				}
-				for _, link := range family.StoredLinks(m) {
+				for _, link := range m.Links {
 					if re == nil || re.MatchString(link.URL) {
-						return linkC{Link: link.URL, LinkASCII: mail.ASCII(link.URL), Text: link.Text, MessageID: sum.ID, Subject: sum.Subject,
+						return wire.FoundLink{Link: link.URL, LinkASCII: mailbox.ASCII(link.URL), Text: link.Text, MessageID: sum.ID, Subject: sum.Subject,
 							From: sum.From, ReceivedAt: wire.At(sum.ReceivedAt)}, true, nil
 					}
 				}
@@ -232,6 +231,6 @@ func (s *API) latestOf(inboxID, token string, q family.WaitRequest) family.Finde
 		if err != nil {
 			return nil, false, err
 		}
-		return toMessageC(m, token), true, nil
+		return wire.MessageOf(m, token), true, nil
 	}
 }

@@ -67,7 +67,7 @@ func (s *API) createTokenInbox(w http.ResponseWriter, r *http.Request) {
 		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	family.WriteJSON(w, http.StatusCreated, tokenInbox{Token: in.Token, Address: in.Address,
+	family.WriteJSON(w, http.StatusCreated, wire.Inbox{Token: in.Token, Address: in.Address,
 		CreatedAt: wire.At(in.CreatedAt), ExpiresAt: wire.At(in.ExpiresAt)})
 }
 
@@ -77,7 +77,7 @@ func (s *API) getTokenInbox(w http.ResponseWriter, r *http.Request) {
 		family.WriteError(w, r, s.Log, err)
 		return
 	}
-	family.WriteJSON(w, http.StatusOK, tokenInboxDetail{Inbox: tokenInbox{Token: in.Token, Address: in.Address,
+	family.WriteJSON(w, http.StatusOK, wire.InboxDetail{Inbox: wire.Inbox{Token: in.Token, Address: in.Address,
 		CreatedAt: wire.At(in.CreatedAt), ExpiresAt: wire.At(in.ExpiresAt)}, Count: in.Count})
 }
 

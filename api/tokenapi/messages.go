@@ -8,6 +8,7 @@ import (
 	"tempmail/api/family"
 	"tempmail/mailbox"
 	"tempmail/projections"
+	"tempmail/wire"
 )
 
 func (s *API) tokenMessages(w http.ResponseWriter, r *http.Request) {
@@ -34,7 +35,7 @@ func (s *API) tokenMessage(w http.ResponseWriter, r *http.Request) {
 		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Message not found"))
 		return
 	}
-	family.WriteJSON(w, http.StatusOK, toMessageC(m, in.Token))
+	family.WriteJSON(w, http.StatusOK, wire.MessageOf(m, in.Token))
 }
 
 // tokenMessageOf resolves {token} and {id} to a message of that inbox. On
@@ -68,7 +69,7 @@ func (s *API) markReadC(w http.ResponseWriter, r *http.Request) {
 		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Message not found"))
 		return
 	}
-	family.WriteJSON(w, http.StatusOK, toMessageC(m, in.Token))
+	family.WriteJSON(w, http.StatusOK, wire.MessageOf(m, in.Token))
 }
 
 func (s *API) deleteMessageC(w http.ResponseWriter, r *http.Request) {

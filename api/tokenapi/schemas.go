@@ -2,6 +2,7 @@ package tokenapi
 
 import (
 	"tempmail/api/openapi"
+	"tempmail/wire"
 )
 
 // schemas are family C's shapes as the document names them: the types of
@@ -27,7 +28,7 @@ func schemas() map[string]openapi.Component {
 			},
 		}},
 		"InboxC": {
-			Of: tokenInbox{},
+			Of: wire.Inbox{},
 			Fields: map[string]openapi.Schema{
 				"token":      {Description: "The inbox's credential: keep it."},
 				"address":    {Format: "email"},
@@ -35,7 +36,7 @@ func schemas() map[string]openapi.Component {
 			},
 		},
 		"InboxCDetail": {
-			Of:      tokenInboxDetail{},
+			Of:      wire.InboxDetail{},
 			Extends: "InboxC",
 			Fields: map[string]openapi.Schema{
 				"count": {Description: "How many messages the inbox holds.", Minimum: openapi.N(0)},
@@ -43,14 +44,14 @@ func schemas() map[string]openapi.Component {
 			Schema: openapi.Schema{Required: []string{"count"}},
 		},
 		"AttachmentC": {
-			Of: attachmentC{},
+			Of: wire.Attachment{},
 			Fields: map[string]openapi.Schema{
 				"size": {Minimum: openapi.N(0)},
 				"url":  {Description: "Where it downloads with the inbox's token; in a message's detail only."},
 			},
 		},
 		"MessageSummaryC": {
-			Of: messageSummaryC{},
+			Of: wire.Summary{},
 			Fields: map[string]openapi.Schema{
 				"id":   {Format: "uuid"},
 				"to":   {Description: "The inbox's address."},
@@ -63,7 +64,7 @@ func schemas() map[string]openapi.Component {
 			},
 		},
 		"MessageC": {
-			Of: messageC{},
+			Of: wire.Message{},
 			Fields: map[string]openapi.Schema{
 				"id":      {Format: "uuid"},
 				"to":      {Description: "The inbox's address."},
@@ -74,13 +75,13 @@ func schemas() map[string]openapi.Component {
 			},
 		},
 		"OTP": {
-			Of: otpC{},
+			Of: wire.Code{},
 			Fields: map[string]openapi.Schema{
 				"message_id": {Format: "uuid"},
 			},
 		},
 		"LinkFound": {
-			Of: linkC{},
+			Of: wire.FoundLink{},
 			Fields: map[string]openapi.Schema{
 				"link": {
 					Description: "The URL, entities decoded, invisible characters percent-encoded (as a message's `links[].url`).",

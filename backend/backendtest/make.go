@@ -10,7 +10,7 @@ import (
 	"tempmail/backend"
 	"tempmail/command"
 	"tempmail/events"
-	"tempmail/mail"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -77,7 +77,7 @@ func Deliver(t testing.TB, b *backend.Backend, token, subject string) events.Ack
 	}
 	id := uuid.Must(uuid.NewV7()).String()
 	acks, err := b.Store.AppendMail(ctx, []events.Copy{{Mail: events.MailReceived{InboxID: in.ID, MessageID: id, Address: in.Address,
-		ReceivedAt: time.Now().UTC(), Size: 10, Content: mail.Message{Raw: []byte("Subject: " + subject + "\r\n\r\n."),
+		ReceivedAt: time.Now().UTC(), Size: 10, Content: mailbox.Content{Raw: []byte("Subject: " + subject + "\r\n\r\n."),
 			From: "a@example.com", Subject: subject}}, LifecycleSeq: in.LifecycleSeq, DedupeID: id}})
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 
 	"tempmail/broker"
 	"tempmail/events"
-	"tempmail/mail"
+	"tempmail/mailbox"
 )
 
 // 5. Rebuild: events a second replaying the log, and the memory it takes,
@@ -116,7 +116,7 @@ func generateEvents(dir string, n int) error {
 				id := events.NewMessageID(in.id)
 				raw := message(in.addr, "gen-"+strconv.Itoa(i), 4096)
 				m := events.MailReceived{InboxID: in.id, MessageID: id, Address: in.addr, ReceivedAt: time.Now(), Size: int64(len(raw)),
-					Content: mail.Message{Raw: raw, From: "bench@example.com", Subject: "gen-" + strconv.Itoa(i), Text: string(raw[200:])}}
+					Content: mailbox.Content{Raw: raw, From: "bench@example.com", Subject: "gen-" + strconv.Itoa(i), Text: string(raw[200:])}}
 				if _, err := store.AppendMail(ctx, []events.Copy{{Mail: m, LifecycleSeq: in.seq, DedupeID: id}}); err != nil {
 					firstErr.CompareAndSwap(nil, err)
 					return

@@ -164,6 +164,12 @@ type Summary struct {
 	mailbox.Head `json:"-"`
 }
 
+// Shown is the message as lists show it, in the inbox at address.
+func (s *Summary) Shown(address string) mailbox.Summary {
+	return mailbox.Summary{ID: s.ID, Address: address, ReceivedAt: s.ReceivedAt, Size: s.Size, IsRead: s.IsRead,
+		Head: s.Head}
+}
+
 // ContentRef locates the summarised message's sealed content.
 func (s *Summary) ContentRef() events.ContentRef {
 	return events.ContentRef{MessageID: s.ID, Seq: s.ContentSeq, Key: s.Key}

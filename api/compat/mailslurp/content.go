@@ -11,7 +11,7 @@ import (
 
 	"tempmail"
 	"tempmail/api/family"
-	"tempmail/mail"
+	"tempmail/mailbox"
 )
 
 // What the MailSlurp family's SDK finds in an email (mailslurp.go):
@@ -181,7 +181,7 @@ func (s *API) mailslurpLinks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	links := []string{}
-	for _, l := range family.StoredLinks(m) {
+	for _, l := range m.Links {
 		links = append(links, l.URL)
 	}
 	body, _ := bodyOf(m)
@@ -212,7 +212,7 @@ func (s *API) mailslurpDownloadAttachment(w http.ResponseWriter, r *http.Request
 		return
 	}
 	id := chi.URLParam(r, "attachmentId")
-	i := slices.IndexFunc(m.Attachments, func(a mail.Attachment) bool { return a.ID == id })
+	i := slices.IndexFunc(m.Attachments, func(a mailbox.Attachment) bool { return a.ID == id })
 	if i < 0 {
 		family.WriteError(w, r, s.Log, tempmail.Errorf(tempmail.NotFound, "Attachment not found: %s", tempmail.Excerpt(id, 80)))
 		return

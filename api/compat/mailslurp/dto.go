@@ -5,7 +5,6 @@ import (
 
 	"tempmail"
 	"tempmail/api/family"
-	"tempmail/mail"
 	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/wire"
@@ -125,7 +124,7 @@ func mailslurpTo(to []string, address string) []string {
 	return to
 }
 
-func attachmentIDs(list []mail.Attachment) []string {
+func attachmentIDs(list []mailbox.Attachment) []string {
 	out := make([]string, 0, len(list))
 	for _, a := range list {
 		out = append(out, a.ID)
