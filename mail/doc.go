@@ -21,14 +21,14 @@
 // URLs, nothing with a backslash or control character that browsers and
 // parsers read differently. What cannot be seen in a URL (bidirectional
 // controls such as U+202E, zero-width and other invisible characters) is
-// percent-encoded, and mailbox.ASCII gives a URL's host as a browser looks it up
-// (punycode), to show beside its Unicode form. Its work is linear in the
-// size of the bodies: every step is counted (extractor.work), and the
-// tests bound the count per byte of input.
+// percent-encoded, and mailbox.ASCII gives a URL's host as a browser
+// looks it up (punycode), to show beside its Unicode form. Its work is
+// linear in the size of the bodies: every step is counted
+// (extractor.work), and the tests bound the count per byte of input.
 //
-// Where things are: parse.go reads MIME
-// (Parse, PartContent); preview.go says what lists show of a message
-// (Preview); links.go finds a message's links (Extract, Clean),
-// shown.go says how a link's URL is shown (EncodeInvisible). Tests
-// share hostile and ordinary messages through package mailtest.
+// Where things are: parse.go reads MIME (Parse, PartContent); preview.go
+// says what lists show of a message (Preview); links.go finds a message's
+// links (Extract, Clean); shown.go says how a link's URL is shown
+// (EncodeInvisible). Tests share hostile and ordinary messages through
+// package mailtest.
 package mail

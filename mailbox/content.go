@@ -3,8 +3,8 @@ package mailbox
 import "time"
 
 // Content is what a received message says: the raw message (when small
-// enough to travel inline) and its parsed, bounded summary (package mail parses it), so
-// that nothing downstream of ingest parses.
+// enough to travel inline) and its parsed, bounded summary (package mail
+// parses it), so that nothing downstream of ingest parses.
 type Content struct {
 	Raw             []byte    `json:"raw,omitempty"`
 	MailFrom        string    `json:"mail_from,omitempty"` // SMTP envelope sender
@@ -51,9 +51,9 @@ type Link struct {
 }
 
 // Auth is what the checks of one message concluded (package mailauth
-// makes it). Its JSON is the "authentication"
-// object of every API family's message detail and of message.received
-// webhooks; the stored record has a shape of its own (package events).
+// makes it). Its JSON is the "authentication" object of every API
+// family's message detail and of message.received webhooks (wire.AuthOf);
+// the stored record has a shape of its own (package events).
 type Auth struct {
 	SPF   SPF    `json:"spf"`
 	DKIM  []DKIM `json:"dkim"` // one per signature checked, in header order; [] when unsigned
