@@ -51,7 +51,7 @@ type Mail struct {
 	// sender is told to retry.
 	Timeout time.Duration
 	// Retention is how long an inbox that retains its messages
-	// (events.RetainMessages) keeps each one. 0: for ever.
+	// (mailbox.RetainMessages) keeps each one. 0: for ever.
 	Retention time.Duration
 	// PlusAddressing delivers local+tag@domain to local@domain's inbox.
 	PlusAddressing bool

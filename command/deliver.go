@@ -168,7 +168,7 @@ func (c *Commands) copiesFor(ctx context.Context, recipients []*projections.Inbo
 		}
 		cp := events.Copy{Mail: mailReceived(in, m.p, m.raw, m.env, m.now, m.print),
 			LifecycleSeq: in.LifecycleSeq, DedupeID: m.dedupe + in.ID}
-		if in.Retention == events.RetainMessages && c.Mail.Retention > 0 {
+		if in.Retention == mailbox.RetainMessages && c.Mail.Retention > 0 {
 			cp.RetainUntil = m.now.Add(c.Mail.Retention)
 		}
 		ds, fresh = append(ds, cp), append(fresh, i)

@@ -17,7 +17,6 @@ import (
 	"tempmail/backend/backendtest"
 	"tempmail/command"
 	"tempmail/config"
-	"tempmail/events"
 	"tempmail/eventually"
 	"tempmail/mailauth"
 	"tempmail/mailbox"
@@ -119,7 +118,7 @@ func read(t *testing.T, svc *backend.Backend, id string) (*mailbox.Message, []by
 	if m.RawObject == "" {
 		return m, m.Raw
 	}
-	r, err := svc.Store.OpenRaw(t.Context(), events.RefOf(m), m.RawObject)
+	r, err := svc.Store.OpenRaw(t.Context(), m.ContentRef(), m.RawObject)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +349,7 @@ func TestFamilyBMessagesAreKeptForTheRetention(t *testing.T) {
 	t.Parallel()
 	svc := backendtest.StartWith(t, backendtest.Config(t), backend.Options{Mail: func(m *command.Mail) { m.Retention = time.Second }})
 	d := domain(t, svc, "tempmail.test")
-	mailbox, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Retention: events.RetainMessages, Local: "keeper", Domain: d})
+	mailbox, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Retention: mailbox.RetainMessages, Local: "keeper", Domain: d})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -19,7 +20,7 @@ import (
 type Spec struct {
 	// Retention is what becomes of its messages; the zero value, that they
 	// live as long as the inbox.
-	Retention events.Retention
+	Retention mailbox.Retention
 	Local     string // wanted local part, checked already; empty: random
 	Random    int    // length of a random local part
 	Domain    projections.Domain

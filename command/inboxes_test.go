@@ -13,6 +13,7 @@ import (
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -44,7 +45,7 @@ func TestOneOfRacingClaimsOfAnAddressWins(t *testing.T) {
 	if winner == nil {
 		t.Fatal("no claim won")
 	}
-	if winner.Address != "wanted@tempmail.test" || winner.Retention != events.RetainWithInbox || winner.DomainID != d.ID ||
+	if winner.Address != "wanted@tempmail.test" || winner.Retention != mailbox.RetainWithInbox || winner.DomainID != d.ID ||
 		winner.ExpiresAt.Sub(winner.CreatedAt) != time.Hour || !winner.Live(time.Now()) {
 		t.Errorf("the inbox made: %+v", winner)
 	}
@@ -178,7 +179,7 @@ func TestNewThingsNeedRoomOnDiskWhileDeletionsGoOn(t *testing.T) {
 	svc := backendtest.Start(t, cfg)
 	in := newInbox(t, svc, "kept")
 	backendtest.Deliver(t, svc, in.Token, "before")
-	hook, err := svc.Commands.Subscribe(t.Context(), command.Subscription{URL: "http://127.0.0.1:9/hook", Events: []string{events.HookMessageReceived}})
+	hook, err := svc.Commands.Subscribe(t.Context(), command.Subscription{URL: "http://127.0.0.1:9/hook", Events: []string{mailbox.HookMessageReceived}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestNewThingsNeedRoomOnDiskWhileDeletionsGoOn(t *testing.T) {
 		t.Errorf("a new inbox on a full disk: %v, want Full", err)
 	}
 	if _, err := svc.Commands.Subscribe(t.Context(), command.Subscription{URL: "http://127.0.0.1:9/other",
-		Events: []string{events.HookMessageReceived}}); tempmail.KindOf(err) != tempmail.Full {
+		Events: []string{mailbox.HookMessageReceived}}); tempmail.KindOf(err) != tempmail.Full {
 		t.Errorf("a new subscription on a full disk: %v, want Full", err)
 	}
 	if got := logEnd(t, svc); got != before {
@@ -231,7 +232,7 @@ func TestAnInboxIsRecordedWithItsRetentionNotItsFamily(t *testing.T) {
 	t.Parallel()
 	svc := start(t)
 	d := domain(t, svc, "tempmail.test")
-	for local, want := range map[string]events.Retention{"kept-a-while": events.RetainMessages, "kept-with-it": events.RetainWithInbox} {
+	for local, want := range map[string]mailbox.Retention{"kept-a-while": mailbox.RetainMessages, "kept-with-it": mailbox.RetainWithInbox} {
 		in, err := svc.Commands.CreateInbox(t.Context(), command.Spec{Retention: want, Local: local, Domain: d})
 		if err != nil {
 			t.Fatal(err)
@@ -254,7 +255,7 @@ func TestAnInboxIsRecordedWithItsRetentionNotItsFamily(t *testing.T) {
 			t.Errorf("%s: stored with a family: %s", local, m.Data)
 		}
 		got, ok := stored.Data["retention"]
-		if want == events.RetainMessages && string(got) != `"messages"` || want == events.RetainWithInbox && ok {
+		if want == mailbox.RetainMessages && string(got) != `"messages"` || want == mailbox.RetainWithInbox && ok {
 			t.Errorf("%s: stored retention %s, want %q: %s", local, got, want, m.Data)
 		}
 	}

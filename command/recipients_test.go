@@ -12,8 +12,8 @@ import (
 	"tempmail/backend"
 	"tempmail/command"
 	"tempmail/config"
-	"tempmail/events"
 	"tempmail/eventually"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -151,7 +151,7 @@ func TestCatchAllMakesAnInboxForTheFirstMail(t *testing.T) {
 	if made == nil {
 		t.FailNow()
 	}
-	if made.Address != "signup-7@catch.test" || made.Retention != events.RetainWithInbox || made.DomainID != domain(t, svc, "catch.test").ID ||
+	if made.Address != "signup-7@catch.test" || made.Retention != mailbox.RetainWithInbox || made.DomainID != domain(t, svc, "catch.test").ID ||
 		made.ExpiresAt.Sub(made.CreatedAt) != command.CatchAllTTL || !made.Live(time.Now()) {
 		t.Errorf("the inbox made by mail: %+v", made)
 	}

@@ -15,7 +15,7 @@ import (
 // Subscription is what a new webhook subscription asks for.
 type Subscription struct {
 	URL    string
-	Events []string           // checked already (events.HookKinds)
+	Events []string           // checked already (mailbox.HookKinds)
 	Inbox  *projections.Inbox // nil: every inbox
 }
 

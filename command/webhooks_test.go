@@ -13,8 +13,8 @@ import (
 	"tempmail/backend/backendtest"
 	"tempmail/command"
 	"tempmail/config"
-	"tempmail/events"
 	"tempmail/eventually"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -40,7 +40,7 @@ func TestSubscribeChecksItsTargetFirst(t *testing.T) {
 	svc := start(t, func(c *config.Config) { c.WebhookAllowPrivate = false })
 	before := logEnd(t, svc)
 	for _, url := range []string{"", " ", "http://127.0.0.1:9/hook", "ftp://127.0.0.1/"} {
-		if h, err := svc.Commands.Subscribe(t.Context(), command.Subscription{URL: url, Events: []string{events.HookMessageReceived}}); tempmail.KindOf(err) != tempmail.Invalid {
+		if h, err := svc.Commands.Subscribe(t.Context(), command.Subscription{URL: url, Events: []string{mailbox.HookMessageReceived}}); tempmail.KindOf(err) != tempmail.Invalid {
 			t.Errorf("Subscribe to %q: %+v %v, want Invalid", url, h, err)
 		}
 	}
@@ -60,7 +60,7 @@ func TestSubscribeIsSeenAtOnce(t *testing.T) {
 	t.Parallel()
 	svc := start(t)
 	in := newInbox(t, svc, "")
-	kinds := []string{events.HookMessageReceived, events.HookInboxDeleted}
+	kinds := []string{mailbox.HookMessageReceived, mailbox.HookInboxDeleted}
 	global, err := svc.Commands.Subscribe(t.Context(), command.Subscription{URL: "http://127.0.0.1:9/all", Events: kinds})
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestSubscriptionCapsAreDecidedByTheViews(t *testing.T) {
 		return made
 	}
 	made := count(race(3*projections.MaxInboxWebhooks, func(ctx context.Context, _ int) error {
-		_, err := svc.Commands.Subscribe(ctx, command.Subscription{URL: "http://127.0.0.1:9/", Events: []string{events.HookMessageReceived}, Inbox: in})
+		_, err := svc.Commands.Subscribe(ctx, command.Subscription{URL: "http://127.0.0.1:9/", Events: []string{mailbox.HookMessageReceived}, Inbox: in})
 		return err
 	}))
 	list := inboxWebhooks(t, svc, in)
@@ -122,7 +122,7 @@ func TestSubscriptionCapsAreDecidedByTheViews(t *testing.T) {
 	}
 
 	made = count(race(projections.MaxGlobalWebhooks+20, func(ctx context.Context, _ int) error {
-		_, err := svc.Commands.Subscribe(ctx, command.Subscription{URL: "http://127.0.0.1:9/", Events: []string{events.HookMessageReceived}})
+		_, err := svc.Commands.Subscribe(ctx, command.Subscription{URL: "http://127.0.0.1:9/", Events: []string{mailbox.HookMessageReceived}})
 		return err
 	}))
 	global, err := svc.Views.Webhooks(t.Context())
@@ -141,7 +141,7 @@ func TestUnsubscribeEndsTheSubscriptionAndItsLog(t *testing.T) {
 	svc := start(t)
 	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	t.Cleanup(rc.Close)
-	h, err := svc.Commands.Subscribe(t.Context(), command.Subscription{URL: rc.URL, Events: []string{events.HookMessageReceived}})
+	h, err := svc.Commands.Subscribe(t.Context(), command.Subscription{URL: rc.URL, Events: []string{mailbox.HookMessageReceived}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestUnsubscribeEndsTheSubscriptionAndItsLog(t *testing.T) {
 func TestRotateSecretReturnsTheSecretInForce(t *testing.T) {
 	t.Parallel()
 	svc := start(t)
-	h, err := svc.Commands.Subscribe(t.Context(), command.Subscription{URL: "http://127.0.0.1:9/", Events: []string{events.HookMessageReceived}})
+	h, err := svc.Commands.Subscribe(t.Context(), command.Subscription{URL: "http://127.0.0.1:9/", Events: []string{mailbox.HookMessageReceived}})
 	if err != nil {
 		t.Fatal(err)
 	}

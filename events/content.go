@@ -14,24 +14,11 @@ import (
 	"tempmail/sealed"
 )
 
-// ContentRef says where a message's content is: in the MailReceived at Seq,
-// sealed under the key Key names.
-type ContentRef struct {
-	MessageID string
-	Seq       uint64
-	Key       uint64
-}
-
-// RefOf says where the content of a message read whole is.
-func RefOf(m *mailbox.Message) ContentRef {
-	return ContentRef{MessageID: m.ID, Seq: m.ContentSeq, Key: m.Key}
-}
-
 // Content returns what a message says, opened from its sealed record. It
 // is of kind NotFound once the message is deleted (its key erased), and
 // kept decoded in a bounded cache: it never changes while it exists.
 // Callers must not change what it returns.
-func (s *Store) Content(ctx context.Context, ref ContentRef) (*mailbox.Content, error) {
+func (s *Store) Content(ctx context.Context, ref mailbox.ContentRef) (*mailbox.Content, error) {
 	// Readers who ask at once share one opening (sealed.Cache.Open): one
 	// reader going away does not fail the others.
 	return s.contents.Open(ref.MessageID, func() (*mailbox.Content, error) {
@@ -42,7 +29,7 @@ func (s *Store) Content(ctx context.Context, ref ContentRef) (*mailbox.Content, 
 }
 
 // open reads and opens a message's content.
-func (s *Store) open(ctx context.Context, ref ContentRef) (*mailbox.Content, error) {
+func (s *Store) open(ctx context.Context, ref mailbox.ContentRef) (*mailbox.Content, error) {
 	m, err := s.stream.GetMsg(ctx, ref.Seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil, sealed.ErrErased
@@ -73,7 +60,7 @@ func (s *Store) DropCache() { s.contents.Clear() }
 
 // SealKey returns the key a message's content is sealed under, for tests
 // and tools that show what a deletion erases.
-func (s *Store) SealKey(ctx context.Context, ref ContentRef) ([]byte, error) {
+func (s *Store) SealKey(ctx context.Context, ref mailbox.ContentRef) ([]byte, error) {
 	return s.keys.Get(ctx, ref.Key, ref.MessageID)
 }
 
@@ -84,7 +71,7 @@ func (s *Store) SealKey(ctx context.Context, ref ContentRef) ([]byte, error) {
 // may answer before it holds an object the leader acknowledged; so in a
 // cluster, "not found" for an object a view names is asked again for a
 // moment before it is believed.
-func (s *Store) OpenRaw(ctx context.Context, ref ContentRef, object string) (io.ReadCloser, error) {
+func (s *Store) OpenRaw(ctx context.Context, ref mailbox.ContentRef, object string) (io.ReadCloser, error) {
 	key, err := s.keys.Get(ctx, ref.Key, ref.MessageID)
 	if err != nil {
 		return nil, err

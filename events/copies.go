@@ -13,6 +13,7 @@ import (
 
 	"tempmail"
 	"tempmail/broker"
+	"tempmail/mailbox"
 	"tempmail/sealed"
 )
 
@@ -27,7 +28,7 @@ type Copy struct {
 	Mail         MailReceived // with its Content, Raw the whole message
 	LifecycleSeq uint64       // the last event on the recipient inbox's lifecycle subject
 	DedupeID     string       // same bytes to the same inbox: same id
-	RetainUntil  time.Time    // when set, the copy is deleted then (RetainMessages)
+	RetainUntil  time.Time    // when set, the copy is deleted then (mailbox.RetainMessages)
 	// Claim, when set, claims the copy against its tenant's quota
 	// (MailClaimed, claims.go): stored just before it, in the same batch.
 	Claim *Claim
@@ -220,7 +221,7 @@ func (s *Store) seal(ctx context.Context, d *Copy) (*sealedCopy, error) {
 	expect(withID(c.event, d.DedupeID), inboxSubject(part, m.Address), d.LifecycleSeq)
 	if !d.RetainUntil.IsZero() {
 		c.sched, err = scheduleMsg(scheduleSubject(part, m.Address, m.InboxID, m.MessageID), c.event.Subject,
-			d.RetainUntil, Deleted{InboxID: m.InboxID, MessageID: m.MessageID, Reason: ReasonRetention})
+			d.RetainUntil, Deleted{InboxID: m.InboxID, MessageID: m.MessageID, Reason: mailbox.ReasonRetention})
 		if err != nil {
 			s.discard(c)
 			return nil, err

@@ -91,21 +91,6 @@ type DomainDeactivated struct {
 	Name string `json:"name"`
 }
 
-// Retention is what becomes of an inbox's messages as they age. How long
-// the inbox itself lives is said apart (InboxCreated.ExpiresAt).
-type Retention string
-
-const (
-	// RetainWithInbox, the zero value: a message lives as long as its
-	// inbox, unless a user deletes it or a newer one evicts it
-	// (--max-messages-per-inbox). The inbox and token APIs' inboxes.
-	RetainWithInbox Retention = ""
-	// RetainMessages: each message is kept for the service's
-	// --message-retention from its arrival, then deleted; the inbox stays.
-	// The mailbox API's inboxes, which never expire.
-	RetainMessages Retention = "messages"
-)
-
 // InboxCreated claims an address for a new inbox. It is published on the
 // address's lifecycle subject with the expected last sequence of that subject,
 // so two claims of one address cannot both succeed.
@@ -125,8 +110,8 @@ type InboxCreated struct {
 	ExpiresAt time.Time `json:"expires_at,omitzero"` // zero: never
 	TTL       int64     `json:"ttl,omitempty"`       // seconds, as asked through the inbox API
 	// Retention is what becomes of its messages; left out for the
-	// default (RetainWithInbox).
-	Retention Retention `json:"retention,omitempty"`
+	// default (mailbox.RetainWithInbox).
+	Retention mailbox.Retention `json:"retention,omitempty"`
 	// TenantID is the tenant whose key made the inbox; empty: made
 	// without a key (anonymous), as every inbox of version 1 was.
 	TenantID string `json:"tenant_id,omitempty"`
@@ -154,8 +139,8 @@ func (ev *InboxCreated) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*ev = InboxCreated(v.plain)
-	if v.Family == "B" && ev.Retention == RetainWithInbox {
-		ev.Retention = RetainMessages
+	if v.Family == "B" && ev.Retention == mailbox.RetainWithInbox {
+		ev.Retention = mailbox.RetainMessages
 	}
 	return nil
 }
@@ -236,12 +221,6 @@ type Deleted struct {
 	Reason    string `json:"reason,omitempty"` // empty: a user deleted it
 }
 
-// Reasons a message is deleted other than a user's request.
-const (
-	ReasonRetention = "retention" // older than --message-retention (RetainMessages)
-	ReasonCap       = "cap"       // evicted by a newer one beyond --max-messages-per-inbox
-)
-
 // WebhookCreated records an outbound webhook subscription: events of the
 // kinds it names are delivered to URL, signed with Secret. With an inbox it
 // follows that inbox alone and ends with it, and is recorded among the
@@ -281,21 +260,6 @@ type WebhookSecretRotated struct {
 	Address   string    `json:"address,omitempty"`
 	Secret    string    `json:"secret"`
 	RotatedAt time.Time `json:"rotated_at"`
-}
-
-// The kinds of change a webhook subscription can ask for (API.md
-// "Outbound webhooks"), each told by one kind of event.
-const (
-	HookMessageReceived = "message.received" // MailReceived
-	HookMessageRead     = "message.read"     // MarkedRead
-	HookMessageDeleted  = "message.deleted"  // Deleted
-	HookInboxExpired    = "inbox.expired"    // InboxExpired
-	HookInboxDeleted    = "inbox.deleted"    // InboxDeleted
-)
-
-// HookKinds lists every kind a subscription may name.
-func HookKinds() []string {
-	return []string{HookMessageReceived, HookMessageRead, HookMessageDeleted, HookInboxExpired, HookInboxDeleted}
 }
 
 func (DomainAdded) EventType() Type       { return TypeDomainAdded }
@@ -392,7 +356,7 @@ func writtenVersion(p Payload) int {
 		return v
 	}
 	switch {
-	case ev.Retention != RetainWithInbox:
+	case ev.Retention != mailbox.RetainWithInbox:
 		return 4
 	case ev.PasswordHash != "":
 		return 3

@@ -205,7 +205,7 @@ func TestPurgeOfAnEndingThatEndedNothingErasesTheInboxAndKeepsANewerClaim(t *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	var refs []events.ContentRef
+	var refs []mailbox.ContentRef
 	for i := range 3 {
 		m := events.MailReceived{InboxID: old.InboxID, MessageID: uuid.NewString(), Address: old.Address,
 			Content: mailbox.Content{Raw: []byte("Subject: secret " + string(rune('a'+i)) + "\r\n\r\nbody\r\n")}}
@@ -221,7 +221,7 @@ func TestPurgeOfAnEndingThatEndedNothingErasesTheInboxAndKeepsANewerClaim(t *tes
 		if err != nil {
 			t.Fatal(err)
 		}
-		refs = append(refs, events.ContentRef{MessageID: m.MessageID, Seq: ack.Seq, Key: p.(*events.MailReceived).Key})
+		refs = append(refs, mailbox.ContentRef{MessageID: m.MessageID, Seq: ack.Seq, Key: p.(*events.MailReceived).Key})
 	}
 	if _, err := s.Content(ctx, refs[0]); err != nil {
 		t.Fatalf("content before the purge: %v", err)

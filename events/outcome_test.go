@@ -89,7 +89,7 @@ func (e *outcomeEnv) storedMail() map[string]*events.MailReceived {
 		if !ok {
 			continue
 		}
-		ref := events.ContentRef{MessageID: mr.MessageID, Seq: m.Sequence, Key: mr.Key}
+		ref := mailbox.ContentRef{MessageID: mr.MessageID, Seq: m.Sequence, Key: mr.Key}
 		c, err := e.store.Content(ctx, ref)
 		if err != nil {
 			e.t.Errorf("stored message %s has no content: %v", mr.MessageID, err)

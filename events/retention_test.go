@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"tempmail/events"
+	"tempmail/mailbox"
 )
 
 // A new InboxCreated says what becomes of its messages in "retention",
@@ -17,15 +18,15 @@ import (
 func TestInboxCreatedRecordsItsRetentionAndNoFamily(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		retention    events.Retention
+		retention    mailbox.Retention
 		tenant, hash string
 		want         int // version
 	}{
-		{events.RetainWithInbox, "", "", 1},
-		{events.RetainWithInbox, "t-1", "", 2},
-		{events.RetainWithInbox, "", "$2a$10$x", 3},
-		{events.RetainMessages, "", "", 4},
-		{events.RetainMessages, "t-1", "", 4},
+		{mailbox.RetainWithInbox, "", "", 1},
+		{mailbox.RetainWithInbox, "t-1", "", 2},
+		{mailbox.RetainWithInbox, "", "$2a$10$x", 3},
+		{mailbox.RetainMessages, "", "", 4},
+		{mailbox.RetainMessages, "t-1", "", 4},
 	} {
 		ev := inbox("r@x.test")
 		ev.Retention, ev.TenantID, ev.PasswordHash = tc.retention, tc.tenant, tc.hash
@@ -45,9 +46,9 @@ func TestInboxCreatedRecordsItsRetentionAndNoFamily(t *testing.T) {
 		}
 		got, ok := env.Data["retention"]
 		switch {
-		case tc.retention == events.RetainWithInbox && ok:
+		case tc.retention == mailbox.RetainWithInbox && ok:
 			t.Errorf("%+v: the default retention written: %s", tc, b)
-		case tc.retention == events.RetainMessages && string(got) != `"messages"`:
+		case tc.retention == mailbox.RetainMessages && string(got) != `"messages"`:
 			t.Errorf("%+v: retention written as %s, want \"messages\": %s", tc, got, b)
 		}
 		if env.V != tc.want {
@@ -70,16 +71,16 @@ func TestInboxCreatedOfFamilyBReadsAsRetained(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		stored string
-		want   events.Retention
+		want   mailbox.Retention
 	}{
 		{`{"type":"InboxCreated","v":1,"time":"2026-11-20T10:00:00Z","data":{"inbox_id":"b1","address":"b1@fixture.test","token":"TOKB","family":"B","domain_id":1,"created_at":"2026-11-20T10:00:00Z"}}`,
-			events.RetainMessages},
+			mailbox.RetainMessages},
 		{`{"type":"InboxCreated","v":2,"time":"2026-11-20T10:00:00Z","data":{"inbox_id":"b2","address":"b2@fixture.test","token":"TOKB","family":"B","domain_id":1,"created_at":"2026-11-20T10:00:00Z","tenant_id":"t-1"}}`,
-			events.RetainMessages},
+			mailbox.RetainMessages},
 		{`{"type":"InboxCreated","v":1,"time":"2026-11-20T10:00:00Z","data":{"inbox_id":"a1","address":"a1@fixture.test","token":"TOKA","family":"A","domain_id":1,"created_at":"2026-11-20T10:00:00Z","expires_at":"2026-11-20T11:00:00Z","ttl":3600}}`,
-			events.RetainWithInbox},
+			mailbox.RetainWithInbox},
 		{`{"type":"InboxCreated","v":3,"time":"2026-11-20T10:00:00Z","data":{"inbox_id":"c1","address":"c1@fixture.test","token":"TOKC","family":"C","domain_id":1,"created_at":"2026-11-20T10:00:00Z","expires_at":"2026-11-21T10:00:00Z","password_hash":"$2a$10$x"}}`,
-			events.RetainWithInbox},
+			mailbox.RetainWithInbox},
 	} {
 		p, _, err := events.Decode([]byte(tc.stored))
 		ev, ok := p.(*events.InboxCreated)

@@ -19,7 +19,6 @@ import (
 	"tempmail/backend/backendtest"
 	"tempmail/broker/natstest"
 	"tempmail/config"
-	"tempmail/events"
 	"tempmail/eventually"
 	"tempmail/mailbox"
 	"tempmail/projections"
@@ -91,7 +90,7 @@ func raw(t *testing.T, svc *backend.Backend, m *mailbox.Message) []byte {
 	if m.RawObject == "" {
 		return m.Raw
 	}
-	r, err := svc.Store.OpenRaw(t.Context(), events.RefOf(m), m.RawObject)
+	r, err := svc.Store.OpenRaw(t.Context(), m.ContentRef(), m.RawObject)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,11 @@
 // what a received message says (Content, with its Attachments, Links and
 // the checks' conclusions, Auth), what a message is once read (Message,
 // and Head, what a list shows of it), which messages a filter selects
-// (Filter, Query), and what a tenant uses (Usage). The views (package
+// (Filter, Query), what a tenant uses (Usage), and the words the log
+// and the families share: what becomes of an inbox's messages
+// (Retention), why a message was deleted, what a webhook subscription
+// asks for (HookKinds), and where a message's content is (ContentRef).
+// The views (package
 // projections) keep their own entries and return these, and each API
 // family shapes them into its own JSON.
 //

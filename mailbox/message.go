@@ -26,6 +26,19 @@ type Message struct {
 	Content
 }
 
+// ContentRef says where a message's content is in the log: in the
+// MailReceived at Seq, sealed under the key Key names.
+type ContentRef struct {
+	MessageID string
+	Seq       uint64
+	Key       uint64
+}
+
+// ContentRef locates the message's sealed content.
+func (m *Message) ContentRef() ContentRef {
+	return ContentRef{MessageID: m.ID, Seq: m.ContentSeq, Key: m.Key}
+}
+
 // Summary is a message as a list shows it: its place and state in its
 // inbox, and its Head.
 type Summary struct {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections/engine"
 	"tempmail/projections/view"
 )
@@ -64,9 +65,9 @@ func (a *applier) Apply(et *engine.Tx, p events.Payload) error {
 	case *events.InboxCreated:
 		return t.inboxCreated(ev)
 	case *events.InboxDeleted:
-		return t.lifecycleEnded(ev.InboxID, ev.Address, events.HookInboxDeleted)
+		return t.lifecycleEnded(ev.InboxID, ev.Address, mailbox.HookInboxDeleted)
 	case *events.InboxExpired:
-		return t.lifecycleEnded(ev.InboxID, ev.Address, events.HookInboxExpired)
+		return t.lifecycleEnded(ev.InboxID, ev.Address, mailbox.HookInboxExpired)
 	case *events.MailReceived:
 		return t.mailReceived(ev)
 	case *events.MarkedRead:

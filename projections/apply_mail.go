@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections/engine"
 )
 
@@ -76,7 +77,7 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 		*ref = MessageRef{Meta: ref.Meta, InboxID: in.ID}
 		t.Save(ms)
 	}
-	if err := t.tell(in, events.HookMessageReceived, &in.Head[0], ""); err != nil {
+	if err := t.tell(in, mailbox.HookMessageReceived, &in.Head[0], ""); err != nil {
 		return err
 	}
 	for t.rules.MaxMessages > 0 && in.Count > t.rules.MaxMessages {
@@ -131,7 +132,7 @@ func (t *tx) evictOldest(in *Inbox) error {
 	if len(in.Pages) == 0 {
 		s := in.Head[len(in.Head)-1]
 		in.Head = in.Head[:len(in.Head)-1]
-		return t.gone(in, &s, events.ReasonCap)
+		return t.gone(in, &s, mailbox.ReasonCap)
 	}
 	last := len(in.Pages) - 1
 	pg, ps, err := load[Page](t, pageKey(in.ID, in.Pages[last].N))
@@ -142,7 +143,7 @@ func (t *tx) evictOldest(in *Inbox) error {
 	// deleted in an application written in part.
 	for j := len(pg.Items) - 1; j >= 0; j-- {
 		if s := &pg.Items[j]; s.DeletedSeq == 0 || s.DeletedSeq >= t.Seq {
-			return t.deleteInPage(in, last, pg, ps, j, events.ReasonCap)
+			return t.deleteInPage(in, last, pg, ps, j, mailbox.ReasonCap)
 		}
 	}
 	// A page with nothing left in it: it goes, and the next is tried.
@@ -184,11 +185,11 @@ func (t *tx) gone(in *Inbox, s *Summary, reason string) error {
 	}
 	t.mark(in, Mark{Seq: t.Seq, Kind: ChangeDeleted, ID: s.ID, ContentSeq: s.ContentSeq})
 	f := events.ForgetMessage{ID: s.ID, InboxID: in.ID, Address: in.Address, Key: s.Key, RawObject: s.RawObject,
-		Seqs: []uint64{s.ContentSeq}, Retained: in.Retention == events.RetainMessages}
+		Seqs: []uint64{s.ContentSeq}, Retained: in.Retention == mailbox.RetainMessages}
 	if s.ReadSeq != 0 {
 		f.Seqs = append(f.Seqs, s.ReadSeq)
 	}
-	if reason != events.ReasonCap {
+	if reason != mailbox.ReasonCap {
 		f.Seqs = append(f.Seqs, t.Seq) // the Deleted itself (an eviction is part of a new message's arrival)
 	}
 	t.Forget.Messages = append(t.Forget.Messages, f)
@@ -200,7 +201,7 @@ func (t *tx) gone(in *Inbox, s *Summary, reason string) error {
 			return err
 		}
 	}
-	return t.tell(in, events.HookMessageDeleted, s, reason)
+	return t.tell(in, mailbox.HookMessageDeleted, s, reason)
 }
 
 // mark records a read or a deletion among the inbox's latest marks.
@@ -302,7 +303,7 @@ func (t *tx) markedRead(ev *events.MarkedRead) error {
 		}
 	}
 	t.mark(in, Mark{Seq: t.Seq, Kind: ChangeRead, ID: ev.MessageID})
-	if err := t.tell(in, events.HookMessageRead, s, ""); err != nil {
+	if err := t.tell(in, mailbox.HookMessageRead, s, ""); err != nil {
 		return err
 	}
 	t.Save(is)

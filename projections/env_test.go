@@ -223,7 +223,7 @@ func populateTenants(t *testing.T, s *events.Store, inboxes map[string]inboxRef)
 func subscribe(t *testing.T, s *events.Store, name string, in inboxRef) string {
 	t.Helper()
 	ev := events.WebhookCreated{WebhookID: uuid.NewString(), URL: "https://hooks.example/" + name,
-		Events: []string{events.HookMessageReceived, events.HookInboxDeleted}, Secret: "whsec_c2VjcmV0",
+		Events: []string{mailbox.HookMessageReceived, mailbox.HookInboxDeleted}, Secret: "whsec_c2VjcmV0",
 		CreatedAt: time.Unix(1700000200, 0).UTC()}
 	if name != "" {
 		ev.InboxID, ev.Address = in.id, in.addr

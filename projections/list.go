@@ -11,7 +11,7 @@ import (
 // contents opens what messages say, which views do not hold
 // (events.Store.Content).
 type contents interface {
-	Content(ctx context.Context, ref events.ContentRef) (*mailbox.Content, error)
+	Content(ctx context.Context, ref mailbox.ContentRef) (*mailbox.Content, error)
 }
 
 // Listing is a page of messages and how many the whole list holds.

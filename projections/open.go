@@ -13,7 +13,7 @@ import (
 // viewsFormat is the layout of the views this build reads and writes
 // (package entry): 3 folded each message into its inbox's list; 4 keeps an
 // entry per domain and per tenant's inbox, and what tenants' claims count;
-// 5 keeps an inbox's retention (events.Retention) where 4 kept the letter
+// 5 keeps an inbox's retention (mailbox.Retention) where 4 kept the letter
 // of the API it was made through. A current generation of another format
 // was written by an earlier version and is built anew from the log
 // (ErrOutdated), which says what each inbox is whatever version wrote it.

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections/engine"
 	"tempmail/projections/view"
 )
@@ -30,7 +31,7 @@ func TestRebuildMatchesLiveViews(t *testing.T) {
 	opens := 0
 	for _, ev := range storedEvents(t, e.store) {
 		if m, ok := ev.Payload.(*events.MailReceived); ok {
-			if _, err := e.store.Content(ctx, events.ContentRef{MessageID: m.MessageID, Seq: ev.Seq, Key: m.Key}); err == nil {
+			if _, err := e.store.Content(ctx, mailbox.ContentRef{MessageID: m.MessageID, Seq: ev.Seq, Key: m.Key}); err == nil {
 				opens++
 			}
 		}

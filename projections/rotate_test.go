@@ -10,6 +10,7 @@ import (
 	"tempmail"
 	"tempmail/events"
 	"tempmail/eventually"
+	"tempmail/mailbox"
 )
 
 // TestRotatedSecretsSurviveARebuild: a subscription's new secret is an
@@ -31,7 +32,7 @@ func TestRotatedSecretsSurviveARebuild(t *testing.T) {
 	}
 	var ids []string
 	for _, inbox := range []inboxRef{{}, in} { // one to every inbox, one to the inbox
-		ev := events.WebhookCreated{WebhookID: uuid.NewString(), URL: "https://hooks.example/", Events: []string{events.HookMessageReceived},
+		ev := events.WebhookCreated{WebhookID: uuid.NewString(), URL: "https://hooks.example/", Events: []string{mailbox.HookMessageReceived},
 			Secret: "whsec_b2xk", CreatedAt: time.Unix(1700000200, 0).UTC(), InboxID: inbox.id, Address: inbox.addr}
 		created, err := e.store.CreateWebhook(ctx, ev, inbox.lifecycleSeq, nil)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"tempmail"
 	"tempmail/events"
+	"tempmail/mailbox"
 )
 
 // Outbound webhooks, as the views see them: the subscriptions (read by the
@@ -67,7 +68,7 @@ func (r *Reader) webhooksOf(ctx context.Context, refs []WebhookRef) ([]Webhook, 
 // carries ids, never what a message says.
 type Delivery struct {
 	Webhook   string    `json:"webhook"`
-	Kind      string    `json:"kind"` // events.HookMessageReceived, ...
+	Kind      string    `json:"kind"` // mailbox.HookMessageReceived, ...
 	Seq       uint64    `json:"seq"`  // the event's stream sequence
 	Partition string    `json:"partition"`
 	At        time.Time `json:"at"` // when the event happened
@@ -113,7 +114,7 @@ func (t *tx) tell(in *Inbox, kind string, m *Summary, reason string) error {
 	if m != nil {
 		d.MessageID, d.ReceivedAt, d.Size = m.ID, m.ReceivedAt, m.Size
 	}
-	ending := kind == events.HookInboxDeleted || kind == events.HookInboxExpired
+	ending := kind == mailbox.HookInboxDeleted || kind == mailbox.HookInboxExpired
 	for _, ref := range in.Webhooks {
 		if ref.Seq >= t.Seq || !refWants(ref, kind) {
 			continue

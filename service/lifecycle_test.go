@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"tempmail/events"
 	"tempmail/eventually"
 	"tempmail/mailbox"
 	"tempmail/service"
@@ -72,7 +71,7 @@ func sealKey(t *testing.T, svc *service.Service, id string) []byte {
 	if err != nil {
 		t.Fatalf("message %s: %v", id, err)
 	}
-	key, err := svc.Store.SealKey(t.Context(), events.RefOf(m))
+	key, err := svc.Store.SealKey(t.Context(), m.ContentRef())
 	if err != nil {
 		t.Fatalf("key of %s: %v", id, err)
 	}

@@ -292,7 +292,7 @@ type inboxData struct {
 func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
 	p := payload{Type: j.Kind, Timestamp: wire.At(j.At)}
 	switch j.Kind {
-	case events.HookMessageReceived:
+	case mailbox.HookMessageReceived:
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := w.views.WaitApplied(wctx, events.Ack{Seq: j.Seq, Partition: j.Partition})
 		cancel()
@@ -314,9 +314,9 @@ func (w *Webhooks) body(ctx context.Context, j job) ([]byte, error) {
 		default:
 			return nil, err
 		}
-	case events.HookMessageRead:
+	case mailbox.HookMessageRead:
 		p.Data = readData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address}
-	case events.HookMessageDeleted:
+	case mailbox.HookMessageDeleted:
 		p.Data = deletedData{ID: j.MessageID, InboxID: j.InboxID, Address: j.Address, Reason: j.Reason}
 	default:
 		p.Data = inboxData{InboxID: j.InboxID, Address: j.Address}

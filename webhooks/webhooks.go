@@ -16,6 +16,7 @@ import (
 
 	"tempmail/broker"
 	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections"
 )
 
@@ -200,7 +201,7 @@ func (j *job) ID() string { return "msg_" + j.event() + "_" + j.Webhook }
 // caused (told by the same event as its arrival) the evicted message too.
 func (j *job) event() string {
 	seq := strconv.FormatUint(j.Seq, 10)
-	if j.Kind == events.HookMessageDeleted && j.Reason == events.ReasonCap {
+	if j.Kind == mailbox.HookMessageDeleted && j.Reason == mailbox.ReasonCap {
 		return seq + "-" + j.MessageID
 	}
 	return seq

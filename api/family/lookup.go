@@ -13,7 +13,6 @@ import (
 
 	"tempmail"
 	"tempmail/command"
-	"tempmail/events"
 	"tempmail/mailbox"
 	"tempmail/projections"
 )
@@ -119,7 +118,7 @@ func (s *Kit) OpenRaw(ctx context.Context, m *mailbox.Message) (io.ReadCloser, e
 	if m.RawObject == "" {
 		return io.NopCloser(bytes.NewReader(m.Raw)), nil
 	}
-	obj, err := s.Store.OpenRaw(ctx, events.RefOf(m), m.RawObject)
+	obj, err := s.Store.OpenRaw(ctx, m.ContentRef(), m.RawObject)
 	if tempmail.KindOf(err) == tempmail.NotFound {
 		return nil, ErrNotFound
 	}

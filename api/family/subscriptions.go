@@ -8,7 +8,7 @@ import (
 
 	"tempmail"
 	"tempmail/command"
-	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/webhooks"
 	"tempmail/wire"
@@ -89,9 +89,9 @@ type SubscribeRequest struct {
 // message.received.
 func HookKinds(raw json.RawMessage) ([]string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return []string{events.HookMessageReceived}, nil
+		return []string{mailbox.HookMessageReceived}, nil
 	}
-	return NamesOf(raw, "events", "event", events.HookKinds(), 0)
+	return NamesOf(raw, "events", "event", mailbox.HookKinds(), 0)
 }
 
 // subscribe records a subscription to in (nil: every inbox) and returns it

@@ -10,7 +10,7 @@ import (
 	"tempmail"
 	"tempmail/api/family"
 	"tempmail/command"
-	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections"
 	"tempmail/wire"
 )
@@ -38,7 +38,7 @@ func (s *API) createTempEmailB(w http.ResponseWriter, r *http.Request) {
 		family.WriteError(w, r, s.Log, family.AsInvalid(err, "No domains available"))
 		return
 	}
-	in, err := s.Commands.CreateInbox(r.Context(), command.Spec{Retention: events.RetainMessages, Local: name, Random: 12, Domain: dom,
+	in, err := s.Commands.CreateInbox(r.Context(), command.Spec{Retention: mailbox.RetainMessages, Local: name, Random: 12, Domain: dom,
 		Tenant: owner})
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)

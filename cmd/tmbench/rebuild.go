@@ -95,7 +95,7 @@ func generateEvents(dir string, n int) error {
 	count := max(100, n/1000)
 	for i := range count {
 		addr := fmt.Sprintf("gen%d@tempmail.test", i)
-		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: uuid.NewString(), Retention: events.RetainMessages, DomainID: 1, CreatedAt: time.Now()}
+		ev := events.InboxCreated{InboxID: uuid.NewString(), Address: addr, Token: uuid.NewString(), Retention: mailbox.RetainMessages, DomainID: 1, CreatedAt: time.Now()}
 		ack, err := store.CreateInbox(ctx, ev, 0)
 		if err != nil {
 			return err

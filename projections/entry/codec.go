@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections/view"
 )
 
@@ -130,7 +130,7 @@ func appendInbox(w []byte, in *Inbox) []byte {
 func readInbox(rd *reader, in *Inbox) {
 	*in = Inbox{}
 	readMeta(rd, &in.Meta)
-	in.ID, in.Address, in.Token, in.Retention = rd.string(), rd.string(), rd.string(), events.Retention(rd.string())
+	in.ID, in.Address, in.Token, in.Retention = rd.string(), rd.string(), rd.string(), mailbox.Retention(rd.string())
 	in.DomainID = int(rd.varint())
 	in.CreatedAt, in.ExpiresAt = rd.time(), rd.time()
 	in.TTL = rd.varint()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"tempmail/events"
+	"tempmail/mailbox"
 	"tempmail/projections/view"
 )
 
@@ -18,9 +19,9 @@ const fullPage = 32
 func fullInbox() *Inbox {
 	now := time.Now().UTC()
 	in := &Inbox{Meta: view.Meta{Seq: 1234567}, ID: "414bc58d-55c3-49ae-8b7a-bad3cf0ef9f9", Address: "abcdefghij@tempmail.test",
-		Token: "ABCDEFGHIJKLMNOPQRSTUVWXYZ", Retention: events.RetainMessages, DomainID: 1, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
+		Token: "ABCDEFGHIJKLMNOPQRSTUVWXYZ", Retention: mailbox.RetainMessages, DomainID: 1, CreatedAt: now, ExpiresAt: now.Add(time.Hour),
 		TTL: 3600, LifecycleSeq: 123456, Count: 1000, NextPage: 31, Forgotten: 99,
-		Webhooks: []WebhookRef{{ID: "hook", Events: []string{events.HookMessageReceived, events.HookInboxDeleted}, Seq: 7, Claimed: true}}}
+		Webhooks: []WebhookRef{{ID: "hook", Events: []string{mailbox.HookMessageReceived, mailbox.HookInboxDeleted}, Seq: 7, Claimed: true}}}
 	for i := range fullPage {
 		id := events.NewMessageID(in.ID)
 		in.Head = append(in.Head, Summary{ID: id, ReceivedAt: now, Size: 4312, IsRead: i%3 == 0, ReadSeq: uint64(i % 3),

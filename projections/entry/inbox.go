@@ -24,7 +24,7 @@ type Inbox struct {
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
 	TTL       int64     `json:"ttl,omitempty"`
 	// Retention is what becomes of its messages (events.InboxCreated).
-	Retention events.Retention `json:"retention,omitempty"`
+	Retention mailbox.Retention `json:"retention,omitempty"`
 	// LifecycleSeq is the last event on the address's lifecycle subject:
 	// what deliveries and deletion expect to be unchanged.
 	LifecycleSeq uint64 `json:"lifecycle_seq"`
@@ -171,8 +171,8 @@ func (s *Summary) Shown(address string) mailbox.Summary {
 }
 
 // ContentRef locates the summarised message's sealed content.
-func (s *Summary) ContentRef() events.ContentRef {
-	return events.ContentRef{MessageID: s.ID, Seq: s.ContentSeq, Key: s.Key}
+func (s *Summary) ContentRef() mailbox.ContentRef {
+	return mailbox.ContentRef{MessageID: s.ID, Seq: s.ContentSeq, Key: s.Key}
 }
 
 // Page is one closed page of an inbox's list.
