@@ -39,6 +39,13 @@ func (m *Message) ContentRef() ContentRef {
 	return ContentRef{MessageID: m.ID, Seq: m.ContentSeq, Key: m.Key}
 }
 
+// Summary is the message as a list shows it.
+func (m *Message) Summary() Summary {
+	return Summary{ID: m.ID, Address: m.Address, ReceivedAt: m.ReceivedAt, Size: m.Size, IsRead: m.IsRead,
+		Head: Head{From: m.From, FromName: m.FromName, Subject: m.Subject, Preview: m.Preview, To: m.To, Cc: m.Cc,
+			Attachments: m.Attachments}}
+}
+
 // Summary is a message as a list shows it: its place and state in its
 // inbox, and its Head.
 type Summary struct {

@@ -399,7 +399,6 @@ const maxReason = 200
 // summaryA is a message as family A lists it, which message.received
 // webhooks carry.
 func summaryA(m *mailbox.Message) wire.EmailSummaryA {
-	return wire.EmailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
-		ReceivedAt: wire.At(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size,
-		HasAttachments: len(m.Attachments) > 0, Preview: m.Preview}
+	s := m.Summary()
+	return wire.SummaryAOf(&s)
 }

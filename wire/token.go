@@ -12,7 +12,9 @@ import (
 // answer:"long" are a message's bodies, which the service writes piece by
 // piece when they are long (api/family/answer.go); LongTextLen says how long
 // they are together. The jsonschema tags describe a field to the MCP
-// tools' clients, whose results show it too.
+// tools' clients, whose results show it too. A field family C shows is
+// declared here and filled from the model here (SummaryOf, MessageOf,
+// LinksOf, CodeOf, FoundLinkOf), nowhere else.
 
 // Inbox is a family C inbox, as it is made.
 type Inbox struct {
@@ -143,6 +145,11 @@ type Code struct {
 	ReceivedAt Time   `json:"received_at"`
 }
 
+// CodeOf is a one-time code found in m.
+func CodeOf(code string, m *mailbox.Summary) Code {
+	return Code{Code: code, MessageID: m.ID, Subject: m.Subject, From: m.From, ReceivedAt: At(m.ReceivedAt)}
+}
+
 // FoundLink is a link and the message it was found in.
 type FoundLink struct {
 	Link       string `json:"link"`
@@ -152,4 +159,10 @@ type FoundLink struct {
 	Subject    string `json:"subject"`
 	From       string `json:"from"`
 	ReceivedAt Time   `json:"received_at"`
+}
+
+// FoundLinkOf is a link found in m.
+func FoundLinkOf(l mailbox.Link, m *mailbox.Summary) FoundLink {
+	return FoundLink{Link: l.URL, LinkASCII: mailbox.ASCII(l.URL), Text: l.Text, MessageID: m.ID, Subject: m.Subject,
+		From: m.From, ReceivedAt: At(m.ReceivedAt)}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"tempmail/mailbox"
 	"time"
 )
 
@@ -44,6 +45,14 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	}
 	*t = Time{at}
 	return nil
+}
+
+// SummaryAOf is a message as family A lists it and message.received
+// webhooks carry it.
+func SummaryAOf(m *mailbox.Summary) EmailSummaryA {
+	return EmailSummaryA{ID: m.ID, FromEmail: m.From, FromName: m.FromName, Subject: m.Subject,
+		ReceivedAt: At(m.ReceivedAt), IsRead: m.IsRead, Size: m.Size, HasAttachments: len(m.Attachments) > 0,
+		Preview: m.Preview}
 }
 
 // EmailSummaryA is a message as family A lists it.

@@ -85,8 +85,7 @@ func toEmailA(m *mailbox.Message) Email {
 
 // summaryA is a list entry (joined with its content) as family A lists it,
 // in the shape outbound message.received webhooks carry too.
-func summaryA(s *projections.Summary) wire.EmailSummaryA {
-	return wire.EmailSummaryA{ID: s.ID, FromEmail: s.From, FromName: s.FromName, Subject: s.Subject,
-		ReceivedAt: wire.At(s.ReceivedAt), IsRead: s.IsRead, Size: s.Size,
-		HasAttachments: len(s.Attachments) > 0, Preview: s.Preview}
+func summaryA(in *projections.Inbox, s *projections.Summary) wire.EmailSummaryA {
+	m := s.Shown(in.Address)
+	return wire.SummaryAOf(&m)
 }

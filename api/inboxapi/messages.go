@@ -22,7 +22,7 @@ func (s *API) inboxEmailsA(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	family.WritePage(w, len(l.Items), func(i int) any { return summaryA(&l.Items[i]) })
+	family.WritePage(w, len(l.Items), func(i int) any { return summaryA(in, &l.Items[i]) })
 }
 
 // lookupEmailA finds the email the path's {id} names, or answers 404.

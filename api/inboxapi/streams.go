@@ -9,7 +9,7 @@ import (
 // The event streams of families A and C (family.Kit.Stream), each
 // rendering a new message as its family lists it.
 
-func renderA(_ *projections.Inbox, m *projections.Summary) any { return summaryA(m) }
+func renderA(in *projections.Inbox, m *projections.Summary) any { return summaryA(in, m) }
 
 // eventsA answers GET /api/inboxes/{id}/events.
 func (s *API) eventsA(w http.ResponseWriter, r *http.Request) {

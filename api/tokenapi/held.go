@@ -132,7 +132,9 @@ func (s *API) findOTP(inboxID string, re *regexp.Regexp, q family.WaitRequest) f
 					return false, nil
 				}
 			}
-			out = &wire.Code{Code: otp, MessageID: sum.ID, Subject: sum.Subject, From: sum.From, ReceivedAt: wire.At(sum.ReceivedAt)}
+			shown := sum.Shown(in.Address)
+			c := wire.CodeOf(otp, &shown)
+			out = &c
 			return true, nil
 		})
 		if err != nil || out == nil {
@@ -175,8 +177,8 @@ func (s *API) findLink(inboxID string, re *regexp.Regexp, q family.WaitRequest) 
 				}
 				for _, link := range m.Links {
 					if re == nil || re.MatchString(link.URL) {
-						return wire.FoundLink{Link: link.URL, LinkASCII: mailbox.ASCII(link.URL), Text: link.Text, MessageID: sum.ID, Subject: sum.Subject,
-							From: sum.From, ReceivedAt: wire.At(sum.ReceivedAt)}, true, nil
+						shown := sum.Shown(in.Address)
+						return wire.FoundLinkOf(link, &shown), true, nil
 					}
 				}
 			}
