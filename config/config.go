@@ -17,9 +17,13 @@ import (
 type Config struct {
 	DataDir  string // where the embedded NATS server keeps its store, and the generated API token
 	HTTPAddr string // listener for the three API families and /healthz
-	SMTPAddr string // listener for inbound SMTP
-	Domains  []string
-	NATSURL  string // empty: run NATS embedded in this process
+	// HTTPSAddr serves what HTTPAddr serves over TLS (empty: nothing), with
+	// the PEM files HTTPSCert and HTTPSKey, or, neither given, a
+	// self-signed certificate for localhost kept in DataDir (service).
+	HTTPSAddr, HTTPSCert, HTTPSKey string
+	SMTPAddr                       string // listener for inbound SMTP
+	Domains                        []string
+	NATSURL                        string // empty: run NATS embedded in this process
 
 	// An external NATS (NATSURL set): credentials and TLS for its connection.
 	NATSCreds                          string // .creds file (JWT and NKey seed)
@@ -192,7 +196,7 @@ func options() []option {
 // which the areas need not follow. Each flag is named once.
 func usageOrder() []string {
 	return []string{
-		"data-dir", "sync", "http-addr", "smtp-addr", "domains",
+		"data-dir", "sync", "http-addr", "https-addr", "https-cert", "https-key", "smtp-addr", "domains",
 		"nats-url", "nats-creds", "nats-tls-ca", "nats-tls-cert", "nats-tls-key",
 		"server-name", "cluster-name", "cluster-addr", "cluster-advertise", "routes", "nats-listen",
 		"replicas", "api-token", "read-key", "require-token", "anonymous", "anonymous-quota", "min-inbox-ttl",
@@ -337,7 +341,8 @@ func placeholder(o option) string {
 		return "urls"
 	case o.name == "sync":
 		return "always|duration"
-	case strings.HasPrefix(o.name, "tls-") || o.name == "nats-creds" || strings.HasPrefix(o.name, "nats-tls-"):
+	case strings.HasPrefix(o.name, "tls-") || o.name == "nats-creds" || strings.HasPrefix(o.name, "nats-tls-") ||
+		o.name == "https-cert" || o.name == "https-key":
 		return "file"
 	case strings.HasSuffix(o.name, "-ttl") || o.name == "message-retention":
 		return "duration"
@@ -359,6 +364,12 @@ func (c Config) check() error {
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return errors.New("invalid --tls-cert/--tls-key: give both files, or neither")
+	}
+	if (c.HTTPSCert == "") != (c.HTTPSKey == "") {
+		return errors.New("invalid --https-cert/--https-key: give both files, or neither (a self-signed certificate for localhost)")
+	}
+	if c.HTTPSAddr == "" && c.HTTPSCert != "" {
+		return errors.New("invalid --https-cert: no --https-addr to serve it on")
 	}
 	for _, d := range c.CatchAllDomains {
 		if !slices.Contains(c.Domains, d) {

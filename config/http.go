@@ -18,6 +18,21 @@ func httpOptions() []option {
 		{"http-addr", "127.0.0.1:8080", "HTTP listen address (host:port)", func(c *Config, v string) error {
 			return hostPort(&c.HTTPAddr, v)
 		}},
+		{"https-addr", "", "HTTPS listen address (host:port), serving what --http-addr serves over TLS, such as :443 for Mailosaur's SDK, which speaks HTTPS on 443 alone; empty: no HTTPS", func(c *Config, v string) error {
+			if v == "" {
+				c.HTTPSAddr = ""
+				return nil
+			}
+			return hostPort(&c.HTTPSAddr, v)
+		}},
+		{"https-cert", "", "PEM certificate (chain) for --https-addr, with --https-key; neither: a self-signed certificate for localhost, made once and kept as https-cert.pem in --data-dir, which clients trust with NODE_EXTRA_CA_CERTS or the like", func(c *Config, v string) error {
+			c.HTTPSCert = v
+			return nil
+		}},
+		{"https-key", "", "PEM private key for --https-addr, with --https-cert", func(c *Config, v string) error {
+			c.HTTPSKey = v
+			return nil
+		}},
 		{"api-token", "", "family A API token; empty: generated on first start and kept in --data-dir", func(c *Config, v string) error {
 			return secret(&c.APIToken, v)
 		}},

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -68,9 +69,12 @@ type Service struct {
 	version    string
 	partitions int
 	dedupe     time.Duration
-	http       *http.Server // nil when Config.HTTPAddr is empty
-	httpLn     net.Listener
-	served     chan struct{} // closed when the HTTP server has stopped serving
+	// http serves Config.HTTPAddr and https Config.HTTPSAddr, each nil
+	// without its address: two servers, since one server's HTTP/2 set-up
+	// for plain HTTP leaves it unset for the TLS listener it serves after.
+	http, https     *http.Server
+	httpLn, httpsLn net.Listener
+	serving         sync.WaitGroup // the listeners' Serve, until the HTTP server has stopped
 	// requests counts HTTP requests but probes and scrapes: with the
 	// events applied, what says the service is busy (reclaimWhenIdle).
 	requests     atomic.Uint64
@@ -128,7 +132,7 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (_ *Service, er
 	s.API.SetReady(true)
 	s.log.Info("tempmail ready", "http", s.HTTPAddr(), "smtp", s.SMTPAddr(), "version", s.version, "sync", s.SyncMode(),
 		"domains", strings.Join(cfg.Domains, ","), "catch_all_domains", strings.Join(cfg.CatchAllDomains, ","), "data_dir", cfg.DataDir, "views_generation", s.Views.Generation(),
-		"log_format", cfg.LogFormat, "access_log", cfg.AccessLog, "cors_origins", strings.Join(cfg.CORSOrigins, ","))
+		"log_format", cfg.LogFormat, "access_log", cfg.AccessLog, "cors_origins", strings.Join(cfg.CORSOrigins, ","), httpsAttr(s.HTTPSAddr()))
 	return s, nil
 }
 
@@ -142,8 +146,7 @@ func newService(cfg config.Config, opts Options) *Service {
 		version = "unknown"
 	}
 	s := &Service{Config: cfg, log: log, version: version, partitions: opts.Partitions, dedupe: opts.DedupeWindow, restAfter: opts.RestAfter, passwordCost: opts.PasswordCost,
-		served: make(chan struct{}),
-		fatal:  make(chan error, 1), stopping: make(chan struct{})}
+		fatal: make(chan error, 1), stopping: make(chan struct{})}
 	return s
 }
 
@@ -172,14 +175,12 @@ func (s *Service) assemble(reg *prometheus.Registry) {
 		Version: s.version, PasswordCost: s.passwordCost})
 }
 
-// listen opens the HTTP listener the configuration names, and serves on it.
+// listen opens the HTTP and HTTPS listeners the configuration names, and
+// serves the API on them.
 func (s *Service) listen() (err error) {
 	cfg := s.Config
-	if cfg.HTTPAddr == "" {
+	if cfg.HTTPAddr == "" && cfg.HTTPSAddr == "" {
 		return nil
-	}
-	if s.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
-		return fmt.Errorf("HTTP listener: %w", err)
 	}
 	// Every request is bounded in time: its headers, its body, and its
 	// answer (held long-polls and event streams lift their own deadlines).
@@ -193,16 +194,50 @@ func (s *Service) listen() (err error) {
 		}
 		s.API.ServeHTTP(w, r)
 	})
-	s.http = &http.Server{Handler: counted, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
-		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
-		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
-	go func() {
-		defer close(s.served)
-		if err := s.http.Serve(s.httpLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.fail(fmt.Errorf("HTTP listener: %w", err))
+	server := func() *http.Server {
+		return &http.Server{Handler: counted, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+			WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+			ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+	}
+	if cfg.HTTPSAddr != "" {
+		cert, selfSigned, err := httpsCertificate(cfg, time.Now())
+		if err != nil {
+			return fmt.Errorf("HTTPS: %w", err)
 		}
-	}()
+		if selfSigned != "" {
+			s.log.Info("HTTPS serves a self-signed certificate for localhost; clients trust it with NODE_EXTRA_CA_CERTS="+selfSigned+
+				" (curl: --cacert)", "https", cfg.HTTPSAddr, "certificate", selfSigned)
+		}
+		if s.httpsLn, err = net.Listen("tcp", cfg.HTTPSAddr); err != nil {
+			return fmt.Errorf("HTTPS listener: %w", err)
+		}
+		s.https = server()
+		s.https.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	if cfg.HTTPAddr != "" {
+		if s.httpLn, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+			if s.httpsLn != nil {
+				s.httpsLn.Close()
+			}
+			return fmt.Errorf("HTTP listener: %w", err)
+		}
+		s.http = server()
+		s.serve("HTTP", func() error { return s.http.Serve(s.httpLn) })
+	}
+	if s.https != nil {
+		s.serve("HTTPS", func() error { return s.https.ServeTLS(s.httpsLn, "", "") })
+	}
 	return nil
+}
+
+// serve runs one listener's Serve until the server stops; a listener
+// that fails stops the service.
+func (s *Service) serve(what string, serve func() error) {
+	s.serving.Go(func() {
+		if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.fail(fmt.Errorf("%s listener: %w", what, err))
+		}
+	})
 }
 
 // HTTPAddr is the address the HTTP listener is bound to; empty without one.
@@ -211,6 +246,25 @@ func (s *Service) HTTPAddr() string {
 		return ""
 	}
 	return s.httpLn.Addr().String()
+}
+
+// httpsAttr names the HTTPS listener in the ready line, after what the
+// line has always said (scripts read its first fields); nothing without
+// one.
+func httpsAttr(addr string) slog.Attr {
+	if addr == "" {
+		return slog.Attr{}
+	}
+	return slog.String("https", addr)
+}
+
+// HTTPSAddr is the address the HTTPS listener is bound to; empty without
+// one.
+func (s *Service) HTTPSAddr() string {
+	if s.httpsLn == nil {
+		return ""
+	}
+	return s.httpsLn.Addr().String()
 }
 
 // Shutdown stops accepting, lets in-flight requests and events finish, and
@@ -224,7 +278,7 @@ func (s *Service) Shutdown(ctx context.Context) {
 	if s.Backend != nil {
 		s.Backend.Stopping()
 	}
-	// Both listeners stop accepting at once and finish what is in flight;
+	// The listeners stop accepting at once and finish what is in flight;
 	// they get most of the budget, the views and NATS the rest.
 	lctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
@@ -232,15 +286,17 @@ func (s *Service) Shutdown(ctx context.Context) {
 	if s.Backend != nil {
 		wg.Go(func() { s.CloseSMTP(lctx) })
 	}
-	if s.http != nil {
-		wg.Go(func() {
-			if err := s.http.Shutdown(lctx); err != nil {
-				s.http.Close()
-			}
-			<-s.served
-		})
+	for _, srv := range []*http.Server{s.http, s.https} {
+		if srv != nil {
+			wg.Go(func() {
+				if err := srv.Shutdown(lctx); err != nil {
+					srv.Close()
+				}
+			})
+		}
 	}
 	wg.Wait()
+	s.serving.Wait()
 	if s.Backend != nil {
 		s.Backend.Shutdown(ctx)
 	}
