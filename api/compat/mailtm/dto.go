@@ -28,7 +28,7 @@ func ldOf(on, top bool, typ, path string) ld {
 	if !on {
 		return ld{}
 	}
-	out := ld{ID: mailtmPrefix + path, Type: typ}
+	out := ld{ID: path, Type: typ}
 	if top {
 		out.Context = "/contexts/" + typ
 	}
@@ -136,7 +136,7 @@ func toMailTMSummary(in *projections.Inbox, m *projections.Summary, on bool) mai
 	return mailtmSummaryOut{ld: ldOf(on, false, "Message", "/messages/"+m.ID), ID: m.ID, AccountID: in.ID,
 		From: mailtmAddress{Address: m.From, Name: m.FromName}, To: mailtmTo(m.To, in.Address), Subject: m.Subject,
 		Intro: m.Preview, Seen: m.IsRead, HasAttachments: len(m.Attachments) > 0, Size: m.Size,
-		DownloadURL: mailtmPrefix + "/messages/" + m.ID + "/download",
+		DownloadURL: "/messages/" + m.ID + "/download",
 		CreatedAt:   wire.At(m.ReceivedAt), UpdatedAt: wire.At(m.ReceivedAt)}
 }
 
@@ -198,7 +198,7 @@ func toMailTMMessage(in *projections.Inbox, m *mailbox.Message, on bool) mailtmM
 		Cc: family.OrEmpty(m.Cc), Bcc: []string{}, Subject: m.Subject, Seen: m.IsRead, Verifications: []string{},
 		Text: m.Text, HTML: []string{}, HasAttachments: len(m.Attachments) > 0,
 		Attachments: make([]mailtmAttachmentOut, 0, len(m.Attachments)), Size: m.Size,
-		DownloadURL: mailtmPrefix + "/messages/" + m.ID + "/download",
+		DownloadURL: "/messages/" + m.ID + "/download",
 		CreatedAt:   wire.At(m.ReceivedAt), UpdatedAt: wire.At(m.ReceivedAt)}
 	if m.HTML != "" {
 		out.HTML = []string{m.HTML}
@@ -211,7 +211,7 @@ func toMailTMMessage(in *projections.Inbox, m *mailbox.Message, on bool) mailtmM
 		id := mailtmAttachmentID(i + 1)
 		out.Attachments = append(out.Attachments, mailtmAttachmentOut{ID: id, Filename: a.Filename,
 			ContentType: a.ContentType, Disposition: "attachment", TransferEncoding: "base64", Size: a.Size,
-			DownloadURL: mailtmPrefix + "/messages/" + m.ID + "/attachment/" + id})
+			DownloadURL: "/messages/" + m.ID + "/attachment/" + id})
 	}
 	return out
 }

@@ -18,8 +18,10 @@ import (
 
 // The family's routes, who its requests come from, and its errors.
 
-// mailtmPrefix is where the family lives; the IRIs it gives (@id,
-// downloadUrl) begin with it, so that they resolve against the server.
+// mailtmPrefix is where the family lives. The IRIs it gives (@id,
+// downloadUrl, hydra:view's pages) are paths under it, as mail.tm's are
+// under its API's root: clients written for mail.tm join them to their
+// base URL (https://<site>/compat/mailtm) to follow them.
 const mailtmPrefix = family.CompatPrefix + "mailtm"
 
 // mailtmPageSize is how many messages a page of GET /messages holds, as

@@ -43,7 +43,7 @@ func writeMailTMCollection(w http.ResponseWriter, on bool, typ, path string, tot
 		return
 	}
 	a := family.NewAnswer(w, http.StatusOK)
-	a.Raw(`{"@context":"/contexts/` + typ + `","@id":"` + mailtmPrefix + path + `","@type":"hydra:Collection","hydra:member":[`)
+	a.Raw(`{"@context":"/contexts/` + typ + `","@id":"` + path + `","@type":"hydra:Collection","hydra:member":[`)
 	for i := 0; i < n && a.More(); i++ {
 		if i > 0 {
 			a.Raw(",")
@@ -52,7 +52,7 @@ func writeMailTMCollection(w http.ResponseWriter, on bool, typ, path string, tot
 	}
 	a.Raw(`],"hydra:totalItems":` + strconv.Itoa(total))
 	if last := max(1, (total+mailtmPageSize-1)/mailtmPageSize); last > 1 {
-		at := func(p int) string { return `"` + mailtmPrefix + path + "?page=" + strconv.Itoa(p) + `"` }
+		at := func(p int) string { return `"` + path + "?page=" + strconv.Itoa(p) + `"` }
 		view := `,"hydra:view":{"@id":` + at(page) + `,"@type":"hydra:PartialCollectionView","hydra:first":` + at(1) +
 			`,"hydra:last":` + at(last)
 		if page > 1 {
@@ -199,5 +199,5 @@ func (s *API) mailtmSource(w http.ResponseWriter, r *http.Request) {
 	}
 	on := jsonLD(w)
 	family.WriteJSON(w, http.StatusOK, mailtmSourceOut{ld: ldOf(on, true, "Source", "/sources/"+m.ID), ID: m.ID,
-		DownloadURL: mailtmPrefix + "/messages/" + m.ID + "/download", Data: string(raw)})
+		DownloadURL: "/messages/" + m.ID + "/download", Data: string(raw)})
 }
