@@ -40,6 +40,7 @@ type mailosaurReport struct {
 		ID, Subject, From, To, Server string
 		Received                      bool
 		HTMLCode, HTMLLink, TextCode  string
+		HTMLImages                    [][2]string
 		Headers                       int
 	}
 	List, Search []string
@@ -129,7 +130,7 @@ func TestMailosaurFromItsSDK(t *testing.T) {
 			"\r\nSubject: Verify your account\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=b\r\n\r\n"+
 			"--b\r\nContent-Type: text/plain\r\n\r\nYour code is 482913: https://shop.example.com/verify?u=7\r\n"+
 			"--b\r\nContent-Type: text/html\r\n\r\n<p style=\"color:#102030\">Your code is <b>482913</b>.</p>"+
-			"<a href=\"https://shop.example.com/verify?u=7\">Verify</a>\r\n--b--\r\n")
+			"<a href=\"https://shop.example.com/verify?u=7\">Verify</a><IMG SRC='cid:logo@shop' ALT=\"Shop &amp; Co\">\r\n--b--\r\n")
 	}
 	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
 		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, stderr.Bytes())
@@ -147,7 +148,7 @@ func TestMailosaurFromItsSDK(t *testing.T) {
 	m := r.Message
 	if m.Subject != "Verify your account" || m.From != "shop@example.com" || m.To != r.Address || !m.Received ||
 		m.Server != id || m.HTMLCode != "482913" || m.HTMLLink != "https://shop.example.com/verify?u=7" ||
-		m.TextCode != "482913" || m.Headers == 0 {
+		m.TextCode != "482913" || m.Headers == 0 || !reflect.DeepEqual(m.HTMLImages, [][2]string{{"cid:logo@shop", "Shop & Co"}}) {
 		t.Errorf("messages.get: %+v", m)
 	}
 	if !reflect.DeepEqual(r.List, []string{m.ID}) || !reflect.DeepEqual(r.Search, []string{m.ID}) || r.Renamed != "Renamed" ||

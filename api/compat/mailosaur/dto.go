@@ -86,7 +86,7 @@ type mailosaurMetadata struct {
 
 type mailosaurMessage struct {
 	mailosaurHead
-	HTML        mailosaurContent      `json:"html"`
+	HTML        mailosaurHTML         `json:"html"`
 	Text        mailosaurContent      `json:"text"`
 	Attachments []mailosaurAttachment `json:"attachments"`
 	Metadata    mailosaurMetadata     `json:"metadata"`
@@ -124,7 +124,8 @@ func (s *API) mailosaurMessageOut(m *mailbox.Message) mailosaurMessage {
 		From: []mailosaurAddress{{Name: m.FromName, Email: m.From}}, To: mailosaurAddresses(m.To),
 		Cc: mailosaurAddresses(m.Cc), Bcc: []mailosaurAddress{}, Received: wire.At(m.ReceivedAt), Subject: m.Subject}
 	out := mailosaurMessage{mailosaurHead: head,
-		HTML:        mailosaurContent{Body: m.HTML, Links: mailosaurLinks("", m.HTML), Codes: mailosaurCodes(htmlWords(m.HTML))},
+		HTML: mailosaurHTML{mailosaurContent{Body: m.HTML, Links: mailosaurLinks("", m.HTML), Codes: mailosaurCodes(htmlWords(m.HTML))},
+			mailosaurImages(m.HTML)},
 		Text:        mailosaurContent{Body: m.Text, Links: mailosaurLinks(m.Text, ""), Codes: mailosaurCodes(m.Text)},
 		Attachments: []mailosaurAttachment{},
 		Metadata: mailosaurMetadata{Headers: []mailosaurHeader{}, MailFrom: m.MailFrom,

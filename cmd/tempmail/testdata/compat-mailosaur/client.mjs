@@ -48,6 +48,7 @@ report.message = {
   server: message.server,
   htmlCode: message.html.codes[0]?.value,
   htmlLink: message.html.links[0]?.href,
+  htmlImages: message.html.images.map((i) => [i.src, i.alt]),
   textCode: message.text.codes[0]?.value,
   headers: message.metadata.headers.length,
 };
