@@ -142,6 +142,28 @@ func (s *Kit) RawBytes(ctx context.Context, m *mailbox.Message) ([]byte, error) 
 	return b, nil
 }
 
+// AttachmentByID returns the attachment whose id alone is given (as
+// Mailosaur's and MailSlurp's clients fetch one), with its message: an id
+// is the message's and the attachment's place in it (mail.AttachmentID),
+// so no index of attachments is needed. Anything malformed, or of a
+// message the request may not see, is ErrNotFound.
+func (s *Kit) AttachmentByID(ctx context.Context, id string) (*mailbox.Message, *mailbox.Attachment, error) {
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 || len(id) > 36+1+4 { // a message id, "-", the attachment's number
+		return nil, nil, ErrNotFound
+	}
+	m, _, err := s.MessageByID(ctx, id[:i])
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range m.Attachments {
+		if m.Attachments[i].ID == strings.ToLower(id) {
+			return m, &m.Attachments[i], nil
+		}
+	}
+	return nil, nil, ErrNotFound
+}
+
 // OldestFirst calls visit for in's messages, joined, oldest first, until
 // it says it found what it looks for. It reads the whole list (the
 // per-inbox cap bounds it): the waits that count from the oldest look
