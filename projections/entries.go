@@ -55,5 +55,10 @@ const (
 // changes its messages writes its entry (Changes relies on it).
 func InboxTopic(inboxID string) Topic { return view.EntryTopic(inboxKey(inboxID)) }
 
+// AddressTopic changes when an inbox is made at addr (its address entry
+// is written then): for a waiter on mail to an address that no inbox has
+// yet, such as one of a catch-all domain.
+func AddressTopic(addr string) Topic { return view.EntryTopic(addressKey(addr)) }
+
 // PartitionTopic changes whenever a partition has applied more events.
 func PartitionTopic(part string) Topic { return view.PartitionTopic(part) }

@@ -7,6 +7,7 @@ import (
 
 	"tempmail"
 	"tempmail/projections/engine"
+	"tempmail/projections/view"
 )
 
 // A tenant's list of inboxes: pages of at most tenantPageItems, newest
@@ -164,4 +165,16 @@ func (r *Reader) TenantInboxes(ctx context.Context, tenant string, visit func(Te
 		n = pg.Older
 	}
 	return nil
+}
+
+// TenantInboxesTopics change when an inbox joins tenant's list: it goes
+// into the newest page, or into a new one that the list's head entry then
+// names, so one of the two entries is written.
+func (r *Reader) TenantInboxesTopics(ctx context.Context, tenant string) ([]Topic, error) {
+	var l TenantList
+	err := r.get(ctx, tenantListKey(tenant), &l, "tenant's inboxes")
+	if err != nil && tempmail.KindOf(err) != tempmail.NotFound {
+		return nil, err
+	}
+	return []Topic{view.EntryTopic(tenantListKey(tenant)), view.EntryTopic(tenantPageKey(tenant, l.Newest))}, nil
 }

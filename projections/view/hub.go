@@ -43,31 +43,42 @@ func NewHub() *Hub {
 // a function that ends the subscription. Changes coalesce: a slow reader sees
 // one signal for many changes, which is all it needs to read again.
 func (h *Hub) Subscribe(topic Topic) (<-chan struct{}, func()) {
+	return h.SubscribeAll([]Topic{topic})
+}
+
+// SubscribeAll is Subscribe to any of topics, on one channel: for a waiter
+// whose answer may come from any of several entries.
+func (h *Hub) SubscribeAll(topics []Topic) (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
 	h.mu.Lock()
-	set := h.waiters[topic]
-	if set == nil {
-		set = map[chan struct{}]struct{}{}
-		h.waiters[topic] = set
+	for _, topic := range topics {
+		set := h.waiters[topic]
+		if set == nil {
+			set = map[chan struct{}]struct{}{}
+			h.waiters[topic] = set
+		}
+		set[ch] = struct{}{}
 	}
-	set[ch] = struct{}{}
 	h.mu.Unlock()
 	var once sync.Once
 	return ch, func() {
 		once.Do(func() {
 			h.mu.Lock()
-			delete(set, ch)
-			// A set leaves the map only when its last channel does, so an
-			// emptied set is still the registered one.
-			if len(set) == 0 {
-				delete(h.waiters, topic)
+			for _, topic := range topics {
+				set := h.waiters[topic]
+				delete(set, ch)
+				// A set leaves the map only when its last channel does.
+				if len(set) == 0 {
+					delete(h.waiters, topic)
+				}
 			}
 			h.mu.Unlock()
 		})
 	}
 }
 
-// Waiters is the number of open subscriptions, for metrics and tests.
+// Waiters is the number of open subscriptions, for metrics and tests: a
+// waiter on several topics counts once for each.
 func (h *Hub) Waiters() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()

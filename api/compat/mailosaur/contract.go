@@ -10,7 +10,7 @@ import (
 // bodies (schemas.go).
 func Contract() openapi.Contract {
 	return openapi.Contract{
-		Operations: []openapi.Operation{{
+		Operations: append([]openapi.Operation{{
 			Method: "GET", Path: "/compat/mailosaur/api/servers",
 			ID:          "mailosaurListServers",
 			Tags:        []string{"Compat: Mailosaur"},
@@ -119,8 +119,11 @@ func Contract() openapi.Contract {
 			ID:      "mailosaurSearchMessages",
 			Tags:    []string{"Compat: Mailosaur"},
 			Summary: "Search a server's messages",
-			Description: "The messages the criteria select, as a list does. Answered at once: the SDK waits for a " +
-				"message by searching again after the delays of `X-Ms-Delay`.",
+			Description: "The messages the criteria select, as a list does. The SDK waits for a message by searching " +
+				"again after the delay of `X-Ms-Delay`: a search that finds nothing is answered at once with a delay of 1 " +
+				"ms, and the same search asked again within 10 seconds (by the same key) is held until a message it " +
+				"may match is stored, or for a second, so that a waiting client learns of a match as soon as it is " +
+				"stored. Its timeout, which the SDK does not send, is passed by a second at most.",
 			Security: basicAuth,
 			Params:   []openapi.Param{{Ref: "MailosaurServer"}, {Ref: "MailosaurPage"}, {Ref: "MailosaurItemsPerPage"}, {Ref: "MailosaurReceivedAfter"}, {Ref: "MailosaurDir"}},
 			Body:     &openapi.Body{Required: false, Content: openapi.JSON(openapi.Ref("MailosaurSearchCriteria"))},
@@ -173,8 +176,7 @@ func Contract() openapi.Contract {
 			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The limits.", Content: openapi.JSON(openapi.Ref("MailosaurUsageLimits"))},
 			}),
-		},
-		},
+		}}, callOperations()...),
 		Parameters: map[string]openapi.Param{
 			"MailosaurServerID": {
 				Name:        "serverID",

@@ -11,13 +11,19 @@ import (
 	"tempmail"
 	"tempmail/api/family"
 	"tempmail/command"
+	"tempmail/mailbox"
+	"tempmail/projections"
+	"tempmail/wire"
 )
 
 // API is the family, over the Kit every family is given.
-type API struct{ *family.Kit }
+type API struct {
+	*family.Kit
+	recent *recentSearches // the searches asked lately (held.go)
+}
 
 // New returns the family.
-func New(k *family.Kit) *API { return &API{Kit: k} }
+func New(k *family.Kit) *API { return &API{Kit: k, recent: newRecentSearches()} }
 
 // Door registers the family with the server (family.CompatDoor).
 func (s *API) Door() family.Door {
@@ -36,6 +42,11 @@ func (s *API) mailosaurRoutes(r chi.Router) {
 	r.Get("/api/messages/{id}", s.mailosaurMessage)
 	r.Delete("/api/messages/{id}", s.mailosaurDeleteMessage)
 	r.Get("/api/usage/limits", s.mailosaurLimits)
+	r.Get("/api/usage/transactions", s.mailosaurTransactions)
+	r.Get("/api/files/email/{id}", s.mailosaurRawEmail)
+	r.Get("/api/files/attachments/{id}", s.mailosaurAttachmentFile)
+	r.Post("/api/devices/otp", s.mailosaurDeviceOTP)
+	s.refuse(r)
 }
 
 // errMailosaurAuth is every refused credential: the SDK says "check your
@@ -144,25 +155,56 @@ type mailosaurLimits struct {
 // messages a day; it has no users or SMS.
 func (s *API) mailosaurLimits(w http.ResponseWriter, r *http.Request) {
 	err := mailosaurMay(r, false)
-	var out mailosaurLimits
+	var t *projections.Tenant
+	var use mailbox.Usage
 	if err == nil {
-		err = func() error {
-			t, err := s.KeyTenant(r)
-			if err != nil {
-				return err
-			}
-			use, err := s.Views.Usage(r.Context(), t.ID, time.Now())
-			if err != nil {
-				return err
-			}
-			out.Servers = mailosaurLimit{Limit: command.MaxTenantServers, Current: t.Servers}
-			out.Email = mailosaurLimit{Limit: t.Quota.MessagesPerDay, Current: use.MessagesToday}
-			return nil
-		}()
+		t, use, err = s.tenantUsage(r, time.Now())
 	}
 	if err != nil {
 		s.mailosaurFail(w, r, err)
 		return
 	}
-	family.WriteJSON(w, http.StatusOK, out)
+	family.WriteJSON(w, http.StatusOK, mailosaurLimits{
+		Servers: mailosaurLimit{Limit: command.MaxTenantServers, Current: t.Servers},
+		Email:   mailosaurLimit{Limit: t.Quota.MessagesPerDay, Current: use.MessagesToday},
+	})
+}
+
+// tenantUsage is the key's tenant and what it used on the day of at.
+func (s *API) tenantUsage(r *http.Request, at time.Time) (*projections.Tenant, mailbox.Usage, error) {
+	t, err := s.KeyTenant(r)
+	if err != nil {
+		return nil, mailbox.Usage{}, err
+	}
+	use, err := s.Views.Usage(r.Context(), t.ID, at)
+	return t, use, err
+}
+
+// mailosaurTransaction is one day of the SDK's usage transactions.
+type mailosaurTransaction struct {
+	Timestamp wire.Time `json:"timestamp"`
+	Email     int64     `json:"email"`
+	SMS       int64     `json:"sms"`
+}
+
+type mailosaurTransactions struct {
+	Items []mailosaurTransaction `json:"items"`
+}
+
+// mailosaurTransactions answers GET api/usage/transactions: the tenant's
+// messages of today (a UTC day, as its quota counts them), the one day
+// the service counts; it has no SMS.
+func (s *API) mailosaurTransactions(w http.ResponseWriter, r *http.Request) {
+	err := mailosaurMay(r, false)
+	now := time.Now().UTC()
+	var use mailbox.Usage
+	if err == nil {
+		_, use, err = s.tenantUsage(r, now)
+	}
+	if err != nil {
+		s.mailosaurFail(w, r, err)
+		return
+	}
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	family.WriteJSON(w, http.StatusOK, mailosaurTransactions{Items: []mailosaurTransaction{{Timestamp: wire.At(day), Email: use.MessagesToday}}})
 }

@@ -295,10 +295,18 @@ func mailosaurTour(t *testing.T, h *apitest.Harness) {
 	address := "t@" + id + ".tempmail.test"
 	mailosaurDeliver(h, key, address, mailosaurMail(address, "Tour"))
 	msgID := mailosaurFind(h, key, id, address)["id"].(string)
-	for _, c := range []struct {
+	withFile := "file@" + id + ".tempmail.test"
+	raw, _ := binaryMail(withFile)
+	mailosaurDeliver(h, key, withFile, raw)
+	fileMsg := mailosaurFind(h, key, id, withFile)["id"].(string)
+	calls := []struct {
 		method, path, body string
 		status             int
 	}{
+		{"GET", "/files/email/" + msgID, "", 200},
+		{"GET", "/files/attachments/" + fileMsg + "-1", "", 200},
+		{"POST", "/devices/otp", `{"sharedSecret":"JBSWY3DPEHPK3PXP"}`, 200},
+		{"GET", "/usage/transactions", "", 200},
 		{"GET", "/servers", "", 200},
 		{"GET", "/servers/" + id, "", 200},
 		{"PUT", "/servers/" + id, `{"name":"Tour two"}`, 200},
@@ -309,7 +317,14 @@ func mailosaurTour(t *testing.T, h *apitest.Harness) {
 		{"DELETE", "/messages?server=" + id, "", 204},
 		{"DELETE", "/servers/" + id, "", 204},
 		{"GET", "/servers/" + id, "", 404},
-	} {
+	}
+	for _, c := range refusedCalls {
+		calls = append(calls, struct {
+			method, path, body string
+			status             int
+		}{c.method, c.path, "{}", 400})
+	}
+	for _, c := range calls {
 		if r := h.Do(c.method, mo+c.path, c.body, auth...); r.Status != c.status {
 			t.Errorf("%s %s: %d, want %d; %.200s", c.method, c.path, r.Status, c.status, r.Body)
 		}

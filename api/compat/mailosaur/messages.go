@@ -19,16 +19,17 @@ import (
 // Mailosaur messages (mailosaur.go): a server's messages are those
 // of the inboxes on its domain, listed and searched newest first across
 // them, read, and deleted one by one or all at once. The SDK waits for a
-// message by searching again after the delays X-Ms-Delay gives, so a
-// search answers at once, never held.
+// message by searching again after the delay X-Ms-Delay gives; a search
+// asked again is held until a match is stored (held.go).
 
 const (
 	mailosaurPerInbox     = 100  // newest messages of each inbox a list or search looks at
 	mailosaurBodyReads    = 200  // contents a search by body reads, at most
 	mailosaurMaxPerPage   = 1000 // itemsPerPage, at most
 	mailosaurDefaultItems = 50
-	// mailosaurDelay is X-Ms-Delay: the milliseconds the SDK waits before
-	// each next search while nothing matches (the last one repeated).
+	// mailosaurDelay is X-Ms-Delay for a list, and for a search that
+	// cannot be held: the milliseconds the SDK waits before each next
+	// search while nothing matches (the last one repeated).
 	mailosaurDelay = "200,300,500,1000"
 )
 
@@ -112,11 +113,11 @@ type mailosaurFound struct {
 // search for ALL of its criteria names by its address on the server, or
 // the server's inboxes.
 func (s *API) mailosaurSearched(r *http.Request, l mailosaurListing, crit mailosaurCriteria, all bool) ([]*projections.Inbox, error) {
-	_, domain := tempmail.SplitAddress(crit.SentTo)
-	if !all || !strings.EqualFold(domain, l.server.Name) {
+	addr, one := oneAddress(l, crit, all)
+	if !one {
 		return s.mailosaurServerInboxes(r, l.server, mailosaurMaxInboxes)
 	}
-	in, err := s.Views.InboxByAddress(r.Context(), strings.ToLower(crit.SentTo))
+	in, err := s.Views.InboxByAddress(r.Context(), addr)
 	switch {
 	case tempmail.KindOf(err) == tempmail.NotFound:
 		return nil, nil
@@ -126,6 +127,13 @@ func (s *API) mailosaurSearched(r *http.Request, l mailosaurListing, crit mailos
 		return []*projections.Inbox{in}, nil
 	}
 	return nil, nil
+}
+
+// oneAddress is the address on l's server a search for ALL of crit
+// names, in lower case, if it names one: the one inbox it looks in.
+func oneAddress(l mailosaurListing, crit mailosaurCriteria, all bool) (string, bool) {
+	_, domain := tempmail.SplitAddress(crit.SentTo)
+	return strings.ToLower(crit.SentTo), all && strings.EqualFold(domain, l.server.Name)
 }
 
 // mailosaurFind returns the messages of l's server received after l.after
@@ -212,12 +220,12 @@ func containsFold(s, sub string) bool {
 }
 
 // mailosaurPage answers the page l asks of found.
-func (s *API) mailosaurPage(w http.ResponseWriter, l mailosaurListing, found []mailosaurFound) {
+func (s *API) mailosaurPage(w http.ResponseWriter, l mailosaurListing, found []mailosaurFound, delay string) {
 	out := mailosaurSummaries{Items: []mailosaurSummary{}}
 	for i := l.page * l.perPage; i < len(found) && len(out.Items) < l.perPage; i++ {
 		out.Items = append(out.Items, s.mailosaurSummaryOut(&found[i].sum, found[i].in.Address))
 	}
-	w.Header().Set("X-Ms-Delay", mailosaurDelay)
+	w.Header().Set("X-Ms-Delay", delay)
 	family.WriteJSON(w, http.StatusOK, out)
 }
 
@@ -231,11 +239,7 @@ func (s *API) mailosaurMessages(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		found, err = s.mailosaurFind(r, l, mailosaurCriteria{}, true)
 	}
-	if err != nil {
-		s.mailosaurFail(w, r, err)
-		return
-	}
-	s.mailosaurPage(w, l, found)
+	s.answerSearch(w, r, l, found, err, mailosaurDelay)
 }
 
 func (s *API) mailosaurSearch(w http.ResponseWriter, r *http.Request) {
@@ -252,15 +256,11 @@ func (s *API) mailosaurSearch(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		all, err = checkCriteria(crit)
 	}
-	var found []mailosaurFound
-	if err == nil {
-		found, err = s.mailosaurFind(r, l, crit, all)
-	}
 	if err != nil {
 		s.mailosaurFail(w, r, err)
 		return
 	}
-	s.mailosaurPage(w, l, found)
+	s.searchWithHold(w, r, l, crit, all)
 }
 
 // mailosaurDeleteMessages deletes all of a server's messages: its

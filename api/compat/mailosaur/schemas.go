@@ -133,5 +133,31 @@ func schemas() map[string]openapi.Component {
 					"a day; it has no users or SMS (0).",
 			},
 		},
+		"MailosaurOTPRequest": {
+			Of:      mailosaurOTPRequest{},
+			Request: true,
+			Fields: map[string]openapi.Schema{
+				"sharedSecret": {
+					Description: "The base32 secret an authenticator app is given (A-Z, 2-7; any case, spaces, " +
+						"dashes and padding allowed).",
+					MinLength: openapi.N(1), MaxLength: openapi.N(2 * maxSecretLen),
+				},
+			},
+		},
+		"MailosaurOTP": {
+			Of: mailosaurOTP{},
+			Fields: map[string]openapi.Schema{
+				"code":    {Description: "Six digits.", Pattern: "^[0-9]{6}$"},
+				"expires": {Description: "When the next code begins."},
+			},
+		},
+		"MailosaurTransactions": {
+			Of: mailosaurTransactions{},
+			Fields: map[string]openapi.Schema{
+				"items.timestamp": {Description: "The day's start (UTC)."},
+				"items.email":     {Description: "The tenant's messages that day.", Minimum: openapi.N(0)},
+				"items.sms":       {Description: "Always 0: the service receives no SMS."},
+			},
+		},
 	}
 }
