@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -43,6 +44,18 @@ type mailosaurReport struct {
 		HTMLImages                    [][2]string
 		Headers                       int
 	}
+	GotAt int64 // when messages.get resolved, in Unix milliseconds
+	OTP   struct {
+		Code, Expected string
+		InFuture       bool
+	}
+	Files struct {
+		EML, Attachment []byte
+		Name            string
+	}
+	Transactions struct{ Days, Email int }
+	Refused      map[string]*mailosaurRefusal
+	Preview      *mailosaurRefusal
 	List, Search []string
 	Renamed      string
 	Servers      []string
@@ -57,6 +70,9 @@ type mailosaurReport struct {
 	AfterDeleteAll int
 	NothingMore    *mailosaurRefusal
 	Cypress        struct {
+		GotAt                                int64
+		EML, Attachment                      []byte
+		OTP, Spam, Forward                   string
 		Address, Subject, HTMLCode, HTMLLink string
 		Listed                               int
 		Requested                            []string
@@ -119,6 +135,8 @@ func TestMailosaurFromItsSDK(t *testing.T) {
 	lines.Buffer(nil, 1<<20)
 	var out []byte
 	var sent []string
+	var sentAt []time.Time // each 250
+	var raws []string
 	for lines.Scan() {
 		addr, ok := strings.CutPrefix(lines.Text(), "send ")
 		if !ok {
@@ -126,11 +144,9 @@ func TestMailosaurFromItsSDK(t *testing.T) {
 			continue
 		}
 		sent = append(sent, addr)
-		servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", addr, "From: Shop <shop@example.com>\r\nTo: "+addr+
-			"\r\nSubject: Verify your account\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=b\r\n\r\n"+
-			"--b\r\nContent-Type: text/plain\r\n\r\nYour code is 482913: https://shop.example.com/verify?u=7\r\n"+
-			"--b\r\nContent-Type: text/html\r\n\r\n<p style=\"color:#102030\">Your code is <b>482913</b>.</p>"+
-			"<a href=\"https://shop.example.com/verify?u=7\">Verify</a><IMG SRC='cid:logo@shop' ALT=\"Shop &amp; Co\">\r\n--b--\r\n")
+		raws = append(raws, mailosaurTestMail(addr))
+		servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", addr, raws[len(raws)-1])
+		sentAt = append(sentAt, time.Now())
 	}
 	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
 		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, stderr.Bytes())
@@ -174,6 +190,41 @@ func TestMailosaurFromItsSDK(t *testing.T) {
 	}
 	refused("messages.get with nothing more to come", r.NothingMore, 0, "search_timeout")
 
+	// Files, byte for byte; the one-time code as an app computes it;
+	// today's mail; each call refused naming itself.
+	if len(raws) == 2 {
+		if !bytes.HasSuffix(r.Files.EML, []byte(raws[0])) || !bytes.Equal(r.Files.Attachment, mailosaurTestFile()) ||
+			r.Files.Name != "bytes.bin" {
+			t.Errorf("files.getEmail %q, files.getAttachment %x (%s)", r.Files.EML, r.Files.Attachment, r.Files.Name)
+		}
+		if !bytes.HasSuffix(r.Cypress.EML, []byte(raws[1])) || !bytes.Equal(r.Cypress.Attachment, mailosaurTestFile()) {
+			t.Errorf("cy.mailosaurDownloadMessage %q, cy.mailosaurDownloadAttachment %x", r.Cypress.EML, r.Cypress.Attachment)
+		}
+		t.Logf("from the 250 to messages.get resolved: %d ms; to cy.mailosaurGetMessage: %d ms",
+			r.GotAt-sentAt[0].UnixMilli(), r.Cypress.GotAt-sentAt[1].UnixMilli())
+	}
+	if len(r.OTP.Code) != 6 || r.OTP.Code != r.OTP.Expected || !r.OTP.InFuture || len(r.Cypress.OTP) != 6 {
+		t.Errorf("devices.otp: %+v, cy.mailosaurGetDeviceOtp %q", r.OTP, r.Cypress.OTP)
+	}
+	if r.Transactions.Days != 1 || r.Transactions.Email != 1 {
+		t.Errorf("usage.transactions: %+v", r.Transactions)
+	}
+	if len(r.Refused) != 12 {
+		t.Errorf("%d calls refused, want 12", len(r.Refused))
+	}
+	refused("files.getPreview", r.Preview, 404, "invalid_request")
+	for call, got := range r.Refused {
+		if got == nil || got.Status != 400 || !strings.HasPrefix(got.Message, "("+call+") "+call+" (cy.mailosaur") ||
+			!strings.Contains(got.Message, "not supported by tempmail") {
+			t.Errorf("%s: %+v", call, got)
+		}
+	}
+	for call, msg := range map[string]string{"analysis.spam": r.Cypress.Spam, "messages.forward": r.Cypress.Forward} {
+		if !strings.HasPrefix(msg, "("+call+") ") {
+			t.Errorf("cypress-mailosaur's %s threw %q", call, msg)
+		}
+	}
+
 	c := r.Cypress
 	if len(sent) == 2 && c.Address != sent[1] || !strings.HasSuffix(c.Address, "."+domain) || c.Subject != "Verify your account" ||
 		c.HTMLCode != "482913" || c.HTMLLink != "https://shop.example.com/verify?u=7" || c.Listed != 1 {
@@ -185,6 +236,27 @@ func TestMailosaurFromItsSDK(t *testing.T) {
 		}
 	}
 	refused("servers.get after servers.del", r.Gone, 404, "invalid_request")
+}
+
+// mailosaurTestMail is the mail the test sends to addr: a code and a
+// link in text and HTML, an image, and a binary file.
+func mailosaurTestMail(addr string) string {
+	return "From: Shop <shop@example.com>\r\nTo: " + addr + "\r\nSubject: Verify your account\r\nMIME-Version: 1.0\r\n" +
+		"Content-Type: multipart/mixed; boundary=m\r\n\r\n--m\r\nContent-Type: multipart/alternative; boundary=b\r\n\r\n" +
+		"--b\r\nContent-Type: text/plain\r\n\r\nYour code is 482913: https://shop.example.com/verify?u=7\r\n" +
+		"--b\r\nContent-Type: text/html\r\n\r\n<p style=\"color:#102030\">Your code is <b>482913</b>.</p>" +
+		"<a href=\"https://shop.example.com/verify?u=7\">Verify</a><IMG SRC='cid:logo@shop' ALT=\"Shop &amp; Co\">\r\n--b--\r\n" +
+		"--m\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename=\"bytes.bin\"\r\n" +
+		"Content-Transfer-Encoding: base64\r\n\r\n" + base64.StdEncoding.EncodeToString(mailosaurTestFile()) + "\r\n--m--\r\n"
+}
+
+// mailosaurTestFile is the attachment: every byte value once.
+func mailosaurTestFile() []byte {
+	b := make([]byte, 256)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
 }
 
 // skipNoPort443 skips a test that needs port 443 this process may not

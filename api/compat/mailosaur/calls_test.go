@@ -110,7 +110,6 @@ var refusedCalls = []struct{ method, path, call string }{
 	{"POST", "/messages/" + anyMessage + "/reply", "messages.reply"},
 	{"POST", "/messages/" + anyMessage + "/screenshots", "messages.generatePreviews"},
 	{"GET", "/screenshots/clients", "previews.listEmailClients"},
-	{"GET", "/files/screenshots/x", "files.getPreview"},
 	{"GET", "/servers/abcdefgh/password", "servers.getPassword"},
 	{"GET", "/devices", "devices.list"},
 	{"POST", "/devices", "devices.create"},

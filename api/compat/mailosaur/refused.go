@@ -43,7 +43,6 @@ func refusals() []refusal {
 		{"POST", "/api/messages/{id}/reply", "messages.reply", "mailosaurReplyToMessage", noSending},
 		{"POST", "/api/messages/{id}/screenshots", "messages.generatePreviews", "mailosaurGenerateEmailPreviews", noPreviews},
 		{"GET", "/api/screenshots/clients", "previews.listEmailClients", "mailosaurListPreviewEmailClients", noPreviews},
-		{"GET", "/api/files/screenshots/{id}", "files.getPreview", "mailosaurDownloadPreview", noPreviews},
 		{"GET", "/api/servers/{serverID}/password", "servers.getPassword", "mailosaurGetServerPassword",
 			"tempmail's servers have no password: its SMTP takes mail for their addresses from anyone, without one."},
 		{"GET", "/api/devices", "devices.list", "mailosaurListDevices", noDevices},

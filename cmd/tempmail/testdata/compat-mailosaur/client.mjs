@@ -14,6 +14,7 @@
 // whose request and backend('http:request') perform the request with
 // fetch, as Cypress's own would; the commands' code, their URLs, headers,
 // bodies, polling and answers' handling, is the package's, unchanged.
+import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import MailosaurClient from 'mailosaur';
 
@@ -39,6 +40,7 @@ report.address = address;
 console.log('send ' + address);
 
 const message = await mailosaur.messages.get(server.id, { sentTo: address }, { timeout: 30000 });
+report.gotAt = Date.now();
 report.message = {
   id: message.id,
   subject: message.subject,
@@ -52,6 +54,43 @@ report.message = {
   textCode: message.text.codes[0]?.value,
   headers: message.metadata.headers.length,
 };
+// totp is the code of an authenticator app for the base32 secret in the
+// 30-second step that ends at until (RFC 6238), written here apart from
+// the service's, to check it.
+function totp(secret, until) {
+  const bits = [...secret.replace(/=+$/, '')].map((c) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(c).toString(2).padStart(5, '0')).join('');
+  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(until.getTime() / 30000) - 1));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const off = mac[mac.length - 1] & 0x0f;
+  return String((mac.readUInt32BE(off) & 0x7fffffff) % 1000000).padStart(6, '0');
+}
+const secret = 'ONSWG4TFOQYTEMYJBSWY3DPEHPK3PXP';
+const otp = await mailosaur.devices.otp(secret);
+report.otp = { code: otp.code, expected: totp(secret, otp.expires), inFuture: otp.expires > new Date() };
+report.files = {
+  eml: (await mailosaur.files.getEmail(message.id)).toString('base64'),
+  attachment: (await mailosaur.files.getAttachment(message.attachments[0].id)).toString('base64'),
+  name: message.attachments[0].fileName,
+};
+const transactions = await mailosaur.usage.transactions();
+report.transactions = { days: transactions.items.length, email: transactions.items[0]?.email };
+report.refused = {
+  'analysis.spam': await refusal(() => mailosaur.analysis.spam(message.id)),
+  'analysis.deliverability': await refusal(() => mailosaur.analysis.deliverability(message.id)),
+  'messages.create': await refusal(() => mailosaur.messages.create(server.id, { to: 'x@example.com', subject: 's', text: 't', send: true })),
+  'messages.forward': await refusal(() => mailosaur.messages.forward(message.id, { to: 'x@example.com' })),
+  'messages.reply': await refusal(() => mailosaur.messages.reply(message.id, { text: 'thanks' })),
+  'messages.generatePreviews': await refusal(() => mailosaur.messages.generatePreviews(message.id, { emailClients: ['x'] })),
+  'previews.listEmailClients': await refusal(() => mailosaur.previews.listEmailClients()),
+  'servers.getPassword': await refusal(() => mailosaur.servers.getPassword(server.id)),
+  'devices.list': await refusal(() => mailosaur.devices.list()),
+  'devices.create': await refusal(() => mailosaur.devices.create({ name: 'phone', sharedSecret: secret })),
+  'devices.otp(deviceId)': await refusal(() => mailosaur.devices.otp('0190f0f0-0000-7000-8000-000000000000')),
+  'devices.del': await refusal(() => mailosaur.devices.del('0190f0f0-0000-7000-8000-000000000000')),
+};
+report.preview = await refusal(() => mailosaur.files.getPreview('a-preview'));
 report.list = (await mailosaur.messages.list(server.id)).items.map((m) => m.id);
 report.search = (await mailosaur.messages.search(server.id, { subject: 'verify', match: 'ALL' })).items.map((m) => m.id);
 report.renamed = (await mailosaur.servers.update(server.id, { ...server, name: 'Renamed' })).name;
@@ -94,11 +133,13 @@ async function request(opts) {
   const json = opts.json !== undefined ? opts.json : opts.body;
   if (json !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(url, { method: opts.method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
-  const text = await res.text();
+  const bytes = Buffer.from(await res.arrayBuffer());
   requested.push(`${opts.method} ${url.pathname}`);
-  let body = text;
+  // encoding 'binary' gives the body as a string of its bytes, as Cypress
+  // does; else JSON when it parses, as Cypress does, or the text.
+  let body = opts.encoding === 'binary' ? bytes.toString('latin1') : bytes.toString();
   try {
-    body = text ? JSON.parse(text) : '';
+    if (opts.encoding !== 'binary') body = body ? JSON.parse(body) : '';
   } catch {}
   return { status: res.status, isOkStatusCode: res.ok, headers: Object.fromEntries(res.headers), body };
 }
@@ -123,7 +164,22 @@ const cyServer = await cy.mailosaurCreateServer({ name: 'Cypress tests' });
 const cyAddress = await cy.mailosaurGenerateEmailAddress(cyServer.id);
 console.log('send ' + cyAddress);
 const cyMessage = await cy.mailosaurGetMessage(cyServer.id, { sentTo: cyAddress }, { timeout: 30000 });
+const cyGotAt = Date.now();
+async function thrown(call) {
+  try {
+    await call();
+    return '';
+  } catch (e) {
+    return e.message;
+  }
+}
 report.cypress = {
+  gotAt: cyGotAt,
+  eml: Buffer.from(await cy.mailosaurDownloadMessage(cyMessage.id)).toString('base64'),
+  attachment: Buffer.from(await cy.mailosaurDownloadAttachment(cyMessage.attachments[0].id), 'latin1').toString('base64'),
+  otp: (await cy.mailosaurGetDeviceOtp(secret)).code,
+  spam: await thrown(() => cy.mailosaurGetSpamAnalysis(cyMessage.id)),
+  forward: await thrown(() => cy.mailosaurForwardMessage(cyMessage.id, { to: 'x@example.com' })),
   address: cyAddress,
   subject: cyMessage.subject,
   htmlCode: cyMessage.html.codes[0]?.value,
