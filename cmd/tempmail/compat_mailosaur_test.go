@@ -97,19 +97,31 @@ type mailosaurRefusal struct {
 // wait for more times out as the SDK's own. Then cypress-mailosaur's
 // commands, run on a stand-in for cy (client.mjs says how), make a
 // server and cy.mailosaurGetMessage waits for this test's second mail.
+//
+// Then README.md's two recipes run as written, one after the other (each
+// starts a service of its own on 443, 8080 and 2525): on a laptop, and in
+// a GitHub Actions job (compat_mailosaur_recipe_test.go).
 func TestMailosaurFromItsSDK(t *testing.T) {
 	t.Parallel()
 	dir := npmPackages(t, "compat-mailosaur", "the Mailosaur family was not checked with the mailosaur SDK nor cypress-mailosaur",
 		"client.mjs", ".npmrc")
-	const domain = "tempmail.test"
-	cfg := testConfig(t.TempDir(), domain)
-	cfg.APIToken = adminToken
-	cfg.HTTPSAddr = ":443"
-	if ln, err := net.Listen("tcp", cfg.HTTPSAddr); err != nil {
+	if ln, err := net.Listen("tcp", ":443"); err != nil {
 		skipNoPort443(t, err)
 	} else {
 		ln.Close()
 	}
+	t.Run("SDK", func(t *testing.T) { mailosaurSDKScenario(t, dir) })
+	t.Run("laptop recipe", func(t *testing.T) { mailosaurLaptopRecipe(t, dir) })
+	t.Run("CI recipe", func(t *testing.T) { mailosaurCIRecipe(t, dir) })
+}
+
+// mailosaurSDKScenario runs client.mjs, installed in dir, against a
+// service on 443.
+func mailosaurSDKScenario(t *testing.T, dir string) {
+	const domain = "tempmail.test"
+	cfg := testConfig(t.TempDir(), domain)
+	cfg.APIToken = adminToken
+	cfg.HTTPSAddr = ":443"
 	svc, base := startServiceWith(t, cfg)
 	ours := newTenant(t, base, adminToken, "ours")
 	keyOurs, readOurs := newTenantKey(t, base, adminToken, ours, `["inboxes"]`), newTenantKey(t, base, adminToken, ours, `["read"]`)

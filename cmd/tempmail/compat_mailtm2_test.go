@@ -198,7 +198,7 @@ func TestMailTMLinksJoinedToBaseURL(t *testing.T) {
 }
 
 // isOneReceivedField says whether trace is one Received field that the
-// service wrote (command.ReceivedHeader) for a message to rcpt: its first
+// service wrote (Commands.ReceivedHeader) for a message to rcpt: its first
 // line "Received: from ...", the others folded (a tab first), CRLF after
 // each.
 func isOneReceivedField(trace, rcpt string) bool {
