@@ -69,6 +69,7 @@ func TestMailTMFromItsClient(t *testing.T) {
 	// It listens: the mail may come.
 	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, "From: Shop <shop@example.com>\r\nTo: "+address+"\r\n"+
 		"Message-ID: <order-1@shop.example>\r\nSubject: Your code\r\nContent-Type: text/plain\r\n\r\nYour code is 482913.\r\n")
+	sentAt := time.Now() // the 250
 	// Another tenant's key reaches neither the account nor its messages;
 	// its own tenant's does.
 	if status, body := call(t, "GET", base+"/compat/mailtm/accounts/"+ready.Ready, "", "Authorization", "Bearer "+theirs); status != http.StatusNotFound {
@@ -94,10 +95,12 @@ func TestMailTMFromItsClient(t *testing.T) {
 		Deleted, AfterDelete int
 		AccountDeleted       int
 		LoginAfter           int
+		GotAt                int64 // when the event came, in Unix milliseconds
 	}
 	if err := json.Unmarshal(out, &report); err != nil {
 		t.Fatalf("the client's report: %v\n%s", err, out)
 	}
+	t.Logf("from the 250 to mailjs's arrive event: %d ms", report.GotAt-sentAt.UnixMilli())
 	check := func(what string, got, want any) {
 		t.Helper()
 		if !reflect.DeepEqual(got, want) {

@@ -40,6 +40,7 @@ await opened;
 console.log(JSON.stringify({ ready: mail.id }));
 
 const listed = await arrived;
+report.gotAt = Date.now();
 report.arrived = { subject: listed.subject, from: listed.from, seen: listed.seen };
 const msg = data("getMessage", await mail.getMessage(listed.id));
 report.message = { subject: msg.subject, text: msg.text, html: msg.html, to: msg.to.map((t) => t.address), msgid: msg.msgid };
