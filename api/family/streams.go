@@ -42,6 +42,17 @@ const (
 // stream's family.
 type Render func(in *projections.Inbox, s *projections.Summary) any
 
+// RenderChange turns a message read or deleted into the event a family's
+// clients expect, when that is not the default: an event named for the
+// change ("read", "deleted") whose data is {"id"}.
+type RenderChange func(in *projections.Inbox, kind projections.ChangeKind, id string) (event string, data any)
+
+// renderers are a stream's: change is nil for the default.
+type renderers struct {
+	message Render
+	change  RenderChange
+}
+
 // lastEventID reads where a reconnecting client left off; ok is false for
 // a fresh stream.
 func lastEventID(r *http.Request) (seq uint64, ok bool, err error) {
@@ -59,6 +70,12 @@ func lastEventID(r *http.Request) (seq uint64, ok bool, err error) {
 // Stream answers with in's changes until the inbox ends (expired, then
 // the stream closes), the client goes, or the service stops.
 func (s *Kit) Stream(w http.ResponseWriter, r *http.Request, in *projections.Inbox, render Render) {
+	s.StreamWith(w, r, in, render, nil)
+}
+
+// StreamWith is Stream with the events of messages read and deleted
+// rendered by change.
+func (s *Kit) StreamWith(w http.ResponseWriter, r *http.Request, in *projections.Inbox, render Render, change RenderChange) {
 	cursor, resumed, err := lastEventID(r)
 	if err != nil {
 		WriteError(w, r, s.Log, err)
@@ -100,7 +117,7 @@ func (s *Kit) Stream(w http.ResponseWriter, r *http.Request, in *projections.Inb
 	sw.flush()
 	clock := s.newStreamClock(in)
 	defer clock.stop()
-	s.tell(r.Context(), sw, in, cursor, render, changed, clock)
+	s.tell(r.Context(), sw, in, cursor, renderers{render, change}, changed, clock)
 }
 
 // streamClock is what a stream waits on besides its inbox's changes.
@@ -151,7 +168,7 @@ func (c *streamClock) stop() {
 // tell writes in's changes after cursor, on each wake, until the inbox
 // ends, the stream has lived its age, the client goes or the service
 // stops.
-func (s *Kit) tell(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render Render,
+func (s *Kit) tell(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render renderers,
 	changed <-chan struct{}, clock *streamClock) {
 	var told time.Time // when changes were last written
 	for sw.err == nil {
@@ -212,20 +229,22 @@ func streamHeaders(w http.ResponseWriter) {
 
 // send writes the changes after cursor, unflushed, and returns the new
 // cursor and whether it wrote any.
-func (s *Kit) send(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render Render) (uint64, bool, error) {
+func (s *Kit) send(ctx context.Context, sw *sseWriter, in *projections.Inbox, cursor uint64, render renderers) (uint64, bool, error) {
 	changes, err := s.Views.Changes(ctx, in, cursor)
 	if err != nil {
 		return cursor, false, err
 	}
 	for _, c := range changes {
-		var data any = map[string]string{"id": c.ID}
-		switch c.Kind {
-		case projections.ChangeMessage:
-			data = render(in, c.Summary)
-		case projections.ChangeReset:
+		event, data := string(c.Kind), any(map[string]string{"id": c.ID})
+		switch {
+		case c.Kind == projections.ChangeMessage:
+			data = render.message(in, c.Summary)
+		case c.Kind == projections.ChangeReset:
 			data = struct{}{}
+		case render.change != nil:
+			event, data = render.change(in, c.Kind, c.ID)
 		}
-		sw.event(c.Seq, string(c.Kind), data)
+		sw.event(c.Seq, event, data)
 		cursor = c.Seq
 	}
 	return cursor, len(changes) > 0, nil

@@ -96,11 +96,16 @@ func TestMailTMFromItsClient(t *testing.T) {
 		AccountDeleted       int
 		LoginAfter           int
 		GotAt                int64 // when the event came, in Unix milliseconds
+		SeenEvent            string
+		DeleteEvent          string
 	}
 	if err := json.Unmarshal(out, &report); err != nil {
 		t.Fatalf("the client's report: %v\n%s", err, out)
 	}
 	t.Logf("from the 250 to mailjs's arrive event: %d ms", report.GotAt-sentAt.UnixMilli())
+	if id := listedID(report.Listed); id == "" || report.SeenEvent != id || report.DeleteEvent != id {
+		t.Errorf("mailjs's seen event %q, delete event %q, for message %q", report.SeenEvent, report.DeleteEvent, id)
+	}
 	check := func(what string, got, want any) {
 		t.Helper()
 		if !reflect.DeepEqual(got, want) {
@@ -124,4 +129,13 @@ func TestMailTMFromItsClient(t *testing.T) {
 	check("getMessages after deleteMessage", report.AfterDelete, 0)
 	check("deleteMe", report.AccountDeleted, http.StatusNoContent)
 	check("login after deleteMe", report.LoginAfter, http.StatusUnauthorized)
+}
+
+// listedID is the id of the one message listed.
+func listedID(listed []map[string]any) string {
+	if len(listed) != 1 {
+		return ""
+	}
+	id, _ := listed[0]["id"].(string)
+	return id
 }

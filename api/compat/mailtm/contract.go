@@ -259,7 +259,8 @@ func Contract() openapi.Contract {
 			Description: "What mail.tm clients subscribe to for new mail (`?topic=/accounts/{id}`, the account's " +
 				"token in Bearer): the account's event stream (`EventStream`). A new message is a " +
 				"`message` event, which EventSource gives to `onmessage`, carrying the message as `GET " +
-				"/messages` lists it (JSON-LD).",
+				"/messages` lists it (JSON-LD); a message read or deleted is a `message` event too, with its " +
+				"id and `seen` or `isDeleted` true, as mail.tm's hub tells them.",
 			Security: accountOrKey,
 			Params: []openapi.Param{{
 				Name:        "topic",
@@ -269,7 +270,7 @@ func Contract() openapi.Contract {
 				Schema:      &openapi.Schema{Type: "string", MaxLength: openapi.N(128)},
 			}, {Ref: "LastEventID"}},
 			Responses: answers(map[string]openapi.Response{
-				"200": family.EventStreamAnswer("MailTMMessageSummary"),
+				"200": mercureAnswer(),
 				"400": {Ref: "BadRequestMailTM"},
 				"403": {Ref: "ForbiddenMailTM"},
 				"404": {Ref: "NotFoundMailTM"},
@@ -401,4 +402,22 @@ func answers(own map[string]openapi.Response) map[string]openapi.Response {
 		"500": {Ref: "InternalErrorMailTM"},
 		"503": {Ref: "UnavailableMailTM"},
 	})
+}
+
+// mercureAnswer is the event stream of the Mercure hub: every message
+// event unnamed, a new one's data the summary, a read or deleted one's
+// MailTMMessageChanged.
+func mercureAnswer() openapi.Response {
+	a := family.EventStreamAnswer("MailTMMessageSummary")
+	stream := a.Content["text/event-stream"]
+	events := map[string]openapi.Schema{}
+	for name, schema := range stream.Events {
+		if name != "read" && name != "deleted" {
+			events[name] = schema
+		}
+	}
+	events["message"] = openapi.Schema{Ref: "MailTMHubMessage"}
+	stream.Events = events
+	a.Content = map[string]openapi.MediaType{"text/event-stream": stream}
+	return a
 }

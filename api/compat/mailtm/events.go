@@ -15,7 +15,8 @@ import (
 // in Bearer. Here the hub is /compat/mailtm/.well-known/mercure, and its
 // events are an inbox's event stream (streams.go): a new message is an
 // unnamed event (type "message", what EventSource's onmessage is given)
-// whose data is the message as GET /messages lists it.
+// whose data is the message as GET /messages lists it; a message read or
+// deleted is one too, with seen or isDeleted (renderMailTMChange).
 
 // maxTopicBytes bounds ?topic=.
 const maxTopicBytes = 128
@@ -45,5 +46,22 @@ func (s *API) mailtmEvents(w http.ResponseWriter, r *http.Request) {
 		family.WriteError(w, r, s.Log, family.AsNotFound(err, "Not Found"))
 		return
 	}
-	s.Stream(w, r, in, renderMailTM)
+	s.StreamWith(w, r, in, renderMailTM, renderMailTMChange)
+}
+
+// mailtmChanged is a message read or deleted, as mail.tm's hub tells it:
+// the message again, seen or isDeleted, as an unnamed event, which mail.tm
+// clients tell apart by those two (mailjs's "seen" and "delete"). Only
+// what the change says is given: the message may be gone.
+type mailtmChanged struct {
+	ld
+	ID        string `json:"id"`
+	AccountID string `json:"accountId"`
+	Seen      bool   `json:"seen"`
+	IsDeleted bool   `json:"isDeleted"`
+}
+
+func renderMailTMChange(in *projections.Inbox, kind projections.ChangeKind, id string) (string, any) {
+	return string(projections.ChangeMessage), mailtmChanged{ld: ldOf(true, false, "Message", "/messages/"+id), ID: id,
+		AccountID: in.ID, Seen: kind == projections.ChangeRead, IsDeleted: kind == projections.ChangeDeleted}
 }

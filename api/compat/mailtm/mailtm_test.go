@@ -408,7 +408,8 @@ func mailtmTour(h *apitest.Harness) {
 }
 
 // The Mercure hub: a new message is an unnamed event (onmessage's) with
-// the message as lists show it; another account's topic is 404.
+// the message as lists show it, and so is one read or deleted; another
+// account's topic is 404.
 func TestMailTMEventsPushNewMail(t *testing.T) {
 	t.Parallel()
 	h := shared.Harness(t)
@@ -423,6 +424,18 @@ func TestMailTMEventsPushNewMail(t *testing.T) {
 	ev := s.Next()
 	if ev.Name != "message" || ev.Data["subject"] != "pushed" || ev.Data["@type"] != "Message" || ev.Data["accountId"] != id {
 		t.Errorf("event %q %v", ev.Name, ev.Data)
+	}
+	// Read, then deleted: the same message again, seen, then isDeleted,
+	// which is how mail.tm clients tell the three apart.
+	msg, _ := ev.Data["id"].(string)
+	h.Expect(h.Do("PATCH", mailtmBase+"/messages/"+msg, `{"seen":true}`, bearer(token)...), http.StatusOK, "")
+	if ev := s.Next(); ev.Name != "message" || ev.Data["id"] != msg || ev.Data["@id"] != "/messages/"+msg ||
+		ev.Data["seen"] != true || ev.Data["isDeleted"] != false || ev.Data["accountId"] != id {
+		t.Errorf("after seen: event %q %v", ev.Name, ev.Data)
+	}
+	h.Expect(h.Do("DELETE", mailtmBase+"/messages/"+msg, "", bearer(token)...), http.StatusNoContent, "")
+	if ev := s.Next(); ev.Name != "message" || ev.Data["id"] != msg || ev.Data["isDeleted"] != true {
+		t.Errorf("after delete: event %q %v", ev.Name, ev.Data)
 	}
 	s.Close()
 }

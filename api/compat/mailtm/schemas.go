@@ -68,6 +68,24 @@ func schemas() map[string]openapi.Component {
 			},
 		},
 		"MailTMAddress": {Of: mailtmAddress{}},
+		"MailTMMessageChanged": {
+			Of: mailtmChanged{},
+			Fields: map[string]openapi.Schema{
+				"@id":       {Description: "The message's IRI, under `/compat/mailtm`."},
+				"@type":     {Description: "`Message`."},
+				"id":        {Format: "uuid"},
+				"accountId": {Format: "uuid"},
+				"seen":      {Description: "True when the message was read."},
+				"isDeleted": {Description: "True when it was deleted."},
+			},
+			Schema: openapi.Schema{Description: "A message read or deleted, on the Mercure hub: its id, and which."},
+		},
+		"MailTMHubMessage": {
+			Schema: openapi.Schema{
+				Description: "A message event of the Mercure hub: a new message, or one read or deleted.",
+				AnyOf:       []openapi.Schema{{Ref: "MailTMMessageSummary"}, {Ref: "MailTMMessageChanged"}},
+			},
+		},
 		"MailTMMessageSummary": {
 			Of: mailtmSummaryOut{},
 			Fields: map[string]openapi.Schema{

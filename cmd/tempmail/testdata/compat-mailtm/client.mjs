@@ -44,11 +44,16 @@ report.gotAt = Date.now();
 report.arrived = { subject: listed.subject, from: listed.from, seen: listed.seen };
 const msg = data("getMessage", await mail.getMessage(listed.id));
 report.message = { subject: msg.subject, text: msg.text, html: msg.html, to: msg.to.map((t) => t.address), msgid: msg.msgid };
+// Its own "seen" and "delete" events follow, as mail.tm's hub sends them.
+const seenEvent = new Promise((resolve) => mail.on("seen", resolve));
 report.seen = data("setMessageSeen", await mail.setMessageSeen(listed.id, true)).seen;
+report.seenEvent = (await seenEvent).id;
 const list = data("getMessages", await mail.getMessages());
 report.listed = list.map((m) => ({ id: m.id, seen: m.seen }));
 report.sourceHasSubject = data("getSource", await mail.getSource(listed.id)).data.includes("Subject: " + msg.subject);
+const deleteEvent = new Promise((resolve) => mail.on("delete", resolve));
 report.deleted = (await mail.deleteMessage(listed.id)).statusCode;
+report.deleteEvent = (await deleteEvent).id;
 report.afterDelete = data("getMessages", await mail.getMessages()).length;
 mail.off();
 report.accountDeleted = (await mail.deleteMe()).statusCode;
