@@ -4,19 +4,16 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
-
-	"github.com/go-chi/chi/v5"
 
 	"tempmail"
 	"tempmail/api/family"
-	"tempmail/mailbox"
 )
 
 // What the MailSlurp family's SDK finds in an email (mailslurp.go):
 // codes (with CodesIn, search.go), content matching a pattern, text lines,
-// links, attachments.
+// links. Its HTML and source are in bodies.go, its attachments in
+// attachments.go.
 
 // mailslurpCodeOptions are ExtractCodesOptions: the method (PATTERN is
 // what tempmail has; the others fall back to it, with a warning), the
@@ -186,36 +183,4 @@ func (s *API) mailslurpLinks(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := bodyOf(m)
 	family.WriteJSON(w, http.StatusOK, mailslurpLinks{Links: links, Body: body})
-}
-
-// mailslurpAttachments is what an email's attachments are: GET
-// /emails/{emailId}/attachments.
-func (s *API) mailslurpAttachments(w http.ResponseWriter, r *http.Request) {
-	m, _, err := s.mailslurpEmailOf(r, false)
-	if err != nil {
-		family.WriteError(w, r, s.Log, err)
-		return
-	}
-	out := make([]mailslurpAttachment, 0, len(m.Attachments))
-	for _, a := range m.Attachments {
-		out = append(out, mailslurpAttachment{ID: a.ID, Name: a.Filename, ContentType: a.ContentType, ContentLength: a.Size})
-	}
-	family.WriteJSON(w, http.StatusOK, out)
-}
-
-// mailslurpDownloadAttachment answers an attachment's bytes: GET
-// /emails/{emailId}/attachments/{attachmentId}.
-func (s *API) mailslurpDownloadAttachment(w http.ResponseWriter, r *http.Request) {
-	m, _, err := s.mailslurpEmailOf(r, false)
-	if err != nil {
-		family.WriteError(w, r, s.Log, err)
-		return
-	}
-	id := chi.URLParam(r, "attachmentId")
-	i := slices.IndexFunc(m.Attachments, func(a mailbox.Attachment) bool { return a.ID == id })
-	if i < 0 {
-		family.WriteError(w, r, s.Log, tempmail.Errorf(tempmail.NotFound, "Attachment not found: %s", tempmail.Excerpt(id, 80)))
-		return
-	}
-	s.ServeAttachment(w, r, m, &m.Attachments[i])
 }

@@ -10,7 +10,7 @@ import (
 // (schemas.go).
 func Contract() openapi.Contract {
 	return openapi.Contract{
-		Operations: []openapi.Operation{{
+		Operations: append([]openapi.Operation{{
 			Method: "POST", Path: "/compat/mailslurp/inboxes",
 			ID:      "mailslurpCreateInbox",
 			Tags:    []string{"Compat: MailSlurp"},
@@ -113,6 +113,7 @@ func Contract() openapi.Contract {
 			Params:      []openapi.Param{paramInboxID},
 			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The inbox.", Content: openapi.JSON(openapi.Ref("MailSlurpInbox"))},
+				"400": {Ref: "MailSlurpBadRequest"},
 				"404": {Ref: "MailSlurpNotFound"},
 			}),
 		}, {
@@ -125,6 +126,7 @@ func Contract() openapi.Contract {
 			Params:      []openapi.Param{paramInboxID},
 			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
+				"400": {Ref: "MailSlurpBadRequest"},
 				"404": {Ref: "MailSlurpNotFound"},
 			}),
 		}, {
@@ -251,6 +253,7 @@ func Contract() openapi.Contract {
 					Description: "The email (now read).",
 					Content:     openapi.JSON(openapi.Ref("MailSlurpEmail")),
 				},
+				"400": {Ref: "MailSlurpBadRequest"},
 				"404": {Ref: "MailSlurpNotFound"},
 			}),
 		}, {
@@ -263,6 +266,7 @@ func Contract() openapi.Contract {
 			Params:      []openapi.Param{paramEmailID},
 			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Deleted."},
+				"400": {Ref: "MailSlurpBadRequest"},
 				"404": {Ref: "MailSlurpNotFound"},
 			}),
 		}, {
@@ -334,6 +338,7 @@ func Contract() openapi.Contract {
 			}},
 			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The lines.", Content: openapi.JSON(openapi.Ref("MailSlurpTextLines"))},
+				"400": {Ref: "MailSlurpBadRequest"},
 				"404": {Ref: "MailSlurpNotFound"},
 			}),
 		}, {
@@ -351,6 +356,7 @@ func Contract() openapi.Contract {
 			}},
 			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "The links.", Content: openapi.JSON(openapi.Ref("MailSlurpLinks"))},
+				"400": {Ref: "MailSlurpBadRequest"},
 				"404": {Ref: "MailSlurpNotFound"},
 			}),
 		}, {
@@ -366,24 +372,21 @@ func Contract() openapi.Contract {
 					Description: "The attachments.",
 					Content:     openapi.JSON(openapi.ArrayOf(openapi.Ref("MailSlurpAttachment"))),
 				},
+				"400": {Ref: "MailSlurpBadRequest"},
 				"404": {Ref: "MailSlurpNotFound"},
 			}),
 		}, {
 			Method: "GET", Path: "/compat/mailslurp/emails/{emailId}/attachments/{attachmentId}",
-			ID:          "mailslurpDownloadAttachment",
-			Tags:        []string{"Compat: MailSlurp"},
-			Summary:     "Download an attachment",
-			Description: "downloadAttachment: the attachment's decoded bytes.",
-			Security:    apiKey,
-			Params: []openapi.Param{paramEmailID, {
-				Name:        "attachmentId",
-				In:          "path",
-				Required:    true,
-				Description: "The attachment's id, as the email lists it.",
-				Schema:      &openapi.Schema{Type: "string"},
-			}},
+			ID:      "mailslurpDownloadAttachment",
+			Tags:    []string{"Compat: MailSlurp"},
+			Summary: "Download an attachment",
+			Description: "downloadAttachment: the attachment's decoded bytes, exactly. The SDK reads them as " +
+				"text (UTF-8); its Raw form (`downloadAttachmentRaw(...).raw`) has them as sent.",
+			Security: apiKey,
+			Params:   []openapi.Param{paramEmailID, paramAttachmentID},
 			Responses: answers(map[string]openapi.Response{
 				"200": {Ref: "Attachment"},
+				"400": {Ref: "MailSlurpBadRequest"},
 				"404": {Ref: "MailSlurpNotFound"},
 			}),
 		}, {
@@ -441,6 +444,7 @@ func Contract() openapi.Contract {
 			Params:      []openapi.Param{paramInboxID},
 			Responses: answers(map[string]openapi.Response{
 				"204": {Description: "Emptied."},
+				"400": {Ref: "MailSlurpBadRequest"},
 				"404": {Ref: "MailSlurpNotFound"},
 			}),
 		}, {
@@ -468,7 +472,7 @@ func Contract() openapi.Contract {
 			unsupported("PUT", "mailslurpUnsupportedPut"),
 			unsupported("PATCH", "mailslurpUnsupportedPatch"),
 			unsupported("DELETE", "mailslurpUnsupportedDelete"),
-		},
+		}, callOperations()...),
 		Responses: map[string]openapi.Response{
 			"MailSlurpBadRequest": {
 				Description: "A parameter or the body is not what the endpoint takes: what to fix.",
@@ -566,6 +570,13 @@ var (
 		Required:    true,
 		Description: "The email's id.",
 		Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
+	}
+	paramAttachmentID = openapi.Param{
+		Name:        "attachmentId",
+		In:          "path",
+		Required:    true,
+		Description: "The attachment's id, as the email lists it: the email's id, `-`, and its number from 1.",
+		Schema:      &openapi.Schema{Type: "string", MaxLength: openapi.N(41), Pattern: "^[0-9a-fA-F-]+$"},
 	}
 	paramSize = openapi.Param{
 		Name:        "size",

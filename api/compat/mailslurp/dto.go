@@ -174,7 +174,9 @@ type mailslurpPreview struct {
 	SizeBytes   int64     `json:"sizeBytes"`
 }
 
-func toMailSlurpPreview(in *projections.Inbox, m *projections.Summary) mailslurpPreview {
+// toMailSlurpPreview is m, of inbox in, as a list shows it: a summary of
+// the views (Summary.Shown) or a message's own (Message.Summary).
+func toMailSlurpPreview(in *projections.Inbox, m mailbox.Summary) mailslurpPreview {
 	return mailslurpPreview{ID: m.ID, InboxID: in.ID, Subject: m.Subject, To: mailslurpTo(m.To, in.Address), From: m.From,
 		Bcc: []string{}, Cc: family.OrEmpty(m.Cc), CreatedAt: wire.At(m.ReceivedAt), Read: m.IsRead,
 		Attachments: attachmentIDs(m.Attachments), SizeBytes: m.Size}
@@ -226,3 +228,76 @@ type mailslurpLinks struct {
 }
 
 func (l mailslurpLinks) LongTextLen() int { return len(l.Body) }
+
+// mailslurpHTML is an email's HTML with its subject (EmailHtmlDto).
+type mailslurpHTML struct {
+	Subject string `json:"subject"`
+	Body    string `json:"body" answer:"long"`
+}
+
+func (h mailslurpHTML) LongTextLen() int { return len(h.Body) }
+
+// mailslurpRaw is an email's source in JSON (RawEmailJson).
+type mailslurpRaw struct {
+	Content string `json:"content" answer:"long"`
+}
+
+func (r mailslurpRaw) LongTextLen() int { return len(r.Content) }
+
+// mailslurpDownload is an attachment in base64 (DownloadAttachmentDto).
+// attachmentBase64 writes it as it encodes the bytes, field by field in
+// this order; the type is the document's word for it.
+type mailslurpDownload struct {
+	Base64FileContents string `json:"base64FileContents"`
+	ContentType        string `json:"contentType"`
+	SizeBytes          int64  `json:"sizeBytes"`
+}
+
+// mailslurpAttachmentEntity is an attachment found by its id alone
+// (AttachmentEntityDto): what it is, and whose.
+type mailslurpAttachmentEntity struct {
+	ID            string    `json:"id"`
+	AttachmentID  string    `json:"attachmentId"`
+	UserID        *string   `json:"userId"`
+	ContentType   string    `json:"contentType"`
+	ContentLength int64     `json:"contentLength"`
+	Name          string    `json:"name"`
+	InboxID       string    `json:"inboxId"`
+	CreatedAt     wire.Time `json:"createdAt"`
+	UpdatedAt     wire.Time `json:"updatedAt"`
+}
+
+// mailslurpCount is how many emails an inbox holds (CountDto).
+type mailslurpCount struct {
+	TotalElements int `json:"totalElements"`
+}
+
+// mailslurpInboxByAddress says whether an address is an inbox the key
+// may see, and which (InboxByEmailAddressResult).
+type mailslurpInboxByAddress struct {
+	InboxID *string `json:"inboxId"`
+	Exists  bool    `json:"exists"`
+}
+
+// mailslurpInboxPreview is an inbox in a page (the SDK's InboxPreview):
+// what tempmail does not keep is null or empty, as in mailslurpInboxDto.
+type mailslurpInboxPreview struct {
+	ID           string    `json:"id"`
+	DomainID     *string   `json:"domainId"`
+	EmailAddress string    `json:"emailAddress"`
+	CreatedAt    wire.Time `json:"createdAt"`
+	Favourite    bool      `json:"favourite"`
+	Name         *string   `json:"name"`
+	Tags         []string  `json:"tags"`
+	TeamAccess   bool      `json:"teamAccess"`
+	InboxType    string    `json:"inboxType"`
+	VirtualInbox bool      `json:"virtualInbox"`
+	ExpiresAt    wire.Time `json:"expiresAt"`
+	UserID       *string   `json:"userId"`
+	Description  *string   `json:"description"`
+}
+
+func toMailSlurpInboxPreview(in *projections.Inbox) mailslurpInboxPreview {
+	return mailslurpInboxPreview{ID: in.ID, EmailAddress: in.Address, CreatedAt: wire.At(in.CreatedAt), Tags: []string{},
+		InboxType: "HTTP_INBOX", ExpiresAt: wire.At(in.ExpiresAt), UserID: userOf(in.TenantID)}
+}

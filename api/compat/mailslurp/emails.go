@@ -63,13 +63,7 @@ func (s *API) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
 	}
 	desc := false
 	if err == nil {
-		switch r.URL.Query().Get("sort") {
-		case "", "ASC":
-		case "DESC":
-			desc = true
-		default:
-			err = tempmail.Errorf(tempmail.Invalid, "sort must be ASC or DESC")
-		}
+		desc, err = mailslurpDesc(r)
 	}
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -99,7 +93,7 @@ func (s *API) mailslurpInboxEmails(w http.ResponseWriter, r *http.Request) {
 		in.Address, minCount, wait.Milliseconds())
 	s.mailslurpHeld(w, r, in.ID, wait, msg, find, func(v any) {
 		list := v.([]projections.Summary)
-		family.WritePage(w, len(list), func(i int) any { return toMailSlurpPreview(in, &list[i]) })
+		family.WritePage(w, len(list), func(i int) any { return toMailSlurpPreview(in, list[i].Shown(in.Address)) })
 	})
 }
 
@@ -109,6 +103,9 @@ func (s *API) mailslurpEmailOf(r *http.Request, write bool) (*mailbox.Message, *
 		return nil, nil, err
 	}
 	id := chi.URLParam(r, "emailId")
+	if !family.ValidID(id) { // refused as mailslurpInbox refuses an inbox's
+		return nil, nil, tempmail.Errorf(tempmail.Invalid, "emailId must be an email's id, a UUID")
+	}
 	m, in, err := s.MessageByID(r.Context(), id)
 	return m, in, family.AsNotFound(err, "Email not found: "+tempmail.Excerpt(id, 64))
 }
@@ -132,4 +129,30 @@ func (s *API) mailslurpDeleteEmail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// mailslurpMarkAsRead is markAsRead (PATCH /emails/{emailId}/read): the
+// email marked read, as a preview. A read is an event that nothing
+// undoes in tempmail, so read=false (mark unread) is refused.
+func (s *API) mailslurpMarkAsRead(w http.ResponseWriter, r *http.Request) {
+	m, in, err := s.mailslurpEmailOf(r, true)
+	if err == nil {
+		switch r.URL.Query().Get("read") {
+		case "", "true":
+		case "false":
+			err = tempmail.Errorf(tempmail.Invalid, "read=false is not supported: tempmail keeps an email read once it is")
+		default:
+			err = tempmail.Errorf(tempmail.Invalid, "read must be true or false")
+		}
+	}
+	if err == nil {
+		id := m.ID
+		m, err = s.Commands.MarkRead(r.Context(), m)
+		err = family.AsNotFound(err, "Email not found: "+id) // deleted a moment ago
+	}
+	if err != nil {
+		family.WriteError(w, r, s.Log, err)
+		return
+	}
+	family.WriteJSON(w, http.StatusOK, toMailSlurpPreview(in, m.Summary()))
 }

@@ -147,21 +147,10 @@ func (s *API) mailslurpAddress(r *http.Request, opts mailslurpInboxOptions) (str
 // mailslurpInboxes lists the key's tenant's live inboxes, newest first, at
 // most size (default 100, at most 200): GET /inboxes.
 func (s *API) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
-	err := mailslurpMay(r, false)
+	t, err := s.mailslurpTenant(r)
 	var size int
 	if err == nil {
 		size, err = mailslurpInt(r, "size", 100, 1, family.MaxLimit)
-	}
-	c := family.CredentialFrom(r)
-	if err == nil && c.Key == nil {
-		err = tempmail.Errorf(tempmail.Invalid, "the API token owns no inboxes: list a tenant's with one of its keys")
-	}
-	var t *projections.Tenant
-	if err == nil {
-		t, err = s.Views.Tenant(r.Context(), c.Key.TenantID)
-		if tempmail.KindOf(err) == tempmail.NotFound {
-			err = family.ErrBadKey // deleted while the request came
-		}
 	}
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -188,6 +177,23 @@ func (s *API) mailslurpInboxes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	family.WritePage(w, len(page), func(i int) any { return page[i] })
+}
+
+// mailslurpTenant is the tenant whose inboxes the request's key lists,
+// once it may read them; the API token owns none.
+func (s *API) mailslurpTenant(r *http.Request) (*projections.Tenant, error) {
+	if err := mailslurpMay(r, false); err != nil {
+		return nil, err
+	}
+	c := family.CredentialFrom(r)
+	if c.Key == nil {
+		return nil, tempmail.Errorf(tempmail.Invalid, "the API token owns no inboxes: list a tenant's with one of its keys")
+	}
+	t, err := s.Views.Tenant(r.Context(), c.Key.TenantID)
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return nil, family.ErrBadKey // deleted while the request came
+	}
+	return t, err
 }
 
 // mailslurpInboxOf finds the inbox of the path's {inboxId}.

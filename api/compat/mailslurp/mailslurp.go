@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 
@@ -32,9 +34,13 @@ func (s *API) mailslurpRoutes(r chi.Router) {
 	r.With(s.LimitCreates).Post("/inboxes/withOptions", s.mailslurpCreateInboxWithOptions)
 	r.With(s.LimitCreates).Post("/inboxes/withDefaults", s.mailslurpCreateInboxWithDefaults)
 	r.Get("/inboxes", s.mailslurpInboxes)
+	r.Get("/inboxes/paginated", s.mailslurpAllInboxes)
+	r.Get("/inboxes/byEmailAddress", s.mailslurpInboxByAddress)
 	r.Get("/inboxes/"+id, s.mailslurpGetInbox)
 	r.Delete("/inboxes/"+id, s.mailslurpDeleteInbox)
 	r.Get("/inboxes/"+id+"/emails", s.mailslurpInboxEmails)
+	r.Get("/inboxes/"+id+"/emails/paginated", s.mailslurpInboxEmailsPaginated)
+	r.Get("/inboxes/"+id+"/emails/count", s.mailslurpInboxEmailCount)
 	r.Delete("/inboxes/"+id+"/deleteAllInboxEmails", s.mailslurpEmptyInbox)
 	r.Delete("/emptyInbox", s.mailslurpEmptyInbox)
 
@@ -44,15 +50,33 @@ func (s *API) mailslurpRoutes(r chi.Router) {
 	r.Get("/waitForEmailCount", s.mailslurpWaitForCount)
 	r.Post("/waitForMatchingEmails", s.mailslurpWaitForMatching)
 
+	r.Get("/emails/latestIn", s.mailslurpLatestIn)
 	email := "/emails/{emailId:" + family.UUIDPattern + "}"
 	r.Get(email, s.mailslurpGetEmail)
 	r.Delete(email, s.mailslurpDeleteEmail)
+	r.Patch(email+"/read", s.mailslurpMarkAsRead)
 	r.Post(email+"/codes", s.mailslurpEmailCodes)
 	r.Post(email+"/contentMatch", s.mailslurpContentMatch)
 	r.Get(email+"/textLines", s.mailslurpTextLines)
 	r.Get(email+"/links", s.mailslurpLinks)
+	r.Get(email+"/html", s.mailslurpEmailHTML)
+	r.Get(email+"/html/json", s.mailslurpEmailHTMLJSON)
+	r.Get(email+"/htmlQuery", s.mailslurpEmailHTMLQuery)
+	r.Get(email+"/raw", s.mailslurpRawEmail)
+	r.Get(email+"/raw/json", s.mailslurpRawEmailJSON)
+
+	// Attachments: by their email, or by their id alone (attachments.go).
+	// An attachment's id is checked by the handlers, which say what one
+	// looks like, rather than by the route, which would answer 501.
+	att := email + "/attachments/{attachmentId}"
 	r.Get(email+"/attachments", s.mailslurpAttachments)
-	r.Get(email+"/attachments/{attachmentId}", s.mailslurpDownloadAttachment)
+	r.Get(att, s.mailslurpDownloadAttachment)
+	r.Get(att+"/base64", s.mailslurpAttachmentBase64)
+	r.Get(att+"/metadata", s.mailslurpAttachmentMetadata)
+	r.Get("/attachments/{attachmentId}", s.mailslurpAttachmentEntity)
+	r.Get("/attachments/{attachmentId}/bytes", s.mailslurpDownloadAttachment)
+	r.Get("/attachments/{attachmentId}/base64", s.mailslurpAttachmentBase64)
+	r.Get("/attachments/{attachmentId}/metadata", s.mailslurpAttachmentMetadata)
 
 	// Everything else: 501, after the key is checked like any other. Not
 	// OPTIONS, which the router answers for every served path (api/routes.go).
@@ -165,6 +189,28 @@ func mailslurpInt(r *http.Request, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
+// mailslurpDesc reads sort, the order on createdAt: ASC (the default) or
+// DESC, which it reports.
+func mailslurpDesc(r *http.Request) (bool, error) {
+	switch r.URL.Query().Get("sort") {
+	case "", "ASC":
+		return false, nil
+	case "DESC":
+		return true, nil
+	}
+	return false, tempmail.Errorf(tempmail.Invalid, "sort must be ASC or DESC")
+}
+
+// mailslurpText reads a query parameter that is text: at most max bytes
+// of UTF-8, without control characters; absent, "".
+func mailslurpText(r *http.Request, name string, max int) (string, error) {
+	v := r.URL.Query().Get(name)
+	if len(v) > max || !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl) {
+		return "", tempmail.Errorf(tempmail.Invalid, "%s must be text of at most %d bytes, without control characters", name, max)
+	}
+	return v, nil
+}
+
 // mailslurpTime reads a time query parameter as the SDK sends it (ISO
 // 8601, Date.toISOString); absent, the zero time.
 func mailslurpTime(r *http.Request, name string) (time.Time, error) {
@@ -207,10 +253,15 @@ func (q mailslurpWhich) passes(m *projections.Summary) bool {
 }
 
 // mailslurpInbox finds the inbox a query parameter or the path names, as
-// the request may see it; NotFound otherwise, worded for the family.
+// the request may see it; NotFound otherwise, worded for the family. An
+// id that is no UUID is refused, as MailSlurp's service (Spring) refuses
+// one it cannot read as a UUID.
 func (s *API) mailslurpInbox(r *http.Request, id string) (*projections.Inbox, error) {
-	if id == "" {
+	switch {
+	case id == "":
 		return nil, tempmail.Errorf(tempmail.Invalid, "inboxId is required")
+	case !family.ValidID(id):
+		return nil, tempmail.Errorf(tempmail.Invalid, "inboxId must be an inbox's id, a UUID")
 	}
 	in, err := s.InboxByID(r.Context(), id)
 	return in, family.AsNotFound(err, "Inbox not found: "+tempmail.Excerpt(id, 64))

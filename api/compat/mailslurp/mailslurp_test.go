@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"tempmail/service/apitest"
 	"testing"
+
+	"tempmail/service/apitest"
 )
 
 // The MailSlurp family (package api/compat/mailslurp) as its SDK calls it; the
@@ -160,7 +161,8 @@ func TestMailSlurpInboxesAndMail(t *testing.T) {
 	if r.Status != http.StatusOK || string(r.Body) != string([]byte(apitest.PDF)) {
 		t.Errorf("downloadAttachment: %d %q", r.Status, r.Body)
 	}
-	h.Expect(h.Do("GET", first+"/attachments/nothing", "", as...), http.StatusNotFound, "")
+	h.Expect(h.Do("GET", first+"/attachments/nothing", "", as...), http.StatusBadRequest, "")
+	h.Expect(h.Do("GET", first+"/attachments/"+emailID+"-9", "", as...), http.StatusNotFound, "")
 
 	// Deleted: the email, the rest, then the inbox.
 	h.Expect(h.Do("DELETE", e, "", as...), http.StatusNoContent, "")
@@ -186,10 +188,11 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 	reader, _ := h.NewKey(tenant, `["read"]`)
 	other, _ := h.NewKey(h.NewTenant("other", ""), `["inboxes"]`)
 	id, addr := mailslurpInbox(h, key, "")
-	h.SendMail(addr, "Subject: mine\r\n\r\ncode 123456\r\n")
+	h.SendMail(addr, apitest.MultipartMail(addr))
 	r := h.Do("GET", mailslurp+"/waitForLatestEmail?inboxId="+id+"&timeout=10000", "", mailslurpKey(reader)...)
 	h.Expect(r, http.StatusOK, "")
 	emailID := r.JSON(t)["id"].(string)
+	att := r.JSON(t)["attachments"].([]any)[0].(string)
 
 	for _, c := range []struct{ method, path, body string }{
 		{"GET", "/inboxes/" + id, ""},
@@ -205,6 +208,22 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 		{"GET", "/emails/" + emailID + "/textLines", ""},
 		{"GET", "/emails/" + emailID + "/links", ""},
 		{"GET", "/emails/" + emailID + "/attachments", ""},
+		{"GET", "/emails/" + emailID + "/attachments/" + att, ""},
+		{"GET", "/emails/" + emailID + "/attachments/" + att + "/base64", ""},
+		{"GET", "/emails/" + emailID + "/attachments/" + att + "/metadata", ""},
+		{"GET", "/attachments/" + att, ""},
+		{"GET", "/attachments/" + att + "/bytes", ""},
+		{"GET", "/attachments/" + att + "/base64", ""},
+		{"GET", "/attachments/" + att + "/metadata", ""},
+		{"GET", "/emails/" + emailID + "/html", ""},
+		{"GET", "/emails/" + emailID + "/html/json", ""},
+		{"GET", "/emails/" + emailID + "/htmlQuery?htmlSelector=p", ""},
+		{"GET", "/emails/" + emailID + "/raw", ""},
+		{"GET", "/emails/" + emailID + "/raw/json", ""},
+		{"PATCH", "/emails/" + emailID + "/read", ""},
+		{"GET", "/emails/latestIn?inboxId=" + id, ""},
+		{"GET", "/inboxes/" + id + "/emails/paginated", ""},
+		{"GET", "/inboxes/" + id + "/emails/count", ""},
 		{"DELETE", "/emptyInbox?inboxId=" + id, ""},
 		{"DELETE", "/inboxes/" + id + "/deleteAllInboxEmails", ""},
 	} {
@@ -216,6 +235,14 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 			}
 		})
 	}
+	// Its address is no inbox either, nor among its inboxes.
+	h.Expect(h.Do("GET", mailslurp+"/inboxes/byEmailAddress?emailAddress="+addr, "", mailslurpKey(other)...), http.StatusOK,
+		`{"inboxId":null,"exists":false}`)
+	h.Expect(h.Do("GET", mailslurp+"/inboxes/byEmailAddress?emailAddress="+strings.ToUpper(addr), "", mailslurpKey(reader)...),
+		http.StatusOK, `{"inboxId":"`+id+`","exists":true}`)
+	if r := h.Do("GET", mailslurp+"/inboxes/paginated", "", mailslurpKey(other)...); r.JSON(t)["totalElements"] != float64(0) {
+		t.Errorf("another tenant's getAllInboxes: %s", r.Body)
+	}
 	t.Run("a read key", func(t *testing.T) {
 		t.Parallel()
 		h := h.As(t)
@@ -226,6 +253,8 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 		h.Expect(h.Do("DELETE", mailslurp+"/emails/"+emailID, "", as...), http.StatusForbidden, "")
 		h.Expect(h.Do("DELETE", mailslurp+"/inboxes/"+id, "", as...), http.StatusForbidden, "")
 		h.Expect(h.Do("DELETE", mailslurp+"/emptyInbox?inboxId="+id, "", as...), http.StatusForbidden, "")
+		h.Expect(h.Do("PATCH", mailslurp+"/emails/"+emailID+"/read", "", as...), http.StatusForbidden, "")
+		h.Expect(h.Do("GET", mailslurp+"/emails/"+emailID+"/raw", "", as...), http.StatusOK, "")
 		h.Expect(h.Do("GET", mailslurp+"/emails/"+emailID, "", as...), http.StatusOK, "")
 		h.Expect(h.Do("GET", mailslurp+"/inboxes", "", as...), http.StatusOK, "")
 	})
@@ -246,10 +275,11 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 		as := mailslurpKey(key)
 		for _, c := range []struct{ method, path, name string }{
 			{"POST", "/aliases", "POST /aliases"},
-			{"GET", "/inboxes/paginated?page=0", "GET /inboxes/paginated"},
+			{"GET", "/emails/unreadCount?inboxId=" + id, "GET /emails/unreadCount"},
 			{"POST", "/inboxes/" + id + "/confirm", "POST /inboxes/" + id + "/confirm"},
 			{"POST", "/inboxes/" + id, "POST /inboxes/" + id},
-			{"PATCH", "/emails/" + emailID + "/read", "PATCH /emails/" + emailID + "/read"},
+			{"PATCH", "/emails/read?read=true", "PATCH /emails/read"},
+			{"DELETE", "/attachments/" + att, "DELETE /attachments/" + att},
 			{"PUT", "/emails/" + emailID, "PUT /emails/" + emailID},
 			{"POST", "/emptyInbox?inboxId=" + id, "POST /emptyInbox"},
 		} {
@@ -272,7 +302,9 @@ func TestMailSlurpKeysAndErrors(t *testing.T) {
 		} {
 			h.Expect(h.Do("GET", mailslurp+p, "", as...), http.StatusBadRequest, "")
 		}
-		h.Expect(h.Do("GET", mailslurp+"/waitForLatestEmail?inboxId=nope&timeout=0", "", as...), http.StatusNotFound, "")
+		h.Expect(h.Do("GET", mailslurp+"/waitForLatestEmail?inboxId=nope&timeout=0", "", as...), http.StatusBadRequest, "")
+		h.Expect(h.Do("GET", mailslurp+"/waitForLatestEmail?inboxId=0190f0f0-0000-7000-8000-000000000000&timeout=0", "", as...),
+			http.StatusNotFound, "")
 		h.Expect(h.Do("GET", mailslurp+"/emails/0190f0f0-0000-7000-8000-000000000000", "", as...), http.StatusNotFound, "")
 		h.Expect(h.Do("POST", mailslurp+"/waitForMatchingFirstEmail?inboxId="+id, `{"matches":[{"field":"SUBJECT","should":"CONTAIN","value":"`+
 			strings.Repeat("x", 300)+`"}]}`, as...), http.StatusBadRequest, "")
@@ -314,6 +346,23 @@ func tourMailSlurp(t *testing.T, h *apitest.Harness) {
 		{"GET", e + "/links", "", 200},
 		{"GET", e + "/attachments", "", 200},
 		{"GET", e + "/attachments/" + att, "", 200},
+		{"GET", e + "/attachments/" + att + "/base64", "", 200},
+		{"GET", e + "/attachments/" + att + "/metadata", "", 200},
+		{"GET", "/attachments/" + att, "", 200},
+		{"GET", "/attachments/" + att + "/bytes", "", 200},
+		{"GET", "/attachments/" + att + "/base64", "", 200},
+		{"GET", "/attachments/" + att + "/metadata", "", 200},
+		{"GET", e + "/html", "", 200},
+		{"GET", e + "/html/json", "", 200},
+		{"GET", e + "/htmlQuery?htmlSelector=b", "", 200},
+		{"GET", e + "/raw", "", 200},
+		{"GET", e + "/raw/json", "", 200},
+		{"PATCH", e + "/read?read=true", "", 200},
+		{"GET", "/emails/latestIn?inboxId=" + id, "", 200},
+		{"GET", "/inboxes/paginated?page=0&size=2&sort=DESC", "", 200},
+		{"GET", "/inboxes/byEmailAddress?emailAddress=" + addr, "", 200},
+		{"GET", "/inboxes/" + id + "/emails/paginated", "", 200},
+		{"GET", "/inboxes/" + id + "/emails/count", "", 200},
 		{"GET", "/nothing", "", 501},
 		{"POST", "/nothing", "", 501},
 		{"PUT", "/nothing", "", 501},

@@ -63,6 +63,75 @@ func schemas() map[string]openapi.Component {
 			Of:     mailslurpAttachment{},
 			Schema: openapi.Schema{Description: "An attachment, as the SDK's `AttachmentMetaData`."},
 		},
+		"MailSlurpAttachmentBase64": {
+			Of: mailslurpDownload{},
+			Fields: map[string]openapi.Schema{
+				"base64FileContents": {ContentEncoding: "base64"},
+			},
+			Schema: openapi.Schema{Description: "An attachment's decoded bytes in base64, as the SDK's `DownloadAttachmentDto`."},
+		},
+		"MailSlurpAttachmentEntity": {
+			Of: mailslurpAttachmentEntity{},
+			Fields: map[string]openapi.Schema{
+				"userId": {Description: "The tenant's id; null for an inbox made with the API token."},
+			},
+			Schema: openapi.Schema{
+				Description: "An attachment found by its id, as the SDK's `AttachmentEntityDto`: `id` and `attachmentId` " +
+					"are the one id; it was made, and last changed, when its email came.",
+			},
+		},
+		"MailSlurpEmailHTML": {
+			Of:     mailslurpHTML{},
+			Schema: openapi.Schema{Description: "An email's HTML (a text email's text) and subject, as the SDK's `EmailHtmlDto`."},
+		},
+		"MailSlurpRawEmail": {
+			Of:     mailslurpRaw{},
+			Schema: openapi.Schema{Description: "An email's source as received, as the SDK's `RawEmailJson`."},
+		},
+		"MailSlurpCount": {
+			Of:     mailslurpCount{},
+			Schema: openapi.Schema{Description: "How many emails an inbox holds, as the SDK's `CountDto`."},
+		},
+		"MailSlurpInboxByAddress": {
+			Of: mailslurpInboxByAddress{},
+			Fields: map[string]openapi.Schema{
+				"inboxId": {Format: "uuid"},
+			},
+			Schema: openapi.Schema{
+				Description: "Whether an address is an inbox the key may see, as the SDK's `InboxByEmailAddressResult`; " +
+					"`inboxId` is null when not.",
+			},
+		},
+		"MailSlurpInboxPreview": {
+			Of: mailslurpInboxPreview{},
+			Fields: map[string]openapi.Schema{
+				"id":           {Format: "uuid"},
+				"domainId":     {Type: "null"},
+				"name":         {Type: "null"},
+				"description":  {Type: "null"},
+				"emailAddress": {Format: "email"},
+				"expiresAt":    {Nullable: true},
+				"inboxType":    {Type: "string", Enum: []any{"HTTP_INBOX"}},
+				"userId":       {Description: "The tenant's id."},
+			},
+			Schema: openapi.Schema{Description: "An inbox in a page, as the SDK's `InboxPreview`."},
+		},
+		"MailSlurpSort": {
+			Of:     springSort{},
+			Schema: openapi.Schema{Description: "Spring's `Sort`: a page is sorted, on `createdAt`."},
+		},
+		"MailSlurpPageable": {
+			Of:     springPageable{},
+			Schema: openapi.Schema{Description: "Spring's `Pageable`: the page asked for."},
+		},
+		"MailSlurpPageInbox": {
+			Of:     springPage[mailslurpInboxPreview]{},
+			Schema: openapi.Schema{Description: "A page of inboxes, in Spring's `Page` shape (the SDK's `PageInboxProjection`)."},
+		},
+		"MailSlurpPageEmailPreview": {
+			Of:     springPage[mailslurpPreview]{},
+			Schema: openapi.Schema{Description: "A page of emails, in Spring's `Page` shape (the SDK's `PageEmailPreview`)."},
+		},
 		"MailSlurpCodes": {
 			Of: mailslurpCodes{},
 			Fields: map[string]openapi.Schema{

@@ -319,6 +319,6 @@ func (s *API) mailslurpWaitForMany(w http.ResponseWriter, r *http.Request, opts 
 	}
 	s.mailslurpHeld(w, r, in.ID, q.wait, timedOutMsg(in, fmt.Sprintf("fewer than %d emails", count), q), find, func(v any) {
 		list := v.([]projections.Summary)
-		family.WritePage(w, len(list), func(i int) any { return toMailSlurpPreview(in, &list[i]) })
+		family.WritePage(w, len(list), func(i int) any { return toMailSlurpPreview(in, list[i].Shown(in.Address)) })
 	})
 }
