@@ -418,6 +418,7 @@ func mercureAnswer() openapi.Response {
 	}
 	events["message"] = openapi.Schema{Ref: "MailTMHubMessage"}
 	stream.Events = events
+	stream.Schema = openapi.Ref("MailTMEventStream")
 	a.Content = map[string]openapi.MediaType{"text/event-stream": stream}
 	return a
 }

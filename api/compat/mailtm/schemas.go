@@ -80,6 +80,15 @@ func schemas() map[string]openapi.Component {
 			},
 			Schema: openapi.Schema{Description: "A message read or deleted, on the Mercure hub: its id, and which."},
 		},
+		"MailTMEventStream": {
+			Schema: openapi.Schema{
+				Description: "The Mercure hub's event stream: an inbox's event stream (`EventStream`) whose message " +
+					"events, new, read or deleted, are all unnamed (`message`), as mail.tm's hub sends them; `$defs` " +
+					"holds their data's schema.",
+				Type: "string",
+				Defs: map[string]openapi.Schema{"message": {Ref: "MailTMHubMessage"}},
+			},
+		},
 		"MailTMHubMessage": {
 			Schema: openapi.Schema{
 				Description: "A message event of the Mercure hub: a new message, or one read or deleted.",
