@@ -23,6 +23,7 @@ import (
 // mailslurpReport is what testdata/compat-mailslurp/client.mjs prints at
 // its end.
 type mailslurpReport struct {
+	GotAt int64 // when waitForLatestEmail resolved, in Unix milliseconds
 	Inbox struct {
 		ID           string
 		EmailAddress string
@@ -169,6 +170,7 @@ func TestMailSlurpFromItsSDK(t *testing.T) {
 	addr, filesAddr := addrs[0], addrs[1]
 	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", addr, "From: Shop <shop@example.com>\r\nTo: "+addr+
 		"\r\nSubject: Your code\r\nContent-Type: text/plain\r\n\r\nYour code is 482913.\r\n")
+	sentAt := time.Now() // the 250
 	sent := mailslurpTestMail(filesAddr)
 	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", filesAddr, sent)
 	var out []byte
@@ -183,6 +185,7 @@ func TestMailSlurpFromItsSDK(t *testing.T) {
 		t.Fatalf("the SDK's report: %v\n%s", err, out)
 	}
 
+	t.Logf("from the 250 to waitForLatestEmail resolved: %d ms", r.GotAt-sentAt.UnixMilli())
 	if r.Inbox.EmailAddress != addr || !strings.HasSuffix(addr, "@tempmail.test") || !r.Inbox.CreatedAt {
 		t.Errorf("createInbox: %+v", r.Inbox)
 	}

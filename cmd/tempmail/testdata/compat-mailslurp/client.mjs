@@ -36,6 +36,7 @@ console.log(inbox.emailAddress);
 console.log(files.emailAddress);
 
 const latest = await mailslurp.waitForLatestEmail(inbox.id, 30000, true);
+report.gotAt = Date.now();
 const email = await mailslurp.getEmail(latest.id);
 report.latest = { id: latest.id, subject: latest.subject };
 report.email = { subject: email.subject, body: email.body, from: email.from, to: email.to, isHTML: email.isHTML, read: email.read };
