@@ -22,7 +22,7 @@ import (
 // email, and each read, as bytes, in base64 or as what it is, found by
 // its email and its id (emailController) or by its id alone
 // (attachmentController). An attachment's id is its email's id, "-" and
-// its number (family.AttachmentByID), so either way finds it without an
+// its number (family.Kit.AttachmentByID), so either way finds it without an
 // index. The bytes are the decoded part as sent: ServeAttachment reads
 // them within the room downloads share.
 //
@@ -33,7 +33,7 @@ import (
 // Raw form (downloadAttachmentRaw(...).raw.arrayBuffer()), or in base64.
 
 // maxAttachmentID is the longest attachment id: an email's id, "-", and
-// its number (family.AttachmentByID).
+// its number (family.Kit.AttachmentByID).
 const maxAttachmentID = 36 + 1 + 4
 
 // errAttachmentID is the answer to a path's attachment id that cannot be

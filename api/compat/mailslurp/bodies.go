@@ -17,7 +17,7 @@ import (
 
 // htmlPolicy is what an email's HTML page may do: nothing. The page comes
 // from the service's origin, so it is given none (a sandbox) and may run,
-// load and submit nothing, as an attachment (family.ServeAttachment).
+// load and submit nothing, as an attachment (family.Kit.ServeAttachment).
 const htmlPolicy = "default-src 'none'; sandbox"
 
 // mailslurpHTMLOf is the email of the path and the body its HTML calls
