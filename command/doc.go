@@ -17,11 +17,13 @@
 // lag never hold them up, and authentication asks the log of them
 // (KeyRefused).
 //
-// Where things are: inboxes.go, messages.go, domains.go, webhooks.go and
-// tenants.go (tenants and their API keys) are the commands of the API; mail arriving takes three steps, which the
-// SMTP server (package ingest) and the inbound webhook (package api) both
-// take: recipients.go decides who receives it (Accept: a live inbox, plus-
-// addressing, and on catch-all domains an inbox made by the first mail),
+// Where things are: inboxes.go, messages.go, domains.go, webhooks.go,
+// tenants.go (tenants and their API keys) and devices.go (a tenant's
+// virtual security devices) are the commands of the API; mail arriving
+// takes three steps, which the SMTP server (package ingest) and the
+// inbound webhook (package api) both take: recipients.go decides who
+// receives it (Accept: a live inbox, plus-addressing, and on catch-all
+// domains an inbox made by the first mail),
 // stamp.go puts our Received field on top and, with checks on, has
 // mailauth check SPF, DKIM and DMARC and write an Authentication-Results
 // field (a forged one claiming our host name is removed either way), and

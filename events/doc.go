@@ -23,7 +23,8 @@
 // domains.go those of domains, one subject per name; tenants.go the events
 // of tenants and their API keys, each tenant one aggregate, and the claims
 // of a tenant's inboxes, counted on its subject in one batch with the
-// claim (CreateTenantInbox); claims.go how every quota is claimed that
+// claim (CreateTenantInbox); devices.go a tenant's virtual security
+// devices, on its subject too; claims.go how every quota is claimed that
 // way, and what authentication asks the log of a key (KeyRefused);
 // migrate.go brings a log of an earlier format to this one; copies.go
 // stores received mail (Copy: one recipient's copy), sealed under a key of

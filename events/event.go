@@ -44,6 +44,9 @@ const (
 	TypeTenantDomainRemoved Type = "TenantDomainRemoved"
 	TypeKeyBarred           Type = "KeyBarred"
 	TypeTenantBarred        Type = "TenantBarred"
+	// A tenant's virtual security devices (devices.go).
+	TypeDeviceCreated Type = "DeviceCreated"
+	TypeDeviceDeleted Type = "DeviceDeleted"
 )
 
 // Payload is the body of one event.
@@ -430,6 +433,10 @@ func schema(t Type) (version int, p Payload) {
 		return 1, &KeyBarred{}
 	case TypeTenantBarred:
 		return 1, &TenantBarred{}
+	case TypeDeviceCreated:
+		return 1, &DeviceCreated{}
+	case TypeDeviceDeleted:
+		return 1, &DeviceDeleted{}
 	}
 	return 0, nil
 }

@@ -15,7 +15,7 @@ import (
 //
 //	ev.sys.domain.<nameKey>               one domain name (DomainAdded, DomainDeactivated); before format 4, every domain's were on ev.sys.domains
 //	ev.sys.webhooks                       subscriptions to every inbox (WebhookCreated, WebhookSecretRotated, WebhookDeleted)
-//	ev.sys.tenant.<tenantID>              one tenant, its keys and what its quota counts (TenantCreated, TenantChanged, TenantDeleted, KeyCreated, KeyRevoked, and the claims of claims.go)
+//	ev.sys.tenant.<tenantID>              one tenant, its keys, its devices and what its quota counts (TenantCreated, TenantChanged, TenantDeleted, KeyCreated, KeyRevoked, DeviceCreated, DeviceDeleted, and the claims of claims.go)
 //	ev.sys.barred.<hash>                  a revoked key (KeyBarred), which authentication reads
 //	ev.sys.ended.<tenantID>               a deleted tenant (TenantBarred), which authentication reads
 //	ev.<part>.<addrKey>.inbox             inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
@@ -25,11 +25,12 @@ import (
 //	sched.sys.tenant.<tenantID>.<inboxID>    an expiring tenant inbox's removal from its tenant's count
 //
 // What is gone leaves the log: a deleted message's events (and a deleted
-// subscription's) by their sequences, which the views know; an ended
-// inbox's with one purge of each of its subjects; a deactivated domain's
-// and a deleted tenant's subjects; a tenant's claims of what is gone, and
-// its events that later ones made moot (Store.Forget). The log so holds
-// what is live, not its history.
+// subscription's, and a deleted device's, its secret with it) by their
+// sequences, which the views know; an ended inbox's with one purge of
+// each of its subjects; a deactivated domain's and a deleted tenant's
+// subjects (its devices' with them); a tenant's claims of what is gone,
+// and its events that later ones made moot (Store.Forget). The log so
+// holds what is live, not its history.
 //
 // The address is the aggregate: its lifecycle subject holds at most one live
 // inbox at a time, so claiming an address is one publish with the subject's

@@ -162,6 +162,14 @@ func TenantOf(p Payload) string {
 		return ev.TenantID
 	case *TenantInboxRemoved:
 		return ev.TenantID
+	case DeviceCreated:
+		return ev.TenantID
+	case *DeviceCreated:
+		return ev.TenantID
+	case DeviceDeleted:
+		return ev.TenantID
+	case *DeviceDeleted:
+		return ev.TenantID
 	}
 	return ""
 }

@@ -106,6 +106,10 @@ func (a *applier) Apply(et *engine.Tx, p events.Payload) error {
 		return t.tenantBarred(ev)
 	case *events.KeyBarred:
 		return t.keyBarred(ev)
+	case *events.DeviceCreated:
+		return t.deviceCreated(ev)
+	case *events.DeviceDeleted:
+		return t.deviceDeleted(ev)
 	}
 	return fmt.Errorf("%w: %s", engine.ErrNoView, p.EventType())
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // Applying tenants, their keys and what their quotas count (tenants.go
-// says what is where). Every event of a tenant's subject writes the
+// says what is where; their devices are devices.go's). Every event of a tenant's subject writes the
 // tenant's entry, so that its sequence tells a command whether the views
 // have applied everything the subject holds (command reads the subject's
 // last event from the log). What an event no longer needs the log to keep
@@ -43,11 +43,12 @@ func (t *tx) tenantChanged(ev *events.TenantChanged) error {
 }
 
 // tenantDeleted ends a tenant: its keys' entries first, so that none is
-// taken once the deletion is applied; its inboxes end by their own events,
-// each removed from its list as it does. Its subject leaves the log, as
-// far as the views have applied it: those removals, which the deletion
-// writes there as it ends the inboxes, may come after, and leave as they
-// are applied (moot: liveTenant, tenantInboxRemoved).
+// taken once the deletion is applied, and its devices' with their
+// secrets; its inboxes end by their own events, each removed from its
+// list as it does. Its subject leaves the log, as far as the views have
+// applied it (its devices' creations with it): those removals, which the
+// deletion writes there as it ends the inboxes, may come after, and leave
+// as they are applied (moot: liveTenant, tenantInboxRemoved).
 func (t *tx) tenantDeleted(ev *events.TenantDeleted) error {
 	tn, ts, ok, err := t.liveTenant(ev.TenantID)
 	if !ok {
@@ -59,6 +60,9 @@ func (t *tx) tenantDeleted(ev *events.TenantDeleted) error {
 		}
 	}
 	tn.Keys = nil
+	if err := t.dropDevices(ev.TenantID); err != nil {
+		return err
+	}
 	t.Forget.Tenants = append(t.Forget.Tenants, ev.TenantID)
 	t.Remove(ts)
 	return nil

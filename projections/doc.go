@@ -23,6 +23,8 @@
 //	ki.<keyID>           which tenant a key id names
 //	tl., tp., tm.        a tenant's inboxes: their list, its pages, each inbox's place (tenantlist.go)
 //	tu.<tenantID>.<part> a tenant's usage in one partition: today's messages, stored bytes, subscriptions (usage.go)
+//	dv.<deviceID>        a tenant's virtual security device, with its shared secret (devices.go)
+//	td.<tenantID>        a tenant's devices: their ids and names, at most MaxTenantDevices
 //	c.<partition>        the last stream sequence applied in a partition, and its counts
 //	f.<partition>        what the log is still to forget of what the partition let go
 //	x.<partition>        the events the partition set aside (engine/aside.go)
@@ -82,9 +84,10 @@
 // Where things are: tenants.go holds the views of tenants and keys and
 // their reads, apply_tenants.go applies their events, tenantlist.go keeps a
 // tenant's list of inboxes, usage.go what its quota counts in each
-// partition; domains.go holds the domains; webhooks.go the subscriptions
-// and the deliveries events call for; open.go opens a process's views and
-// rebuilds them; schema.go is what the engine needs of them.
+// partition, devices.go its virtual security devices; domains.go holds
+// the domains; webhooks.go the subscriptions and the deliveries events
+// call for; open.go opens a process's views and rebuilds them; schema.go
+// is what the engine needs of them.
 //
 // The package is tempmail's views; what they stand on is in three packages
 // beneath it, none of which imports it:

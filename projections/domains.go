@@ -255,13 +255,7 @@ func (r *Reader) LatestDomainByID(ctx context.Context, id int) (*Domain, error) 
 // domainAt reads the domain an entry holds, past the cache when latest.
 func (r *Reader) domainAt(ctx context.Context, key string, latest bool) (*Domain, error) {
 	var d Domain
-	var err error
-	if latest {
-		_, err = r.getLatest(ctx, key, &d, "domain")
-	} else {
-		err = r.get(ctx, key, &d, "domain")
-	}
-	if err != nil {
+	if err := r.getAt(ctx, key, &d, "domain", latest); err != nil {
 		return nil, err
 	}
 	return &d, nil
@@ -277,12 +271,7 @@ func (r *Reader) PublicDomains(ctx context.Context, latest bool) ([]Domain, erro
 // of ids, then each domain; latest reads them past this process's cache.
 func (r *Reader) TenantDomains(ctx context.Context, tenantID string, latest bool) ([]Domain, error) {
 	var l DomainIDs
-	var err error
-	if latest {
-		_, err = r.getLatest(ctx, tenantDomainsKey(tenantID), &l, "domains")
-	} else {
-		err = r.get(ctx, tenantDomainsKey(tenantID), &l, "domains")
-	}
+	err := r.getAt(ctx, tenantDomainsKey(tenantID), &l, "domains", latest)
 	if tempmail.KindOf(err) == tempmail.NotFound {
 		return nil, nil
 	}
@@ -309,12 +298,7 @@ func (r *Reader) TenantDomains(ctx context.Context, tenantID string, latest bool
 
 func (r *Reader) domainList(ctx context.Context, key string, latest bool) ([]Domain, error) {
 	var l DomainList
-	var err error
-	if latest {
-		_, err = r.getLatest(ctx, key, &l, "domains")
-	} else {
-		err = r.get(ctx, key, &l, "domains")
-	}
+	err := r.getAt(ctx, key, &l, "domains", latest)
 	if tempmail.KindOf(err) == tempmail.NotFound {
 		return nil, nil
 	}

@@ -33,6 +33,9 @@ type (
 	TenantPage   = entry.TenantPage
 	TenantMember = entry.TenantMember
 	TenantUsage  = entry.TenantUsage
+	Device       = entry.Device
+	DeviceList   = entry.DeviceList
+	DeviceItem   = entry.DeviceItem
 	ChangeKind   = entry.ChangeKind
 
 	// Counts are what the views hold, as the partitions' checkpoints

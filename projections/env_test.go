@@ -160,8 +160,8 @@ func populate(t *testing.T, s *events.Store) map[string]inboxRef {
 }
 
 // populateTenants adds tenants to the workload: "kept" with a key kept,
-// a key revoked and two inboxes, one of them ended; "dropped" with a key
-// and an inbox, deleted.
+// a key revoked, a device kept and one deleted, and two inboxes, one of
+// them ended; "dropped" with a key, a device and an inbox, deleted.
 func populateTenants(t *testing.T, s *events.Store, inboxes map[string]inboxRef) {
 	t.Helper()
 	ctx := ctxT(t)
@@ -170,6 +170,21 @@ func populateTenants(t *testing.T, s *events.Store, inboxes map[string]inboxRef)
 	tenantEvent := func(p events.Payload) {
 		t.Helper()
 		ack, err := s.AppendTenantEvent(ctx, p, seqs[events.TenantOf(p)])
+		if err != nil {
+			t.Fatalf("%s: %v", p.EventType(), err)
+		}
+		seqs[events.TenantOf(p)] = ack.Seq
+	}
+	device := func(p events.Payload) {
+		t.Helper()
+		var ack events.Ack
+		var err error
+		switch ev := p.(type) {
+		case events.DeviceCreated:
+			ack, err = s.CreateDevice(ctx, ev, seqs[ev.TenantID])
+		case events.DeviceDeleted:
+			ack, err = s.DeleteDevice(ctx, ev)
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", p.EventType(), err)
 		}
@@ -187,7 +202,12 @@ func populateTenants(t *testing.T, s *events.Store, inboxes map[string]inboxRef)
 		}
 		seqs[ev.TenantID] = acks[0].Seq
 		inboxes["owned-"+name] = inboxRef{id: ev.InboxID, addr: ev.Address, lifecycleSeq: acks[1].Seq}
+		device(events.DeviceCreated{TenantID: "tenant-" + name, DeviceID: "device-" + name, Name: "phone",
+			Secret: []byte("secret of " + name), CreatedAt: at})
 	}
+	device(events.DeviceCreated{TenantID: "tenant-kept", DeviceID: "device-deleted", Name: "old phone",
+		Secret: []byte("secret deleted"), CreatedAt: at})
+	device(events.DeviceDeleted{TenantID: "tenant-kept", DeviceID: "device-deleted"})
 	tenantEvent(events.KeyCreated{KeyID: "key-revoked", TenantID: "tenant-kept", Name: "old", Scopes: []string{"read"},
 		Hash: strings.Repeat("r", 64), CreatedAt: at})
 	tenantEvent(events.KeyRevoked{KeyID: "key-revoked", TenantID: "tenant-kept"})

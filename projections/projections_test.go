@@ -88,13 +88,13 @@ func TestViewsSurviveRestart(t *testing.T) {
 	}
 	// The log holds what is live: 72 messages received (2 of them read),
 	// 6 inboxes, the one live domain's event, 2 subscriptions, and of
-	// tenants (populateTenants) the live one's creation, change, key and
-	// inbox claim, and the last removal of an inbox (the subject's last
-	// event, which claims expect). What was deleted, the ended inboxes,
-	// the deactivated domain, the revoked key, the deleted tenant, and the
-	// claims of what is gone, left it.
-	if n := len(storedEvents(t, e2.store)); n != 88 {
-		t.Errorf("after restart the stream has %d events, want the 88 of what is live", n)
+	// tenants (populateTenants) the live one's creation, change, key,
+	// device and inbox claim, and the last removal of an inbox (the
+	// subject's last event, which claims expect). What was deleted, the
+	// ended inboxes, the deactivated domain, the revoked key, the deleted
+	// device, the deleted tenant, and the claims of what is gone, left it.
+	if n := len(storedEvents(t, e2.store)); n != 89 {
+		t.Errorf("after restart the stream has %d events, want the 89 of what is live", n)
 	}
 	diffSnapshots(t, before, snapshot(t, e2.node.JS, bucketName(1)))
 	big, err := e2.views.InboxByAddress(ctx, "big@one.test")

@@ -47,6 +47,17 @@ func (r *Reader) getLatest(ctx context.Context, key string, rec view.Record, wha
 	return r.bucket.GetLatest(ctx, key, rec, what)
 }
 
+// getAt reads key into rec, past the cache when latest: for the reads
+// that a claim, or a change that must see what another process made,
+// makes past it.
+func (r *Reader) getAt(ctx context.Context, key string, rec view.Record, what string, latest bool) error {
+	if latest {
+		_, err := r.getLatest(ctx, key, rec, what)
+		return err
+	}
+	return r.get(ctx, key, rec, what)
+}
+
 // Inbox returns an inbox by id.
 func (r *Reader) Inbox(ctx context.Context, id string) (*Inbox, error) {
 	var in Inbox
@@ -82,12 +93,7 @@ func (r *Reader) InboxByAddress(ctx context.Context, addr string) (*Inbox, error
 // past this process's cache, for a claim the cached entry says it lost.
 func (r *Reader) Address(ctx context.Context, addr string, latest bool) (*Address, error) {
 	var a Address
-	var err error
-	if latest {
-		_, err = r.getLatest(ctx, addressKey(addr), &a, "address")
-	} else {
-		err = r.get(ctx, addressKey(addr), &a, "address")
-	}
+	err := r.getAt(ctx, addressKey(addr), &a, "address", latest)
 	if tempmail.KindOf(err) == tempmail.NotFound {
 		return &Address{}, nil
 	} else if err != nil {

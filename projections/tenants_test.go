@@ -9,8 +9,9 @@ import (
 )
 
 // The views of the workload's tenants: a live tenant with its one live key
-// (found by hash and by id), its one live inbox; a revoked key and a
-// deleted tenant's key refused; the deleted tenant gone.
+// (found by hash and by id), its one live inbox, its one live device; a
+// revoked key and a deleted tenant's key refused; a deleted device and a
+// deleted tenant's gone, and the deleted tenant.
 func TestTenantsAndKeysAreViewed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, t.TempDir())
@@ -50,6 +51,21 @@ func TestTenantsAndKeysAreViewed(t *testing.T) {
 	}
 	if ids, err := tenantInboxIDs(e.views, "tenant-dropped"); err != nil || len(ids) != 0 {
 		t.Errorf("a deleted tenant's inboxes: %v, %v", ids, err)
+	}
+	if list, err := e.views.TenantDevices(ctx, "tenant-kept", false); err != nil || len(list) != 1 ||
+		list[0] != (DeviceItem{ID: "device-kept", Name: "phone"}) {
+		t.Errorf("the tenant's devices: %+v, %v", list, err)
+	}
+	if d, err := e.views.Device(ctx, "device-kept"); err != nil || d.TenantID != "tenant-kept" || string(d.Secret) != "secret of kept" {
+		t.Errorf("the tenant's device: %+v, %v", d, err)
+	}
+	for _, id := range []string{"device-deleted", "device-dropped"} {
+		if _, err := e.views.Device(ctx, id); tempmail.KindOf(err) != tempmail.NotFound {
+			t.Errorf("a deleted device, or a deleted tenant's (%s): %v, want not found", id, err)
+		}
+	}
+	if list, err := e.views.TenantDevices(ctx, "tenant-dropped", true); err != nil || len(list) != 0 {
+		t.Errorf("a deleted tenant's devices: %+v, %v", list, err)
 	}
 }
 

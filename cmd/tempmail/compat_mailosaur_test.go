@@ -53,6 +53,15 @@ type mailosaurReport struct {
 		EML, Attachment []byte
 		Name            string
 	}
+	// Devices is a device stored, its code by id and by its secret, and
+	// what is left once it is deleted.
+	Devices struct {
+		ID, Name, OTP, BySecret, Expected string
+		Listed                            [][2]string
+		SameWindow                        bool
+		AfterDel                          int
+		Gone                              *mailosaurRefusal
+	}
 	Transactions struct{ Days, Email int }
 	Refused      map[string]*mailosaurRefusal
 	Preview      *mailosaurRefusal
@@ -63,8 +72,10 @@ type mailosaurReport struct {
 	Limits       struct{ Servers, Email int }
 	Isolation    map[string]*mailosaurRefusal
 	Reader       struct {
-		Get    string
-		Create *mailosaurRefusal
+		Get          string
+		Create       *mailosaurRefusal
+		Devices      int
+		CreateDevice *mailosaurRefusal
 	}
 	BadKey         *mailosaurRefusal
 	AfterDeleteAll int
@@ -76,6 +87,12 @@ type mailosaurReport struct {
 		Address, Subject, HTMLCode, HTMLLink string
 		Listed                               int
 		Requested                            []string
+		Devices                              struct {
+			ID, OTP, BySecret, Gone string
+			Listed                  []string
+			SameWindow              bool
+			AfterDel                int
+		}
 	}
 	Gone *mailosaurRefusal
 }
@@ -92,11 +109,13 @@ type mailosaurRefusal struct {
 // generates an address on it, waits (messages.get, searching again after
 // the delays the family gives) for the mail this test sends there over
 // SMTP, and finds its code and link; lists, searches, renames, counts
-// and reads its limits; another tenant's key is answered 404, a read key
-// reads and cannot make (403), a bad key is 401; it deletes all, and a
+// and reads its limits; stores a device, whose code by its id is its
+// secret's, and deletes it; another tenant's key is answered 404, a read
+// key reads and cannot make (403), a bad key is 401; it deletes all, and a
 // wait for more times out as the SDK's own. Then cypress-mailosaur's
 // commands, run on a stand-in for cy (client.mjs says how), make a
-// server and cy.mailosaurGetMessage waits for this test's second mail.
+// server and cy.mailosaurGetMessage waits for this test's second mail,
+// and the device commands make, list, read and delete a device.
 //
 // Then README.md's two recipes run as written, one after the other (each
 // starts a service of its own on 443, 8080 and 2525): on a laptop, and in
@@ -189,13 +208,17 @@ func mailosaurSDKScenario(t *testing.T, dir string) {
 			t.Errorf("%s: %+v, want %d %s", what, got, status, typ)
 		}
 	}
-	for _, call := range []string{"getServer", "getMessage", "list", "deleteAll"} {
+	for _, call := range []string{"getServer", "getMessage", "list", "deleteAll", "deviceOtp", "deviceDel"} {
 		refused("another tenant's "+call, r.Isolation[call], 404, "invalid_request")
 	}
 	if r.Reader.Get != m.ID {
 		t.Errorf("a read key's getById: %q", r.Reader.Get)
 	}
 	refused("a read key's servers.create", r.Reader.Create, 403, "permission_error")
+	refused("a read key's devices.create", r.Reader.CreateDevice, 403, "permission_error")
+	if r.Reader.Devices != 1 {
+		t.Errorf("a read key's devices.list: %d devices, want 1", r.Reader.Devices)
+	}
 	refused("a bad key", r.BadKey, 401, "authentication_error")
 	if r.AfterDeleteAll != 0 {
 		t.Errorf("after deleteAll the server lists %d messages", r.AfterDeleteAll)
@@ -221,8 +244,21 @@ func mailosaurSDKScenario(t *testing.T, dir string) {
 	if r.Transactions.Days != 1 || r.Transactions.Email != 1 {
 		t.Errorf("usage.transactions: %+v", r.Transactions)
 	}
-	if len(r.Refused) != 12 {
-		t.Errorf("%d calls refused, want 12", len(r.Refused))
+	// A device stored: its id a UUID (the SDK asks otp(query) by id when
+	// query holds a '-'), its code the code of its secret, as an app
+	// computes it; deleted, it is not found.
+	d := r.Devices
+	if len(d.ID) != 36 || strings.Count(d.ID, "-") != 4 || d.Name != "phone" || !reflect.DeepEqual(d.Listed, [][2]string{{d.ID, "phone"}}) ||
+		!d.SameWindow || len(d.OTP) != 6 || d.OTP != d.BySecret || d.OTP != d.Expected || d.AfterDel != 0 {
+		t.Errorf("devices.create, list, otp(deviceId), del: %+v", d)
+	}
+	refused("devices.otp(deviceId) once deleted", d.Gone, 404, "invalid_request")
+	if cd := r.Cypress.Devices; len(cd.ID) != 36 || !reflect.DeepEqual(cd.Listed, []string{"Cypress phone"}) || !cd.SameWindow ||
+		len(cd.OTP) != 6 || cd.OTP != cd.BySecret || cd.AfterDel != 0 || cd.Gone != "Not found, check input parameters." {
+		t.Errorf("cy.mailosaurCreateDevice, ListDevices, GetDeviceOtp(id), DeleteDevice: %+v", cd)
+	}
+	if len(r.Refused) != 8 {
+		t.Errorf("%d calls refused, want 8", len(r.Refused))
 	}
 	refused("files.getPreview", r.Preview, 404, "invalid_request")
 	for call, got := range r.Refused {

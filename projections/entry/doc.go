@@ -3,7 +3,8 @@
 // an address, a token, a tag, a message of format 2, a subscription and
 // their lists (inbox.go); the domains (domains.go); a tenant, its keys and
 // what its claims count (tenants.go); a tenant's list of inboxes and its
-// usage in a partition (tenantlist.go). Each embeds view.Meta and copies
+// usage in a partition (tenantlist.go); a tenant's virtual security
+// devices and their list (devices.go). Each embeds view.Meta and copies
 // itself (Clone).
 //
 // codec.go is their stored form: an inbox and a closed page, which every

@@ -16,6 +16,8 @@ func Size(rec view.Record) int {
 		return 384 + 256*len(r.Items)
 	case *DomainList:
 		return 384 + 256*len(r.Items)
+	case *DeviceList:
+		return 384 + 128*len(r.Items)
 	}
 	return 768
 }

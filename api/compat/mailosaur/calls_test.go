@@ -111,10 +111,6 @@ var refusedCalls = []struct{ method, path, call string }{
 	{"POST", "/messages/" + anyMessage + "/screenshots", "messages.generatePreviews"},
 	{"GET", "/screenshots/clients", "previews.listEmailClients"},
 	{"GET", "/servers/abcdefgh/password", "servers.getPassword"},
-	{"GET", "/devices", "devices.list"},
-	{"POST", "/devices", "devices.create"},
-	{"GET", "/devices/" + anyMessage + "/otp", "devices.otp(deviceId)"},
-	{"DELETE", "/devices/" + anyMessage, "devices.del"},
 }
 
 const anyMessage = "0190f0f0-0000-7000-8000-000000000000"

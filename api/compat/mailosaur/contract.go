@@ -192,6 +192,13 @@ func Contract() openapi.Contract {
 				Description: "The message's id.",
 				Schema:      &openapi.Schema{Type: "string"},
 			},
+			"MailosaurDeviceID": {
+				Name:        "id",
+				In:          "path",
+				Required:    true,
+				Description: "The device's id, a UUID.",
+				Schema:      &openapi.Schema{Type: "string"},
+			},
 			"MailosaurServer": {
 				Name:        "server",
 				In:          "query",
@@ -252,11 +259,11 @@ func Contract() openapi.Contract {
 				},
 			},
 			"MailosaurForbidden": {
-				Description: "The key lacks the scope (`read` reads; `inboxes` changes), or the tenant has its 100 servers.",
+				Description: "The key lacks the scope (`read` reads; `inboxes` changes), or the tenant has its 100 servers, or its 100 devices.",
 				Content:     openapi.JSON(openapi.Ref("MailosaurError")),
 			},
 			"MailosaurNotFound": {
-				Description: "No such server or message of the key's tenant (another tenant's are not found either).",
+				Description: "No such server, message or device of the key's tenant (another tenant's are not found either).",
 				Content:     openapi.JSON(openapi.Ref("MailosaurError")),
 			},
 			"MailosaurTooMany": {

@@ -59,6 +59,59 @@ func callOperations() []openapi.Operation {
 			"415": {Ref: "MailosaurUnsupportedMediaType"},
 		}),
 	}, {
+		Method: "GET", Path: "/compat/mailosaur/api/devices",
+		ID:          "mailosaurListDevices",
+		Tags:        []string{"Compat: Mailosaur"},
+		Summary:     "List the tenant's devices (devices.list)",
+		Description: "The key's tenant's virtual security devices, in the order they were made; never their secrets.",
+		Security:    basicAuth,
+		Responses: answers(map[string]openapi.Response{
+			"200": {Description: "The devices.", Content: openapi.JSON(openapi.Ref("MailosaurDeviceList"))},
+		}),
+	}, {
+		Method: "POST", Path: "/compat/mailosaur/api/devices",
+		ID:      "mailosaurCreateDevice",
+		Tags:    []string{"Compat: Mailosaur"},
+		Summary: "Create a device (devices.create)",
+		Description: "Stores a virtual security device of the key's tenant: a name and the base32 `sharedSecret` an " +
+			"authenticator app would be given, whose current code `devices.otp(deviceId)` then gives. A tenant has at " +
+			"most 100 (claimed as each is made: of creations at once at the cap, none passes it; beyond, 403). Needs " +
+			"the `inboxes` scope; counts as a creation of the client's.",
+		Security: basicAuth,
+		Body:     &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("MailosaurDeviceRequest"))},
+		Responses: answers(map[string]openapi.Response{
+			"200": {Description: "The new device.", Content: openapi.JSON(openapi.Ref("MailosaurDevice"))},
+			"400": {Ref: "MailosaurBadRequest"},
+			"409": {Ref: "MailosaurConflict"},
+			"413": {Ref: "MailosaurPayloadTooLarge"},
+			"415": {Ref: "MailosaurUnsupportedMediaType"},
+			"429": {Ref: "MailosaurTooMany"},
+		}),
+	}, {
+		Method: "GET", Path: "/compat/mailosaur/api/devices/{id}/otp",
+		ID:          "mailosaurDeviceOTPByID",
+		Tags:        []string{"Compat: Mailosaur"},
+		Summary:     "The current one-time code of a device (devices.otp(deviceId))",
+		Description: "The code an authenticator app shows now for the device's secret, as `POST api/devices/otp` gives it for the secret itself.",
+		Security:    basicAuth,
+		Params:      []openapi.Param{{Ref: "MailosaurDeviceID"}},
+		Responses: answers(map[string]openapi.Response{
+			"200": {Description: "The code.", Content: openapi.JSON(openapi.Ref("MailosaurOTP"))},
+			"404": {Ref: "MailosaurNotFound"},
+		}),
+	}, {
+		Method: "DELETE", Path: "/compat/mailosaur/api/devices/{id}",
+		ID:          "mailosaurDeleteDevice",
+		Tags:        []string{"Compat: Mailosaur"},
+		Summary:     "Delete a device (devices.del)",
+		Description: "The device and its secret are forgotten. Needs the `inboxes` scope.",
+		Security:    basicAuth,
+		Params:      []openapi.Param{{Ref: "MailosaurDeviceID"}},
+		Responses: answers(map[string]openapi.Response{
+			"204": {Description: "Deleted."},
+			"404": {Ref: "MailosaurNotFound"},
+		}),
+	}, {
 		Method: "GET", Path: "/compat/mailosaur/api/usage/transactions",
 		ID:          "mailosaurUsageTransactions",
 		Tags:        []string{"Compat: Mailosaur"},

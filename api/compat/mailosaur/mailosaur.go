@@ -46,6 +46,10 @@ func (s *API) mailosaurRoutes(r chi.Router) {
 	r.Get("/api/files/email/{id}", s.mailosaurRawEmail)
 	r.Get("/api/files/attachments/{id}", s.mailosaurAttachmentFile)
 	r.Post("/api/devices/otp", s.mailosaurDeviceOTP)
+	r.Get("/api/devices", s.mailosaurDevices)
+	r.With(s.LimitCreates).Post("/api/devices", s.mailosaurCreateDevice)
+	r.Get("/api/devices/{id}/otp", s.mailosaurStoredDeviceOTP)
+	r.Delete("/api/devices/{id}", s.mailosaurDeleteDevice)
 	s.refuse(r)
 }
 

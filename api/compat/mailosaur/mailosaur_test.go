@@ -299,6 +299,7 @@ func mailosaurTour(t *testing.T, h *apitest.Harness) {
 	raw, _ := binaryMail(withFile)
 	mailosaurDeliver(h, key, withFile, raw)
 	fileMsg := mailosaurFind(h, key, id, withFile)["id"].(string)
+	device := createDevice(h, key, "Tour", "JBSWY3DPEHPK3PXP")
 	calls := []struct {
 		method, path, body string
 		status             int
@@ -306,6 +307,9 @@ func mailosaurTour(t *testing.T, h *apitest.Harness) {
 		{"GET", "/files/email/" + msgID, "", 200},
 		{"GET", "/files/attachments/" + fileMsg + "-1", "", 200},
 		{"POST", "/devices/otp", `{"sharedSecret":"JBSWY3DPEHPK3PXP"}`, 200},
+		{"GET", "/devices", "", 200},
+		{"GET", "/devices/" + device + "/otp", "", 200},
+		{"DELETE", "/devices/" + device, "", 204},
 		{"GET", "/usage/transactions", "", 200},
 		{"GET", "/servers", "", 200},
 		{"GET", "/servers/" + id, "", 200},

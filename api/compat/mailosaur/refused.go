@@ -24,9 +24,7 @@ type refusal struct {
 }
 
 const (
-	noSending = "tempmail never sends mail: it receives it. Send from your own code to an address of the server."
-	noDevices = "tempmail keeps no devices: pass the shared secret itself to devices.otp(sharedSecret) " +
-		"(cy.mailosaurGetDeviceOtp(sharedSecret)), which gives the current code."
+	noSending  = "tempmail never sends mail: it receives it. Send from your own code to an address of the server."
 	noPreviews = "tempmail renders no email previews."
 )
 
@@ -45,10 +43,6 @@ func refusals() []refusal {
 		{"GET", "/api/screenshots/clients", "previews.listEmailClients", "mailosaurListPreviewEmailClients", noPreviews},
 		{"GET", "/api/servers/{serverID}/password", "servers.getPassword", "mailosaurGetServerPassword",
 			"tempmail's servers have no password: its SMTP takes mail for their addresses from anyone, without one."},
-		{"GET", "/api/devices", "devices.list", "mailosaurListDevices", noDevices},
-		{"POST", "/api/devices", "devices.create", "mailosaurCreateDevice", noDevices},
-		{"GET", "/api/devices/{id}/otp", "devices.otp(deviceId)", "mailosaurGetDeviceOtp(deviceId)", noDevices},
-		{"DELETE", "/api/devices/{id}", "devices.del", "mailosaurDeleteDevice", noDevices},
 	}
 }
 

@@ -151,6 +151,39 @@ func schemas() map[string]openapi.Component {
 				"expires": {Description: "When the next code begins."},
 			},
 		},
+		"MailosaurDevice": {
+			Of: mailosaurDevice{},
+			Fields: map[string]openapi.Schema{
+				"id":   {Description: "The device's id.", Format: "uuid"},
+				"name": {Description: "The name it was given."},
+			},
+			Schema: openapi.Schema{Description: "A virtual security device of the key's tenant (never its secret)."},
+		},
+		"MailosaurDeviceList": {
+			Of: mailosaurDeviceList{},
+			Fields: map[string]openapi.Schema{
+				"items": {Description: "In the order they were made; at most 100."},
+			},
+		},
+		"MailosaurDeviceRequest": {
+			Of:      mailosaurDeviceBody{},
+			Request: true,
+			Fields: map[string]openapi.Schema{
+				"name": {
+					Description: "The device's name: 1 to 200 characters, none a control character.",
+					MinLength:   openapi.N(1),
+				},
+				"sharedSecret": {
+					Description: "The base32 secret an authenticator app is given (A-Z, 2-7; any case, spaces, " +
+						"dashes and padding allowed).",
+					MinLength: openapi.N(1), MaxLength: openapi.N(2 * maxSecretLen),
+				},
+			},
+			Schema: openapi.Schema{
+				Description: "What creates a device: its name and its shared secret.",
+				Required:    []string{"name", "sharedSecret"},
+			},
+		},
 		"MailosaurTransactions": {
 			Of: mailosaurTransactions{},
 			Fields: map[string]openapi.Schema{

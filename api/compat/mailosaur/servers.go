@@ -31,7 +31,7 @@ const (
 	// one list or search, newest first: those of the last hour (the
 	// catch-all lifetime) but for the busiest servers.
 	mailosaurMaxInboxes = 500
-	mailosaurMaxName    = 200 // characters of a server's name
+	mailosaurMaxName    = 200 // characters of a server's name, or a device's
 )
 
 // mailosaurServer is a server as the SDK's Server model reads it.
@@ -170,8 +170,8 @@ func (s *API) mailosaurServers(w http.ResponseWriter, r *http.Request) {
 	family.WriteJSON(w, http.StatusOK, out)
 }
 
-// checkServerName reads a server's name: 1 to mailosaurMaxName characters,
-// none of them a control character.
+// checkServerName reads a server's name (and a device's): 1 to
+// mailosaurMaxName characters, none of them a control character.
 func checkServerName(name *string) (string, error) {
 	bad := tempmail.Errorf(tempmail.Invalid, "name: must be 1 to %d characters, none a control character", mailosaurMaxName)
 	if name == nil || *name == "" || len(*name) > 4*mailosaurMaxName || utf8.RuneCountInString(*name) > mailosaurMaxName ||

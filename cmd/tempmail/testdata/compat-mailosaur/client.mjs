@@ -69,6 +69,26 @@ function totp(secret, until) {
 const secret = 'ONSWG4TFOQYTEMYJBSWY3DPEHPK3PXP';
 const otp = await mailosaur.devices.otp(secret);
 report.otp = { code: otp.code, expected: totp(secret, otp.expires), inFuture: otp.expires > new Date() };
+// A device stored with the secret: its code by its id is the code of the
+// secret, asked in the same 30-second window (again should one end
+// between the two).
+const device = await mailosaur.devices.create({ name: 'phone', sharedSecret: secret });
+const listed = (await mailosaur.devices.list()).items.map((d) => [d.id, d.name]);
+let byId, bySecret;
+for (let i = 0; i < 3; i++) {
+  byId = await mailosaur.devices.otp(device.id);
+  bySecret = await mailosaur.devices.otp(secret);
+  if (byId.expires.getTime() === bySecret.expires.getTime()) break;
+}
+report.devices = {
+  id: device.id,
+  name: device.name,
+  listed,
+  otp: byId.code,
+  bySecret: bySecret.code,
+  expected: totp(secret, byId.expires),
+  sameWindow: byId.expires.getTime() === bySecret.expires.getTime(),
+};
 report.files = {
   eml: (await mailosaur.files.getEmail(message.id)).toString('base64'),
   attachment: (await mailosaur.files.getAttachment(message.attachments[0].id)).toString('base64'),
@@ -85,10 +105,6 @@ report.refused = {
   'messages.generatePreviews': await refusal(() => mailosaur.messages.generatePreviews(message.id, { emailClients: ['x'] })),
   'previews.listEmailClients': await refusal(() => mailosaur.previews.listEmailClients()),
   'servers.getPassword': await refusal(() => mailosaur.servers.getPassword(server.id)),
-  'devices.list': await refusal(() => mailosaur.devices.list()),
-  'devices.create': await refusal(() => mailosaur.devices.create({ name: 'phone', sharedSecret: secret })),
-  'devices.otp(deviceId)': await refusal(() => mailosaur.devices.otp('0190f0f0-0000-7000-8000-000000000000')),
-  'devices.del': await refusal(() => mailosaur.devices.del('0190f0f0-0000-7000-8000-000000000000')),
 };
 report.preview = await refusal(() => mailosaur.files.getPreview('a-preview'));
 report.list = (await mailosaur.messages.list(server.id)).items.map((m) => m.id);
@@ -106,12 +122,20 @@ report.isolation = {
   getMessage: await refusal(() => other.messages.getById(message.id)),
   list: await refusal(() => other.messages.list(server.id)),
   deleteAll: await refusal(() => other.messages.deleteAll(server.id)),
+  deviceOtp: await refusal(() => other.devices.otp(device.id)),
+  deviceDel: await refusal(() => other.devices.del(device.id)),
 };
 const reader = new MailosaurClient(readKey, baseUrl);
 report.reader = {
   get: (await reader.messages.getById(message.id)).id,
   create: await refusal(() => reader.servers.create({ name: 'not mine to make' })),
+  devices: (await reader.devices.list()).items.length,
+  createDevice: await refusal(() => reader.devices.create({ name: 'not mine to make', sharedSecret: secret })),
 };
+// Deleted, the device is not found.
+await mailosaur.devices.del(device.id);
+report.devices.afterDel = (await mailosaur.devices.list()).items.length;
+report.devices.gone = await refusal(() => mailosaur.devices.otp(device.id));
 report.badKey = await refusal(() => new MailosaurClient('tm_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', baseUrl).servers.list());
 
 await mailosaur.messages.deleteAll(server.id);
@@ -185,6 +209,26 @@ report.cypress = {
   htmlCode: cyMessage.html.codes[0]?.value,
   htmlLink: cyMessage.html.links[0]?.href,
   listed: (await cy.mailosaurListMessages(cyServer.id)).items.length,
+};
+// Devices through cypress-mailosaur: made, listed, their code by id (the
+// code of the secret, in the same window) and deleted.
+const cyDevice = await cy.mailosaurCreateDevice({ name: 'Cypress phone', sharedSecret: secret });
+const cyListed = (await cy.mailosaurListDevices()).items.map((d) => d.name);
+let cyById, cyBySecret;
+for (let i = 0; i < 3; i++) {
+  cyById = await cy.mailosaurGetDeviceOtp(cyDevice.id);
+  cyBySecret = await cy.mailosaurGetDeviceOtp(secret);
+  if (cyById.expires === cyBySecret.expires) break;
+}
+await cy.mailosaurDeleteDevice(cyDevice.id);
+report.cypress.devices = {
+  id: cyDevice.id,
+  listed: cyListed,
+  otp: cyById.code,
+  bySecret: cyBySecret.code,
+  sameWindow: cyById.expires === cyBySecret.expires,
+  afterDel: (await cy.mailosaurListDevices()).items.length,
+  gone: await thrown(() => cy.mailosaurGetDeviceOtp(cyDevice.id)),
 };
 await cy.mailosaurDeleteAllMessages(cyServer.id);
 await cy.mailosaurDeleteServer(cyServer.id);
