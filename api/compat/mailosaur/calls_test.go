@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"tempmail/config"
 	"tempmail/service/apitest"
 )
 
@@ -186,5 +187,33 @@ func TestMailosaurSearchIsHeldUntilAMatchIsStored(t *testing.T) {
 	r := h.Do("POST", mo+"/messages/search?server="+id+"&itemsPerPage=1", `{"sentTo":"`+address+`"}`, mailosaurAuth(other)...)
 	if r.Status != http.StatusNotFound {
 		t.Errorf("another tenant's search: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestMailosaurHeldSearchesCountAgainstTheClientsShare: a held search
+// takes one of the client's places (--max-waiters-per-client); one more
+// held search beyond the share is refused 429 at once, in the family's
+// shape, while the first is still held.
+func TestMailosaurHeldSearchesCountAgainstTheClientsShare(t *testing.T) {
+	t.Parallel()
+	h := apitest.New(t, func(c *config.Config) { c.MaxWaitersPerClient = 1 })
+	key, _ := h.NewKey(h.NewTenant("moshare", ""), `["inboxes"]`)
+	auth := mailosaurAuth(key)
+	id := mailosaurServer(h, key, "Share")
+	search := func(string) string { return mo + "/messages/search?server=" + id + "&itemsPerPage=1" }
+	body := func(to string) string { return `{"sentTo":"` + to + `@` + id + `.tempmail.test"}` }
+	for _, to := range []string{"first", "second"} {
+		if r := h.Do("POST", search(to), body(to), auth...); r.Status != 200 || r.Header.Get("X-Ms-Delay") != "1" {
+			t.Fatalf("the first search for %s: %d %v", to, r.Status, r.Header)
+		}
+	}
+	held := h.Start("POST", search("first"), body("first"), auth...)
+	h.WaitHeld(1)
+	r := h.Do("POST", search("second"), body("second"), auth...)
+	if r.Status != http.StatusTooManyRequests || r.JSON(t)["type"] != "RateLimitError" {
+		t.Errorf("a second held search beyond the share: %d %s", r.Status, r.Body)
+	}
+	if r := <-held; r.Status != 200 || strings.TrimSpace(string(r.Body)) != `{"items":[]}` {
+		t.Errorf("the held search, after its hold: %d %s", r.Status, r.Body)
 	}
 }

@@ -139,6 +139,7 @@ func Contract() openapi.Contract {
 				"404": {Ref: "MailosaurNotFound"},
 				"413": {Ref: "MailosaurPayloadTooLarge"},
 				"415": {Ref: "MailosaurUnsupportedMediaType"},
+				"429": {Ref: "MailosaurTooManyHeld"},
 			}),
 		}, {
 			Method: "GET", Path: "/compat/mailosaur/api/messages/{id}",
@@ -265,6 +266,15 @@ func Contract() openapi.Contract {
 			"MailosaurNotFound": {
 				Description: "No such server, message or device of the key's tenant (another tenant's are not found either).",
 				Content:     openapi.JSON(openapi.Ref("MailosaurError")),
+			},
+			"MailosaurTooManyHeld": {
+				Description: "The client holds its share of requests held open (`--max-waiters-per-client`, or " +
+					"the service its `--max-waiters`): a search asked again, which would be held, is refused; try " +
+					"again after `Retry-After` seconds.",
+				Content: openapi.JSON(openapi.Ref("MailosaurError")),
+				Headers: map[string]openapi.Header{
+					"Retry-After": {Ref: "Retry-After"},
+				},
 			},
 			"MailosaurTooMany": {
 				Description: "The client used its share of creations (`--create-rate-per-client`); try again after " +
