@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -62,6 +63,9 @@ type SMTPServer struct {
 	done   chan struct{}
 	// inflight is the memory budget of message bytes being received.
 	inflight *byteBudget
+	// buffers keeps message buffers of the first size for the next
+	// message, which most mail fits in.
+	buffers *sync.Pool
 	// stored is each client's budget of bytes stored (BytesPerClient);
 	// nil: unlimited.
 	stored *fairshare.Limiter
@@ -78,7 +82,7 @@ type SMTPServer struct {
 // NewSMTPServer returns a server delivering through c.
 func NewSMTPServer(c *command.Commands, cfg SMTPConfig) *SMTPServer {
 	s := &SMTPServer{c: c, data: newDataHistogram(), limits: newIPLimits(cfg.MaxConns, cfg.MaxConnsPerIP, cfg.RatePerIP), done: make(chan struct{}),
-		inflight: &byteBudget{max: cfg.MaxInflightBytes}, stored: fairshare.New(cfg.BytesPerClient.Rate()),
+		inflight: &byteBudget{max: cfg.MaxInflightBytes}, buffers: &sync.Pool{}, stored: fairshare.New(cfg.BytesPerClient.Rate()),
 		refusals: newRefusalLines()}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.limits.onRefused = s.refusedConnection
@@ -281,7 +285,7 @@ func (s *session) Data(r io.Reader) error {
 	// headers we add, so no second copy is made. Memory is taken from the
 	// budget as bytes arrive, never on the client's word (its SIZE=): a
 	// client that announces 25 MB and sends nothing costs nothing.
-	buf := &budgetBuffer{budget: s.srv.inflight}
+	buf := &budgetBuffer{budget: s.srv.inflight, pool: s.srv.buffers}
 	defer buf.release()
 	room := s.srv.c.HeaderRoom(hdr)
 	err := buf.readFrom(room, r)

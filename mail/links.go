@@ -184,18 +184,24 @@ func attr(z *html.Tokenizer, more bool, key string, max int) string {
 // from its scheme to white space, a quote or an angle bracket, less the
 // punctuation that ends the sentence around it.
 func (e *extractor) fromText(text string) {
-	lower := asciiLower(text) // the same length as text, so that indexes agree
 	for i := 0; !e.full(); {
-		j := strings.Index(lower[i:], "http")
+		// A URL is found by its "://" (one fast search, no lowered copy
+		// of the text), then its scheme is read backwards from there.
+		j := strings.Index(text[i:], "://")
 		if j < 0 {
-			e.work += len(lower) - i
+			e.work += len(text) - i
 			return
 		}
-		e.work += j + 4
-		start := i + j
-		rest := lower[start:]
-		i = start + 4
-		if !strings.HasPrefix(rest, "http://") && !strings.HasPrefix(rest, "https://") {
+		e.work += j + 3
+		at := i + j
+		i = at + 3
+		var start int
+		switch {
+		case at >= 5 && asciiEqualFold(text[at-5:at], "https"):
+			start = at - 5
+		case at >= 4 && asciiEqualFold(text[at-4:at], "http"):
+			start = at - 4
+		default:
 			continue
 		}
 		if start > 0 {
@@ -211,7 +217,7 @@ func (e *extractor) fromText(text string) {
 		e.work += n
 		u, looked := trimTrailing(text[start : start+n])
 		e.work += looked
-		i = start + max(n, 4)
+		i = max(i, start+n)
 		e.add(u, "")
 	}
 }
@@ -350,16 +356,17 @@ func cleanText(s string) string {
 	return b.String()
 }
 
-// asciiLower lowers the ASCII letters of s and leaves every other byte as
-// it is (strings.ToLower may change a string's length).
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
+// asciiEqualFold says whether s is lower, an ASCII word, in any case.
+func asciiEqualFold(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != lower[i] && c+'a'-'A' != lower[i] {
+			return false
 		}
 	}
-	return string(b)
+	return true
 }
 
 // cut bounds s to at most n bytes, on a character boundary.

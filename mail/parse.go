@@ -39,7 +39,11 @@ const (
 // could be read, and the raw bytes are kept regardless. Memory is bounded by a
 // small multiple of the message size; deep nesting is refused up front
 // (headers only) rather than recursed into.
-func Parse(raw []byte) (p mailbox.Content) {
+func Parse(raw []byte) mailbox.Content { return parse(raw, true) }
+
+// parse is Parse; with shortcut false, enmime reads every message whole
+// (what a test compares the shortcut with).
+func parse(raw []byte, shortcut bool) (p mailbox.Content) {
 	p.Headers = topHeaders(raw)
 	defer func() {
 		if r := recover(); r != nil {
@@ -49,22 +53,23 @@ func Parse(raw []byte) (p mailbox.Content) {
 	if bytes.Count(raw, []byte("oundary")) > maxBoundaries || bytes.Count(raw, []byte("OUNDARY")) > maxBoundaries {
 		return headersOnly(raw)
 	}
-	env, err := enmime.NewParser(
-		enmime.SkipMalformedParts(true),
-		enmime.MultipartWOBoundaryAsSinglePart(true),
-		enmime.SetReadPartErrorPolicy(enmime.AllowCorruptTextPartErrorPolicy),
-		enmime.MaxStoredPartErrors(10),
-		// Guessing the charset of undeclared text took a third of all ingest
-		// CPU (chardet n-grams); undeclared text is read as UTF-8, with
-		// invalid bytes replaced, which is what mail without a charset
-		// almost always is.
-		enmime.DisableCharacterDetection(true),
-		// A message without a text part is shown with its HTML as text,
-		// made below, where it is known to be that (TextFromHTML).
-		enmime.DisableTextConversion(true),
-	).ReadEnvelope(headerBlockEnded(raw))
-	if err != nil {
-		return headersOnly(raw)
+	// enmime reads the header block alone when the body needs no decoding
+	// (plainBody): the body is then the text as it came, and enmime's
+	// pipeline for it (a copy through a charset reader, a buffer for each
+	// stage) was the larger part of parsing such mail.
+	var env *enmime.Envelope
+	var err error
+	if head, body := splitHeader(raw); shortcut && mayBePlain(p.Headers, body) {
+		if env, err = newParser().ReadEnvelope(head); err == nil && plainBody(env.Root) {
+			env.Text = string(body)
+		} else {
+			env = nil
+		}
+	}
+	if env == nil {
+		if env, err = fullEnvelope(raw); err != nil {
+			return headersOnly(raw)
+		}
 	}
 	p.Subject = tempmail.Truncate(env.GetHeader("Subject"), maxSubjectBytes)
 	if from, err := env.AddressList("From"); err == nil && len(from) > 0 {
@@ -116,6 +121,82 @@ func Parse(raw []byte) (p mailbox.Content) {
 	}
 	p.Links = Extract(p.Text, p.HTML)
 	return p
+}
+
+// newParser is enmime's parser as tempmail uses it.
+func newParser() *enmime.Parser {
+	return enmime.NewParser(
+		enmime.SkipMalformedParts(true),
+		enmime.MultipartWOBoundaryAsSinglePart(true),
+		enmime.SetReadPartErrorPolicy(enmime.AllowCorruptTextPartErrorPolicy),
+		enmime.MaxStoredPartErrors(10),
+		// Guessing the charset of undeclared text took a third of all ingest
+		// CPU (chardet n-grams); undeclared text is read as UTF-8, with
+		// invalid bytes replaced, which is what mail without a charset
+		// almost always is.
+		enmime.DisableCharacterDetection(true),
+		// A message without a text part is shown with its HTML as text,
+		// made below, where it is known to be that (TextFromHTML).
+		enmime.DisableTextConversion(true),
+	)
+}
+
+// fullEnvelope parses the whole message with enmime.
+func fullEnvelope(raw []byte) (*enmime.Envelope, error) {
+	head, body := splitHeader(raw)
+	return newParser().ReadEnvelope(io.MultiReader(head, bytes.NewReader(body)))
+}
+
+// mayBePlain says whether, by its top-level headers, the message is a
+// single part of plain text whose body needs no decoding: no
+// Content-Type or text/plain in an ASCII-compatible charset, no transfer
+// encoding to undo, and every byte of the body 7-bit, so that any such
+// charset reads it as it is. enmime then reads the header block alone,
+// and plainBody confirms what it found.
+func mayBePlain(headers map[string]string, body []byte) bool {
+	for name, v := range headers {
+		switch strings.ToLower(name) {
+		case "content-type":
+			if !strings.HasPrefix(strings.ToLower(strings.TrimSpace(v)), "text/plain") {
+				return false
+			}
+		case "content-transfer-encoding":
+			if !identityEncoding(v) {
+				return false
+			}
+		}
+	}
+	for _, c := range body {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// plainBody says whether enmime, from the header block alone, read the
+// message as mayBePlain expects: one text/plain part in an
+// ASCII-compatible charset (or none) without a transfer encoding.
+func plainBody(root *enmime.Part) bool {
+	if root == nil || root.ContentType != "text/plain" || root.FirstChild != nil {
+		return false
+	}
+	switch strings.ToLower(root.Charset) {
+	case "", "us-ascii", "ascii", "utf-8", "utf8":
+	default:
+		return false
+	}
+	return identityEncoding(root.Header.Get("Content-Transfer-Encoding"))
+}
+
+// identityEncoding says whether a Content-Transfer-Encoding leaves the
+// body as it is.
+func identityEncoding(cte string) bool {
+	switch strings.ToLower(strings.TrimSpace(cte)) {
+	case "", "7bit", "8bit", "binary":
+		return true
+	}
+	return false
 }
 
 // headersOnly is the fallback for messages enmime cannot take: the top-level
@@ -246,12 +327,12 @@ func isHeaderLine(line []byte) bool {
 	return false
 }
 
-// headerBlockEnded reads raw with the empty line RFC 5322 puts between
-// header and body added where a line that is no header ends the header
-// block (isHeaderLine). enmime and net/mail would otherwise fold that line
-// into the header before it, or refuse the message; the raw message stays
-// as it came.
-func headerBlockEnded(raw []byte) io.Reader {
+// splitHeader divides raw into its header block, ended by the empty line
+// RFC 5322 puts between header and body, and its body. Where a line that
+// is no header ends the block (isHeaderLine), the empty line is added:
+// enmime and net/mail would otherwise fold that line into the header
+// before it, or refuse the message. The raw message stays as it came.
+func splitHeader(raw []byte) (head io.Reader, body []byte) {
 	for i := 0; i < len(raw); {
 		next := len(raw)
 		if eol := bytes.IndexByte(raw[i:], '\n'); eol >= 0 {
@@ -260,7 +341,7 @@ func headerBlockEnded(raw []byte) io.Reader {
 		line := bytes.TrimSuffix(bytes.TrimSuffix(raw[i:next], []byte("\n")), []byte("\r"))
 		switch {
 		case len(line) == 0:
-			return bytes.NewReader(raw) // an empty line ends it already
+			return bytes.NewReader(raw[:next]), raw[next:] // an empty line ends it already
 		case line[0] == ' ' || line[0] == '\t', isHeaderLine(line):
 			i = next
 			continue
@@ -269,9 +350,15 @@ func headerBlockEnded(raw []byte) io.Reader {
 		if !bytes.HasSuffix(raw[:next], []byte("\r\n")) {
 			blank = "\n"
 		}
-		return io.MultiReader(bytes.NewReader(raw[:i]), strings.NewReader(blank), bytes.NewReader(raw[i:]))
+		return io.MultiReader(bytes.NewReader(raw[:i]), strings.NewReader(blank)), raw[i:]
 	}
-	return bytes.NewReader(raw)
+	return bytes.NewReader(raw), nil
+}
+
+// headerBlockEnded reads raw with the header block ended (splitHeader).
+func headerBlockEnded(raw []byte) io.Reader {
+	head, body := splitHeader(raw)
+	return io.MultiReader(head, bytes.NewReader(body))
 }
 
 // unixLines turns CRLF line ends into LF: clients expect text as text, and

@@ -154,3 +154,60 @@ func TestParseFindsLinks(t *testing.T) {
 		})
 	}
 }
+
+// plainMessages are single-part text messages of the shapes the shortcut
+// takes, and of shapes next to them that it must leave to enmime.
+var plainMessages = []string{
+	"From: A <a@example.com>\r\nTo: b@example.com\r\nSubject: hi\r\n\r\nYour code is 123456.\r\nhttps://example.com/v?c=1\r\n",
+	"From: a@example.com\nSubject: lf only\n\nline one\nline two\n",
+	"Subject: no blank line\r\nNot a header line\r\nbody\r\n",
+	"Subject: empty body\r\n\r\n",
+	"Subject: headers only",
+	"Content-Type: text/plain; charset=utf-8\r\nSubject: =?utf-8?q?caf=C3=A9?=\r\n\r\nplain\r\n",
+	"Content-Type: text/plain; charset=\"US-ASCII\"; format=flowed\r\n\r\nflowed \r\ntext\r\n",
+	"Content-Type: TEXT/PLAIN\r\nContent-Transfer-Encoding: 7BIT\r\n\r\nupper\r\n",
+	"Content-Type: text/plain; charset=utf-8\r\n\r\ncaf\xc3\xa9 is 8-bit\r\n",
+	"Content-Type: text/plain\r\n\r\nlatin \xe9 undeclared\r\n",
+	"Content-Type: text/plain; charset=utf-16\r\n\r\nab\r\n",
+	"Content-Type: text/plain; charset=utf-7\r\n\r\n+AGEAYgBj-\r\n",
+	"Content-Type: text/plainish\r\n\r\nnot plain\r\n",
+	"Content-Type: text/html\r\n\r\n<p>html <a href=\"https://x.example/\">x</a></p>\r\n",
+	"Content-Transfer-Encoding: quoted-printable\r\n\r\nsoft=\r\nbreak =3D\r\n",
+	"Content-Transfer-Encoding: base64\r\n\r\naGVsbG8=\r\n",
+	"Content-Type: multipart/mixed\r\n\r\nno boundary\r\n",
+	"Content-Type: text/plain\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n\r\npart\r\n--b--\r\n",
+	"Content-Type:\r\n text/plain;\r\n charset=us-ascii\r\n\r\nfolded\r\n",
+	"content-type: text/plain\r\ncontent-transfer-encoding: binary\r\n\r\nlower\r\n\x00\x01\x7f\r\n",
+	"From mbox line\r\nSubject: x\r\n\r\nbody\r\n",
+	"Subject: bare cr\r\n\r\r\nbody\r\n",
+	"\r\nbody without headers\r\n",
+	"To: a@example.com\r\n\r\nhttp://a.example HTTPS://B.EXAMPLE/x xhttp://no.example (https://c.example/).\r\n",
+}
+
+// TestShortcutParsesAsEnmime: what Parse makes of a message whose body it
+// takes as it came is what enmime makes of the whole message.
+func TestShortcutParsesAsEnmime(t *testing.T) {
+	t.Parallel()
+	all := append([]string{mailtest.Multipart}, plainMessages...)
+	for _, raw := range mailtest.Malformed() {
+		all = append(all, raw)
+	}
+	for i, raw := range all {
+		got, want := parse([]byte(raw), true), parse([]byte(raw), false)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("message %d %q:\nshortcut %+v\nenmime   %+v", i, raw, got, want)
+		}
+	}
+}
+
+func FuzzShortcutParsesAsEnmime(f *testing.F) {
+	for _, raw := range plainMessages {
+		f.Add([]byte(raw))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, want := parse(raw, true), parse(raw, false)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q:\nshortcut %+v\nenmime   %+v", raw, got, want)
+		}
+	})
+}
