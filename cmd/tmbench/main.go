@@ -53,8 +53,9 @@ func main() {
 	profiles := flag.String("profiles", "", "directory for CPU profiles of the ingest and read runs")
 	only := flag.String("only", "", "run only these scenarios (comma-separated: ingest,e2e,sse,webhooks,wakes,reads,big,rebuild,memory,footprint,idle,held,sync,domains,tenant)")
 	mailpit := flag.String("mailpit", "", "a Mailpit binary, to compare ingest with (scenario sync); empty: not compared")
+	baseline := flag.String("baseline", "", "another tempmail binary (an earlier build), measured beside -tempmail in scenario sync; empty: none")
 	flag.Parse()
-	b := &bench{bin: *bin, quick: *quick, profiles: *profiles, only: *only, dns: senderDNS(), mailpit: *mailpit}
+	b := &bench{bin: *bin, quick: *quick, profiles: *profiles, only: *only, dns: senderDNS(), mailpit: *mailpit, baseline: *baseline}
 	self, _ := os.Executable()
 	b.self = self
 	b.run()
@@ -63,6 +64,7 @@ func main() {
 type bench struct {
 	bin, self, profiles string
 	mailpit             string // a Mailpit binary; empty: not compared
+	baseline            string // an earlier tempmail binary; empty: not compared
 	only                string
 	dns                 string // host:port of senderDNS, for the services' checks
 	quick               bool
@@ -137,6 +139,11 @@ func freePort() string {
 
 // startService runs a fresh tempmail on a new data directory (or dir).
 func (b *bench) startService(dir, profile string, extra ...string) *service {
+	return b.startBinary(b.bin, dir, profile, extra...)
+}
+
+// startBinary starts the tempmail binary bin as startService does.
+func (b *bench) startBinary(bin, dir, profile string, extra ...string) *service {
 	if dir == "" {
 		dir, _ = os.MkdirTemp("", "tmbench")
 	}
@@ -144,7 +151,7 @@ func (b *bench) startService(dir, profile string, extra ...string) *service {
 	args := append([]string{"serve", "--data-dir", dir, "--http-addr", s.http, "--smtp-addr", s.smt,
 		"--smtp-rate-per-ip", "0", "--smtp-max-conns-per-ip", "0", "--smtp-bytes-per-client", "0", "--max-waiters-per-client", "0", "--create-rate-per-client", "0",
 		"--dns-resolver", b.dns, "--log-level", "warn"}, extra...)
-	s.cmd = exec.Command(b.bin, args...)
+	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stderr = os.Stderr
 	if profile != "" {
 		s.cmd.Env = append(os.Environ(), "TEMPMAIL_CPUPROFILE="+profile,
