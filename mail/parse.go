@@ -2,6 +2,7 @@ package mail
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	netmail "net/mail"
@@ -59,9 +60,12 @@ func parse(raw []byte, shortcut bool) (p mailbox.Content) {
 	// stage) was the larger part of parsing such mail.
 	var env *enmime.Envelope
 	var err error
+	unix := false // env.Text has its line ends made LF already
 	if head, body := splitHeader(raw); shortcut && mayBePlain(p.Headers, body) {
-		if env, err = newParser().ReadEnvelope(head); err == nil && plainBody(env.Root) {
-			env.Text = string(body)
+		// The empty body needs no decoding either: RawContent spares
+		// enmime its charset reader's buffers.
+		if env, err = newParser(enmime.RawContent(true)).ReadEnvelope(head); err == nil && plainBody(env.Root) {
+			env.Text, unix = unixLinesOf(body), true // one copy, where string and unixLines made two
 		} else {
 			env = nil
 		}
@@ -93,7 +97,10 @@ func parse(raw []byte, shortcut bool) (p mailbox.Content) {
 		}
 		p.TextFromHTML = text != ""
 	}
-	p.Text = tempmail.Truncate(unixLines(text), maxBodyBytes)
+	if !unix {
+		text = unixLines(text)
+	}
+	p.Text = tempmail.Truncate(text, maxBodyBytes)
 	p.HTML = tempmail.Truncate(unixLines(env.HTML), maxBodyBytes)
 
 	for _, part := range append(append(env.Attachments, env.Inlines...), env.OtherParts...) {
@@ -124,8 +131,8 @@ func parse(raw []byte, shortcut bool) (p mailbox.Content) {
 }
 
 // newParser is enmime's parser as tempmail uses it.
-func newParser() *enmime.Parser {
-	return enmime.NewParser(
+func newParser(more ...enmime.Option) *enmime.Parser {
+	return enmime.NewParser(append([]enmime.Option{
 		enmime.SkipMalformedParts(true),
 		enmime.MultipartWOBoundaryAsSinglePart(true),
 		enmime.SetReadPartErrorPolicy(enmime.AllowCorruptTextPartErrorPolicy),
@@ -138,7 +145,7 @@ func newParser() *enmime.Parser {
 		// A message without a text part is shown with its HTML as text,
 		// made below, where it is known to be that (TextFromHTML).
 		enmime.DisableTextConversion(true),
-	)
+	}, more...)...)
 }
 
 // fullEnvelope parses the whole message with enmime.
@@ -166,7 +173,18 @@ func mayBePlain(headers map[string]string, body []byte) bool {
 			}
 		}
 	}
-	for _, c := range body {
+	return sevenBit(body)
+}
+
+// sevenBit says whether every byte of b is below 0x80, eight at a time.
+func sevenBit(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
 		if c >= 0x80 {
 			return false
 		}
@@ -359,6 +377,26 @@ func splitHeader(raw []byte) (head io.Reader, body []byte) {
 func headerBlockEnded(raw []byte) io.Reader {
 	head, body := splitHeader(raw)
 	return io.MultiReader(head, bytes.NewReader(body))
+}
+
+// unixLinesOf is unixLines(string(b)), made in one copy.
+func unixLinesOf(b []byte) string {
+	n := bytes.Count(b, []byte("\r\n"))
+	if n == 0 {
+		return string(b)
+	}
+	var out strings.Builder
+	out.Grow(len(b) - n)
+	for {
+		i := bytes.Index(b, []byte("\r\n"))
+		if i < 0 {
+			out.Write(b)
+			return out.String()
+		}
+		out.Write(b[:i])
+		out.WriteByte('\n')
+		b = b[i+2:]
+	}
 }
 
 // unixLines turns CRLF line ends into LF: clients expect text as text, and

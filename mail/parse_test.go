@@ -211,3 +211,23 @@ func FuzzShortcutParsesAsEnmime(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParse4KiB parses a plain text message as ingest's benchmark
+// sends it (tmbench's message), and a multipart one of the same size.
+func BenchmarkParse4KiB(b *testing.B) {
+	body := strings.Repeat("The quick brown fox jumps over the lazy dog. 0123456789012345678901234567\r\n", 55)
+	plain := "From: Bench <bench@example.com>\r\nTo: a@example.com\r\nSubject: s\r\nMessage-ID: <s@bench>\r\n\r\n" + body
+	multi := "From: Bench <bench@example.com>\r\nTo: a@example.com\r\nSubject: s\r\nMIME-Version: 1.0\r\n" +
+		"Content-Type: multipart/alternative; boundary=\"----=_Part_1234_5678.1700000000000\"\r\n\r\n------=_Part_1234_5678.1700000000000\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n" +
+		body[:len(body)/2] + "\r\n------=_Part_1234_5678.1700000000000\r\nContent-Type: text/html; charset=utf-8\r\n\r\n<p>" + body[:len(body)/2] + "</p>\r\n------=_Part_1234_5678.1700000000000--\r\n"
+	for _, c := range []struct{ name, raw string }{{"plain", plain}, {"multipart", multi}} {
+		b.Run(c.name, func(b *testing.B) {
+			raw := []byte(c.raw)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				Parse(raw)
+			}
+		})
+	}
+}
