@@ -63,13 +63,17 @@ func newGCM(key []byte, use string) cipher.AEAD {
 // ciphertext.
 func seal(key []byte, messageID string, plaintext []byte) []byte {
 	gcm := newGCM(key, "content")
-	compressed := s2.Encode(nil, plaintext)
-	out := make([]byte, 1+gcm.NonceSize(), 1+gcm.NonceSize()+len(compressed)+gcm.Overhead())
+	// One buffer for all of it: compressed in place after the nonce, then
+	// encrypted where it lies (GCM allows its output exactly over its
+	// input).
+	head := 1 + gcm.NonceSize()
+	out := make([]byte, head+s2.MaxEncodedLen(len(plaintext))+gcm.Overhead())
+	compressed := s2.Encode(out[head:], plaintext)
 	out[0] = sealVersion
-	if _, err := rand.Read(out[1:]); err != nil {
+	if _, err := rand.Read(out[1:head]); err != nil {
 		panic(err)
 	}
-	return gcm.Seal(out, out[1:1+gcm.NonceSize()], compressed, []byte(messageID))
+	return gcm.Seal(out[:head], out[1:head], compressed, []byte(messageID))
 }
 
 // unseal reverses seal.
