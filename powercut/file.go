@@ -52,6 +52,9 @@ func (h *handle) Read(_ context.Context, buf []byte, off int64) (fuse.ReadResult
 }
 
 func (h *handle) Write(_ context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	if h.syncing {
+		defer h.fs.slowSync() // once the lock is let go
+	}
 	h.fs.mu.Lock()
 	defer h.fs.mu.Unlock()
 	if h.fs.cut {
@@ -101,6 +104,7 @@ func (h *handle) syncLocked() error {
 }
 
 func (h *handle) Fsync(context.Context, uint32) syscall.Errno {
+	defer h.fs.slowSync() // once the lock is let go
 	h.fs.mu.Lock()
 	defer h.fs.mu.Unlock()
 	if h.fs.cut {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"tempmail/powercut"
 )
@@ -101,5 +102,29 @@ func TestRewritesReadBackAndSyncAsWritten(t *testing.T) {
 	f.Cut()
 	if b, _ := os.ReadFile(filepath.Join(backing, "g")); !bytes.Equal(b, want) {
 		t.Errorf("on disk after sync and cut: %d bytes, want %d", len(b), len(want))
+	}
+}
+
+// A sync delay makes every fsync take at least that long, and none of
+// the time before it is set.
+func TestSyncDelayHoldsEachSync(t *testing.T) {
+	_, mnt, f := mount(t)
+	w, err := os.Create(filepath.Join(mnt, "slow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	f.SetSyncDelay(50 * time.Millisecond)
+	for range 3 {
+		if _, err := w.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if err := w.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took < 50*time.Millisecond {
+			t.Fatalf("a sync with a delay of 50 ms took %v", took)
+		}
 	}
 }

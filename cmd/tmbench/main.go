@@ -51,7 +51,7 @@ func main() {
 	quick := flag.Bool("quick", false, "a short run (under 2 minutes)")
 	bin := flag.String("tempmail", "bin/tempmail", "the tempmail binary")
 	profiles := flag.String("profiles", "", "directory for CPU profiles of the ingest and read runs")
-	only := flag.String("only", "", "run only these scenarios (comma-separated: ingest,e2e,sse,webhooks,wakes,reads,big,rebuild,memory,footprint,idle,held,sync,domains,tenant)")
+	only := flag.String("only", "", "run only these scenarios (comma-separated: ingest,e2e,sse,webhooks,wakes,reads,big,rebuild,memory,footprint,idle,held,sync,slowdisk,domains,tenant)")
 	mailpit := flag.String("mailpit", "", "a Mailpit binary, to compare ingest with (scenario sync); empty: not compared")
 	baseline := flag.String("baseline", "", "another tempmail binary (an earlier build), measured beside -tempmail in scenario sync; empty: none")
 	flag.Parse()
@@ -102,7 +102,7 @@ func (b *bench) run() {
 	for _, sc := range []struct {
 		name string
 		run  func()
-	}{{"ingest", b.ingest}, {"e2e", b.endToEnd}, {"sse", b.streams}, {"webhooks", b.webhooks}, {"reads", b.reads}, {"wakes", b.wakes}, {"big", b.bigInbox}, {"rebuild", b.rebuild}, {"memory", b.memory}, {"footprint", b.footprint}, {"idle", b.idle}, {"held", b.held}, {"sync", b.durability}, {"domains", b.domains}, {"tenant", b.bigTenant}} {
+	}{{"ingest", b.ingest}, {"e2e", b.endToEnd}, {"sse", b.streams}, {"webhooks", b.webhooks}, {"reads", b.reads}, {"wakes", b.wakes}, {"big", b.bigInbox}, {"rebuild", b.rebuild}, {"memory", b.memory}, {"footprint", b.footprint}, {"idle", b.idle}, {"held", b.held}, {"sync", b.durability}, {"slowdisk", b.slowDisk}, {"domains", b.domains}, {"tenant", b.bigTenant}} {
 		if b.only == "" || strings.Contains(","+b.only+",", ","+sc.name+",") {
 			// Each scenario starts with the disk quiet: the gigabytes the
 			// one before wrote (and deleted) would otherwise be flushed
