@@ -54,6 +54,12 @@ type Change struct {
 	Blind bool
 }
 
+// copyRecord sets *dst to a copy of src (same type) that shares nothing the
+// appliers change in place.
+func copyRecord(dst, src Record) {
+	reflect.ValueOf(dst).Elem().Set(reflect.ValueOf(src.Clone()).Elem())
+}
+
 // KV is a Store on a JetStream KV bucket, with compare-and-swap.
 // It keeps the records it read or wrote, decoded, with their revisions: a
 // partition worker is normally the only writer of its entries, so most
@@ -110,16 +116,10 @@ func (s *KV) forget(key string) {
 // writer may have changed anything.
 func (s *KV) ForgetAll() { s.known, s.knownBytes = map[string]known{}, 0 }
 
-// Get reads key into rec, from what the store keeps if it can. What it
-// keeps it hands over: the caller's batch changes rec in place (sharing
-// the kept record's slices), and Write keeps what it stores; an entry the
-// batch reads but does not change is read from the bucket next time.
-// Copying the kept record on every read was a tenth of the bytes ingest
-// allocated (an inbox's open page, at every message).
+// Get reads key into rec, from what the store keeps if it can.
 func (s *KV) Get(ctx context.Context, key string, rec Record) (uint64, bool, error) {
 	if k, ok := s.known[key]; ok && reflect.TypeOf(k.rec) == reflect.TypeOf(rec) {
-		s.forget(key)
-		reflect.ValueOf(rec).Elem().Set(reflect.ValueOf(k.rec).Elem())
+		copyRecord(rec, k.rec)
 		return k.rev, true, nil
 	}
 	value, rev, present, err := s.entries.Last(ctx, key)
