@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/miekg/dns"
@@ -201,17 +202,24 @@ func (r *Resolver) LookupAddr(ctx context.Context, addr string) ([]string, error
 // is not a domain name is answered "no such name" without asking: names
 // come from senders.
 func (r *Resolver) query(ctx context.Context, name string, qtype uint16) (answer, error) {
+	hold := holdOf(ctx)
 	fqdn, ok := lookupName(name)
 	if !ok {
+		hold.note(time.Time{})
 		return answer{}, &net.DNSError{Err: "not a domain name", Name: truncateName(name), IsNotFound: true}
 	}
 	key := dns.TypeToString[qtype] + " " + fqdn
 	if r.cache != nil {
 		if a, ok := r.cache.get(key, time.Now()); ok {
+			hold.note(a.expires)
 			return a.result(fqdn)
 		}
 	}
+	if r.cache == nil {
+		hold.note(time.Time{}) // nothing says how long an answer holds
+	}
 	if ctx.Err() != nil {
+		hold.note(time.Time{})
 		return answer{}, &net.DNSError{Err: "no answer in time", Name: fqdn, IsTimeout: true, IsTemporary: true}
 	}
 	// Questions asked at once (a message's signatures are checked in
@@ -225,10 +233,55 @@ func (r *Resolver) query(ctx context.Context, name string, qtype uint16) (answer
 	})
 	select {
 	case res := <-ch:
+		hold.note(res.Val.(answer).expires)
 		return res.Val.(answer).result(fqdn)
 	case <-ctx.Done():
+		hold.note(time.Time{})
 		return answer{}, &net.DNSError{Err: "no answer in time", Name: fqdn, IsTimeout: true, IsTemporary: true}
 	}
+}
+
+// answersHold gathers how long the answers a conclusion was drawn from
+// hold: the earliest expiry among them, or never, when one of them gave
+// none (no cache, no answer in time, a name not asked).
+type answersHold struct {
+	mu    sync.Mutex
+	until time.Time
+	never bool
+}
+
+type holdKey struct{}
+
+// withHold returns ctx whose queries note in h how long their answers hold.
+func withHold(ctx context.Context, h *answersHold) context.Context {
+	return context.WithValue(ctx, holdKey{}, h)
+}
+
+func holdOf(ctx context.Context) *answersHold {
+	h, _ := ctx.Value(holdKey{}).(*answersHold)
+	return h
+}
+
+// note takes one answer's expiry into account; nil h notes nothing.
+func (h *answersHold) note(expires time.Time) {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case expires.IsZero():
+		h.never = true
+	case h.until.IsZero() || expires.Before(h.until):
+		h.until = expires
+	}
+}
+
+// holds says until when the answers noted all hold; false when one does not.
+func (h *answersHold) holds() (time.Time, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.until, !h.never && !h.until.IsZero()
 }
 
 // ask puts one question to the servers and keeps the answer, or that

@@ -2,6 +2,7 @@ package mailauth_test
 
 import (
 	"context"
+	"net"
 	"testing"
 
 	"tempmail/mailauth"
@@ -22,6 +23,33 @@ func TestSPFSyntaxErrorAfterTheMatchIsPermerror(t *testing.T) {
 			MailFrom: "a@" + domain, Message: []byte(message("a@"+domain, "s", "b"))})
 		if got.SPF.Result != want {
 			t.Errorf("%s: spf %q, want %q", domain, got.SPF.Result, want)
+		}
+	}
+}
+
+// An SPF result is kept for its client, HELO name and sender alone: the
+// same sender from an address its record does not list fails, however
+// often the listed one passed just before, and the other way round.
+func TestSPFResultsAreKeptPerClientAndSender(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	other := net.ParseIP("192.0.2.77")
+	for range 3 {
+		for _, c := range []struct {
+			ip         net.IP
+			from, want string
+		}{
+			{loopback, "a@sender.test", "pass"},
+			{other, "a@sender.test", "fail"},
+			{loopback, "a@spoofed.test", "fail"},
+			{other, "b@sender.test", "fail"},
+			{loopback, "b@sender.test", "pass"},
+		} {
+			got := w.verifier.Verify(context.Background(), mailauth.Input{ClientIP: c.ip, Helo: "mx.example",
+				MailFrom: c.from, Message: []byte(message(c.from, "s", "b"))})
+			if got.SPF.Result != c.want {
+				t.Errorf("%s from %s: spf %q, want %q", c.from, c.ip, got.SPF.Result, c.want)
+			}
 		}
 	}
 }

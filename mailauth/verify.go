@@ -37,6 +37,18 @@ type Verifier struct {
 
 	refusedOnce sync.Once
 	refused     *expiringCache[string] // refusedKeys: reasons by key record name
+	spfOnce     sync.Once
+	spf         *expiringCache[mailbox.SPF] // spfResults: by client, HELO name and sender
+}
+
+// maxSPFResults bounds the SPF results a Verifier keeps.
+const maxSPFResults = 10000
+
+// spfResults is the Verifier's memory of SPF results, made at its first
+// use.
+func (v *Verifier) spfResults() *expiringCache[mailbox.SPF] {
+	v.spfOnce.Do(func() { v.spf = newExpiringCache[mailbox.SPF](maxSPFResults) })
+	return v.spf
 }
 
 // Input is what is known of one message.
@@ -107,8 +119,16 @@ func (v *Verifier) checkSPF(ctx context.Context, in Input) mailbox.SPF {
 		return out
 	}
 	sender := strings.ReplaceAll(local, "@", "") + "@" + out.Domain
+	// The same client, name and sender come to the same result for as
+	// long as the answers it was drawn from hold: a burst of mail from one
+	// sender (a test suite's) is checked once, not once a message.
+	key := in.ClientIP.String() + " " + helo + " " + sender
+	if kept, ok := v.spfResults().get(key, time.Now()); ok {
+		return kept
+	}
+	hold := &answersHold{}
 	dns := &spfDNS{Resolver: v.DNS}
-	r, _ := spf.CheckHostWithSender(in.ClientIP, helo, sender, spf.WithContext(ctx), spf.WithResolver(dns))
+	r, _ := spf.CheckHostWithSender(in.ClientIP, helo, sender, spf.WithContext(withHold(ctx, hold)), spf.WithResolver(dns))
 	if dns.malformed.Load() {
 		r = spf.PermError // RFC 7208 section 4.6: spf.go
 	}
@@ -117,6 +137,9 @@ func (v *Verifier) checkSPF(ctx context.Context, in Input) mailbox.SPF {
 		out.Result = string(r)
 	default:
 		out.Result = PermError
+	}
+	if until, ok := hold.holds(); ok && out.Result != TempError {
+		v.spfResults().put(key, out, until)
 	}
 	return out
 }
