@@ -74,6 +74,10 @@ func PartitionOf(subject string) string {
 // EventFilter matches every event, and nothing else the stream holds.
 const EventFilter = subjectRoot + ".>"
 
+// IsEvent says whether a message of the event stream, on subject, is an
+// event (and not a schedule, which the stream holds too).
+func IsEvent(subject string) bool { return strings.HasPrefix(subject, subjectRoot+".") }
+
 // PartitionFilter is the subject filter of one partition's events.
 func PartitionFilter(part string) string { return subjectRoot + "." + part + ".>" }
 

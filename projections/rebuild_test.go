@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/events"
@@ -20,14 +22,24 @@ func TestRebuildMatchesLiveViews(t *testing.T) {
 	e := newEnv(t, t.TempDir())
 	populate(t, e.store)
 	ctx := ctxT(t)
+	// An inbox with a lifetime puts its expiry's schedule in the stream,
+	// between events, which the replay passes over.
+	later := events.InboxCreated{InboxID: uuid.NewString(), Address: "later@two.test", Token: "tok" + uuid.NewString(),
+		DomainID: 2, CreatedAt: time.Unix(1700000000, 0).UTC(), ExpiresAt: time.Now().Add(time.Hour).UTC()}
+	created, err := e.store.CreateInbox(ctx, later, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deliver(t, e.store, inboxRef{id: later.InboxID, addr: later.Address, lifecycleSeq: created.Seq}, "after a schedule")
 	if err := e.views.CaughtUp(ctx); err != nil {
 		t.Fatal(err)
 	}
 	live := snapshot(t, e.node.JS, bucketName(1))
 	e.views.Stop()
 
-	// Deletions were made final before the rebuild: only the 72 messages
-	// still live (68 + 3 + 1) have content that opens.
+	// Deletions were made final before the rebuild: only the 73 messages
+	// still live (68 + 3 + 1, and the later inbox's) have content that
+	// opens.
 	opens := 0
 	for _, ev := range storedEvents(t, e.store) {
 		if m, ok := ev.Payload.(*events.MailReceived); ok {
@@ -36,8 +48,8 @@ func TestRebuildMatchesLiveViews(t *testing.T) {
 			}
 		}
 	}
-	if opens != 72 {
-		t.Errorf("%d messages have content that opens, want the 72 not deleted", opens)
+	if opens != 73 {
+		t.Errorf("%d messages have content that opens, want the 73 not deleted", opens)
 	}
 
 	res, err := Rebuild(ctx, e.node.JS, e.store, Options{})
@@ -99,6 +111,15 @@ func TestRebuildInLittleMemoryMatchesLiveViews(t *testing.T) {
 	e := newEnv(t, t.TempDir())
 	populate(t, e.store)
 	ctx := ctxT(t)
+	// An inbox with a lifetime puts its expiry's schedule in the stream,
+	// between events, which the replay passes over.
+	later := events.InboxCreated{InboxID: uuid.NewString(), Address: "later@two.test", Token: "tok" + uuid.NewString(),
+		DomainID: 2, CreatedAt: time.Unix(1700000000, 0).UTC(), ExpiresAt: time.Now().Add(time.Hour).UTC()}
+	created, err := e.store.CreateInbox(ctx, later, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deliver(t, e.store, inboxRef{id: later.InboxID, addr: later.Address, lifecycleSeq: created.Seq}, "after a schedule")
 	if err := e.views.CaughtUp(ctx); err != nil {
 		t.Fatal(err)
 	}
