@@ -31,19 +31,6 @@ type FS struct {
 	syncDelay atomic.Int64 // nanoseconds every sync takes more (SetSyncDelay)
 }
 
-// SetSyncDelay makes every sync (fsync, fdatasync, a write to a file
-// opened O_SYNC) take d more before it returns, as on a slow disk: for
-// benchmarks of what groups its syncs. Syncs wait side by side, and
-// nothing else waits for them.
-func (f *FS) SetSyncDelay(d time.Duration) { f.syncDelay.Store(int64(d)) }
-
-// slowSync waits the sync delay; no lock is held.
-func (f *FS) slowSync() {
-	if d := time.Duration(f.syncDelay.Load()); d > 0 {
-		time.Sleep(d)
-	}
-}
-
 // unsynced is what a file's writes and truncations since its last sync
 // made of it, held in memory.
 type unsynced struct {
