@@ -208,6 +208,40 @@ func TestCommandsReadOnlyTheirOwnVariables(t *testing.T) {
 	}
 }
 
+// TestRebuildHasItsOwnMemoryLimit: a rebuild's soft memory limit is
+// 192MiB unless the flag or its variable says otherwise, and its usage
+// says so; serve's stays 1GiB.
+func TestRebuildHasItsOwnMemoryLimit(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		command string
+		args    []string
+		env     map[string]string
+		want    int64
+	}{
+		{"rebuild", nil, nil, 192 << 20},
+		{"rebuild", []string{"--memory-limit", "1GiB"}, nil, 1 << 30},
+		{"rebuild", []string{"--memory-limit", "0"}, nil, 0},
+		{"rebuild", nil, map[string]string{"TEMPMAIL_MEMORY_LIMIT": "512MiB"}, 512 << 20},
+		{"serve", nil, nil, 1 << 30},
+	} {
+		cfg, err := Parse(c.command, c.args, env(c.env), io.Discard)
+		if err != nil || cfg.MemoryLimit != c.want {
+			t.Errorf("%s %v %v: MemoryLimit %d, %v; want %d", c.command, c.args, c.env, cfg.MemoryLimit, err, c.want)
+		}
+	}
+	var out strings.Builder
+	if _, err := Parse("rebuild", []string{"-h"}, env(nil), &out); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	if !strings.Contains(out.String(), "default 192MiB; env TEMPMAIL_MEMORY_LIMIT") {
+		t.Errorf("rebuild's usage does not give its default:\n%s", out.String())
+	}
+	if Default().MemoryLimit != 1<<30 {
+		t.Errorf("Default().MemoryLimit = %d, want serve's 1GiB", Default().MemoryLimit)
+	}
+}
+
 // TestSizes: bytes, KB/MB/GB as powers of 1000, KiB/MiB/GiB as powers of
 // 1024; anything else is refused with the units it may use.
 func TestSizes(t *testing.T) {

@@ -129,7 +129,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		// Without it the heap follows the write rate: the embedded server
 		// keeps every block written in the last seconds cached and lets
 		// go of older ones only when the GC runs (docs/BENCHMARKS.md,
-		// "Memory"). A rebuild writes as fast as it can.
+		// "Memory"). A rebuild writes as fast as it can: its default is
+		// lower (config's commandDefaults), so that the collector keeps
+		// what the server reads and lets go within it.
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
 	if cmd == "rebuild" {

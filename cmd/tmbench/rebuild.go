@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"sync"
@@ -83,10 +84,15 @@ func generateEvents(dir string, n int) error {
 		return err
 	}
 	defer node.Close(ctx)
-	store, err := events.OpenStore(ctx, node.JS, events.StoreConfig{})
+	// The message keys in a file of the data directory, as a single node
+	// keeps them (backend's storeConfig): in a stream instead, the server
+	// would hold an index of a subject per message, which a single node's
+	// rebuild never has.
+	store, err := events.OpenStore(ctx, node.JS, events.StoreConfig{KeyDir: filepath.Join(dir, "keys")})
 	if err != nil {
 		return err
 	}
+	defer store.Close()
 	type ib struct {
 		id, addr string
 		seq      uint64
