@@ -22,15 +22,7 @@ func TestRebuildMatchesLiveViews(t *testing.T) {
 	e := newEnv(t, t.TempDir())
 	populate(t, e.store)
 	ctx := ctxT(t)
-	// An inbox with a lifetime puts its expiry's schedule in the stream,
-	// between events, which the replay passes over.
-	later := events.InboxCreated{InboxID: uuid.NewString(), Address: "later@two.test", Token: "tok" + uuid.NewString(),
-		DomainID: 2, CreatedAt: time.Unix(1700000000, 0).UTC(), ExpiresAt: time.Now().Add(time.Hour).UTC()}
-	created, err := e.store.CreateInbox(ctx, later, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deliver(t, e.store, inboxRef{id: later.InboxID, addr: later.Address, lifecycleSeq: created.Seq}, "after a schedule")
+	scheduleBetweenEvents(t, e.store)
 	if err := e.views.CaughtUp(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -111,15 +103,7 @@ func TestRebuildInLittleMemoryMatchesLiveViews(t *testing.T) {
 	e := newEnv(t, t.TempDir())
 	populate(t, e.store)
 	ctx := ctxT(t)
-	// An inbox with a lifetime puts its expiry's schedule in the stream,
-	// between events, which the replay passes over.
-	later := events.InboxCreated{InboxID: uuid.NewString(), Address: "later@two.test", Token: "tok" + uuid.NewString(),
-		DomainID: 2, CreatedAt: time.Unix(1700000000, 0).UTC(), ExpiresAt: time.Now().Add(time.Hour).UTC()}
-	created, err := e.store.CreateInbox(ctx, later, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deliver(t, e.store, inboxRef{id: later.InboxID, addr: later.Address, lifecycleSeq: created.Seq}, "after a schedule")
+	scheduleBetweenEvents(t, e.store)
 	if err := e.views.CaughtUp(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -200,4 +184,18 @@ func kvGet(ctx context.Context, kv jetstream.KeyValue, key string, rec view.Reco
 		return false, err
 	}
 	return true, decode(e.Value(), rec)
+}
+
+// scheduleBetweenEvents makes an inbox with a lifetime, whose expiry puts a
+// schedule in the stream, and delivers it a message: the replay passes
+// over the schedule, between events.
+func scheduleBetweenEvents(t *testing.T, s *events.Store) {
+	t.Helper()
+	later := events.InboxCreated{InboxID: uuid.NewString(), Address: "later@two.test", Token: "tok" + uuid.NewString(),
+		DomainID: 2, CreatedAt: time.Unix(1700000000, 0).UTC(), ExpiresAt: time.Now().Add(time.Hour).UTC()}
+	created, err := s.CreateInbox(ctxT(t), later, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deliver(t, s, inboxRef{id: later.InboxID, addr: later.Address, lifecycleSeq: created.Seq}, "after a schedule")
 }
