@@ -26,7 +26,7 @@ install:
 run: build
 	./$(BIN) serve --data-dir ./data --http-addr 127.0.0.1:8080 --smtp-addr 127.0.0.1:2525 --domains tempmail.test
 
-# The tests come in layers (README.md, "Quick start"):
+# The tests come in layers (CONTRIBUTING.md):
 #
 # make test: every package but the end-to-end ones: unit tests, each
 # family's handler tests on a service its package shares (service/apitest),
@@ -77,11 +77,13 @@ test-long:
 vet:
 	$(GO) vet ./...
 
-# The outputs of the examples in README.md's quick start and docs/API.md,
-# written again from what the service answers now (make test-e2e fails when
-# they differ; cmd/tempmail/docs_test.go says how they are compared).
+# What the docs show that the code makes, written again from it: the
+# outputs of the examples of README.md and docs/ (make test-e2e fails when
+# they differ; cmd/tempmail/docs_test.go says how they are compared), and
+# docs/configuration.md's tables of flags (make test fails when they differ).
 docs:
-	$(GO) test -count=1 -run 'APIDoc|Readme' ./cmd/tempmail -update
+	$(GO) test -count=1 -run DocsExamples ./cmd/tempmail -update
+	$(GO) test -count=1 -run TestConfigurationPage ./config -update
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -102,7 +104,7 @@ bench-quick: build
 	$(GO) build -o bin/tmbench ./cmd/tmbench
 	./bin/tmbench -tempmail $(BIN) -quick
 
-# Power cuts at full size (docs/DEPLOY.md, "Durability"): four cuts of a
+# Power cuts at full size (docs/architecture.md, "Durability and power cuts"): four cuts of a
 # single node in the middle of 2,000 messages, on a new store and an aged
 # one, and a three-node cluster where one node and then all three lose
 # power. With LAZYFS set to a LazyFS binary (github.com/dsrhaslab/lazyfs,

@@ -131,7 +131,7 @@ type Config struct {
 	MCPRatePerClient Rate
 }
 
-// Default returns the configuration that API.md and README.md describe.
+// Default returns the configuration that docs/configuration.md describes.
 func Default() Config {
 	var c Config
 	for _, o := range options() {

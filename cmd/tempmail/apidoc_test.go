@@ -1,40 +1,62 @@
 package main
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
 
-// TestAPIDocExamplesRunAsWritten runs every example of docs/API.md against
-// the service, as docs_test.go says, and compares what each prints with
-// the doc.
-func TestAPIDocExamplesRunAsWritten(t *testing.T) {
+// TestDocsExamplesRunAsWritten runs the examples of README.md,
+// CONTRIBUTING.md and every page of docs/ against the service, as
+// docs_test.go says, and compares what each prints with the page. A page
+// without run markers has nothing to run (the root package's
+// TestEveryDocBlockRunsOrSaysWhy holds that its blocks say why).
+func TestDocsExamplesRunAsWritten(t *testing.T) {
 	t.Parallel()
-	runDocExamples(t, "../../docs/API.md", []string{"curl", "jq", "swaks", "base64", "go"}, apiDocSessions)
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range append([]string{"../../README.md", "../../CONTRIBUTING.md"}, pages...) {
+		t.Run(filepath.Base(page), func(t *testing.T) {
+			t.Parallel()
+			runDocExamples(t, page, docTools, docSessions)
+		})
+	}
 }
 
-// apiDocDomains are the domains docs/API.md's service serves: make run's
-// and a second.
-var apiDocDomains = []string{"--domains", "tempmail.test,mail.example.test"}
+// docTools are the commands the examples call beyond the shell's own.
+var docTools = []string{"curl", "jq", "swaks", "base64", "go", "sed"}
 
-// apiDocSessions are the services the sessions of docs/API.md run
-// against: the doc's own, and for a few, with the flags their section
-// says it was started with.
-var apiDocSessions = map[string]docSession{
-	"auth":      {flags: apiDocDomains},
-	"readkey":   {flags: append([]string{"--read-key", "s3cret"}, apiDocDomains...)},
-	"tenants":   {flags: apiDocDomains},
-	"domains":   {flags: append([]string{"--hostname", "mx.example.test"}, apiDocDomains...)},
-	"c":         {flags: apiDocDomains},
-	"wait":      {flags: apiDocDomains},
-	"events":    {flags: apiDocDomains},
-	"cli":       {flags: apiDocDomains},
-	"tenantcli": {flags: apiDocDomains},
-	"mcp":       {flags: apiDocDomains},
-	"a":         {flags: apiDocDomains},
-	"b":         {flags: apiDocDomains},
-	"authres":   {flags: apiDocDomains},
-	"smtp":      {flags: apiDocDomains},
-	"inbound":   {flags: apiDocDomains},
-	"page":      {flags: apiDocDomains},
-	"hooks": {flags: append([]string{"--webhook-allow-private", "--webhook-retry-schedule", "2s,1h"}, apiDocDomains...),
+// docDomains are the domains most sessions' services serve: make run's
+// and a second.
+var docDomains = []string{"--domains", "tempmail.test,mail.example.test"}
+
+// docSessions are the services the sessions of the docs run against: by
+// default with the docs' two domains, and for a few, with the flags their
+// section says it was started with. A session of one page is apart from
+// a session of the same name on another.
+var docSessions = map[string]docSession{
+	"quickstart": {flags: []string{"--domains", "tempmail.test"}},
+	"auth":       {flags: docDomains},
+	"readkey":    {flags: append([]string{"--read-key", "s3cret"}, docDomains...)},
+	"tenants":    {flags: docDomains},
+	"domains":    {flags: append([]string{"--hostname", "mx.example.test"}, docDomains...)},
+	"c":          {flags: docDomains},
+	"wait":       {flags: docDomains},
+	"events":     {flags: docDomains},
+	"cli":        {flags: docDomains},
+	"tenantcli":  {flags: docDomains},
+	"mcp":        {flags: docDomains},
+	"a":          {flags: docDomains},
+	"b":          {flags: docDomains},
+	"authres":    {flags: docDomains},
+	"smtp":       {flags: docDomains},
+	"inbound":    {flags: docDomains},
+	"page":       {flags: docDomains},
+	"compat":     {flags: docDomains},
+	"teams":      {flags: []string{"--domains", "tempmail.test"}},
+	"ops":        {flags: []string{"--domains", "tempmail.test"}},
+	"hooks": {flags: append([]string{"--webhook-allow-private", "--webhook-retry-schedule", "2s,1h"}, docDomains...),
 		addrs: []string{"127.0.0.1:9000", "127.0.0.1:9001"}},
 	"catchall": {flags: []string{"--domains", "tempmail.test,mail.example.test,catch.example.test",
 		"--catch-all-domains", "catch.example.test"}},

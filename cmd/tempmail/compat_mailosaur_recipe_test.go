@@ -20,7 +20,7 @@ import (
 	"tempmail/service/servicetest"
 )
 
-// README.md's Mailosaur recipes, run as written: its shell block for a
+// docs/compatible.md's Mailosaur recipes, run as written: its shell block for a
 // laptop, and its GitHub Actions job's steps as GitHub runs them. Each
 // starts `tempmail serve` itself on 443, 8080 and 2525, makes its tenant
 // and key with the CLI, and runs `npm test`: here testdata's recipe.mjs,
@@ -28,11 +28,11 @@ import (
 // "send <address>" where the application under test would send its mail
 // (this test sends it) and then the code and link messages.get found.
 
-// mailosaurRecipe is a README block between <!-- name:begin --> and
+// mailosaurRecipe is a block of docs/compatible.md between <!-- name:begin --> and
 // <!-- name:end -->, without its fence.
 func mailosaurRecipe(t *testing.T, name string) string {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/compatible.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func mailosaurRecipe(t *testing.T, name string) string {
 	block, _, ok2 := strings.Cut(block, "<!-- "+name+":end -->")
 	lines := strings.Split(strings.TrimSpace(block), "\n")
 	if !ok || !ok2 || len(lines) < 3 || !strings.HasPrefix(lines[0], "```") || lines[len(lines)-1] != "```" {
-		t.Fatalf("README.md has no %s block", name)
+		t.Fatalf("docs/compatible.md has no %s block", name)
 	}
 	return strings.Join(lines[1:len(lines)-1], "\n") + "\n"
 }
@@ -198,7 +198,7 @@ func mailosaurCIRecipe(t *testing.T, dir string) {
 	job := mailosaurRecipe(t, "mailosaur-ci")
 	steps := runSteps(job)
 	if len(steps) != 3 {
-		t.Fatalf("%d steps with run in the README's Mailosaur job, want 3:\n%q", len(steps), steps)
+		t.Fatalf("%d steps with run in docs/compatible.md's Mailosaur job, want 3:\n%q", len(steps), steps)
 	}
 	shims := t.TempDir()
 	if err := os.WriteFile(filepath.Join(shims, "sudo"), []byte("#!/bin/sh\nexec \"$@\"\n"), 0o755); err != nil {

@@ -117,7 +117,7 @@ type mailosaurRefusal struct {
 // server and cy.mailosaurGetMessage waits for this test's second mail,
 // and the device commands make, list, read and delete a device.
 //
-// Then README.md's two recipes run as written, one after the other (each
+// Then docs/compatible.md's two recipes run as written, one after the other (each
 // starts a service of its own on 443, 8080 and 2525): on a laptop, and in
 // a GitHub Actions job (compat_mailosaur_recipe_test.go).
 func TestMailosaurFromItsSDK(t *testing.T) {

@@ -8,16 +8,6 @@ import (
 	"testing"
 )
 
-// The README's quick start, pasted into a shell as written, works against
-// a service started as `make run` starts it, and prints what the README
-// says (docs_test.go runs it).
-func TestReadmeQuickStartWorksAsWritten(t *testing.T) {
-	t.Parallel()
-	runDocExamples(t, "../../README.md", []string{"curl", "swaks", "sed"}, map[string]docSession{
-		"quickstart": {flags: []string{"--domains", "tempmail.test"}},
-	})
-}
-
 // The README's GitHub Actions job, its steps run as GitHub runs them (each
 // in its own `bash -e -o pipefail`, with the job's environment and what
 // earlier steps wrote to $GITHUB_ENV), against a running service:

@@ -122,22 +122,22 @@ func TestWebhookDeliveriesOutliveSIGKILL(t *testing.T) {
 	})
 }
 
-// TestReadmeWebhookReceiverVerifies: the receiver README shows takes a real
-// delivery, whose signature it checks, and refuses a forged one; README
-// shows its check as it is in the file.
-func TestReadmeWebhookReceiverVerifies(t *testing.T) {
+// TestDocsWebhookReceiverVerifies: the receiver docs/webhooks.md shows
+// takes a real delivery, whose signature it checks, and refuses a forged
+// one; the page shows its check as it is in the file.
+func TestDocsWebhookReceiverVerifies(t *testing.T) {
 	t.Parallel()
 	src, err := os.ReadFile("../../examples/webhook-receiver/main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	page, err := os.ReadFile("../../docs/webhooks.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	check := string(src[strings.Index(string(src), "// verified checks"):])
-	if !strings.Contains(string(readme), "```go\n"+check+"```") {
-		t.Error("README's receiver check differs from examples/webhook-receiver/main.go")
+	if !strings.Contains(string(page), "```go\n"+check+"```") {
+		t.Error("docs/webhooks.md's receiver check differs from examples/webhook-receiver/main.go")
 	}
 	bin := filepath.Join(t.TempDir(), "webhook-receiver")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/webhook-receiver").CombinedOutput(); err != nil {
