@@ -27,13 +27,12 @@ func TestDocsExamplesRunAsWritten(t *testing.T) {
 // docTools are the commands the examples call beyond the shell's own.
 var docTools = []string{"curl", "jq", "swaks", "base64", "go", "sed"}
 
-// docDomains are the domains most sessions' services serve: make run's
-// and a second.
-var docDomains = []string{"--domains", "tempmail.test,mail.example.test"}
+// docDomains are the domains the sessions' services serve: make run's.
+var docDomains = []string{"--domains", "tempmail.test"}
 
-// docSessions are the services the sessions of the docs run against: by
-// default with the docs' two domains, and for a few, with the flags their
-// section says it was started with. A session of one page is apart from
+// docSessions are the services the sessions of the docs run against: as
+// make run starts it, and for a few, with the flags their first example
+// says, in a comment, it was started with. A session of one page is apart from
 // a session of the same name on another.
 var docSessions = map[string]docSession{
 	"quickstart": {flags: []string{"--domains", "tempmail.test"}},
@@ -58,6 +57,6 @@ var docSessions = map[string]docSession{
 	"ops":        {flags: []string{"--domains", "tempmail.test"}},
 	"hooks": {flags: append([]string{"--webhook-allow-private", "--webhook-retry-schedule", "2s,1h"}, docDomains...),
 		addrs: []string{"127.0.0.1:9000", "127.0.0.1:9001"}},
-	"catchall": {flags: []string{"--domains", "tempmail.test,mail.example.test,catch.example.test",
+	"catchall": {flags: []string{"--domains", "tempmail.test,catch.example.test",
 		"--catch-all-domains", "catch.example.test"}},
 }
