@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	cdpfetch "github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -215,4 +216,51 @@ func TestBrowserNeverShowsAnInboxWithMailAsEmpty(t *testing.T) {
 	q.release(t, held.next(t, held.list, "the list again"))
 	q.waitFor(t, "the mail it holds", listed)
 	neverEmpty(t, q.listStates(t))
+}
+
+// TestBrowserReloadedListIsNeverEmpty: when the event stream comes back
+// with "reset" (away for longer than the server remembers deletions),
+// the page loads its list afresh; while it does, it says the list is
+// loading, not that the inbox is empty. The server ends each stream after
+// a second (--max-stream-age); the test answers the page's reconnection
+// itself, with the reset the server sends a client back from too long
+// away.
+func TestBrowserReloadedListIsNeverEmpty(t *testing.T) {
+	cfg := servicetest.Config(t)
+	cfg.MaxStreamAge = time.Second
+	svc := servicetest.Start(t, cfg)
+	base := servicetest.URL(svc)
+	in := servicetest.CreateInbox(t, base)
+	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, signUpMail(in.Address, "482913"))
+	serverSees(t, "the mail in the inbox's list", func() bool { return len(servicetest.Messages(t, base, in.Token)) == 1 })
+
+	p := newBrowser(t, 1280, 900)
+	p.recordStates(t)
+	p.do(t, chromedp.Navigate(base+"/#token="+in.Token))
+	p.waitFor(t, "the mail it holds", `document.querySelectorAll('#messages .message-item').length === 1`)
+	p.waitLive(t)
+
+	held := p.holdRequests(t)
+	again := held.next(t, held.stream, "the event stream again")
+	// What the server answers a client back from too long away.
+	if _, err := chromedp.Call(p.ctx, cdpfetch.FulfillRequest, cdpfetch.FulfillRequestParams{
+		RequestID: again.RequestID, ResponseCode: 200,
+		ResponseHeaders: []*cdpfetch.HeaderEntry{{Name: "Content-Type", Value: "text/event-stream"}},
+		Body:            []byte("retry: 2000\n\nid: 999\nevent: reset\ndata: {}\n\n"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	list := held.next(t, held.list, "the list afresh")
+	p.shoot(t, "issue43-reloading.png")
+	if eval[bool](t, p, `document.getElementById('list-empty').checkVisibility()`) {
+		t.Errorf("reloading its list, the page shows %q", p.listStates(t))
+	}
+	p.release(t, list)
+	p.waitFor(t, "the mail again", `document.querySelectorAll('#messages .message-item').length === 1 &&
+		!document.getElementById('list-loading').checkVisibility()`)
+	if _, err := chromedp.Call(p.ctx, cdpfetch.Disable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	states := p.listStates(t)
+	neverEmpty(t, states)
 }
