@@ -49,11 +49,15 @@ export class MessageList {
       this.#update(li, m, m.id === selectedId);
     }
 
+    // Until the list's first page has come (while the event stream
+    // connects, and while the page is on its way) the inbox is loading, not
+    // empty, whatever the stream has brought meanwhile: it may hold more.
     const empty = mailbox.messages.size === 0;
-    setShown(byId('list-loading'), empty && mailbox.loading);
+    const loading = !mailbox.loadError && (mailbox.loading || !mailbox.loaded);
+    setShown(byId('list-loading'), loading && (empty || !mailbox.loaded));
     setShown(byId('list-error'), Boolean(mailbox.loadError));
     if (mailbox.loadError) byId('list-error-text').textContent = `Could not load the messages: ${mailbox.loadError.message}`;
-    setShown(byId('list-empty'), empty && !mailbox.loading && !mailbox.loadError);
+    setShown(byId('list-empty'), empty && !loading && !mailbox.loadError);
     const more = byId('load-more');
     setShown(more, mailbox.hasMore);
     /** @type {HTMLButtonElement} */ (more).disabled = mailbox.loading;

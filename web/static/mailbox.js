@@ -91,6 +91,15 @@ export class Mailbox {
     return n;
   }
 
+  /**
+   * The first page of the list has come (since the last reload). Until it
+   * has, the inbox may hold mail that is not shown yet: no message shown
+   * does not mean an empty inbox.
+   */
+  get loaded() {
+    return this.#loadedOnce;
+  }
+
   /** More messages are on the server than are loaded. */
   get hasMore() {
     return this.#loadedOnce && this.messages.size < this.total;
