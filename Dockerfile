@@ -16,12 +16,19 @@ RUN go mod download
 
 COPY . .
 # The version the binary reports, as `make build` stamps it. The build
-# context has no .git (.dockerignore), so without it the binary says
-# "unknown".
+# context has no .git (.dockerignore: it would be sent, and bust the layer
+# cache, on every build), so the binary cannot read its commit: without
+# VERSION it reports src-<the first 12 hex digits of the SHA-256 of the
+# build context's files>, which names the sources it was built from, where
+# "unknown" would name nothing.
 ARG VERSION=
 # CGO off gives a static binary that needs no libc in the final image;
 # -trimpath keeps build paths out of it, -s -w drops the symbol tables.
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/tempmail ./cmd/tempmail
+RUN version="${VERSION}"; \
+    if [ -z "$version" ]; then \
+      version="src-$(find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-12)"; \
+    fi; \
+    CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${version}" -o /out/tempmail ./cmd/tempmail
 
 # The final image has no shell to mkdir or chown with, so the data directory
 # is made here and copied over with its owner.

@@ -76,10 +76,22 @@ type Error struct {
 	Status     int
 	Message    string        // the service's error, or the start of what it answered
 	RetryAfter time.Duration // from Retry-After, when it says
+	// Method and URL are the request's (the last, after redirects),
+	// the URL without its query and with the inbox's token written as
+	// "…", for a caller to say what it called: Error leaves them out,
+	// as what the MCP tools pass on names no real host.
+	Method, URL string
 }
 
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s (HTTP %d)", e.Message, e.Status)
+}
+
+// Is makes the service's answer for a token of no inbox ErrNoInbox, from
+// whichever call met it. Only its own: a 404 of a proxy, or of a --server
+// with the wrong path, says nothing of the inbox.
+func (e *Error) Is(target error) bool {
+	return target == ErrNoInbox && e.Status == http.StatusNotFound && e.Message == inboxNotFound
 }
 
 // ErrNotYet is what latest, otp and link answer when nothing matches yet
@@ -90,7 +102,9 @@ var ErrNotYet = errors.New("nothing matches yet")
 var ErrTimeout = errors.New("timed out")
 
 // ErrNoInbox is what DeleteInbox returns when no inbox has the token: it
-// was deleted, it expired, or it was never made.
+// was deleted, it expired, or it was never made. The errors of the other
+// calls of an inbox are ErrNoInbox too then (errors.Is), though they are
+// the service's *Error.
 var ErrNoInbox = errors.New("no inbox has this token (deleted, expired, or never made)")
 
 // inboxNotFound is the service's error for a token of no inbox.
@@ -252,6 +266,11 @@ func errorOf(resp *http.Response, body []byte) error {
 		}
 	}
 	out := &Error{Status: resp.StatusCode, Message: msg}
+	if req := resp.Request; req != nil {
+		u := *req.URL
+		u.RawQuery, u.ForceQuery, u.Fragment, u.User = "", false, "", nil
+		out.Method, out.URL = req.Method, u.String()
+	}
 	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
 		out.RetryAfter = time.Duration(min(s, 3600)) * time.Second
 	}

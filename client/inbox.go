@@ -96,9 +96,7 @@ func (c *Client) Inbox(ctx context.Context, token string) (*Inbox, error) {
 // may take that as success.
 func (c *Client) DeleteInbox(ctx context.Context, token string) error {
 	_, err := c.do(ctx, http.MethodDelete, "/inboxes/"+url.PathEscape(token)+"/", nil, nil, 0, nil)
-	// Only the service's own answer: a 404 of a proxy, or of a --server
-	// with the wrong path, says nothing of the inbox.
-	if e := (*Error)(nil); errors.As(err, &e) && e.Status == http.StatusNotFound && e.Message == inboxNotFound {
+	if errors.Is(err, ErrNoInbox) { // the service's own answer alone (Error.Is)
 		return ErrNoInbox
 	}
 	return err

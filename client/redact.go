@@ -57,7 +57,7 @@ func (s secrets) redact(err error) error {
 		return &url.Error{Op: e.Op, URL: s.scrub(e.URL), Err: s.redact(e.Err)}
 	case *Error:
 		out := *e
-		out.Message = s.scrub(e.Message)
+		out.Message, out.URL = s.scrub(e.Message), s.scrub(e.URL)
 		return &out
 	}
 	if text := err.Error(); s.scrub(text) != text {

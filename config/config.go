@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/netip"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -256,7 +255,7 @@ func Parse(command string, args []string, getenv func(string) string, out io.Wri
 			Usage(out, command)
 			return Config{}, err
 		}
-		return Config{}, flagError(command, err)
+		return Config{}, FlagError(fs.Name(), err)
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q (flags look like --data-dir ./data)", fs.Arg(0))
@@ -282,18 +281,6 @@ func Parse(command string, args []string, getenv func(string) string, out io.Wri
 	return c, c.check()
 }
 
-// flagError says what was wrong with the command line in the terms users
-// type (--flag), and where the flags are listed.
-func flagError(command string, err error) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		msg = "unknown flag --" + strings.TrimPrefix(name, "-")
-	} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		msg = "--" + strings.TrimPrefix(name, "-") + " needs a value"
-	}
-	return fmt.Errorf("%s ('tempmail %s -h' lists its flags)", msg, command)
-}
-
 // Takes reports whether command takes the flag name: serve takes every
 // flag; rebuild those that say where the store is and how to log;
 // healthcheck where the service listens.
@@ -312,69 +299,6 @@ func Takes(command, name string) bool {
 		return name == "http-addr"
 	}
 	return false
-}
-
-// Usage writes command's usage: the flags it takes as users type them
-// (--flag value), each with its default and its environment twin.
-func Usage(w io.Writer, command string) {
-	fmt.Fprintf(w, "usage: tempmail %s [flags]\n\n%s\n", command, summary(command))
-	fmt.Fprintf(w, "\nFlags (each also read from its TEMPMAIL_* variable; a flag given wins):\n")
-	for _, o := range options() {
-		if !Takes(command, o.name) {
-			continue
-		}
-		arg := placeholder(o)
-		if arg != "" {
-			arg = " " + arg
-		}
-		def := ""
-		if d := o.defaultFor(command); d != "" && d != "false" {
-			def = "default " + d + "; "
-		}
-		fmt.Fprintf(w, "  --%s%s\n        %s (%senv %s)\n", o.name, arg, o.usage, def, EnvName(o.name))
-	}
-}
-
-func summary(command string) string {
-	switch command {
-	case "serve":
-		return "Runs the service: HTTP, SMTP and NATS (embedded, or --nats-url)."
-	case "rebuild":
-		return "Replays the event log into a fresh generation of views, and switches to it when complete.\n" +
-			"On a single node, the server must be stopped first."
-	case "healthcheck":
-		return "Exits 0 when the service at --http-addr answers GET /readyz with 200, else 1."
-	}
-	return ""
-}
-
-// placeholder names the value a flag takes in its usage; "" for a boolean.
-func placeholder(o option) string {
-	switch {
-	case o.def == "false":
-		return ""
-	case o.name == "data-dir":
-		return "dir"
-	case strings.HasSuffix(o.name, "-addr") || o.name == "nats-listen":
-		return "host:port"
-	case o.name == "nats-url":
-		return "urls"
-	case o.name == "sync":
-		return "always|duration"
-	case strings.HasPrefix(o.name, "tls-") || o.name == "nats-creds" || strings.HasPrefix(o.name, "nats-tls-") ||
-		o.name == "https-cert" || o.name == "https-key":
-		return "file"
-	case strings.HasSuffix(o.name, "-ttl") || o.name == "message-retention":
-		return "duration"
-	case strings.HasSuffix(o.name, "-bytes") || o.name == "memory-limit":
-		return "size"
-	case o.name == "domains" || o.name == "catch-all-domains" || o.name == "routes" || o.name == "cors-origins" || o.name == "webhook-retry-schedule":
-		return "list"
-	}
-	if _, err := strconv.Atoi(o.def); err == nil {
-		return "n"
-	}
-	return "value"
 }
 
 // check validates what no single flag can: relations between flags.

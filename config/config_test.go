@@ -133,7 +133,7 @@ func TestUnknownFlagsAreRefused(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
 	_, err := Parse("serve", []string{"--no-such-flag"}, env(nil), &out)
-	if err == nil || err.Error() != "unknown flag --no-such-flag ('tempmail serve -h' lists its flags)" {
+	if err == nil || err.Error() != "unknown flag --no-such-flag; run 'tempmail serve --help' for usage" {
 		t.Fatalf("unknown flag: %v", err)
 	}
 	if out.Len() != 0 {

@@ -45,7 +45,7 @@ func smtpOptions() []option {
 			c.TLSKey = v
 			return nil
 		}},
-		{"hostname", "", "the service's host name: SMTP greeting, Received and Authentication-Results headers; empty: the machine's", func(c *Config, v string) error {
+		{"hostname", "", "the service's host name: SMTP greeting, Received and Authentication-Results headers; empty: this machine's host name", func(c *Config, v string) error {
 			v = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(v), "."))
 			if v != "" && !isHostname(v) {
 				return errors.New("must be a host name such as mx.example.com")

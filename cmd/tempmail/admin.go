@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"net/http"
 	"strings"
 
 	"tempmail/client"
@@ -32,53 +31,58 @@ const (
 // adminFlags are the flags of the admin's commands: where the service is
 // and the admin's credential.
 type adminFlags struct {
-	server, apiToken, key string
-	getenv                func(string) string
+	server        serverFlag
+	apiToken, key string
+	getenv        func(string) string
+	base          string // the service's base URL, once client made a client of it
 }
 
 func (f *adminFlags) register(fs *flag.FlagSet, getenv func(string) string) {
-	server := getenv("TEMPMAIL_SERVER")
-	if server == "" {
-		server = defaultServer
-	}
 	f.getenv = getenv
-	fs.StringVar(&f.server, "server", server, "the service's base URL (env TEMPMAIL_SERVER)")
+	f.server.register(fs)
 	// Their variables are read after parsing, not shown as defaults: help
 	// must not print a secret.
-	fs.StringVar(&f.apiToken, "api-token", "", "the service's API token, the admin key (env TEMPMAIL_API_TOKEN)")
-	fs.StringVar(&f.key, "key", "", "a key with the admin scope, instead of the API token (env TEMPMAIL_KEY)")
+	fs.StringVar(&f.apiToken, "api-token", "", "the service's API `token`, the admin key")
+	fs.StringVar(&f.key, "key", "", "a `key` with the admin scope, instead of the API token")
 }
 
-// credential is --api-token, else --key, else their variables: a flag
-// given says more than the environment a job runs in.
-func (f *adminFlags) credential() string {
-	for _, v := range []string{f.apiToken, f.key, f.getenv("TEMPMAIL_API_TOKEN"), f.getenv("TEMPMAIL_KEY")} {
-		if v = strings.TrimSpace(v); v != "" {
-			return v
+// credential is --api-token, else --key, else their variables (a flag
+// given says more than the environment a job runs in), and which of them
+// it is.
+func (f *adminFlags) credential() (value, from string) {
+	for _, v := range [...]struct{ value, from string }{
+		{f.apiToken, "--api-token"}, {f.key, "--key"},
+		{f.getenv("TEMPMAIL_API_TOKEN"), "TEMPMAIL_API_TOKEN"}, {f.getenv("TEMPMAIL_KEY"), "TEMPMAIL_KEY"},
+	} {
+		if v.value = strings.TrimSpace(v.value); v.value != "" {
+			return v.value, v.from
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // client is a client of the service that calls it as the admin.
 func (f *adminFlags) client() (*client.Client, error) {
-	c, err := client.New(f.server)
+	c, err := client.New(f.server.value(f.getenv))
 	if err != nil {
 		return nil, err
 	}
-	if c.Key = f.credential(); c.Key == "" {
+	f.base = c.Server
+	if c.Key, _ = f.credential(); c.Key == "" {
 		return nil, errors.New("--api-token (or TEMPMAIL_API_TOKEN) is required, or --key (or TEMPMAIL_KEY) with a key of the admin scope")
 	}
 	return c, nil
 }
 
-// failure is what the command prints of a client's error.
+// failure is what the command prints of a client's error (describe), an
+// answer that refuses the request naming the credential sent.
 func (f *adminFlags) failure(err error) string {
-	var e *client.Error
-	if errors.As(err, &e) && e.Status == http.StatusUnauthorized {
-		return "the API token or key was refused: " + client.Printable(err.Error())
+	_, from := f.credential()
+	what := "the API token"
+	if from == "--key" || from == "TEMPMAIL_KEY" {
+		what = "the key"
 	}
-	return client.Printable(err.Error())
+	return describe(err, f.base, "check "+what+" in "+from)
 }
 
 // parseArgs parses args, flags and arguments in any order (`tenant new

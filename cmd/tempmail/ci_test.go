@@ -45,7 +45,7 @@ func TestInboxNewEnvFeedsTheOtherCommands(t *testing.T) {
 		t.Errorf("--token over a wrong TEMPMAIL_TOKEN: %d %q %q", status, out, errOut)
 	}
 	if status, _, errOut := runCLI(env, "wait", "--token", "WRONGWRONGWRONGWRONGWRONG2", "--timeout", "0s"); status != 2 ||
-		errOut != "tempmail wait: Inbox not found (HTTP 404)\n" {
+		errOut != "tempmail wait: GET "+base+"/inboxes/…/otp/: no inbox has this token (deleted, expired, or never made)\n" {
 		t.Errorf("a wrong --token over TEMPMAIL_TOKEN: %d %q", status, errOut)
 	}
 	for _, c := range []struct {
@@ -174,7 +174,7 @@ func TestInboxDeleteIsIdempotent(t *testing.T) {
 		t.Errorf("delete again: %d %q %q", status, out, errOut)
 	}
 	if status, out, errOut := runCLI(nil, "inbox", "delete", "--server", base+"/not-tempmail", "--token", in.Token); status != 2 || out != "" ||
-		errOut != "tempmail inbox delete: Not found (HTTP 404)\n" {
+		errOut != "tempmail inbox delete: DELETE "+base+"/not-tempmail/inboxes/…/: Not found (HTTP 404); "+serverHint+"\n" {
 		t.Errorf("delete under a wrong path: %d %q %q", status, out, errOut)
 	}
 	if status, out, _ := runCLI(nil, "inbox", "delete", "-h"); status != 0 || !strings.HasPrefix(out, "usage: tempmail inbox delete") {

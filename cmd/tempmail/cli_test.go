@@ -82,7 +82,7 @@ func TestInvalidValuesExitTwoBeforeAnySideEffect(t *testing.T) {
 		{"certificate alone", []string{"serve", "--tls-cert", certA}, "give both files, or neither"},
 		{"size in lower case", []string{"serve", "--max-message-bytes", "25mb"}, `invalid --max-message-bytes "25mb"`},
 		{"unknown flag", []string{"serve", "--no-such-flag"}, "unknown flag --no-such-flag"},
-		{"serve's flag to rebuild", []string{"rebuild", "--tls-cert", certA}, "unknown flag --tls-cert ('tempmail rebuild -h' lists its flags)"},
+		{"serve's flag to rebuild", []string{"rebuild", "--tls-cert", certA}, "unknown flag --tls-cert; run 'tempmail rebuild --help' for usage"},
 		{"stray argument", []string{"serve", "now"}, `unexpected argument "now"`},
 		{"CA that is no certificate", []string{"serve", "--nats-url", "nats://127.0.0.1:1", "--nats-tls-ca", notPEM}, "invalid --nats-tls-ca " + notPEM + ": it holds no PEM certificate"},
 		{"missing credentials", []string{"rebuild", "--nats-url", "nats://127.0.0.1:1", "--nats-creds", filepath.Join(files, "x.creds")}, "invalid --nats-creds: open "},

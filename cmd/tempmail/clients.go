@@ -7,13 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 
 	"tempmail/client"
+	"tempmail/config"
 	"tempmail/mcpserver"
 )
 
@@ -31,39 +31,94 @@ import (
 // --server or TEMPMAIL_SERVER: `tempmail serve`'s default address.
 const defaultServer = "http://127.0.0.1:8080"
 
+// serverFlag is --server. Its default is defaultServer, and
+// TEMPMAIL_SERVER stands for it when it is not given: the variable is read
+// after parsing, not made the default, so that help shows the same default
+// on every machine (the docs copy it).
+type serverFlag struct {
+	url string
+	set bool
+}
+
+func (s *serverFlag) String() string {
+	if s == nil {
+		return ""
+	}
+	return s.url
+}
+
+func (s *serverFlag) Set(v string) error {
+	s.url, s.set = v, true
+	return nil
+}
+
+// register registers --server on fs.
+func (s *serverFlag) register(fs *flag.FlagSet) {
+	s.url = defaultServer
+	fs.Var(s, "server", "the service's base `URL`")
+}
+
+// value is --server, else TEMPMAIL_SERVER, else the default.
+func (s *serverFlag) value(getenv func(string) string) string {
+	if v := getenv("TEMPMAIL_SERVER"); !s.set && v != "" {
+		return v
+	}
+	return s.url
+}
+
+// envTwin is the variable a client command reads for the flag name when
+// it is not given, "" for none; its usage says so.
+func envTwin(name string) string {
+	switch name {
+	case "server", "read-key", "key", "token", "api-token":
+		return config.EnvName(name)
+	}
+	return ""
+}
+
+// setUsage makes fs's usage head, then its flags as users type them
+// (--flag), each with its default and its variable.
+func setUsage(fs *flag.FlagSet, head string) {
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), head)
+		config.WriteFlags(fs.Output(), fs, envTwin)
+	}
+}
+
 // clientFlags are the flags every client command takes, and --token for
 // those that take one.
 type clientFlags struct {
-	server, readKey, tok, key string
-	getenv                    func(string) string
+	server            serverFlag
+	readKey, tok, key string
+	getenv            func(string) string
+	base              string // the service's base URL, once client made a client of it
 }
 
 func (f *clientFlags) register(fs *flag.FlagSet, getenv func(string) string) {
-	server := getenv("TEMPMAIL_SERVER")
-	if server == "" {
-		server = defaultServer
-	}
 	f.getenv = getenv
-	fs.StringVar(&f.server, "server", server, "the service's base URL (env TEMPMAIL_SERVER)")
-	// Its variable is read after parsing, not shown as the default: help
+	f.server.register(fs)
+	// Their variables are read after parsing, not shown as defaults: help
 	// must not print a secret.
-	fs.StringVar(&f.readKey, "read-key", "", "the service's --read-key, if it has one (env TEMPMAIL_READ_KEY)")
-	fs.StringVar(&f.key, "key", "", "a tenant's API key (tm_...), sent as Authorization: Bearer; inboxes made with it are\n"+
-		"its tenant's (env TEMPMAIL_KEY)")
+	fs.StringVar(&f.readKey, "read-key", "", "the service's read `key` (its --read-key), if it has one")
+	fs.StringVar(&f.key, "key", "", "a tenant's API `key` (tm_...), sent as Authorization: Bearer; inboxes made with it are\n"+
+		"its tenant's")
 }
 
-// apiKey is --key, else TEMPMAIL_KEY.
-func (f *clientFlags) apiKey() string {
+// apiKey is --key, else TEMPMAIL_KEY, and which of them it is.
+func (f *clientFlags) apiKey() (key, from string) {
 	if k := strings.TrimSpace(f.key); k != "" {
-		return k
+		return k, "--key"
 	}
-	return strings.TrimSpace(f.getenv("TEMPMAIL_KEY"))
+	if k := strings.TrimSpace(f.getenv("TEMPMAIL_KEY")); k != "" {
+		return k, "TEMPMAIL_KEY"
+	}
+	return "", ""
 }
 
 // registerToken registers --token. Its variable, TEMPMAIL_TOKEN, is read
 // after parsing, as the read key's is: help must not print a secret.
 func (f *clientFlags) registerToken(fs *flag.FlagSet, usage string) {
-	fs.StringVar(&f.tok, "token", "", usage+" (env TEMPMAIL_TOKEN)")
+	fs.StringVar(&f.tok, "token", "", usage)
 }
 
 // token is --token, else TEMPMAIL_TOKEN: a CI job exports it once
@@ -76,41 +131,41 @@ func (f *clientFlags) token() string {
 }
 
 func (f *clientFlags) client() (*client.Client, error) {
-	c, err := client.New(f.server)
+	c, err := client.New(f.server.value(f.getenv))
 	if err != nil {
 		return nil, err
 	}
+	f.base = c.Server
 	c.ReadKey = f.readKey
 	if c.ReadKey == "" {
 		c.ReadKey = f.getenv("TEMPMAIL_READ_KEY")
 	}
-	c.Key = f.apiKey()
+	c.Key, _ = f.apiKey()
 	return c, nil
 }
 
-// failure is what a command prints of a client's error: the service's or
-// the network's words (the client wrote its secrets out of them), and for
-// a key that is refused, which key.
+// failure is what a command prints of a client's error (describe): the
+// client wrote its secrets out of it. An answer that refuses the request
+// names the credential to check: the key, if one was sent, else the read
+// key, or a key to give.
 func (f *clientFlags) failure(err error) string {
-	var e *client.Error
-	if errors.As(err, &e) && e.Status == http.StatusUnauthorized && f.apiKey() != "" {
-		return "the key (--key or TEMPMAIL_KEY) was refused: " + client.Printable(err.Error())
+	credential := "check --read-key (TEMPMAIL_READ_KEY), or give a tenant's key in --key (TEMPMAIL_KEY)"
+	if _, from := f.apiKey(); from != "" {
+		credential = "check the key in " + from
 	}
-	return client.Printable(err.Error())
+	return describe(err, f.base, credential)
 }
 
 // parseClientFlags parses args; done says the command should end with
 // status: help was asked for (written to stdout, as the other commands'
 // help is: `tempmail wait -h | less`), or the flags are bad (said on
-// stderr).
+// stderr, in one line: the usage is a --help away).
 func parseClientFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (status int, done bool) {
 	if status, done := parseFlags(fs, args, stdout, stderr); done {
 		return status, true
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
-		fs.SetOutput(stderr)
-		fs.Usage()
+		fmt.Fprintf(stderr, "%s: unexpected argument %q; run '%s --help' for usage\n", fs.Name(), client.Printable(fs.Arg(0)), fs.Name())
 		return 2, true
 	}
 	return 0, false
@@ -126,7 +181,9 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (stat
 		stdout.Write(said.Bytes())
 		return 0, true
 	case err != nil:
-		stderr.Write(said.Bytes())
+		// What the flag package said, and the usage it wrote after, are
+		// left unsaid: one line says which flag, and where the usage is.
+		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), client.Printable(config.FlagError(fs.Name(), err).Error()))
 		return 2, true
 	}
 	return 0, false
@@ -143,15 +200,12 @@ func runMCP(args []string, getenv func(string) string, stdin io.ReadCloser, stdo
 	fs := flag.NewFlagSet("tempmail mcp", flag.ContinueOnError)
 	var cf clientFlags
 	cf.register(fs, getenv)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: tempmail mcp [--server URL] [--read-key K] [--key K]\n\n"+
-			"Serves the MCP tools (create_inbox, list_messages, read_message, wait_for_message, get_code,\n"+
-			"get_link, delete_inbox) over stdin and stdout, calling the service at --server, or at\n"+
-			"$TEMPMAIL_SERVER: set it in the host's configuration where the host has a --server of its own\n"+
-			"(the MCP Inspector: inspector --cli -e TEMPMAIL_SERVER=URL tempmail mcp ...). Every call carries\n"+
-			"--key (or $TEMPMAIL_KEY): the inboxes it makes are the key's tenant's, and it sees no other's.\n\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: tempmail mcp [--server URL] [--read-key K] [--key K]\n\n"+
+		"Serves the MCP tools (create_inbox, list_messages, read_message, wait_for_message, get_code,\n"+
+		"get_link, delete_inbox) over stdin and stdout, calling the service at --server, or at\n"+
+		"$TEMPMAIL_SERVER: set it in the host's configuration where the host has a --server of its own\n"+
+		"(the MCP Inspector: inspector --cli -e TEMPMAIL_SERVER=URL tempmail mcp ...). Every call carries\n"+
+		"--key (or $TEMPMAIL_KEY): the inboxes it makes are the key's tenant's, and it sees no other's.\n\n")
 	if status, done := parseClientFlags(fs, args, stdout, stderr); done {
 		return status
 	}

@@ -48,12 +48,12 @@ func TestInboxNewPrintsTheAddress(t *testing.T) {
 		status int
 		stderr string
 	}{
-		{"a name taken", []string{"inbox", "new", "--server", base, "--name", "ci-1"}, 2, "tempmail inbox new: Email name already taken (HTTP 409)\n"},
+		{"a name taken", []string{"inbox", "new", "--server", base, "--name", "ci-1"}, 2, "tempmail inbox new: POST " + base + "/inboxes/: Email name already taken (HTTP 409)\n"},
 		{"a bad name", []string{"inbox", "new", "--server", base, "--name", "No Spaces"}, 2, "Invalid name"},
 		{"a server that is no URL", []string{"inbox", "new", "--server", "localhost:8080"}, 2, "is not a base URL"},
-		{"no service there", []string{"inbox", "new", "--server", "http://127.0.0.1:1"}, 2, "connection refused"},
+		{"no service there", []string{"inbox", "new", "--server", "http://127.0.0.1:1"}, 2, "POST http://127.0.0.1:1/inboxes/: dial tcp 127.0.0.1:1: connect: connection refused; is the service running at http://127.0.0.1:1 (--server, TEMPMAIL_SERVER)?\n"},
 		{"no subcommand", []string{"inbox"}, 2, "usage: tempmail inbox new"},
-		{"an argument", []string{"inbox", "new", "--server", base, "extra"}, 2, "unexpected argument \"extra\"\nusage: tempmail inbox new"},
+		{"an argument", []string{"inbox", "new", "--server", base, "extra"}, 2, "tempmail inbox new: unexpected argument \"extra\"; run 'tempmail inbox new --help' for usage\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -144,14 +144,14 @@ func TestWaitExitStatus(t *testing.T) {
 		stderr string
 	}{
 		{"a link in time", []string{"--link", "--timeout", "1s"}, 1, "tempmail wait: no link within 1s\n"},
-		{"an unknown token", []string{"--token", "NOPE"}, 2, "tempmail wait: Inbox not found (HTTP 404)\n"},
+		{"an unknown token", []string{"--token", "NOPE"}, 2, "tempmail wait: GET " + base + "/inboxes/…/otp/: no inbox has this token (deleted, expired, or never made)\n"},
 		{"no token", []string{"--token", ""}, 2, "--token (or TEMPMAIL_TOKEN) is required"},
 		{"two kinds", []string{"--otp", "--link"}, 2, "choose one of --otp, --link and --message"},
 		{"a pattern for a message", []string{"--message", "--pattern", "x"}, 2, "--pattern applies to --otp and --link"},
 		{"a bad pattern", []string{"--pattern", "("}, 2, "invalid pattern"},
 		{"a negative timeout", []string{"--timeout", "-1s"}, 2, "--timeout must be from 0s to 24h0m0s"},
-		{"a timeout without unit", []string{"--timeout", "5"}, 2, "invalid value"},
-		{"an unknown flag", []string{"--until", "5s"}, 2, "flag provided but not defined: -until"},
+		{"a timeout without unit", []string{"--timeout", "5"}, 2, "tempmail wait: invalid value \"5\" for --timeout: parse error; run 'tempmail wait --help' for usage\n"},
+		{"an unknown flag", []string{"--until", "5s"}, 2, "tempmail wait: unknown flag --until; run 'tempmail wait --help' for usage\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -239,7 +239,7 @@ func TestWaitSendsTheReadKey(t *testing.T) {
 		out    string
 		stderr string
 	}{
-		{"without", nil, nil, 2, "", "tempmail wait: read key required (HTTP 401)\n"},
+		{"without", nil, nil, 2, "", "tempmail wait: GET " + base + "/inboxes/…/otp/: read key required (HTTP 401); check --read-key (TEMPMAIL_READ_KEY), or give a tenant's key in --key (TEMPMAIL_KEY)\n"},
 		{"from the flag", nil, []string{"--read-key", "s3cret-key"}, 0, "482913\n", ""},
 		{"from the environment", map[string]string{"TEMPMAIL_READ_KEY": "s3cret-key"}, nil, 0, "482913\n", ""},
 		{"the flag first", map[string]string{"TEMPMAIL_READ_KEY": "s3cret-key"}, []string{"--read-key", "wrong"}, 2, "", "invalid read key"},
@@ -298,7 +298,7 @@ func TestWaitPrintsNothingATerminalRuns(t *testing.T) {
 	}{
 		{"--otp", `\x1b]0;pwned\x07\x1b[2J482913` + "\n", "", 0},
 		{"--link", `https://x.example/\u202egpj.exe` + "\n", "", 0},
-		{"--message", "", `tempmail wait: \x1b[31mno\x1b[0m\u009b (HTTP 400)` + "\n", 2},
+		{"--message", "", "tempmail wait: GET " + hostile.URL + `/inboxes/…/latest/: \x1b[31mno\x1b[0m\u009b (HTTP 400)` + "\n", 2},
 	} {
 		status, out, errOut := runCLI(nil, append(args, c.flag)...)
 		if status != c.status || out != c.out || errOut != c.stderr {

@@ -38,19 +38,16 @@ func runInboxNew(args []string, getenv func(string) string, stdout, stderr io.Wr
 	fs := flag.NewFlagSet("tempmail inbox new", flag.ContinueOnError)
 	var cf clientFlags
 	cf.register(fs, getenv)
-	name := fs.String("name", "", "the part before the @; empty: the service chooses one")
-	domain := fs.String("domain", "", "one of the service's domains; empty: its first")
+	name := fs.String("name", "", "the `name` before the @; empty: the service chooses one")
+	domain := fs.String("domain", "", "the `domain`, one of the service's; empty: its first")
 	asJSON := fs.Bool("json", false, "print the inbox as JSON (token, address, created_at, expires_at), not only its address")
 	asEnv := fs.Bool("env", false, "print TEMPMAIL_TOKEN=... and TEMPMAIL_ADDRESS=... lines, for eval or $GITHUB_ENV")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: "+inboxNewUsage+"\n\n"+
-			"Makes an inbox on the service at --server and prints its address; with --json the service's\n"+
-			"answer, which has the token that tempmail wait needs; with --env two lines,\n"+
-			"TEMPMAIL_TOKEN=... and TEMPMAIL_ADDRESS=..., that a shell can eval and $GITHUB_ENV takes as they\n"+
-			"are: tempmail wait and tempmail inbox delete read TEMPMAIL_TOKEN. Made with --key (or TEMPMAIL_KEY), the\n"+
-			"inbox is the key's tenant's, and counts against its quota.\n\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: "+inboxNewUsage+"\n\n"+
+		"Makes an inbox on the service at --server and prints its address; with --json the service's\n"+
+		"answer, which has the token that tempmail wait needs; with --env two lines,\n"+
+		"TEMPMAIL_TOKEN=... and TEMPMAIL_ADDRESS=..., that a shell can eval and $GITHUB_ENV takes as they\n"+
+		"are: tempmail wait and tempmail inbox delete read TEMPMAIL_TOKEN. Made with --key (or TEMPMAIL_KEY), the\n"+
+		"inbox is the key's tenant's, and counts against its quota.\n\n")
 	if status, done := parseClientFlags(fs, args, stdout, stderr); done {
 		return status
 	}
@@ -115,13 +112,10 @@ func runInboxDelete(args []string, getenv func(string) string, stdout, stderr io
 	fs := flag.NewFlagSet("tempmail inbox delete", flag.ContinueOnError)
 	var cf clientFlags
 	cf.register(fs, getenv)
-	cf.registerToken(fs, "the inbox's token")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: "+inboxDeleteUsage+"\n\n"+
-			"Deletes the inbox and all its mail, at once and for good. An inbox already gone (deleted,\n"+
-			"expired, or never made) is no error: it says so and exits 0.\n\n")
-		fs.PrintDefaults()
-	}
+	cf.registerToken(fs, "the inbox's `token`")
+	setUsage(fs, "usage: "+inboxDeleteUsage+"\n\n"+
+		"Deletes the inbox and all its mail, at once and for good. An inbox already gone (deleted,\n"+
+		"expired, or never made) is no error: it says so and exits 0.\n\n")
 	if status, done := parseClientFlags(fs, args, stdout, stderr); done {
 		return status
 	}
@@ -141,7 +135,8 @@ func runInboxDelete(args []string, getenv func(string) string, stdout, stderr io
 	case err == nil:
 		fmt.Fprintln(stdout, "deleted the inbox and its mail")
 	case errors.Is(err, client.ErrNoInbox):
-		fmt.Fprintln(stdout, "the inbox was already gone: no inbox has this token (deleted, expired, or never made)")
+		// The words every command says of a missing inbox (describe).
+		fmt.Fprintln(stdout, "the inbox was already gone: "+client.ErrNoInbox.Error())
 	default:
 		fmt.Fprintf(stderr, "tempmail inbox delete: %s\n", cf.failure(err))
 		return 2

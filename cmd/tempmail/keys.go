@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -31,19 +33,16 @@ func runKeyNew(args []string, getenv func(string) string, stdout, stderr io.Writ
 	fs := flag.NewFlagSet("tempmail key new", flag.ContinueOnError)
 	var af adminFlags
 	af.register(fs, getenv)
-	tenant := fs.String("tenant", "", "the tenant's name, or its id (tempmail tenant new prints it)")
-	scopes := fs.String("scopes", "", "what the key may do, comma-separated: inboxes (make, read and delete the tenant's\n"+
+	tenant := fs.String("tenant", "", "the tenant, by its `name|id` (tempmail tenant new prints the id)")
+	scopes := fs.String("scopes", "", "what the key may do, a comma-separated `list`: inboxes (make, read and delete the tenant's\n"+
 		"inboxes), read (read them only), webhooks (their subscriptions), admin (everything)")
-	name := fs.String("name", "key", "a name for the key, to tell it from the tenant's others")
-	expires := fs.String("expires", "", "when the key expires: a duration from now (720h) or an RFC 3339 time; empty: never")
+	name := fs.String("name", "key", "a `name` for the key, to tell it from the tenant's others")
+	expires := fs.String("expires", "", "when the key expires, a `duration|time`: a duration from now (720h) or an RFC 3339 time; empty: never")
 	asJSON := fs.Bool("json", false, "print the key as JSON (id, tenant_id, name, scopes, expires_at, key), not only the key")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: "+keyNewUsage+"\n\n"+
-			"Makes a key of the tenant and prints it; with --json the service's answer, with the key's id,\n"+
-			"which tempmail key revoke takes. This is the only time the key is shown: the service keeps its\n"+
-			"hash alone. Give it to the tenant's programs as TEMPMAIL_KEY (or --key).\n\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: "+keyNewUsage+"\n\n"+
+		"Makes a key of the tenant and prints it; with --json the service's answer, with the key's id,\n"+
+		"which tempmail key revoke takes. This is the only time the key is shown: the service keeps its\n"+
+		"hash alone. Give it to the tenant's programs as TEMPMAIL_KEY (or --key).\n\n")
 	if status, done := parseClientFlags(fs, args, stdout, stderr); done {
 		return status
 	}
@@ -112,12 +111,9 @@ func runKeyRevoke(args []string, getenv func(string) string, stdout, stderr io.W
 	fs := flag.NewFlagSet("tempmail key revoke", flag.ContinueOnError)
 	var af adminFlags
 	af.register(fs, getenv)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: "+keyRevokeUsage+"\n\n"+
-			"Revokes the key whose id is ID (tempmail key new --json prints it): once this returns, every\n"+
-			"node of the service refuses the key.\n\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: "+keyRevokeUsage+"\n\n"+
+		"Revokes the key whose id is ID (tempmail key new --json prints it): once this returns, every\n"+
+		"node of the service refuses the key.\n\n")
 	rest, status, done := parseArgs(fs, args, stdout, stderr)
 	if done {
 		return status
@@ -134,7 +130,13 @@ func runKeyRevoke(args []string, getenv func(string) string, stdout, stderr io.W
 	ctx, stop := signalContext()
 	defer stop()
 	if err := c.RevokeKey(ctx, rest[0]); err != nil {
-		fmt.Fprintf(stderr, "tempmail key revoke: %s\n", af.failure(err))
+		msg := af.failure(err)
+		if e := (*client.Error)(nil); errors.As(err, &e) && e.Status == http.StatusNotFound {
+			// The service's 404 for an id of no key is its 404 for a path
+			// it does not serve: both may be.
+			msg = client.Printable(e.Method + " " + e.URL + ": " + e.Error() + "; no key has this id (revoked already, or never made), or " + serverHint)
+		}
+		fmt.Fprintf(stderr, "tempmail key revoke: %s\n", msg)
 		return 2
 	}
 	fmt.Fprintln(stdout, "revoked the key: the service refuses it from now on")

@@ -48,7 +48,7 @@ the admin's (--api-token, or TEMPMAIL_API_TOKEN; or --key with the admin scope):
   key new      make a key of a tenant, with its scopes, and print it (once)
   key revoke   revoke a key: the service refuses it from then on
 
-Run 'tempmail <command> -h' (or 'tempmail help <command>') for the flags of a command.
+Run 'tempmail <command> --help' (or 'tempmail help <command>') for the flags of a command.
 `
 
 const versionUsage = `usage: tempmail version

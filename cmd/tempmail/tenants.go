@@ -40,22 +40,19 @@ func runTenantNew(args []string, getenv func(string) string, stdout, stderr io.W
 	var q client.Quota
 	fs.Int64Var(&q.Inboxes, "inboxes", 0, "the most live inboxes it may have; 0: unlimited (at most 5000 in any case)")
 	fs.Int64Var(&q.MessagesPerDay, "messages-per-day", 0, "the most messages its inboxes may receive a day; 0: unlimited")
-	fs.Func("storage", "the most bytes of mail its inboxes may hold, bytes or a size such as 500MiB or 1GiB; 0: unlimited", func(v string) error {
+	fs.Func("storage", "the most bytes of mail its inboxes may hold, a `size`: bytes, or such as 500MiB or 1GiB; 0: unlimited", func(v string) error {
 		n, err := config.ParseSize(v)
 		q.StorageBytes = n
 		return err
 	})
 	fs.Int64Var(&q.Webhooks, "webhooks", 0, "the most webhooks it may have; 0: unlimited")
-	domains := fs.String("domains", "", "its private domains, comma-separated: only its keys make inboxes there\n"+
+	domains := fs.String("domains", "", "its private domains, a comma-separated `list`: only its keys make inboxes there\n"+
 		"(publish an MX record for each, pointing to this service)")
 	asJSON := fs.Bool("json", false, "print the tenant as JSON (id, name, quota, domains, created_at), not only its id")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: "+tenantNewUsage+"\n\n"+
-			"Makes a tenant, a team the service serves apart from the others, and prints its id, which\n"+
-			"tempmail key new --tenant takes; with --json the service's answer. NAME is 1 to 64 letters, digits,\n"+
-			"spaces, '.', '_' and '-'.\n\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: "+tenantNewUsage+"\n\n"+
+		"Makes a tenant, a team the service serves apart from the others, and prints its id, which\n"+
+		"tempmail key new --tenant takes; with --json the service's answer. NAME is 1 to 64 letters, digits,\n"+
+		"spaces, '.', '_' and '-'.\n\n")
 	rest, status, done := parseArgs(fs, args, stdout, stderr)
 	if done {
 		return status
@@ -103,14 +100,11 @@ func runTenantList(args []string, getenv func(string) string, stdout, stderr io.
 	fs := flag.NewFlagSet("tempmail tenant list", flag.ContinueOnError)
 	var af adminFlags
 	af.register(fs, getenv)
-	name := fs.String("name", "", "only the tenants of this name")
+	name := fs.String("name", "", "only the tenants of this `name`")
 	asJSON := fs.Bool("json", false, "print the tenants as a JSON array, as the service shows them")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: "+tenantListUsage+"\n\n"+
-			"Lists the tenants, oldest first: each one's id, name, quota (inboxes, messages a day, bytes stored,\n"+
-			"webhooks; 0 is unlimited) and private domains, one a line, separated by tabs.\n\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: "+tenantListUsage+"\n\n"+
+		"Lists the tenants, oldest first: each one's id, name, quota (inboxes, messages a day, bytes stored,\n"+
+		"webhooks; 0 is unlimited) and private domains, one a line, separated by tabs.\n\n")
 	rest, status, done := parseArgs(fs, args, stdout, stderr)
 	if done {
 		return status
@@ -169,13 +163,10 @@ func runTenantDelete(args []string, getenv func(string) string, stdout, stderr i
 	fs := flag.NewFlagSet("tempmail tenant delete", flag.ContinueOnError)
 	var af adminFlags
 	af.register(fs, getenv)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: "+tenantDeleteUsage+"\n\n"+
-			"Deletes the tenant of that name (the only one of it) or id: once this returns, every node refuses\n"+
-			"its keys, its inboxes are gone with their mail, and its private domains take no more mail. Run\n"+
-			"again after a failure, it finishes what the first run left.\n\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: "+tenantDeleteUsage+"\n\n"+
+		"Deletes the tenant of that name (the only one of it) or id: once this returns, every node refuses\n"+
+		"its keys, its inboxes are gone with their mail, and its private domains take no more mail. Run\n"+
+		"again after a failure, it finishes what the first run left.\n\n")
 	rest, status, done := parseArgs(fs, args, stdout, stderr)
 	if done {
 		return status

@@ -75,11 +75,11 @@ func TestTenantsAndKeysFromTheCommandLine(t *testing.T) {
 	if status, _, errOut = cli(nil, "inbox", "new", "--server", base, "--key", keyA); status != 0 {
 		t.Fatalf("a second inbox: %d %q", status, errOut)
 	}
-	if status, _, errOut = cli(asA, "inbox", "new"); status != 2 || errOut != "tempmail inbox new: quota exceeded: inboxes 2 of 2 (HTTP 403)\n" {
+	if status, _, errOut = cli(asA, "inbox", "new"); status != 2 || errOut != "tempmail inbox new: POST "+base+"/inboxes/: quota exceeded: inboxes 2 of 2 (HTTP 403)\n" {
 		t.Errorf("a third inbox: %d %q", status, errOut)
 	}
 	if status, _, errOut = cli(map[string]string{"TEMPMAIL_KEY": readA}, "inbox", "new", "--server", base); status != 2 ||
-		!strings.Contains(errOut, "this key has no inboxes scope (HTTP 403)") {
+		!strings.Contains(errOut, "this key has no inboxes scope (HTTP 403); check the key in TEMPMAIL_KEY") {
 		t.Errorf("inbox new with a read key: %d %q", status, errOut)
 	}
 
@@ -91,7 +91,7 @@ func TestTenantsAndKeysFromTheCommandLine(t *testing.T) {
 		t.Errorf("wait with A's key: %d %q %q", status, out, errOut)
 	}
 	if status, out, errOut = cli(nil, "wait", "--server", base, "--key", keyB, "--token", in.Token, "--timeout", "0s"); status != 2 ||
-		errOut != "tempmail wait: Inbox not found (HTTP 404)\n" {
+		errOut != "tempmail wait: GET "+base+"/inboxes/…/otp/: no inbox has this token (deleted, expired, or never made)\n" {
 		t.Errorf("wait with B's key on A's inbox: %d %q %q", status, out, errOut)
 	}
 	if status, out, errOut = cli(nil, "inbox", "delete", "--server", base, "--key", keyB, "--token", in.Token); status != 0 ||
@@ -105,7 +105,7 @@ func TestTenantsAndKeysFromTheCommandLine(t *testing.T) {
 	// A key without the admin scope makes no tenant; no credential at all
 	// is said before anything is sent.
 	if status, _, errOut = cli(asA, "tenant", "new", "x"); status != 2 ||
-		errOut != "tempmail tenant new: this key has no admin scope (HTTP 403)\n" {
+		errOut != "tempmail tenant new: POST "+base+"/api/tenants/: this key has no admin scope (HTTP 403); check the key in TEMPMAIL_KEY\n" {
 		t.Errorf("tenant new with A's key: %d %q", status, errOut)
 	}
 	if status, _, errOut = cli(map[string]string{"TEMPMAIL_SERVER": base}, "key", "revoke", idA); status != 2 ||
@@ -118,13 +118,13 @@ func TestTenantsAndKeysFromTheCommandLine(t *testing.T) {
 		t.Fatalf("key revoke: %d %q %q", status, out, errOut)
 	}
 	if status, out, errOut = cli(asA, "wait", "--token", in.Token, "--timeout", "0s"); status != 2 ||
-		errOut != "tempmail wait: the key (--key or TEMPMAIL_KEY) was refused: Invalid key: unknown, revoked or expired. (HTTP 401)\n" {
+		errOut != "tempmail wait: GET "+base+"/inboxes/…/otp/: Invalid key: unknown, revoked or expired. (HTTP 401); check the key in TEMPMAIL_KEY\n" {
 		t.Errorf("wait with a revoked key: %d %q %q", status, out, errOut)
 	}
-	if status, _, errOut = cli(asA, "inbox", "new"); status != 2 || !strings.Contains(errOut, "was refused: Invalid key") {
+	if status, _, errOut = cli(asA, "inbox", "new"); status != 2 || !strings.Contains(errOut, "Invalid key: unknown, revoked or expired. (HTTP 401); check the key in TEMPMAIL_KEY") {
 		t.Errorf("inbox new with a revoked key: %d %q", status, errOut)
 	}
-	if status, _, errOut = cli(admin, "key", "revoke", idA); status != 2 || !strings.Contains(errOut, "(HTTP 404)") {
+	if status, _, errOut = cli(admin, "key", "revoke", idA); status != 2 || !strings.Contains(errOut, "(HTTP 404); no key has this id (revoked already, or never made)") {
 		t.Errorf("key revoke again: %d %q", status, errOut)
 	}
 
@@ -229,8 +229,8 @@ func TestAdminCommandsRefuseBadArguments(t *testing.T) {
 		{[]string{"tenant"}, "usage: tempmail tenant new NAME"},
 		{[]string{"tenant", "new"}, "give the tenant's NAME, one argument (got 0)"},
 		{[]string{"tenant", "new", "a", "b"}, "give the tenant's NAME, one argument (got 2)"},
-		{[]string{"tenant", "new", "a", "--inboxes", "many"}, "invalid value \"many\" for flag -inboxes"},
-		{[]string{"tenant", "new", "a", "--storage", "1gb"}, `invalid value "1gb" for flag -storage: "1gb" is not a size`},
+		{[]string{"tenant", "new", "a", "--inboxes", "many"}, "tempmail tenant new: invalid value \"many\" for --inboxes: parse error; run 'tempmail tenant new --help' for usage\n"},
+		{[]string{"tenant", "new", "a", "--storage", "1gb"}, `invalid value "1gb" for --storage: "1gb" is not a size`},
 		{[]string{"tenant", "list", "extra"}, `takes no arguments (got "extra")`},
 		{[]string{"tenant", "delete"}, "give the tenant's name or id, one argument"},
 		{[]string{"tenant", "delete", "a", "b"}, "give the tenant's name or id, one argument"},

@@ -24,24 +24,21 @@ func runWait(args []string, getenv func(string) string, stdout, stderr io.Writer
 	fs := flag.NewFlagSet("tempmail wait", flag.ContinueOnError)
 	var cf clientFlags
 	cf.register(fs, getenv)
-	cf.registerToken(fs, "the inbox's token")
+	cf.registerToken(fs, "the inbox's `token`")
 	otp := fs.Bool("otp", false, "print the newest one-time code (the default)")
 	link := fs.Bool("link", false, "print the newest link")
 	message := fs.Bool("message", false, "print the newest message, as JSON")
-	pattern := fs.String("pattern", "", "for --otp and --link: a regular expression (RE2) the code or the link's URL matches")
-	from := fs.String("from", "", "only messages whose sender (address or name) contains this, in any case")
-	subject := fs.String("subject", "", "only messages whose subject contains this, in any case")
-	after := fs.String("after", "", "skip what came before: a message id (skips that message and older mail), or an RFC 3339 time\n"+
+	pattern := fs.String("pattern", "", "for --otp and --link: a `regexp` (RE2) the code or the link's URL matches")
+	from := fs.String("from", "", "only messages whose sender (address or name) contains this `text`, in any case")
+	subject := fs.String("subject", "", "only messages whose subject contains this `text`, in any case")
+	after := fs.String("after", "", "skip what came before, given as an `id|time`: a message id (skips that message and older mail), or an RFC 3339 time\n"+
 		"by the service's clock, such as 2026-11-25T10:00:00.25Z (skips mail received at or before it)")
 	timeout := fs.Duration("timeout", time.Minute, "how long to wait; longer than 60s chains held requests; 0: look once")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: tempmail wait [--token T] [--otp | --link | --message] [--pattern RE] [--from S] [--subject S]\n"+
-			"                     [--after ID|TIME] [--timeout 60s] [--server URL] [--read-key K] [--key K]\n\n"+
-			"Prints the code, the link, or the message as JSON, and exits 0; what matches already counts, unless\n"+
-			"--after says to skip it. Nothing within --timeout: exits 1 with one line on stderr. Any other error\n"+
-			"exits 2.\n\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, "usage: tempmail wait [--token T] [--otp | --link | --message] [--pattern RE] [--from S] [--subject S]\n"+
+		"                     [--after ID|TIME] [--timeout 60s] [--server URL] [--read-key K] [--key K]\n\n"+
+		"Prints the code, the link, or the message as JSON, and exits 0; what matches already counts, unless\n"+
+		"--after says to skip it. Nothing within --timeout: exits 1 with one line on stderr. Any other error\n"+
+		"exits 2.\n\n")
 	if status, done := parseClientFlags(fs, args, stdout, stderr); done {
 		return status
 	}
