@@ -35,8 +35,9 @@ type Pending struct {
 // MailQuota reports whether in may take one more message of size bytes (0:
 // unknown, and so at least one) on top of pending: an inbox of no tenant,
 // or of a tenant without a mail quota, always may. It reads what the
-// tenant's claims count (projections.Reader.Claimed): an early answer,
-// which the claim at delivery makes exact.
+// tenant's claims count (projections.Reader.Claimed) as the claim at
+// delivery will, every claim acknowledged so far included: an early
+// answer, which the claim makes exact against claims racing it.
 func (c *Commands) MailQuota(ctx context.Context, in *projections.Inbox, size int64, pending Pending) error {
 	if in == nil || in.TenantID == "" {
 		return nil
@@ -47,6 +48,28 @@ func (c *Commands) MailQuota(ctx context.Context, in *projections.Inbox, size in
 	}
 	if err != nil || !mailQuota(t.Quota) {
 		return err
+	}
+	// The tenant's view may not show the claim of a message acknowledged
+	// a moment ago (its 250 waits for the message's views, not the
+	// tenant's): read it once it has caught up with the tenant's last
+	// event, as the claim does. Otherwise a message past the quota would
+	// pass here and be refused after DATA, with every other recipient of
+	// it, other tenants' too, deferred along with it.
+	for try := 0; ; try++ {
+		tn, _, err := c.tenantNow(ctx, in.TenantID)
+		if tempmail.KindOf(err) == tempmail.NotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if tn != nil {
+			t = tn
+			break
+		}
+		if try == 2 {
+			break // claims keep coming: the claim at delivery decides
+		}
 	}
 	u, err := c.Views.Claimed(ctx, t, time.Now())
 	if err != nil {
