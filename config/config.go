@@ -255,7 +255,7 @@ func Parse(command string, args []string, getenv func(string) string, out io.Wri
 			Usage(out, command)
 			return Config{}, err
 		}
-		return Config{}, FlagError(fs.Name(), err)
+		return Config{}, FlagError(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q (flags look like --data-dir ./data)", fs.Arg(0))

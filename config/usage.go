@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The usages of every tempmail command show flags as users type them and
@@ -71,8 +72,15 @@ func writeFlag(w io.Writer, name, arg, usage, def, env string) {
 // of name (such as "tempmail wait") in the terms users type, --flag, on
 // one line, and where the usage is: a mistake in one flag is better told
 // alone than buried above a page of usage.
-func FlagError(name string, err error) error {
-	msg := err.Error()
+func FlagError(fs *flag.FlagSet, err error) error {
+	name, msg := fs.Name(), err.Error()
+	// The flag package says only "parse error" of a value it cannot read:
+	// say what it takes instead.
+	if head, ok := strings.CutSuffix(msg, ": parse error"); ok {
+		if f := fs.Lookup(flagOf(head)); f != nil {
+			msg = head + ": " + expected(f)
+		}
+	}
 	switch {
 	case strings.HasPrefix(msg, "flag provided but not defined: -"):
 		msg = "unknown flag --" + strings.TrimLeft(strings.TrimPrefix(msg, "flag provided but not defined: "), "-")
@@ -84,6 +92,35 @@ func FlagError(name string, err error) error {
 		msg = strings.Replace(msg, " for -", " for --", 1)
 	}
 	return fmt.Errorf("%s; run '%s --help' for usage", msg, name)
+}
+
+// flagOf is the flag an error of the flag package names ("... for flag
+// -timeout" or "... for -json").
+func flagOf(msg string) string {
+	_, name, _ := strings.Cut(msg, " for flag -")
+	if name == "" {
+		_, name, _ = strings.Cut(msg, " for -")
+	}
+	return strings.TrimLeft(name, "-")
+}
+
+// expected says what kind of value f takes.
+func expected(f *flag.Flag) string {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return "not a value it takes"
+	}
+	switch g.Get().(type) {
+	case time.Duration:
+		return "not a duration (such as 90s, 2m or 1h30m)"
+	case int, int64, uint, uint64:
+		return "not a whole number"
+	case float64:
+		return "not a number"
+	case bool:
+		return "not true or false"
+	}
+	return "not a value it takes"
 }
 
 func summary(command string) string {

@@ -183,7 +183,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (stat
 	case err != nil:
 		// What the flag package said, and the usage it wrote after, are
 		// left unsaid: one line says which flag, and where the usage is.
-		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), client.Printable(config.FlagError(fs.Name(), err).Error()))
+		fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), client.Printable(config.FlagError(fs, err).Error()))
 		return 2, true
 	}
 	return 0, false

@@ -150,7 +150,7 @@ func TestWaitExitStatus(t *testing.T) {
 		{"a pattern for a message", []string{"--message", "--pattern", "x"}, 2, "--pattern applies to --otp and --link"},
 		{"a bad pattern", []string{"--pattern", "("}, 2, "invalid pattern"},
 		{"a negative timeout", []string{"--timeout", "-1s"}, 2, "--timeout must be from 0s to 24h0m0s"},
-		{"a timeout without unit", []string{"--timeout", "5"}, 2, "tempmail wait: invalid value \"5\" for --timeout: parse error; run 'tempmail wait --help' for usage\n"},
+		{"a timeout without unit", []string{"--timeout", "5"}, 2, "tempmail wait: invalid value \"5\" for --timeout: not a duration (such as 90s, 2m or 1h30m); run 'tempmail wait --help' for usage\n"},
 		{"an unknown flag", []string{"--until", "5s"}, 2, "tempmail wait: unknown flag --until; run 'tempmail wait --help' for usage\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

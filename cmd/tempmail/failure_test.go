@@ -141,7 +141,7 @@ func TestABadFlagIsOneLine(t *testing.T) {
 		}
 	}
 	status, out, errOut := runCLI(nil, "wait", "--timeout", "5")
-	if want := "tempmail wait: invalid value \"5\" for --timeout: parse error; run 'tempmail wait --help' for usage\n"; status != 2 || out != "" || errOut != want {
+	if want := "tempmail wait: invalid value \"5\" for --timeout: not a duration (such as 90s, 2m or 1h30m); run 'tempmail wait --help' for usage\n"; status != 2 || out != "" || errOut != want {
 		t.Errorf("wait --timeout 5: %d %q %q, want %q", status, out, errOut, want)
 	}
 }

@@ -229,7 +229,7 @@ func TestAdminCommandsRefuseBadArguments(t *testing.T) {
 		{[]string{"tenant"}, "usage: tempmail tenant new NAME"},
 		{[]string{"tenant", "new"}, "give the tenant's NAME, one argument (got 0)"},
 		{[]string{"tenant", "new", "a", "b"}, "give the tenant's NAME, one argument (got 2)"},
-		{[]string{"tenant", "new", "a", "--inboxes", "many"}, "tempmail tenant new: invalid value \"many\" for --inboxes: parse error; run 'tempmail tenant new --help' for usage\n"},
+		{[]string{"tenant", "new", "a", "--inboxes", "many"}, "tempmail tenant new: invalid value \"many\" for --inboxes: not a whole number; run 'tempmail tenant new --help' for usage\n"},
 		{[]string{"tenant", "new", "a", "--storage", "1gb"}, `invalid value "1gb" for --storage: "1gb" is not a size`},
 		{[]string{"tenant", "list", "extra"}, `takes no arguments (got "extra")`},
 		{[]string{"tenant", "delete"}, "give the tenant's name or id, one argument"},

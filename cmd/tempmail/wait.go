@@ -31,8 +31,8 @@ func runWait(args []string, getenv func(string) string, stdout, stderr io.Writer
 	pattern := fs.String("pattern", "", "for --otp and --link: a `regexp` (RE2) the code or the link's URL matches")
 	from := fs.String("from", "", "only messages whose sender (address or name) contains this `text`, in any case")
 	subject := fs.String("subject", "", "only messages whose subject contains this `text`, in any case")
-	after := fs.String("after", "", "skip what came before, given as an `id|time`: a message id (skips that message and older mail), or an RFC 3339 time\n"+
-		"by the service's clock, such as 2026-11-25T10:00:00.25Z (skips mail received at or before it)")
+	after := fs.String("after", "", "skip mail received up to an `id|time`: a message id (that message and older mail), or an RFC 3339 time\n"+
+		"by the service's clock, such as 2026-11-25T10:00:00.25Z (mail received at or before it)")
 	timeout := fs.Duration("timeout", time.Minute, "how long to wait; longer than 60s chains held requests; 0: look once")
 	setUsage(fs, "usage: tempmail wait [--token T] [--otp | --link | --message] [--pattern RE] [--from S] [--subject S]\n"+
 		"                     [--after ID|TIME] [--timeout 60s] [--server URL] [--read-key K] [--key K]\n\n"+
