@@ -4,7 +4,7 @@ import "strings"
 
 // NormalizeAddress lower-cases an e-mail address and checks that it has the
 // shape local@domain within RFC 5321 length limits. Addresses are compared and
-// stored in this form everywhere (API.md: "compared case-insensitively").
+// stored in this form everywhere (docs/API.md, "Conventions").
 func NormalizeAddress(addr string) (string, error) {
 	addr = strings.ToLower(strings.TrimSpace(addr))
 	at := strings.LastIndexByte(addr, '@')

@@ -8,7 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// What a page of an allowed origin may send and read (API.md, "Browsers").
+// What a page of an allowed origin may send and read (docs/errors-and-limits.md, "Calling the API from a browser").
 const (
 	corsMethods = "GET, POST, DELETE"
 	corsHeaders = "Authorization, Content-Type, X-Read-Key, Last-Event-ID"

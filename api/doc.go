@@ -1,4 +1,4 @@
-// Package api serves tempmail over HTTP: the three API families of API.md
+// Package api serves tempmail over HTTP: the three API families of docs/API.md
 // (A, the inbox API under /api/; B, the mailbox API under /api/mailstore/
 // and /api/create-temp-email/; C, the token API at the root), the
 // compatible families under /compat/<name>/, MCP at /mcp, the page, and the

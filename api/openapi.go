@@ -7,7 +7,7 @@ import (
 )
 
 // openAPIDocument is the OpenAPI 3.1 document of every endpoint routes
-// serves (API.md "Browsers"). It is made from Go (BuildOpenAPI): each
+// serves (docs/errors-and-limits.md, "Calling the API from a browser"). It is made from Go (BuildOpenAPI): each
 // family declares its operations beside its routes (contract.go) and the
 // schemas of its bodies beside their types (schemas.go), reflected from the
 // types its handlers encode; go generate ./api/ writes it to openapi.json,

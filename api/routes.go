@@ -77,7 +77,7 @@ func (s *Server) routes() chi.Router {
 	return r
 }
 
-// boundBodies caps every request body as it is read (API.md: 1 MiB; the
+// boundBodies caps every request body as it is read (docs/API.md, "Conventions": 1 MiB; the
 // webhook takes a message of up to --max-message-bytes, base64 in JSON),
 // and makes the server close a connection whose body ran over.
 func (s *Server) boundBodies(next http.Handler) http.Handler {

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The admin's calls (API.md "Tenants and keys"): tenants and their keys,
+// The admin's calls (docs/tenants.md "Tenants and keys"): tenants and their keys,
 // made and revoked with the operator's API token or a key with the admin
 // scope, in Key.
 

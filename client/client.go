@@ -33,7 +33,7 @@ type Client struct {
 	ReadKey string
 	// Key is sent as Authorization: Bearer: a tenant's API key (tm_...),
 	// whose tenant the inboxes it makes belong to, or the operator's API
-	// token, the admin key (API.md "Tenants and keys"). Empty: none.
+	// token, the admin key (docs/tenants.md "Tenants and keys"). Empty: none.
 	Key string
 	// Header is sent with every request, after the client's own headers.
 	Header http.Header

@@ -23,7 +23,7 @@ import (
 // anew (or refused, when the tenant is gone), so that the log, not a read
 // made here, decides.
 
-// The scopes a key may hold (API.md "Tenants and keys").
+// The scopes a key may hold (docs/tenants.md "Tenants and keys").
 const (
 	ScopeInboxes  = "inboxes"  // create, read and delete the tenant's inboxes and mail
 	ScopeRead     = "read"     // read them only

@@ -23,7 +23,7 @@ const (
 	ReasonCap       = "cap"       // evicted by a newer one beyond --max-messages-per-inbox
 )
 
-// The kinds of change a webhook subscription can ask for (API.md
+// The kinds of change a webhook subscription can ask for (docs/webhooks.md
 // "Outbound webhooks"), each told by one kind of event.
 const (
 	HookMessageReceived = "message.received" // events.MailReceived

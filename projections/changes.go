@@ -7,7 +7,7 @@ import (
 	"tempmail"
 )
 
-// What an inbox's event stream tells (API.md "Push: Server-Sent Events"):
+// What an inbox's event stream tells (docs/waiting.md "Event streams"):
 // every change to its messages, each named by the stream sequence of the
 // event that made it. Events of one inbox are applied in order, so a
 // client that has seen everything up to sequence n has missed exactly the

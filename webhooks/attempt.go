@@ -236,7 +236,7 @@ func (w *Webhooks) target(ctx context.Context, j job) (target, error) {
 	return target{h.URL, h.Secret}, nil
 }
 
-// payload is a delivery's body (API.md "Outbound webhooks"): its data's
+// payload is a delivery's body (docs/webhooks.md "Outbound webhooks"): its data's
 // shape follows its type, one schema per type in the OpenAPI document
 // (components.schemas.Delivery).
 type payload struct {

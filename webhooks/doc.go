@@ -1,4 +1,4 @@
-// Package webhooks delivers outbound webhooks (API.md "Outbound webhooks"):
+// Package webhooks delivers outbound webhooks (docs/webhooks.md "Outbound webhooks"):
 // what happened to inboxes and their mail, POSTed to the subscribers' URLs,
 // signed per the Standard Webhooks specification.
 //

@@ -56,7 +56,7 @@ var refusedRanges = [...]struct {
 var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
 // whyRefused says why ip is not a webhook target, or "" when it may be:
-// loopback, private, link-local and unspecified addresses (API.md), and
+// loopback, private, link-local and unspecified addresses (docs/webhooks.md), and
 // the ranges that lead into the same places. An IPv4 address inside IPv6
 // (mapped, or behind NAT64) is judged as the IPv4 address it leads to;
 // the deprecated forms that embed one are refused whatever it is.

@@ -46,7 +46,7 @@ const (
 	laneConcurrency = 4
 	laneMax         = 64
 	// attemptTimeout bounds one POST, from dialling to the answer
-	// (API.md: 10 s).
+	// (docs/webhooks.md: 10 s).
 	attemptTimeout = 10 * time.Second
 	// maxKeptResponse is how much of a receiver's answer the log keeps.
 	maxKeptResponse = 1 << 10

@@ -6,7 +6,7 @@ import (
 	"tempmail/mailbox"
 )
 
-// Family C's shapes (API.md "Family C"): inboxes by token, their messages,
+// Family C's shapes (docs/token-api.md): inboxes by token, their messages,
 // codes and links, as the service writes them and the Go client
 // (package client) and the MCP tools read them. Fields tagged
 // answer:"long" are a message's bodies, which the service writes piece by

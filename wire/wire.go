@@ -9,7 +9,7 @@ import (
 )
 
 // Layout is how Time is written: RFC 3339, UTC, microseconds
-// (API.md "Conventions").
+// (docs/API.md "Conventions").
 const Layout = "2006-01-02T15:04:05.000000Z"
 
 // Time is a timestamp as tempmail writes it: Layout; the zero time is

@@ -18,7 +18,7 @@ import (
 	"tempmail/wire"
 )
 
-// The admin's endpoints for tenants and their keys (API.md "Tenants and
+// The admin's endpoints for tenants and their keys (docs/tenants.md "Tenants and
 // keys"), family A, guarded by RequireAdmin. Every value is bounded here
 // before it reaches the log: names by length and alphabet, scopes by the
 // fixed set, quotas by maxQuota, expiries by their being in the future and

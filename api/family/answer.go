@@ -21,7 +21,7 @@ import (
 // A list page also ends early once PageBudget bytes are written, whatever
 // its limit: the client knows from X-Total-Count (family B: total) that
 // there is more, and asks for the rest with offset set to what it has
-// (API.md "Lists: pages and filters").
+// (docs/waiting.md "Lists: pages and filters").
 const (
 	answerBuffer = 16 << 10
 	PageBudget   = 8 << 20

@@ -7,7 +7,7 @@ import (
 	"tempmail"
 )
 
-// Who may call what (API.md "Authentication"): family A's API token, in
+// Who may call what (docs/inboxes.md "Authentication"): family A's API token, in
 // Authorization: Token, on the inbound webhook and the operator's lookups
 // always and on everything else with --require-token; family C's read key
 // (--read-key) on the reads that find mail by waiting or by address. The

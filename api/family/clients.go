@@ -8,7 +8,7 @@ import (
 	"tempmail/fairshare"
 )
 
-// Fair shares (API.md "Limits"): what one client may hold (waiters.go) and
+// Fair shares (docs/errors-and-limits.md "Limits"): what one client may hold (waiters.go) and
 // create (creates.go) is counted per client, so that one client cannot
 // take what the service has for all.
 //

@@ -6,7 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// The compatible families (API.md "Coming from Mailosaur, MailSlurp or
+// The compatible families (docs/compatible.md "Coming from Mailosaur, MailSlurp or
 // mail.tm"): front doors for the clients of other services, each under
 // /compat/<name>/ and switched by --compat, over the same inboxes, views
 // and commands as families A, B and C. Each is a package of its own

@@ -5,7 +5,7 @@ import (
 )
 
 // EventStreamAnswer is the 200 of an inbox's event stream in every family
-// that has one (API.md "Push: Server-Sent Events"): the same events, each
+// that has one (docs/waiting.md "Event streams"): the same events, each
 // family's message shape (message, a component's name) in its message
 // events.
 func EventStreamAnswer(message string) openapi.Response {

@@ -14,7 +14,7 @@ import (
 	"tempmail"
 )
 
-// MaxBodyBytes caps API request bodies (API.md); the webhook has its own cap.
+// MaxBodyBytes caps API request bodies (docs/API.md, "Conventions"); the webhook has its own cap.
 const MaxBodyBytes = 1 << 20
 
 // DecodeBody reads a JSON request body into dst. An empty body counts as {};

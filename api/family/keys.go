@@ -12,7 +12,7 @@ import (
 	"tempmail/projections"
 )
 
-// Who a request comes from, as its Authorization says (API.md "Tenants
+// Who a request comes from, as its Authorization says (docs/tenants.md "Tenants
 // and keys"): the operator's API token (the admin key), in `Token` or
 // `Bearer`; a tenant's API key (tm_...), in `Bearer` on every family and
 // also in `Token` on family A. A key is looked up by its SHA-256 hash, one

@@ -9,7 +9,7 @@ import (
 	"tempmail/projections"
 )
 
-// Lists are paged (API.md "Lists: pages and filters"): limit (default 50,
+// Lists are paged (docs/waiting.md "Lists: pages and filters"): limit (default 50,
 // at most 200) and offset, newest first, and optional match filters.
 const (
 	defaultLimit = 50

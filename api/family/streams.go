@@ -13,7 +13,7 @@ import (
 	"tempmail/projections"
 )
 
-// Server-Sent Events (API.md "Push: Server-Sent Events"): an inbox's
+// Server-Sent Events (docs/waiting.md "Event streams"): an inbox's
 // changes as they are applied, fed by the process's change hub (no NATS
 // consumer per client). Each event's id is the stream sequence of the
 // event that made it; a client that reconnects with Last-Event-ID gets
@@ -291,7 +291,7 @@ func (sw *sseWriter) event(id uint64, name string, data any) {
 	sw.printf("id: %d\nevent: %s\ndata: %s\n\n", id, name, b)
 }
 
-// end tells the client the inbox is gone (API.md: expired, and the stream
+// end tells the client the inbox is gone (docs/waiting.md: expired, and the stream
 // then ends): by its time, or because it was deleted. It names the inbox
 // by its id and its address (a family C client knows only the latter), and
 // carries the last change's id: a client that still reconnects with it is

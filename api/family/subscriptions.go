@@ -16,7 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// Outbound webhook subscriptions (API.md "Outbound webhooks"): the
+// Outbound webhook subscriptions (docs/webhooks.md "Outbound webhooks"): the
 // operator's, with the family A token, to every inbox or one; an inbox
 // owner's, with the inbox's token, to that inbox. A subscription is
 // recorded as events like everything else; package webhooks delivers.

@@ -13,7 +13,7 @@ import (
 )
 
 // Waiting for mail: a request with wait= is held until what it asks for
-// arrives, up to its wait (API.md "Waiting for mail"). See doc.go for the
+// arrives, up to its wait (docs/waiting.md "Waiting for mail"). See doc.go for the
 // path a held request takes; search.go finds codes and links.
 
 // WaitRequest is what latest, otp, link and address/latest are asked: how long

@@ -1,4 +1,4 @@
-// Package inbound serves the inbound webhook (API.md "The inbound
+// Package inbound serves the inbound webhook (docs/webhooks.md "The inbound
 // webhook", POST /api/webhook/email/, family A's path and errors): a
 // message handed over HTTP by another MTA or a provider. Its request is
 // read in read.go, a raw message or JSON that one is built from, and the

@@ -40,7 +40,7 @@ type inboundJSON struct {
 	} `json:"attachments"`
 }
 
-// readInbound decodes a webhook request in any of API.md's forms: a raw
+// readInbound decodes a webhook request in any of the forms of docs/webhooks.md: a raw
 // message body (message/rfc822 or text/plain) with ?to= recipients, or JSON.
 // Errors carry kinds the api maps to 400, 413 and 415.
 func readInbound(r *http.Request, maxMessage int64, hostname string) (inboundMessage, error) {

@@ -1,4 +1,4 @@
-// Package inboxapi serves family A, the inbox API (API.md "Family A"):
+// Package inboxapi serves family A, the inbox API (docs/inbox-api.md):
 // domains, inboxes by id with a lifetime (inboxes.go), their emails
 // (messages.go), raw sources and attachments (content.go), event streams
 // (streams.go), outbound webhook subscriptions (webhooks.go), and what a

@@ -8,7 +8,7 @@ import (
 	"tempmail/wire"
 )
 
-// Family A's shapes (API.md "Family A"): the answers of the inbox API
+// Family A's shapes (docs/inbox-api.md): the answers of the inbox API
 // of the Django temp-mail service it follows. Its email summary is in
 // package wire: outbound webhooks carry it too.
 

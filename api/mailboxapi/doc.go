@@ -1,4 +1,4 @@
-// Package mailboxapi serves family B, the mailbox API (API.md "Family B"):
+// Package mailboxapi serves family B, the mailbox API (docs/mailbox-api.md):
 // an address on the first domain made with POST /api/create-temp-email/,
 // which never expires and whose messages are kept for --retention, and its
 // mail read, marked read and deleted by the address's user name and each

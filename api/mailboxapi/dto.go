@@ -5,7 +5,7 @@ import (
 	"tempmail/wire"
 )
 
-// Family B's shapes (API.md "Family B"): mailboxes by username and
+// Family B's shapes (docs/mailbox-api.md): mailboxes by username and
 // messages by file name.
 
 // TempEmail is the answer to POST /api/create-temp-email/.

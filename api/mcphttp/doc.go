@@ -6,7 +6,7 @@
 // --max-waiters place and counts against its caller's limits exactly as the
 // same wait over HTTP does; and the caller's Authorization when it names a
 // tenant's key or the API token, so that the tools act for the key's
-// tenant, with its scopes (API.md "Tenants and keys"). A key that is
+// tenant, with its scopes (docs/tenants.md "Tenants and keys"). A key that is
 // unknown, revoked or expired is refused (401) before any tool runs; any
 // other Authorization (a proxy's in front) is not the service's and is not
 // passed on. contract.go is its operation in the OpenAPI document.

@@ -103,7 +103,7 @@ type Component struct {
 // path, a request the service makes (the document's webhooks).
 type Operation struct {
 	Method string // GET, POST, ...
-	// Path is as API.md writes it, with {name} for each path parameter.
+	// Path is as the docs write it, with {name} for each path parameter.
 	Path        string
 	Webhook     string
 	ID          string // operationId

@@ -187,7 +187,7 @@ func TestWaitAnswersWhenTheMessageArrives(t *testing.T) {
 }
 
 // Read-your-writes through SMTP: once the 250 has come, the message is
-// in every list, with no waiting (API.md: "A message is readable when the
+// in every list, with no waiting (docs/API.md, "Conventions": "A message is readable when the
 // sender gets SMTP's 250").
 func TestMailIsReadableAtThe250(t *testing.T) {
 	t.Parallel()

@@ -1,4 +1,4 @@
-// Package tokenapi serves family C, the token API (API.md "Family C"):
+// Package tokenapi serves family C, the token API (docs/token-api.md):
 // inboxes made with POST /inboxes/ and reached by their token alone, their
 // messages (read, marked, deleted, their raw source, attachments and HTML
 // body), their outbound webhook subscriptions, and the reads that wait for

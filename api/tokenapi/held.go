@@ -13,7 +13,7 @@ import (
 	"tempmail/wire"
 )
 
-// Family C's held reads (API.md "Waiting for mail"): the latest message,
+// Family C's held reads (docs/waiting.md "Waiting for mail"): the latest message,
 // a one-time code, a link, and the latest by address, each found by a
 // Finder that family.Kit.AnswerHeld looks with once, and again on every
 // change of the inbox while the request may wait.

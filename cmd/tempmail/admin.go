@@ -9,7 +9,7 @@ import (
 	"tempmail/client"
 )
 
-// The admin's commands (API.md "Tenants and keys"): `tempmail tenant new`,
+// The admin's commands (docs/tenants.md "Tenants and keys"): `tempmail tenant new`,
 // `tenant list` and `tenant delete` (tenants.go), `tempmail key new` and
 // `key revoke` (keys.go), calling the service with
 // the operator's API token (--api-token, TEMPMAIL_API_TOKEN) or a key

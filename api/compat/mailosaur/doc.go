@@ -1,4 +1,4 @@
-// Package mailosaur serves the Mailosaur API (API.md "Coming from
+// Package mailosaur serves the Mailosaur API (docs/compatible.md "Coming from
 // Mailosaur"), a compatible family registered with the server as a
 // family.Door: what the `mailosaur` SDK and `cypress-mailosaur` call, under
 // /compat/mailosaur/. A Mailosaur server is a private catch-all domain of

@@ -1,4 +1,4 @@
-// Package mailslurp serves the MailSlurp API (API.md "Coming from
+// Package mailslurp serves the MailSlurp API (docs/compatible.md "Coming from
 // Mailosaur, MailSlurp or mail.tm"), a compatible family registered with
 // the server as a family.Door: what the `mailslurp-client` SDK calls for
 // the part of MailSlurp a test suite uses, under /compat/mailslurp/, which

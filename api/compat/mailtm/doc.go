@@ -1,4 +1,4 @@
-// Package mailtm serves the mail.tm API under /compat/mailtm/ (API.md
+// Package mailtm serves the mail.tm API under /compat/mailtm/ (docs/compatible.md
 // "Coming from Mailosaur, MailSlurp or mail.tm"), a compatible family over
 // the same inboxes as every other, for mail.tm's clients pointed there by
 // their base URL. It registers with the server as a family.Door; mailtm.go
