@@ -51,9 +51,10 @@ func TestDocPagesAreShort(t *testing.T) {
 // testedBlocks are the markers of blocks that a test of cmd/tempmail runs
 // in a way of its own (a GitHub Actions job's steps, say), with that test.
 var testedBlocks = map[string]string{
-	"ci":               "TestReadmeCIJobWorksAsWritten",
-	"mailosaur-laptop": "TestMailosaurFromItsSDK",
-	"mailosaur-ci":     "TestMailosaurFromItsSDK",
+	"ci":                "TestReadmeCIJobWorksAsWritten",
+	"mailosaur-laptop":  "TestMailosaurFromItsSDK",
+	"mailosaur-ci":      "TestMailosaurFromItsSDK",
+	"mailslurp-snippet": "TestMailSlurpSnippetOfTheDocsRuns",
 }
 
 var (
