@@ -1,8 +1,10 @@
 package web_test
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -220,11 +222,16 @@ func TestBrowserNeverShowsAnInboxWithMailAsEmpty(t *testing.T) {
 
 // TestBrowserReloadedListIsNeverEmpty: when the event stream comes back
 // with "reset" (away for longer than the server remembers deletions),
-// the page loads its list afresh; while it does, it says the list is
-// loading, not that the inbox is empty. The server ends each stream after
-// a second (--max-stream-age); the test answers the page's reconnection
-// itself, with the reset the server sends a client back from too long
-// away.
+// the page loads its list afresh; while it does, the messages it shows
+// stay listed (the list says it is refreshing): the list never empties,
+// never says "Loading messages…" nor "Waiting for mail", and the open
+// message's item stays where it was. The new page then takes their place:
+// a message deleted meanwhile goes, one that came meanwhile shows. A
+// reload that fails leaves the messages listed, with the error and its
+// "Try again". The server ends each stream after a second
+// (--max-stream-age); the test answers the page's reconnections itself,
+// with the reset the server sends a client back from too long away, and
+// holds each reload's list until it has looked.
 func TestBrowserReloadedListIsNeverEmpty(t *testing.T) {
 	cfg := servicetest.Config(t)
 	cfg.MaxStreamAge = time.Second
@@ -232,35 +239,119 @@ func TestBrowserReloadedListIsNeverEmpty(t *testing.T) {
 	base := servicetest.URL(svc)
 	in := servicetest.CreateInbox(t, base)
 	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", in.Address, signUpMail(in.Address, "482913"))
-	serverSees(t, "the mail in the inbox's list", func() bool { return len(servicetest.Messages(t, base, in.Token)) == 1 })
+	if err := servicetest.Mail(svc.SMTPAddr(), in.Address, "Your order has shipped", "Tracking: 7."); err != nil {
+		t.Fatal(err)
+	}
+	var kept, deleted string // the sign-up mail, opened; the other, deleted while the page is away
+	serverSees(t, "the mail in the inbox's list", func() bool {
+		list := servicetest.Messages(t, base, in.Token)
+		if len(list) != 2 {
+			return false
+		}
+		deleted, kept = list[0].ID, list[1].ID
+		return true
+	})
+	item := func(id string) string {
+		return `document.querySelector('#messages .message-item[data-id="` + id + `"]')`
+	}
+	const items = `document.querySelectorAll('#messages .message-item').length`
 
 	p := newBrowser(t, 1280, 900)
 	p.recordStates(t)
 	p.do(t, chromedp.Navigate(base+"/#token="+in.Token))
-	p.waitFor(t, "the mail it holds", `document.querySelectorAll('#messages .message-item').length === 1`)
+	p.waitFor(t, "the mail it holds", items+` === 2`)
 	p.waitLive(t)
+	p.do(t, chromedp.Click(chromedp.CSS(`#messages .message-item[data-id="`+kept+`"] .message-open`)))
+	p.waitFor(t, "the message open", `document.getElementById('message').checkVisibility()`)
+	eval[bool](t, p, `(window.keptItem = `+item(kept)+`) !== null`)
 
 	held := p.holdRequests(t)
-	again := held.next(t, held.stream, "the event stream again")
-	// What the server answers a client back from too long away.
-	if _, err := chromedp.Call(p.ctx, cdpfetch.FulfillRequest, cdpfetch.FulfillRequestParams{
-		RequestID: again.RequestID, ResponseCode: 200,
-		ResponseHeaders: []*cdpfetch.HeaderEntry{{Name: "Content-Type", Value: "text/event-stream"}},
-		Body:            []byte("retry: 2000\n\nid: 999\nevent: reset\ndata: {}\n\n"),
-	}); err != nil {
+	reset := func(what string) {
+		t.Helper()
+		again := held.next(t, held.stream, what)
+		// What the server answers a client back from too long away.
+		if _, err := chromedp.Call(p.ctx, cdpfetch.FulfillRequest, cdpfetch.FulfillRequestParams{
+			RequestID: again.RequestID, ResponseCode: 200,
+			ResponseHeaders: []*cdpfetch.HeaderEntry{{Name: "Content-Type", Value: "text/event-stream"}},
+			Body:            []byte("retry: 2000\n\nid: 999\nevent: reset\ndata: {}\n\n"),
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const refreshing = `document.getElementById('messages').getAttribute('aria-busy') === 'true' &&
+		document.getElementById('message-count').textContent.includes('refreshing')`
+	reset("the event stream again")
+	list := held.next(t, held.list, "the list afresh")
+	// The page showed what it does while the list is on its way before it
+	// asked for the list.
+	if got := eval[int](t, p, items); got != 2 || eval[bool](t, p, `document.getElementById('list-loading').checkVisibility()`) {
+		t.Errorf("reloading its list, the page lists %d messages, want the 2 it showed: %q", got, p.listStates(t))
+	}
+	p.waitFor(t, "the list refreshing", refreshing)
+	p.shoot(t, "reload-refreshing.png")
+	// Meanwhile one message is deleted and another comes: the page hears
+	// of neither (its stream is held) but from the list it is loading.
+	if code, body := servicetest.Call(t, "DELETE", base+"/inboxes/"+in.Token+"/messages/"+deleted+"/", ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE the message: %d %s", code, body)
+	}
+	if err := servicetest.Mail(svc.SMTPAddr(), in.Address, "Your parcel is on its way", "Tracking: 8."); err != nil {
 		t.Fatal(err)
 	}
-	list := held.next(t, held.list, "the list afresh")
-	p.shoot(t, "issue43-reloading.png")
-	if eval[bool](t, p, `document.getElementById('list-empty').checkVisibility()`) {
-		t.Errorf("reloading its list, the page shows %q", p.listStates(t))
+	var came string
+	serverSees(t, "the mail changed", func() bool {
+		list := servicetest.Messages(t, base, in.Token)
+		if len(list) != 2 || list[1].ID != kept {
+			return false
+		}
+		came = list[0].ID
+		return true
+	})
+	if got := eval[int](t, p, items); got != 2 {
+		t.Errorf("reloading its list, the page lists %d messages, want the 2 it showed", got)
 	}
 	p.release(t, list)
-	p.waitFor(t, "the mail again", `document.querySelectorAll('#messages .message-item').length === 1 &&
-		!document.getElementById('list-loading').checkVisibility()`)
+	p.waitFor(t, "the new page", items+` === 2 && `+item(came)+` !== null && `+item(deleted)+` === null &&
+		document.getElementById('messages').getAttribute('aria-busy') === 'false'`)
+	if !eval[bool](t, p, `window.keptItem === `+item(kept)+` && window.keptItem.querySelector('.message-open').getAttribute('aria-current') === 'true'`) {
+		t.Errorf("the open message's item did not stay in the list as it was")
+	}
+	if !eval[bool](t, p, `document.getElementById('message').checkVisibility()`) {
+		t.Errorf("the open message was closed by the reload")
+	}
+	p.shoot(t, "reload-replaced.png")
+
+	// The next reload fails: the messages stay, with the error and "Try again".
+	reset("the event stream once more")
+	list = held.next(t, held.list, "the list afresh again")
+	if _, err := chromedp.Call(p.ctx, cdpfetch.FailRequest, cdpfetch.FailRequestParams{
+		RequestID: list.RequestID, ErrorReason: network.ErrorReasonConnectionFailed}); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor(t, "the list's error", `document.getElementById('list-error').checkVisibility()`)
+	p.shoot(t, "reload-failed.png")
+	if got := eval[int](t, p, items); got != 2 {
+		t.Errorf("its reload failed, the page lists %d messages, want the 2 it showed: %q", got, p.listStates(t))
+	}
+	p.do(t, chromedp.Click(chromedp.ID("list-retry")))
+	p.release(t, held.next(t, held.list, "the list on \"Try again\""))
+	p.waitFor(t, "the list again", items+` === 2 && !document.getElementById('list-error').checkVisibility() &&
+		document.getElementById('messages').getAttribute('aria-busy') === 'false'`)
 	if _, err := chromedp.Call(p.ctx, cdpfetch.Disable, cdp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
+
+	// From the first load on, the list never had fewer messages than 2
+	// (what it showed, and what the server held), nor said it was loading.
 	states := p.listStates(t)
 	neverEmpty(t, states)
+	first := slices.IndexFunc(states, func(s string) bool { return strings.Contains(s, "items=2") })
+	if first < 0 {
+		t.Fatalf("the list never showed the mail: %q", states)
+	}
+	for _, s := range states[first:] {
+		if !strings.Contains(s, "items=2") || strings.Contains(s, "loading") {
+			t.Errorf("after its first load the list was shown as %q; its states were:\n%s", s, strings.Join(states[first:], "\n"))
+			break
+		}
+	}
 }

@@ -52,6 +52,8 @@ export class MessageList {
     // Until the list's first page has come (while the event stream
     // connects, and while the page is on its way) the inbox is loading, not
     // empty, whatever the stream has brought meanwhile: it may hold more.
+    // While a reload's page is on its way, the messages shown stay, and
+    // "Loading messages…" shows only if there are none.
     const empty = mailbox.messages.size === 0;
     const loading = !mailbox.loadError && (mailbox.loading || !mailbox.loaded);
     setShown(byId('list-loading'), loading && (empty || !mailbox.loaded));
@@ -62,10 +64,16 @@ export class MessageList {
     setShown(more, mailbox.hasMore);
     /** @type {HTMLButtonElement} */ (more).disabled = mailbox.loading;
 
+    // A reload (the stream came back with "reset") keeps the messages of
+    // the last load in view until the new page takes their place: the list
+    // says it is refreshing, and dims a little if that takes a while.
+    const refreshing = mailbox.refreshing && mailbox.loading && !empty;
+    this.#ul.setAttribute('aria-busy', String(refreshing));
+
     const n = mailbox.messages.size;
     const unread = mailbox.unread;
     byId('message-count').textContent = n === 0 ? '' :
-      `${n} ${n === 1 ? 'message' : 'messages'}${unread ? `, ${unread} unread` : ''}`;
+      `${n} ${n === 1 ? 'message' : 'messages'}${unread ? `, ${unread} unread` : ''}${refreshing ? ', refreshing…' : ''}`;
   }
 
   /** The button that opens a message, to give focus back to. */

@@ -46,6 +46,15 @@ export class Mailbox {
   // After the browser gave up on the stream we open a new one, which does
   // not resume where the old one stopped: the list is then loaded afresh.
   #needsReload = false;
+  // The list is being loaded afresh (#reload): the messages shown stay
+  // until its first page comes, which then takes their place. A reload
+  // that failed leaves this set, and "Try again" reloads.
+  #refreshing = false;
+  // The messages the stream brought since the reload began: the page may
+  // have been read before they came.
+  #arrivedMeanwhile = new Set();
+  // Counts reloads: a page asked for before the last reload is dropped.
+  #generation = 0;
   #retryTimer = 0;
   #retryDelay = 2000;
 
@@ -75,14 +84,13 @@ export class Mailbox {
   /** Loads the next page of older messages. */
   loadMore() {
     if (this.loading) return Promise.resolve(); // a second click while the first loads
+    if (this.#refreshing) return this.#reload(); // "Try again" after a reload failed
     return this.#load(this.#loadedOnce ? this.messages.size : 0);
   }
 
   /** The messages, newest first. */
   sorted() {
-    return [...this.messages.values()].sort((a, b) =>
-      // RFC 3339 UTC times of one layout sort as strings; ids (time-ordered) break ties.
-      a.received_at === b.received_at ? cmp(b.id, a.id) : cmp(b.received_at, a.received_at));
+    return [...this.messages.values()].sort(newestFirst);
   }
 
   get unread() {
@@ -92,12 +100,22 @@ export class Mailbox {
   }
 
   /**
-   * The first page of the list has come (since the last reload). Until it
-   * has, the inbox may hold mail that is not shown yet: no message shown
-   * does not mean an empty inbox.
+   * The first page of the list has come. Until it has, the inbox may hold
+   * mail that is not shown yet: no message shown does not mean an empty
+   * inbox. A reload does not make it false: the messages of the last load
+   * stay shown until the new page comes (see refreshing).
    */
   get loaded() {
     return this.#loadedOnce;
+  }
+
+  /**
+   * The list is being loaded afresh (the stream came back with "reset"),
+   * or its reload failed: the messages shown are those of the last load,
+   * and may hold some deleted meanwhile, until the new first page comes.
+   */
+  get refreshing() {
+    return this.#refreshing;
   }
 
   /** More messages are on the server than are loaded. */
@@ -225,6 +243,7 @@ export class Mailbox {
         this.#hidden.has(message.id)) return;
     if (this.#read.has(message.id)) message.is_read = true;
     this.messages.set(message.id, message);
+    if (this.#refreshing) this.#arrivedMeanwhile.add(message.id);
     this.total++;
     this.#on.arrived(message);
     this.#on.changed();
@@ -262,44 +281,85 @@ export class Mailbox {
 
   // --- the list ---
 
-  /** Forgets what is loaded and loads the first page again. */
+  /**
+   * Loads the first page again, to take the place of what is loaded. What
+   * is shown stays shown meanwhile: a list that emptied and filled again
+   * would flash, and lose a reader's place in it.
+   */
   #reload() {
-    this.messages.clear();
+    this.#generation++; // a page still on its way would be out of date
+    this.#refreshing = true;
+    this.#arrivedMeanwhile.clear();
     this.#deleted.clear();
     this.#read.clear();
-    this.#loadedOnce = false;
-    this.total = 0;
     return this.#load(0);
   }
 
   async #load(offset) {
+    const generation = this.#generation;
+    const current = () => !this.#stopped && generation === this.#generation;
     this.loading = true;
     this.loadError = null;
     this.#on.changed();
     try {
       const page = await api.listMessages(this.#token, { limit: pageSize, offset });
-      if (this.#stopped) return;
+      if (!current()) return;
+      const fresh = this.#refreshing;
+      if (fresh) this.#replace(page);
       for (const m of page.messages) {
-        if (this.#deleted.has(m.id) || this.messages.has(m.id) || this.#hidden.has(m.id)) continue;
-        if (this.#read.has(m.id)) m.is_read = true;
+        if (this.#deleted.has(m.id) || this.#hidden.has(m.id)) continue;
+        const shown = this.messages.get(m.id);
+        // A message shown stays as it is, but on a reload: the page's copy
+        // may be read where this one is not.
+        if (shown && !fresh) continue;
+        if (this.#read.has(m.id) || shown?.is_read) m.is_read = true;
         this.messages.set(m.id, m);
       }
       // The server still counts the hidden ones.
       this.total = Math.max(page.total - this.#hidden.size, this.messages.size);
       this.#loadedOnce = true;
     } catch (err) {
-      if (this.#stopped) return;
+      if (!current()) return;
       if (err.inboxGone) {
         this.loading = false;
         this.#end('gone');
         return;
       }
-      this.loadError = err;
+      this.loadError = err; // a failed reload leaves the last messages shown
     } finally {
-      this.loading = false;
-      if (!this.#stopped) this.#on.changed();
+      // A load of an earlier reload leaves the state to the current one.
+      if (current()) {
+        this.loading = false;
+        this.#on.changed();
+      }
     }
   }
+
+  /**
+   * The reload's first page has come: the messages it does not hold go
+   * (#load then adds those it holds), but for those the stream brought
+   * meanwhile. A message gone that the page's range covers was deleted
+   * while the stream was away, and is reported removed (the reader may
+   * show it); one older than the page's oldest may only be on a later page.
+   */
+  #replace(page) {
+    this.#refreshing = false;
+    const listed = new Set(page.messages.map((m) => m.id));
+    const oldest = page.messages.reduce((o, m) => (!o || newestFirst(m, o) > 0 ? m : o), null);
+    const complete = page.messages.length >= page.total;
+    for (const [id, m] of [...this.messages]) {
+      if (listed.has(id) || this.#arrivedMeanwhile.has(id)) continue;
+      this.messages.delete(id);
+      if (complete || (oldest && newestFirst(m, oldest) <= 0)) this.#on.removed(id);
+    }
+    this.#arrivedMeanwhile.clear();
+  }
+}
+
+/** Orders messages newest first. */
+function newestFirst(a, b) {
+  // RFC 3339 UTC times of one layout sort as strings; ids (time-ordered) break ties.
+  return a.received_at === b.received_at ? cmp(b.id, a.id) : cmp(b.received_at, a.received_at);
 }
 
 function cmp(a, b) {
