@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -148,21 +147,11 @@ func mailosaurSDKScenario(t *testing.T, dir string) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "client.mjs", "https://localhost/compat/mailosaur/", keyOurs, readOurs, keyOther)
-	cmd.Dir = dir
 	// No proxy: the SDK would take the first of these it finds set.
-	cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+filepath.Join(cfg.DataDir, "https-cert.pem"),
-		"MAILOSAUR_SMTP_HOST="+domain, "https_proxy=", "HTTPS_PROXY=", "http_proxy=", "HTTP_PROXY=")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stdout)
+	env := []string{"NODE_EXTRA_CA_CERTS=" + filepath.Join(cfg.DataDir, "https-cert.pem"),
+		"MAILOSAUR_SMTP_HOST=" + domain, "https_proxy=", "HTTPS_PROXY=", "http_proxy=", "HTTP_PROXY="}
+	node := startNode(ctx, t, dir, env, "client.mjs", "https://localhost/compat/mailosaur/", keyOurs, readOurs, keyOther)
+	lines := bufio.NewScanner(node.Out)
 	lines.Buffer(nil, 1<<20)
 	var out []byte
 	var sent []string
@@ -179,8 +168,8 @@ func mailosaurSDKScenario(t *testing.T, dir string) {
 		servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", addr, raws[len(raws)-1])
 		sentAt = append(sentAt, time.Now())
 	}
-	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
-		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, stderr.Bytes())
+	if err := node.Wait(); err != nil || node.Stderr.Len() > 0 {
+		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, node.Stderr.Bytes())
 	}
 	var r mailosaurReport
 	if err := json.Unmarshal(out, &r); err != nil {

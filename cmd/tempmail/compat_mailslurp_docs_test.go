@@ -2,11 +2,9 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,46 +55,31 @@ func TestMailSlurpSnippetOfTheDocsRuns(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "signup.test.mjs")
-	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "TEMPMAIL_SERVER="+base, "TEMPMAIL_KEY="+key)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stdout)
+	node := startNode(ctx, t, work, []string{"TEMPMAIL_SERVER=" + base, "TEMPMAIL_KEY=" + key}, "signup.test.mjs")
+	lines := bufio.NewScanner(node.Out)
 	if !lines.Scan() {
-		_ = cmd.Wait()
-		t.Fatalf("the snippet made no inbox: %s", stderr.Bytes())
+		_ = node.Wait()
+		t.Fatalf("the snippet made no inbox: %s", node.Stderr.Bytes())
 	}
 	addr := lines.Text()
 	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", addr, "From: Shop <shop@example.com>\r\nTo: "+addr+
 		"\r\nSubject: Your code\r\n\r\nWelcome! Your code is 482913.\r\n")
-	if _, err := stdin.Write([]byte("sent\n")); err != nil {
+	if _, err := node.Stdin.Write([]byte("sent\n")); err != nil {
 		t.Fatal(err)
 	}
 	var out []byte
 	if lines.Scan() {
 		out = lines.Bytes()
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("node signup.test.mjs: %v\n%s\n%s", err, out, stderr.Bytes())
+	if err := node.Wait(); err != nil {
+		t.Fatalf("node signup.test.mjs: %v\n%s\n%s", err, out, node.Stderr.Bytes())
 	}
 	var got struct {
 		Matches []string
 		Gone    bool
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("the snippet printed %q: %v (stderr: %s)", out, err, stderr.Bytes())
+		t.Fatalf("the snippet printed %q: %v (stderr: %s)", out, err, node.Stderr.Bytes())
 	}
 	if !slices.Equal(got.Matches, []string{"code is 482913", "482913"}) || !got.Gone || !strings.HasSuffix(addr, "@tempmail.test") {
 		t.Errorf("the snippet, for %s: matches %q, inbox deleted %v", addr, got.Matches, got.Gone)

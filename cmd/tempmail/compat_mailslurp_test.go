@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -146,26 +145,16 @@ func TestMailSlurpFromItsSDK(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "client.mjs", base+"/compat/mailslurp", keyOurs, readOurs, keyOther)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewScanner(stdout)
+	node := startNode(ctx, t, dir, nil, "client.mjs", base+"/compat/mailslurp", keyOurs, readOurs, keyOther)
+	lines := bufio.NewScanner(node.Out)
 	lines.Buffer(nil, 1<<20)
 	var addrs []string
 	for len(addrs) < 2 && lines.Scan() {
 		addrs = append(addrs, lines.Text())
 	}
 	if len(addrs) < 2 {
-		_ = cmd.Wait()
-		t.Fatalf("the SDK made no inboxes: %s", stderr.Bytes())
+		_ = node.Wait()
+		t.Fatalf("the SDK made no inboxes: %s", node.Stderr.Bytes())
 	}
 	addr, filesAddr := addrs[0], addrs[1]
 	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", addr, "From: Shop <shop@example.com>\r\nTo: "+addr+
@@ -177,8 +166,8 @@ func TestMailSlurpFromItsSDK(t *testing.T) {
 	if lines.Scan() {
 		out = lines.Bytes()
 	}
-	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
-		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, stderr.Bytes())
+	if err := node.Wait(); err != nil || node.Stderr.Len() > 0 {
+		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, node.Stderr.Bytes())
 	}
 	var r mailslurpReport
 	if err := json.Unmarshal(out, &r); err != nil {

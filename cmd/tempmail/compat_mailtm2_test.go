@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -109,25 +107,15 @@ func TestMailTMLinksJoinedToBaseURL(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "client.mjs", root, root+"/.well-known/mercure", key)
-	cmd.Dir = "testdata/compat-mailtm2"
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewReader(stdout)
+	node := startNode(ctx, t, "testdata/compat-mailtm2", nil, "client.mjs", root, root+"/.well-known/mercure", key)
+	lines := node.Out
 	line, err := lines.ReadBytes('\n')
 	var ready struct{ Ready string }
 	if err != nil || json.Unmarshal(line, &ready) != nil || ready.Ready == "" {
 		rest, _ := io.ReadAll(lines)
-		_ = cmd.Wait()
-		t.Fatalf("the client did not say it listens: %q %v\n%s\nstderr: %s", line, err, rest, stderr.Bytes())
+		_ = node.Wait()
+		t.Fatalf("the client did not say it listens: %q %v\n%s\nstderr: %s", line, err, rest, node.Stderr.Bytes())
 	}
 	address := ready.Ready
 	// It listens: the mail may come. CRLF throughout, and a line that
@@ -138,10 +126,10 @@ func TestMailTMLinksJoinedToBaseURL(t *testing.T) {
 	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, sent)
 
 	out, _ := io.ReadAll(lines)
-	err = cmd.Wait()
+	err = node.Wait()
 	t.Logf("node client.mjs: %v in %s", err, time.Since(start).Round(time.Millisecond))
-	if err != nil || stderr.Len() > 0 {
-		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, stderr.Bytes())
+	if err != nil || node.Stderr.Len() > 0 {
+		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, node.Stderr.Bytes())
 	}
 	var r mailtmLinksReport
 	if err := json.Unmarshal(out, &r); err != nil {

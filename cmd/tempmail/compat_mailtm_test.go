@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os/exec"
 	"reflect"
 	"testing"
 	"time"
@@ -47,24 +44,14 @@ func TestMailTMFromItsClient(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "client.mjs", base+"/compat/mailtm", ours, address)
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := bufio.NewReader(stdout)
+	node := startNode(ctx, t, dir, nil, "client.mjs", base+"/compat/mailtm", ours, address)
+	lines := node.Out
 	line, err := lines.ReadBytes('\n')
 	var ready struct{ Ready string }
 	if err != nil || json.Unmarshal(line, &ready) != nil || ready.Ready == "" {
 		rest, _ := io.ReadAll(lines)
-		_ = cmd.Wait()
-		t.Fatalf("the client did not say it listens: %q %v\n%s\nstderr: %s", line, err, rest, stderr.Bytes())
+		_ = node.Wait()
+		t.Fatalf("the client did not say it listens: %q %v\n%s\nstderr: %s", line, err, rest, node.Stderr.Bytes())
 	}
 	// It listens: the mail may come.
 	servicetest.Send(t, svc.SMTPAddr(), "shop@example.com", address, "From: Shop <shop@example.com>\r\nTo: "+address+"\r\n"+
@@ -80,8 +67,8 @@ func TestMailTMFromItsClient(t *testing.T) {
 	}
 
 	out, _ := io.ReadAll(lines)
-	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
-		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, stderr.Bytes())
+	if err := node.Wait(); err != nil || node.Stderr.Len() > 0 {
+		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, out, node.Stderr.Bytes())
 	}
 	var report struct {
 		Domains              []string

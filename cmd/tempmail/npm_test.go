@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,3 +91,42 @@ func npmPackages(t *testing.T, name, what string, files ...string) string {
 	}
 	return dir
 }
+
+// nodeProcess is a node program a test talks to, as a user's test file
+// or one of testdata's clients: what it prints is read line by line from
+// Out, Stdin reaches it, and what it said on stderr is in Stderr once Wait
+// has returned.
+type nodeProcess struct {
+	cmd    *exec.Cmd
+	Stdin  io.WriteCloser
+	Out    *bufio.Reader
+	Stderr bytes.Buffer
+}
+
+// startNode starts `node args...` in dir, with env (NAME=value) beside
+// the test's own environment; it is killed when ctx ends.
+func startNode(ctx context.Context, t *testing.T, dir string, env []string, args ...string) *nodeProcess {
+	t.Helper()
+	p := &nodeProcess{cmd: exec.CommandContext(ctx, "node", args...)}
+	p.cmd.Dir = dir
+	if len(env) > 0 {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
+	p.cmd.Stderr = &p.Stderr
+	stdin, err := p.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.Stdin, p.Out = stdin, bufio.NewReader(stdout)
+	return p
+}
+
+// Wait waits for the program to end, as exec.Cmd.Wait does.
+func (p *nodeProcess) Wait() error { return p.cmd.Wait() }
