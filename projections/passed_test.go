@@ -13,6 +13,7 @@ import (
 	"tempmail/events/eventstest"
 	"tempmail/eventually"
 	"tempmail/projections/engine"
+	"tempmail/projections/view"
 )
 
 // Events a consumer passed over without their being applied (what a
@@ -104,4 +105,59 @@ func TestEventsTheConsumerPassedOverAreAppliedAllTheSame(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Views that went back, with their worker running (what a whole cluster's
+// power cut leaves: the views' newest writes were not yet on disk, the
+// consumer's state was), are written again once the consumer starts again
+// after their checkpoint: the worker, which remembers a newer checkpoint,
+// reads it again rather than skip the events as applied. It skipped them,
+// and acknowledged them, before: the partition then stayed behind for
+// good, however often the consumer was started again.
+func TestAWorkerWhoseViewsWentBackAppliesAgain(t *testing.T) {
+	t.Parallel()
+	node := natstest.StartNode(t, t.TempDir())
+	store := eventstest.OpenStore(t, node)
+	v := startProcess(t, node, store, Options{})
+	t.Cleanup(v.Stop)
+	in := createInbox(t, store, "wentback@tempmail.test", 0)
+	_, first := deliver(t, store, in, "first")
+	caughtUp(t, v)
+	kv, err := node.JS.KeyValue(ctxT(t), bucketName(v.Generation()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := view.CheckpointKey(first.Partition)
+	before, err := kv.Get(ctxT(t), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last events.Ack
+	for i := range 3 {
+		_, last = deliver(t, store, in, fmt.Sprintf("later-%d", i))
+	}
+	caughtUp(t, v)
+
+	// The checkpoint goes back to before the later events, and the
+	// consumer starts again after it, as the periodic check does.
+	if _, err := kv.Put(ctxT(t), key, before.Value()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := node.JS.ResetConsumerToSequence(ctxT(t), events.StreamName, v.ConsumerName(first.Partition), first.Seq+1); err != nil {
+		t.Fatal(err)
+	}
+	eventually.Within(t, 30*time.Second, "the checkpoint past the later events again", func() error {
+		e, err := kv.Get(ctxT(t), key)
+		if err != nil {
+			return err
+		}
+		var cp view.Checkpoint
+		if err := decode(e.Value(), &cp); err != nil {
+			return err
+		}
+		if cp.Seq < last.Seq {
+			return fmt.Errorf("the checkpoint is at %d; the last event is %d", cp.Seq, last.Seq)
+		}
+		return nil
+	})
 }

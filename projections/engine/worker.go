@@ -181,6 +181,17 @@ func (v *Engine) handle(ctx context.Context, p *partition, msgs []jetstream.Msg)
 		evs = append(evs, e)
 	}
 	last := msgs[len(msgs)-1]
+	if p.loaded && evs[0].seq <= p.seq {
+		// Events this worker holds as applied come again: a redelivery,
+		// or the consumer started again after a checkpoint the views went
+		// back to (passed.go: views not yet on disk when a whole cluster
+		// lost power). The checkpoint is read again, from the bucket's
+		// leader, before anything is skipped as applied: skipped on this
+		// worker's word alone, and acknowledged, they would be lost from
+		// the views for good, however often the consumer started again.
+		// Redeliveries are rare; the read costs one round trip.
+		p.loaded = false
+	}
 	if !p.retried {
 		// Events are handed to this worker: it holds the partition now.
 		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
