@@ -48,6 +48,10 @@ const (
 	// A tenant's virtual security devices (devices.go).
 	TypeDeviceCreated Type = "DeviceCreated"
 	TypeDeviceDeleted Type = "DeviceDeleted"
+	// An inbox's SMTP fault rules and the attempts they saw (faults.go).
+	TypeFaultAdded   Type = "FaultAdded"
+	TypeFaultDeleted Type = "FaultDeleted"
+	TypeAttempted    Type = "Attempted"
 )
 
 // Payload is the body of one event.
@@ -452,6 +456,12 @@ func schema(t Type) (version int, p Payload) {
 		return 1, &DeviceCreated{}
 	case TypeDeviceDeleted:
 		return 1, &DeviceDeleted{}
+	case TypeFaultAdded:
+		return 1, &FaultAdded{}
+	case TypeFaultDeleted:
+		return 1, &FaultDeleted{}
+	case TypeAttempted:
+		return 1, &Attempted{}
 	}
 	return 0, nil
 }

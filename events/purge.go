@@ -170,7 +170,7 @@ func (s *Store) deleteSeqs(ctx context.Context, seqs []uint64) error {
 
 // purgeInbox erases what an ended inbox's messages said and takes every
 // event of the inbox out of the log: its messages', its subscriptions',
-// its schedules, and on its address's lifecycle subject those up to its
+// its fault rules', its schedules, and on its address's lifecycle subject those up to its
 // end at in.Seq (a newer inbox on the address keeps its own); or, unless
 // it ended there, only its own before in.Seq. Subjects of a log written
 // before format 3 (one per message and per subscription) go too.
@@ -181,7 +181,7 @@ func (s *Store) purgeInbox(ctx context.Context, in ForgetInbox, through uint64, 
 		return err
 	}
 	hooks := hooksOf(part, in.Address, in.ID)
-	for _, subject := range []string{messages, messages + ".>", hooks, hooks + ".>"} {
+	for _, subject := range []string{messages, messages + ".>", hooks, hooks + ".>", faultsOf(part, in.Address, in.ID)} {
 		if err := s.purgeSubjectThrough(ctx, subject, through); err != nil {
 			return err
 		}

@@ -21,6 +21,7 @@ import (
 //	ev.<part>.<addrKey>.inbox             inbox lifecycle of one address (InboxCreated, InboxDeleted, InboxExpired)
 //	ev.<part>.<addrKey>.m.<inboxID>       every message event of one inbox (MailReceived, MarkedRead, Deleted)
 //	ev.<part>.<addrKey>.w.<inboxID>       subscriptions to one inbox (the same)
+//	ev.<part>.<addrKey>.f.<inboxID>       fault rules of one inbox and the SMTP attempts they saw (FaultAdded, FaultDeleted, Attempted)
 //	sched.<part>.<addrKey>.<inboxID>.<what>  schedules: the server publishes their event when due
 //	sched.sys.tenant.<tenantID>.<inboxID>    an expiring tenant inbox's removal from its tenant's count
 //
@@ -103,6 +104,11 @@ func messagesSubject(part, addr, inboxID string) string {
 // hooksOf holds the events of one inbox's webhook subscriptions.
 func hooksOf(part, addr, inboxID string) string {
 	return subjectRoot + "." + part + "." + AddressKey(addr) + ".w." + inboxID
+}
+
+// faultsOf holds the fault rules of one inbox and the attempts they saw.
+func faultsOf(part, addr, inboxID string) string {
+	return subjectRoot + "." + part + "." + AddressKey(addr) + ".f." + inboxID
 }
 
 func scheduleSubject(part, addr, inboxID, what string) string {

@@ -21,6 +21,7 @@ import (
 	"tempmail/command"
 	"tempmail/config"
 	"tempmail/fairshare"
+	"tempmail/faults"
 	"tempmail/logs"
 	"tempmail/mailauth"
 	"tempmail/projections"
@@ -183,6 +184,9 @@ type session struct {
 
 	// lines is what the session logged of its refusals (refusals.go).
 	lines sessionLines
+	// closing: a fault rule answered 421, and the connection closes at
+	// the next command (faults.go).
+	closing bool
 }
 
 var (
@@ -208,6 +212,9 @@ var (
 )
 
 func (s *session) Mail(from string, opts *smtp.MailOptions) error {
+	if s.closed() {
+		return errFaultClosed
+	}
 	if !s.srv.limits.allowMessage(clientKey(s.ip), time.Now()) {
 		return s.refuse(command.RejectRateLimited, errRate, nil)
 	}
@@ -224,6 +231,9 @@ func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 func (s *session) client() netip.Prefix { return keyOf(s.ip) }
 
 func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
+	if s.closed() {
+		return errFaultClosed
+	}
 	ctx, cancel := context.WithTimeout(s.srv.ctx, 5*time.Second)
 	defer cancel()
 	client, _ := netip.ParseAddr(s.ip)
@@ -244,6 +254,11 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 		if r.ID == in.ID {
 			return nil // the same inbox twice gets one copy
 		}
+	}
+	// What a test asked of this inbox (faults.go): a rule refuses only
+	// what would be accepted otherwise.
+	if err := s.fault([]*projections.Inbox{in}, faults.RCPT); err != nil {
+		return err
 	}
 	// Its tenant's quota, counting the copies this message already
 	// brings the tenant: a relay then sends the message to the
@@ -273,6 +288,12 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 }
 
 func (s *session) Data(r io.Reader) error {
+	if s.closed() {
+		return errFaultClosed
+	}
+	if err := s.dataFault(r); err != nil {
+		return err
+	}
 	start := time.Now()
 	id := uuid.Must(uuid.NewV7()).String()
 	addrs := make([]string, len(s.rcpts))
@@ -303,6 +324,11 @@ func (s *session) Data(r io.Reader) error {
 	raw, client, auth := s.srv.c.Authenticate(s.ctx, buf.b, room, hdr,
 		mailauth.Input{ClientIP: net.ParseIP(s.ip), Helo: s.conn.Hostname(), MailFrom: s.from})
 
+	// A rule of a recipient that answers the end of the data refuses the
+	// whole message: nothing of it is stored, for any recipient.
+	if err := s.fault(s.rcpts, faults.AfterData); err != nil {
+		return err
+	}
 	// What storing it costs the client's budget: a copy for each
 	// recipient. All of it is taken or nothing is stored; it is given back
 	// when nothing new was stored after all.
@@ -340,6 +366,7 @@ func (s *session) Data(r io.Reader) error {
 	if err := s.srv.c.Shown(s.srv.ctx, res, command.Timeout); err != nil {
 		s.srv.c.Log.Warn("SMTP: accepted before the views showed it", "client", s.ip, "ids", res.MessageIDs, "err", err)
 	}
+	s.recordStored(res)
 	took := time.Since(start)
 	s.srv.data.Observe(took.Seconds())
 	s.srv.c.LogAccepted("smtp", s.ip, res, len(raw), took)

@@ -110,6 +110,12 @@ func (a *applier) Apply(et *engine.Tx, p events.Payload) error {
 		return t.deviceCreated(ev)
 	case *events.DeviceDeleted:
 		return t.deviceDeleted(ev)
+	case *events.FaultAdded:
+		return t.faultAdded(ev)
+	case *events.FaultDeleted:
+		return t.faultDeleted(ev)
+	case *events.Attempted:
+		return t.attempted(ev)
 	}
 	return fmt.Errorf("%w: %s", engine.ErrNoView, p.EventType())
 }

@@ -19,6 +19,8 @@ type (
 	Page         = entry.Page
 	Webhook      = entry.Webhook
 	WebhookRef   = entry.WebhookRef
+	FaultRule    = entry.FaultRule
+	Attempt      = entry.Attempt
 	WebhookList  = entry.WebhookList
 	Domain       = entry.Domain
 	DomainList   = entry.DomainList
@@ -48,6 +50,7 @@ type (
 
 // What happened to a message, as Changes tells it (entry.ChangeKind).
 const (
+	AttemptsKept  = entry.AttemptsKept
 	ChangeMessage = entry.ChangeMessage
 	ChangeRead    = entry.ChangeRead
 	ChangeDeleted = entry.ChangeDeleted

@@ -292,6 +292,67 @@ func Contract() openapi.Contract {
 				"415": {Ref: "UnsupportedMediaTypeC"},
 			}),
 		}, {
+			Method: "POST", Path: "/inboxes/{token}/faults/",
+			ID:      "createFaultC",
+			Tags:    []string{"Failing on purpose"},
+			Summary: "Make this inbox's SMTP server fail on purpose",
+			Description: "A fault rule: at its SMTP command (`RCPT`, during `DATA`, or `AFTER_DATA`), for deliveries to " +
+				"this inbox, a reply, a delay or a closed connection, for the first `times` attempts, every `every`-th, " +
+				"or a seeded `fraction`. The token is the credential. At most 10 live rules; a rule expires after " +
+				"`expires_in` (1 hour when not given) or with the inbox. A rule only ever refuses, delays or drops.",
+			Security: tokenOrKey,
+			Params:   []openapi.Param{{Ref: "Token"}},
+			Body:     &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("FaultRequest"))},
+			Responses: answers(map[string]openapi.Response{
+				"201": {Description: "The rule.", Content: openapi.JSON(openapi.Ref("FaultRule"))},
+				"400": {Ref: "BadRequestC"},
+				"404": {Ref: "NotFoundC"},
+				"413": {Ref: "PayloadTooLargeC"},
+				"415": {Ref: "UnsupportedMediaTypeC"},
+				"429": {Ref: "TooManyC"},
+			}),
+		}, {
+			Method: "GET", Path: "/inboxes/{token}/faults/",
+			ID:       "listFaultsC",
+			Tags:     []string{"Failing on purpose"},
+			Summary:  "This inbox's live fault rules",
+			Security: tokenOrKey,
+			Params:   []openapi.Param{{Ref: "Token"}},
+			Responses: answers(map[string]openapi.Response{
+				"200": {Description: "Oldest first.", Content: openapi.JSON(openapi.Ref("FaultRules"))},
+				"404": {Ref: "NotFoundC"},
+			}),
+		}, {
+			Method: "DELETE", Path: "/inboxes/{token}/faults/{fault}/",
+			ID:       "deleteFaultC",
+			Tags:     []string{"Failing on purpose"},
+			Summary:  "End one of this inbox's fault rules",
+			Security: tokenOrKey,
+			Params: []openapi.Param{{Ref: "Token"}, {
+				Name:        "fault",
+				In:          "path",
+				Required:    true,
+				Description: "The rule's id. An unknown or malformed id is answered 404.",
+				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
+			}},
+			Responses: answers(map[string]openapi.Response{
+				"204": {Description: "Ended."},
+				"404": {Description: "`Inbox not found` or `fault rule not found`.", Content: openapi.JSON(openapi.Ref("Error"))},
+			}),
+		}, {
+			Method: "GET", Path: "/inboxes/{token}/attempts/",
+			ID:      "listAttemptsC",
+			Tags:    []string{"Failing on purpose"},
+			Summary: "SMTP attempts at this inbox",
+			Description: "Kept from the inbox's first fault rule on: each attempt a rule acted on, and each message " +
+				"stored, newest first, at most 50.",
+			Security: tokenOrKey,
+			Params:   []openapi.Param{{Ref: "Token"}},
+			Responses: answers(map[string]openapi.Response{
+				"200": {Description: "Newest first.", Content: openapi.JSON(openapi.Ref("Attempts"))},
+				"404": {Ref: "NotFoundC"},
+			}),
+		}, {
 			Method: "GET", Path: "/inboxes/{token}/latest/",
 			ID:      "getLatestMessage",
 			Tags:    []string{"Family C"},

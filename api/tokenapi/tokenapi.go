@@ -33,7 +33,7 @@ func scope(method, path string) string {
 	switch {
 	case strings.HasPrefix(path, "/inboxes/") && strings.Contains(path, "/webhooks"):
 		return command.ScopeWebhooks
-	case method == http.MethodDelete || method == http.MethodPost && path == "/inboxes":
+	case method == http.MethodDelete || method == http.MethodPost && (path == "/inboxes" || strings.Contains(path, "/faults")):
 		return command.ScopeInboxes
 	}
 	return command.ScopeRead
@@ -60,6 +60,10 @@ func (s *API) Routes(r chi.Router) {
 	r.Delete("/inboxes/{token}/webhooks/{webhook}", s.deleteSubscriptionC)
 	r.Get("/inboxes/{token}/webhooks/{webhook}/deliveries", s.deliveriesC)
 	r.Post("/inboxes/{token}/webhooks/{webhook}/rotate-secret", s.rotateSecretC)
+	r.With(s.LimitCreates).Post("/inboxes/{token}/faults", s.createFaultC)
+	r.Get("/inboxes/{token}/faults", s.listFaultsC)
+	r.Delete("/inboxes/{token}/faults/{fault}", s.deleteFaultC)
+	r.Get("/inboxes/{token}/attempts", s.attemptsC)
 	r.Get("/inboxes/{token}/latest", s.latestC)
 	r.Get("/inboxes/{token}/otp", s.findOTPC)
 	r.Get("/inboxes/{token}/link", s.findLinkC)

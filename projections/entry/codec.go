@@ -116,15 +116,31 @@ func appendInbox(w []byte, in *Inbox) []byte {
 	// before them reads as 0); then a mail.tm account's password hash
 	// (one written before it reads as none), after the tenant's fields,
 	// written empty for an account of no tenant.
-	if in.TenantID != "" || in.PasswordHash != "" {
+	// Then, for an inbox that has or had fault rules, those rules and
+	// its attempt log, as JSON: few inboxes have them, and those seldom
+	// change (one written before them reads as none).
+	faulted := in.FaultsSeq != 0
+	if in.TenantID != "" || in.PasswordHash != "" || faulted {
 		w = appendString(w, in.TenantID)
 		w = appendClaims(w, &in.Held)
 		w = appendClaims(w, &in.Claimed)
 	}
-	if in.PasswordHash != "" {
+	if in.PasswordHash != "" || faulted {
 		w = appendString(w, in.PasswordHash)
 	}
+	if faulted {
+		b, _ := json.Marshal(faultsOf{Faults: in.Faults, Attempts: in.Attempts, Seq: in.FaultsSeq, Moot: in.Moot})
+		w = appendString(w, string(b))
+	}
 	return w
+}
+
+// faultsOf is the part of an inbox's entry about its fault rules.
+type faultsOf struct {
+	Faults   []FaultRule `json:"f,omitempty"`
+	Attempts []Attempt   `json:"a,omitempty"`
+	Seq      uint64      `json:"s"`
+	Moot     []uint64    `json:"m,omitempty"`
 }
 
 func readInbox(rd *reader, in *Inbox) {
@@ -174,6 +190,13 @@ func readInbox(rd *reader, in *Inbox) {
 	}
 	if rd.err == nil && len(rd.b) > 0 {
 		in.PasswordHash = rd.string()
+	}
+	if rd.err == nil && len(rd.b) > 0 {
+		var f faultsOf
+		if err := json.Unmarshal([]byte(rd.string()), &f); err != nil && rd.err == nil {
+			rd.err = err
+		}
+		in.Faults, in.Attempts, in.FaultsSeq, in.Moot = f.Faults, f.Attempts, f.Seq, f.Moot
 	}
 }
 

@@ -1,0 +1,94 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"tempmail"
+	"tempmail/broker"
+	"tempmail/faults"
+)
+
+// An inbox's SMTP fault rules (package faults) and what they did are
+// events of the inbox, on a subject of their own (faultsOf), which leaves
+// the log with the inbox. Every event on it expects the subject's last
+// sequence as the views show it (the inbox's FaultsSeq): so a rule's count
+// of attempts is claimed, as a quota is, one attempt at a time across a
+// cluster (a rule for two refusals refuses two), and the cap of live rules
+// holds against racing additions. What leaves the log while the inbox
+// lives: a deleted rule's events, and attempts beyond the few the views
+// keep (the views forget them by sequence).
+
+// FaultAdded records a rule on an inbox.
+type FaultAdded struct {
+	InboxID string      `json:"inbox_id"`
+	Address string      `json:"address"`
+	Rule    faults.Rule `json:"rule"`
+}
+
+// FaultDeleted ends a rule before it expires.
+type FaultDeleted struct {
+	InboxID string `json:"inbox_id"`
+	Address string `json:"address"`
+	RuleID  string `json:"rule_id"`
+}
+
+// Attempted records one SMTP attempt at an inbox that has fault rules:
+// one a rule acted on (RuleID, the reply it gave), one a counting rule
+// let pass (RuleID, N, not Acted), or one whose message was stored
+// (MessageID, code 250, no rule).
+type Attempted struct {
+	InboxID string    `json:"inbox_id"`
+	Address string    `json:"address"`
+	At      time.Time `json:"at"`
+	Client  string    `json:"client,omitempty"`
+	From    string    `json:"from"`
+	Command string    `json:"command"`
+	Code    int       `json:"code,omitempty"` // 0: the connection was closed
+	Reply   string    `json:"reply,omitempty"`
+	RuleID  string    `json:"rule_id,omitempty"`
+	// N is the rule's count of matching attempts with this one; Acted
+	// says whether the rule acted on it.
+	N         uint64 `json:"n,omitempty"`
+	Acted     bool   `json:"acted,omitempty"`
+	MessageID string `json:"message_id,omitempty"`
+}
+
+func (FaultAdded) EventType() Type   { return TypeFaultAdded }
+func (FaultDeleted) EventType() Type { return TypeFaultDeleted }
+func (Attempted) EventType() Type    { return TypeAttempted }
+
+// AppendFault records one of the events above on the inbox's fault
+// subject, expecting it at seq (the views' FaultsSeq of the inbox). A
+// subject that moved on is of kind Conflict: another attempt or change
+// came first, and the caller reads the inbox again.
+func (s *Store) AppendFault(ctx context.Context, inboxID, addr string, p Payload, seq uint64) (Ack, error) {
+	subj := faultsOf(s.PartitionOfAddress(addr), addr, inboxID)
+	m, err := eventMsg(subj, p)
+	if err != nil {
+		return Ack{}, err
+	}
+	expect(withID(m, ""), subj, seq)
+	ack, err := s.publish(ctx, m)
+	if broker.WrongLastSeq(err) {
+		return Ack{}, tempmail.Wrap(tempmail.Conflict, err, "the inbox's fault rules changed concurrently")
+	}
+	return ack, err
+}
+
+// FaultsLast is the sequence of the last event on an inbox's fault
+// subject; 0 when it has none.
+func (s *Store) FaultsLast(ctx context.Context, inboxID, addr string) (Ack, error) {
+	part := s.PartitionOfAddress(addr)
+	m, err := s.stream.GetLastMsgForSubject(ctx, faultsOf(part, addr, inboxID))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return Ack{Partition: part}, nil
+	case err != nil:
+		return Ack{}, unavailable(err)
+	}
+	return Ack{Seq: m.Sequence, Partition: part}, nil
+}
