@@ -18,7 +18,7 @@ import (
 // made and ended through the token API, asked by the SMTP server at each
 // command for an inbox that has any. Every event of an inbox's fault
 // subject expects the subject's last event as the views show it
-// (events.AppendFault): a rule's count of attempts, and the cap of live
+// (events.Store.AppendFault): a rule's count of attempts, and the cap of live
 // rules, are claimed one attempt at a time, across processes, and a
 // claim that lost its race reads the inbox again once the views have the
 // winner. An inbox that never had a rule costs the SMTP path nothing.

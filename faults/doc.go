@@ -6,7 +6,7 @@
 // fraction); Parse checks one as a client sent it, bounded in every field.
 //
 // The package holds no state and reads nothing: how many attempts a rule
-// has seen is counted in the log (events.FaultActed, claimed atomically, so
+// has seen is counted in the log (events.Attempted, claimed atomically, so
 // that a rule for two attempts acts twice across a cluster), and package
 // ingest asks Acts with that count. A rule only ever refuses, delays or
 // drops: nothing here can make the service accept mail it would refuse.

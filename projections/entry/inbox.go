@@ -51,7 +51,7 @@ type Inbox struct {
 	// Faults are its live SMTP fault rules, oldest first, and Attempts
 	// the newest attempts at it since it first had one, oldest first, at
 	// most AttemptsKept. FaultsSeq is the last event of its fault subject
-	// applied, which the next one expects (events.AppendFault); Moot are
+	// applied, which the next one expects (events.Store.AppendFault); Moot are
 	// events of that subject nothing shows any more but the last, which
 	// the log forgets once a newer one is applied (the subject's last
 	// event must stay, for the next to expect it).
