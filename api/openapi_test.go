@@ -217,6 +217,12 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 		{"GET", "/api/tenants/" + tenant + "/keys/", "", 200},
 		{"POST", "/api/domains/", `{"name":"tour.example","tenant_id":"` + tenant + `","catch_all":true}`, 201},
 		{"POST", "/api/domains/", `{"name":"tour.example"}`, 409},
+		{"POST", "/api/faults/", `{"command":"MAIL","reply":"451 4.7.1 not now","from":"nobody@tour.example","expires_in":"1m"}`, 201},
+		{"POST", "/api/faults/", `{"command":"NOOP","reply":"451 4.7.1 not now"}`, 400},
+		{"GET", "/api/faults/", "", 200},
+		{"DELETE", "/api/faults/00000000-0000-4000-8000-000000000000/", "", 404},
+		{"GET", "/api/attempts/?rcpt=nobody@tempmail.test&since=2026-01-01T00:00:00Z", "", 200},
+		{"GET", "/api/attempts/?since=yesterday", "", 400},
 		{"POST", "/api/domains/", `{"name":"no dots"}`, 400},
 		{"POST", "/api/domains/", `{"name":"t.example","tenant_id":"` + none + `"}`, 404},
 		{"DELETE", "/api/keys/" + keyID + "/", "", 204},
@@ -327,6 +333,7 @@ func TestEveryOperationAnswersAsDocumented(t *testing.T) {
 			}
 			if strings.HasPrefix(c.path, "/api/webhook") || strings.HasPrefix(c.path, "/api/inboxes/?") ||
 				strings.HasPrefix(c.path, "/api/tenants/") || strings.HasPrefix(c.path, "/api/keys/") ||
+				strings.HasPrefix(c.path, "/api/faults/") || strings.HasPrefix(c.path, "/api/attempts/") ||
 				c.method == "POST" && c.path == "/api/domains/" {
 				headers = auth
 			}

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"maps"
+
 	"tempmail/api/family"
 	"tempmail/api/openapi"
 	"tempmail/wire"
@@ -12,7 +14,7 @@ import (
 // and what a delivery carries, which package webhooks writes), described
 // where reflection cannot tell (openapi.Component).
 func sharedSchemas() map[string]openapi.Component {
-	return map[string]openapi.Component{
+	shared := map[string]openapi.Component{
 		"Timestamp": {
 			Of: wire.Time{},
 			Schema: openapi.Schema{
@@ -371,4 +373,6 @@ func sharedSchemas() map[string]openapi.Component {
 			},
 		}},
 	}
+	maps.Copy(shared, faultSchemas())
+	return shared
 }

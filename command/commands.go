@@ -38,6 +38,9 @@ type Commands struct {
 	// Turns, when set, has racing creations of one tenant's inboxes in
 	// this process take turns (turns.go); nil: they race.
 	Turns *Turns
+	// Faults keeps the service's fault rules between changes, and their
+	// rates' buckets (faults.go); nil: read each time, no rates.
+	Faults *FaultCache
 }
 
 // Mail is what shapes the delivery of received mail.

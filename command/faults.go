@@ -4,45 +4,101 @@ import (
 	"context"
 	"net/netip"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"tempmail"
+	"tempmail/config"
 	"tempmail/events"
+	"tempmail/fairshare"
 	"tempmail/faults"
 	"tempmail/projections"
 )
 
-// An inbox's SMTP fault rules (package faults, docs/failing-on-purpose.md):
-// made and ended through the token API, asked by the SMTP server at each
-// command for an inbox that has any. Every event of an inbox's fault
-// subject expects the subject's last event as the views show it
-// (events.Store.AppendFault): a rule's count of attempts, and the cap of live
-// rules, are claimed one attempt at a time, across processes, and a
-// claim that lost its race reads the inbox again once the views have the
-// winner. An inbox that never had a rule costs the SMTP path nothing.
+// SMTP fault rules (package faults, docs/failing-on-purpose.md): an
+// inbox's, made through the token API with its token, and the service's,
+// the admin's; asked by the SMTP server at each command. Every event of a
+// holder's fault subject expects the subject's last event as the views
+// show it (events.Store.AppendFault): a rule's count of attempts, and the
+// cap of live rules, are claimed one attempt at a time across processes,
+// and a claim that lost its race reads the holder again once the views
+// have the winner. An inbox that never had a rule costs the SMTP path
+// nothing; the service's rules are read from memory (FaultCache) until
+// the system partition's views move.
 
-var errFaultCap = tempmail.Errorf(tempmail.Forbidden, "the inbox has %d fault rules, the most it may have: delete one first",
-	faults.MaxPerInbox)
+var (
+	errFaultCap = tempmail.Errorf(tempmail.Forbidden, "the inbox has %d fault rules, the most it may have: delete one first",
+		faults.MaxPerInbox)
+	errServiceFaultCap = tempmail.Errorf(tempmail.Forbidden, "the service has %d fault rules, the most it may have: delete one first",
+		projections.MaxServiceFaults)
+	errNoFault = tempmail.Errorf(tempmail.NotFound, "fault rule not found")
+)
 
-// faultsNow returns the inbox as the views show it once they have applied
-// every event of its fault subject.
-func (c *Commands) faultsNow(ctx context.Context, in *projections.Inbox) (*projections.Inbox, error) {
-	last, err := c.Store.FaultsLast(ctx, in.ID, in.Address)
-	if err != nil || last.Seq <= in.FaultsSeq {
-		return in, err
+// FaultCache keeps the service's fault rules in this process between
+// changes of the system partition's views (Hub.Applied), and the token
+// buckets of their rates: a rate is counted per process. The zero value
+// is ready.
+type FaultCache struct {
+	mu    sync.Mutex
+	at    uint64
+	list  *projections.FaultList
+	rates map[string]*fairshare.Limiter // by rule id
+}
+
+// holder is whose fault rules: an inbox's, or the service's (nil).
+type holder struct{ in *projections.Inbox }
+
+func (h holder) ids() (inboxID, addr string) {
+	if h.in == nil {
+		return "", ""
+	}
+	return h.in.ID, h.in.Address
+}
+
+// state returns the holder's rules as the views show them once they have
+// applied every event of its fault subject.
+func (c *Commands) faultState(ctx context.Context, h holder) (*projections.FaultState, error) {
+	inboxID, addr := h.ids()
+	last, err := c.Store.FaultsLast(ctx, inboxID, addr)
+	if err != nil {
+		return nil, err
+	}
+	read := func() (*projections.FaultState, error) {
+		if h.in == nil {
+			l, err := c.Views.ServiceFaults(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &l.FaultState, nil
+		}
+		in, err := c.Views.Inbox(ctx, h.in.ID)
+		if err != nil {
+			return nil, err
+		}
+		return &in.Faults, nil
+	}
+	if h.in != nil && last.Seq <= h.in.Faults.Seq {
+		return &h.in.Faults, nil
 	}
 	if err := c.Views.WaitApplied(ctx, last); err != nil {
 		return nil, err
 	}
-	return c.Views.Inbox(ctx, in.ID)
+	return read()
 }
 
-// liveFaults counts an inbox's rules not yet expired at now.
-func liveFaults(in *projections.Inbox, now time.Time) int {
+// append records one event of the holder's fault subject, expecting it at
+// seq: tempmail.Conflict when another came first.
+func (c *Commands) appendFault(ctx context.Context, h holder, p events.Payload, seq uint64) (events.Ack, error) {
+	inboxID, addr := h.ids()
+	return c.Store.AppendFault(ctx, inboxID, addr, p, seq)
+}
+
+// liveFaults counts the rules not yet expired at now.
+func liveFaults(st *projections.FaultState, now time.Time) int {
 	n := 0
-	for _, r := range in.Faults {
+	for _, r := range st.Rules {
 		if now.Before(r.ExpiresAt) {
 			n++
 		}
@@ -54,55 +110,99 @@ func liveFaults(in *projections.Inbox, now time.Time) int {
 // does not read as a rule is Invalid; an inbox with faults.MaxPerInbox
 // live rules, Forbidden; one that ended, NotFound.
 func (c *Commands) AddFault(ctx context.Context, in *projections.Inbox, q faults.Request) (faults.Rule, error) {
+	return c.addFault(ctx, holder{in}, q)
+}
+
+// AddServiceFault makes one of the service's fault rules (the admin's).
+func (c *Commands) AddServiceFault(ctx context.Context, q faults.Request) (faults.Rule, error) {
+	return c.addFault(ctx, holder{}, q)
+}
+
+func (c *Commands) addFault(ctx context.Context, h holder, q faults.Request) (faults.Rule, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	rule, err := q.Rule(uuid.NewString(), time.Now().UTC().Truncate(time.Millisecond), in.ExpiresAt)
+	var until time.Time
+	capErr, cap := errServiceFaultCap, projections.MaxServiceFaults
+	if h.in != nil {
+		until, capErr, cap = h.in.ExpiresAt, errFaultCap, faults.MaxPerInbox
+	}
+	rule, err := q.Rule(uuid.NewString(), time.Now().UTC().Truncate(time.Millisecond), until, h.in == nil)
 	if err != nil {
 		return faults.Rule{}, err
 	}
-	ev := &events.FaultAdded{InboxID: in.ID, Address: in.Address, Rule: rule}
+	inboxID, addr := h.ids()
+	ev := &events.FaultAdded{InboxID: inboxID, Address: addr, Rule: rule}
+	var st *projections.FaultState
 	err = again(ctx, 20, func(int) (bool, error) {
-		cur, err := c.faultsNow(ctx, in)
+		st, err = c.faultState(ctx, h)
 		if err != nil {
 			return false, err
 		}
-		if liveFaults(cur, time.Now()) >= faults.MaxPerInbox {
-			return false, errFaultCap
+		if liveFaults(st, time.Now()) >= cap {
+			return false, capErr
 		}
-		ack, err := c.Store.AppendFault(ctx, in.ID, in.Address, ev, cur.FaultsSeq)
+		ack, err := c.appendFault(ctx, h, ev, st.Seq)
 		if tempmail.KindOf(err) == tempmail.Conflict {
 			return false, nil
 		}
-		return true, c.applied(ctx, ack, err)
+		if err == nil {
+			st, err = c.stateAfter(ctx, h, ack)
+		}
+		return true, err
 	})
 	if err != nil {
 		return faults.Rule{}, err
 	}
-	cur, err := c.Views.Inbox(ctx, in.ID)
-	if err != nil {
-		return faults.Rule{}, err
-	}
-	if !slices.ContainsFunc(cur.Faults, func(r projections.FaultRule) bool { return r.ID == rule.ID }) {
-		return faults.Rule{}, errFaultCap // others took the last places first
+	if !slices.ContainsFunc(st.Rules, func(r projections.FaultRule) bool { return r.ID == rule.ID }) {
+		return faults.Rule{}, capErr // others took the last places first
 	}
 	return rule, nil
+}
+
+// stateAfter is the holder's rules once the views have applied ack.
+func (c *Commands) stateAfter(ctx context.Context, h holder, ack events.Ack) (*projections.FaultState, error) {
+	if err := c.Views.WaitApplied(ctx, ack); err != nil {
+		return nil, err
+	}
+	if h.in == nil {
+		l, err := c.Views.ServiceFaults(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &l.FaultState, nil
+	}
+	in, err := c.Views.Inbox(ctx, h.in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &in.Faults, nil
 }
 
 // DeleteFault ends one of an inbox's rules; one it does not have is
 // NotFound.
 func (c *Commands) DeleteFault(ctx context.Context, in *projections.Inbox, ruleID string) error {
+	return c.deleteFault(ctx, holder{in}, ruleID)
+}
+
+// DeleteServiceFault ends one of the service's rules.
+func (c *Commands) DeleteServiceFault(ctx context.Context, ruleID string) error {
+	return c.deleteFault(ctx, holder{}, ruleID)
+}
+
+func (c *Commands) deleteFault(ctx context.Context, h holder, ruleID string) error {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	ev := &events.FaultDeleted{InboxID: in.ID, Address: in.Address, RuleID: ruleID}
+	inboxID, addr := h.ids()
+	ev := &events.FaultDeleted{InboxID: inboxID, Address: addr, RuleID: ruleID}
 	return again(ctx, 20, func(int) (bool, error) {
-		cur, err := c.faultsNow(ctx, in)
+		st, err := c.faultState(ctx, h)
 		if err != nil {
 			return false, err
 		}
-		if !slices.ContainsFunc(cur.Faults, func(r projections.FaultRule) bool { return r.ID == ruleID }) {
-			return false, tempmail.Errorf(tempmail.NotFound, "fault rule not found")
+		if !slices.ContainsFunc(st.Rules, func(r projections.FaultRule) bool { return r.ID == ruleID }) {
+			return false, errNoFault
 		}
-		ack, err := c.Store.AppendFault(ctx, in.ID, in.Address, ev, cur.FaultsSeq)
+		ack, err := c.appendFault(ctx, h, ev, st.Seq)
 		if tempmail.KindOf(err) == tempmail.Conflict {
 			return false, nil
 		}
@@ -110,45 +210,122 @@ func (c *Commands) DeleteFault(ctx context.Context, in *projections.Inbox, ruleI
 	})
 }
 
-// Attempt is an SMTP attempt at an inbox, as the SMTP server tells it.
-type Attempt struct {
-	Command string // faults.RCPT, faults.DATA or faults.AfterData
-	From    string // the envelope sender
-	Client  netip.Addr
+// ServiceFaults returns the service's rules and attempt log as the views
+// show them now.
+func (c *Commands) ServiceFaults(ctx context.Context) (*projections.FaultList, error) {
+	return c.Views.ServiceFaults(ctx)
 }
 
-// Fault says which of an inbox's rules acts on an attempt, if one does,
-// and records the attempt for every rule that counted it. The rules are
-// tried oldest first; the first that acts decides. An inbox without rules
-// costs nothing.
+// serviceRules returns the service's live rules, from memory while the
+// system partition's views have not moved since they were read.
+func (c *Commands) serviceRules(ctx context.Context) ([]projections.FaultRule, error) {
+	fc := c.Faults
+	if fc == nil {
+		l, err := c.Views.ServiceFaults(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return l.Rules, nil
+	}
+	applied := c.Views.Hub().Applied(events.SysPartition)
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.list != nil && fc.at >= applied {
+		return fc.list.Rules, nil
+	}
+	l, err := c.Views.ServiceFaults(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fc.list, fc.at = l, applied
+	return l.Rules, nil
+}
+
+// rate takes one from a client's bucket of a rate rule, in this process.
+func (c *Commands) rate(r *faults.Rule, client netip.Addr, now time.Time) bool {
+	fc := c.Faults
+	if fc == nil {
+		return true
+	}
+	fc.mu.Lock()
+	if fc.rates == nil {
+		fc.rates = map[string]*fairshare.Limiter{}
+	}
+	l := fc.rates[r.ID]
+	if l == nil {
+		// Rules are few (MaxServiceFaults); a deleted rule's bucket goes
+		// when the set is full.
+		if len(fc.rates) >= 2*projections.MaxServiceFaults {
+			clear(fc.rates)
+		}
+		l = fairshare.New(config.Rate{N: r.Rate, Per: time.Minute})
+		fc.rates[r.ID] = l
+	}
+	fc.mu.Unlock()
+	ok, _ := l.Take(fairshare.Key(client), now)
+	return ok
+}
+
+// Attempt is an SMTP attempt, as the SMTP server tells it.
+type Attempt = faults.Attempt
+
+// Fault says which rule acts on an attempt, if one does: the service's
+// first, then those of the inbox, if the attempt is at one (from RCPT
+// on). It records the attempt for every rule that counted it, and for the
+// rule that acts, and waits for the views to show it: a client that got
+// the reply finds it in the attempt log. Rules are asked by priority, then
+// oldest first; the first that acts decides.
 func (c *Commands) Fault(ctx context.Context, in *projections.Inbox, a Attempt) (*faults.Rule, error) {
-	if len(in.Faults) == 0 {
+	rules, err := c.serviceRules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if slices.ContainsFunc(rules, func(r projections.FaultRule) bool { return r.Command == a.Command }) {
+		if r, err := c.fault(ctx, holder{}, a); r != nil || err != nil {
+			return r, err
+		}
+	}
+	if in == nil || len(in.Faults.Rules) == 0 {
 		return nil, nil
 	}
+	return c.fault(ctx, holder{in}, a)
+}
+
+// fault asks one holder's rules.
+func (c *Commands) fault(ctx context.Context, h holder, a Attempt) (*faults.Rule, error) {
 	var acted *faults.Rule
+	inboxID, addr := h.ids()
 	err := again(ctx, 20, func(int) (bool, error) {
 		acted = nil
-		cur, err := c.faultsNow(ctx, in)
+		st, err := c.faultState(ctx, h)
 		if err != nil {
 			return false, err
 		}
-		now, seq := time.Now().UTC(), cur.FaultsSeq
-		for _, r := range cur.Faults {
-			if !r.Matches(a.Command, a.From, now) || r.Spent(r.N) {
+		now, seq := time.Now().UTC(), st.Seq
+		for _, r := range faults.Ordered(st.Rules, func(r *projections.FaultRule) *faults.Rule { return &r.Rule }) {
+			if !r.Matches(a, now) || r.Spent(r.N) {
 				continue
 			}
 			n := r.N + 1
 			acts := r.Acts(n)
-			if !acts && !r.Counts() {
+			switch {
+			case r.Greylist > 0:
+				acts = greylisted(st, &r.Rule, a, now)
+			case r.Rate > 0:
+				acts = !c.rate(&r.Rule, a.Client, now)
+			case !acts && !r.Counts():
 				continue
 			}
-			ev := &events.Attempted{InboxID: in.ID, Address: in.Address, At: now, Client: clientText(a.Client),
-				From: a.From, Command: a.Command, RuleID: r.ID, N: n, Acted: acts}
+			if !acts && !r.Counts() {
+				continue // a greylisted triple's retry, or a client within its rate: nothing to count
+			}
+			ev := &events.Attempted{InboxID: inboxID, Address: addr, At: now, Client: clientText(a.Client),
+				From: a.From, To: a.To, Command: a.Command, RuleID: r.ID, N: n, Acted: acts}
 			if acts && !r.Close {
 				reply, _ := faults.ParseReply(r.Reply) // checked when the rule was made
 				ev.Code, ev.Reply = reply.Code, r.Reply
 			}
-			ack, err := c.Store.AppendFault(ctx, in.ID, in.Address, ev, seq)
+			ack, err := c.appendFault(ctx, h, ev, seq)
 			if tempmail.KindOf(err) == tempmail.Conflict {
 				return false, nil // another attempt counted first: count again
 			}
@@ -157,8 +334,6 @@ func (c *Commands) Fault(ctx context.Context, in *projections.Inbox, a Attempt) 
 			}
 			seq = ack.Seq
 			if acts {
-				// Shown before the reply: a client that got it finds the
-				// attempt in the log.
 				rule := r.Rule
 				acted = &rule
 				return true, c.Views.WaitApplied(ctx, ack)
@@ -169,20 +344,35 @@ func (c *Commands) Fault(ctx context.Context, in *projections.Inbox, a Attempt) 
 	return acted, err
 }
 
+// greylisted says whether a greylisting rule refuses an attempt: the first
+// of its client, sender and recipient, and each retry until the rule's
+// time has passed since that first. The first is found among the
+// holder's kept attempts (an attempt no longer kept counts as never made).
+func greylisted(st *projections.FaultState, r *faults.Rule, a Attempt, now time.Time) bool {
+	client := clientText(a.Client)
+	for _, seen := range st.Attempts {
+		if seen.RuleID == r.ID && seen.Acted && seen.Client == client && seen.From == a.From && seen.To == a.To {
+			return now.Before(time.UnixMilli(seen.At).Add(time.Duration(r.Greylist)))
+		}
+	}
+	return true
+}
+
 // RecordStored records a message stored in an inbox that has, or had,
 // fault rules, in its attempt log; other inboxes keep none.
 func (c *Commands) RecordStored(ctx context.Context, in *projections.Inbox, a Attempt, messageID string) error {
-	if len(in.Faults) == 0 && len(in.Attempts) == 0 {
+	if len(in.Faults.Rules) == 0 && len(in.Faults.Attempts) == 0 {
 		return nil
 	}
+	h := holder{in}
 	ev := &events.Attempted{InboxID: in.ID, Address: in.Address, At: time.Now().UTC(), Client: clientText(a.Client),
 		From: a.From, Command: faults.AfterData, Code: 250, MessageID: messageID}
 	return again(ctx, 20, func(int) (bool, error) {
-		cur, err := c.faultsNow(ctx, in)
+		st, err := c.faultState(ctx, h)
 		if err != nil {
 			return false, err
 		}
-		ack, err := c.Store.AppendFault(ctx, in.ID, in.Address, ev, cur.FaultsSeq)
+		ack, err := c.appendFault(ctx, h, ev, st.Seq)
 		if tempmail.KindOf(err) == tempmail.Conflict {
 			return false, nil
 		}
@@ -194,5 +384,5 @@ func clientText(a netip.Addr) string {
 	if !a.IsValid() {
 		return ""
 	}
-	return a.String()
+	return a.Unmap().String()
 }

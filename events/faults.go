@@ -14,7 +14,8 @@ import (
 
 // An inbox's SMTP fault rules (package faults) and what they did are
 // events of the inbox, on a subject of their own (faultsOf), which leaves
-// the log with the inbox. Every event on it expects the subject's last
+// the log with the inbox; the service's rules (the admin's, InboxID
+// empty) and theirs are on ev.sys.faults. Every event on it expects the subject's last
 // sequence as the views show it (the inbox's FaultsSeq): so a rule's count
 // of attempts is claimed, as a quota is, one attempt at a time across a
 // cluster (a rule for two refusals refuses two), and the cap of live rules
@@ -22,17 +23,18 @@ import (
 // lives: a deleted rule's events, and attempts beyond the few the views
 // keep (the views forget them by sequence).
 
-// FaultAdded records a rule on an inbox.
+// FaultAdded records a rule on an inbox, or on the service (InboxID
+// empty).
 type FaultAdded struct {
-	InboxID string      `json:"inbox_id"`
-	Address string      `json:"address"`
+	InboxID string      `json:"inbox_id,omitempty"`
+	Address string      `json:"address,omitempty"`
 	Rule    faults.Rule `json:"rule"`
 }
 
 // FaultDeleted ends a rule before it expires.
 type FaultDeleted struct {
-	InboxID string `json:"inbox_id"`
-	Address string `json:"address"`
+	InboxID string `json:"inbox_id,omitempty"`
+	Address string `json:"address,omitempty"`
 	RuleID  string `json:"rule_id"`
 }
 
@@ -41,11 +43,12 @@ type FaultDeleted struct {
 // let pass (RuleID, N, not Acted), or one whose message was stored
 // (MessageID, code 250, no rule).
 type Attempted struct {
-	InboxID string    `json:"inbox_id"`
-	Address string    `json:"address"`
+	InboxID string    `json:"inbox_id,omitempty"`
+	Address string    `json:"address,omitempty"`
 	At      time.Time `json:"at"`
 	Client  string    `json:"client,omitempty"`
 	From    string    `json:"from"`
+	To      string    `json:"to,omitempty"` // the recipient, at the service's rules
 	Command string    `json:"command"`
 	Code    int       `json:"code,omitempty"` // 0: the connection was closed
 	Reply   string    `json:"reply,omitempty"`
@@ -66,7 +69,7 @@ func (Attempted) EventType() Type    { return TypeAttempted }
 // subject that moved on is of kind Conflict: another attempt or change
 // came first, and the caller reads the inbox again.
 func (s *Store) AppendFault(ctx context.Context, inboxID, addr string, p Payload, seq uint64) (Ack, error) {
-	subj := faultsOf(s.PartitionOfAddress(addr), addr, inboxID)
+	subj, _ := s.faultSubject(inboxID, addr)
 	m, err := eventMsg(subj, p)
 	if err != nil {
 		return Ack{}, err
@@ -82,8 +85,8 @@ func (s *Store) AppendFault(ctx context.Context, inboxID, addr string, p Payload
 // FaultsLast is the sequence of the last event on an inbox's fault
 // subject; 0 when it has none.
 func (s *Store) FaultsLast(ctx context.Context, inboxID, addr string) (Ack, error) {
-	part := s.PartitionOfAddress(addr)
-	m, err := s.stream.GetLastMsgForSubject(ctx, faultsOf(part, addr, inboxID))
+	subj, part := s.faultSubject(inboxID, addr)
+	m, err := s.stream.GetLastMsgForSubject(ctx, subj)
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
 		return Ack{Partition: part}, nil
@@ -91,4 +94,14 @@ func (s *Store) FaultsLast(ctx context.Context, inboxID, addr string) (Ack, erro
 		return Ack{}, unavailable(err)
 	}
 	return Ack{Seq: m.Sequence, Partition: part}, nil
+}
+
+// faultSubject is where the events of an inbox's rules go, or the
+// service's (inboxID empty), and its partition.
+func (s *Store) faultSubject(inboxID, addr string) (subject, part string) {
+	if inboxID == "" {
+		return serviceFaultsSubject, SysPartition
+	}
+	part = s.PartitionOfAddress(addr)
+	return faultsOf(part, addr, inboxID), part
 }

@@ -1,9 +1,12 @@
 package faults
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,9 +16,16 @@ import (
 	"tempmail"
 )
 
-// Commands a rule of an inbox can act at. The inbox is known from RCPT
-// on: CONNECT, EHLO and MAIL come before any recipient.
+// Commands a rule can act at. An inbox's rules act from RCPT on, where
+// the inbox is known; the service's at any of them.
 const (
+	// CONNECT answers the connection in place of the 220 greeting (a 421
+	// pauses intake), or closes it.
+	CONNECT = "CONNECT"
+	// EHLO answers EHLO or HELO.
+	EHLO = "EHLO"
+	// MAIL answers MAIL FROM.
+	MAIL = "MAIL"
 	// RCPT refuses the recipient (its other recipients stand).
 	RCPT = "RCPT"
 	// DATA acts while the message's data comes: closing the connection
@@ -61,8 +71,22 @@ type Rule struct {
 	// DATA, after part of the message came.
 	Close bool `json:"close,omitempty"`
 	// From, when set, limits the rule to senders it matches: an address,
-	// or a pattern where * stands for any run of characters.
-	From      string    `json:"from,omitempty"`
+	// or a pattern where * stands for any run of characters; To (the
+	// service's rules) to recipients, the same way; Client to clients in
+	// a prefix ("192.0.2.0/24", or an address).
+	From   string `json:"from,omitempty"`
+	To     string `json:"to,omitempty"`
+	Client string `json:"client,omitempty"`
+	// Greylist, at RCPT: the first attempt of a client, sender and
+	// recipient is refused (451 4.7.1 unless Reply says otherwise), and
+	// its retries too until this long after it.
+	Greylist Duration `json:"greylist,omitempty"`
+	// Rate, the service's rules at CONNECT or MAIL: each client may pass
+	// this many a minute (a token bucket, per node); beyond, the reply
+	// (421 4.7.0 unless Reply says otherwise).
+	Rate int `json:"rate,omitempty"`
+	// Priority: rules with a higher one are asked first; then the oldest.
+	Priority  int       `json:"priority,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at"`
 }
@@ -96,8 +120,22 @@ type Request struct {
 	Delay     Duration `json:"delay"`
 	Close     bool     `json:"close"`
 	From      string   `json:"from"`
+	To        string   `json:"to"`
+	Client    string   `json:"client"`
+	Greylist  Duration `json:"greylist"`
+	Rate      int      `json:"rate"`
+	Priority  int      `json:"priority"`
 	ExpiresIn Duration `json:"expires_in"`
 }
+
+// Default replies of greylisting and of a rate.
+const (
+	GreylistReply = "451 4.7.1 Greylisted, try again later"
+	RateReply     = "421 4.7.0 Too much from your address, slow down"
+	MaxGreylist   = time.Hour
+	MaxRate       = 100000
+	MaxPriority   = 1000
+)
 
 func invalid(format string, args ...any) error {
 	return tempmail.Errorf(tempmail.Invalid, format, args...)
@@ -105,57 +143,27 @@ func invalid(format string, args ...any) error {
 
 // Rule checks a request and makes its rule, with id, made at now, to expire
 // at its ExpiresIn (DefaultExpiry when not given) or at until, whichever
-// comes first (the inbox's end; zero: none).
-func (q Request) Rule(id string, now, until time.Time) (Rule, error) {
+// comes first (the inbox's end; zero: none). service says whose rule it
+// is: the service's (the admin's) may act at any command and match
+// recipients and clients; an inbox's acts from RCPT on, on its mail.
+func (q Request) Rule(id string, now, until time.Time, service bool) (Rule, error) {
 	r := Rule{ID: id, Command: strings.ToUpper(strings.TrimSpace(q.Command)), Reply: strings.TrimSpace(q.Reply),
 		Times: q.Times, Every: q.Every, Fraction: q.Fraction, Seed: q.Seed, Delay: q.Delay, Close: q.Close,
-		From: strings.ToLower(strings.TrimSpace(q.From)), CreatedAt: now}
-	switch r.Command {
-	case RCPT, DATA, AfterData:
-	case "":
-		return Rule{}, invalid("command is required: RCPT, DATA or AFTER_DATA")
-	case "CONNECT", "EHLO", "HELO", "MAIL":
-		return Rule{}, invalid("command %s comes before the recipient is known: an inbox's rule acts at RCPT, DATA or AFTER_DATA", r.Command)
-	default:
-		return Rule{}, invalid("command must be RCPT, DATA or AFTER_DATA, not %q", bounded(q.Command))
+		From: strings.ToLower(strings.TrimSpace(q.From)), To: strings.ToLower(strings.TrimSpace(q.To)),
+		Client: strings.TrimSpace(q.Client), Greylist: q.Greylist, Rate: q.Rate, Priority: q.Priority, CreatedAt: now}
+	if err := r.checkCommand(q.Command, service); err != nil {
+		return Rule{}, err
 	}
-	switch {
-	case r.Close && r.Reply != "":
-		return Rule{}, invalid("a rule either replies or closes the connection: give reply or close, not both")
-	case !r.Close && r.Reply == "":
-		return Rule{}, invalid("reply is required (such as \"451 4.7.1 try again later\") unless close is true")
-	case r.Command == DATA && r.Reply != "":
-		return Rule{}, invalid("the server answers DATA with 354 before the message comes: reply after it with command AFTER_DATA, or close mid-message with close")
+	if err := r.checkAction(); err != nil {
+		return Rule{}, err
 	}
-	if r.Reply != "" {
-		if _, err := ParseReply(r.Reply); err != nil {
-			return Rule{}, err
-		}
+	if err := r.checkHowOften(); err != nil {
+		return Rule{}, err
 	}
-	set := 0
-	for _, on := range []bool{r.Times != 0, r.Every != 0, r.Fraction != 0} {
-		if on {
-			set++
-		}
+	if err := r.checkMatch(service); err != nil {
+		return Rule{}, err
 	}
-	switch {
-	case set > 1:
-		return Rule{}, invalid("give at most one of times, every and fraction")
-	case r.Times < 0 || r.Times > MaxTimes:
-		return Rule{}, invalid("times must be between 1 and %d", MaxTimes)
-	case r.Every < 0 || r.Every > MaxEvery:
-		return Rule{}, invalid("every must be between 1 and %d", MaxEvery)
-	case r.Fraction < 0 || r.Fraction > 1 || math.IsNaN(r.Fraction):
-		return Rule{}, invalid("fraction must be above 0 and at most 1")
-	case r.Seed != 0 && r.Fraction == 0:
-		return Rule{}, invalid("seed goes with fraction")
-	case r.Delay < 0 || time.Duration(r.Delay) > MaxDelay:
-		return Rule{}, invalid("delay must be between 0s and %s", MaxDelay)
-	case len(r.From) > MaxPattern:
-		return Rule{}, invalid("from is longer than %d bytes", MaxPattern)
-	case !printable(r.From):
-		return Rule{}, invalid("from must be printable ASCII without spaces")
-	case q.ExpiresIn < 0:
+	if q.ExpiresIn < 0 {
 		return Rule{}, invalid("expires_in must be positive")
 	}
 	life := time.Duration(q.ExpiresIn)
@@ -167,6 +175,115 @@ func (q Request) Rule(id string, now, until time.Time) (Rule, error) {
 		r.ExpiresAt = until
 	}
 	return r, nil
+}
+
+func (r *Rule) checkCommand(asked string, service bool) error {
+	switch r.Command {
+	case RCPT, DATA, AfterData:
+	case CONNECT, EHLO, MAIL:
+		if !service {
+			return invalid("command %s comes before the recipient is known: an inbox's rule acts at RCPT, DATA or AFTER_DATA", r.Command)
+		}
+	case "":
+		return invalid("command is required: CONNECT, EHLO, MAIL, RCPT, DATA or AFTER_DATA")
+	default:
+		return invalid("command must be CONNECT, EHLO, MAIL, RCPT, DATA or AFTER_DATA, not %q", bounded(asked))
+	}
+	return nil
+}
+
+func (r *Rule) checkAction() error {
+	switch {
+	case r.Greylist < 0 || time.Duration(r.Greylist) > MaxGreylist:
+		return invalid("greylist must be between 0s and %s", MaxGreylist)
+	case r.Greylist > 0 && r.Command != RCPT:
+		return invalid("greylisting acts at RCPT, where client, sender and recipient are known")
+	case r.Rate < 0 || r.Rate > MaxRate:
+		return invalid("rate must be between 1 and %d a minute", MaxRate)
+	case r.Rate > 0 && r.Command != CONNECT && r.Command != MAIL:
+		return invalid("a rate acts at CONNECT or MAIL")
+	case r.Close && r.Reply != "":
+		return invalid("a rule either replies or closes the connection: give reply or close, not both")
+	case r.Close && (r.Greylist > 0 || r.Rate > 0):
+		return invalid("greylisting and a rate reply; they do not close")
+	case r.Command == DATA && r.Reply != "":
+		return invalid("the server answers DATA with 354 before the message comes: reply after it with command AFTER_DATA, or close mid-message with close")
+	case r.Command == DATA && !r.Close && r.Delay == 0:
+		return invalid("at DATA a rule closes the connection mid-message (close) or stalls it (delay)")
+	case r.Greylist > 0 && r.Reply == "":
+		r.Reply = GreylistReply
+	case r.Rate > 0 && r.Reply == "":
+		r.Reply = RateReply
+	case !r.Close && r.Reply == "":
+		return invalid("reply is required (such as \"451 4.7.1 try again later\") unless close is true")
+	}
+	if r.Reply != "" {
+		if _, err := ParseReply(r.Reply); err != nil {
+			return err
+		}
+	}
+	if r.Delay < 0 || time.Duration(r.Delay) > MaxDelay {
+		return invalid("delay must be between 0s and %s", MaxDelay)
+	}
+	return nil
+}
+
+func (r *Rule) checkHowOften() error {
+	set := 0
+	for _, on := range []bool{r.Times != 0, r.Every != 0, r.Fraction != 0, r.Greylist != 0, r.Rate != 0} {
+		if on {
+			set++
+		}
+	}
+	switch {
+	case set > 1:
+		return invalid("give at most one of times, every, fraction, greylist and rate")
+	case r.Times < 0 || r.Times > MaxTimes:
+		return invalid("times must be between 1 and %d", MaxTimes)
+	case r.Every < 0 || r.Every > MaxEvery:
+		return invalid("every must be between 1 and %d", MaxEvery)
+	case r.Fraction < 0 || r.Fraction > 1 || math.IsNaN(r.Fraction):
+		return invalid("fraction must be above 0 and at most 1")
+	case r.Seed != 0 && r.Fraction == 0:
+		return invalid("seed goes with fraction")
+	case r.Priority < -MaxPriority || r.Priority > MaxPriority:
+		return invalid("priority must be between %d and %d", -MaxPriority, MaxPriority)
+	}
+	return nil
+}
+
+func (r *Rule) checkMatch(service bool) error {
+	for _, f := range []struct{ name, v string }{{"from", r.From}, {"to", r.To}} {
+		switch {
+		case len(f.v) > MaxPattern:
+			return invalid("%s is longer than %d bytes", f.name, MaxPattern)
+		case !printable(f.v):
+			return invalid("%s must be printable ASCII without spaces", f.name)
+		}
+	}
+	if !service && (r.To != "" || r.Client != "" || r.Rate != 0) {
+		return invalid("an inbox's rule acts on its own mail: to, client and rate are the service's rules'")
+	}
+	if r.To != "" && (r.Command == CONNECT || r.Command == EHLO || r.Command == MAIL) {
+		return invalid("to matches recipients, known from RCPT on")
+	}
+	if r.Client != "" {
+		p, err := parsePrefix(r.Client)
+		if err != nil {
+			return invalid("client must be an address or a prefix such as 192.0.2.0/24")
+		}
+		r.Client = p.String()
+	}
+	return nil
+}
+
+// parsePrefix reads an address or a prefix.
+func parsePrefix(s string) (netip.Prefix, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(s)
+	return p.Masked(), err
 }
 
 // Reply is an SMTP reply a rule gives.
@@ -249,13 +366,37 @@ func (r *Rule) Spent(n uint64) bool { return r.Times > 0 && n >= uint64(r.Times)
 // act: every Nth and a fraction are decided by the attempt's number.
 func (r *Rule) Counts() bool { return r.Every > 0 || r.Fraction > 0 }
 
-// Matches says whether the rule acts on an attempt at command from sender
-// at time now.
-func (r *Rule) Matches(command, from string, now time.Time) bool {
-	if r.Command != command || !now.Before(r.ExpiresAt) {
+// Ordered sorts rules as they are asked: the highest priority first, then
+// the oldest.
+func Ordered[R any](rules []R, rule func(*R) *Rule) []R {
+	out := slices.Clone(rules)
+	slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(rule(&b).Priority, rule(&a).Priority) })
+	return out
+}
+
+// Attempt is what a rule matches on.
+type Attempt struct {
+	Command string
+	From    string // the envelope sender, from MAIL on
+	To      string // the recipient, from RCPT on
+	Client  netip.Addr
+}
+
+// Matches says whether the rule acts on an attempt at time now.
+func (r *Rule) Matches(a Attempt, now time.Time) bool {
+	switch {
+	case r.Command != a.Command || !now.Before(r.ExpiresAt):
+		return false
+	case r.From != "" && !Match(r.From, strings.ToLower(a.From)):
+		return false
+	case r.To != "" && !Match(r.To, strings.ToLower(a.To)):
 		return false
 	}
-	return r.From == "" || Match(r.From, strings.ToLower(from))
+	if r.Client != "" {
+		p, err := parsePrefix(r.Client)
+		return err == nil && p.Contains(a.Client.Unmap())
+	}
+	return true
 }
 
 // Match says whether s matches pattern, where * stands for any run of

@@ -1,10 +1,15 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/netip"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/emersion/go-smtp"
@@ -15,52 +20,54 @@ import (
 	"tempmail/projections"
 )
 
-// Fault rules (package faults): what a test set on an inbox to make this
-// server fail on purpose, acted on at RCPT, during DATA and after it. A
-// rule only ever refuses, delays or drops; an inbox without rules costs
-// nothing here (command.Commands.Fault answers at once).
+// Fault rules (package faults): what a test asked of this server, to fail
+// on purpose. The service's rules (the admin's) act at any command, an
+// inbox's from RCPT on, at its recipient. A rule only ever refuses, delays
+// or drops: each is asked only where the server would go on otherwise.
+// Without rules this costs a look at memory per command
+// (command.Commands.Fault).
 
 // errFaultClosed is what a session answers once a rule closed its
 // connection: nobody reads it.
 var errFaultClosed = errors.New("the connection was closed by a fault rule")
 
-// fault asks the rules of the inboxes for command, in order, and acts on
-// the first rule that acts: it returns the reply to give, or nil.
-func (s *session) fault(ins []*projections.Inbox, cmd string) error {
+// attempt is the session's attempt at cmd, to recipient to.
+func (s *session) attempt(cmd, to string) faults.Attempt {
 	client, _ := netip.ParseAddr(s.ip)
-	for _, in := range ins {
-		if len(in.Faults) == 0 {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
-		rule, err := s.srv.c.Fault(ctx, in, command.Attempt{Command: cmd, From: s.from, Client: client})
-		cancel()
-		if err != nil {
-			return s.refuse(command.RejectUnavailable, errTempFail, err)
-		}
-		if rule != nil {
-			return s.act(rule)
-		}
+	return faults.Attempt{Command: cmd, From: s.from, To: to, Client: client}
+}
+
+// fault asks the rules for an attempt, at inbox in (nil before RCPT), and
+// acts on the rule that acts: it returns the reply to give, or nil.
+func (s *session) fault(in *projections.Inbox, a faults.Attempt) error {
+	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+	rule, err := s.srv.c.Fault(ctx, in, a)
+	cancel()
+	if err != nil {
+		return s.refuse(command.RejectUnavailable, errTempFail, err)
 	}
-	return nil
+	if rule == nil {
+		return nil
+	}
+	return s.act(rule)
 }
 
 // act does what a rule says: waits its delay, then closes the connection
-// or gives its reply. After a 421 the connection is closed at the
-// client's next command (RFC 5321 4.2.2: the server closes after 421),
-// since the reply is written after this returns.
+// or gives its reply (after a 421 the connection closes: faultConn).
 func (s *session) act(r *faults.Rule) error {
-	if !s.wait(time.Duration(r.Delay)) {
+	if !wait(s.ctx, time.Duration(r.Delay)) {
 		return errFaultClosed
 	}
 	if r.Close {
 		_ = s.conn.Close()
 		return errFaultClosed
 	}
+	return replyOf(r)
+}
+
+// replyOf is a rule's reply as go-smtp writes it.
+func replyOf(r *faults.Rule) *smtp.SMTPError {
 	reply, _ := faults.ParseReply(r.Reply) // checked when the rule was made
-	if reply.Code == 421 {
-		s.closing = true
-	}
 	code := smtp.EnhancedCodeNotSet
 	if reply.Enhanced[0] != 0 {
 		code = smtp.EnhancedCode(reply.Enhanced)
@@ -68,8 +75,18 @@ func (s *session) act(r *faults.Rule) error {
 	return &smtp.SMTPError{Code: reply.Code, EnhancedCode: code, Message: reply.Text}
 }
 
-// wait waits d, unless the session ends first.
-func (s *session) wait(d time.Duration) bool {
+// replyLine is a rule's reply as a line on the wire, for a greeting.
+func replyLine(r *faults.Rule) string {
+	reply, _ := faults.ParseReply(r.Reply)
+	line := strconv.Itoa(reply.Code)
+	if e := reply.Enhanced; e[0] != 0 {
+		line += fmt.Sprintf(" %d.%d.%d", e[0], e[1], e[2])
+	}
+	return line + " " + reply.Text + "\r\n"
+}
+
+// wait waits d, unless ctx ends first.
+func wait(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}
@@ -78,31 +95,18 @@ func (s *session) wait(d time.Duration) bool {
 	select {
 	case <-t.C:
 		return true
-	case <-s.ctx.Done():
+	case <-ctx.Done():
 		return false
 	}
 }
 
-// closed closes a connection a 421 of a rule ended, at the client's next
-// command; it reports whether it did.
-func (s *session) closed() bool {
-	if s.closing {
-		_ = s.conn.Close()
-	}
-	return s.closing
-}
-
-// dataFault acts on the rules of the recipients at DATA, before the data
+// dataFault acts on the rules at DATA, for each recipient, before the data
 // is read: a delay, or closing the connection once part of the message has
 // come (mid-message, as a server that crashed would).
 func (s *session) dataFault(r io.Reader) error {
-	client, _ := netip.ParseAddr(s.ip)
 	for _, in := range s.rcpts {
-		if len(in.Faults) == 0 {
-			continue
-		}
 		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
-		rule, err := s.srv.c.Fault(ctx, in, command.Attempt{Command: faults.DATA, From: s.from, Client: client})
+		rule, err := s.srv.c.Fault(ctx, in, s.attempt(faults.DATA, in.Address))
 		cancel()
 		if err != nil {
 			return s.refuse(command.RejectUnavailable, errTempFail, err)
@@ -110,7 +114,7 @@ func (s *session) dataFault(r io.Reader) error {
 		if rule == nil {
 			continue
 		}
-		if !s.wait(time.Duration(rule.Delay)) {
+		if !wait(s.ctx, time.Duration(rule.Delay)) {
 			return errFaultClosed
 		}
 		if rule.Close {
@@ -124,12 +128,22 @@ func (s *session) dataFault(r io.Reader) error {
 	return nil
 }
 
+// afterDataFault asks the rules at the end of the data, for each
+// recipient: one that acts refuses the whole message.
+func (s *session) afterDataFault() error {
+	for _, in := range s.rcpts {
+		if err := s.fault(in, s.attempt(faults.AfterData, in.Address)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // recordStored adds a stored message to the attempt log of each recipient
 // that has one (an inbox that has or had rules).
 func (s *session) recordStored(res command.Delivered) {
-	client, _ := netip.ParseAddr(s.ip)
 	for _, in := range s.rcpts {
-		if len(in.Faults) == 0 && len(in.Attempts) == 0 {
+		if len(in.Faults.Rules) == 0 && len(in.Faults.Attempts) == 0 {
 			continue
 		}
 		id := ""
@@ -139,7 +153,7 @@ func (s *session) recordStored(res command.Delivered) {
 			}
 		}
 		ctx, cancel := context.WithTimeout(s.srv.ctx, 5*time.Second)
-		err := s.srv.c.RecordStored(ctx, in, command.Attempt{Command: faults.AfterData, From: s.from, Client: client}, id)
+		err := s.srv.c.RecordStored(ctx, in, s.attempt(faults.AfterData, ""), id)
 		cancel()
 		if err != nil {
 			s.srv.c.Log.Warn("SMTP: a stored message is missing from its inbox's attempt log", "inbox", in.ID, "err", err)
@@ -152,4 +166,65 @@ func (s *session) recordStored(res command.Delivered) {
 func sameInbox(messageID, inboxID string) bool {
 	tag := events.InboxTag(inboxID)
 	return tag != "" && events.InboxTag(messageID) == tag
+}
+
+// faultConn is a connection as the SMTP server writes to it: its first
+// write, the greeting, is where the service's CONNECT rules act (in the
+// connection's own goroutine, not the listener's), and a 421 reply,
+// whoever gave it, closes it once written (RFC 5321 3.8: the server
+// closes after 421).
+type faultConn struct {
+	net.Conn
+	srv  *SMTPServer
+	once sync.Once
+	done bool // the CONNECT rule closed or answered it
+}
+
+func (c *faultConn) Write(b []byte) (int, error) {
+	c.once.Do(func() { c.done = c.connect() })
+	if c.done {
+		return 0, net.ErrClosed
+	}
+	n, err := c.Conn.Write(b)
+	if err == nil && bytes.HasPrefix(b, []byte("421")) {
+		_ = c.Conn.Close()
+	}
+	return n, err
+}
+
+// connect asks the service's rules at CONNECT; it reports whether one
+// answered (or closed) the connection in place of the greeting.
+func (c *faultConn) connect() bool {
+	client, _ := netip.ParseAddr(hostOf(c.RemoteAddr()))
+	ctx, cancel := context.WithTimeout(c.srv.ctx, 5*time.Second)
+	rule, err := c.srv.c.Fault(ctx, nil, faults.Attempt{Command: faults.CONNECT, Client: client})
+	cancel()
+	if err != nil || rule == nil {
+		return false // a rule that cannot be read never refuses
+	}
+	if !wait(c.srv.ctx, time.Duration(rule.Delay)) || rule.Close {
+		_ = c.Conn.Close()
+		return true
+	}
+	_ = c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = c.Conn.Write([]byte(replyLine(rule)))
+	_ = c.Conn.Close()
+	return true
+}
+
+// ehloFault asks the service's rules at EHLO (or HELO), as the session
+// begins: a reply in place of the greeting's, or the connection closed.
+func (s *SMTPServer) ehloFault(c *smtp.Conn) error {
+	client, _ := netip.ParseAddr(hostOf(c.Conn().RemoteAddr()))
+	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+	rule, err := s.c.Fault(ctx, nil, faults.Attempt{Command: faults.EHLO, Client: client})
+	cancel()
+	if err != nil || rule == nil {
+		return nil
+	}
+	if !wait(s.ctx, time.Duration(rule.Delay)) || rule.Close {
+		_ = c.Close()
+		return errFaultClosed
+	}
+	return replyOf(rule)
 }

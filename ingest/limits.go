@@ -100,6 +100,8 @@ func (l *ipLimits) allowMessage(ip string, now time.Time) bool {
 type limitedListener struct {
 	net.Listener
 	limits *ipLimits
+	// wrap, when set, wraps each connection let in (faultConn).
+	wrap func(net.Conn) net.Conn
 }
 
 func (ln *limitedListener) Accept() (net.Conn, error) {
@@ -112,7 +114,11 @@ func (ln *limitedListener) Accept() (net.Conn, error) {
 		key := clientKey(ip)
 		why := ln.limits.open(key)
 		if why == "" {
-			return &countedConn{Conn: c, release: func() { ln.limits.close(key) }}, nil
+			var conn net.Conn = &countedConn{Conn: c, release: func() { ln.limits.close(key) }}
+			if ln.wrap != nil {
+				conn = ln.wrap(conn)
+			}
+			return conn, nil
 		}
 		if ln.limits.onRefused != nil {
 			ln.limits.onRefused(ip, why)

@@ -108,7 +108,7 @@ func (s *SMTPServer) Listen() error {
 	if err != nil {
 		return fmt.Errorf("SMTP listener: %w", err)
 	}
-	s.ln = &limitedListener{Listener: ln, limits: s.limits}
+	s.ln = &limitedListener{Listener: ln, limits: s.limits, wrap: func(c net.Conn) net.Conn { return &faultConn{Conn: c, srv: s} }}
 	return nil
 }
 
@@ -162,6 +162,9 @@ func (s *SMTPServer) Shutdown(ctx context.Context) {
 
 // NewSession implements smtp.Backend.
 func (s *SMTPServer) NewSession(c *smtp.Conn) (smtp.Session, error) {
+	if err := s.ehloFault(c); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	return &session{srv: s, conn: c, ip: hostOf(c.Conn().RemoteAddr()), ctx: ctx, cancel: cancel}, nil
 }
@@ -184,9 +187,6 @@ type session struct {
 
 	// lines is what the session logged of its refusals (refusals.go).
 	lines sessionLines
-	// closing: a fault rule answered 421, and the connection closes at
-	// the next command (faults.go).
-	closing bool
 }
 
 var (
@@ -212,9 +212,6 @@ var (
 )
 
 func (s *session) Mail(from string, opts *smtp.MailOptions) error {
-	if s.closed() {
-		return errFaultClosed
-	}
 	if !s.srv.limits.allowMessage(clientKey(s.ip), time.Now()) {
 		return s.refuse(command.RejectRateLimited, errRate, nil)
 	}
@@ -224,6 +221,10 @@ func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 	if opts != nil {
 		s.size = max(opts.Size, 0)
 	}
+	if err := s.fault(nil, s.attempt(faults.MAIL, "")); err != nil {
+		s.from = ""
+		return err
+	}
 	return nil
 }
 
@@ -231,9 +232,6 @@ func (s *session) Mail(from string, opts *smtp.MailOptions) error {
 func (s *session) client() netip.Prefix { return keyOf(s.ip) }
 
 func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
-	if s.closed() {
-		return errFaultClosed
-	}
 	ctx, cancel := context.WithTimeout(s.srv.ctx, 5*time.Second)
 	defer cancel()
 	client, _ := netip.ParseAddr(s.ip)
@@ -257,7 +255,7 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 	}
 	// What a test asked of this inbox (faults.go): a rule refuses only
 	// what would be accepted otherwise.
-	if err := s.fault([]*projections.Inbox{in}, faults.RCPT); err != nil {
+	if err := s.fault(in, s.attempt(faults.RCPT, to)); err != nil {
 		return err
 	}
 	// Its tenant's quota, counting the copies this message already
@@ -288,9 +286,6 @@ func (s *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 }
 
 func (s *session) Data(r io.Reader) error {
-	if s.closed() {
-		return errFaultClosed
-	}
 	if err := s.dataFault(r); err != nil {
 		return err
 	}
@@ -326,7 +321,7 @@ func (s *session) Data(r io.Reader) error {
 
 	// A rule of a recipient that answers the end of the data refuses the
 	// whole message: nothing of it is stored, for any recipient.
-	if err := s.fault(s.rcpts, faults.AfterData); err != nil {
+	if err := s.afterDataFault(); err != nil {
 		return err
 	}
 	// What storing it costs the client's budget: a copy for each

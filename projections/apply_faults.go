@@ -5,82 +5,102 @@ import (
 
 	"tempmail/events"
 	"tempmail/faults"
+	"tempmail/projections/engine"
 )
 
-// Applying an inbox's fault rules and the attempts they saw: each event of
-// the inbox's fault subject changes its entry, one at a time, so a rule's
-// count and the cap of live rules hold against racing writers (the
-// events expect the subject's last sequence, FaultsSeq). What no view
-// shows any more leaves the log: a deleted or expired rule's addition,
-// attempts beyond AttemptsKept; an event's own sequence only once a newer
-// one is applied (Inbox.Moot), since the next expects it.
+// Applying fault rules and the attempts they saw, an inbox's (in its
+// entry) or the service's (FaultList, in the system partition): each event
+// of a holder's fault subject changes it, one at a time, so a rule's count
+// and the cap of live rules hold against racing writers (the events
+// expect the subject's last sequence, FaultState.Seq). What no view shows
+// any more leaves the log: a deleted or expired rule's addition, attempts
+// beyond the holder's bound; an event's own sequence only once a newer one
+// is applied (FaultState.Moot), since the next expects it.
 
-// faultEvent applies one event of an inbox's fault subject through change.
-func (t *tx) faultEvent(inboxID string, change func(in *Inbox)) error {
-	in, is, err := t.liveInbox(inboxID)
-	if err != nil || (in == nil && is == nil) {
-		return err // applied before
+const faultsKey = "faults" // the service's FaultList
+
+// MaxServiceFaults bounds the service's live rules.
+const MaxServiceFaults = 50
+
+// faultEvent applies one event of a holder's fault subject through change:
+// an inbox's (inboxID) or the service's (inboxID empty).
+func (t *tx) faultEvent(inboxID string, change func(st *FaultState, cap, kept int)) error {
+	var st *FaultState
+	var staged *engine.Staged
+	cap, kept := faults.MaxPerInbox, AttemptsKept
+	if inboxID == "" {
+		l, ls, err := load[FaultList](t, faultsKey)
+		if err != nil || t.Applied(ls) {
+			return err
+		}
+		st, staged, cap, kept = &l.FaultState, ls, MaxServiceFaults, ServiceAttemptsKept
+	} else {
+		in, is, err := t.liveInbox(inboxID)
+		if err != nil || (in == nil && is == nil) {
+			return err // applied before
+		}
+		if in == nil {
+			t.Moot() // the inbox ended: its subject leaves the log with it
+			return nil
+		}
+		st, staged = &in.Faults, is
 	}
-	if in == nil {
-		t.Moot() // the inbox ended: its subject leaves the log with it
-		return nil
-	}
-	t.Forget.Seqs = append(t.Forget.Seqs, in.Moot...)
-	in.Moot = nil
-	in.Faults = slices.DeleteFunc(in.Faults, func(r FaultRule) bool {
+	t.Forget.Seqs = append(t.Forget.Seqs, st.Moot...)
+	st.Moot = nil
+	st.Rules = slices.DeleteFunc(st.Rules, func(r FaultRule) bool {
 		if t.At.Before(r.ExpiresAt) {
 			return false
 		}
 		t.Forget.Seqs = append(t.Forget.Seqs, r.Seq)
 		return true
 	})
-	change(in)
-	in.FaultsSeq = t.Seq
-	t.Save(is)
+	change(st, cap, kept)
+	st.Seq = t.Seq
+	t.Save(staged)
 	return nil
 }
 
 func (t *tx) faultAdded(ev *events.FaultAdded) error {
-	return t.faultEvent(ev.InboxID, func(in *Inbox) {
-		if len(in.Faults) >= faults.MaxPerInbox || slices.ContainsFunc(in.Faults, func(r FaultRule) bool { return r.ID == ev.Rule.ID }) {
-			in.Moot = append(in.Moot, t.Seq) // beyond the cap (the command checks it first), or a repeat
+	return t.faultEvent(ev.InboxID, func(st *FaultState, cap, _ int) {
+		if len(st.Rules) >= cap || slices.ContainsFunc(st.Rules, func(r FaultRule) bool { return r.ID == ev.Rule.ID }) {
+			st.Moot = append(st.Moot, t.Seq) // beyond the cap (the command checks it first), or a repeat
 			return
 		}
-		in.Faults = append(in.Faults, FaultRule{Rule: ev.Rule, Seq: t.Seq})
+		st.Rules = append(st.Rules, FaultRule{Rule: ev.Rule, Seq: t.Seq})
 	})
 }
 
 func (t *tx) faultDeleted(ev *events.FaultDeleted) error {
-	return t.faultEvent(ev.InboxID, func(in *Inbox) {
-		in.Faults = slices.DeleteFunc(in.Faults, func(r FaultRule) bool {
+	return t.faultEvent(ev.InboxID, func(st *FaultState, _, _ int) {
+		st.Rules = slices.DeleteFunc(st.Rules, func(r FaultRule) bool {
 			if r.ID != ev.RuleID {
 				return false
 			}
 			t.Forget.Seqs = append(t.Forget.Seqs, r.Seq)
 			return true
 		})
-		in.Moot = append(in.Moot, t.Seq)
+		st.Moot = append(st.Moot, t.Seq)
 	})
 }
 
 func (t *tx) attempted(ev *events.Attempted) error {
-	return t.faultEvent(ev.InboxID, func(in *Inbox) {
+	return t.faultEvent(ev.InboxID, func(st *FaultState, _, kept int) {
 		if ev.RuleID != "" {
-			if i := slices.IndexFunc(in.Faults, func(r FaultRule) bool { return r.ID == ev.RuleID }); i >= 0 {
-				r := &in.Faults[i]
+			if i := slices.IndexFunc(st.Rules, func(r FaultRule) bool { return r.ID == ev.RuleID }); i >= 0 {
+				r := &st.Rules[i]
 				r.N = max(r.N, ev.N)
 				if ev.Acted {
 					r.Acted++
 				}
 			}
 		}
-		in.Attempts = append(in.Attempts, Attempt{Seq: t.Seq, At: ev.At.UnixMilli(), Client: ev.Client, From: ev.From,
+		st.Attempts = append(st.Attempts, Attempt{Seq: t.Seq, At: ev.At.UnixMilli(), Client: ev.Client, From: ev.From, To: ev.To,
 			Command: ev.Command, Code: ev.Code, Reply: ev.Reply, RuleID: ev.RuleID, Acted: ev.Acted, MessageID: ev.MessageID})
-		if n := len(in.Attempts) - AttemptsKept; n > 0 {
-			for _, a := range in.Attempts[:n] {
+		if n := len(st.Attempts) - kept; n > 0 {
+			for _, a := range st.Attempts[:n] {
 				t.Forget.Seqs = append(t.Forget.Seqs, a.Seq)
 			}
-			in.Attempts = slices.Delete(in.Attempts, 0, n)
+			st.Attempts = slices.Delete(st.Attempts, 0, n)
 		}
 	})
 }

@@ -20,6 +20,8 @@ type (
 	Webhook      = entry.Webhook
 	WebhookRef   = entry.WebhookRef
 	FaultRule    = entry.FaultRule
+	FaultState   = entry.FaultState
+	FaultList    = entry.FaultList
 	Attempt      = entry.Attempt
 	WebhookList  = entry.WebhookList
 	Domain       = entry.Domain
@@ -50,11 +52,13 @@ type (
 
 // What happened to a message, as Changes tells it (entry.ChangeKind).
 const (
-	AttemptsKept  = entry.AttemptsKept
-	ChangeMessage = entry.ChangeMessage
-	ChangeRead    = entry.ChangeRead
-	ChangeDeleted = entry.ChangeDeleted
-	ChangeReset   = entry.ChangeReset
+	AttemptsKept = entry.AttemptsKept
+	// ServiceAttemptsKept bounds the service's attempt log.
+	ServiceAttemptsKept = entry.ServiceAttemptsKept
+	ChangeMessage       = entry.ChangeMessage
+	ChangeRead          = entry.ChangeRead
+	ChangeDeleted       = entry.ChangeDeleted
+	ChangeReset         = entry.ChangeReset
 )
 
 // InboxTopic changes whenever an inbox or its messages do: every event that

@@ -59,7 +59,7 @@ func (v *views) Rank(key string, gone bool) int {
 		return 1
 	case strings.HasPrefix(key, "a."), key_:
 		return 2 // an address, a key: what a reader reaches first
-	case key == webhooksKey || key == publicDomainsKey || strings.HasPrefix(key, "dn.") || strings.HasPrefix(key, "dt."):
+	case key == webhooksKey || key == faultsKey || key == publicDomainsKey || strings.HasPrefix(key, "dn.") || strings.HasPrefix(key, "dt."):
 		return 3 // the lists and indexes that lead to entries
 	}
 	return 0

@@ -1,7 +1,7 @@
 package wire
 
-// FaultRule is an SMTP fault rule of an inbox, as family C shows it
-// (docs/failing-on-purpose.md).
+// FaultRule is an SMTP fault rule, an inbox's or the service's, as the
+// API shows it (docs/failing-on-purpose.md).
 type FaultRule struct {
 	ID        string  `json:"id"`
 	Command   string  `json:"command"`
@@ -13,6 +13,11 @@ type FaultRule struct {
 	Delay     string  `json:"delay,omitempty"`
 	Close     bool    `json:"close,omitempty"`
 	From      string  `json:"from,omitempty"`
+	To        string  `json:"to,omitempty"`
+	Client    string  `json:"client,omitempty"`
+	Greylist  string  `json:"greylist,omitempty"`
+	Rate      int     `json:"rate,omitempty"`
+	Priority  int     `json:"priority,omitempty"`
 	CreatedAt Time    `json:"created_at"`
 	ExpiresAt Time    `json:"expires_at"`
 	// Matched counts the attempts it matched; Fired those it acted on.
@@ -20,12 +25,13 @@ type FaultRule struct {
 	Fired   uint64 `json:"fired"`
 }
 
-// Attempt is one SMTP attempt at an inbox with fault rules, as its
-// attempt log shows it.
+// Attempt is one SMTP attempt an attempt log shows: an inbox's (since it
+// first had a rule), or the service's (those its rules acted on).
 type Attempt struct {
 	At        Time    `json:"at"`
 	Client    *string `json:"client"`
 	From      string  `json:"from"`
+	To        string  `json:"to,omitempty"`
 	Command   string  `json:"command"`
 	Code      int     `json:"code"`
 	Reply     string  `json:"reply,omitempty"`

@@ -27,5 +27,9 @@ func (s *API) Routes(r chi.Router) {
 		r.Get("/api/tenants/{tenant:"+family.UUIDPattern+"}/keys", s.listKeysA)
 		r.Delete("/api/keys/{key:"+family.UUIDPattern+"}", s.revokeKeyA)
 		r.Post("/api/domains", s.addDomainA) // domains.go
+		r.Post("/api/faults", s.createFaultA) // faults.go
+		r.Get("/api/faults", s.listFaultsA)
+		r.Delete("/api/faults/{fault:"+family.UUIDPattern+"}", s.deleteFaultA)
+		r.Get("/api/attempts", s.attemptsA)
 	})
 }

@@ -33,6 +33,71 @@ func Contract() openapi.Contract {
 				"415": {Ref: "UnsupportedMediaTypeA"},
 			}),
 		}, {
+			Method: "POST", Path: "/api/faults/",
+			ID:      "createServiceFault",
+			Tags:    []string{"Failing on purpose"},
+			Summary: "Make the SMTP server fail on purpose, for everyone it matches",
+			Description: "The admin's: a fault rule at any SMTP command (`CONNECT` in place of the greeting, `EHLO`, " +
+				"`MAIL`, `RCPT`, during `DATA`, `AFTER_DATA`), for the clients, senders and recipients it matches: " +
+				"a reply, a delay or a closed connection, greylisting, or a rate per client. " +
+				"`{\"command\": \"CONNECT\", \"reply\": \"421 4.3.2 paused\"}` pauses intake until it is deleted " +
+				"or expires. It is in force on every node once this answers. At most 50 live rules.",
+			Security: tokenOrKey,
+			Body:     &openapi.Body{Required: true, Content: openapi.JSON(openapi.Ref("ServiceFaultRequest"))},
+			Responses: answers(map[string]openapi.Response{
+				"201": {Description: "The rule.", Content: openapi.JSON(openapi.Ref("FaultRule"))},
+				"400": {Ref: "BadRequestA"},
+				"413": {Ref: "PayloadTooLargeA"},
+				"415": {Ref: "UnsupportedMediaTypeA"},
+			}),
+		}, {
+			Method: "GET", Path: "/api/faults/",
+			ID:       "listServiceFaults",
+			Tags:     []string{"Failing on purpose"},
+			Summary:  "The service's live fault rules",
+			Security: tokenOrKey,
+			Responses: answers(map[string]openapi.Response{
+				"200": {Description: "Oldest first.", Content: openapi.JSON(openapi.Ref("FaultRules"))},
+			}),
+		}, {
+			Method: "DELETE", Path: "/api/faults/{fault}/",
+			ID:       "deleteServiceFault",
+			Tags:     []string{"Failing on purpose"},
+			Summary:  "End one of the service's fault rules",
+			Security: tokenOrKey,
+			Params: []openapi.Param{{
+				Name:        "fault",
+				In:          "path",
+				Required:    true,
+				Description: "The rule's id. An unknown or malformed id is answered 404.",
+				Schema:      &openapi.Schema{Type: "string", Format: "uuid"},
+			}},
+			Responses: answers(map[string]openapi.Response{
+				"204": {Description: "Ended."},
+				"404": {Ref: "NotFoundA"},
+			}),
+		}, {
+			Method: "GET", Path: "/api/attempts/",
+			ID:      "listAttempts",
+			Tags:    []string{"Failing on purpose"},
+			Summary: "SMTP attempts the fault rules saw",
+			Description: "Newest first: the attempts the service's rules acted on (at most 200), and with `rcpt` those " +
+				"at that address alone, with its inbox's own log when it has one.",
+			Security: tokenOrKey,
+			Params: []openapi.Param{{
+				Name: "rcpt", In: "query",
+				Description: "An address: its attempts alone.",
+				Schema:      &openapi.Schema{Type: "string", MaxLength: openapi.N(254)},
+			}, {
+				Name: "since", In: "query",
+				Description: "RFC 3339: the attempts at or after it.",
+				Schema:      &openapi.Schema{Type: "string", Format: "date-time"},
+			}},
+			Responses: answers(map[string]openapi.Response{
+				"200": {Description: "Newest first.", Content: openapi.JSON(openapi.Ref("Attempts"))},
+				"400": {Ref: "BadRequestA"},
+			}),
+		}, {
 			Method: "GET", Path: "/api/tenants/",
 			ID:      "listTenants",
 			Tags:    []string{"Tenants"},

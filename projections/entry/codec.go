@@ -119,7 +119,7 @@ func appendInbox(w []byte, in *Inbox) []byte {
 	// Then, for an inbox that has or had fault rules, those rules and
 	// its attempt log, as JSON: few inboxes have them, and those seldom
 	// change (one written before them reads as none).
-	faulted := in.FaultsSeq != 0
+	faulted := in.Faults.Seq != 0
 	if in.TenantID != "" || in.PasswordHash != "" || faulted {
 		w = appendString(w, in.TenantID)
 		w = appendClaims(w, &in.Held)
@@ -129,19 +129,12 @@ func appendInbox(w []byte, in *Inbox) []byte {
 		w = appendString(w, in.PasswordHash)
 	}
 	if faulted {
-		b, _ := json.Marshal(faultsOf{Faults: in.Faults, Attempts: in.Attempts, Seq: in.FaultsSeq, Moot: in.Moot})
+		b, _ := json.Marshal(&in.Faults)
 		w = appendString(w, string(b))
 	}
 	return w
 }
 
-// faultsOf is the part of an inbox's entry about its fault rules.
-type faultsOf struct {
-	Faults   []FaultRule `json:"f,omitempty"`
-	Attempts []Attempt   `json:"a,omitempty"`
-	Seq      uint64      `json:"s"`
-	Moot     []uint64    `json:"m,omitempty"`
-}
 
 func readInbox(rd *reader, in *Inbox) {
 	*in = Inbox{}
@@ -192,11 +185,9 @@ func readInbox(rd *reader, in *Inbox) {
 		in.PasswordHash = rd.string()
 	}
 	if rd.err == nil && len(rd.b) > 0 {
-		var f faultsOf
-		if err := json.Unmarshal([]byte(rd.string()), &f); err != nil && rd.err == nil {
+		if err := json.Unmarshal([]byte(rd.string()), &in.Faults); err != nil && rd.err == nil {
 			rd.err = err
 		}
-		in.Faults, in.Attempts, in.FaultsSeq, in.Moot = f.Faults, f.Attempts, f.Seq, f.Moot
 	}
 }
 

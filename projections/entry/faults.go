@@ -1,12 +1,40 @@
 package entry
 
-import "tempmail/faults"
+import (
+	"tempmail/faults"
+	"tempmail/projections/view"
+)
 
 // AttemptsKept bounds the attempts an inbox's entry keeps (and the log,
 // which forgets the older): the newest, which a test asserts on.
 const AttemptsKept = 50
 
-// FaultRule is a live fault rule of an inbox, with its counts.
+// FaultState is what a holder of fault rules keeps (an inbox its own; the
+// service the admin's, in FaultList): its live rules, oldest first, and
+// the newest attempts since it first had one, oldest first, at most
+// AttemptsKept (ServiceAttemptsKept for the service). Seq is the last
+// event of its fault subject applied, which the next one expects
+// (events.Store.AppendFault); Moot are events of that subject nothing
+// shows any more, which the log forgets once a newer one is applied (the
+// subject's last event must stay, for the next to expect it).
+type FaultState struct {
+	Rules    []FaultRule `json:"f,omitempty"`
+	Attempts []Attempt   `json:"a,omitempty"`
+	Seq      uint64      `json:"s"`
+	Moot     []uint64    `json:"m,omitempty"`
+}
+
+// FaultList is the service's fault rules, the admin's, and their
+// attempts: one entry of the system partition.
+type FaultList struct {
+	view.Meta
+	FaultState
+}
+
+// ServiceAttemptsKept bounds the attempts the service's rules keep.
+const ServiceAttemptsKept = 200
+
+// FaultRule is a live fault rule, with its counts.
 type FaultRule struct {
 	faults.Rule
 	// Seq is its FaultAdded, which leaves the log with the rule.
@@ -23,6 +51,7 @@ type Attempt struct {
 	At        int64  `json:"at"` // Unix milliseconds
 	Client    string `json:"client,omitempty"`
 	From      string `json:"from"`
+	To        string `json:"to,omitempty"` // the recipient, at the service's rules
 	Command   string `json:"command"`
 	Code      int    `json:"code,omitempty"`
 	Reply     string `json:"reply,omitempty"`

@@ -48,17 +48,8 @@ type Inbox struct {
 	// Webhooks are the subscriptions to this inbox alone.
 	Webhooks []WebhookRef `json:"webhooks,omitempty"`
 
-	// Faults are its live SMTP fault rules, oldest first, and Attempts
-	// the newest attempts at it since it first had one, oldest first, at
-	// most AttemptsKept. FaultsSeq is the last event of its fault subject
-	// applied, which the next one expects (events.Store.AppendFault); Moot are
-	// events of that subject nothing shows any more but the last, which
-	// the log forgets once a newer one is applied (the subject's last
-	// event must stay, for the next to expect it).
-	Faults    []FaultRule `json:"faults,omitempty"`
-	Attempts  []Attempt   `json:"attempts,omitempty"`
-	FaultsSeq uint64      `json:"faults_seq,omitempty"`
-	Moot      []uint64    `json:"moot,omitempty"`
+	// Faults are its SMTP fault rules and its attempt log.
+	Faults FaultState `json:"faults,omitzero"`
 
 	// TenantID is the tenant whose key made it; empty: made without one.
 	TenantID string `json:"tenant_id,omitempty"`

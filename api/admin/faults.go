@@ -1,0 +1,94 @@
+package admin
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"tempmail"
+	"tempmail/api/family"
+	"tempmail/faults"
+	"tempmail/projections"
+	"tempmail/wire"
+)
+
+// The service's SMTP fault rules, the admin's (docs/failing-on-purpose.md):
+// at any SMTP command, for every client, sender and recipient they match;
+// and the attempt log, the service's and an inbox's by its address.
+
+func (s *API) createFaultA(w http.ResponseWriter, r *http.Request) {
+	var req faults.Request
+	err := family.DecodeBody(r, &req)
+	var rule faults.Rule
+	if err == nil {
+		rule, err = s.Commands.AddServiceFault(r.Context(), req)
+	}
+	if err != nil {
+		family.WriteError(w, r, s.Log, err)
+		return
+	}
+	family.WriteJSON(w, http.StatusCreated, family.FaultRuleOf(projections.FaultRule{Rule: rule}))
+}
+
+func (s *API) listFaultsA(w http.ResponseWriter, r *http.Request) {
+	l, err := s.Commands.ServiceFaults(r.Context())
+	if err != nil {
+		family.WriteError(w, r, s.Log, err)
+		return
+	}
+	family.WriteJSON(w, http.StatusOK, family.FaultRulesOf(&l.FaultState, time.Now()))
+}
+
+func (s *API) deleteFaultA(w http.ResponseWriter, r *http.Request) {
+	if err := s.Commands.DeleteServiceFault(r.Context(), chi.URLParam(r, "fault")); err != nil {
+		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// maxRcptQuery bounds ?rcpt=: an address's longest.
+const maxRcptQuery = 254
+
+// attemptsA lists attempts, newest first: those the service's rules acted
+// on, and with ?rcpt= those at that address alone, with its inbox's own
+// log when it has one; ?since= (RFC 3339) keeps those at or after it.
+func (s *API) attemptsA(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	rcpt := strings.ToLower(strings.TrimSpace(q.Get("rcpt")))
+	var since time.Time
+	var err error
+	switch {
+	case len(rcpt) > maxRcptQuery:
+		err = tempmail.Errorf(tempmail.Invalid, "rcpt is longer than %d bytes", maxRcptQuery)
+	case q.Get("since") != "":
+		since, err = time.Parse(time.RFC3339Nano, q.Get("since"))
+		if err != nil {
+			err = tempmail.Errorf(tempmail.Invalid, "since must be a time such as 2026-11-29T12:00:00Z")
+		}
+	}
+	var l *projections.FaultList
+	if err == nil {
+		l, err = s.Commands.ServiceFaults(r.Context())
+	}
+	if err != nil {
+		family.WriteError(w, r, s.Log, err)
+		return
+	}
+	keep := func(a *projections.Attempt) bool {
+		return (rcpt == "" || a.To == rcpt) && !time.UnixMilli(a.At).Before(since)
+	}
+	out := family.AttemptsOf(&l.FaultState, keep)
+	if rcpt != "" {
+		if in, err := s.Views.InboxByAddress(r.Context(), rcpt); err == nil {
+			out = append(out, family.AttemptsOf(&in.Faults, func(a *projections.Attempt) bool {
+				return !time.UnixMilli(a.At).Before(since)
+			})...)
+			slices.SortStableFunc(out, func(a, b wire.Attempt) int { return b.At.Compare(a.At.Time) })
+		}
+	}
+	family.WriteJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,18 @@
+package projections
+
+import (
+	"context"
+
+	"tempmail"
+)
+
+// ServiceFaults is the service's fault rules (the admin's) and their
+// attempt log; empty when it never had one.
+func (r *Reader) ServiceFaults(ctx context.Context) (*FaultList, error) {
+	var l FaultList
+	err := r.get(ctx, faultsKey, &l, "fault list")
+	if tempmail.KindOf(err) == tempmail.NotFound {
+		return &FaultList{}, nil
+	}
+	return &l, err
+}
