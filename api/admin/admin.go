@@ -26,7 +26,7 @@ func (s *API) Routes(r chi.Router) {
 		r.Post("/api/tenants/{tenant:"+family.UUIDPattern+"}/keys", s.createKeyA)
 		r.Get("/api/tenants/{tenant:"+family.UUIDPattern+"}/keys", s.listKeysA)
 		r.Delete("/api/keys/{key:"+family.UUIDPattern+"}", s.revokeKeyA)
-		r.Post("/api/domains", s.addDomainA) // domains.go
+		r.Post("/api/domains", s.addDomainA)  // domains.go
 		r.Post("/api/faults", s.createFaultA) // faults.go
 		r.Get("/api/faults", s.listFaultsA)
 		r.Delete("/api/faults/{fault:"+family.UUIDPattern+"}", s.deleteFaultA)

@@ -135,7 +135,6 @@ func appendInbox(w []byte, in *Inbox) []byte {
 	return w
 }
 
-
 func readInbox(rd *reader, in *Inbox) {
 	*in = Inbox{}
 	readMeta(rd, &in.Meta)
