@@ -292,8 +292,12 @@ func runInboxAttempts(args []string, getenv func(string) string, stdout, stderr 
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "at\tclient\tfrom\tcommand\tcode\trule\tmessage")
 	for _, a := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", shownTime(a.At), client.Printable(orDash(a.Client)), client.Printable(orDash(a.From)),
-			client.Printable(a.Command), a.Code, client.Printable(orDash(a.RuleID)), client.Printable(orDash(a.MessageID)))
+		code := "-" // a connection closed: no code was answered
+		if a.Code != 0 {
+			code = strconv.Itoa(a.Code)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", shownTime(a.At), client.Printable(orDash(a.Client)), client.Printable(orDash(a.From)),
+			client.Printable(a.Command), code, client.Printable(orDash(a.RuleID)), client.Printable(orDash(a.MessageID)))
 	}
 	tw.Flush()
 	return 0
