@@ -15,13 +15,17 @@ import (
 // connection), so that a sender's handling of them can be tested; the
 // attempts log says what every delivery to the inbox met.
 
-// FaultCommands are the SMTP commands a rule acts at, in the order a
-// delivery meets them: AFTER_DATA answers once the message's data has
-// been received, in place of the 250 that would store it.
-var FaultCommands = []string{"CONNECT", "EHLO", "MAIL", "RCPT", "DATA", "AFTER_DATA"}
+// FaultCommands are the SMTP commands an inbox's rule acts at, in the
+// order a delivery meets them (the inbox is known from RCPT on): RCPT
+// refuses the recipient, DATA closes the connection in the middle of the
+// message, and AFTER_DATA answers once the message's data has been
+// received, in place of the 250 that would store it.
+var FaultCommands = []string{"RCPT", "DATA", "AFTER_DATA"}
 
-// FaultSpec is a rule to add. Command is required, and Reply unless Close.
-// With neither Times, Every nor Fraction, the rule acts on every attempt.
+// FaultSpec is a rule to add. Command is required, and Reply unless Close
+// (at DATA, Close is the only action: a reply goes at AFTER_DATA). At most
+// one of Times, Every and Fraction; with none, the rule acts on every
+// matching attempt.
 type FaultSpec struct {
 	Command string // one of FaultCommands
 	// Reply is "CODE [X.Y.Z] text", a 4xx or 5xx code, such as
@@ -30,10 +34,10 @@ type FaultSpec struct {
 	Times int // only the first Times matching attempts; 0: no such bound
 	Every int // only every Every-th matching attempt; 0: no such bound
 	// Fraction (more than 0, at most 1) acts on that share of the matching
-	// attempts, drawn from Seed when it is given, so that a run can be
-	// repeated; 0: no such bound.
+	// attempts, decided by Seed (nil: 0) and the attempt's number, so that
+	// a run can be repeated; 0: no such bound.
 	Fraction float64
-	Seed     *int64
+	Seed     *uint64
 	// Delay is waited before the reply (or the close), at most 60 s.
 	Delay time.Duration
 	// Close closes the connection at Command instead of replying (at
@@ -43,7 +47,7 @@ type FaultSpec struct {
 	// address or a pattern with '*'; "": any.
 	From string
 	// ExpiresIn is how long the rule lasts; 0: the service's default, an
-	// hour (at most the inbox's remaining life).
+	// hour. It ends with the inbox at the latest.
 	ExpiresIn time.Duration
 }
 
@@ -56,7 +60,7 @@ func (s FaultSpec) MarshalJSON() ([]byte, error) {
 		Times     int     `json:"times,omitempty"`
 		Every     int     `json:"every,omitempty"`
 		Fraction  float64 `json:"fraction,omitempty"`
-		Seed      *int64  `json:"seed,omitempty"`
+		Seed      *uint64 `json:"seed,omitempty"`
 		Delay     string  `json:"delay,omitempty"`
 		Close     bool    `json:"close,omitempty"`
 		From      string  `json:"from,omitempty"`
@@ -72,7 +76,8 @@ func (s FaultSpec) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// FaultRule is a rule as the service shows it.
+// FaultRule is a rule as the service shows it (a field at its zero value
+// left out of the JSON).
 type FaultRule struct {
 	ID        string    `json:"id"`
 	Command   string    `json:"command"`
@@ -80,25 +85,27 @@ type FaultRule struct {
 	Times     int       `json:"times"`
 	Every     int       `json:"every"`
 	Fraction  float64   `json:"fraction"`
-	Seed      *int64    `json:"seed"`
-	Delay     string    `json:"delay"` // a Go duration, such as "5s"; "" or "0s": none
+	Seed      uint64    `json:"seed"`
+	Delay     string    `json:"delay"` // a Go duration, such as "5s"; "": none
 	Close     bool      `json:"close"`
 	From      string    `json:"from"`
-	ExpiresAt time.Time `json:"expires_at"`
 	CreatedAt time.Time `json:"created_at"`
-	Fired     int       `json:"fired"` // how many times it has acted
+	ExpiresAt time.Time `json:"expires_at"`
+	Matched   uint64    `json:"matched"` // how many attempts it matched
+	Fired     uint64    `json:"fired"`   // how many times it acted
 	// JSON is the service's answer as it came (by AddFault; Faults gives
 	// the list's in FaultsJSON).
 	JSON json.RawMessage `json:"-"`
 }
 
-// Attempt is one SMTP delivery attempt to an inbox: one the service
-// refused, with the command that ended it, its code and reply and the
-// rule that acted (RuleID "" when none did), or one it stored (Command
-// AFTER_DATA, Code 250, and MessageID).
+// Attempt is one SMTP delivery attempt to an inbox that has, or had,
+// fault rules: one a rule acted on, with the command it acted at, the
+// code and reply it gave (Code 0 when it closed the connection) and the
+// rule (RuleID), or one stored (Command AFTER_DATA, Code 250, and
+// MessageID).
 type Attempt struct {
 	At        time.Time `json:"at"`
-	Client    string    `json:"client"` // the sending client's address
+	Client    string    `json:"client"` // the sending client's IP address; null: ""
 	From      string    `json:"from"`   // MAIL FROM, once given
 	Command   string    `json:"command"`
 	Code      int       `json:"code"`

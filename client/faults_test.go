@@ -17,7 +17,7 @@ import (
 // sent when it is given.
 func TestFaultSpecIsSentAsTheServiceReadsIt(t *testing.T) {
 	t.Parallel()
-	zero := int64(0)
+	zero := uint64(0)
 	for _, c := range []struct {
 		spec FaultSpec
 		want string
@@ -42,8 +42,8 @@ func TestFaultSpecIsSentAsTheServiceReadsIt(t *testing.T) {
 func TestFaultCalls(t *testing.T) {
 	t.Parallel()
 	const rule = `{"id":"0193f6a2-5c1e-7d2a-9b4f-3e8a1c2d4f60","command":"RCPT","reply":"451 4.7.1 try again later",` +
-		`"times":2,"every":0,"fraction":0,"seed":null,"delay":"","close":false,"from":"","expires_at":"2026-11-29T04:00:00.000001Z",` +
-		`"created_at":"2026-11-29T03:00:00.000001Z","fired":1}`
+		`"times":2,"created_at":"2026-11-29T03:00:00.000001Z",` +
+		`"expires_at":"2026-11-29T04:00:00.000001Z","matched":1,"fired":1}`
 	var got []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -57,12 +57,12 @@ func TestFaultCalls(t *testing.T) {
 			io.WriteString(w, "["+rule+"]")
 		case strings.HasSuffix(r.URL.Path, "/attempts/"):
 			io.WriteString(w, `[{"at":"2026-11-29T03:00:01.5Z","client":"127.0.0.1","from":"app@shop.example","command":"AFTER_DATA",`+
-				`"code":250,"reply":"250 2.0.0 OK","rule_id":null,"message_id":"01a22499-a275-7d1e-a9f9-f56b99604f87"},`+
+				`"code":250,"rule_id":null,"message_id":"01a22499-a275-7d1e-a9f9-f56b99604f87"},`+
 				`{"at":"2026-11-29T03:00:01Z","client":"127.0.0.1","from":"app@shop.example","command":"RCPT","code":451,`+
 				`"reply":"451 4.7.1 try again later","rule_id":"0193f6a2-5c1e-7d2a-9b4f-3e8a1c2d4f60","message_id":null}]`)
 		case strings.HasSuffix(r.URL.Path, "/faults/gone/"):
 			w.WriteHeader(http.StatusNotFound)
-			io.WriteString(w, `{"error":"Fault rule not found"}`)
+			io.WriteString(w, `{"error":"fault rule not found"}`)
 		case strings.HasSuffix(r.URL.Path, "/faults/noinbox/"):
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, `{"error":"Inbox not found"}`)
@@ -80,7 +80,7 @@ func TestFaultCalls(t *testing.T) {
 	}
 	ctx := context.Background()
 	r, err := c.AddFault(ctx, "TOK", FaultSpec{Command: "RCPT", Reply: "451 4.7.1 try again later", Times: 2})
-	if err != nil || r.ID != "0193f6a2-5c1e-7d2a-9b4f-3e8a1c2d4f60" || r.Times != 2 || r.Fired != 1 || string(r.JSON) != rule ||
+	if err != nil || r.ID != "0193f6a2-5c1e-7d2a-9b4f-3e8a1c2d4f60" || r.Times != 2 || r.Fired != 1 || r.Matched != 1 || string(r.JSON) != rule ||
 		r.ExpiresAt.Sub(r.CreatedAt) != time.Hour {
 		t.Errorf("AddFault: %+v %v", r, err)
 	}

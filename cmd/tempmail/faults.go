@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -21,8 +22,8 @@ import (
 // deliveries to the inbox met.
 
 const (
-	inboxFaultUsage = "tempmail inbox fault --command CMD (--reply \"CODE [X.Y.Z] TEXT\" | --close) [--times N] [--every N]\n" +
-		"                            [--fraction F [--seed N]] [--delay D] [--from ADDRESS] [--expires-in D] [--json]\n" +
+	inboxFaultUsage = "tempmail inbox fault --command CMD (--reply \"CODE [X.Y.Z] TEXT\" | --close) [--times N | --every N |\n" +
+		"                            --fraction F [--seed N]] [--delay D] [--from ADDRESS] [--expires-in D] [--json]\n" +
 		"                            [--token T] [--server URL] [--read-key K] [--key K]"
 	inboxFaultsUsage      = "tempmail inbox faults [--json] [--token T] [--server URL] [--read-key K] [--key K]"
 	inboxFaultDeleteUsage = "tempmail inbox fault delete ID [--token T] [--server URL] [--read-key K] [--key K]"
@@ -48,14 +49,15 @@ func runInboxFault(args []string, getenv func(string) string, stdout, stderr io.
 	cf.register(fs, getenv)
 	cf.registerToken(fs, "the inbox's `token`")
 	var spec client.FaultSpec
-	fs.StringVar(&spec.Command, "command", "", "the SMTP `command` the rule acts at: CONNECT, EHLO, MAIL, RCPT, DATA, or AFTER_DATA (once the\n"+
-		"message's data is in, in place of the 250 that would store it)")
+	fs.StringVar(&spec.Command, "command", "", "the SMTP `command` the rule acts at: RCPT (the recipient refused), DATA (with --close:\n"+
+		"the connection closed in the middle of the message), or AFTER_DATA (once the message's data is in, in\n"+
+		"place of the 250 that would store it)")
 	fs.StringVar(&spec.Reply, "reply", "", "what the service answers there instead: a 4xx or 5xx `reply`, \"CODE [X.Y.Z] text\", such as\n"+
-		"\"451 4.7.1 try again later\"")
-	fs.IntVar(&spec.Times, "times", 0, "act on the first `N` matching attempts only; without --times, --every and --fraction: on every one")
-	fs.IntVar(&spec.Every, "every", 0, "act on every `N`th matching attempt")
+		"\"451 4.7.1 try again later\" (a 421 closes the connection after it)")
+	fs.IntVar(&spec.Times, "times", 0, "act on the first `N` matching attempts only; without --times, --every or --fraction: on every one")
+	fs.IntVar(&spec.Every, "every", 0, "act on every `N`th matching attempt only")
 	fraction := ""
-	fs.Func("fraction", "act on this share of the matching attempts, a `number` more than 0 and at most 1", func(v string) error {
+	fs.Func("fraction", "act on this share of the matching attempts only, a `number` more than 0 and at most 1", func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f > 0 && f <= 1) {
 			return errors.New("not a number more than 0 and at most 1")
@@ -63,10 +65,10 @@ func runInboxFault(args []string, getenv func(string) string, stdout, stderr io.
 		spec.Fraction, fraction = f, v
 		return nil
 	})
-	fs.Func("seed", "with --fraction, draw the attempts it acts on from this `integer`, so that a run can be repeated", func(v string) error {
-		n, err := strconv.ParseInt(v, 10, 64)
+	fs.Func("seed", "with --fraction, which attempts it acts on: the same `integer` acts on the same ones every run (default 0)", func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			return errors.New("not an integer")
+			return errors.New("not an integer from 0 to 18446744073709551615")
 		}
 		spec.Seed = &n
 		return nil
@@ -79,9 +81,9 @@ func runInboxFault(args []string, getenv func(string) string, stdout, stderr io.
 	asJSON := fs.Bool("json", false, "print the rule as JSON, not only its id")
 	setUsage(fs, "usage: "+inboxFaultUsage+"\n       "+inboxFaultDeleteUsage+"\n\n"+
 		"Adds a fault rule to the inbox and prints its id: SMTP deliveries to the inbox meet the reply\n"+
-		"(or the closed connection) at the command, instead of being taken, as the rule says. The\n"+
-		"inbox holds at most 10 rules; tempmail inbox faults lists them, tempmail inbox attempts shows\n"+
-		"what each delivery met, and tempmail inbox fault delete ID ends one.\n\n")
+		"(or the closed connection) at the command, instead of being taken, as the rule says, until it\n"+
+		"expires. The inbox holds at most 10 rules; tempmail inbox faults lists them, tempmail inbox\n"+
+		"attempts shows what each delivery met, and tempmail inbox fault delete ID ends one.\n\n")
 	if status, done := parseClientFlags(fs, args, stdout, stderr); done {
 		return status
 	}
@@ -97,10 +99,16 @@ func runInboxFault(args []string, getenv func(string) string, stdout, stderr io.
 		return fail("--token (or TEMPMAIL_TOKEN) is required: the token of the inbox whose deliveries the rule acts on")
 	case spec.Command == "":
 		return fail("--command is required: one of %s", strings.Join(client.FaultCommands, ", "))
+	case slices.Contains([]string{"CONNECT", "EHLO", "HELO", "MAIL"}, spec.Command):
+		return fail("--command %s comes before the recipient is known: an inbox's rule acts at %s", spec.Command,
+			strings.Join(client.FaultCommands, ", "))
 	case !slices.Contains(client.FaultCommands, spec.Command):
 		return fail("--command %q is not one of %s", client.Printable(spec.Command), strings.Join(client.FaultCommands, ", "))
 	case spec.Close && spec.Reply != "":
 		return fail("--close closes the connection instead of replying: give --reply or --close, not both")
+	case spec.Command == "DATA" && spec.Reply != "":
+		return fail("the service answers DATA with 354 before the message comes: give --reply with --command AFTER_DATA, " +
+			"or --close to close the connection in the middle of the message")
 	case !spec.Close && spec.Reply == "":
 		return fail("--reply is required (or --close): what the service answers at %s, such as \"451 4.7.1 try again later\"", spec.Command)
 	case !spec.Close && !faultReply.MatchString(spec.Reply):
@@ -110,6 +118,8 @@ func runInboxFault(args []string, getenv func(string) string, stdout, stderr io.
 		return fail("--times must be 0 or more")
 	case spec.Every < 0:
 		return fail("--every must be 0 or more")
+	case countSet(spec.Times != 0, spec.Every != 0, fraction != "") > 1:
+		return fail("give at most one of --times, --every and --fraction")
 	case spec.Seed != nil && fraction == "":
 		return fail("--seed applies to --fraction: give both")
 	case spec.Delay < 0 || spec.Delay > maxFaultDelay:
@@ -124,7 +134,12 @@ func runInboxFault(args []string, getenv func(string) string, stdout, stderr io.
 	ctx, stop := signalContext()
 	defer stop()
 	r, err := c.AddFault(ctx, token, spec)
-	if err != nil {
+	var he *client.Error
+	switch {
+	case errors.As(err, &he) && he.Status == http.StatusForbidden && strings.Contains(he.Message, "fault rules"):
+		// The inbox has all the rules it may have: no credential to check.
+		return fail("%s", describe(err, cf.base, ""))
+	case err != nil:
 		return fail("%s", cf.failure(err))
 	}
 	if *asJSON {
@@ -243,8 +258,8 @@ func whichAttempts(r client.FaultRule) string {
 	}
 	if r.Fraction > 0 {
 		s = append(s, "fraction="+strconv.FormatFloat(r.Fraction, 'g', -1, 64))
-		if r.Seed != nil {
-			s = append(s, "seed="+strconv.FormatInt(*r.Seed, 10))
+		if r.Seed != 0 {
+			s = append(s, "seed="+strconv.FormatUint(r.Seed, 10))
 		}
 	}
 	if len(s) == 0 {
@@ -301,6 +316,17 @@ func runInboxAttempts(args []string, getenv func(string) string, stdout, stderr 
 	}
 	tw.Flush()
 	return 0
+}
+
+// countSet is how many of bs are true.
+func countSet(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 // orDash is s, or "-" for nothing, so that a table's columns stay apart.
