@@ -3,7 +3,9 @@
 // a message, a one-time code or a link (inbox.go, wait.go; client.go
 // sends the requests and reads the answers); with a
 // tenant's key (Client.Key) the inboxes it makes are its tenant's. The
-// admin makes tenants and keys and revokes keys (admin.go). `tempmail inbox`, `tempmail wait`
+// admin makes tenants and keys and revokes keys (admin.go). An inbox's
+// token also sets fault rules, what the service's SMTP side answers for
+// deliveries to it, and reads the attempts log (faults.go). `tempmail inbox`, `tempmail wait`
 // and the MCP tools (package mcpserver) are built on it, so that all of
 // them behave as the HTTP API documents (docs/API.md).
 //

@@ -13,16 +13,24 @@ import (
 const (
 	inboxNewUsage    = "tempmail inbox new [--name N] [--domain D] [--json | --env] [--server URL] [--read-key K] [--key K]"
 	inboxDeleteUsage = "tempmail inbox delete [--token T] [--server URL] [--read-key K] [--key K]"
-	inboxUsage       = "usage: " + inboxNewUsage + "\n       " + inboxDeleteUsage + "\n"
+	inboxUsage       = "usage: " + inboxNewUsage + "\n       " + inboxDeleteUsage + "\n       " + inboxFaultUsage +
+		"\n       " + inboxFaultsUsage + "\n       " + inboxFaultDeleteUsage + "\n       " + inboxAttemptsUsage + "\n"
 )
 
-// runInbox runs `tempmail inbox new` and `tempmail inbox delete`.
+// runInbox runs `tempmail inbox new` and `tempmail inbox delete`, and the
+// commands of an inbox's fault rules (faults.go).
 func runInbox(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) > 0 && args[0] == "new":
 		return runInboxNew(args[1:], getenv, stdout, stderr)
 	case len(args) > 0 && args[0] == "delete":
 		return runInboxDelete(args[1:], getenv, stdout, stderr)
+	case len(args) > 0 && args[0] == "fault":
+		return runInboxFault(args[1:], getenv, stdout, stderr)
+	case len(args) > 0 && args[0] == "faults":
+		return runInboxFaults(args[1:], getenv, stdout, stderr)
+	case len(args) > 0 && args[0] == "attempts":
+		return runInboxAttempts(args[1:], getenv, stdout, stderr)
 	case len(args) > 0 && isHelp(args[0]):
 		fmt.Fprint(stdout, inboxUsage)
 		return 0

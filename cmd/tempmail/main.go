@@ -37,6 +37,10 @@ clients of a running service (--server, or TEMPMAIL_SERVER; --token, or TEMPMAIL
 TEMPMAIL_KEY: a tenant's API key, whose tenant the inboxes it makes are):
   inbox new    make an inbox and print its address (or its JSON, or --env lines)
   inbox delete delete an inbox and its mail
+  inbox fault  add a fault rule: what SMTP deliveries to the inbox meet instead (a 4xx, a 5xx, a close)
+  inbox faults list the inbox's fault rules; inbox fault delete ID deletes one
+  inbox attempts
+               show the SMTP delivery attempts to the inbox: what each met, and the rule that acted
   wait         wait for mail in an inbox and print its code, link or message
   mcp          serve the MCP tools for AI agents over stdin and stdout
 
