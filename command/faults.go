@@ -36,15 +36,15 @@ var (
 	errNoFault = tempmail.Errorf(tempmail.NotFound, "fault rule not found")
 )
 
-// FaultCache keeps the service's fault rules in this process between
-// changes of the system partition's views (Hub.Applied), and the token
-// buckets of their rates: a rate is counted per process. The zero value
-// is ready.
+// FaultCache keeps the service's fault rules in this process until their
+// entry changes (the views' watcher wakes its topic, within milliseconds of
+// the change on every node), and the token buckets of their rates: a rate
+// is counted per process. The zero value is ready.
 type FaultCache struct {
-	mu    sync.Mutex
-	at    uint64
-	list  *projections.FaultList
-	rates map[string]*fairshare.Limiter // by rule id
+	mu      sync.Mutex
+	changed <-chan struct{} // the rules' entry was written since they were read
+	list    *projections.FaultList
+	rates   map[string]*fairshare.Limiter // by rule id
 }
 
 // holder is whose fault rules: an inbox's, or the service's (nil).
@@ -216,8 +216,8 @@ func (c *Commands) ServiceFaults(ctx context.Context) (*projections.FaultList, e
 	return c.Views.ServiceFaults(ctx)
 }
 
-// serviceRules returns the service's live rules, from memory while the
-// system partition's views have not moved since they were read.
+// serviceRules returns the service's live rules, from memory while their
+// entry has not changed since they were read.
 func (c *Commands) serviceRules(ctx context.Context) ([]projections.FaultRule, error) {
 	fc := c.Faults
 	if fc == nil {
@@ -227,17 +227,26 @@ func (c *Commands) serviceRules(ctx context.Context) ([]projections.FaultRule, e
 		}
 		return l.Rules, nil
 	}
-	applied := c.Views.Hub().Applied(events.SysPartition)
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
-	if fc.list != nil && fc.at >= applied {
+	if fc.changed == nil {
+		// Subscribed before the first read, for the life of the
+		// process: a change after it is never missed.
+		fc.changed, _ = c.Views.Hub().Subscribe(projections.ServiceFaultsTopic())
+	}
+	select {
+	case <-fc.changed:
+		fc.list = nil
+	default:
+	}
+	if fc.list != nil {
 		return fc.list.Rules, nil
 	}
 	l, err := c.Views.ServiceFaults(ctx)
 	if err != nil {
 		return nil, err
 	}
-	fc.list, fc.at = l, applied
+	fc.list = l
 	return l.Rules, nil
 }
 

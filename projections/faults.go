@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"tempmail"
+	"tempmail/projections/view"
 )
 
 // ServiceFaults is the service's fault rules (the admin's) and their
@@ -16,3 +17,7 @@ func (r *Reader) ServiceFaults(ctx context.Context) (*FaultList, error) {
 	}
 	return &l, err
 }
+
+// ServiceFaultsTopic changes whenever the service's fault rules or their
+// attempt log do (view.Hub).
+func ServiceFaultsTopic() view.Topic { return view.EntryTopic(faultsKey) }
