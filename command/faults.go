@@ -217,8 +217,12 @@ func (c *Commands) ServiceFaults(ctx context.Context) (*projections.FaultList, e
 }
 
 // serviceRules returns the service's live rules, from memory while their
-// entry has not changed since they were read.
-func (c *Commands) serviceRules(ctx context.Context) ([]projections.FaultRule, error) {
+// entry has not changed since they were read. At a connection (fresh) the
+// log is asked too, as authentication asks it of a key: a rule stored on
+// another node a moment ago, which this node's views may not show yet, is
+// waited for, so that a rule is in force for every connection on every
+// node once its POST has answered. One read of the log per connection.
+func (c *Commands) serviceRules(ctx context.Context, fresh bool) ([]projections.FaultRule, error) {
 	fc := c.Faults
 	if fc == nil {
 		l, err := c.Views.ServiceFaults(ctx)
@@ -238,6 +242,14 @@ func (c *Commands) serviceRules(ctx context.Context) ([]projections.FaultRule, e
 	case <-fc.changed:
 		fc.list = nil
 	default:
+	}
+	if fresh {
+		last, err := c.Store.FaultsLast(ctx, "", "")
+		if err == nil && (fc.list == nil || last.Seq > fc.list.FaultState.Seq) {
+			if c.Views.WaitApplied(ctx, last) == nil {
+				fc.list = nil
+			}
+		}
 	}
 	if fc.list != nil {
 		return fc.list.Rules, nil
@@ -285,7 +297,7 @@ type Attempt = faults.Attempt
 // the reply finds it in the attempt log. Rules are asked by priority, then
 // oldest first; the first that acts decides.
 func (c *Commands) Fault(ctx context.Context, in *projections.Inbox, a Attempt) (*faults.Rule, error) {
-	rules, err := c.serviceRules(ctx)
+	rules, err := c.serviceRules(ctx, a.Command == faults.CONNECT)
 	if err != nil {
 		return nil, err
 	}

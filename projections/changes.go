@@ -28,6 +28,7 @@ type Change struct {
 	Kind    ChangeKind
 	ID      string
 	Summary *Summary // for ChangeMessage: the message as lists show it, joined
+	Attempt *Attempt // for ChangeAttempt
 }
 
 // Changes returns what happened to in's messages after sequence after,
@@ -61,6 +62,14 @@ func (r *Reader) Changes(ctx context.Context, in *Inbox, after uint64) ([]Change
 			if m.Seq > after && (m.Kind != ChangeDeleted || m.ContentSeq <= after) {
 				out = append(out, Change{Seq: m.Seq, Kind: m.Kind, ID: m.ID})
 			}
+		}
+	}
+	// The attempts the inbox's attempt log shows (those a rule acted on,
+	// and messages stored), as they come: an attempt log keeps only the
+	// newest, so a client away for longer misses the older.
+	for i := range in.Faults.Attempts {
+		if a := &in.Faults.Attempts[i]; a.Seq > after && (a.RuleID == "" || a.Acted) {
+			out = append(out, Change{Seq: a.Seq, Kind: ChangeAttempt, ID: a.RuleID, Attempt: a})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Change) int {

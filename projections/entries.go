@@ -59,6 +59,7 @@ const (
 	ChangeRead          = entry.ChangeRead
 	ChangeDeleted       = entry.ChangeDeleted
 	ChangeReset         = entry.ChangeReset
+	ChangeAttempt       = entry.ChangeAttempt
 )
 
 // InboxTopic changes whenever an inbox or its messages do: every event that

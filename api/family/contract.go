@@ -21,6 +21,7 @@ func EventStreamAnswer(message string) openapi.Response {
 					"deleted": {Ref: "StreamChange"},
 					"expired": {Ref: "StreamEnd"},
 					"reset":   {Ref: "StreamReset"},
+					"attempt": {Ref: "Attempt"},
 				},
 			},
 		},

@@ -44,10 +44,15 @@ func AttemptsOf(st *projections.FaultState, keep func(*projections.Attempt) bool
 		if a.RuleID != "" && !a.Acted || keep != nil && !keep(&a) {
 			continue
 		}
-		out = append(out, wire.Attempt{At: wire.At(time.UnixMilli(a.At).UTC()), Client: nonEmpty(a.Client), From: a.From,
-			To: a.To, Command: a.Command, Code: a.Code, Reply: a.Reply, RuleID: nonEmpty(a.RuleID), MessageID: nonEmpty(a.MessageID)})
+		out = append(out, AttemptOf(&a))
 	}
 	return out
+}
+
+// AttemptOf is one attempt as the API shows it.
+func AttemptOf(a *projections.Attempt) wire.Attempt {
+	return wire.Attempt{At: wire.At(time.UnixMilli(a.At).UTC()), Client: nonEmpty(a.Client), From: a.From,
+		To: a.To, Command: a.Command, Code: a.Code, Reply: a.Reply, RuleID: nonEmpty(a.RuleID), MessageID: nonEmpty(a.MessageID)}
 }
 
 func nonEmpty(s string) *string {

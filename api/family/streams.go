@@ -241,6 +241,8 @@ func (s *Kit) send(ctx context.Context, sw *sseWriter, in *projections.Inbox, cu
 			data = render.message(in, c.Summary)
 		case c.Kind == projections.ChangeReset:
 			data = struct{}{}
+		case c.Kind == projections.ChangeAttempt:
+			data = AttemptOf(c.Attempt)
 		case render.change != nil:
 			event, data = render.change(in, c.Kind, c.ID)
 		}

@@ -189,3 +189,33 @@ func refused(err error, code int, msg string) bool {
 	var reply *textproto.Error
 	return errors.As(err, &reply) && reply.Code == code && reply.Msg == msg
 }
+
+// The inbox's event stream tells each attempt its log shows, as it comes:
+// a client waits on the stream for "the sender retried", not on a poll.
+func TestTheEventStreamTellsAttempts(t *testing.T) {
+	t.Parallel()
+	h := shared.Harness(t)
+	token, addr := h.TokenInbox()
+	if r := h.Do("POST", "/inboxes/"+token+"/faults/", `{"command": "RCPT", "reply": "451 4.7.1 try again later", "times": 1}`); r.Status != 201 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	stream := h.OpenStream("/inboxes/"+token+"/events/", "")
+	defer stream.Close()
+	raw := "Subject: streamed\r\n\r\nhello\r\n"
+	if err := servicetest.TrySend(h.Service.SMTPAddr(), "app@example.com", addr, raw); !refused(err, 451, "4.7.1 try again later") {
+		t.Fatalf("first: %v", err)
+	}
+	if err := servicetest.TrySend(h.Service.SMTPAddr(), "app@example.com", addr, raw); err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	var names []string
+	var codes []any
+	for len(names) < 3 {
+		e := stream.Next()
+		names = append(names, e.Name)
+		codes = append(codes, e.Data["code"])
+	}
+	if fmt.Sprint(names) != "[attempt message attempt]" || codes[0] != 451.0 || codes[2] != 250.0 {
+		t.Errorf("the stream told %v %v; want the refusal, the message and its store", names, codes)
+	}
+}

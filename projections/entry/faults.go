@@ -1,6 +1,8 @@
 package entry
 
 import (
+	"slices"
+
 	"tempmail/faults"
 	"tempmail/projections/view"
 )
@@ -29,6 +31,15 @@ type FaultState struct {
 type FaultList struct {
 	view.Meta
 	FaultState
+}
+
+func (l *FaultList) Clone() view.Record { c := *l; c.FaultState = l.FaultState.clone(); return &c }
+
+// clone copies the state so that the copy shares nothing the appliers
+// change in place.
+func (st FaultState) clone() FaultState {
+	st.Rules, st.Attempts, st.Moot = slices.Clone(st.Rules), slices.Clone(st.Attempts), slices.Clone(st.Moot)
+	return st
 }
 
 // ServiceAttemptsKept bounds the attempts the service's rules keep.

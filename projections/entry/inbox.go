@@ -236,12 +236,16 @@ const (
 	// deletion the views still keep (or from after what the inbox has
 	// seen), and must load the list afresh.
 	ChangeReset ChangeKind = "reset"
+	// ChangeAttempt is an SMTP attempt at an inbox with fault rules, as
+	// its attempt log shows it (not a change to a message).
+	ChangeAttempt ChangeKind = "attempt"
 )
 
 func (in *Inbox) Clone() view.Record {
 	c := *in
 	c.Head, c.Pages = slices.Clone(in.Head), slices.Clone(in.Pages)
 	c.Marks, c.Webhooks = slices.Clone(in.Marks), slices.Clone(in.Webhooks)
+	c.Faults = in.Faults.clone()
 	return &c
 }
 func (a *Address) Clone() view.Record    { c := *a; return &c }
