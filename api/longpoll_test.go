@@ -62,6 +62,7 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 	quiet, _ := h.TokenInbox() // see below
 	before := consumers(h)
 	heldBefore, _ := heldHandlers()
+	waitersBefore := h.Service.Views.Hub().Waiters() // the service's own (the fault rules' cache)
 
 	const n = 200
 	client := h.ClientVia(&http.Transport{MaxIdleConnsPerHost: n}, 0)
@@ -80,7 +81,7 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 		})
 	}
 	eventually.Nil(t, fmt.Sprintf("%d requests held on the hub", n), func() error {
-		if w := h.Service.Views.Hub().Waiters(); w != n {
+		if w := h.Service.Views.Hub().Waiters() - waitersBefore; w != n {
 			return fmt.Errorf("%d held", w)
 		}
 		return nil
@@ -133,7 +134,7 @@ func TestHeldRequestsCostNoConsumersAndNoLoops(t *testing.T) {
 	if ok != n {
 		t.Errorf("%d of %d held requests got the message", ok, n)
 	}
-	if w := h.Service.Views.Hub().Waiters(); w != 0 {
-		t.Errorf("%d hub subscriptions left after the requests ended", w)
+	if w := h.Service.Views.Hub().Waiters(); w != waitersBefore {
+		t.Errorf("%d hub subscriptions left after the requests ended", w-waitersBefore)
 	}
 }

@@ -267,7 +267,7 @@ func (b *Backend) assemble(ctx context.Context, refine func(*command.Mail)) erro
 	// One share of creations per client, whether it makes inboxes over
 	// HTTP or by mail to a catch-all domain.
 	b.Creates = fairshare.New(cfg.CreateRatePerClient)
-	b.Commands = &command.Commands{Store: b.Store, Views: b.Views.Reader, Hooks: b.Hooks, Disk: b.Disk, Faults: &command.FaultCache{},
+	b.Commands = &command.Commands{Store: b.Store, Views: b.Views.Reader, Hooks: b.Hooks, Disk: b.Disk, Faults: command.NewFaultCache(b.Views.Reader),
 		Names: tempmail.NewNames(cfg.ReservedNames), Log: b.log, Metrics: command.NewMetrics(b.Metrics), Turns: command.NewTurns(),
 		Mail: command.Mail{MaxMessageBytes: cfg.MaxMessageBytes, Hostname: hostname, Retention: cfg.MessageRetention,
 			PlusAddressing: cfg.PlusAddressing, CatchAll: cfg.CatchAllDomains, Creates: b.Creates, Auth: auth}}

@@ -39,12 +39,20 @@ var (
 // FaultCache keeps the service's fault rules in this process until their
 // entry changes (the views' watcher wakes its topic, within milliseconds of
 // the change on every node), and the token buckets of their rates: a rate
-// is counted per process. The zero value is ready.
+// is counted per process.
 type FaultCache struct {
 	mu      sync.Mutex
 	changed <-chan struct{} // the rules' entry was written since they were read
 	list    *projections.FaultList
 	rates   map[string]*fairshare.Limiter // by rule id
+}
+
+// NewFaultCache returns a cache of the rules views shows, which it
+// watches from now on, for the life of the process (one subscription of
+// the views' hub).
+func NewFaultCache(views *projections.Reader) *FaultCache {
+	changed, _ := views.Hub().Subscribe(projections.ServiceFaultsTopic())
+	return &FaultCache{changed: changed}
 }
 
 // holder is whose fault rules: an inbox's, or the service's (nil).
@@ -233,11 +241,6 @@ func (c *Commands) serviceRules(ctx context.Context, fresh bool) ([]projections.
 	}
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
-	if fc.changed == nil {
-		// Subscribed before the first read, for the life of the
-		// process: a change after it is never missed.
-		fc.changed, _ = c.Views.Hub().Subscribe(projections.ServiceFaultsTopic())
-	}
 	select {
 	case <-fc.changed:
 		fc.list = nil

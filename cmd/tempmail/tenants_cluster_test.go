@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/smtp"
 	"net/url"
 	"strings"
 	"syscall"
@@ -39,6 +40,56 @@ func TestTenantsHoldOnEveryNodeOfACluster(t *testing.T) {
 	t.Run("a node paused through a revocation and a domain's addition has them once it runs", c.paused)
 	t.Run("an expired key is refused by every node", c.expiry)
 	t.Run("a domain added at runtime takes mail on every node", c.domains)
+	t.Run("fault rules act on every node at once", c.faults)
+}
+
+// faults: the admin's pause, made through one node, refuses the next
+// connection to every node (a 421 in place of the greeting), and its
+// deletion through another lets the next one in everywhere; an inbox's
+// rule made through one node refuses its next delivery through each of
+// the others (once their views have it), once each.
+func (c tenantsCluster) faults(t *testing.T) {
+	var rule struct{ ID string }
+	c.admin(t, c.nodes[0], "POST", "/api/faults/", `{"command": "CONNECT", "reply": "421 4.3.2 paused"}`, http.StatusCreated, &rule)
+	for _, n := range c.nodes {
+		if _, err := smtp.Dial(n.smtpAddr); err == nil || !strings.Contains(err.Error(), "4.3.2 paused") {
+			t.Errorf("a connection to %s after the pause: %v", n.name, err)
+		}
+	}
+	c.admin(t, c.nodes[2], "DELETE", "/api/faults/"+rule.ID+"/", "", http.StatusNoContent, nil)
+	for _, n := range c.nodes {
+		cl, err := smtp.Dial(n.smtpAddr)
+		if err != nil {
+			t.Errorf("a connection to %s after the pause ended: %v", n.name, err)
+			continue
+		}
+		cl.Close()
+	}
+	code, b := call(t, "POST", c.nodes[0].base+"/inboxes/", "")
+	var in struct{ Token, Address string }
+	if code != http.StatusCreated || json.Unmarshal(b, &in) != nil {
+		t.Fatalf("inbox: %d %s", code, b)
+	}
+	code, b = call(t, "POST", c.nodes[0].base+"/inboxes/"+in.Token+"/faults/", `{"command": "RCPT", "reply": "451 4.7.1 try again later", "times": 2}`)
+	if code != http.StatusCreated {
+		t.Fatalf("rule: %d %s", code, b)
+	}
+	for _, n := range c.nodes[1:] {
+		// An inbox's rule is in its entry, which each node's views have
+		// milliseconds after the POST (the service's rules are checked
+		// against the log at each connection; an inbox's are not, or
+		// every delivery would pay a read of the log).
+		eventually.True(t, "the rule in "+n.name+"'s views", func() bool {
+			_, b := call(t, "GET", n.base+"/inboxes/"+in.Token+"/faults/", "")
+			return strings.Contains(string(b), "try again later")
+		})
+		if err := servicetest.Mail(n.smtpAddr, in.Address, "through "+n.name, "hello"); err == nil || !strings.Contains(err.Error(), "4.7.1 try again later") {
+			t.Errorf("a delivery through %s: %v; want the rule's 451", n.name, err)
+		}
+	}
+	if err := servicetest.Mail(c.nodes[0].smtpAddr, in.Address, "through n1", "hello"); err != nil {
+		t.Errorf("the third delivery, after the rule's two: %v", err)
+	}
 }
 
 // tenantsCluster is the cluster the scenarios of
