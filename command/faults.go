@@ -239,6 +239,13 @@ func (c *Commands) serviceRules(ctx context.Context, fresh bool) ([]projections.
 		}
 		return l.Rules, nil
 	}
+	var last events.Ack
+	var lastErr error
+	if fresh {
+		// Read before the lock: connections do not queue behind each
+		// other's reads of the log.
+		last, lastErr = c.Store.FaultsLast(ctx, "", "")
+	}
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	select {
@@ -246,12 +253,9 @@ func (c *Commands) serviceRules(ctx context.Context, fresh bool) ([]projections.
 		fc.list = nil
 	default:
 	}
-	if fresh {
-		last, err := c.Store.FaultsLast(ctx, "", "")
-		if err == nil && (fc.list == nil || last.Seq > fc.list.FaultState.Seq) {
-			if c.Views.WaitApplied(ctx, last) == nil {
-				fc.list = nil
-			}
+	if fresh && lastErr == nil && (fc.list == nil || last.Seq > fc.list.FaultState.Seq) {
+		if c.Views.WaitApplied(ctx, last) == nil {
+			fc.list = nil
 		}
 	}
 	if fc.list != nil {
