@@ -91,13 +91,18 @@ func TestPostfixRetriesWhatAFaultRuleRefused(t *testing.T) {
 			// and Postfix its delivery, flushing Postfix's queue meanwhile.
 			var list []servicetest.Summary
 			var tries []wire.Attempt
+			var held string // postqueue -p while the message waited, if seen
 			eventually.Nil(t, "Postfix to deliver after its retries", func() error {
 				pf.flush(t)
 				list = listMessages(t, base, in.Token)
 				tries = attemptsOf(t, base, in.Token)
+				queue := pf.queue(t)
+				if held == "" && strings.Contains(queue, queueID) && strings.Contains(queue, "(") {
+					held = queue
+				}
 				sent := strings.Contains(strings.Join(pf.logOf(queueID), "\n"), "status=sent")
 				if len(list) == 0 || len(tries) < len(c.tries) || !sent {
-					return fmt.Errorf("%d messages, %d attempts, Postfix sent: %v; Postfix's queue:\n%s", len(list), len(tries), sent, pf.queue(t))
+					return fmt.Errorf("%d messages, %d attempts, Postfix sent: %v; Postfix's queue:\n%s", len(list), len(tries), sent, queue)
 				}
 				return nil
 			})
@@ -160,8 +165,8 @@ func TestPostfixRetriesWhatAFaultRuleRefused(t *testing.T) {
 			if q := pf.queue(t); !strings.Contains(q, "Mail queue is empty") {
 				t.Errorf("Postfix still holds mail:\n%s", q)
 			}
-			t.Logf("delivered %v after Postfix took it (%v in all); Postfix's log of %s:\n%s",
-				delivered.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), queueID, strings.Join(append(deferrals, sent...), "\n"))
+			t.Logf("delivered %v after Postfix took it (%v in all); Postfix's log of %s:\n%s\npostqueue -p between tries:\n%s",
+				delivered.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), queueID, strings.Join(append(deferrals, sent...), "\n"), held)
 		})
 	}
 }
