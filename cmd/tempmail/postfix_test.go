@@ -77,11 +77,13 @@ func startPostfix(t *testing.T, domain, nextHop string) *postfix {
 	bin := postfixBin(t)
 	// Not t.TempDir(): Postfix's sockets live under its queue directory,
 	// and a socket's path must be short (108 bytes); and the directories
-	// above it must be open to the postfix user, which t.TempDir's are not.
+	// above its data directory must be open to the postfix user (master
+	// fails to open its lock file otherwise), which t.TempDir's are not.
 	dir, err := os.MkdirTemp("", "postfix")
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) }) // after Postfix stopped
 	p := &postfix{dir: dir, addr: freeAddr(t), bin: bin}
 	owner, err := user.Lookup("postfix")
 	if err != nil {
@@ -178,13 +180,12 @@ postlog   unix-dgram n - n - 1 postlogd
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-exited
 		}
-		_ = os.RemoveAll(dir)
 	})
 	eventually.Nil(t, "Postfix to greet on "+p.addr, func() error {
 		select {
 		case err := <-exited:
 			exited <- err
-			t.Fatalf("postfix start-fg exited: %v\n%s\n%s", err, out.String(), p.log())
+			t.Fatalf("postfix start-fg exited: %v\n%s", err, out.String()) // the cleanup shows the log
 		default:
 		}
 		c, err := textproto.Dial("tcp", p.addr)
