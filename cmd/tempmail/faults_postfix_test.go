@@ -136,6 +136,10 @@ func TestPostfixRetriesWhatAFaultRuleRefused(t *testing.T) {
 					t.Errorf("try %d: %s %d (reply %q) rule %q message %q from %s client %s; want %s %d rule %q message %q",
 						i+1, a.Command, a.Code, a.Reply, ruleID, messageID, a.From, client, want.command, want.code, wantRule, wantMessage)
 				}
+				// What tempmail logged it answered is what Postfix heard.
+				if want.code >= 400 && (a.Reply == "" || !strings.Contains(c.deferred, "said: "+a.Reply+" (")) {
+					t.Errorf("try %d: tempmail logged the reply %q, Postfix %q", i+1, a.Reply, c.deferred)
+				}
 			}
 
 			// Postfix shows each deferral with tempmail's reply, then one
