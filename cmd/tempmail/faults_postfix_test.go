@@ -16,10 +16,11 @@ import (
 // TestPostfixRetriesWhatAFaultRuleRefused: the fault rules of issue 44
 // against a real MTA, Postfix, in front of `tempmail serve` as
 // docs/DEPLOY.md sets one up (postfix_test.go). For a 451 at RCPT (twice),
-// a 421 at RCPT and a connection dropped in the middle of the data,
-// Postfix defers the message, logging tempmail's reply, tries again, and
-// the next try is stored; the inbox's attempt log shows each try and the
-// one store, and the inbox holds the message once.
+// a 421 at RCPT, a 451 after the data and a connection dropped in the
+// middle of the data, Postfix defers the message, logging tempmail's
+// reply (or the lost connection), tries again, and the next try is
+// stored; the inbox's attempt log shows each try and the one store, and
+// the inbox holds the message once.
 func TestPostfixRetriesWhatAFaultRuleRefused(t *testing.T) {
 	t.Parallel()
 	postfixBin(t) // skipped (or failed under CI) before tempmail starts
@@ -46,6 +47,12 @@ func TestPostfixRetriesWhatAFaultRuleRefused(t *testing.T) {
 		rule:     `{"command": "RCPT", "reply": "421 4.3.2 closing, try again later", "times": 1}`,
 		deferred: "status=deferred (host 127.0.0.1[127.0.0.1] said: 421 4.3.2 closing, try again later (in reply to RCPT TO command))",
 		tries:    []try{{"RCPT", 421}, {"AFTER_DATA", 250}},
+	}, {
+		// After the whole message, in place of the 250: nothing stored.
+		name:     "451 after the data",
+		rule:     `{"command": "AFTER_DATA", "reply": "451 4.3.0 not stored, try again", "times": 1}`,
+		deferred: "status=deferred (host 127.0.0.1[127.0.0.1] said: 451 4.3.0 not stored, try again (in reply to end of DATA command))",
+		tries:    []try{{"AFTER_DATA", 451}, {"AFTER_DATA", 250}},
 	}, {
 		// A small message is all in the socket's buffers when tempmail
 		// drops the connection: Postfix finds out waiting for the reply to
