@@ -42,7 +42,8 @@ run: build
 #
 # make test-e2e: the product as its users meet it: the binary driven as a
 # child process (cmd/tempmail: the README's and docs' commands, power
-# cuts, clients others wrote, from the npm registry) and the page in
+# cuts, clients others wrote, from the npm registry, Postfix in front of
+# it) and the page in
 # Chromium (web, under the race detector: Chromium is a process of its
 # own, and the detector costs these tests little). cmd/tempmail runs
 # without it: it would find nothing in a child, and slows the FUSE
