@@ -338,7 +338,11 @@ func (c *Commands) fault(ctx context.Context, h holder, a Attempt) (*faults.Rule
 			acts := r.Acts(n)
 			switch {
 			case r.Greylist > 0:
-				acts = greylisted(st, &r.Rule, a, now)
+				to := a.To
+				if h.in != nil {
+					to = "" // an inbox's log is of its own address
+				}
+				acts = greylisted(st, &r.Rule, a, to, now)
 			case r.Rate > 0:
 				acts = !c.rate(&r.Rule, a.Client, now)
 			case !acts && !r.Counts():
@@ -348,7 +352,10 @@ func (c *Commands) fault(ctx context.Context, h holder, a Attempt) (*faults.Rule
 				continue // a greylisted triple's retry, or a client within its rate: nothing to count
 			}
 			ev := &events.Attempted{InboxID: inboxID, Address: addr, At: now, Client: clientText(a.Client),
-				From: a.From, To: a.To, Command: a.Command, RuleID: r.ID, N: n, Acted: acts}
+				From: a.From, Command: a.Command, RuleID: r.ID, N: n, Acted: acts}
+			if h.in == nil {
+				ev.To = a.To // an inbox's log is of its own address
+			}
 			if acts && !r.Close {
 				reply, _ := faults.ParseReply(r.Reply) // checked when the rule was made
 				ev.Code, ev.Reply = reply.Code, r.Reply
@@ -376,10 +383,10 @@ func (c *Commands) fault(ctx context.Context, h holder, a Attempt) (*faults.Rule
 // of its client, sender and recipient, and each retry until the rule's
 // time has passed since that first. The first is found among the
 // holder's kept attempts (an attempt no longer kept counts as never made).
-func greylisted(st *projections.FaultState, r *faults.Rule, a Attempt, now time.Time) bool {
+func greylisted(st *projections.FaultState, r *faults.Rule, a Attempt, to string, now time.Time) bool {
 	client := clientText(a.Client)
 	for _, seen := range st.Attempts {
-		if seen.RuleID == r.ID && seen.Acted && seen.Client == client && seen.From == a.From && seen.To == a.To {
+		if seen.RuleID == r.ID && seen.Acted && seen.Client == client && seen.From == a.From && seen.To == to {
 			return now.Before(time.UnixMilli(seen.At).Add(time.Duration(r.Greylist)))
 		}
 	}

@@ -7,7 +7,9 @@ import (
 	"net/textproto"
 	"strings"
 	"testing"
+	"time"
 
+	"tempmail/eventually"
 	"tempmail/service/servicetest"
 )
 
@@ -217,5 +219,27 @@ func TestTheEventStreamTellsAttempts(t *testing.T) {
 	}
 	if fmt.Sprint(names) != "[attempt message attempt]" || codes[0] != 451.0 || codes[2] != 250.0 {
 		t.Errorf("the stream told %v %v; want the refusal, the message and its store", names, codes)
+	}
+}
+
+// An inbox's greylisting: the first attempt of a client and sender is
+// refused, a retry after the rule's time is taken.
+func TestAnInboxGreylists(t *testing.T) {
+	t.Parallel()
+	h := shared.Harness(t)
+	token, addr := h.TokenInbox()
+	if r := h.Do("POST", "/inboxes/"+token+"/faults/", `{"command": "RCPT", "greylist": "300ms"}`); r.Status != 201 {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+	raw := "Subject: grey\r\n\r\nhello\r\n"
+	first := time.Now()
+	if err := servicetest.TrySend(h.Service.SMTPAddr(), "app@example.com", addr, raw); !refused(err, 451, "4.7.1 Greylisted, try again later") {
+		t.Fatalf("first: %v", err)
+	}
+	eventually.True(t, "a retry taken", func() bool {
+		return servicetest.TrySend(h.Service.SMTPAddr(), "app@example.com", addr, raw) == nil
+	})
+	if since := time.Since(first); since < 300*time.Millisecond {
+		t.Errorf("taken %v after the first attempt", since)
 	}
 }
