@@ -254,9 +254,11 @@ func (c *Commands) serviceRules(ctx context.Context, fresh bool) ([]projections.
 	default:
 	}
 	if fresh && lastErr == nil && (fc.list == nil || last.Seq > fc.list.FaultState.Seq) {
-		if c.Views.WaitApplied(ctx, last) == nil {
+		wctx, cancel := context.WithTimeout(ctx, faultTimeout)
+		if c.Views.WaitApplied(wctx, last) == nil {
 			fc.list = nil
 		}
+		cancel()
 	}
 	if fc.list != nil {
 		return fc.list.Rules, nil
@@ -308,16 +310,27 @@ func (c *Commands) Fault(ctx context.Context, in *projections.Inbox, a Attempt) 
 	if err != nil {
 		return nil, err
 	}
-	if slices.ContainsFunc(rules, func(r projections.FaultRule) bool { return r.Command == a.Command }) {
+	service := slices.ContainsFunc(rules, func(r projections.FaultRule) bool { return r.Command == a.Command })
+	own := in != nil && len(in.Faults.Rules) > 0
+	if !service && !own {
+		return nil, nil // what nearly every attempt finds: nothing to do, nothing allocated
+	}
+	ctx, cancel := context.WithTimeout(ctx, faultTimeout)
+	defer cancel()
+	if service {
 		if r, err := c.fault(ctx, holder{}, a); r != nil || err != nil {
 			return r, err
 		}
 	}
-	if in == nil || len(in.Faults.Rules) == 0 {
+	if !own {
 		return nil, nil
 	}
 	return c.fault(ctx, holder{in}, a)
 }
+
+// faultTimeout bounds what asking the rules for one attempt may take: a
+// few reads of the views and the log, and the records of what they did.
+const faultTimeout = 5 * time.Second
 
 // fault asks one holder's rules.
 func (c *Commands) fault(ctx context.Context, h holder, a Attempt) (*faults.Rule, error) {

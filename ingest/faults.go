@@ -40,9 +40,7 @@ func (s *session) attempt(cmd, to string) faults.Attempt {
 // fault asks the rules for an attempt, at inbox in (nil before RCPT), and
 // acts on the rule that acts: it returns the reply to give, or nil.
 func (s *session) fault(in *projections.Inbox, a faults.Attempt) error {
-	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
-	rule, err := s.srv.c.Fault(ctx, in, a)
-	cancel()
+	rule, err := s.srv.c.Fault(s.ctx, in, a) // bounded there, when there is anything to ask
 	if err != nil {
 		return s.refuse(command.RejectUnavailable, errTempFail, err)
 	}
@@ -105,9 +103,7 @@ func wait(ctx context.Context, d time.Duration) bool {
 // come (mid-message, as a server that crashed would).
 func (s *session) dataFault(r io.Reader) error {
 	for _, in := range s.rcpts {
-		ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
-		rule, err := s.srv.c.Fault(ctx, in, s.attempt(faults.DATA, in.Address))
-		cancel()
+		rule, err := s.srv.c.Fault(s.ctx, in, s.attempt(faults.DATA, in.Address))
 		if err != nil {
 			return s.refuse(command.RejectUnavailable, errTempFail, err)
 		}
@@ -196,9 +192,7 @@ func (c *faultConn) Write(b []byte) (int, error) {
 // answered (or closed) the connection in place of the greeting.
 func (c *faultConn) connect() bool {
 	client, _ := netip.ParseAddr(hostOf(c.RemoteAddr()))
-	ctx, cancel := context.WithTimeout(c.srv.ctx, 5*time.Second)
-	rule, err := c.srv.c.Fault(ctx, nil, faults.Attempt{Command: faults.CONNECT, Client: client})
-	cancel()
+	rule, err := c.srv.c.Fault(c.srv.ctx, nil, faults.Attempt{Command: faults.CONNECT, Client: client})
 	if err != nil || rule == nil {
 		return false // a rule that cannot be read never refuses
 	}
@@ -216,9 +210,7 @@ func (c *faultConn) connect() bool {
 // begins: a reply in place of the greeting's, or the connection closed.
 func (s *SMTPServer) ehloFault(c *smtp.Conn) error {
 	client, _ := netip.ParseAddr(hostOf(c.Conn().RemoteAddr()))
-	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
-	rule, err := s.c.Fault(ctx, nil, faults.Attempt{Command: faults.EHLO, Client: client})
-	cancel()
+	rule, err := s.c.Fault(s.ctx, nil, faults.Attempt{Command: faults.EHLO, Client: client})
 	if err != nil || rule == nil {
 		return nil
 	}
