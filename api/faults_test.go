@@ -192,3 +192,76 @@ func TestOneInboxsRulesDoNotHoldUpOthers(t *testing.T) {
 		}
 	}
 }
+
+// A tenant's rules (its key with the faults scope) act on the mail of its
+// own inboxes alone: another tenant's inbox, and one of no tenant, take
+// the same mail meanwhile. They act from RCPT on, at most 10 live, and a
+// key without the scope may not make them.
+func TestATenantsRulesActOnItsOwnMail(t *testing.T) {
+	t.Parallel()
+	h := shared.Harness(t)
+	mine, other := h.NewTenant("faulty", ""), h.NewTenant("steady", "")
+	key, _ := h.NewKey(mine, `["inboxes","faults"]`)
+	otherKey, _ := h.NewKey(other, `["inboxes"]`)
+	inbox := func(key string) (token, addr string) {
+		r := h.Do("POST", "/inboxes/", "", "Authorization", "Bearer "+key)
+		if r.Status != 201 {
+			t.Fatalf("inbox: %d %s", r.Status, r.Body)
+		}
+		v := r.JSON(t)
+		return v["token"].(string), v["address"].(string)
+	}
+	_, mineAddr := inbox(key)
+	_, otherAddr := inbox(otherKey)
+	_, nobodysAddr := h.TokenInbox()
+	auth := []string{"Authorization", "Bearer " + key, "Content-Type", apitest.JSONType}
+	r := h.Do("POST", "/api/faults/", `{"command": "RCPT", "reply": "452 4.2.2 mailbox full", "client": "127.0.0.0/8"}`, auth...)
+	if r.Status != 201 {
+		t.Fatalf("the tenant's rule: %d %s", r.Status, r.Body)
+	}
+	id := r.JSON(t)["id"].(string)
+	raw := "Subject: to all\r\n\r\nhello\r\n"
+	if err := servicetest.TrySend(h.Service.SMTPAddr(), "app@example.com", mineAddr, raw); !refusedWith(err, 452, "4.2.2 mailbox full") {
+		t.Errorf("to the tenant's inbox: %v", err)
+	}
+	for _, addr := range []string{otherAddr, nobodysAddr} {
+		if err := servicetest.TrySend(h.Service.SMTPAddr(), "app@example.com", addr, raw); err != nil {
+			t.Errorf("to %s, not the tenant's: %v", addr, err)
+		}
+	}
+	var attempts []map[string]any
+	_ = json.Unmarshal(h.Do("GET", "/api/attempts/", "", auth...).Body, &attempts)
+	if len(attempts) != 1 || attempts[0]["to"] != mineAddr || attempts[0]["rule_id"] != id {
+		t.Errorf("the tenant's attempts: %v", attempts)
+	}
+	var service []any
+	_ = json.Unmarshal(h.Do("GET", "/api/faults/", "", admin...).Body, &service)
+	for _, f := range service {
+		if f.(map[string]any)["id"] == id {
+			t.Errorf("the tenant's rule is among the service's: %v", service)
+		}
+	}
+	for body, want := range map[string]string{
+		`{"command": "MAIL", "reply": "451 x"}`:    "before the recipient is known",
+		`{"command": "CONNECT", "reply": "421 x"}`: "before the recipient is known",
+	} {
+		if r := h.Do("POST", "/api/faults/", body, auth...); r.Status != 400 || !strings.Contains(string(r.Body), want) {
+			t.Errorf("%s: %d %s", body, r.Status, r.Body)
+		}
+	}
+	if r := h.Do("POST", "/api/faults/", `{"command": "RCPT", "reply": "451 x"}`, "Authorization", "Bearer "+otherKey); r.Status != 403 {
+		t.Errorf("a key without the faults scope: %d %s", r.Status, r.Body)
+	}
+	for i := range 9 {
+		if r := h.Do("POST", "/api/faults/", `{"command": "RCPT", "reply": "451 x", "to": "none@else.example"}`, auth...); r.Status != 201 {
+			t.Fatalf("rule %d: %d %s", i+2, r.Status, r.Body)
+		}
+	}
+	if r := h.Do("POST", "/api/faults/", `{"command": "RCPT", "reply": "451 x"}`, auth...); r.Status != 403 || !strings.Contains(string(r.Body), "10 fault rules") {
+		t.Errorf("the 11th: %d %s", r.Status, r.Body)
+	}
+	h.Expect(h.Do("DELETE", "/api/faults/"+id+"/", "", auth...), 204, "")
+	if err := servicetest.TrySend(h.Service.SMTPAddr(), "app@example.com", mineAddr, raw); err != nil {
+		t.Errorf("after the rule's deletion: %v", err)
+	}
+}

@@ -29,6 +29,8 @@ import (
 // the system partition's views move.
 
 var (
+	errTenantFaultCap = tempmail.Errorf(tempmail.Forbidden, "the tenant has %d fault rules, the most it may have: delete one first",
+		projections.MaxTenantFaults)
 	errFaultCap = tempmail.Errorf(tempmail.Forbidden, "the inbox has %d fault rules, the most it may have: delete one first",
 		faults.MaxPerInbox)
 	errServiceFaultCap = tempmail.Errorf(tempmail.Forbidden, "the service has %d fault rules, the most it may have: delete one first",
@@ -55,37 +57,60 @@ func NewFaultCache(views *projections.Reader) *FaultCache {
 	return &FaultCache{changed: changed}
 }
 
-// holder is whose fault rules: an inbox's, or the service's (nil).
-type holder struct{ in *projections.Inbox }
-
-func (h holder) ids() (inboxID, addr string) {
-	if h.in == nil {
-		return "", ""
-	}
-	return h.in.ID, h.in.Address
+// holder is whose fault rules: an inbox's, a tenant's, or the service's
+// (neither).
+type holder struct {
+	in     *projections.Inbox
+	tenant string
 }
 
-// state returns the holder's rules as the views show them once they have
-// applied every event of its fault subject.
-func (c *Commands) faultState(ctx context.Context, h holder) (*projections.FaultState, error) {
-	inboxID, addr := h.ids()
-	last, err := c.Store.FaultsLast(ctx, inboxID, addr)
-	if err != nil {
-		return nil, err
+func (h holder) ids() events.FaultHolder {
+	if h.in != nil {
+		return events.FaultHolder{InboxID: h.in.ID, Address: h.in.Address}
 	}
-	read := func() (*projections.FaultState, error) {
-		if h.in == nil {
-			l, err := c.Views.ServiceFaults(ctx)
-			if err != nil {
-				return nil, err
-			}
-			return &l.FaultState, nil
-		}
+	return events.FaultHolder{TenantID: h.tenant}
+}
+
+// scope is what the holder's rules may do, and how many it may have.
+func (h holder) scope() (faults.Scope, int, error) {
+	switch {
+	case h.in != nil:
+		return faults.InboxScope, faults.MaxPerInbox, errFaultCap
+	case h.tenant != "":
+		return faults.TenantScope, projections.MaxTenantFaults, errTenantFaultCap
+	}
+	return faults.ServiceScope, projections.MaxServiceFaults, errServiceFaultCap
+}
+
+// read returns the holder's rules as the views show them now.
+func (c *Commands) readFaults(ctx context.Context, h holder) (*projections.FaultState, error) {
+	switch {
+	case h.in != nil:
 		in, err := c.Views.Inbox(ctx, h.in.ID)
 		if err != nil {
 			return nil, err
 		}
 		return &in.Faults, nil
+	case h.tenant != "":
+		l, err := c.Views.TenantFaults(ctx, h.tenant)
+		if err != nil {
+			return nil, err
+		}
+		return &l.FaultState, nil
+	}
+	l, err := c.Views.ServiceFaults(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &l.FaultState, nil
+}
+
+// faultState returns the holder's rules as the views show them once they
+// have applied every event of its fault subject.
+func (c *Commands) faultState(ctx context.Context, h holder) (*projections.FaultState, error) {
+	last, err := c.Store.FaultsLast(ctx, h.ids())
+	if err != nil {
+		return nil, err
 	}
 	if h.in != nil && last.Seq <= h.in.Faults.Seq {
 		return &h.in.Faults, nil
@@ -93,14 +118,13 @@ func (c *Commands) faultState(ctx context.Context, h holder) (*projections.Fault
 	if err := c.Views.WaitApplied(ctx, last); err != nil {
 		return nil, err
 	}
-	return read()
+	return c.readFaults(ctx, h)
 }
 
 // append records one event of the holder's fault subject, expecting it at
 // seq: tempmail.Conflict when another came first.
 func (c *Commands) appendFault(ctx context.Context, h holder, p events.Payload, seq uint64) (events.Ack, error) {
-	inboxID, addr := h.ids()
-	return c.Store.AppendFault(ctx, inboxID, addr, p, seq)
+	return c.Store.AppendFault(ctx, h.ids(), p, seq)
 }
 
 // liveFaults counts the rules not yet expired at now.
@@ -118,7 +142,7 @@ func liveFaults(st *projections.FaultState, now time.Time) int {
 // does not read as a rule is Invalid; an inbox with faults.MaxPerInbox
 // live rules, Forbidden; one that ended, NotFound.
 func (c *Commands) AddFault(ctx context.Context, in *projections.Inbox, q faults.Request) (faults.Rule, error) {
-	return c.addFault(ctx, holder{in}, q)
+	return c.addFault(ctx, holder{in: in}, q)
 }
 
 // AddServiceFault makes one of the service's fault rules (the admin's).
@@ -126,20 +150,26 @@ func (c *Commands) AddServiceFault(ctx context.Context, q faults.Request) (fault
 	return c.addFault(ctx, holder{}, q)
 }
 
+// AddTenantFault makes one of a tenant's fault rules, which act on the
+// mail of its inboxes.
+func (c *Commands) AddTenantFault(ctx context.Context, tenantID string, q faults.Request) (faults.Rule, error) {
+	return c.addFault(ctx, holder{tenant: tenantID}, q)
+}
+
 func (c *Commands) addFault(ctx context.Context, h holder, q faults.Request) (faults.Rule, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	var until time.Time
-	capErr, cap := errServiceFaultCap, projections.MaxServiceFaults
 	if h.in != nil {
-		until, capErr, cap = h.in.ExpiresAt, errFaultCap, faults.MaxPerInbox
+		until = h.in.ExpiresAt
 	}
-	rule, err := q.Rule(uuid.NewString(), time.Now().UTC().Truncate(time.Millisecond), until, h.in == nil)
+	scope, cap, capErr := h.scope()
+	rule, err := q.Rule(uuid.NewString(), time.Now().UTC().Truncate(time.Millisecond), until, scope)
 	if err != nil {
 		return faults.Rule{}, err
 	}
-	inboxID, addr := h.ids()
-	ev := &events.FaultAdded{InboxID: inboxID, Address: addr, Rule: rule}
+	ids := h.ids()
+	ev := &events.FaultAdded{InboxID: ids.InboxID, Address: ids.Address, TenantID: ids.TenantID, Rule: rule}
 	var st *projections.FaultState
 	err = again(ctx, 20, func(int) (bool, error) {
 		st, err = c.faultState(ctx, h)
@@ -162,7 +192,7 @@ func (c *Commands) addFault(ctx context.Context, h holder, q faults.Request) (fa
 		return faults.Rule{}, err
 	}
 	if !slices.ContainsFunc(st.Rules, func(r projections.FaultRule) bool { return r.ID == rule.ID }) {
-		return faults.Rule{}, capErr // others took the last places first
+		return faults.Rule{}, capErr // others took the last places first (or the tenant was deleted)
 	}
 	return rule, nil
 }
@@ -172,24 +202,13 @@ func (c *Commands) stateAfter(ctx context.Context, h holder, ack events.Ack) (*p
 	if err := c.Views.WaitApplied(ctx, ack); err != nil {
 		return nil, err
 	}
-	if h.in == nil {
-		l, err := c.Views.ServiceFaults(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &l.FaultState, nil
-	}
-	in, err := c.Views.Inbox(ctx, h.in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &in.Faults, nil
+	return c.readFaults(ctx, h)
 }
 
 // DeleteFault ends one of an inbox's rules; one it does not have is
 // NotFound.
 func (c *Commands) DeleteFault(ctx context.Context, in *projections.Inbox, ruleID string) error {
-	return c.deleteFault(ctx, holder{in}, ruleID)
+	return c.deleteFault(ctx, holder{in: in}, ruleID)
 }
 
 // DeleteServiceFault ends one of the service's rules.
@@ -197,11 +216,16 @@ func (c *Commands) DeleteServiceFault(ctx context.Context, ruleID string) error 
 	return c.deleteFault(ctx, holder{}, ruleID)
 }
 
+// DeleteTenantFault ends one of a tenant's rules.
+func (c *Commands) DeleteTenantFault(ctx context.Context, tenantID, ruleID string) error {
+	return c.deleteFault(ctx, holder{tenant: tenantID}, ruleID)
+}
+
 func (c *Commands) deleteFault(ctx context.Context, h holder, ruleID string) error {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	inboxID, addr := h.ids()
-	ev := &events.FaultDeleted{InboxID: inboxID, Address: addr, RuleID: ruleID}
+	ids := h.ids()
+	ev := &events.FaultDeleted{InboxID: ids.InboxID, Address: ids.Address, TenantID: ids.TenantID, RuleID: ruleID}
 	return again(ctx, 20, func(int) (bool, error) {
 		st, err := c.faultState(ctx, h)
 		if err != nil {
@@ -224,6 +248,12 @@ func (c *Commands) ServiceFaults(ctx context.Context) (*projections.FaultList, e
 	return c.Views.ServiceFaults(ctx)
 }
 
+// TenantFaults returns a tenant's rules and attempt log as the views show
+// them now.
+func (c *Commands) TenantFaults(ctx context.Context, tenantID string) (*projections.FaultList, error) {
+	return c.Views.TenantFaults(ctx, tenantID)
+}
+
 // serviceRules returns the service's live rules, from memory while their
 // entry has not changed since they were read. At a connection (fresh) the
 // log is asked too, as authentication asks it of a key: a rule stored on
@@ -244,7 +274,7 @@ func (c *Commands) serviceRules(ctx context.Context, fresh bool) ([]projections.
 	if fresh {
 		// Read before the lock: connections do not queue behind each
 		// other's reads of the log.
-		last, lastErr = c.Store.FaultsLast(ctx, "", "")
+		last, lastErr = c.Store.FaultsLast(ctx, events.FaultHolder{})
 	}
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
@@ -311,21 +341,39 @@ func (c *Commands) Fault(ctx context.Context, in *projections.Inbox, a Attempt) 
 		return nil, err
 	}
 	service := slices.ContainsFunc(rules, func(r projections.FaultRule) bool { return r.Command == a.Command })
+	tenant := false
+	if in != nil && in.TenantID != "" {
+		// The tenant's, from the views' cache (a tenant without rules
+		// is remembered as such there).
+		l, err := c.Views.TenantFaults(ctx, in.TenantID)
+		if err != nil {
+			return nil, err
+		}
+		tenant = slices.ContainsFunc(l.Rules, func(r projections.FaultRule) bool { return r.Command == a.Command })
+	}
 	own := in != nil && len(in.Faults.Rules) > 0
-	if !service && !own {
+	if !service && !tenant && !own {
 		return nil, nil // what nearly every attempt finds: nothing to do, nothing allocated
 	}
 	ctx, cancel := context.WithTimeout(ctx, faultTimeout)
 	defer cancel()
+	// The service's rules first, then the tenant's, then the inbox's own.
+	var asked []holder
 	if service {
-		if r, err := c.fault(ctx, holder{}, a); r != nil || err != nil {
+		asked = append(asked, holder{})
+	}
+	if tenant {
+		asked = append(asked, holder{tenant: in.TenantID})
+	}
+	if own {
+		asked = append(asked, holder{in: in})
+	}
+	for _, h := range asked {
+		if r, err := c.fault(ctx, h, a); r != nil || err != nil {
 			return r, err
 		}
 	}
-	if !own {
-		return nil, nil
-	}
-	return c.fault(ctx, holder{in}, a)
+	return nil, nil
 }
 
 // faultTimeout bounds what asking the rules for one attempt may take: a
@@ -335,7 +383,7 @@ const faultTimeout = 5 * time.Second
 // fault asks one holder's rules.
 func (c *Commands) fault(ctx context.Context, h holder, a Attempt) (*faults.Rule, error) {
 	var acted *faults.Rule
-	inboxID, addr := h.ids()
+	ids := h.ids()
 	err := again(ctx, 20, func(int) (bool, error) {
 		acted = nil
 		st, err := c.faultState(ctx, h)
@@ -364,8 +412,8 @@ func (c *Commands) fault(ctx context.Context, h holder, a Attempt) (*faults.Rule
 			if !acts && !r.Counts() {
 				continue // a greylisted triple's retry, or a client within its rate: nothing to count
 			}
-			ev := &events.Attempted{InboxID: inboxID, Address: addr, At: now, Client: clientText(a.Client),
-				From: a.From, Command: a.Command, RuleID: r.ID, N: n, Acted: acts}
+			ev := &events.Attempted{InboxID: ids.InboxID, Address: ids.Address, TenantID: ids.TenantID, At: now,
+				Client: clientText(a.Client), From: a.From, Command: a.Command, RuleID: r.ID, N: n, Acted: acts}
 			if h.in == nil {
 				ev.To = a.To // an inbox's log is of its own address
 			}
@@ -412,7 +460,7 @@ func (c *Commands) RecordStored(ctx context.Context, in *projections.Inbox, a At
 	if len(in.Faults.Rules) == 0 && len(in.Faults.Attempts) == 0 {
 		return nil
 	}
-	h := holder{in}
+	h := holder{in: in}
 	ev := &events.Attempted{InboxID: in.ID, Address: in.Address, At: time.Now().UTC(), Client: clientText(a.Client),
 		From: a.From, Command: faults.AfterData, Code: 250, MessageID: messageID}
 	return again(ctx, 20, func(int) (bool, error) {

@@ -29,10 +29,11 @@ const (
 	ScopeRead     = "read"     // read them only
 	ScopeWebhooks = "webhooks" // subscriptions to the tenant's inboxes
 	ScopeAdmin    = "admin"    // tenants and keys: what the API token may do
+	ScopeFaults   = "faults"   // SMTP fault rules on the mail of the tenant's inboxes
 )
 
 // Scopes lists every scope, in the order answers name them.
-func Scopes() []string { return []string{ScopeInboxes, ScopeRead, ScopeWebhooks, ScopeAdmin} }
+func Scopes() []string { return []string{ScopeInboxes, ScopeRead, ScopeWebhooks, ScopeAdmin, ScopeFaults} }
 
 // KeyPrefix begins every API key, so that a key is told from an inbox's
 // token and a leaked one is recognised by scanners.

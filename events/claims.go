@@ -271,7 +271,11 @@ func claimed(p Payload) string {
 // stay, to take them out of its list as they expire, should the deletion
 // not end them first.
 func (s *Store) purgeTenant(ctx context.Context, tenantID string, through uint64) error {
-	return s.purgeSubjectThrough(ctx, tenantSubject(tenantID), through)
+	if err := s.purgeSubjectThrough(ctx, tenantSubject(tenantID), through); err != nil {
+		return err
+	}
+	subj, _ := s.faultSubject(FaultHolder{TenantID: tenantID}) // its fault rules, and what they saw
+	return s.purgeSubjectThrough(ctx, subj, through)
 }
 
 // publishClaim stores claim (deduplicated by id; "": none) just before m,

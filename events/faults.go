@@ -14,8 +14,9 @@ import (
 
 // An inbox's SMTP fault rules (package faults) and what they did are
 // events of the inbox, on a subject of their own (faultsOf), which leaves
-// the log with the inbox; the service's rules (the admin's, InboxID
-// empty) and theirs are on ev.sys.faults. Every event on it expects the subject's last
+// the log with the inbox; a tenant's (TenantID, no InboxID) on
+// ev.sys.faults.<tenantID>, which leaves the log with the tenant; the
+// service's (the admin's, neither) on ev.sys.faults. Every event on it expects the subject's last
 // sequence as the views show it (the inbox's FaultsSeq): so a rule's count
 // of attempts is claimed, as a quota is, one attempt at a time across a
 // cluster (a rule for two refusals refuses two), and the cap of live rules
@@ -23,19 +24,21 @@ import (
 // lives: a deleted rule's events, and attempts beyond the few the views
 // keep (the views forget them by sequence).
 
-// FaultAdded records a rule on an inbox, or on the service (InboxID
-// empty).
+// FaultAdded records a rule on an inbox, a tenant (TenantID alone) or
+// the service (neither).
 type FaultAdded struct {
-	InboxID string      `json:"inbox_id,omitempty"`
-	Address string      `json:"address,omitempty"`
-	Rule    faults.Rule `json:"rule"`
+	TenantID string      `json:"tenant_id,omitempty"`
+	InboxID  string      `json:"inbox_id,omitempty"`
+	Address  string      `json:"address,omitempty"`
+	Rule     faults.Rule `json:"rule"`
 }
 
 // FaultDeleted ends a rule before it expires.
 type FaultDeleted struct {
-	InboxID string `json:"inbox_id,omitempty"`
-	Address string `json:"address,omitempty"`
-	RuleID  string `json:"rule_id"`
+	TenantID string `json:"tenant_id,omitempty"`
+	InboxID  string `json:"inbox_id,omitempty"`
+	Address  string `json:"address,omitempty"`
+	RuleID   string `json:"rule_id"`
 }
 
 // Attempted records one SMTP attempt at an inbox that has fault rules:
@@ -43,16 +46,17 @@ type FaultDeleted struct {
 // let pass (RuleID, N, not Acted), or one whose message was stored
 // (MessageID, code 250, no rule).
 type Attempted struct {
-	InboxID string    `json:"inbox_id,omitempty"`
-	Address string    `json:"address,omitempty"`
-	At      time.Time `json:"at"`
-	Client  string    `json:"client,omitempty"`
-	From    string    `json:"from"`
-	To      string    `json:"to,omitempty"` // the recipient, at the service's rules
-	Command string    `json:"command"`
-	Code    int       `json:"code,omitempty"` // 0: the connection was closed
-	Reply   string    `json:"reply,omitempty"`
-	RuleID  string    `json:"rule_id,omitempty"`
+	TenantID string    `json:"tenant_id,omitempty"`
+	InboxID  string    `json:"inbox_id,omitempty"`
+	Address  string    `json:"address,omitempty"`
+	At       time.Time `json:"at"`
+	Client   string    `json:"client,omitempty"`
+	From     string    `json:"from"`
+	To       string    `json:"to,omitempty"` // the recipient, at the service's rules
+	Command  string    `json:"command"`
+	Code     int       `json:"code,omitempty"` // 0: the connection was closed
+	Reply    string    `json:"reply,omitempty"`
+	RuleID   string    `json:"rule_id,omitempty"`
 	// N is the rule's count of matching attempts with this one; Acted
 	// says whether the rule acted on it.
 	N         uint64 `json:"n,omitempty"`
@@ -68,8 +72,8 @@ func (Attempted) EventType() Type    { return TypeAttempted }
 // subject, expecting it at seq (the views' FaultsSeq of the inbox). A
 // subject that moved on is of kind Conflict: another attempt or change
 // came first, and the caller reads the inbox again.
-func (s *Store) AppendFault(ctx context.Context, inboxID, addr string, p Payload, seq uint64) (Ack, error) {
-	subj, _ := s.faultSubject(inboxID, addr)
+func (s *Store) AppendFault(ctx context.Context, h FaultHolder, p Payload, seq uint64) (Ack, error) {
+	subj, _ := s.faultSubject(h)
 	m, err := eventMsg(subj, p)
 	if err != nil {
 		return Ack{}, err
@@ -84,8 +88,8 @@ func (s *Store) AppendFault(ctx context.Context, inboxID, addr string, p Payload
 
 // FaultsLast is the sequence of the last event on an inbox's fault
 // subject; 0 when it has none.
-func (s *Store) FaultsLast(ctx context.Context, inboxID, addr string) (Ack, error) {
-	subj, part := s.faultSubject(inboxID, addr)
+func (s *Store) FaultsLast(ctx context.Context, h FaultHolder) (Ack, error) {
+	subj, part := s.faultSubject(h)
 	m, err := s.stream.GetLastMsgForSubject(ctx, subj)
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
@@ -96,12 +100,19 @@ func (s *Store) FaultsLast(ctx context.Context, inboxID, addr string) (Ack, erro
 	return Ack{Seq: m.Sequence, Partition: part}, nil
 }
 
-// faultSubject is where the events of an inbox's rules go, or the
-// service's (inboxID empty), and its partition.
-func (s *Store) faultSubject(inboxID, addr string) (subject, part string) {
-	if inboxID == "" {
-		return serviceFaultsSubject, SysPartition
+// FaultHolder names whose fault rules: an inbox's (InboxID and its
+// Address), a tenant's (TenantID alone) or the service's (neither).
+type FaultHolder struct{ InboxID, Address, TenantID string }
+
+// faultSubject is where the events of a holder's rules go, and its
+// partition.
+func (s *Store) faultSubject(h FaultHolder) (subject, part string) {
+	switch {
+	case h.InboxID != "":
+		part = s.PartitionOfAddress(h.Address)
+		return faultsOf(part, h.Address, h.InboxID), part
+	case h.TenantID != "":
+		return serviceFaultsSubject + "." + h.TenantID, SysPartition
 	}
-	part = s.PartitionOfAddress(addr)
-	return faultsOf(part, addr, inboxID), part
+	return serviceFaultsSubject, SysPartition
 }

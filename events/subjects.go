@@ -16,6 +16,7 @@ import (
 //	ev.sys.domain.<nameKey>               one domain name (DomainAdded, DomainDeactivated); before format 4, every domain's were on ev.sys.domains
 //	ev.sys.webhooks                       subscriptions to every inbox (WebhookCreated, WebhookSecretRotated, WebhookDeleted)
 //	ev.sys.faults                         the service's fault rules and the attempts they saw (FaultAdded, FaultDeleted, Attempted)
+//	ev.sys.faults.<tenantID>              a tenant's (the same)
 //	ev.sys.tenant.<tenantID>              one tenant, its keys, its devices and what its quota counts (TenantCreated, TenantChanged, TenantDeleted, KeyCreated, KeyRevoked, DeviceCreated, DeviceDeleted, and the claims of claims.go)
 //	ev.sys.barred.<hash>                  a revoked key (KeyBarred), which authentication reads
 //	ev.sys.ended.<tenantID>               a deleted tenant (TenantBarred), which authentication reads

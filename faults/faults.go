@@ -104,6 +104,29 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// Scope is whose a rule is: what it may act at and match.
+type Scope int
+
+const (
+	// InboxScope: an inbox's, on its own mail, from RCPT on.
+	InboxScope Scope = iota
+	// TenantScope: a tenant's, on the mail of its inboxes, from RCPT on;
+	// it may match recipients and clients.
+	TenantScope
+	// ServiceScope: the admin's, at any command, for everyone it matches.
+	ServiceScope
+)
+
+func (s Scope) String() string {
+	switch s {
+	case InboxScope:
+		return "an inbox's"
+	case TenantScope:
+		return "a tenant's"
+	}
+	return "the service's"
+}
+
 // Request is a rule as a client asks for it.
 type Request struct {
 	Command   string   `json:"command"`
@@ -138,15 +161,13 @@ func invalid(format string, args ...any) error {
 
 // Rule checks a request and makes its rule, with id, made at now, to expire
 // at its ExpiresIn (DefaultExpiry when not given) or at until, whichever
-// comes first (the inbox's end; zero: none). service says whose rule it
-// is: the service's (the admin's) may act at any command and match
-// recipients and clients; an inbox's acts from RCPT on, on its mail.
-func (q Request) Rule(id string, now, until time.Time, service bool) (Rule, error) {
+// comes first (the inbox's end; zero: none), for whose it is (scope).
+func (q Request) Rule(id string, now, until time.Time, scope Scope) (Rule, error) {
 	r := Rule{ID: id, Command: strings.ToUpper(strings.TrimSpace(q.Command)), Reply: strings.TrimSpace(q.Reply),
 		Times: q.Times, Every: q.Every, Fraction: q.Fraction, Seed: q.Seed, Delay: q.Delay, Close: q.Close,
 		From: strings.ToLower(strings.TrimSpace(q.From)), To: strings.ToLower(strings.TrimSpace(q.To)),
 		Client: strings.TrimSpace(q.Client), Greylist: q.Greylist, Rate: q.Rate, Priority: q.Priority, CreatedAt: now}
-	if err := r.checkCommand(q.Command, service); err != nil {
+	if err := r.checkCommand(q.Command, scope); err != nil {
 		return Rule{}, err
 	}
 	if err := r.checkAction(); err != nil {
@@ -155,7 +176,7 @@ func (q Request) Rule(id string, now, until time.Time, service bool) (Rule, erro
 	if err := r.checkHowOften(); err != nil {
 		return Rule{}, err
 	}
-	if err := r.checkMatch(service); err != nil {
+	if err := r.checkMatch(scope); err != nil {
 		return Rule{}, err
 	}
 	if q.ExpiresIn < 0 {
@@ -172,12 +193,12 @@ func (q Request) Rule(id string, now, until time.Time, service bool) (Rule, erro
 	return r, nil
 }
 
-func (r *Rule) checkCommand(asked string, service bool) error {
+func (r *Rule) checkCommand(asked string, scope Scope) error {
 	switch r.Command {
 	case RCPT, DATA, AfterData:
 	case CONNECT, EHLO, MAIL:
-		if !service {
-			return invalid("command %s comes before the recipient is known: an inbox's rule acts at RCPT, DATA or AFTER_DATA", r.Command)
+		if scope != ServiceScope {
+			return invalid("command %s comes before the recipient is known: %s rule acts at RCPT, DATA or AFTER_DATA", r.Command, scope)
 		}
 	case "":
 		return invalid("command is required: CONNECT, EHLO, MAIL, RCPT, DATA or AFTER_DATA")
@@ -247,7 +268,7 @@ func (r *Rule) checkHowOften() error {
 	return nil
 }
 
-func (r *Rule) checkMatch(service bool) error {
+func (r *Rule) checkMatch(scope Scope) error {
 	for _, f := range []struct{ name, v string }{{"from", r.From}, {"to", r.To}} {
 		switch {
 		case len(f.v) > MaxPattern:
@@ -256,8 +277,8 @@ func (r *Rule) checkMatch(service bool) error {
 			return invalid("%s must be printable ASCII without spaces", f.name)
 		}
 	}
-	if !service && (r.To != "" || r.Client != "" || r.Rate != 0) {
-		return invalid("an inbox's rule acts on its own mail: to, client and rate are the service's rules'")
+	if scope == InboxScope && (r.To != "" || r.Client != "") {
+		return invalid("an inbox's rule acts on its own mail: to and client are a tenant's or the service's rules'")
 	}
 	if r.To != "" && (r.Command == CONNECT || r.Command == EHLO || r.Command == MAIL) {
 		return invalid("to matches recipients, known from RCPT on")

@@ -64,12 +64,12 @@ func TestActs(t *testing.T) {
 func TestRequestRule(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	r, err := Request{Command: "rcpt", Reply: "451 4.7.1 try again later", Times: 2}.Rule("id", now, time.Time{}, false)
+	r, err := Request{Command: "rcpt", Reply: "451 4.7.1 try again later", Times: 2}.Rule("id", now, time.Time{}, InboxScope)
 	if err != nil || r.Command != RCPT || !r.ExpiresAt.Equal(now.Add(DefaultExpiry)) {
 		t.Fatalf("%+v %v", r, err)
 	}
 	inboxEnd := now.Add(10 * time.Minute)
-	if r, _ := (Request{Command: "RCPT", Close: true}).Rule("id", now, inboxEnd, false); !r.ExpiresAt.Equal(inboxEnd) {
+	if r, _ := (Request{Command: "RCPT", Close: true}).Rule("id", now, inboxEnd, InboxScope); !r.ExpiresAt.Equal(inboxEnd) {
 		t.Errorf("a rule outlives its inbox: %v", r.ExpiresAt)
 	}
 	reply, err := ParseReply("421 4.3.2 paused")

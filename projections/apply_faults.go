@@ -9,7 +9,8 @@ import (
 )
 
 // Applying fault rules and the attempts they saw, an inbox's (in its
-// entry) or the service's (FaultList, in the system partition): each event
+// entry), a tenant's or the service's (a FaultList each, in the system
+// partition): each event
 // of a holder's fault subject changes it, one at a time, so a rule's count
 // and the cap of live rules hold against racing writers (the events
 // expect the subject's last sequence, FaultState.Seq). What no view shows
@@ -19,22 +20,25 @@ import (
 
 const faultsKey = "faults" // the service's FaultList
 
-// MaxServiceFaults bounds the service's live rules.
-const MaxServiceFaults = 50
+// tenantFaultsKey is a tenant's FaultList.
+func tenantFaultsKey(tenantID string) string { return faultsKey + "." + tenantID }
+
+// Bounds of the service's and of each tenant's rules, and of the attempts
+// each keeps.
+const (
+	MaxServiceFaults   = 50
+	MaxTenantFaults    = 10
+	TenantAttemptsKept = 100
+)
 
 // faultEvent applies one event of a holder's fault subject through change:
-// an inbox's (inboxID) or the service's (inboxID empty).
-func (t *tx) faultEvent(inboxID string, change func(st *FaultState, cap, kept int)) error {
+// an inbox's (inboxID), a tenant's (tenantID alone) or the service's.
+func (t *tx) faultEvent(inboxID, tenantID string, change func(st *FaultState, cap, kept int)) error {
 	var st *FaultState
 	var staged *engine.Staged
 	cap, kept := faults.MaxPerInbox, AttemptsKept
-	if inboxID == "" {
-		l, ls, err := load[FaultList](t, faultsKey)
-		if err != nil || t.Applied(ls) {
-			return err
-		}
-		st, staged, cap, kept = &l.FaultState, ls, MaxServiceFaults, ServiceAttemptsKept
-	} else {
+	switch {
+	case inboxID != "":
 		in, is, err := t.liveInbox(inboxID)
 		if err != nil || (in == nil && is == nil) {
 			return err // applied before
@@ -44,6 +48,24 @@ func (t *tx) faultEvent(inboxID string, change func(st *FaultState, cap, kept in
 			return nil
 		}
 		st, staged = &in.Faults, is
+	default:
+		key, limit, keep := faultsKey, MaxServiceFaults, ServiceAttemptsKept
+		if tenantID != "" {
+			_, ts, err := load[Tenant](t, tenantKey(tenantID))
+			if err != nil {
+				return err
+			}
+			if !ts.Live() {
+				t.Moot() // a deleted tenant's: its subject leaves the log with it
+				return nil
+			}
+			key, limit, keep = tenantFaultsKey(tenantID), MaxTenantFaults, TenantAttemptsKept
+		}
+		l, ls, err := load[FaultList](t, key)
+		if err != nil || t.Applied(ls) {
+			return err
+		}
+		st, staged, cap, kept = &l.FaultState, ls, limit, keep
 	}
 	t.Forget.Seqs = append(t.Forget.Seqs, st.Moot...)
 	st.Moot = nil
@@ -61,7 +83,7 @@ func (t *tx) faultEvent(inboxID string, change func(st *FaultState, cap, kept in
 }
 
 func (t *tx) faultAdded(ev *events.FaultAdded) error {
-	return t.faultEvent(ev.InboxID, func(st *FaultState, cap, _ int) {
+	return t.faultEvent(ev.InboxID, ev.TenantID, func(st *FaultState, cap, _ int) {
 		if len(st.Rules) >= cap || slices.ContainsFunc(st.Rules, func(r FaultRule) bool { return r.ID == ev.Rule.ID }) {
 			st.Moot = append(st.Moot, t.Seq) // beyond the cap (the command checks it first), or a repeat
 			return
@@ -71,7 +93,7 @@ func (t *tx) faultAdded(ev *events.FaultAdded) error {
 }
 
 func (t *tx) faultDeleted(ev *events.FaultDeleted) error {
-	return t.faultEvent(ev.InboxID, func(st *FaultState, _, _ int) {
+	return t.faultEvent(ev.InboxID, ev.TenantID, func(st *FaultState, _, _ int) {
 		st.Rules = slices.DeleteFunc(st.Rules, func(r FaultRule) bool {
 			if r.ID != ev.RuleID {
 				return false
@@ -84,7 +106,7 @@ func (t *tx) faultDeleted(ev *events.FaultDeleted) error {
 }
 
 func (t *tx) attempted(ev *events.Attempted) error {
-	return t.faultEvent(ev.InboxID, func(st *FaultState, _, kept int) {
+	return t.faultEvent(ev.InboxID, ev.TenantID, func(st *FaultState, _, kept int) {
 		if ev.RuleID != "" {
 			if i := slices.IndexFunc(st.Rules, func(r FaultRule) bool { return r.ID == ev.RuleID }); i >= 0 {
 				r := &st.Rules[i]

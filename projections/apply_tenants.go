@@ -63,6 +63,11 @@ func (t *tx) tenantDeleted(ev *events.TenantDeleted) error {
 	if err := t.dropDevices(ev.TenantID); err != nil {
 		return err
 	}
+	if _, fs, err := load[FaultList](t, tenantFaultsKey(ev.TenantID)); err != nil {
+		return err
+	} else if fs.Live() {
+		t.Remove(fs) // its fault rules; their events leave the log with the tenant's
+	}
 	t.Forget.Tenants = append(t.Forget.Tenants, ev.TenantID)
 	t.Remove(ts)
 	return nil

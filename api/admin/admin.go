@@ -26,8 +26,13 @@ func (s *API) Routes(r chi.Router) {
 		r.Post("/api/tenants/{tenant:"+family.UUIDPattern+"}/keys", s.createKeyA)
 		r.Get("/api/tenants/{tenant:"+family.UUIDPattern+"}/keys", s.listKeysA)
 		r.Delete("/api/keys/{key:"+family.UUIDPattern+"}", s.revokeKeyA)
-		r.Post("/api/domains", s.addDomainA)  // domains.go
-		r.Post("/api/faults", s.createFaultA) // faults.go
+		r.Post("/api/domains", s.addDomainA) // domains.go
+	})
+	// Fault rules (faults.go): the admin's for the service, a tenant's key
+	// with the faults scope for the mail of the tenant's inboxes.
+	r.Group(func(r chi.Router) {
+		r.Use(s.requireFaults)
+		r.Post("/api/faults", s.createFaultA)
 		r.Get("/api/faults", s.listFaultsA)
 		r.Delete("/api/faults/{fault:"+family.UUIDPattern+"}", s.deleteFaultA)
 		r.Get("/api/attempts", s.attemptsA)

@@ -37,7 +37,9 @@ func Contract() openapi.Contract {
 			ID:      "createServiceFault",
 			Tags:    []string{"Failing on purpose"},
 			Summary: "Make the SMTP server fail on purpose, for everyone it matches",
-			Description: "The admin's: a fault rule at any SMTP command (`CONNECT` in place of the greeting, `EHLO`, " +
+			Description: "With a tenant's key that has the `faults` scope: a rule of the tenant's, on the mail of its " +
+				"inboxes, at `RCPT`, during `DATA` or `AFTER_DATA` (at most 10 live). " +
+				"With the admin's credential: a rule of the service's, at any SMTP command (`CONNECT` in place of the greeting, `EHLO`, " +
 				"`MAIL`, `RCPT`, during `DATA`, `AFTER_DATA`), for the clients, senders and recipients it matches: " +
 				"a reply, a delay or a closed connection, greylisting, or a rate per client. " +
 				"`{\"command\": \"CONNECT\", \"reply\": \"421 4.3.2 paused\"}` pauses intake until it is deleted " +
@@ -54,7 +56,7 @@ func Contract() openapi.Contract {
 			Method: "GET", Path: "/api/faults/",
 			ID:       "listServiceFaults",
 			Tags:     []string{"Failing on purpose"},
-			Summary:  "The service's live fault rules",
+			Summary:  "The live fault rules: the service's, or the tenant's for a tenant's key",
 			Security: tokenOrKey,
 			Responses: answers(map[string]openapi.Response{
 				"200": {Description: "Oldest first.", Content: openapi.JSON(openapi.Ref("FaultRules"))},
@@ -63,7 +65,7 @@ func Contract() openapi.Contract {
 			Method: "DELETE", Path: "/api/faults/{fault}/",
 			ID:       "deleteServiceFault",
 			Tags:     []string{"Failing on purpose"},
-			Summary:  "End one of the service's fault rules",
+			Summary:  "End a fault rule: the service's, or the tenant's for a tenant's key",
 			Security: tokenOrKey,
 			Params: []openapi.Param{{
 				Name:        "fault",
@@ -81,8 +83,9 @@ func Contract() openapi.Contract {
 			ID:      "listAttempts",
 			Tags:    []string{"Failing on purpose"},
 			Summary: "SMTP attempts the fault rules saw",
-			Description: "Newest first: the attempts the service's rules acted on (at most 200), and with `rcpt` those " +
-				"at that address alone, with its inbox's own log when it has one.",
+			Description: "Newest first: the attempts the service's rules acted on (at most 200; a tenant's key: its " +
+				"rules', at most 100), and with `rcpt` those at that address alone, with its inbox's own log when " +
+				"it has one (and the key sees the inbox).",
 			Security: tokenOrKey,
 			Params: []openapi.Param{{
 				Name: "rcpt", In: "query",

@@ -10,21 +10,56 @@ import (
 
 	"tempmail"
 	"tempmail/api/family"
+	"tempmail/command"
 	"tempmail/faults"
 	"tempmail/projections"
 	"tempmail/wire"
 )
 
-// The service's SMTP fault rules, the admin's (docs/failing-on-purpose.md):
-// at any SMTP command, for every client, sender and recipient they match;
-// and the attempt log, the service's and an inbox's by its address.
+// SMTP fault rules (docs/failing-on-purpose.md): the admin's, the
+// service's, at any SMTP command, for every client, sender and recipient
+// they match; a tenant's (its key with the faults scope), on the mail of
+// its inboxes, from RCPT on; and their attempt logs, with an inbox's by its
+// address.
+
+// requireFaults lets the admin in, and a tenant's key with the faults
+// scope.
+func (s *API) requireFaults(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := family.CredentialFrom(r)
+		if !c.IsAdmin() {
+			err := s.CheckAdmin(r) // the admin's answer to no credential, or a bad one
+			if c.Key != nil {
+				err = c.Need(command.ScopeFaults)
+			}
+			if err != nil {
+				family.WriteError(w, r, s.Log, err)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// faultsOf is whose rules a request is about: the service's for the
+// admin, its tenant's for a tenant's key.
+func faultsOf(r *http.Request) (tenant string) {
+	if c := family.CredentialFrom(r); !c.IsAdmin() {
+		return c.Owner()
+	}
+	return ""
+}
 
 func (s *API) createFaultA(w http.ResponseWriter, r *http.Request) {
 	var req faults.Request
 	err := family.DecodeBody(r, &req)
 	var rule faults.Rule
 	if err == nil {
-		rule, err = s.Commands.AddServiceFault(r.Context(), req)
+		if tenant := faultsOf(r); tenant != "" {
+			rule, err = s.Commands.AddTenantFault(r.Context(), tenant, req)
+		} else {
+			rule, err = s.Commands.AddServiceFault(r.Context(), req)
+		}
 	}
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -34,7 +69,7 @@ func (s *API) createFaultA(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *API) listFaultsA(w http.ResponseWriter, r *http.Request) {
-	l, err := s.Commands.ServiceFaults(r.Context())
+	l, err := s.list(r)
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
 		return
@@ -43,7 +78,14 @@ func (s *API) listFaultsA(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *API) deleteFaultA(w http.ResponseWriter, r *http.Request) {
-	if err := s.Commands.DeleteServiceFault(r.Context(), chi.URLParam(r, "fault")); err != nil {
+	id := chi.URLParam(r, "fault")
+	var err error
+	if tenant := faultsOf(r); tenant != "" {
+		err = s.Commands.DeleteTenantFault(r.Context(), tenant, id)
+	} else {
+		err = s.Commands.DeleteServiceFault(r.Context(), id)
+	}
+	if err != nil {
 		family.WriteError(w, r, s.Log, family.AsNotFound(err, family.NotFoundA))
 		return
 	}
@@ -72,7 +114,7 @@ func (s *API) attemptsA(w http.ResponseWriter, r *http.Request) {
 	}
 	var l *projections.FaultList
 	if err == nil {
-		l, err = s.Commands.ServiceFaults(r.Context())
+		l, err = s.list(r)
 	}
 	if err != nil {
 		family.WriteError(w, r, s.Log, err)
@@ -83,7 +125,7 @@ func (s *API) attemptsA(w http.ResponseWriter, r *http.Request) {
 	}
 	out := family.AttemptsOf(&l.FaultState, keep)
 	if rcpt != "" {
-		if in, err := s.Views.InboxByAddress(r.Context(), rcpt); err == nil {
+		if in, err := s.Views.InboxByAddress(r.Context(), rcpt); err == nil && family.CredentialFrom(r).Sees(in) {
 			out = append(out, family.AttemptsOf(&in.Faults, func(a *projections.Attempt) bool {
 				return !time.UnixMilli(a.At).Before(since)
 			})...)
@@ -91,4 +133,12 @@ func (s *API) attemptsA(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	family.WriteJSON(w, http.StatusOK, out)
+}
+
+// list is the rules and attempt log the request is about (faultsOf).
+func (s *API) list(r *http.Request) (*projections.FaultList, error) {
+	if tenant := faultsOf(r); tenant != "" {
+		return s.Commands.TenantFaults(r.Context(), tenant)
+	}
+	return s.Commands.ServiceFaults(r.Context())
 }

@@ -94,7 +94,7 @@ func schemas() map[string]openapi.Component {
 					"needs `name` (createTenant's body says so).",
 			},
 		},
-		"KeyScope": {Schema: openapi.Schema{Type: "string", Enum: []any{"inboxes", "read", "webhooks", "admin"}}},
+		"KeyScope": {Schema: openapi.Schema{Type: "string", Enum: []any{"inboxes", "read", "webhooks", "admin", "faults"}}},
 		"Key": {
 			Of:   keyOut{},
 			Omit: []string{"key"},
