@@ -172,6 +172,28 @@ func TestOneInboxsRulesDoNotHoldUpOthers(t *testing.T) {
 		t.Fatalf("the delayed delivery ended before the other was stored: %v", err)
 	default:
 	}
+	// One rule holds at most two sessions at once: a second is held, a
+	// third gets the reply at once (a relay bringing everyone's mail
+	// keeps its other connections).
+	held2 := make(chan error, 1)
+	go func() {
+		held2 <- servicetest.TrySend(h.Service.SMTPAddr(), "b@example.com", slowAddr, "Subject: slow\r\n\r\nx\r\n")
+	}()
+	eventually.True(t, "the second delayed attempt counted", func() bool {
+		var rules []map[string]any
+		_ = json.Unmarshal(h.Do("GET", "/inboxes/"+slow+"/faults/", "").Body, &rules)
+		return len(rules) == 1 && rules[0]["fired"] == 2.0
+	})
+	if err := servicetest.TrySend(h.Service.SMTPAddr(), "c@example.com", slowAddr, "Subject: slow\r\n\r\nx\r\n"); !refusedWith(err, 451, "4.7.1 later") {
+		t.Fatalf("a third attempt while two are held: %v", err)
+	}
+	select {
+	case err := <-held:
+		t.Fatalf("the first delayed delivery ended: %v", err)
+	case err := <-held2:
+		t.Fatalf("the second delayed delivery ended: %v", err)
+	default:
+	}
 	for i := range 50 {
 		if r := h.Do("POST", "/api/faults/", `{"command": "RCPT", "reply": "451 x", "to": "nobody-`+strings.Repeat("x", i%3)+`@else.example"}`, admin...); r.Status != 201 {
 			t.Fatalf("rule %d: %d %s", i+1, r.Status, r.Body)

@@ -53,7 +53,7 @@ func (s *session) fault(in *projections.Inbox, a faults.Attempt) error {
 // act does what a rule says: waits its delay, then closes the connection
 // or gives its reply (after a 421 the connection closes: faultConn).
 func (s *session) act(r *faults.Rule) error {
-	if !wait(s.ctx, time.Duration(r.Delay)) {
+	if !s.srv.stall(s.ctx, r) {
 		return errFaultClosed
 	}
 	if r.Close {
@@ -83,6 +83,46 @@ func replyLine(r *faults.Rule) string {
 	return line + " " + reply.Text + "\r\n"
 }
 
+// maxStalled bounds the sessions one rule's delay holds at once: beyond,
+// its reply comes at once. A rule that stalls every delivery to a tenant's
+// inboxes could otherwise hold every connection of a relay that brings
+// every tenant's mail (one client, within its connection limit), and
+// delay the others' mail with its own.
+const maxStalled = 2
+
+// stalled counts the sessions each rule's delay holds now.
+type stalled struct {
+	mu    sync.Mutex
+	count map[string]int // by rule id; gone at 0
+}
+
+// stall waits a rule's delay, if it has one and holds fewer than
+// maxStalled sessions; it reports false if ctx ended first.
+func (s *SMTPServer) stall(ctx context.Context, r *faults.Rule) bool {
+	if r.Delay <= 0 {
+		return true
+	}
+	st := &s.stalled
+	st.mu.Lock()
+	if st.count[r.ID] >= maxStalled {
+		st.mu.Unlock()
+		return true // enough held by this rule: answered at once
+	}
+	if st.count == nil {
+		st.count = map[string]int{}
+	}
+	st.count[r.ID]++
+	st.mu.Unlock()
+	defer func() {
+		st.mu.Lock()
+		if st.count[r.ID]--; st.count[r.ID] == 0 {
+			delete(st.count, r.ID)
+		}
+		st.mu.Unlock()
+	}()
+	return wait(ctx, time.Duration(r.Delay))
+}
+
 // wait waits d, unless ctx ends first.
 func wait(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
@@ -110,7 +150,7 @@ func (s *session) dataFault(r io.Reader) error {
 		if rule == nil {
 			continue
 		}
-		if !wait(s.ctx, time.Duration(rule.Delay)) {
+		if !s.srv.stall(s.ctx, rule) {
 			return errFaultClosed
 		}
 		if rule.Close {
@@ -196,7 +236,7 @@ func (c *faultConn) connect() bool {
 	if err != nil || rule == nil {
 		return false // a rule that cannot be read never refuses
 	}
-	if !wait(c.srv.ctx, time.Duration(rule.Delay)) || rule.Close {
+	if !c.srv.stall(c.srv.ctx, rule) || rule.Close {
 		_ = c.Conn.Close()
 		return true
 	}
@@ -214,7 +254,7 @@ func (s *SMTPServer) ehloFault(c *smtp.Conn) error {
 	if err != nil || rule == nil {
 		return nil
 	}
-	if !wait(s.ctx, time.Duration(rule.Delay)) || rule.Close {
+	if !s.stall(s.ctx, rule) || rule.Close {
 		_ = c.Close()
 		return errFaultClosed
 	}

@@ -78,6 +78,8 @@ type SMTPServer struct {
 	cancel context.CancelFunc
 	// shutdown is set once Shutdown began: Serve's end is then expected.
 	shutdown atomic.Bool
+	// stalled bounds the sessions fault rules' delays hold (faults.go).
+	stalled stalled
 }
 
 // NewSMTPServer returns a server delivering through c.
