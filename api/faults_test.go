@@ -139,6 +139,21 @@ func TestServiceRulesAtTheEarlyCommands(t *testing.T) {
 	if err := servicetest.TrySend(h.Service.SMTPAddr(), "a@fast.example", addr, "Subject: x\r\n\r\nx\r\n"); err != nil {
 		t.Fatalf("after the rules were spent: %v", err)
 	}
+	// A rule is asked only where the server would go on: what it refuses
+	// (a domain it does not serve, an address with no inbox) it refuses
+	// as ever, whatever a rule for every recipient says.
+	serviceRule(t, h, `{"command": "RCPT", "reply": "451 4.7.1 from the rule", "to": "*"}`)
+	for rcpt, want := range map[string]string{
+		"someone@elsewhere.example": "5.7.1 Relaying denied: domain not served here",
+		"nobody-here@tempmail.test": "5.1.1 Mailbox unavailable",
+	} {
+		if err := servicetest.TrySend(h.Service.SMTPAddr(), "a@example.com", rcpt, "Subject: x\r\n\r\nx\r\n"); !refusedWith(err, 550, want) {
+			t.Errorf("to %s: %v; want 550 %s", rcpt, err, want)
+		}
+	}
+	if err := servicetest.TrySend(h.Service.SMTPAddr(), "a@example.com", addr, "Subject: x\r\n\r\nx\r\n"); !refusedWith(err, 451, "4.7.1 from the rule") {
+		t.Errorf("to the inbox: %v", err)
+	}
 }
 
 // What a rule can cost others is bounded: 50 live rules for the service,

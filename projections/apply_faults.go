@@ -76,6 +76,13 @@ func (t *tx) faultEvent(inboxID, tenantID string, change func(st *FaultState, ca
 		t.Forget.Seqs = append(t.Forget.Seqs, r.Seq)
 		return true
 	})
+	st.Attempts = slices.DeleteFunc(st.Attempts, func(a Attempt) bool {
+		if !a.Expired(t.At) {
+			return false
+		}
+		t.Forget.Seqs = append(t.Forget.Seqs, a.Seq)
+		return true
+	})
 	change(st, cap, kept)
 	st.Seq = t.Seq
 	t.Save(staged)

@@ -55,11 +55,13 @@ const (
 	AttemptsKept = entry.AttemptsKept
 	// ServiceAttemptsKept bounds the service's attempt log.
 	ServiceAttemptsKept = entry.ServiceAttemptsKept
-	ChangeMessage       = entry.ChangeMessage
-	ChangeRead          = entry.ChangeRead
-	ChangeDeleted       = entry.ChangeDeleted
-	ChangeReset         = entry.ChangeReset
-	ChangeAttempt       = entry.ChangeAttempt
+	// AttemptLife is how long an attempt log keeps an attempt.
+	AttemptLife   = entry.AttemptLife
+	ChangeMessage = entry.ChangeMessage
+	ChangeRead    = entry.ChangeRead
+	ChangeDeleted = entry.ChangeDeleted
+	ChangeReset   = entry.ChangeReset
+	ChangeAttempt = entry.ChangeAttempt
 )
 
 // InboxTopic changes whenever an inbox or its messages do: every event that

@@ -34,14 +34,16 @@ func FaultRuleOf(r projections.FaultRule) wire.FaultRule {
 	return out
 }
 
-// AttemptsOf is a holder's attempt log as the API shows it, newest first,
+// AttemptsOf is a holder's attempt log as the API shows it, newest first
+// and of the last week (projections.AttemptLife),
 // keeping those keep says (all: nil): the attempts a rule acted on and the
 // messages stored, not those a counting rule let pass (their outcome is
 // another attempt).
 func AttemptsOf(st *projections.FaultState, keep func(*projections.Attempt) bool) []wire.Attempt {
 	out := []wire.Attempt{}
+	now := time.Now()
 	for _, a := range slices.Backward(st.Attempts) {
-		if a.RuleID != "" && !a.Acted || keep != nil && !keep(&a) {
+		if a.RuleID != "" && !a.Acted || a.Expired(now) || keep != nil && !keep(&a) {
 			continue
 		}
 		out = append(out, AttemptOf(&a))

@@ -2,6 +2,7 @@ package entry
 
 import (
 	"slices"
+	"time"
 
 	"tempmail/faults"
 	"tempmail/projections/view"
@@ -41,6 +42,13 @@ func (st FaultState) clone() FaultState {
 	st.Rules, st.Attempts, st.Moot = slices.Clone(st.Rules), slices.Clone(st.Attempts), slices.Clone(st.Moot)
 	return st
 }
+
+// AttemptLife is how long an attempt log keeps an attempt: readers skip
+// older ones, and the next change of the log forgets them.
+const AttemptLife = 7 * 24 * time.Hour
+
+// Expired says whether an attempt is past AttemptLife at now.
+func (a *Attempt) Expired(now time.Time) bool { return now.Sub(time.UnixMilli(a.At)) >= AttemptLife }
 
 // ServiceAttemptsKept bounds the attempts the service's rules keep.
 const ServiceAttemptsKept = 200
