@@ -33,7 +33,9 @@ const (
 )
 
 // Scopes lists every scope, in the order answers name them.
-func Scopes() []string { return []string{ScopeInboxes, ScopeRead, ScopeWebhooks, ScopeAdmin, ScopeFaults} }
+func Scopes() []string {
+	return []string{ScopeInboxes, ScopeRead, ScopeWebhooks, ScopeAdmin, ScopeFaults}
+}
 
 // KeyPrefix begins every API key, so that a key is told from an inbox's
 // token and a leaked one is recognised by scanners.
