@@ -35,7 +35,8 @@ func runKeyNew(args []string, getenv func(string) string, stdout, stderr io.Writ
 	af.register(fs, getenv)
 	tenant := fs.String("tenant", "", "the tenant, by its `name|id` (tempmail tenant new prints the id)")
 	scopes := fs.String("scopes", "", "what the key may do, a comma-separated `list`: inboxes (make, read and delete the tenant's\n"+
-		"inboxes), read (read them only), webhooks (their subscriptions), admin (everything)")
+		"inboxes), read (read them only), webhooks (their subscriptions), admin (everything), faults (SMTP fault rules\n"+
+		"on the tenant's mail)")
 	name := fs.String("name", "key", "a `name` for the key, to tell it from the tenant's others")
 	expires := fs.String("expires", "", "when the key expires, a `duration|time`: a duration from now (720h) or an RFC 3339 time; empty: never")
 	asJSON := fs.Bool("json", false, "print the key as JSON (id, tenant_id, name, scopes, expires_at, key), not only the key")
@@ -60,7 +61,7 @@ func runKeyNew(args []string, getenv func(string) string, stdout, stderr io.Writ
 	case len(*tenant) > 64 && uuid.Validate(*tenant) != nil:
 		return fail("--tenant %q is neither a tenant's name (at most 64 characters) nor its id", client.Printable((*tenant)[:64]+"..."))
 	case len(spec.Scopes) == 0:
-		return fail("--scopes is required: one or more of inboxes, read, webhooks and admin, comma-separated")
+		return fail("--scopes is required: one or more of inboxes, read, webhooks, admin and faults, comma-separated")
 	}
 	if spec.ExpiresAt, err = parseExpires(*expires, time.Now()); err != nil {
 		return fail("%v", err)
