@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -85,7 +86,7 @@ func runInboxFault(args []string, getenv func(string) string, stdout, stderr io.
 		return fail("%s", cf.failure(err))
 	}
 	if *asJSON {
-		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(r.JSON))
+		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(bytes.TrimSpace(r.JSON)))
 	} else {
 		fmt.Fprintln(stdout, client.Printable(r.ID))
 	}
@@ -312,7 +313,7 @@ func runInboxFaults(args []string, getenv func(string) string, stdout, stderr io
 		return 2
 	}
 	if *asJSON {
-		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(raw))
+		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(bytes.TrimSpace(raw)))
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -393,7 +394,7 @@ func runInboxAttempts(args []string, getenv func(string) string, stdout, stderr 
 		return 2
 	}
 	if *asJSON {
-		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(raw))
+		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(bytes.TrimSpace(raw)))
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)

@@ -339,7 +339,7 @@ func TestInboxFaultChecksItsFlagsFirst(t *testing.T) {
 		{"DATA with nothing to do", []string{"--command", "DATA"},
 			"tempmail inbox fault: at DATA a rule closes the connection in the middle of the message (--close) or stalls it (--delay)\n"},
 		{"the service's flags", []string{"--command", "RCPT", "--reply", "451", "--to", "a@b"},
-			"tempmail inbox fault: flag provided but not defined: -to"},
+			"tempmail inbox fault: unknown flag --to"},
 		{"an argument", []string{"--command", "RCPT", "--reply", "451", "now"},
 			"tempmail inbox fault: unexpected argument \"now\"; run 'tempmail inbox fault --help' for usage\n"},
 	} {

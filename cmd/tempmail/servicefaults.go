@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -83,7 +84,7 @@ func runFaultAdd(args []string, getenv func(string) string, stdout, stderr io.Wr
 		return fail("%s", af.failure(err))
 	}
 	if *asJSON {
-		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(r.JSON))
+		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(bytes.TrimSpace(r.JSON)))
 	} else {
 		fmt.Fprintln(stdout, client.Printable(r.ID))
 	}
@@ -117,7 +118,7 @@ func runFaultList(args []string, getenv func(string) string, stdout, stderr io.W
 		return 2
 	}
 	if *asJSON {
-		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(raw))
+		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(bytes.TrimSpace(raw)))
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -210,7 +211,7 @@ func runAttempts(args []string, getenv func(string) string, stdout, stderr io.Wr
 		return 2
 	}
 	if *asJSON {
-		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(raw))
+		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(bytes.TrimSpace(raw)))
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
