@@ -14,13 +14,15 @@ import (
 // Fault rules (docs/failing-on-purpose.md): an inbox's token sets what
 // the service's SMTP side answers for deliveries to that inbox instead of
 // accepting them (a 4xx or 5xx at one command, a delay, a closed
-// connection), so that a sender's handling of them can be tested; the
-// attempts log says what every delivery to the inbox met.
+// connection, greylisting), so that a sender's handling of them can be
+// tested; the attempts log says what every delivery to the inbox met. The
+// service's rules, the admin's, do the same for every delivery they match
+// (AddServiceFault, below).
 
 // FaultCommands are the SMTP commands an inbox's rule acts at, in the
 // order a delivery meets them (the inbox is known from RCPT on): RCPT
 // refuses the recipient, DATA closes the connection in the middle of the
-// message, and AFTER_DATA answers once the message's data has been
+// message (or stalls it), and AFTER_DATA answers once the message's data has been
 // received, in place of the 250 that would store it.
 var FaultCommands = []string{"RCPT", "DATA", "AFTER_DATA"}
 
