@@ -1,7 +1,8 @@
 // Package mcpserver serves tempmail to AI agents over the Model Context
-// Protocol, with the official Go SDK: seven tools (create_inbox,
+// Protocol, with the official Go SDK: eleven tools (create_inbox,
 // list_messages, read_message, wait_for_message, get_code, get_link,
-// delete_inbox), each with JSON schemas for what it takes and returns
+// delete_inbox, and an inbox's fault rules: add_fault, list_faults,
+// delete_fault, list_attempts, in faults.go), each with JSON schemas for what it takes and returns
 // (schemas.go): plain types that any host reads, arguments checked in
 // words, and results whose text is their JSON as written, without HTML
 // escapes. It advertises tools alone: it sends no logs and its tools never

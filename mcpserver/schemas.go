@@ -32,10 +32,12 @@ import (
 // "maximum: 120/1 is greater than 60.000000".
 
 // bound is what a schema says of one property beyond its type: a string's
-// longest length, or a number's range (from 0) and default.
+// longest length and the values it may take (enum; nil: any), or a
+// number's range (from min, 0 unless given) and default (0: none).
 type bound struct {
-	number   bool
-	max, def int
+	number        bool
+	min, max, def int
+	enum          []string
 }
 
 // input is the schema of what a tool takes: T's, with bounds.
@@ -47,10 +49,17 @@ func input[T any](bounds map[string]bound) *jsonschema.Schema {
 			continue
 		}
 		if b.number {
-			p.Minimum, p.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(b.max))
-			p.Default = json.RawMessage(fmt.Sprint(b.def))
+			p.Minimum, p.Maximum = jsonschema.Ptr(float64(b.min)), jsonschema.Ptr(float64(b.max))
+			if b.def != 0 {
+				// The SDK fills a default in: a seed of 0 given is not
+				// one left out.
+				p.Default = json.RawMessage(fmt.Sprint(b.def))
+			}
 		} else {
 			p.MaxLength = jsonschema.Ptr(b.max)
+			for _, v := range b.enum {
+				p.Enum = append(p.Enum, v)
+			}
 		}
 	}
 	return s
@@ -143,6 +152,13 @@ func checkValue(name string, p *jsonschema.Schema, v any) error {
 		if n := utf8.RuneCountInString(s); p.MaxLength != nil && n > *p.MaxLength {
 			return fmt.Errorf("%s must be at most %d characters, not %d", name, *p.MaxLength, n)
 		}
+		if len(p.Enum) > 0 && !slices.Contains(p.Enum, any(s)) {
+			names := make([]string, len(p.Enum))
+			for i, v := range p.Enum {
+				names[i] = fmt.Sprint(v)
+			}
+			return fmt.Errorf("%s must be one of %s, not %q", name, strings.Join(names, ", "), cutName(s))
+		}
 	case "integer":
 		num, ok := v.(json.Number)
 		f, err := num.Float64()
@@ -151,6 +167,19 @@ func checkValue(name string, p *jsonschema.Schema, v any) error {
 		}
 		if p.Minimum != nil && f < *p.Minimum || p.Maximum != nil && f > *p.Maximum {
 			return fmt.Errorf("%s must be a whole number%s, not %s", name, rangeOf(p), num)
+		}
+	case "number":
+		num, ok := v.(json.Number)
+		f, err := num.Float64()
+		if !ok || err != nil {
+			return fmt.Errorf("%s must be a number%s", name, rangeOf(p))
+		}
+		if p.Minimum != nil && f < *p.Minimum || p.Maximum != nil && f > *p.Maximum {
+			return fmt.Errorf("%s must be a number%s, not %s", name, rangeOf(p), num)
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return fmt.Errorf("%s must be true or false", name)
 		}
 	}
 	return nil

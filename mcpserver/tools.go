@@ -24,7 +24,8 @@ const instructions = "tempmail gives you disposable e-mail inboxes: create_inbox
 	"token; give the address where a sign-up or login asks for e-mail, then get_code or get_link waits for the " +
 	"one-time code or the confirmation link, and wait_for_message or read_message show the whole message. The " +
 	"token is the inbox's only credential: pass it to the other tools and to no one else. delete_inbox ends the " +
-	"inbox when you are done." + untrusted
+	"inbox when you are done. To test a mail sender, add_fault makes the inbox's SMTP side refuse, delay or drop " +
+	"deliveries, and list_attempts shows what each met." + untrusted
 
 // Bounds of what one call takes and returns.
 const (
@@ -66,6 +67,7 @@ func NewTools(version string) *Tools {
 	waits["pattern"] = bound{max: 512}
 	t.inputs["get_code"] = input[patternIn](waits)
 	t.inputs["get_link"] = input[patternIn](waits)
+	t.faultTools() // faults.go
 	return t
 }
 
@@ -115,6 +117,7 @@ func (t *Tools) Server(c *client.Client, request context.Context) *mcp.Server {
 			"before, or expired) succeeds too, and says so with already_gone.",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(true), IdempotentHint: true,
 			OpenWorldHint: jsonschema.Ptr(false)}}, b.deleteInbox)
+	t.addFaultTools(s, b)
 	return s
 }
 

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -19,13 +22,14 @@ import (
 // /mcp) and cmd/tempmail (over HTTP and stdio); these are their pure parts.
 
 // TestInputSchemasAreBounded: every string a tool takes has a length
-// bound, and timeout_seconds its range and default, so that a host shows
-// the agent the limits and the SDK refuses what is beyond them.
+// bound, every number its range, and timeout_seconds its default, so that
+// a host shows the agent the limits and the SDK refuses what is beyond
+// them.
 func TestInputSchemasAreBounded(t *testing.T) {
 	t.Parallel()
 	tools := NewTools("test")
-	if len(tools.inputs) != 7 {
-		t.Errorf("%d input schemas, want 7", len(tools.inputs))
+	if len(tools.inputs) != 11 {
+		t.Errorf("%d input schemas, want 11", len(tools.inputs))
 	}
 	for name, s := range tools.inputs {
 		if s.AdditionalProperties == nil || s.AdditionalProperties.Not == nil { // false, as jsonschema writes it
@@ -37,6 +41,18 @@ func TestInputSchemasAreBounded(t *testing.T) {
 			case "timeout_seconds":
 				if *p.Minimum != 0 || *p.Maximum != maxTimeout || string(p.Default) != "30" {
 					t.Errorf("%s.%s: %s", name, prop, b)
+				}
+			case "close":
+				if p.Type != "boolean" {
+					t.Errorf("%s.%s: %s", name, prop, b)
+				}
+			case "times", "every", "fraction", "seed", "priority":
+				if p.Minimum == nil || p.Maximum == nil || *p.Maximum <= *p.Minimum {
+					t.Errorf("%s.%s has no range: %s", name, prop, b)
+				}
+			case "command", "delay", "greylist", "expires_in":
+				if p.MaxLength == nil || *p.MaxLength != 16 {
+					t.Errorf("%s.%s has no bound: %s", name, prop, b)
 				}
 			default:
 				if p.MaxLength == nil || *p.MaxLength < 64 || *p.MaxLength > 512 {
@@ -92,7 +108,13 @@ func TestToolErrorsSayWhatIsWrong(t *testing.T) {
 // a client of no service: what is tested here never reaches it.
 func session(t *testing.T) *mcp.ClientSession {
 	t.Helper()
-	c, err := client.New("http://127.0.0.1:1")
+	return sessionOf(t, "http://127.0.0.1:1")
+}
+
+// sessionOf is session with the tools calling the service at base.
+func sessionOf(t *testing.T, base string) *mcp.ClientSession {
+	t.Helper()
+	c, err := client.New(base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +144,7 @@ func TestSchemasHavePlainTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Tools) != 7 {
+	if len(list.Tools) != 11 {
 		t.Errorf("%d tools", len(list.Tools))
 	}
 	var walk func(tool, path string, v any)
@@ -191,6 +213,15 @@ func TestArgumentErrorsSayWhatIsWrongInWords(t *testing.T) {
 		{"list_messages", map[string]any{}, "token is required"},
 		{"read_message", map[string]any{"token": "T"}, "message_id is required"},
 		{"list_messages", map[string]any{"token": "T", "extra": 1}, `unknown argument "extra": this tool takes token`},
+		{"add_fault", map[string]any{"token": "T", "command": "EHLO", "reply": "421"}, `command must be one of RCPT, DATA, AFTER_DATA, not "EHLO"`},
+		{"add_fault", map[string]any{"token": "T"}, "command is required"},
+		{"add_fault", map[string]any{"token": "T", "command": "RCPT", "fraction": 1.5}, "fraction must be a number from 0 to 1, not 1.5"},
+		{"add_fault", map[string]any{"token": "T", "command": "RCPT", "priority": 1001}, "priority must be a whole number from -1000 to 1000, not 1001"},
+		{"add_fault", map[string]any{"token": "T", "command": "RCPT", "times": 2.5}, "times must be a whole number from 0 to 1000"},
+		{"add_fault", map[string]any{"token": "T", "command": "DATA", "close": "yes"}, "close must be true or false"},
+		{"add_fault", map[string]any{"token": "T", "command": "RCPT", "greylist": "thirty seconds"}, `greylist must be a duration such as "5s" or "10m", not "thirty seconds"`},
+		{"delete_fault", map[string]any{"token": "T"}, "rule_id is required"},
+		{"list_attempts", map[string]any{"token": "T", "rcpt": "a@b"}, `unknown argument "rcpt": this tool takes token`},
 	} {
 		res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
 		if err != nil {
@@ -236,5 +267,76 @@ func TestTextContentIsNotHTMLEscaped(t *testing.T) {
 	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, `"link":"https://shop.example/verify?u=7&t=zz"`) ||
 		!strings.Contains(text, `"subject":"<Welcome>"`) || strings.Contains(text, `\u00`) {
 		t.Errorf("text %s", text)
+	}
+}
+
+// TestFaultToolsCallTheTokenAPI: each fault tool is one call of the
+// token API's, its arguments sent as the service reads them (durations
+// as Go writes them) and its answer shown without nulls; deleting a rule
+// already gone succeeds, and says so.
+func TestFaultToolsCallTheTokenAPI(t *testing.T) {
+	t.Parallel()
+	const rule = `{"id":"R1","command":"RCPT","reply":"451 4.7.1 Greylisted, try again later","greylist":"30s","priority":5,` +
+		`"created_at":"2026-11-29T03:00:00Z","expires_at":"2026-11-29T04:00:00Z","matched":0,"fired":0}`
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got = append(got, r.Method+" "+r.URL.Path+" "+string(body))
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.Method == http.MethodPost:
+			w.WriteHeader(http.StatusCreated)
+			io.WriteString(w, rule)
+		case strings.HasSuffix(r.URL.Path, "/faults/"):
+			io.WriteString(w, "["+rule+"]")
+		case strings.HasSuffix(r.URL.Path, "/attempts/"):
+			io.WriteString(w, `[{"at":"2026-11-29T03:00:01Z","client":null,"from":"app@shop.example","command":"RCPT","code":451,`+
+				`"reply":"451 4.7.1 Greylisted, try again later","rule_id":"R1","message_id":null}]`)
+		case strings.HasSuffix(r.URL.Path, "/faults/gone/"):
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"error":"fault rule not found"}`)
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}))
+	defer srv.Close()
+	s := sessionOf(t, srv.URL)
+	call := func(name string, args map[string]any) string {
+		t.Helper()
+		res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		return string(b)
+	}
+	if out := call("add_fault", map[string]any{"token": "T", "command": "RCPT", "greylist": "30s", "priority": 5, "expires_in": "10m"}); !strings.Contains(out, `"greylist":"30s"`) ||
+		!strings.Contains(out, `"id":"R1"`) || !strings.Contains(out, `"priority":5`) {
+		t.Errorf("add_fault: %s", out)
+	}
+	if out := call("list_faults", map[string]any{"token": "T"}); !strings.HasPrefix(out, `{"rules":[{"command":"RCPT"`) {
+		t.Errorf("list_faults: %s", out)
+	}
+	if out := call("list_attempts", map[string]any{"token": "T"}); strings.Contains(out, "null") || strings.Contains(out, "client") ||
+		!strings.Contains(out, `"rule_id":"R1"`) {
+		t.Errorf("list_attempts: %s", out)
+	}
+	if out := call("delete_fault", map[string]any{"token": "T", "rule_id": "R1"}); out != `{"already_gone":false,"deleted":true}` {
+		t.Errorf("delete_fault: %s", out)
+	}
+	if out := call("delete_fault", map[string]any{"token": "T", "rule_id": "gone"}); out != `{"already_gone":true,"deleted":true}` {
+		t.Errorf("delete_fault of a rule gone: %s", out)
+	}
+	want := []string{
+		`POST /inboxes/T/faults/ {"command":"RCPT","greylist":"30s","priority":5,"expires_in":"10m0s"}`,
+		"GET /inboxes/T/faults/ ",
+		"GET /inboxes/T/attempts/ ",
+		"DELETE /inboxes/T/faults/R1/ ",
+		"DELETE /inboxes/T/faults/gone/ ",
+	}
+	for i, w := range want {
+		if i >= len(got) || got[i] != w {
+			t.Errorf("request %d: %q, want %q", i, got[min(i, len(got)-1)], w)
+		}
 	}
 }

@@ -45,6 +45,7 @@ var docSessions = map[string]docSession{
 	"events":     {flags: docDomains},
 	"cli":        {flags: docDomains},
 	"tenantcli":  {flags: docDomains},
+	"admin":      {flags: docDomains},
 	"mcp":        {flags: docDomains},
 	"a":          {flags: docDomains},
 	"b":          {flags: docDomains},

@@ -202,7 +202,8 @@ func runMCP(args []string, getenv func(string) string, stdin io.ReadCloser, stdo
 	cf.register(fs, getenv)
 	setUsage(fs, "usage: tempmail mcp [--server URL] [--read-key K] [--key K]\n\n"+
 		"Serves the MCP tools (create_inbox, list_messages, read_message, wait_for_message, get_code,\n"+
-		"get_link, delete_inbox) over stdin and stdout, calling the service at --server, or at\n"+
+		"get_link, delete_inbox, and an inbox's fault rules: add_fault, list_faults, delete_fault,\n"+
+		"list_attempts) over stdin and stdout, calling the service at --server, or at\n"+
 		"$TEMPMAIL_SERVER: set it in the host's configuration where the host has a --server of its own\n"+
 		"(the MCP Inspector: inspector --cli -e TEMPMAIL_SERVER=URL tempmail mcp ...). Every call carries\n"+
 		"--key (or $TEMPMAIL_KEY): the inboxes it makes are the key's tenant's, and it sees no other's.\n\n")

@@ -51,6 +51,10 @@ the admin's (--api-token, or TEMPMAIL_API_TOKEN; or --key with the admin scope):
                delete a tenant: its keys refused, its inboxes gone, its domains inactive
   key new      make a key of a tenant, with its scopes, and print it (once)
   key revoke   revoke a key: the service refuses it from then on
+  fault add    add a fault rule of the service's: what the SMTP deliveries it matches meet (CONNECT
+               "421 4.3.2 paused" pauses intake; a greylist, a rate, a 4xx, a 5xx, a close)
+  fault list   list the service's fault rules; fault delete ID deletes one
+  attempts     show the SMTP attempts the service's rules acted on (--rcpt: to one address)
 
 Run 'tempmail <command> --help' (or 'tempmail help <command>') for the flags of a command.
 `
@@ -102,6 +106,10 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return runTenant(rest, getenv, stdout, stderr)
 	case cmd == "key":
 		return runKey(rest, getenv, stdout, stderr)
+	case cmd == "fault":
+		return runFault(rest, getenv, stdout, stderr)
+	case cmd == "attempts":
+		return runAttempts(rest, getenv, stdout, stderr)
 	case cmd == "serve" || cmd == "rebuild" || cmd == "healthcheck":
 	default:
 		fmt.Fprintf(stderr, "tempmail: unknown command %q\n\n%s", cmd, usage)

@@ -90,7 +90,7 @@ func TestMCPFromNodeClients(t *testing.T) {
 		if !reflect.DeepEqual(r.Capabilities, map[string]any{"tools": map[string]any{}}) {
 			t.Errorf("%s: capabilities %v, want tools alone", transport, r.Capabilities)
 		}
-		if len(r.SchemaProblems) > 0 || len(r.Tools) != 7 {
+		if len(r.SchemaProblems) > 0 || len(r.Tools) != 11 {
 			t.Errorf("%s: tools %v, types that are not one plain type: %v", transport, r.Tools, r.SchemaProblems)
 		}
 		if !strings.HasSuffix(r.Created, "@tempmail.test") || r.Code != "482913" || r.Link != link ||
@@ -109,7 +109,7 @@ func TestMCPFromNodeClients(t *testing.T) {
 	// (a type array among them) on stderr, which runNode fails on.
 	inspector := filepath.Join("node_modules", ".bin", "mcp-inspector")
 	var list struct{ Tools []any }
-	if out := runNode(t, dir, nil, inspector, "--cli", base+"/mcp", "--method", "tools/list", "--strict"); json.Unmarshal(out, &list) != nil || len(list.Tools) != 7 {
+	if out := runNode(t, dir, nil, inspector, "--cli", base+"/mcp", "--method", "tools/list", "--strict"); json.Unmarshal(out, &list) != nil || len(list.Tools) != 11 {
 		t.Errorf("inspector tools/list: %s", out)
 	}
 	type called struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/smtp"
 	"os"
 	"os/exec"
 	"slices"
@@ -20,9 +21,10 @@ import (
 // TestMCPFromOutside: the SDK's own client, over streamable HTTP to /mcp of
 // a running service and over stdio to `tempmail mcp` (the built binary, as
 // a host starts it, with the service's URL in TEMPMAIL_SERVER: the MCP
-// Inspector takes --server for itself), lists the seven tools, makes an
-// inbox, gets the code and the link of the mail it receives, and deletes
-// the inbox, twice.
+// Inspector takes --server for itself), lists the eleven tools, makes an
+// inbox, gets the code and the link of the mail it receives, adds a fault
+// rule that refuses the next delivery and reads what it met, deletes the
+// rule, and deletes the inbox, twice.
 func TestMCPFromOutside(t *testing.T) {
 	t.Parallel()
 	svc, base := startService(t, t.TempDir())
@@ -59,7 +61,8 @@ func TestMCPFromOutside(t *testing.T) {
 				names = append(names, tool.Name)
 			}
 			slices.Sort(names)
-			if want := []string{"create_inbox", "delete_inbox", "get_code", "get_link", "list_messages", "read_message", "wait_for_message"}; !slices.Equal(names, want) {
+			if want := []string{"add_fault", "create_inbox", "delete_fault", "delete_inbox", "get_code", "get_link", "list_attempts",
+				"list_faults", "list_messages", "read_message", "wait_for_message"}; !slices.Equal(names, want) {
 				t.Errorf("tools %v, want %v", names, want)
 			}
 
@@ -80,6 +83,50 @@ func TestMCPFromOutside(t *testing.T) {
 			if link.Link != "https://shop.example/verify?t=1&u=2" || link.Text != "Verify" {
 				t.Errorf("get_link: %+v", link)
 			}
+
+			// A rule refuses the next delivery at RCPT; the attempt log
+			// says so, and the rule's count.
+			var rule struct{ ID, Command, Reply string }
+			tool(t, ctx, s, "add_fault", map[string]any{"token": inbox.Token, "command": "RCPT", "reply": "550 5.1.1 no such user",
+				"times": 1}, &rule)
+			if rule.ID == "" || rule.Reply != "550 5.1.1 no such user" {
+				t.Errorf("add_fault: %+v", rule)
+			}
+			if err := smtp.SendMail(svc.SMTPAddr(), nil, "shop@example.com", []string{inbox.Address}, []byte(cliMail)); smtpCode(err) != 550 {
+				t.Errorf("a delivery the rule refuses: %v", err)
+			}
+			var attempts struct {
+				Attempts []struct {
+					Command string
+					RuleID  string `json:"rule_id"`
+					Code    int
+				}
+			}
+			tool(t, ctx, s, "list_attempts", map[string]any{"token": inbox.Token}, &attempts)
+			if len(attempts.Attempts) != 1 || attempts.Attempts[0].Code != 550 || attempts.Attempts[0].RuleID != rule.ID {
+				t.Errorf("list_attempts: %+v", attempts)
+			}
+			var rules struct {
+				Rules []struct {
+					ID    string
+					Fired int
+				}
+			}
+			tool(t, ctx, s, "list_faults", map[string]any{"token": inbox.Token}, &rules)
+			if len(rules.Rules) != 1 || rules.Rules[0].ID != rule.ID || rules.Rules[0].Fired != 1 {
+				t.Errorf("list_faults: %+v", rules)
+			}
+			for _, gone := range []bool{false, true} {
+				var deleted struct {
+					Deleted     bool
+					AlreadyGone bool `json:"already_gone"`
+				}
+				tool(t, ctx, s, "delete_fault", map[string]any{"token": inbox.Token, "rule_id": rule.ID}, &deleted)
+				if !deleted.Deleted || deleted.AlreadyGone != gone {
+					t.Errorf("delete_fault: %+v, want already_gone %v", deleted, gone)
+				}
+			}
+
 			for _, gone := range []bool{false, true} {
 				var deleted struct {
 					Deleted     bool
