@@ -71,6 +71,24 @@ func (h holder) ids() events.FaultHolder {
 	return events.FaultHolder{TenantID: h.tenant}
 }
 
+// key names the holder among others: "" for the service.
+func (h holder) key() string {
+	switch {
+	case h.in != nil:
+		return "inbox " + h.in.ID
+	case h.tenant != "":
+		return "tenant " + h.tenant
+	}
+	return ""
+}
+
+// Acting is the rule that acts on an attempt, and whose it is
+// (holder.key: "" for the service's).
+type Acting struct {
+	faults.Rule
+	Holder string
+}
+
 // scope is what the holder's rules may do, and how many it may have.
 func (h holder) scope() (faults.Scope, int, error) {
 	switch {
@@ -335,7 +353,7 @@ type Attempt = faults.Attempt
 // rule that acts, and waits for the views to show it: a client that got
 // the reply finds it in the attempt log. Rules are asked by priority, then
 // oldest first; the first that acts decides.
-func (c *Commands) Fault(ctx context.Context, in *projections.Inbox, a Attempt) (*faults.Rule, error) {
+func (c *Commands) Fault(ctx context.Context, in *projections.Inbox, a Attempt) (*Acting, error) {
 	rules, err := c.serviceRules(ctx, a.Command == faults.CONNECT)
 	if err != nil {
 		return nil, err
@@ -381,8 +399,8 @@ func (c *Commands) Fault(ctx context.Context, in *projections.Inbox, a Attempt) 
 const faultTimeout = 5 * time.Second
 
 // fault asks one holder's rules.
-func (c *Commands) fault(ctx context.Context, h holder, a Attempt) (*faults.Rule, error) {
-	var acted *faults.Rule
+func (c *Commands) fault(ctx context.Context, h holder, a Attempt) (*Acting, error) {
+	var acted *Acting
 	ids := h.ids()
 	err := again(ctx, 20, func(int) (bool, error) {
 		acted = nil
@@ -430,8 +448,7 @@ func (c *Commands) fault(ctx context.Context, h holder, a Attempt) (*faults.Rule
 			}
 			seq = ack.Seq
 			if acts {
-				rule := r.Rule
-				acted = &rule
+				acted = &Acting{Rule: r.Rule, Holder: h.key()}
 				return true, c.Views.WaitApplied(ctx, ack)
 			}
 		}

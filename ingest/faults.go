@@ -52,7 +52,7 @@ func (s *session) fault(in *projections.Inbox, a faults.Attempt) error {
 
 // act does what a rule says: waits its delay, then closes the connection
 // or gives its reply (after a 421 the connection closes: faultConn).
-func (s *session) act(r *faults.Rule) error {
+func (s *session) act(r *command.Acting) error {
 	if !s.srv.stall(s.ctx, r) {
 		return errFaultClosed
 	}
@@ -60,7 +60,7 @@ func (s *session) act(r *faults.Rule) error {
 		_ = s.conn.Close()
 		return errFaultClosed
 	}
-	return replyOf(r)
+	return replyOf(&r.Rule)
 }
 
 // replyOf is a rule's reply as go-smtp writes it.
@@ -83,40 +83,46 @@ func replyLine(r *faults.Rule) string {
 	return line + " " + reply.Text + "\r\n"
 }
 
-// maxStalled bounds the sessions one rule's delay holds at once: beyond,
-// its reply comes at once. A rule that stalls every delivery to a tenant's
-// inboxes could otherwise hold every connection of a relay that brings
-// every tenant's mail (one client, within its connection limit), and
-// delay the others' mail with its own.
+// maxStalled bounds the sessions the delays of one inbox's rules, or of
+// one tenant's, hold at once: beyond, their replies come at once. Rules
+// that stall every delivery to a tenant's inboxes could otherwise hold
+// every connection of a relay that brings every tenant's mail (one
+// client, within its connection limit), and delay the others' mail with
+// their own. The service's rules (the operator's, who may want a slow
+// server for everyone) count each on its own.
 const maxStalled = 2
 
-// stalled counts the sessions each rule's delay holds now.
+// stalled counts the sessions the rules' delays hold now.
 type stalled struct {
 	mu    sync.Mutex
-	count map[string]int // by rule id; gone at 0
+	count map[string]int // by holder, or by rule for the service's; gone at 0
 }
 
 // stall waits a rule's delay, if it has one and holds fewer than
 // maxStalled sessions; it reports false if ctx ended first.
-func (s *SMTPServer) stall(ctx context.Context, r *faults.Rule) bool {
+func (s *SMTPServer) stall(ctx context.Context, r *command.Acting) bool {
 	if r.Delay <= 0 {
 		return true
 	}
+	key := r.Holder
+	if key == "" {
+		key = "rule " + r.ID
+	}
 	st := &s.stalled
 	st.mu.Lock()
-	if st.count[r.ID] >= maxStalled {
+	if st.count[key] >= maxStalled {
 		st.mu.Unlock()
-		return true // enough held by this rule: answered at once
+		return true // enough held by these rules: answered at once
 	}
 	if st.count == nil {
 		st.count = map[string]int{}
 	}
-	st.count[r.ID]++
+	st.count[key]++
 	st.mu.Unlock()
 	defer func() {
 		st.mu.Lock()
-		if st.count[r.ID]--; st.count[r.ID] == 0 {
-			delete(st.count, r.ID)
+		if st.count[key]--; st.count[key] == 0 {
+			delete(st.count, key)
 		}
 		st.mu.Unlock()
 	}()
@@ -241,7 +247,7 @@ func (c *faultConn) connect() bool {
 		return true
 	}
 	_ = c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
-	_, _ = c.Conn.Write([]byte(replyLine(rule)))
+	_, _ = c.Conn.Write([]byte(replyLine(&rule.Rule)))
 	_ = c.Conn.Close()
 	return true
 }
@@ -258,5 +264,5 @@ func (s *SMTPServer) ehloFault(c *smtp.Conn) error {
 		_ = c.Close()
 		return errFaultClosed
 	}
-	return replyOf(rule)
+	return replyOf(&rule.Rule)
 }
