@@ -17,6 +17,11 @@
 // but logged a few times only, per session and per client (refusals.go):
 // a client refused ten thousand times costs the log a few lines.
 //
+// What a test asked of the server, to fail on purpose (package faults),
+// is acted on in faults.go: a rule's reply, delay or closed connection at
+// the greeting, EHLO, MAIL, RCPT, during DATA and after it. Rules are
+// asked only where the server would go on otherwise.
+//
 // This package never reads the event stream, writes views or stores
 // anything itself: it speaks SMTP and bounds its clients (limits.go,
 // budget.go); metrics.go times each message.
