@@ -20,7 +20,7 @@
 // Where things are: inboxes.go, messages.go, domains.go, webhooks.go,
 // tenants.go (tenants and their API keys), devices.go (a tenant's
 // virtual security devices) and faults.go (SMTP fault rules: an inbox's,
-// a tenant's, the service's, which the SMTP server asks at each command)
+// a tenant's, the service's; faultcheck.go asks them at each SMTP command)
 // are the commands of the API; mail arriving
 // takes three steps, which the SMTP server (package ingest) and the
 // inbound webhook (package api) both take: recipients.go decides who
