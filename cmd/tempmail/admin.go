@@ -22,7 +22,7 @@ const (
 	tenantListUsage   = "tempmail tenant list [--name NAME] [--json] [--server URL] [--api-token T | --key K]"
 	tenantDeleteUsage = "tempmail tenant delete NAME|ID [--server URL] [--api-token T | --key K]"
 	tenantUsage       = "usage: " + tenantNewUsage + "\n       " + tenantListUsage + "\n       " + tenantDeleteUsage + "\n"
-	keyNewUsage       = "tempmail key new --tenant NAME|ID --scopes inboxes[,read,webhooks,admin] [--name N] [--expires DURATION|TIME]\n" +
+	keyNewUsage       = "tempmail key new --tenant NAME|ID --scopes inboxes[,read,webhooks,admin,faults] [--name N] [--expires DURATION|TIME]\n" +
 		"                       [--json] [--server URL] [--api-token T | --key K]"
 	keyRevokeUsage = "tempmail key revoke ID [--server URL] [--api-token T | --key K]"
 	keyUsage       = "usage: " + keyNewUsage + "\n       " + keyRevokeUsage + "\n"
