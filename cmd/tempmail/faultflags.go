@@ -4,11 +4,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/netip"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"tempmail/client"
@@ -208,4 +210,53 @@ func shownTime(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// printRules writes rules as a table, one a line under a heading; wide
+// (the service's and a tenant's) adds the recipient, the client and the
+// priority.
+func printRules(w io.Writer, list []client.FaultRule, wide bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if wide {
+		fmt.Fprintln(tw, "id\tcommand\treply\tattempts\tdelay\tfrom\tto\tclient\tpriority\tfired\texpires")
+	} else {
+		fmt.Fprintln(tw, "id\tcommand\treply\tattempts\tdelay\tfrom\tfired\texpires")
+	}
+	for _, r := range list {
+		reply := r.Reply
+		if r.Close {
+			reply = "(close)"
+		}
+		delay := r.Delay
+		if delay == "" || delay == "0s" {
+			delay = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t", client.Printable(r.ID), client.Printable(r.Command),
+			client.Printable(reply), whichAttempts(r), client.Printable(delay), client.Printable(orDash(r.From)))
+		if wide {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t", client.Printable(orDash(r.To)), client.Printable(orDash(r.Client)), r.Priority)
+		}
+		fmt.Fprintf(tw, "%d\t%s\n", r.Fired, shownTime(r.ExpiresAt.Time))
+	}
+	tw.Flush()
+}
+
+// printAttempts writes attempts as a table, newest first as they come;
+// wide (the service's and a tenant's) adds the recipient.
+func printAttempts(w io.Writer, list []client.Attempt, wide bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if wide {
+		fmt.Fprintln(tw, "at\tclient\tfrom\tto\tcommand\tcode\trule\tmessage")
+	} else {
+		fmt.Fprintln(tw, "at\tclient\tfrom\tcommand\tcode\trule\tmessage")
+	}
+	for _, a := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t", shownTime(a.At.Time), client.Printable(orNil(a.Client)), client.Printable(orDash(a.From)))
+		if wide {
+			fmt.Fprintf(tw, "%s\t", client.Printable(orDash(a.To)))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", client.Printable(a.Command), attemptCode(a),
+			client.Printable(orNil(a.RuleID)), client.Printable(orNil(a.MessageID)))
+	}
+	tw.Flush()
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"tempmail/client"
 )
@@ -164,21 +163,7 @@ func runInboxFaults(args []string, getenv func(string) string, stdout, stderr io
 		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(bytes.TrimSpace(raw)))
 		return 0
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "id\tcommand\treply\tattempts\tdelay\tfrom\tfired\texpires")
-	for _, r := range list {
-		reply := r.Reply
-		if r.Close {
-			reply = "(close)"
-		}
-		delay := r.Delay
-		if delay == "" || delay == "0s" {
-			delay = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", client.Printable(r.ID), client.Printable(r.Command), client.Printable(reply),
-			whichAttempts(r), client.Printable(delay), client.Printable(orDash(r.From)), r.Fired, shownTime(r.ExpiresAt.Time))
-	}
-	tw.Flush()
+	printRules(stdout, list, false)
 	return 0
 }
 
@@ -245,12 +230,6 @@ func runInboxAttempts(args []string, getenv func(string) string, stdout, stderr 
 		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(bytes.TrimSpace(raw)))
 		return 0
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "at\tclient\tfrom\tcommand\tcode\trule\tmessage")
-	for _, a := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", shownTime(a.At.Time), client.Printable(orNil(a.Client)), client.Printable(orDash(a.From)),
-			client.Printable(a.Command), attemptCode(a), client.Printable(orNil(a.RuleID)), client.Printable(orNil(a.MessageID)))
-	}
-	tw.Flush()
+	printAttempts(stdout, list, false)
 	return 0
 }

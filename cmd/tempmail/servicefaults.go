@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"tempmail/client"
@@ -121,22 +120,7 @@ func runFaultList(args []string, getenv func(string) string, stdout, stderr io.W
 		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(bytes.TrimSpace(raw)))
 		return 0
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "id\tcommand\treply\tattempts\tdelay\tfrom\tto\tclient\tpriority\tfired\texpires")
-	for _, r := range list {
-		reply := r.Reply
-		if r.Close {
-			reply = "(close)"
-		}
-		delay := r.Delay
-		if delay == "" || delay == "0s" {
-			delay = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", client.Printable(r.ID), client.Printable(r.Command),
-			client.Printable(reply), whichAttempts(r), client.Printable(delay), client.Printable(orDash(r.From)),
-			client.Printable(orDash(r.To)), client.Printable(orDash(r.Client)), r.Priority, r.Fired, shownTime(r.ExpiresAt.Time))
-	}
-	tw.Flush()
+	printRules(stdout, list, true)
 	return 0
 }
 
@@ -214,14 +198,7 @@ func runAttempts(args []string, getenv func(string) string, stdout, stderr io.Wr
 		fmt.Fprintf(stdout, "%s\n", client.PrintableJSON(bytes.TrimSpace(raw)))
 		return 0
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "at\tclient\tfrom\tto\tcommand\tcode\trule\tmessage")
-	for _, a := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", shownTime(a.At.Time), client.Printable(orNil(a.Client)),
-			client.Printable(orDash(a.From)), client.Printable(orDash(a.To)), client.Printable(a.Command), attemptCode(a),
-			client.Printable(orNil(a.RuleID)), client.Printable(orNil(a.MessageID)))
-	}
-	tw.Flush()
+	printAttempts(stdout, list, true)
 	return 0
 }
 
