@@ -5,12 +5,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"tempmail/broker/natstest"
+	"tempmail/eventually"
 	"tempmail/powercut"
 )
 
@@ -81,5 +83,71 @@ func TestFlushedWritesOutliveAPowerCut(t *testing.T) {
 		if err != nil || !bytes.Equal(m.Data, body(int(seq-1))) {
 			t.Fatalf("flushed message %d after the cut: %v", seq, err)
 		}
+	}
+}
+
+// fileFunc is a file attached to a Flusher, whose Flush is the function.
+type fileFunc func() error
+
+func (f fileFunc) Flush() error { return f() }
+
+// A round flushes the attached files and the streams side by side, so
+// that on a slow disk it takes the longer of the two, not their sum: here
+// the stream's writes reach the disk while an attached file's flush has
+// not returned.
+func TestARoundFlushesFilesAndStreamsSideBySide(t *testing.T) {
+	if err := powercut.Available(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("power-cut tests cannot run: %v", err)
+		}
+		t.Skipf("POWER-CUT TESTS SKIPPED (they need /dev/fuse and root): %v", err)
+	}
+	backing, mnt := t.TempDir(), t.TempDir()
+	disk, err := powercut.Mount(backing, mnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Unmount()
+	node := natstest.StartNode(t, mnt)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := node.JS.CreateStream(ctx, jetstream.StreamConfig{Name: "T", Subjects: []string{"t.>"}, Storage: jetstream.FileStorage}); err != nil {
+		t.Fatal(err)
+	}
+	if err := node.Flusher().FlushAll(); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	var once sync.Once
+	defer once.Do(func() { close(release) })
+	node.Flusher().Attach(fileFunc(func() error { <-release; return nil }))
+
+	const written = 10 * 4096
+	for i := range 10 {
+		if _, err := node.JS.Publish(ctx, fmt.Sprintf("t.%d", i), bytes.Repeat([]byte{'x'}, 4096)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := disk.Unsynced()
+	if before < written {
+		t.Fatalf("%d bytes unsynced after writing %d", before, written)
+	}
+	done := make(chan error, 1)
+	go func() { done <- node.Flusher().FlushFiles(ctx, "T") }()
+	eventually.True(t, "the stream's writes on disk while the attached file's flush runs", func() bool {
+		return disk.Unsynced() <= before-written
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("FlushFiles returned (%v) before the attached file was flushed", err)
+	default:
+	}
+	once.Do(func() { close(release) })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	natstest.Stop(node)
+	if err := disk.Unmount(); err != nil {
+		t.Fatal(err)
 	}
 }
