@@ -39,7 +39,7 @@ var docSessions = map[string]docSession{
 	"auth":       {flags: docDomains},
 	"readkey":    {flags: append([]string{"--read-key", "s3cret"}, docDomains...)},
 	"tenants":    {flags: docDomains},
-	"domains":    {flags: append([]string{"--hostname", "mx.example.test"}, docDomains...)},
+	"domains":    {flags: docDomains},
 	"c":          {flags: docDomains},
 	"wait":       {flags: docDomains},
 	"events":     {flags: docDomains},
