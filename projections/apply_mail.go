@@ -93,11 +93,20 @@ func (t *tx) mailReceived(ev *events.MailReceived) error {
 // newest (its open page and its newest closed one: the retries an MTA
 // makes come within hours, not a thousand messages later).
 func (t *tx) printed(in *Inbox, ev *events.MailReceived) (bool, error) {
-	same := func(s *Summary) bool { return s.ID != ev.MessageID && s.DeletedSeq == 0 && s.Print.Matches(ev.Print) }
 	if ev.Print.Raw == 0 {
 		return false, nil
 	}
-	if slices.ContainsFunc(in.Head, func(s Summary) bool { return same(&s) }) {
+	// By index, prints first: a Summary is large to copy, and an id
+	// compares byte by byte.
+	among := func(items []Summary) bool {
+		for i := range items {
+			if s := &items[i]; s.Print.Matches(ev.Print) && s.DeletedSeq == 0 && s.ID != ev.MessageID {
+				return true
+			}
+		}
+		return false
+	}
+	if among(in.Head) {
 		return true, nil
 	}
 	if len(in.Pages) == 0 {
@@ -107,7 +116,7 @@ func (t *tx) printed(in *Inbox, ev *events.MailReceived) (bool, error) {
 	if err != nil || !ps.Live() {
 		return false, err
 	}
-	return slices.ContainsFunc(pg.Items, func(s Summary) bool { return same(&s) }), nil
+	return among(pg.Items), nil
 }
 
 // closeHead writes the inbox's full open page out as a closed page.
