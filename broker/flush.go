@@ -215,6 +215,8 @@ func (f *Flusher) round(round []*flushReq) error {
 	return <-files
 }
 
+// flushFiles flushes the attached files one after another, and stops at
+// the first that fails.
 func flushFiles(files []interface{ Flush() error }) error {
 	for _, file := range files {
 		if err := file.Flush(); err != nil {
