@@ -11,16 +11,17 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"tempmail/broker"
 	"tempmail/broker/natstest"
 	"tempmail/eventually"
 	"tempmail/powercut"
 )
 
-// What a single node's Flusher flushed outlives a power cut, across the
-// blocks the server begins as a stream grows, and what it did not flush
-// is what the cut takes (the test can see loss). The node runs on package
-// powercut's filesystem, which holds every unsynced write until the cut.
-func TestFlushedWritesOutliveAPowerCut(t *testing.T) {
+// startOnPowercut starts a single node on package powercut's filesystem,
+// which holds every unsynced write until a cut, mounted over a directory
+// of its own (backing, where what was synced stays).
+func startOnPowercut(t *testing.T) (backing string, disk *powercut.FS, node *broker.Node) {
+	t.Helper()
 	if err := powercut.Available(); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("power-cut tests cannot run: %v", err)
@@ -32,19 +33,34 @@ func TestFlushedWritesOutliveAPowerCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer disk.Unmount()
-	node := natstest.StartNode(t, mnt)
-	if node.Flusher() == nil {
-		t.Fatal("a single node with --sync always has no Flusher")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	return backing, disk, natstest.StartNode(t, mnt)
+}
+
+// createStreamT makes stream T (subjects t.>) and puts its definition on
+// disk, as the service does once it has opened everything.
+func createStreamT(ctx context.Context, t *testing.T, node *broker.Node) {
+	t.Helper()
 	if _, err := node.JS.CreateStream(ctx, jetstream.StreamConfig{Name: "T", Subjects: []string{"t.>"}, Storage: jetstream.FileStorage}); err != nil {
 		t.Fatal(err)
 	}
 	if err := node.Flusher().FlushAll(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// What a single node's Flusher flushed outlives a power cut, across the
+// blocks the server begins as a stream grows, and what it did not flush
+// is what the cut takes (the test can see loss). The node runs on package
+// powercut's filesystem, which holds every unsynced write until the cut.
+func TestFlushedWritesOutliveAPowerCut(t *testing.T) {
+	backing, disk, node := startOnPowercut(t)
+	defer disk.Unmount()
+	if node.Flusher() == nil {
+		t.Fatal("a single node with --sync always has no Flusher")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	createStreamT(ctx, t, node)
 	body := func(i int) []byte { return bytes.Repeat([]byte(fmt.Sprintf("%07d|", i)), 512) } // 4 KiB
 	// 12 MiB: more than a block of the server's (8 MiB), so the flushes
 	// follow it into a block it began.
@@ -96,27 +112,11 @@ func (f fileFunc) Flush() error { return f() }
 // the stream's writes reach the disk while an attached file's flush has
 // not returned.
 func TestARoundFlushesFilesAndStreamsSideBySide(t *testing.T) {
-	if err := powercut.Available(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("power-cut tests cannot run: %v", err)
-		}
-		t.Skipf("POWER-CUT TESTS SKIPPED (they need /dev/fuse and root): %v", err)
-	}
-	backing, mnt := t.TempDir(), t.TempDir()
-	disk, err := powercut.Mount(backing, mnt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, disk, node := startOnPowercut(t)
 	defer disk.Unmount()
-	node := natstest.StartNode(t, mnt)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := node.JS.CreateStream(ctx, jetstream.StreamConfig{Name: "T", Subjects: []string{"t.>"}, Storage: jetstream.FileStorage}); err != nil {
-		t.Fatal(err)
-	}
-	if err := node.Flusher().FlushAll(); err != nil {
-		t.Fatal(err)
-	}
+	createStreamT(ctx, t, node)
 	release := make(chan struct{})
 	var once sync.Once
 	defer once.Do(func() { close(release) })
