@@ -17,10 +17,11 @@ import (
 // inboxes with --sync always (the default: every 250 follows the disk
 // flush of what it acknowledges), with --sync 2m (the embedded server's
 // own default, which a power cut costs up to two minutes of acknowledged
-// mail), and into Mailpit (-mailpit, built from its source beside it),
-// in alternating rounds; then the disk flushes per acknowledged message
-// with --sync always, counted by strace (when it is installed) over one
-// more round.
+// mail), into Mailpit (-mailpit, built from its source beside it) and
+// into the two floor references (floor.go: go-smtp storing each message
+// in JetStream, with an fsync each and without), in alternating rounds;
+// then the disk flushes per acknowledged message with --sync always,
+// counted by strace (when it is installed) over one more round.
 func (b *bench) durability() {
 	n, rounds := b.scale(20000, 4000), 4
 	fmt.Printf("\n[10] durability: %d messages of 4 KiB, 16 connections, 50 inboxes, --sync always, --sync 2m and Mailpit\n", n)
@@ -38,6 +39,11 @@ func (b *bench) durability() {
 		mp := b.startMailpit()
 		defer mp.stop()
 		targets = append(targets, &ingestTarget{name: "Mailpit", smtp: mp.smtp, rcpts: mailpitRcpts(50), pid: mp.cmd.Process.Pid})
+	}
+	for _, always := range []bool{true, false} {
+		tg := b.startFloor(always)
+		defer tg.stop()
+		targets = append(targets, tg.target)
 	}
 	if b.baseline != "" {
 		base := b.startBinary(b.baseline, "", "")
@@ -77,6 +83,7 @@ func (b *bench) durability() {
 	} else {
 		fmt.Println("  Mailpit: not measured (give its binary with -mailpit)")
 	}
+	b.floorRows(a, byName[floorAlways], byName[floorLazy], byName["Mailpit"], n)
 	if base := byName["baseline --sync always"]; base != nil {
 		ac, bc := a.cpu/time.Duration(n), base.cpu/time.Duration(n)
 		b.add("against the baseline build (no target)", fmt.Sprintf("%.0f vs %.0f msg/s; CPU %s vs %s a message", a.rate, base.rate, ms(ac), ms(bc)),

@@ -34,6 +34,9 @@ func main() {
 		case "fixed-http":
 			fixedHTTP(os.Args[2])
 			return
+		case "floor-smtp":
+			floorSMTP(os.Args[2], os.Args[3], len(os.Args) > 4 && os.Args[4] == "always")
+			return
 		case "generate":
 			// A store of events to profile a rebuild on:
 			// tmbench generate DIR N
@@ -353,8 +356,8 @@ func fixedHTTP(addr string) {
 }
 
 // startRef starts a reference server (a subcommand of this binary).
-func (b *bench) startRef(kind, addr string) *exec.Cmd {
-	cmd := exec.Command(b.self, kind, addr)
+func (b *bench) startRef(kind, addr string, args ...string) *exec.Cmd {
+	cmd := exec.Command(b.self, append([]string{kind, addr}, args...)...)
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		panic(err)
