@@ -28,7 +28,7 @@ func (b *bench) durability() {
 	always := b.startService("", b.profile("sync-always.pprof"))
 	defer always.remove()
 	defer always.stop()
-	relaxed := b.startService("", "", "--sync", "2m")
+	relaxed := b.startService("", b.profile("sync-2m.pprof"), "--sync", "2m")
 	defer relaxed.remove()
 	defer relaxed.stop()
 	targets := []*ingestTarget{

@@ -45,7 +45,9 @@ type Options struct {
 	// Exclusive says this process is the only one applying events (a single
 	// node that holds its data directory). Then Start resets each consumer
 	// to just after its checkpoint: an event a killed predecessor held
-	// unacknowledged is redelivered at once instead of after the ack wait.
+	// unacknowledged is redelivered at once instead of after the ack wait;
+	// and its workers, the views' only writers, tell the read cache and the
+	// waiters what they wrote, in a watcher's place (observer).
 	Exclusive bool
 	// Format names the layout of the views' entries: a current generation
 	// of another format was written by an earlier version, and is built
@@ -179,14 +181,19 @@ func (v *Engine) Ahead(ctx context.Context) (uint64, error) {
 // Generation is the views generation this process serves.
 func (v *Engine) Generation() int { return v.gen }
 
-// Start starts the watcher and one worker per partition. They run until Stop.
+// Start starts the watcher (a single node: the observer) and one worker
+// per partition. They run until Stop.
 func (v *Engine) Start(ctx context.Context) error {
 	if err := v.dropOtherGenerations(ctx); err != nil {
 		return err
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	v.cancel = cancel
-	if err := v.startWatcher(ctx, runCtx); err != nil {
+	start := func() error { return v.startWatcher(ctx, runCtx) }
+	if v.opts.Exclusive {
+		start = func() error { return v.startObserver(ctx) }
+	}
+	if err := start(); err != nil {
 		cancel()
 		v.wg.Wait() // Start may be tried again: nothing of this try may run on
 		return err
@@ -202,6 +209,9 @@ func (v *Engine) Start(ctx context.Context) error {
 			return err
 		}
 		p := &partition{name: part, st: view.NewKV(v.js, v.entries, BucketName(v.gen), v.schema), log: v.log.With("partition", part)}
+		if v.opts.Exclusive {
+			p.st.Observe(observer{v})
+		}
 		v.wg.Add(1)
 		go func() {
 			defer v.wg.Done()

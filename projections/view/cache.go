@@ -4,29 +4,30 @@ import (
 	"sync"
 )
 
-// cache keeps recently read view entries in memory, kept current by the
-// process's watcher, which sees every write to the views in order. Reads
-// that hit it cost no NATS round trip. It holds at most maxBytes of values.
+// cache keeps recently read view entries in memory, kept current by every
+// write to the views: the process's watcher sees them all, in order; a
+// single node's workers, its only writers, tell it of theirs
+// (engine.observer). Reads that hit it cost no NATS round trip. It holds
+// at most maxBytes of values.
 //
-// A read that misses marks the key pending before it asks NATS. If the
-// watcher sees a write to that key meanwhile, it replaces the mark with the
-// newer value, and the slower read's answer is dropped; so the cache never
+// A read that misses marks the key pending before it asks NATS. If a
+// write to that key is seen meanwhile, it replaces the mark with the
+// newer value, and the slower read's answer is dropped; and an entry
+// takes a value only of a newer revision than its own (workers of
+// different partitions tell theirs side by side); so the cache never
 // goes back to an older value. A command's own write reaches the cache
-// before its checkpoint does (the watcher delivers in stream order), so
+// before its checkpoint does (both are told in the order stored), so
 // read-your-writes holds through the cache.
 type cache struct {
 	mu       sync.Mutex
 	entries  map[string]*cached
 	bytes    int
 	maxBytes int
-	// seen is the revision of the last write the watcher applied: every
-	// entry then reflects at least every write to its key up to seen (a
-	// fill may be newer, never older).
-	seen uint64
 }
 
 type cached struct {
 	value   []byte // nil: absent (deleted); meaningless while pending
+	rev     uint64 // the revision value is of; 0: unknown
 	pending bool
 	decoded Record // value decoded once, shared by readers, who must not change it
 }
@@ -67,12 +68,13 @@ func (c *cache) keepDecoded(key string, value []byte, rec Record) {
 	}
 }
 
-// fill stores what a missed read got, unless the watcher got there first.
-func (c *cache) fill(key string, token *cached, value []byte) {
+// fill stores what a missed read got (value of revision rev), unless a
+// write seen meanwhile got there first.
+func (c *cache) fill(key string, token *cached, value []byte, rev uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries[key] == token {
-		c.setLocked(key, &cached{value: value})
+		c.setLocked(key, &cached{value: value, rev: rev})
 	}
 }
 
@@ -85,23 +87,15 @@ func (c *cache) forget(key string, token *cached) {
 	}
 }
 
-// update records a write seen by the watcher (value nil: deleted), at
-// revision rev. Keys the cache does not hold are left out; a pending one
-// takes the value.
+// update records a write seen (value nil: deleted) at revision rev. Keys
+// the cache does not hold are left out; a pending one takes the value, a
+// held one only a newer value than its own.
 func (c *cache) update(key string, value []byte, rev uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, held := c.entries[key]; held {
-		c.setLocked(key, &cached{value: value})
+	if e, held := c.entries[key]; held && (e.pending || rev > e.rev) {
+		c.setLocked(key, &cached{value: value, rev: rev})
 	}
-	c.seen = rev
-}
-
-// position is the revision of the last write the watcher applied.
-func (c *cache) position() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.seen
 }
 
 // setLocked replaces (e nil: removes) an entry and keeps within maxBytes by

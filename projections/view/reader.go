@@ -35,12 +35,14 @@ func NewReader(kv jetstream.KeyValue, schema Schema) *Reader {
 	return &Reader{kv: kv, schema: schema, hub: NewHub()}
 }
 
-// EnableCache gives the reader its cache. Only the watcher may, as it
+// EnableCache gives the reader its cache. Only what sees every write to
+// the views may (the watcher, or a single node's workers), as it
 // starts: it keeps the cache current (Seen), which nothing else would.
 func (r *Reader) EnableCache() { r.cache = newCache(cacheBytes) }
 
-// Seen records a write the watcher saw, at revision rev (value nil: a
-// deletion), so that the cache never answers with what it replaced.
+// Seen records a write to the views, at revision rev (value nil: a
+// deletion), so that the cache never answers with what it replaced: what
+// the watcher saw, or a single node's workers wrote.
 func (r *Reader) Seen(key string, value []byte, rev uint64) {
 	if r.cache != nil {
 		r.cache.update(key, value, rev)
@@ -121,12 +123,12 @@ func (r *Reader) read(ctx context.Context, key string) ([]byte, Record, error) {
 		}
 		token = t
 	}
-	value, _, err := r.fetch(ctx, key)
+	value, rev, err := r.fetch(ctx, key)
 	if token != nil {
 		if err != nil {
 			r.cache.forget(key, token)
 		} else {
-			r.cache.fill(key, token, value)
+			r.cache.fill(key, token, value, rev)
 		}
 	}
 	return value, nil, err

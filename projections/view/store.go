@@ -73,6 +73,22 @@ type KV struct {
 	subject    string // "$KV.<bucket>."
 	known      map[string]known
 	knownBytes int
+	// observer, when set, is told of every change the bucket stored, in
+	// the order stored (Observe).
+	observer Observer
+}
+
+// An Observer is told of the changes a KV stored, for a process that is the
+// views' only writer: what a watcher of the bucket would see of them,
+// without the watcher's delivery.
+type Observer interface {
+	// Stored: the bucket stored value at key as revision rev. Changes
+	// come in the order stored, once the bucket has acknowledged them.
+	Stored(key string, value []byte, rev uint64)
+	// Lost: changes may have been stored that Stored was not told of (a
+	// write failed or gave up before every answer came); whatever the
+	// observer keeps of the bucket may be stale.
+	Lost()
 }
 
 type known struct {
@@ -90,6 +106,16 @@ const maxKnownBytes = 256 << 10
 // last messages entries reads.
 func NewKV(js jetstream.JetStream, entries *broker.Entries, bucket string, schema Schema) *KV {
 	return &KV{schema: schema, entries: entries, js: js, subject: "$KV." + bucket + ".", known: map[string]known{}}
+}
+
+// Observe has o told of what every Write stores. Set it before the first.
+func (s *KV) Observe(o Observer) { s.observer = o }
+
+// lost tells the observer that a Write ended without every answer.
+func (s *KV) lost() {
+	if s.observer != nil {
+		s.observer.Lost()
+	}
 }
 
 func (s *KV) remember(key string, k known) {
@@ -144,17 +170,24 @@ func (s *KV) Get(ctx context.Context, key string, rec Record) (uint64, bool, err
 // the order of ws is the order readers can see them in.
 func (s *KV) Write(ctx context.Context, ws []Change) error {
 	futures := make([]jetstream.PubAckFuture, len(ws))
+	values := make([][]byte, len(ws))
 	for i, w := range ws {
 		m, err := s.message(w)
 		if err != nil {
+			if i > 0 {
+				s.lost()
+			}
 			return err
 		}
+		values[i] = m.Data
 		if futures[i], err = s.js.PublishMsgAsync(m, jetstream.WithStallWait(5*time.Second)); err != nil {
 			s.ForgetAll()
+			s.lost()
 			return Unavailable(err)
 		}
 	}
 	var failed error
+	uncertain := false // a write failed that may yet have been stored
 	for i, f := range futures {
 		w := ws[i]
 		select {
@@ -164,18 +197,27 @@ func (s *KV) Write(ctx context.Context, ws []Change) error {
 			} else {
 				s.remember(w.Key, known{rev: ack.Sequence, rec: w.Rec})
 			}
+			if s.observer != nil {
+				s.observer.Stored(w.Key, values[i], ack.Sequence)
+			}
 		case err := <-f.Err():
 			s.forget(w.Key)
+			conflict := broker.WrongLastSeq(err)
+			uncertain = uncertain || !conflict
 			if failed == nil || errors.Is(failed, ErrConflict) {
 				failed = err
-				if broker.WrongLastSeq(err) {
+				if conflict {
 					failed = ErrConflict
 				}
 			}
 		case <-ctx.Done():
 			s.ForgetAll()
+			s.lost()
 			return Unavailable(ctx.Err())
 		}
+	}
+	if uncertain {
+		s.lost()
 	}
 	if failed != nil && !errors.Is(failed, ErrConflict) {
 		return Unavailable(failed)
