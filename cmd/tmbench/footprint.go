@@ -82,17 +82,23 @@ func (b *bench) footprint() {
 	inboxes := svc.newInboxes(50)
 	rate, _ := blast(svc.smt, 16, n, addresses(inboxes), "fp")
 	svc.waitCount(inboxes, n)
-	time.Sleep(5 * time.Second) // the server's caches of recent writes age out
-	cur, peak := rss(svc.cmd.Process.Pid)
+	// 5 s: after the service's hand-back of what the burst took (2 s of
+	// quiet); 15 s: after its second, once the embedded server's caches
+	// of the burst's writes have expired (10 s after their last read).
+	// The time is what is measured: no signal says the memory went.
+	time.Sleep(5 * time.Second)
+	soon, peak := rss(svc.cmd.Process.Pid)
+	time.Sleep(10 * time.Second)
+	cur, _ := rss(svc.cmd.Process.Pid)
 	used := dirBytes(svc.dir)
 	perMsg := float64(used-empty) / float64(n)
-	fmt.Printf("  %.0f msg/s; RSS %d MiB (peak %d MiB); disk %d KiB (empty %d KiB): %.1f KiB per message\n",
-		rate, cur>>20, peak>>20, used>>10, empty>>10, perMsg/1024)
+	fmt.Printf("  %.0f msg/s; RSS %d MiB 5 s after, %d MiB 15 s after (peak %d MiB); disk %d KiB (empty %d KiB): %.1f KiB per message\n",
+		rate, soon>>20, cur>>20, peak>>20, used>>10, empty>>10, perMsg/1024)
 	for _, d := range dirBreakdown(svc.dir) {
 		fmt.Printf("    %-40s %8d KiB\n", d.name, d.bytes>>10)
 	}
-	b.add("RSS ≤ 80 MiB after 15,000 messages", fmt.Sprintf("%d MiB (peak %d MiB) after %d", cur>>20, peak>>20, n),
-		fmt.Sprintf("%.2f of 80 MiB", float64(cur)/(80<<20)), cur <= 80<<20)
+	b.add("RSS ≤ 64 MiB after 15,000 messages (15 s after them)", fmt.Sprintf("%d MiB 15 s after, %d MiB 5 s after (peak %d MiB), after %d", cur>>20, soon>>20, peak>>20, n),
+		fmt.Sprintf("%.2f of 64 MiB", float64(cur)/(64<<20)), cur <= 64<<20)
 	b.add("disk ≤ 8 KiB per 4 KiB message", fmt.Sprintf("%.1f KiB per message (%d MiB for %d)", perMsg/1024, (used-empty)>>20, n),
 		fmt.Sprintf("%.2f of 8 KiB", perMsg/8192), perMsg <= 8192)
 
