@@ -47,8 +47,8 @@
 //
 // # Reading while mail arrives
 //
-// Nothing here polls NATS. One watcher per process sees every write to the
-// views and wakes, through the projections Hub, whoever waits on the
+// Nothing here polls NATS. One watcher per process (on a single node, the
+// workers that write them) sees every write to the views and wakes, through the projections Hub, whoever waits on the
 // written inbox's topic (projections/doc.go). Two paths wait there:
 //
 // A held request (wait=, family/waiting.go): latest, otp, link and

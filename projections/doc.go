@@ -63,7 +63,8 @@
 // gets: an inbox by token is two, a message of a known inbox is its entry
 // plus at most one closed page, a list page is the inbox plus the closed
 // pages it covers. One watcher per process (engine/watcher.go) sees every
-// write to the views in order; it keeps the read cache (view/cache.go)
+// write to the views in order (a single node's workers, the only writers,
+// tell what they stored instead); it keeps the read cache (view/cache.go)
 // current and feeds the Hub (view/hub.go), which wakes waiters by topic: an
 // inbox's (its entry was written), a partition's (its checkpoint moved). A
 // command waits on its partition's topic for its own event (WaitApplied,

@@ -27,10 +27,11 @@ type idleWork struct {
 
 // idleWindow is how long measureIdle watches. Work per unit of time is
 // what is measured, so a window of real time is inherent to it. Its length
-// is the period of the idle service's most frequent NATS traffic (the
-// heartbeat of the views' watcher, every 5 s), so that each window holds
-// one; the pulls' heartbeats, every 15 s, fall in one window or another,
-// within the margin of 20 messages.
+// was the period of the idle service's most frequent NATS traffic, the
+// heartbeat of the views' watcher, every 5 s, which a single node no
+// longer has (its workers tell its readers what they write); the pulls'
+// heartbeats, every 15 s, fall in one window or another, within the
+// margin of 20 messages.
 const idleWindow = 5 * time.Second
 
 // restAfter is the tests' rest time: the service hands memory back after

@@ -39,7 +39,9 @@
 //
 // Where else things are: engine.go opens, starts and stops a process's
 // engine; watcher.go watches every write to the bucket, in order, keeping
-// the read cache and the Hub (package view) current; rebuild.go replays
+// the read cache and the Hub (package view) current, or on a single node,
+// whose workers are the bucket's only writers, has them tell what they
+// stored instead (observer); rebuild.go replays
 // the whole log into a new generation (Rebuild, Replay); metrics.go and
 // health.go report lag, delay, counts and what is failing.
 //

@@ -11,7 +11,8 @@
 //     reads yet, which holds its working set in memory and writes the rest
 //     out as it goes;
 //   - reader.go: reads through the process's read cache (cache.go), which
-//     the engine's watcher keeps current (Reader.Seen), and waits for a
+//     the engine's watcher, or a single node's workers, keep current
+//     (Reader.Seen; store.go's Observer), and waits for a
 //     partition to apply an event (Reader.WaitApplied);
 //   - hub.go: the Hub, which wakes the waiters of an entry's writes or a
 //     partition's progress.
