@@ -19,6 +19,9 @@
 //     held requests;
 //   - wakes.go: what open event streams cost the service when mail arrives;
 //   - durability.go: ingest with every acknowledgment flushed, against
-//     Mailpit;
+//     Mailpit and the floors;
+//   - floor.go: the floors (tmbench floor-smtp): go-smtp storing each
+//     message in an embedded JetStream and doing nothing else, what any
+//     design on those two spends at least;
 //   - dns.go: the resolver the SPF, DKIM and DMARC checks ask.
 package main
