@@ -99,7 +99,7 @@ func (v *Engine) stored(key string, value []byte, rev uint64) {
 // observer is what a single node has in the watcher's place: its workers
 // are the views' only writers, and tell what they stored themselves. A
 // watcher would have the server deliver every view write back to the
-// process, a tenth of the CPU of ingest, for what the writer already
+// process, about a twentieth of ingest's CPU, for what the writer already
 // knows. The values that expire by themselves (tombstones, after
 // view.TombstoneTTL) stay in the cache as the tombstones they were, which
 // read as absent all the same.
