@@ -54,12 +54,7 @@ func floorSMTP(addr, dir string, always bool) {
 	if err != nil {
 		fail(err)
 	}
-	s := gosmtp.NewServer(floorBackend{js})
-	s.Addr = addr
-	s.Domain = "floor"
-	s.MaxMessageBytes = 25 << 20
-	fmt.Println("ready")
-	_ = s.ListenAndServe()
+	serveSMTP(addr, "floor", floorBackend{js})
 }
 
 func fail(err error) {

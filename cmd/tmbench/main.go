@@ -337,10 +337,14 @@ func (discardSession) Data(r io.Reader) error                          { _, err 
 func (discardSession) Reset()                                          {}
 func (discardSession) Logout() error                                   { return nil }
 
-func discardSMTP(addr string) {
-	s := gosmtp.NewServer(discardBackend{})
+func discardSMTP(addr string) { serveSMTP(addr, "discard", discardBackend{}) }
+
+// serveSMTP runs a reference SMTP server on addr, once it has said it is
+// ready (startRef waits for the line).
+func serveSMTP(addr, domain string, be gosmtp.Backend) {
+	s := gosmtp.NewServer(be)
 	s.Addr = addr
-	s.Domain = "discard"
+	s.Domain = domain
 	s.MaxMessageBytes = 25 << 20
 	fmt.Println("ready")
 	_ = s.ListenAndServe()
