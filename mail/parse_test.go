@@ -155,6 +155,23 @@ func TestParseFindsLinks(t *testing.T) {
 	}
 }
 
+// TestOnlyMultipartMailIsCheckedForNesting: the guard against deep
+// nesting (maxBoundaries) concerns the boundaries a multipart message
+// declares; a plain text message that talks of boundaries (a MIME
+// tutorial) is parsed whole, its recipients kept.
+func TestOnlyMultipartMailIsCheckedForNesting(t *testing.T) {
+	t.Parallel()
+	about := strings.Repeat("A boundary line begins with two hyphens.\r\n", maxBoundaries+1)
+	p := Parse([]byte("From: a@example.com\r\nTo: b@example.com\r\nSubject: MIME\r\n\r\n" + about))
+	if !reflect.DeepEqual(p.To, []string{"b@example.com"}) || p.Text != strings.ReplaceAll(about, "\r\n", "\n") {
+		t.Errorf("a plain message about boundaries: to %q, text %q", p.To, p.Text)
+	}
+	deep := Parse([]byte("Subject: deep\r\nTo: b@example.com\r\nContent-Type: multipart/mixed; boundary=q\r\n\r\n" + about))
+	if deep.To != nil || deep.Subject != "deep" {
+		t.Errorf("a multipart message with %d boundaries was read past its headers: to %q", maxBoundaries+1, deep.To)
+	}
+}
+
 // plainMessages are single-part text messages of the shapes the shortcut
 // takes, and of shapes next to them that it must leave to enmime.
 var plainMessages = []string{
