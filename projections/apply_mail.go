@@ -112,8 +112,8 @@ func (t *tx) printed(in *Inbox, ev *events.MailReceived) (bool, error) {
 	if len(in.Pages) == 0 {
 		return false, nil
 	}
-	pg, ps, err := load[Page](t, pageKey(in.ID, in.Pages[0].N))
-	if err != nil || !ps.Live() {
+	pg, live, err := engine.Peek[Page](t.Tx, pageKey(in.ID, in.Pages[0].N))
+	if err != nil || !live {
 		return false, err
 	}
 	return among(pg.Items), nil

@@ -163,6 +163,38 @@ func Load[R any, P interface {
 	return p, s, nil
 }
 
+// Peek returns key's record for reading only, and whether it is live:
+// the batch's own when it has loaded the entry, or else the one the store
+// keeps, shared and not copied (a page read to look for a retry is about
+// 8 KiB to copy, at every message). The caller must not change it, nor
+// Save it; an entry to change is loaded (Load).
+func Peek[R any, P interface {
+	*R
+	view.Record
+}](t *Tx, key string) (P, bool, error) {
+	if s, ok := t.staged[key]; ok {
+		return s.rec.(P), s.Live(), nil
+	}
+	if k, ok := t.st.(keeper); ok {
+		if rec, ok := k.Kept(key); ok {
+			if p, ok := rec.(P); ok {
+				return p, !view.MetaOf(p).Gone, nil
+			}
+		}
+	}
+	p, s, err := Load[R, P](t, key)
+	if err != nil {
+		return nil, false, err
+	}
+	return p, s.Live(), nil
+}
+
+// keeper is a store that keeps records it read or wrote, decoded
+// (view.KV).
+type keeper interface {
+	Kept(key string) (view.Record, bool)
+}
+
 // Applied reports whether an entry already reflects this event (or a
 // later one): then the event leaves it alone.
 func (t *Tx) Applied(s *Staged) bool {

@@ -164,6 +164,13 @@ func (s *KV) Get(ctx context.Context, key string, rec Record) (uint64, bool, err
 	return rev, true, nil
 }
 
+// Kept returns the record the store keeps for key, without reading the
+// bucket: shared with the store, for reading only (engine.Peek).
+func (s *KV) Kept(key string) (Record, bool) {
+	k, ok := s.known[key]
+	return k.rec, ok
+}
+
 // Write publishes every change at once, each conditional on its entry's
 // revision, and waits for all the answers: one round trip for the batch.
 // Messages of one connection are stored in the order they are sent, so
