@@ -22,6 +22,8 @@
 //     Mailpit and the floors;
 //   - floor.go: the floors (tmbench floor-smtp): go-smtp storing each
 //     message in an embedded JetStream and doing nothing else, what any
-//     design on those two spends at least;
+//     design on those two spends at least; floorviews.go: the same with
+//     a view entry written for each message before its 250, what an
+//     event-sourced one spends at least;
 //   - dns.go: the resolver the SPF, DKIM and DMARC checks ask.
 package main

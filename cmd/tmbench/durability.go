@@ -18,8 +18,9 @@ import (
 // flush of what it acknowledges), with --sync 2m (the embedded server's
 // own default, which a power cut costs up to two minutes of acknowledged
 // mail), into Mailpit (-mailpit, built from its source beside it) and
-// into the two floor references (floor.go: go-smtp storing each message
-// in JetStream, with an fsync each and without), in alternating rounds;
+// into the three floor references (floor.go: go-smtp storing each message
+// in JetStream, with an fsync each and without, and without but with a
+// view entry written for each before its 250), in alternating rounds;
 // then the disk flushes per acknowledged message with --sync always,
 // counted by strace (when it is installed) over one more round.
 func (b *bench) durability() {
@@ -40,10 +41,11 @@ func (b *bench) durability() {
 		defer mp.stop()
 		targets = append(targets, &ingestTarget{name: "Mailpit", smtp: mp.smtp, rcpts: mailpitRcpts(50), pid: mp.cmd.Process.Pid})
 	}
-	for _, always := range []bool{true, false} {
-		tg := b.startFloor(always)
+	var floors []*ingestTarget
+	for _, name := range []string{floorAlways, floorLazy, floorViews} {
+		tg := b.startFloor(name)
 		defer tg.stop()
-		targets = append(targets, tg.target)
+		targets, floors = append(targets, tg.target), append(floors, tg.target)
 	}
 	if b.baseline != "" {
 		base := b.startBinary(b.baseline, "", "")
@@ -83,7 +85,7 @@ func (b *bench) durability() {
 	} else {
 		fmt.Println("  Mailpit: not measured (give its binary with -mailpit)")
 	}
-	b.floorRows(a, byName[floorAlways], byName[floorLazy], byName["Mailpit"], n)
+	b.floorRows(a, byName["Mailpit"], floors, n)
 	if base := byName["baseline --sync always"]; base != nil {
 		ac, bc := a.cpu/time.Duration(n), base.cpu/time.Duration(n)
 		b.add("against the baseline build (no target)", fmt.Sprintf("%.0f vs %.0f msg/s; CPU %s vs %s a message", a.rate, base.rate, ms(ac), ms(bc)),

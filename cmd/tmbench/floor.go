@@ -27,11 +27,13 @@ import (
 // With "always" the server flushes every write to disk before it
 // acknowledges (its sync_always: an fsync a message, never grouped);
 // without it the server flushes every two minutes, which makes it a lower
-// bound of any design on these foundations, durable or not.
-func floorSMTP(addr, dir string, always bool) {
+// bound of any design on these foundations, durable or not. With "views"
+// it flushes as without, and a view entry is written for each message
+// before its 250 (floorviews.go).
+func floorSMTP(addr, dir, mode string) {
 	ns, err := server.NewServer(&server.Options{
 		JetStream: true, StoreDir: dir, DontListen: true, NoLog: true, NoSigs: true,
-		SyncAlways: always,
+		SyncAlways: mode == "always",
 	})
 	if err != nil {
 		fail(err)
@@ -53,6 +55,10 @@ func floorSMTP(addr, dir string, always bool) {
 	cancel()
 	if err != nil {
 		fail(err)
+	}
+	if mode == "views" {
+		serveSMTP(addr, "floor", viewsBackend{js, startViewsFloor(js)})
+		return
 	}
 	serveSMTP(addr, "floor", floorBackend{js})
 }
@@ -106,17 +112,18 @@ type floorRef struct {
 	cmd    *exec.Cmd
 }
 
-// startFloor starts a floor reference in a directory of its own.
-func (b *bench) startFloor(always bool) *floorRef {
+// floorModes are the floors' modes (floorSMTP), by name.
+var floorModes = map[string]string{floorAlways: "always", floorLazy: "lazy", floorViews: "views"}
+
+// startFloor starts the floor reference of that name in a directory of
+// its own.
+func (b *bench) startFloor(name string) *floorRef {
 	dir, err := os.MkdirTemp("", "tmbench-floor")
 	if err != nil {
 		panic(err)
 	}
-	addr, name, args := freePort(), floorLazy, []string{dir}
-	if always {
-		name, args = floorAlways, append(args, "always")
-	}
-	cmd := b.startRef("floor-smtp", addr, args...)
+	addr := freePort()
+	cmd := b.startRef("floor-smtp", addr, dir, floorModes[name])
 	return &floorRef{
 		target: &ingestTarget{name: name, smtp: addr, rcpts: mailpitRcpts(50), pid: cmd.Process.Pid},
 		dir:    dir,
@@ -132,10 +139,10 @@ func (f *floorRef) stop() {
 // floorRows reports tempmail's --sync always (a) against the floors, and
 // the floors' own CPU against Mailpit's (m, nil when not measured): how
 // far below Mailpit a design on these foundations can go at all.
-func (b *bench) floorRows(a, always, lazy, m *ingestTarget, n int) {
+func (b *bench) floorRows(a, m *ingestTarget, floors []*ingestTarget, n int) {
 	per := func(t *ingestTarget) time.Duration { return t.cpu / time.Duration(n) }
 	ac := per(a)
-	for _, f := range []*ingestTarget{always, lazy} {
+	for _, f := range floors {
 		measured := fmt.Sprintf("%.0f msg/s, CPU %s a message; tempmail --sync always %.0f msg/s, %s", f.rate, ms(per(f)), a.rate, ms(ac))
 		ratio := fmt.Sprintf("tempmail %.2f× its CPU", float64(ac)/float64(per(f)))
 		if m != nil {

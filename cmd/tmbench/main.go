@@ -35,7 +35,7 @@ func main() {
 			fixedHTTP(os.Args[2])
 			return
 		case "floor-smtp":
-			floorSMTP(os.Args[2], os.Args[3], len(os.Args) > 4 && os.Args[4] == "always")
+			floorSMTP(os.Args[2], os.Args[3], os.Args[4])
 			return
 		case "generate":
 			// A store of events to profile a rebuild on:
