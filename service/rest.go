@@ -16,15 +16,14 @@ import (
 // burstQuiet is how long the service must have been quiet after work
 // before it hands back what the work took (reclaimWhenIdle), provided the
 // work since the last hand-back used at least burstShare times the CPU
-// that one cost; cachesQuiet, how long before it hands back what the
-// embedded server's caches of the burst's writes held, once they expire.
+// that one cost: once the embedded server's caches of the burst's writes
+// have expired, so that one hand-back returns them with the rest.
 const (
 	idleAfter     = 30 * time.Second
 	maxReclaimGap = time.Hour
 	restGCPercent = 25
-	burstQuiet    = 2 * time.Second
+	burstQuiet    = serverCacheExpiry + 2*time.Second
 	burstShare    = 50
-	cachesQuiet   = serverCacheExpiry + burstQuiet
 )
 
 // serverCacheExpiry is how long the embedded server keeps a message
@@ -54,19 +53,20 @@ const serverCacheExpiry = 10 * time.Second
 // the load (twice what was live, some 60 MiB after 15,000 messages of 4
 // KiB) stays taken until the rest time, for no collection runs without
 // new work (docs/BENCHMARKS.md, "Footprint"). The read caches go with it.
-// That hand-back collects four times, not two: a block cache the server
-// let go of returns its buffer to the server's pool only once a
-// collection has found the cache unreachable, and the pool keeps it
-// through the next collection. It comes once a burst, and only when the
-// work since the last hand-back used at least burstShare times the CPU
-// that one took: however short the bursts and however large the heap,
-// hand-backs take no more than a fiftieth of the CPU that work does.
-//
 // What the burst wrote, the embedded server keeps cached for
 // serverCacheExpiry after the last read of it (its workers read what was
-// just written): some 24 MiB after 15,000 messages of 4 KiB, which the
-// first hand-back cannot return. A second one, at cachesQuiet, returns
-// it, when the burst's work paid for both.
+// just written): some 24 MiB after 15,000 messages of 4 KiB. So the
+// hand-back waits until those caches have expired, and returns them too:
+// one hand-back a burst, where one soon after it and another once the
+// caches expired cost twice the CPU, which the budget below did not
+// always allow for the second (an RSS of 82 MiB instead of about 62).
+// It collects four times, not two: a block cache the server let go of
+// returns its buffer to the server's pool only once a collection has
+// found the cache unreachable, and the pool keeps it through the next
+// collection. It comes once a burst, and only when the work since the
+// last hand-back used at least burstShare times the CPU that one took:
+// however short the bursts and however large the heap, hand-backs take no
+// more than a fiftieth of the CPU that work does.
 func (s *Service) reclaimWhenIdle() {
 	restAfter := s.restAfter
 	if restAfter <= 0 {
@@ -74,7 +74,7 @@ func (s *Service) reclaimWhenIdle() {
 	}
 	// Quiet is told to the second while busy, by the rest time's half at
 	// rest.
-	busyTick := min(restAfter/2, burstQuiet/2)
+	busyTick := min(restAfter/2, time.Second)
 	t := time.NewTicker(busyTick)
 	defer t.Stop()
 	// Work is events applied (mail, commands, whatever other processes
@@ -86,9 +86,6 @@ func (s *Service) reclaimWhenIdle() {
 	gap := 2 * restAfter       // until the next hand-back at rest
 	atRest, busyGC := false, 0 // busyGC: the GC percent before rest
 	burst := false             // work since the last hand-back
-	// caches: the burst's hand-back is done, and its work paid for a
-	// second one, once the server's caches of it have expired.
-	caches := false
 	// The process's CPU at the end of the last hand-back, and what that
 	// one cost.
 	cpuAt, cost := processCPU(), time.Duration(0)
@@ -117,7 +114,7 @@ func (s *Service) reclaimWhenIdle() {
 		}
 		now := time.Now()
 		if n := work(); n != last {
-			last, lastWork, reclaimed, gap, burst, caches = n, now, time.Time{}, 2*restAfter, true, false
+			last, lastWork, reclaimed, gap, burst = n, now, time.Time{}, 2*restAfter, true
 			if atRest {
 				debug.SetGCPercent(busyGC)
 				atRest = false
@@ -128,15 +125,9 @@ func (s *Service) reclaimWhenIdle() {
 		quiet := now.Sub(lastWork)
 		if burst && quiet >= burstQuiet && quiet < restAfter {
 			burst = false
-			if worked := processCPU() - cpuAt; worked >= burstShare*cost {
+			if processCPU()-cpuAt >= burstShare*cost {
 				handBack(4, "a burst")
-				caches = worked >= 2*burstShare*cost
 			}
-			continue
-		}
-		if caches && quiet >= cachesQuiet && quiet < restAfter {
-			caches = false
-			handBack(4, "the server's caches of a burst")
 			continue
 		}
 		if quiet < restAfter || (!reclaimed.IsZero() && now.Sub(reclaimed) < gap) {

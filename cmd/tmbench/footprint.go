@@ -82,10 +82,10 @@ func (b *bench) footprint() {
 	inboxes := svc.newInboxes(50)
 	rate, _ := blast(svc.smt, 16, n, addresses(inboxes), "fp")
 	svc.waitCount(inboxes, n)
-	// 5 s: after the service's hand-back of what the burst took (2 s of
-	// quiet); 15 s: after its second, once the embedded server's caches
-	// of the burst's writes have expired (10 s after their last read).
-	// The time is what is measured: no signal says the memory went.
+	// 5 s: before the service hands back what the burst took; 15 s:
+	// after, once the embedded server's caches of the burst's writes have
+	// expired (10 s after their last read) and 2 s more of quiet. The
+	// time is what is measured: no signal says the memory went.
 	time.Sleep(5 * time.Second)
 	soon, peak := rss(svc.cmd.Process.Pid)
 	time.Sleep(10 * time.Second)
