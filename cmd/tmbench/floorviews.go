@@ -28,7 +28,7 @@ type viewsFloor struct {
 }
 
 // summary is the size of a listed message's entry in tempmail's views.
-var summary = []byte(`{"id":"01a1ffc8-0e02-78ad-a214-819f62634042","at":"2026-11-29T09:00:00.000000000Z","size":4096,"seq":1,"key":1,"print":{"raw":1}}`)
+const summary = `{"id":"01a1ffc8-0e02-78ad-a214-819f62634042","at":"2026-11-29T09:00:00.000000000Z","size":4096,"seq":1,"key":1,"print":{"raw":1}}`
 
 func startViewsFloor(js jetstream.JetStream) *viewsFloor {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -72,7 +72,7 @@ func (f *viewsFloor) work(it jetstream.MessagesContext) {
 		futures := make([]jetstream.PubAckFuture, len(batch))
 		for i, m := range batch {
 			out := nats.NewMsg("$KV.VIEWS.i." + m.Subject()[len("mail."):])
-			out.Data = summary
+			out.Data = []byte(summary)
 			if futures[i], err = f.js.PublishMsgAsync(out); err != nil {
 				fail(err)
 			}
