@@ -88,14 +88,23 @@ func (s *floorSession) Rcpt(to string, _ *gosmtp.RcptOptions) error {
 }
 
 func (s *floorSession) Data(r io.Reader) error {
+	_, err := s.store(r)
+	return err
+}
+
+// store stores the message whole, and says at what sequence.
+func (s *floorSession) store(r io.Reader) (uint64, error) {
 	body, err := io.ReadAll(r)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err = s.js.Publish(ctx, s.subject, body)
-	return err
+	ack, err := s.js.Publish(ctx, s.subject, body)
+	if err != nil {
+		return 0, err
+	}
+	return ack.Sequence, nil
 }
 func (s *floorSession) Reset()        {}
 func (s *floorSession) Logout() error { return nil }

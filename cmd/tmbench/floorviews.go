@@ -115,17 +115,11 @@ type viewsSession struct {
 }
 
 func (s *viewsSession) Data(r io.Reader) error {
-	body, err := io.ReadAll(r)
+	seq, err := s.store(r)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	ack, err := s.js.Publish(ctx, s.subject, body)
-	if err != nil {
-		return err
-	}
-	s.views.wait(ack.Sequence)
+	s.views.wait(seq)
 	return nil
 }
 
